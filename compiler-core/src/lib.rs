@@ -1,0 +1,25 @@
+//! CopyScope's compiler core: the passes an NVPTX back end (`cicc`, LLVM-based) and the
+//! `ptxas` assembler run on register copies, re-implemented so that every internal step
+//! can be recorded and replayed.
+//!
+//! ```text
+//!  selected DAG ──instr-emitter──▶ MIR (SSA) ──phi-elimination──▶ two-address
+//!    ──▶ register-coalescer ──▶ nvptx-coalescer ──▶ ptx-emit ──▶ PTX text
+//!    ──ptx-lower──▶ ORI ──▶ general-optimize 13·29·37·46·58·65 ──▶ ptx-out
+//! ```
+//!
+//! Invariants every module keeps:
+//! - `no_std` + `alloc`; the optional `std` feature adds conveniences only.
+//! - Deterministic: no hash-map iteration order reaches any output, so native and wasm
+//!   runs print identical IR and traces.
+//! - Bad input of any kind is an error value carrying line and column, never a panic.
+#![no_std]
+#![forbid(unsafe_code)]
+
+extern crate alloc;
+#[cfg(feature = "std")]
+extern crate std;
+
+pub mod stages;
+
+pub use stages::{Stage, StageInfo, STAGES};
