@@ -20,6 +20,10 @@ extern crate alloc;
 #[cfg(feature = "std")]
 extern crate std;
 
+pub mod entity;
+pub mod error;
+pub mod mir;
 pub mod stages;
 
+pub use error::SourceError;
 pub use stages::{Stage, StageInfo, STAGES};

@@ -1,0 +1,213 @@
+//! Machine functions and modules.
+
+use super::instr::{Inst, InstData};
+use super::layout::Layout;
+use super::operand::{Reg, VReg};
+use super::regclass::RegClass;
+use crate::entity::{entity_impl, EntityRef, Interner, PrimaryMap, SecondaryMap, Sym};
+use alloc::string::String;
+use alloc::vec::Vec;
+use serde::{Deserialize, Serialize};
+
+/// A basic block, by storage index.
+#[derive(Copy, Clone, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+pub struct Block(u32);
+entity_impl!(Block, "block");
+
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct BlockData {
+    /// `bb.N`.
+    pub number: u32,
+    /// `bb.N.name`.
+    pub name: Option<Sym>,
+    /// `bb.N (%ir-block.M, align 4, ...)`: the parenthesised attributes, verbatim.
+    pub attrs: Option<Sym>,
+    /// Successors with their branch probability as printed (`0x80000000`).
+    pub succs: Vec<(Block, Option<u32>)>,
+    pub liveins: Vec<Reg>,
+}
+
+/// What the function's registers are allowed to be.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Target {
+    Nvptx,
+    /// Another target (the syntax references): classes are opaque.
+    Foreign,
+}
+
+/// Function properties from the MIR header that passes read and update.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Props {
+    pub is_ssa: bool,
+    pub no_phis: bool,
+    pub tracks_reg_liveness: bool,
+}
+
+impl Default for Props {
+    fn default() -> Self {
+        Props {
+            is_ssa: true,
+            no_phis: false,
+            tracks_reg_liveness: true,
+        }
+    }
+}
+
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct VRegInfo {
+    pub class: Option<RegClass>,
+    /// Listed in the header's `registers:` or seen in the body.
+    pub exists: bool,
+}
+
+/// A machine function.
+#[derive(Clone, Debug)]
+pub struct Function {
+    pub name: String,
+    pub target: Target,
+    pub props: Props,
+    pub vregs: SecondaryMap<VReg, VRegInfo>,
+    /// One past the highest virtual register number in use.
+    pub vreg_end: u32,
+    /// Function live-ins: `$phys` with its optional virtual register copy.
+    pub liveins: Vec<(Reg, Option<VReg>)>,
+    pub blocks: PrimaryMap<Block, BlockData>,
+    pub insts: PrimaryMap<Inst, InstData>,
+    pub layout: Layout,
+    pub names: Interner,
+}
+
+impl Function {
+    pub fn new(name: &str, target: Target) -> Self {
+        Function {
+            name: name.into(),
+            target,
+            props: Props::default(),
+            vregs: SecondaryMap::new(),
+            vreg_end: 0,
+            liveins: Vec::new(),
+            blocks: PrimaryMap::new(),
+            insts: PrimaryMap::new(),
+            layout: Layout::default(),
+            names: Interner::default(),
+        }
+    }
+
+    /// Creates a fresh virtual register of `class`.
+    pub fn new_vreg(&mut self, class: Option<RegClass>) -> VReg {
+        let v = VReg::new(self.vreg_end as usize);
+        self.declare_vreg(v, class);
+        v
+    }
+
+    /// Marks `v` as existing (with `class` if given).
+    pub fn declare_vreg(&mut self, v: VReg, class: Option<RegClass>) {
+        let info = &mut self.vregs[v];
+        info.exists = true;
+        if class.is_some() {
+            info.class = class;
+        }
+        self.vreg_end = self.vreg_end.max(v.index() as u32 + 1);
+    }
+
+    pub fn vreg_class(&self, v: VReg) -> Option<RegClass> {
+        self.vregs[v].class
+    }
+
+    /// Existing virtual registers in number order.
+    pub fn vreg_list(&self) -> impl Iterator<Item = VReg> + '_ {
+        (0..self.vreg_end as usize)
+            .map(VReg::new)
+            .filter(|&v| self.vregs[v].exists)
+    }
+
+    pub fn add_block(&mut self, data: BlockData) -> Block {
+        let b = self.blocks.push(data);
+        self.layout.append_block(b);
+        b
+    }
+
+    /// Stores an instruction without placing it.
+    pub fn make_inst(&mut self, data: InstData) -> Inst {
+        let i = self.insts.push(data);
+        self.layout.ensure_capacity(self.insts.len());
+        i
+    }
+
+    pub fn append_inst(&mut self, b: Block, data: InstData) -> Inst {
+        let i = self.make_inst(data);
+        self.layout.append_inst(i, b);
+        i
+    }
+
+    pub fn insert_before(&mut self, before: Inst, data: InstData) -> Inst {
+        let i = self.make_inst(data);
+        self.layout.insert_before(i, before);
+        i
+    }
+
+    pub fn insert_after(&mut self, after: Inst, data: InstData) -> Inst {
+        let i = self.make_inst(data);
+        self.layout.insert_after(i, after);
+        i
+    }
+
+    /// Takes `i` out of the layout; its storage stays (indices remain valid).
+    pub fn erase(&mut self, i: Inst) {
+        self.layout.remove_inst(i);
+    }
+
+    /// Instructions of the whole function in layout order.
+    pub fn all_insts(&self) -> impl Iterator<Item = (Block, Inst)> + '_ {
+        self.layout
+            .blocks()
+            .flat_map(move |b| self.layout.block_insts(b).map(move |i| (b, i)))
+    }
+
+    /// The first terminator of `b`, if any (insertion point for copies at block end).
+    pub fn first_terminator(&self, b: Block) -> Option<Inst> {
+        let mut t = None;
+        for i in self.layout.block_insts(b).rev() {
+            if self.insts[i].desc().has(super::opcode::flag::TERMINATOR) {
+                t = Some(i);
+            } else {
+                break;
+            }
+        }
+        t
+    }
+
+    /// Predecessors of every block, in layout order of the predecessor.
+    pub fn predecessors(&self) -> SecondaryMap<Block, Vec<Block>> {
+        let mut preds: SecondaryMap<Block, Vec<Block>> = SecondaryMap::new();
+        for b in self.layout.blocks() {
+            for &(s, _) in &self.blocks[b].succs {
+                if !preds[s].contains(&b) {
+                    preds[s].push(b);
+                }
+            }
+        }
+        preds
+    }
+
+    /// Block with MIR number `n`.
+    pub fn block_by_number(&self, n: u32) -> Option<Block> {
+        self.layout.blocks().find(|&b| self.blocks[b].number == n)
+    }
+
+    pub fn sym(&self, s: Sym) -> &str {
+        self.names.name(s)
+    }
+
+    pub fn num_insts(&self) -> usize {
+        self.layout.num_insts()
+    }
+}
+
+/// A MIR file: the optional embedded LLVM IR module and the functions.
+#[derive(Clone, Debug, Default)]
+pub struct Module {
+    /// The `--- |` document, verbatim (without its indentation).
+    pub ir: Option<String>,
+    pub functions: Vec<Function>,
+}

@@ -1,0 +1,103 @@
+//! Instructions: opcode, operands (defs first as MIR prints them), and the MI flags.
+
+use super::opcode::{Op, Opcode, OpcodeDesc};
+use super::operand::{oflag, Operand, VReg};
+use crate::entity::{entity_impl, Sym};
+use alloc::vec::Vec;
+use serde::{Deserialize, Serialize};
+
+/// An instruction, by storage index. Its position is kept by the layout, not here.
+#[derive(Copy, Clone, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+pub struct Inst(u32);
+entity_impl!(Inst, "inst");
+
+/// MachineInstr flags printed before the opcode, in MIR's order.
+pub const MI_FLAG_NAMES: [&str; 14] = [
+    "frame-setup",
+    "frame-destroy",
+    "nnan",
+    "ninf",
+    "nsz",
+    "arcp",
+    "contract",
+    "afn",
+    "reassoc",
+    "nuw",
+    "nsw",
+    "exact",
+    "nofpexcept",
+    "disjoint",
+];
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct InstData {
+    pub opcode: Opcode,
+    /// All operands. The first `lhs_defs` were written left of `=`.
+    pub operands: Vec<Operand>,
+    pub lhs_defs: u16,
+    /// Bits indexing [`MI_FLAG_NAMES`].
+    pub mi_flags: u16,
+    /// Everything after `::` (memory operands), verbatim.
+    pub mem: Option<Sym>,
+    /// Trailing `debug-location`, `pcsections`, ... attributes, verbatim.
+    pub trailing: Option<Sym>,
+}
+
+impl InstData {
+    pub fn new(opcode: Opcode, operands: Vec<Operand>) -> Self {
+        let lhs_defs = operands
+            .iter()
+            .take_while(|o| o.is_def() && !o.has(oflag::IMPLICIT))
+            .count() as u16;
+        InstData {
+            opcode,
+            operands,
+            lhs_defs,
+            mi_flags: 0,
+            mem: None,
+            trailing: None,
+        }
+    }
+
+    pub fn desc(&self) -> &'static OpcodeDesc {
+        self.opcode.desc()
+    }
+
+    pub fn is(&self, op: Op) -> bool {
+        self.opcode.is(op)
+    }
+
+    pub fn is_copy(&self) -> bool {
+        self.is(Op::COPY)
+    }
+
+    /// Virtual registers defined, with their operand index.
+    pub fn vreg_defs(&self) -> impl Iterator<Item = (usize, VReg)> + '_ {
+        self.operands
+            .iter()
+            .enumerate()
+            .filter(|(_, o)| o.is_def())
+            .filter_map(|(i, o)| Some((i, o.vreg_of()?)))
+    }
+
+    /// Virtual registers read, with their operand index (undef reads included).
+    pub fn vreg_uses(&self) -> impl Iterator<Item = (usize, VReg)> + '_ {
+        self.operands
+            .iter()
+            .enumerate()
+            .filter(|(_, o)| o.is_use())
+            .filter_map(|(i, o)| Some((i, o.vreg_of()?)))
+    }
+
+    /// For a use tied to a def: the def's index.
+    pub fn tied_def_of(&self, use_idx: usize) -> Option<usize> {
+        self.operands.get(use_idx)?.tied_def.map(usize::from)
+    }
+
+    /// For a def: the use tied to it.
+    pub fn tied_use_of(&self, def_idx: usize) -> Option<usize> {
+        self.operands
+            .iter()
+            .position(|o| o.tied_def == Some(def_idx as u16))
+    }
+}

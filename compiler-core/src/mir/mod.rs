@@ -1,0 +1,28 @@
+//! Machine IR: the MIR form every pass between the emitter and PTX works on.
+//!
+//! ```text
+//!  text ──parse──▶ Module { ir, functions: [Function] } ──print──▶ text
+//!  Function = vregs (class side table) + blocks + insts (storage) + layout (order)
+//! ```
+//!
+//! Invariants: instruction storage never shrinks (an erased instruction keeps its index,
+//! it is only unlinked from the layout); operands are ordered as MIR prints them, the
+//! first `lhs_defs` being the defs left of `=`; `print(parse(text))` is a fixpoint.
+
+pub mod function;
+pub mod instr;
+pub mod layout;
+pub mod opcode;
+pub mod operand;
+pub mod parse;
+mod parse_yaml;
+pub mod print;
+pub mod regclass;
+
+pub use function::{Block, BlockData, Function, Module, Props, Target};
+pub use instr::{Inst, InstData};
+pub use opcode::{CopyFamily, Op, Opcode};
+pub use operand::{oflag, Operand, OperandKind, Reg, SubReg, VReg};
+pub use parse::parse_module;
+pub use print::{print_function, print_module};
+pub use regclass::{Family, RegClass, ScalarClass};

@@ -1,0 +1,894 @@
+//! MIR text → [`Module`]. Reads the subset `llc-22` prints (see `docs/formats.md`) plus
+//! the CICC dialect extensions: multi-pair `EXTRACT_SUBREG`, tuple classes and the
+//! emitter's hint flags. Every error carries line:column and says what was expected.
+
+use super::function::{Block, BlockData, Function, Module, Props, Target};
+use super::instr::{InstData, MI_FLAG_NAMES};
+use super::opcode::{Op, Opcode};
+use super::operand::{oflag, FpImm, Operand, OperandKind, Reg, Sigil, SubReg, VReg, FLAG_KEYWORDS};
+use super::parse_yaml::{
+    flow_map, parse_bool, split_documents, top_level_entries, unquote, Document, Line,
+};
+use super::regclass::{valid_class_names, RegClass};
+use crate::entity::{EntityRef, Sym};
+use crate::error::SourceError;
+use alloc::format;
+use alloc::string::{String, ToString};
+use alloc::vec::Vec;
+
+/// Inputs larger than this are refused up front (the playground and CLI stay responsive).
+pub const MAX_INPUT_BYTES: usize = 64 << 20;
+/// Virtual register numbers above this are refused (they would size dense tables).
+pub const MAX_VREG: u32 = 1 << 22;
+
+/// Parses a whole MIR file.
+pub fn parse_module(text: &str) -> Result<Module, SourceError> {
+    if text.len() > MAX_INPUT_BYTES {
+        return Err(SourceError::new(
+            1,
+            1,
+            format!(
+                "input is {} bytes; the limit is {} bytes",
+                text.len(),
+                MAX_INPUT_BYTES
+            ),
+        ));
+    }
+    let docs = split_documents(text)?;
+    let mut module = Module::default();
+    let mut target = Target::Nvptx;
+    for doc in &docs {
+        if doc.is_ir {
+            let mut ir = String::new();
+            for l in &doc.lines {
+                let t = l.text.strip_prefix("  ").unwrap_or(l.text.trim_start());
+                if let Some(rest) = t.trim_start().strip_prefix("target triple = \"") {
+                    if !rest.starts_with("nvptx") {
+                        target = Target::Foreign;
+                    }
+                }
+                ir.push_str(t);
+                ir.push('\n');
+            }
+            module.ir = Some(ir);
+        } else {
+            module.functions.push(parse_function(doc, target)?);
+        }
+    }
+    if module.functions.is_empty() {
+        let line = docs.last().map_or(1, |d| d.start);
+        return Err(SourceError::new(
+            line,
+            1,
+            "expected at least one machine function document (`name:` and `body:`)",
+        ));
+    }
+    Ok(module)
+}
+
+fn parse_function(doc: &Document<'_>, target: Target) -> Result<Function, SourceError> {
+    let entries = top_level_entries(doc)?;
+    let name = entries
+        .iter()
+        .find(|e| e.key == "name")
+        .map(|e| unquote(e.value))
+        .ok_or_else(|| {
+            SourceError::new(doc.start, 1, "machine function document has no `name:`")
+        })?;
+    let mut f = Function::new(&name, target);
+    f.props = Props::default();
+    let mut body = None;
+    for e in &entries {
+        match e.key {
+            "isSSA" => f.props.is_ssa = parse_bool(e)?,
+            "noPhis" => f.props.no_phis = parse_bool(e)?,
+            "tracksRegLiveness" => f.props.tracks_reg_liveness = parse_bool(e)?,
+            "registers" => {
+                for &l in e.nested.iter().filter(|l| !l.text.trim().is_empty()) {
+                    parse_register_entry(&mut f, l)?;
+                }
+            }
+            "liveins" => {
+                for &l in e.nested.iter().filter(|l| !l.text.trim().is_empty()) {
+                    parse_livein_entry(&mut f, l)?;
+                }
+            }
+            "body" => {
+                if e.value != "|" {
+                    return Err(SourceError::new(
+                        e.line.no,
+                        e.value_col,
+                        "expected `|` after `body:`",
+                    ));
+                }
+                body = Some(&e.nested);
+            }
+            _ => {}
+        }
+    }
+    let body = body.ok_or_else(|| {
+        SourceError::new(doc.start, 1, format!("function `{name}` has no `body: |`"))
+    })?;
+    BodyParser::new(&mut f).parse(body)?;
+    Ok(f)
+}
+
+fn parse_register_entry(f: &mut Function, l: Line<'_>) -> Result<(), SourceError> {
+    let pairs = flow_map(l)?;
+    let mut id = None;
+    let mut class = None;
+    for (k, v, col) in pairs {
+        match k {
+            "id" => {
+                let n: u32 = v.parse().map_err(|_| {
+                    SourceError::new(l.no, col, "expected a register number after `id:`")
+                })?;
+                if n > MAX_VREG {
+                    return Err(SourceError::new(
+                        l.no,
+                        col,
+                        format!("register number {n} is above the limit {MAX_VREG}"),
+                    ));
+                }
+                id = Some(n);
+            }
+            "class" => {
+                let name = unquote(v);
+                if name != "_" && !name.is_empty() {
+                    class = Some(resolve_class(f, &name, l.no, col)?);
+                }
+            }
+            _ => {}
+        }
+    }
+    let id = id.ok_or_else(|| SourceError::new(l.no, 1, "register entry has no `id:`"))?;
+    f.declare_vreg(VReg::new(id as usize), class);
+    Ok(())
+}
+
+fn parse_livein_entry(f: &mut Function, l: Line<'_>) -> Result<(), SourceError> {
+    let pairs = flow_map(l)?;
+    let mut reg = None;
+    let mut vreg = None;
+    for (k, v, col) in pairs {
+        let v = unquote(v);
+        match k {
+            "reg" => {
+                let name = v.strip_prefix('$').ok_or_else(|| {
+                    SourceError::new(l.no, col, "expected a physical register `$name`")
+                })?;
+                reg = Some(Reg::Phys(f.names.intern(name)));
+            }
+            "virtual-reg" if !v.is_empty() => {
+                let n: u32 = v
+                    .strip_prefix('%')
+                    .and_then(|n| n.parse().ok())
+                    .filter(|&n| n <= MAX_VREG)
+                    .ok_or_else(|| {
+                        SourceError::new(l.no, col, "expected a virtual register `%N`")
+                    })?;
+                let v = VReg::new(n as usize);
+                f.declare_vreg(v, None);
+                vreg = Some(v);
+            }
+            _ => {}
+        }
+    }
+    let reg = reg.ok_or_else(|| SourceError::new(l.no, 1, "live-in entry has no `reg:`"))?;
+    f.liveins.push((reg, vreg));
+    Ok(())
+}
+
+fn resolve_class(
+    f: &mut Function,
+    name: &str,
+    line: u32,
+    col: u32,
+) -> Result<RegClass, SourceError> {
+    match f.target {
+        Target::Nvptx => RegClass::parse_nvptx(name).ok_or_else(|| {
+            SourceError::new(
+                line,
+                col,
+                format!(
+                    "unknown register class `{name}`; expected one of {}",
+                    valid_class_names()
+                ),
+            )
+        }),
+        Target::Foreign => {
+            Ok(RegClass::parse_nvptx(name)
+                .unwrap_or_else(|| RegClass::Foreign(f.names.intern(name))))
+        }
+    }
+}
+
+/// A cursor over one line of the body.
+struct Cursor<'a> {
+    line: u32,
+    text: &'a str,
+    pos: usize,
+}
+
+impl<'a> Cursor<'a> {
+    fn err(&self, msg: impl Into<String>) -> SourceError {
+        let col = self.text[..self.pos.min(self.text.len())].chars().count() as u32 + 1;
+        SourceError::new(self.line, col, msg)
+    }
+    fn col(&self) -> u32 {
+        self.text[..self.pos].chars().count() as u32 + 1
+    }
+    fn rest(&self) -> &'a str {
+        &self.text[self.pos..]
+    }
+    fn skip_ws(&mut self) {
+        let r = self.rest();
+        let t = r.trim_start_matches([' ', '\t']);
+        self.pos += r.len() - t.len();
+        if t.starts_with(';') {
+            self.pos = self.text.len();
+        }
+    }
+    fn peek(&self) -> Option<char> {
+        self.rest().chars().next()
+    }
+    fn at_end(&mut self) -> bool {
+        self.skip_ws();
+        self.pos >= self.text.len()
+    }
+    fn eat(&mut self, s: &str) -> bool {
+        self.skip_ws();
+        if self.rest().starts_with(s) {
+            self.pos += s.len();
+            true
+        } else {
+            false
+        }
+    }
+    fn expect(&mut self, s: &str, what: &str) -> Result<(), SourceError> {
+        if self.eat(s) {
+            Ok(())
+        } else {
+            Err(self.err(format!("expected `{s}` {what}, found {}", self.found())))
+        }
+    }
+    fn found(&self) -> String {
+        match self.rest().split([' ', ',']).next() {
+            Some(t) if !t.is_empty() => format!("`{}`", t.chars().take(24).collect::<String>()),
+            _ => "end of line".into(),
+        }
+    }
+    /// An identifier-like word: letters, digits, `_`, `-`, `.`.
+    fn word(&mut self) -> &'a str {
+        self.skip_ws();
+        let r = self.rest();
+        let n = r
+            .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_' || c == '-' || c == '.'))
+            .unwrap_or(r.len());
+        self.pos += n;
+        &r[..n]
+    }
+    fn peek_word(&mut self) -> &'a str {
+        let save = self.pos;
+        let w = self.word();
+        self.pos = save;
+        w
+    }
+    fn number<T: core::str::FromStr>(&mut self, what: &str) -> Result<T, SourceError> {
+        self.skip_ws();
+        let r = self.rest();
+        let n = r
+            .char_indices()
+            .find(|&(i, c)| !(c.is_ascii_digit() || (i == 0 && c == '-')))
+            .map_or(r.len(), |(i, _)| i);
+        let v = r[..n]
+            .parse()
+            .map_err(|_| self.err(format!("expected {what}, found {}", self.found())))?;
+        self.pos += n;
+        Ok(v)
+    }
+    /// A quoted string; returns the text between the quotes (escapes left as written).
+    fn quoted(&mut self) -> Result<&'a str, SourceError> {
+        let start = self.pos;
+        self.expect("\"", "to open a string")?;
+        let r = self.rest();
+        let mut esc = false;
+        for (i, c) in r.char_indices() {
+            match c {
+                '\\' if !esc => esc = true,
+                '"' if !esc => {
+                    self.pos += i + 1;
+                    return Ok(&r[..i]);
+                }
+                _ => esc = false,
+            }
+        }
+        self.pos = start;
+        Err(self.err("unterminated string"))
+    }
+}
+
+struct BodyParser<'f> {
+    f: &'f mut Function,
+    /// Block number → block, in a dense side table.
+    by_number: Vec<Option<Block>>,
+}
+
+impl<'f> BodyParser<'f> {
+    fn new(f: &'f mut Function) -> Self {
+        BodyParser {
+            f,
+            by_number: Vec::new(),
+        }
+    }
+
+    fn parse(mut self, lines: &[Line<'_>]) -> Result<(), SourceError> {
+        // First pass: block headers, so branches may name later blocks.
+        for l in lines {
+            let t = l.text.trim_start();
+            if is_block_header(t) {
+                let mut c = Cursor {
+                    line: l.no,
+                    text: l.text,
+                    pos: l.text.len() - t.len(),
+                };
+                let (number, name, attrs) = self.block_header(&mut c)?;
+                let n = number as usize;
+                if n > MAX_VREG as usize {
+                    return Err(c.err("block number too large"));
+                }
+                if self.by_number.len() <= n {
+                    self.by_number.resize(n + 1, None);
+                }
+                if self.by_number[n].is_some() {
+                    return Err(SourceError::new(
+                        l.no,
+                        1,
+                        format!("block bb.{number} is defined twice"),
+                    ));
+                }
+                let b = self.f.add_block(BlockData {
+                    number,
+                    name,
+                    attrs,
+                    ..BlockData::default()
+                });
+                self.by_number[n] = Some(b);
+            }
+        }
+        let mut cur: Option<Block> = None;
+        let mut in_header = false;
+        for l in lines {
+            let t = l.text.trim_start();
+            let mut c = Cursor {
+                line: l.no,
+                text: l.text,
+                pos: l.text.len() - t.len(),
+            };
+            if t.is_empty() || t.starts_with(';') {
+                in_header = false;
+                continue;
+            }
+            if is_block_header(t) {
+                let (number, ..) = self.block_header(&mut c)?;
+                cur = self.by_number[number as usize];
+                in_header = true;
+                continue;
+            }
+            let Some(b) = cur else {
+                return Err(c.err("expected a block header `bb.N:` before the first instruction"));
+            };
+            if in_header && t.starts_with("successors:") {
+                c.pos += "successors:".len();
+                self.successors(&mut c, b)?;
+                continue;
+            }
+            if in_header && t.starts_with("liveins:") {
+                c.pos += "liveins:".len();
+                self.block_liveins(&mut c, b)?;
+                continue;
+            }
+            in_header = false;
+            if t.starts_with('{') || t.starts_with('}') || t.starts_with("BUNDLE") {
+                return Err(c.err("instruction bundles are not supported"));
+            }
+            let inst = self.instruction(&mut c)?;
+            self.f.append_inst(b, inst);
+        }
+        Ok(())
+    }
+
+    fn block_header(
+        &mut self,
+        c: &mut Cursor<'_>,
+    ) -> Result<(u32, Option<Sym>, Option<Sym>), SourceError> {
+        c.expect("bb.", "to start a block header")?;
+        let number: u32 = c.number("a block number")?;
+        let mut name = None;
+        if c.rest().starts_with('.') {
+            c.pos += 1;
+            let r = c.rest();
+            let n = r.find([':', ' ', '(']).unwrap_or(r.len());
+            if n == 0 {
+                return Err(c.err("expected a block name after `.`"));
+            }
+            name = Some(self.f.names.intern(&r[..n]));
+            c.pos += n;
+        }
+        let mut attrs = None;
+        if c.eat("(") {
+            let r = c.rest();
+            let close = r
+                .rfind(')')
+                .ok_or_else(|| c.err("expected `)` closing the block attributes"))?;
+            attrs = Some(self.f.names.intern(r[..close].trim()));
+            c.pos += close + 1;
+        }
+        c.expect(":", "after the block header")?;
+        if !c.at_end() {
+            return Err(c.err(format!("unexpected {} after the block header", c.found())));
+        }
+        Ok((number, name, attrs))
+    }
+
+    fn block_ref(&self, c: &mut Cursor<'_>) -> Result<Block, SourceError> {
+        c.expect("%bb.", "(a block reference)")?;
+        let col = c.pos;
+        let n: u32 = c.number("a block number")?;
+        // `%bb.3.name` may carry the name; skip it.
+        if c.rest().starts_with('.') {
+            c.pos += 1;
+            c.word();
+        }
+        self.by_number
+            .get(n as usize)
+            .copied()
+            .flatten()
+            .ok_or_else(|| {
+                let mut c2 = Cursor {
+                    line: c.line,
+                    text: c.text,
+                    pos: col,
+                };
+                c2.pos = col;
+                c2.err(format!("no block bb.{n} in this function"))
+            })
+    }
+
+    fn successors(&mut self, c: &mut Cursor<'_>, b: Block) -> Result<(), SourceError> {
+        loop {
+            if c.at_end() {
+                break;
+            }
+            let s = self.block_ref(c)?;
+            let mut prob = None;
+            if c.rest().starts_with('(') {
+                c.pos += 1;
+                let r = c.rest();
+                let close = r
+                    .find(')')
+                    .ok_or_else(|| c.err("expected `)` after the branch probability"))?;
+                let txt = r[..close].trim();
+                let v = match txt.strip_prefix("0x") {
+                    Some(h) => u32::from_str_radix(h, 16).ok(),
+                    None => txt.parse().ok(),
+                };
+                prob =
+                    Some(v.ok_or_else(|| {
+                        c.err("expected a branch probability such as 0x80000000")
+                    })?);
+                c.pos += close + 1;
+            }
+            self.f.blocks[b].succs.push((s, prob));
+            if !c.eat(",") {
+                break;
+            }
+        }
+        if !c.at_end() {
+            return Err(c.err(format!(
+                "expected `,` or end of line in the successor list, found {}",
+                c.found()
+            )));
+        }
+        Ok(())
+    }
+
+    fn block_liveins(&mut self, c: &mut Cursor<'_>, b: Block) -> Result<(), SourceError> {
+        loop {
+            if c.at_end() {
+                break;
+            }
+            if !c.eat("$") {
+                return Err(c.err(format!(
+                    "expected a physical register `$name`, found {}",
+                    c.found()
+                )));
+            }
+            let w = c.word();
+            if w.is_empty() {
+                return Err(c.err("expected a register name after `$`"));
+            }
+            let r = Reg::Phys(self.f.names.intern(w));
+            self.f.blocks[b].liveins.push(r);
+            if !c.eat(",") {
+                break;
+            }
+        }
+        if !c.at_end() {
+            return Err(c.err(format!(
+                "expected `,` or end of line in the live-in list, found {}",
+                c.found()
+            )));
+        }
+        Ok(())
+    }
+
+    fn instruction(&mut self, c: &mut Cursor<'_>) -> Result<InstData, SourceError> {
+        let mut operands = Vec::new();
+        // Left of `=`: defs, if the line starts with a register or an operand flag.
+        if self.starts_operand(c) {
+            loop {
+                let mut op = self.operand(c)?;
+                if !op.is_reg() {
+                    return Err(c.err("expected a register on the left of `=`"));
+                }
+                if op.has(oflag::DEF) || op.has(oflag::IMPLICIT) {
+                    return Err(c.err("`def`/`implicit` are implied left of `=`"));
+                }
+                op.flags |= oflag::DEF;
+                operands.push(op);
+                if !c.eat(",") {
+                    break;
+                }
+            }
+            c.expect("=", "after the defined registers")?;
+        }
+        let lhs_defs = operands.len() as u16;
+        // MI flags, then the opcode.
+        let mut mi_flags = 0u16;
+        let opcode_col;
+        let name = loop {
+            c.skip_ws();
+            let col = c.pos;
+            let w = c.word();
+            if w.is_empty() {
+                return Err(c.err(format!("expected an opcode, found {}", c.found())));
+            }
+            match MI_FLAG_NAMES.iter().position(|&n| n == w) {
+                Some(i) => mi_flags |= 1 << i,
+                None => {
+                    opcode_col = col;
+                    break w;
+                }
+            }
+        };
+        if !name
+            .chars()
+            .next()
+            .is_some_and(|ch| ch.is_ascii_alphabetic() || ch == '_')
+        {
+            let mut c2 = Cursor {
+                line: c.line,
+                text: c.text,
+                pos: opcode_col,
+            };
+            c2.pos = opcode_col;
+            return Err(c2.err(format!("expected an opcode, found `{name}`")));
+        }
+        let opcode = match Op::by_name(name) {
+            Some(op) => Opcode::Known(op),
+            None => Opcode::Other(self.f.names.intern(name)),
+        };
+        let mut mem = None;
+        let mut trailing = None;
+        // Operands.
+        if !c.at_end() && !c.rest().starts_with("::") {
+            loop {
+                c.skip_ws();
+                let w = c.peek_word();
+                if matches!(
+                    w,
+                    "debug-location"
+                        | "pcsections"
+                        | "pre-instr-symbol"
+                        | "post-instr-symbol"
+                        | "heap-alloc-marker"
+                        | "cfi-type"
+                        | "mmra"
+                        | "debug-instr-number"
+                ) {
+                    let r = c.rest();
+                    let end = r.find(" :: ").unwrap_or(r.len());
+                    trailing = Some(self.f.names.intern(r[..end].trim_end()));
+                    c.pos += end;
+                    break;
+                }
+                operands.push(self.operand(c)?);
+                if !c.eat(",") {
+                    break;
+                }
+            }
+        }
+        if c.eat("::") {
+            let r = c.rest().trim();
+            if r.is_empty() {
+                return Err(c.err("expected memory operands after `::`"));
+            }
+            mem = Some(self.f.names.intern(r));
+            c.pos = c.text.len();
+        }
+        if !c.at_end() {
+            return Err(c.err(format!(
+                "expected `,` between operands or end of line, found {}",
+                c.found()
+            )));
+        }
+        // Tied-def indices must name a def operand of this instruction.
+        for (i, op) in operands.iter().enumerate() {
+            if let Some(t) = op.tied_def {
+                let t = t as usize;
+                if t >= operands.len() || !operands[t].is_def() || t == i {
+                    return Err(SourceError::new(
+                        c.line,
+                        1,
+                        format!("operand {i} is `tied-def {t}`, but operand {t} is not a register def of this instruction ({} operands)", operands.len()),
+                    ));
+                }
+            }
+        }
+        let mut inst = InstData::new(opcode, operands);
+        inst.lhs_defs = lhs_defs;
+        inst.mi_flags = mi_flags;
+        inst.mem = mem;
+        inst.trailing = trailing;
+        Ok(inst)
+    }
+
+    fn starts_operand(&self, c: &mut Cursor<'_>) -> bool {
+        c.skip_ws();
+        let r = c.rest();
+        if r.starts_with('%') || r.starts_with('$') {
+            return true;
+        }
+        let w = c.peek_word();
+        FLAG_KEYWORDS.iter().any(|&(_, k)| k == w)
+    }
+
+    fn operand(&mut self, c: &mut Cursor<'_>) -> Result<Operand, SourceError> {
+        let mut flags = 0u16;
+        // Flag keywords.
+        loop {
+            c.skip_ws();
+            let w = c.peek_word();
+            let f = match w {
+                "implicit-def" => oflag::IMPLICIT | oflag::DEF,
+                "implicit" => oflag::IMPLICIT,
+                "def" => oflag::DEF,
+                _ => match FLAG_KEYWORDS.iter().find(|&&(_, k)| k == w) {
+                    Some(&(f, _)) => f,
+                    None => break,
+                },
+            };
+            c.word();
+            flags |= f;
+        }
+        c.skip_ws();
+        let start = c.pos;
+        let r = c.rest();
+        let mut op = if r.starts_with("%subreg.") {
+            c.pos += "%subreg.".len();
+            let w = c.word();
+            if w.is_empty() {
+                return Err(c.err("expected a sub-register index name after `%subreg.`"));
+            }
+            Operand::new(OperandKind::SubRegIdx(self.subreg(w)))
+        } else if r.starts_with("%bb.") {
+            Operand::new(OperandKind::Block(self.block_ref(c)?))
+        } else if r.starts_with("%stack.") || r.starts_with("%fixed-stack.") {
+            let fixed = r.starts_with("%fixed");
+            c.pos += if fixed {
+                "%fixed-stack.".len()
+            } else {
+                "%stack.".len()
+            };
+            let index = c.number("a stack slot number")?;
+            if c.rest().starts_with('.') {
+                c.pos += 1;
+                c.word();
+            }
+            Operand::new(OperandKind::Stack { fixed, index })
+        } else if r.starts_with('%') {
+            c.pos += 1;
+            let n: u32 = match c.peek() {
+                Some(ch) if ch.is_ascii_digit() => c.number("a virtual register number")?,
+                _ => return Err(c.err(format!("expected a virtual register `%N`, found {}; named virtual registers are not supported", c.found()))),
+            };
+            if n > MAX_VREG {
+                return Err(c.err(format!(
+                    "virtual register number {n} is above the limit {MAX_VREG}"
+                )));
+            }
+            let v = VReg::new(n as usize);
+            let mut op = Operand::vreg(v, 0);
+            self.reg_suffixes(c, &mut op, Some(v))?;
+            self.f.declare_vreg(v, None);
+            op
+        } else if r.starts_with('$') {
+            c.pos += 1;
+            let w = c.word();
+            if w.is_empty() {
+                return Err(c.err("expected a register name after `$`"));
+            }
+            let reg = if w == "noreg" {
+                Reg::NoReg
+            } else {
+                Reg::Phys(self.f.names.intern(w))
+            };
+            let mut op = Operand::reg(reg, 0);
+            self.reg_suffixes(c, &mut op, None)?;
+            op
+        } else if r.starts_with("&\"") {
+            c.pos += 1;
+            let s = c.quoted()?;
+            let sym = self.f.names.intern(s);
+            let offset = self.offset(c)?;
+            Operand::new(OperandKind::Global {
+                sym,
+                sigil: Sigil::AmpQuoted,
+                offset,
+            })
+        } else if r.starts_with('&') || r.starts_with('@') {
+            let sigil = if r.starts_with('&') {
+                Sigil::Amp
+            } else {
+                Sigil::At
+            };
+            c.pos += 1;
+            let w = c.word();
+            if w.is_empty() {
+                return Err(c.err("expected a symbol name"));
+            }
+            let sym = self.f.names.intern(w);
+            let offset = self.offset(c)?;
+            Operand::new(OperandKind::Global { sym, sigil, offset })
+        } else if r.starts_with('!') {
+            c.pos += 1;
+            let w = c.word();
+            if w.is_empty() {
+                return Err(c.err("expected metadata `!N`"));
+            }
+            Operand::new(OperandKind::Verbatim(self.f.names.intern(&format!("!{w}"))))
+        } else if r.starts_with('-') || r.starts_with(|ch: char| ch.is_ascii_digit()) {
+            let v: i64 = c.number("an integer")?;
+            Operand::imm(v)
+        } else {
+            let w = c.peek_word();
+            if matches!(w, "half" | "bfloat" | "float" | "double")
+                || (w.starts_with('i') && w.len() > 1 && w[1..].bytes().all(|b| b.is_ascii_digit()))
+            {
+                c.word();
+                c.skip_ws();
+                let rr = c.rest();
+                let n = rr.find([',', ' ']).unwrap_or(rr.len());
+                if n == 0 {
+                    return Err(c.err(format!("expected a `{w}` literal")));
+                }
+                let ty = self.f.names.intern(w);
+                let text = self.f.names.intern(&rr[..n]);
+                c.pos += n;
+                Operand::new(OperandKind::FpImm(FpImm { ty, text }))
+            } else {
+                return Err(c.err(format!("expected an operand, found {}", c.found())));
+            }
+        };
+        if !op.is_reg() && flags != 0 {
+            let mut c2 = Cursor {
+                line: c.line,
+                text: c.text,
+                pos: start,
+            };
+            c2.pos = start;
+            return Err(c2.err("register flags on an operand that is not a register"));
+        }
+        op.flags |= flags;
+        // A trailing `/* comment */` (INLINEASM flag words).
+        c.skip_ws();
+        if c.rest().starts_with("/*") {
+            let r = c.rest();
+            let end = r
+                .find("*/")
+                .ok_or_else(|| c.err("unterminated `/*` comment"))?;
+            op.comment = Some(self.f.names.intern(r[2..end].trim()));
+            c.pos += end + 2;
+        }
+        Ok(op)
+    }
+
+    /// `.sub`, `:class`, `(llt)`, `(tied-def N)` after a register.
+    fn reg_suffixes(
+        &mut self,
+        c: &mut Cursor<'_>,
+        op: &mut Operand,
+        v: Option<VReg>,
+    ) -> Result<(), SourceError> {
+        if c.rest().starts_with('.') {
+            c.pos += 1;
+            let w = c.word();
+            if w.is_empty() {
+                return Err(c.err("expected a sub-register index after `.`"));
+            }
+            op.subreg = Some(self.subreg(w));
+        }
+        if c.rest().starts_with(':') && !c.rest().starts_with("::") {
+            c.pos += 1;
+            let col = c.col();
+            let w = c.word();
+            if w.is_empty() {
+                return Err(c.err("expected a register class after `:`"));
+            }
+            let class = resolve_class(self.f, w, c.line, col)?;
+            let Some(v) = v else {
+                return Err(c.err("a physical register has no class annotation"));
+            };
+            if let Some(old) = self.f.vregs[v].class {
+                if old != class && self.f.vregs[v].exists {
+                    return Err(SourceError::new(
+                        c.line,
+                        col,
+                        format!(
+                            "%{} has class `{}` here but `{}` elsewhere",
+                            v.index(),
+                            class.display(&self.f.names),
+                            old.display(&self.f.names)
+                        ),
+                    ));
+                }
+            }
+            self.f.declare_vreg(v, Some(class));
+        }
+        while c.rest().starts_with('(') {
+            c.pos += 1;
+            if c.eat("tied-def") {
+                let n: u16 = c.number("an operand index after `tied-def`")?;
+                c.expect(")", "after the tied-def index")?;
+                op.tied_def = Some(n);
+            } else {
+                let r = c.rest();
+                let close = r.find(')').ok_or_else(|| c.err("expected `)`"))?;
+                let txt = r[..close].trim();
+                if txt.is_empty() {
+                    return Err(c.err("expected a type such as `s32` inside `( )`"));
+                }
+                op.llt = Some(self.f.names.intern(txt));
+                c.pos += close + 1;
+            }
+        }
+        Ok(())
+    }
+
+    fn subreg(&mut self, w: &str) -> SubReg {
+        match w.strip_prefix("sub").and_then(|n| n.parse::<u8>().ok()) {
+            Some(n) if n < super::regclass::MAX_LANES && w.len() == 3 + n.to_string().len() => {
+                SubReg::Lane(n)
+            }
+            _ => SubReg::Named(self.f.names.intern(w)),
+        }
+    }
+
+    fn offset(&mut self, c: &mut Cursor<'_>) -> Result<i64, SourceError> {
+        let save = c.pos;
+        if c.eat("+") {
+            return c.number("an offset after `+`");
+        }
+        if c.eat("-") {
+            let v: i64 = c.number("an offset after `-`")?;
+            return Ok(-v);
+        }
+        c.pos = save;
+        Ok(0)
+    }
+}
+
+fn is_block_header(t: &str) -> bool {
+    t.starts_with("bb.") && t.as_bytes().get(3).is_some_and(|b| b.is_ascii_digit())
+}

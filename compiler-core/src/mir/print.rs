@@ -1,0 +1,301 @@
+//! [`Module`] → canonical MIR text. The header keeps only what the pipeline reads
+//! (`name`, the three properties, `registers`, `liveins`); the body is printed as
+//! `llc-22` prints it, so `print(parse(x))` is a fixpoint and `llc-22` reads it back.
+
+use super::function::{Block, Function, Module};
+use super::instr::{Inst, InstData, MI_FLAG_NAMES};
+use super::opcode::Opcode;
+use super::operand::{oflag, Operand, OperandKind, Reg, Sigil, SubReg, FLAG_KEYWORDS};
+use crate::entity::{EntityRef, SecondaryMap};
+use alloc::string::String;
+use core::fmt::Write;
+
+pub fn print_module(m: &Module) -> String {
+    let mut out = String::new();
+    if let Some(ir) = &m.ir {
+        out.push_str("--- |\n");
+        for l in ir.lines() {
+            if l.is_empty() {
+                out.push('\n');
+            } else {
+                let _ = writeln!(out, "  {l}");
+            }
+        }
+        out.push_str("...\n");
+    }
+    for f in &m.functions {
+        print_function_into(&mut out, f, &mut |_, _| {});
+    }
+    out
+}
+
+/// Prints one function as a MIR document.
+pub fn print_function(f: &Function) -> String {
+    let mut out = String::new();
+    print_function_into(&mut out, f, &mut |_, _| {});
+    out
+}
+
+/// Prints `f`, calling `after_inst(out, inst)` after each instruction line: the verifier
+/// uses it to put its messages right under the instruction they concern.
+pub fn print_function_into(
+    out: &mut String,
+    f: &Function,
+    after_inst: &mut dyn FnMut(&mut String, Inst),
+) {
+    let has_def = defined_vregs(f);
+    let _ = writeln!(out, "---");
+    let _ = writeln!(out, "name:            {}", f.name);
+    let _ = writeln!(out, "tracksRegLiveness: {}", f.props.tracks_reg_liveness);
+    let _ = writeln!(out, "isSSA:           {}", f.props.is_ssa);
+    let _ = writeln!(out, "noPhis:          {}", f.props.no_phis);
+    out.push_str("registers:");
+    let mut any = false;
+    for v in f.vreg_list() {
+        if let Some(c) = f.vreg_class(v) {
+            if !any {
+                out.push('\n');
+                any = true;
+            }
+            let _ = writeln!(
+                out,
+                "  - {{ id: {}, class: {} }}",
+                v.index(),
+                c.display(&f.names)
+            );
+        }
+    }
+    if !any {
+        out.push_str("       []\n");
+    }
+    if f.liveins.is_empty() {
+        out.push_str("liveins:         []\n");
+    } else {
+        out.push_str("liveins:\n");
+        for &(r, v) in &f.liveins {
+            let _ = write!(out, "  - {{ reg: '");
+            write_reg(out, f, r);
+            match v {
+                Some(v) => {
+                    let _ = writeln!(out, "', virtual-reg: '%{}' }}", v.index());
+                }
+                None => out.push_str("' }\n"),
+            }
+        }
+    }
+    out.push_str("body:             |\n");
+    for (bi, b) in f.layout.blocks().enumerate() {
+        if bi > 0 {
+            out.push('\n');
+        }
+        print_block_header(out, f, b);
+        for i in f.layout.block_insts(b) {
+            out.push_str("    ");
+            write_inst(out, f, &f.insts[i], &has_def);
+            out.push('\n');
+            after_inst(out, i);
+        }
+    }
+    out.push_str("...\n");
+}
+
+fn print_block_header(out: &mut String, f: &Function, b: Block) {
+    let d = &f.blocks[b];
+    let _ = write!(out, "  bb.{}", d.number);
+    if let Some(n) = d.name {
+        let _ = write!(out, ".{}", f.sym(n));
+    }
+    if let Some(a) = d.attrs {
+        let _ = write!(out, " ({})", f.sym(a));
+    }
+    out.push_str(":\n");
+    if !d.succs.is_empty() {
+        out.push_str("    successors: ");
+        for (k, &(s, p)) in d.succs.iter().enumerate() {
+            if k > 0 {
+                out.push_str(", ");
+            }
+            let _ = write!(out, "%bb.{}", f.blocks[s].number);
+            if let Some(p) = p {
+                let _ = write!(out, "(0x{p:08x})");
+            }
+        }
+        out.push('\n');
+    }
+    if !d.liveins.is_empty() {
+        out.push_str("    liveins: ");
+        for (k, &r) in d.liveins.iter().enumerate() {
+            if k > 0 {
+                out.push_str(", ");
+            }
+            write_reg(out, f, r);
+        }
+        out.push('\n');
+    }
+    if !d.succs.is_empty() || !d.liveins.is_empty() {
+        out.push('\n');
+    }
+}
+
+/// Virtual registers with at least one def. MIR prints `:class` on the defs left of `=`
+/// and, after the opcode, only on registers that have no def anywhere.
+pub fn defined_vregs(f: &Function) -> SecondaryMap<super::operand::VReg, bool> {
+    let mut m = SecondaryMap::new();
+    for (_, i) in f.all_insts() {
+        for (_, v) in f.insts[i].vreg_defs() {
+            m[v] = true;
+        }
+    }
+    m
+}
+
+/// Prints one instruction without indentation or newline.
+pub fn inst_to_string(f: &Function, inst: &InstData) -> String {
+    let mut s = String::new();
+    write_inst(&mut s, f, inst, &defined_vregs(f));
+    s
+}
+
+pub fn write_inst(
+    out: &mut String,
+    f: &Function,
+    inst: &InstData,
+    has_def: &SecondaryMap<super::operand::VReg, bool>,
+) {
+    let lhs = inst.lhs_defs as usize;
+    for (k, op) in inst.operands[..lhs].iter().enumerate() {
+        if k > 0 {
+            out.push_str(", ");
+        }
+        write_operand(out, f, op, has_def, true);
+    }
+    if lhs > 0 {
+        out.push_str(" = ");
+    }
+    for (i, name) in MI_FLAG_NAMES.iter().enumerate() {
+        if inst.mi_flags & (1 << i) != 0 {
+            out.push_str(name);
+            out.push(' ');
+        }
+    }
+    match inst.opcode {
+        Opcode::Known(op) => out.push_str(op.name()),
+        Opcode::Other(s) => out.push_str(f.sym(s)),
+    }
+    for (k, op) in inst.operands[lhs..].iter().enumerate() {
+        out.push_str(if k == 0 { " " } else { ", " });
+        write_operand(out, f, op, has_def, false);
+    }
+    if let Some(t) = inst.trailing {
+        out.push_str(if inst.operands.len() > lhs { ", " } else { " " });
+        out.push_str(f.sym(t));
+    }
+    if let Some(m) = inst.mem {
+        let _ = write!(out, " :: {}", f.sym(m));
+    }
+}
+
+fn write_operand(
+    out: &mut String,
+    f: &Function,
+    op: &Operand,
+    has_def: &SecondaryMap<super::operand::VReg, bool>,
+    lhs: bool,
+) {
+    if op.has(oflag::IMPLICIT) {
+        out.push_str(if op.has(oflag::DEF) {
+            "implicit-def "
+        } else {
+            "implicit "
+        });
+    } else if op.has(oflag::DEF) && !lhs {
+        out.push_str("def ");
+    }
+    for &(bit, kw) in FLAG_KEYWORDS.iter() {
+        if op.flags & bit != 0 {
+            out.push_str(kw);
+            out.push(' ');
+        }
+    }
+    match op.kind {
+        OperandKind::Reg(r) => {
+            write_reg(out, f, r);
+            if let Some(s) = op.subreg {
+                out.push('.');
+                write_subreg(out, f, s);
+            }
+            if let Reg::Virt(v) = r {
+                if lhs || !has_def[v] {
+                    if let Some(c) = f.vreg_class(v) {
+                        let _ = write!(out, ":{}", c.display(&f.names));
+                    }
+                }
+            }
+            if let Some(t) = op.llt {
+                let _ = write!(out, "({})", f.sym(t));
+            }
+            if let Some(t) = op.tied_def {
+                let _ = write!(out, "(tied-def {t})");
+            }
+        }
+        OperandKind::Imm(v) => {
+            let _ = write!(out, "{v}");
+        }
+        OperandKind::FpImm(fp) => {
+            let _ = write!(out, "{} {}", f.sym(fp.ty), f.sym(fp.text));
+        }
+        OperandKind::SubRegIdx(s) => {
+            out.push_str("%subreg.");
+            write_subreg(out, f, s);
+        }
+        OperandKind::Block(b) => {
+            let _ = write!(out, "%bb.{}", f.blocks[b].number);
+        }
+        OperandKind::Global { sym, sigil, offset } => {
+            match sigil {
+                Sigil::Amp => {
+                    let _ = write!(out, "&{}", f.sym(sym));
+                }
+                Sigil::AmpQuoted => {
+                    let _ = write!(out, "&\"{}\"", f.sym(sym));
+                }
+                Sigil::At => {
+                    let _ = write!(out, "@{}", f.sym(sym));
+                }
+            }
+            if offset > 0 {
+                let _ = write!(out, " + {offset}");
+            } else if offset < 0 {
+                let _ = write!(out, " - {}", -offset);
+            }
+        }
+        OperandKind::Stack { fixed, index } => {
+            let _ = write!(out, "%{}stack.{index}", if fixed { "fixed-" } else { "" });
+        }
+        OperandKind::Verbatim(s) => out.push_str(f.sym(s)),
+    }
+    if let Some(c) = op.comment {
+        let _ = write!(out, " /* {} */", f.sym(c));
+    }
+}
+
+pub fn write_reg(out: &mut String, f: &Function, r: Reg) {
+    match r {
+        Reg::Virt(v) => {
+            let _ = write!(out, "%{}", v.index());
+        }
+        Reg::Phys(s) => {
+            let _ = write!(out, "${}", f.sym(s));
+        }
+        Reg::NoReg => out.push_str("$noreg"),
+    }
+}
+
+fn write_subreg(out: &mut String, f: &Function, s: SubReg) {
+    match s {
+        SubReg::Lane(n) => {
+            let _ = write!(out, "sub{n}");
+        }
+        SubReg::Named(n) => out.push_str(f.sym(n)),
+    }
+}
