@@ -24,6 +24,8 @@ pub mod entity;
 pub mod error;
 pub mod mir;
 pub mod stages;
+pub mod stats;
+pub mod trace;
 
 pub use error::SourceError;
 pub use stages::{Stage, StageInfo, STAGES};

@@ -1,0 +1,65 @@
+//! Per-pass counters: an ordered list of snake_case names and values. Order is the order
+//! a pass declares them, so JSON output is deterministic.
+
+use alloc::vec::Vec;
+use serde::ser::{Serialize, SerializeMap, Serializer};
+
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Stats {
+    entries: Vec<(&'static str, u64)>,
+}
+
+impl Stats {
+    /// Starts with every counter of `names` at zero, in that order.
+    pub fn with(names: &[&'static str]) -> Self {
+        Stats {
+            entries: names.iter().map(|&n| (n, 0)).collect(),
+        }
+    }
+
+    pub fn add(&mut self, name: &'static str, by: u64) {
+        match self.entries.iter_mut().find(|(n, _)| *n == name) {
+            Some((_, v)) => *v += by,
+            None => self.entries.push((name, by)),
+        }
+    }
+
+    pub fn inc(&mut self, name: &'static str) {
+        self.add(name, 1)
+    }
+
+    pub fn set(&mut self, name: &'static str, value: u64) {
+        match self.entries.iter_mut().find(|(n, _)| *n == name) {
+            Some((_, v)) => *v = value,
+            None => self.entries.push((name, value)),
+        }
+    }
+
+    pub fn get(&self, name: &str) -> u64 {
+        self.entries
+            .iter()
+            .find(|(n, _)| *n == name)
+            .map_or(0, |e| e.1)
+    }
+
+    pub fn iter(&self) -> impl Iterator<Item = (&'static str, u64)> + '_ {
+        self.entries.iter().copied()
+    }
+
+    /// Adds every counter of `other` into `self` (summing functions of a module).
+    pub fn merge(&mut self, other: &Stats) {
+        for (n, v) in other.iter() {
+            self.add(n, v);
+        }
+    }
+}
+
+impl Serialize for Stats {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let mut m = s.serialize_map(Some(self.entries.len()))?;
+        for (k, v) in &self.entries {
+            m.serialize_entry(k, v)?;
+        }
+        m.end()
+    }
+}

@@ -1,0 +1,147 @@
+//! IR edits: the unit of replay.
+
+use crate::entity::EntityRef;
+use crate::mir::{Function, Inst, InstData, RegClass, VReg};
+use alloc::format;
+use alloc::string::String;
+use serde::{Serialize, Serializer};
+
+/// One change to a function. Instructions are named by storage index; an inserted
+/// instruction names the index it received so replay can check it gets the same one.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(tag = "op", rename_all = "snake_case")]
+pub enum Edit {
+    /// A new instruction placed before `before` (or at the end of block `block`).
+    Insert {
+        #[serde(serialize_with = "ser_inst")]
+        inst: Inst,
+        #[serde(serialize_with = "ser_opt_inst")]
+        before: Option<Inst>,
+        block: u32,
+        #[serde(skip)]
+        data: InstData,
+    },
+    /// An instruction unlinked from the layout.
+    Erase {
+        #[serde(serialize_with = "ser_inst")]
+        inst: Inst,
+    },
+    /// An instruction's contents replaced (operands rewritten, opcode changed, ...).
+    Replace {
+        #[serde(serialize_with = "ser_inst")]
+        inst: Inst,
+        #[serde(skip)]
+        old: InstData,
+        #[serde(skip)]
+        new: InstData,
+    },
+    /// An instruction moved to just before `before` (or to the end of `block`).
+    Move {
+        #[serde(serialize_with = "ser_inst")]
+        inst: Inst,
+        #[serde(serialize_with = "ser_opt_inst")]
+        before: Option<Inst>,
+        block: u32,
+    },
+    /// A virtual register's class changed (or it was created).
+    SetClass {
+        #[serde(serialize_with = "ser_vreg")]
+        vreg: VReg,
+        #[serde(skip)]
+        class: Option<RegClass>,
+    },
+    /// The function's `noPhis` / `isSSA` properties.
+    SetProps { no_phis: bool, is_ssa: bool },
+}
+
+fn ser_inst<S: Serializer>(i: &Inst, s: S) -> Result<S::Ok, S::Error> {
+    s.serialize_u32(i.index() as u32)
+}
+fn ser_opt_inst<S: Serializer>(i: &Option<Inst>, s: S) -> Result<S::Ok, S::Error> {
+    match i {
+        Some(i) => s.serialize_some(&(i.index() as u32)),
+        None => s.serialize_none(),
+    }
+}
+fn ser_vreg<S: Serializer>(v: &VReg, s: S) -> Result<S::Ok, S::Error> {
+    s.serialize_u32(v.index() as u32)
+}
+
+/// Replay found the function not in the state the edit expects.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ReplayError(pub String);
+
+/// Applies one edit to `f`.
+pub fn apply_edit(f: &mut Function, e: &Edit) -> Result<(), ReplayError> {
+    match e {
+        Edit::Insert {
+            inst,
+            before,
+            block,
+            data,
+        } => {
+            let got = f.make_inst(data.clone());
+            if got != *inst {
+                return Err(ReplayError(format!(
+                    "insert expected {inst:?}, storage gave {got:?}"
+                )));
+            }
+            match before {
+                Some(b) if f.layout.is_inserted(*b) => f.layout.insert_before(got, *b),
+                Some(b) => {
+                    return Err(ReplayError(format!(
+                        "insert before {b:?}, which is not placed"
+                    )))
+                }
+                None => {
+                    let blk = crate::mir::Block::new(*block as usize);
+                    if blk.index() >= f.blocks.len() {
+                        return Err(ReplayError(format!("no block {block}")));
+                    }
+                    f.layout.append_inst(got, blk)
+                }
+            }
+        }
+        Edit::Erase { inst } => {
+            if !f.layout.is_inserted(*inst) {
+                return Err(ReplayError(format!(
+                    "erase of {inst:?}, which is not placed"
+                )));
+            }
+            f.layout.remove_inst(*inst);
+        }
+        Edit::Replace { inst, new, .. } => {
+            if inst.index() >= f.insts.len() {
+                return Err(ReplayError(format!("replace of unknown {inst:?}")));
+            }
+            f.insts[*inst] = new.clone();
+        }
+        Edit::Move {
+            inst,
+            before,
+            block,
+        } => {
+            if !f.layout.is_inserted(*inst) {
+                return Err(ReplayError(format!(
+                    "move of {inst:?}, which is not placed"
+                )));
+            }
+            f.layout.remove_inst(*inst);
+            match before {
+                Some(b) => f.layout.insert_before(*inst, *b),
+                None => f
+                    .layout
+                    .append_inst(*inst, crate::mir::Block::new(*block as usize)),
+            }
+        }
+        Edit::SetClass { vreg, class } => {
+            f.declare_vreg(*vreg, None);
+            f.vregs[*vreg].class = *class;
+        }
+        Edit::SetProps { no_phis, is_ssa } => {
+            f.props.no_phis = *no_phis;
+            f.props.is_ssa = *is_ssa;
+        }
+    }
+    Ok(())
+}

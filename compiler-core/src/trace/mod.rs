@@ -1,0 +1,149 @@
+//! Pass traces: what a pass did, step by step, so the playground can replay it.
+//!
+//! ```text
+//!  pass(fn, opts, rec: &mut impl Recorder) ──▶ rec.step(|| Step { kind, narration, focus, edits, payload })
+//!  Trace { passes: [PassTrace { stage, input: snapshot, steps, output: snapshot }] }
+//!  Player::seek(k) = nearest checkpoint ≤ k, then replay the edits of the steps in between
+//! ```
+//!
+//! Invariants: a pass mutates the function only in ways its recorded [`Edit`]s describe,
+//! in the same order, so replaying every edit of a pass from its input reproduces its
+//! output exactly (tests check this for every pass); with [`NoTrace`] the closures passed
+//! to [`Recorder::step`] are never called, so tracing off costs nothing.
+
+mod edit;
+mod player;
+
+pub use edit::{apply_edit, Edit, ReplayError};
+pub use player::{Player, CHECKPOINT_EVERY};
+
+use crate::mir::{Inst, VReg};
+use crate::stages::Stage;
+use alloc::string::String;
+use alloc::vec::Vec;
+use serde::Serialize;
+
+/// Something a step points at, for highlighting.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum Focus {
+    Inst { inst: u32 },
+    VReg { vreg: u32 },
+    Block { block: u32 },
+}
+
+impl Focus {
+    pub fn inst(i: Inst) -> Self {
+        Focus::Inst {
+            inst: cranelift_entity::EntityRef::index(i) as u32,
+        }
+    }
+    pub fn vreg(v: VReg) -> Self {
+        Focus::VReg {
+            vreg: cranelift_entity::EntityRef::index(v) as u32,
+        }
+    }
+}
+
+/// One recorded step of a pass.
+#[derive(Clone, Debug, Serialize)]
+pub struct Step {
+    /// A stable snake_case id of what happened (`extract_subreg_copy`, `commute`, ...).
+    pub kind: &'static str,
+    /// One sentence for a reader, in our own words.
+    pub narration: String,
+    pub focus: Vec<Focus>,
+    /// The IR edits this step made, in order.
+    pub edits: Vec<Edit>,
+    /// Pass-specific data for the pictures, as JSON-ready values.
+    pub payload: Payload,
+}
+
+impl Step {
+    pub fn new(kind: &'static str, narration: impl Into<String>) -> Self {
+        Step {
+            kind,
+            narration: narration.into(),
+            focus: Vec::new(),
+            edits: Vec::new(),
+            payload: Payload::None,
+        }
+    }
+    pub fn focus(mut self, f: Focus) -> Self {
+        self.focus.push(f);
+        self
+    }
+    pub fn edit(mut self, e: Edit) -> Self {
+        self.edits.push(e);
+        self
+    }
+    pub fn payload(mut self, p: Payload) -> Self {
+        self.payload = p;
+        self
+    }
+    /// True when the step changed nothing in the IR.
+    pub fn is_noop(&self) -> bool {
+        self.edits.is_empty()
+    }
+}
+
+/// Pass-specific payloads. Each pass adds its variants here.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum Payload {
+    None,
+    /// A generic key → number table (counters, sizes).
+    Counters(Vec<(String, i64)>),
+}
+
+/// Where passes report their steps.
+pub trait Recorder {
+    /// False for [`NoTrace`]: callers may skip building expensive data.
+    const ENABLED: bool;
+    /// Records the step `make` builds; not called at all when tracing is off.
+    fn step(&mut self, make: impl FnOnce() -> Step);
+    /// Remarks (optimization remarks, notes) are kept even with tracing off.
+    fn remark(&mut self, text: String);
+}
+
+/// Tracing off: every call compiles to nothing except remarks.
+#[derive(Default, Debug)]
+pub struct NoTrace {
+    pub remarks: Vec<String>,
+}
+
+impl Recorder for NoTrace {
+    const ENABLED: bool = false;
+    #[inline(always)]
+    fn step(&mut self, _make: impl FnOnce() -> Step) {}
+    fn remark(&mut self, text: String) {
+        self.remarks.push(text);
+    }
+}
+
+/// Tracing on: keeps every step.
+#[derive(Default, Debug)]
+pub struct StepLog {
+    pub steps: Vec<Step>,
+    pub remarks: Vec<String>,
+}
+
+impl Recorder for StepLog {
+    const ENABLED: bool = true;
+    fn step(&mut self, make: impl FnOnce() -> Step) {
+        self.steps.push(make());
+    }
+    fn remark(&mut self, text: String) {
+        self.remarks.push(text);
+    }
+}
+
+/// The trace of one pass run.
+#[derive(Clone, Debug, Serialize)]
+pub struct PassTrace {
+    pub stage: Stage,
+    /// Printed input and output IR.
+    pub input: String,
+    pub output: String,
+    pub steps: Vec<Step>,
+}
