@@ -23,6 +23,7 @@ extern crate std;
 pub mod entity;
 pub mod error;
 pub mod mir;
+pub mod passes;
 pub mod stages;
 pub mod stats;
 pub mod trace;

@@ -104,6 +104,10 @@ impl ScalarClass {
     pub fn family(self) -> Family {
         self.info().family
     }
+    /// One of llc-22's untyped width classes (`b32`, ...).
+    pub fn is_untyped(self) -> bool {
+        self.info().kind == ValueKind::Untyped
+    }
     pub fn all() -> impl Iterator<Item = ScalarClass> {
         (0..SCALAR_CLASSES.len() as u8).map(ScalarClass)
     }

@@ -12,9 +12,11 @@
 //! to [`Recorder::step`] are never called, so tracing off costs nothing.
 
 mod edit;
+mod editor;
 mod player;
 
 pub use edit::{apply_edit, Edit, ReplayError};
+pub use editor::Editor;
 pub use player::{Player, CHECKPOINT_EVERY};
 
 use crate::mir::{Inst, VReg};
@@ -94,6 +96,33 @@ pub enum Payload {
     None,
     /// A generic key → number table (counters, sizes).
     Counters(Vec<(String, i64)>),
+    /// Two-address: one def/use pair of a multi-result EXTRACT_SUBREG became a COPY.
+    ExtractSubregPair {
+        pseudo: u32,
+        pair: u32,
+        pairs: u32,
+        def: u32,
+        src: u32,
+        lane: Option<u8>,
+        hint_tied: bool,
+        hint_early_tied: bool,
+        /// The earlyTied rule fired: the COPY's def got the secondary tie flag.
+        tie_marked: bool,
+        /// The source's kill moved from the pseudo to this COPY.
+        kill_moved: bool,
+        lv_updates: u32,
+    },
+    /// Two-address: a tied (use, def) pair and what was tried for it.
+    TiedPair {
+        inst: u32,
+        use_idx: u32,
+        def_idx: u32,
+        src: String,
+        dst: String,
+        /// Attempts in order with their outcome (`commute: not commutable`, ...).
+        attempts: Vec<String>,
+        resolved_by: &'static str,
+    },
 }
 
 /// Where passes report their steps.

@@ -1,0 +1,7 @@
+//! The passes, one module each, in pipeline order. A pass is a function over a
+//! [`Function`](crate::mir::Function) plus an options struct and a
+//! [`Recorder`](crate::trace::Recorder), returning its [`Stats`](crate::stats::Stats).
+
+pub mod phi_elim;
+pub mod two_address;
+pub mod uses;

@@ -1,0 +1,1 @@
+//! PHI elimination (placeholder module; written next).

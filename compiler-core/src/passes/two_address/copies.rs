@@ -1,0 +1,180 @@
+//! Copy bookkeeping: the physical-register point-to maps (SrcRegMap / DstRegMap, which
+//! steer commuting) and the copy-equivalence classes the coalescers can read.
+
+use super::TwoAddr;
+use crate::mir::{Function, Inst, Op, Reg, VReg};
+use crate::passes::uses::DefUse;
+use crate::trace::Recorder;
+use alloc::collections::BTreeMap;
+use alloc::vec::Vec;
+
+/// SrcEqClassMap / DstEqClassMap: a register → the register its value was copied to.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct CopyClasses {
+    pub src_eq: BTreeMap<VReg, VReg>,
+    pub dst_eq: BTreeMap<VReg, VReg>,
+}
+
+impl CopyClasses {
+    /// `src` was copied into `dst`.
+    pub fn record(&mut self, src: VReg, dst: VReg) {
+        if src != dst {
+            self.src_eq.insert(src, dst);
+            self.dst_eq.insert(dst, src);
+        }
+    }
+
+    /// Follows `src → dst` links to the end of the chain (cycles stop).
+    pub fn representative(&self, mut v: VReg) -> VReg {
+        let start = v;
+        for _ in 0..self.src_eq.len() {
+            match self.src_eq.get(&v) {
+                Some(&n) if n != start => v = n,
+                _ => break,
+            }
+        }
+        v
+    }
+
+    pub fn len(&self) -> usize {
+        self.src_eq.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.src_eq.is_empty()
+    }
+}
+
+/// The source and destination of a copy-like instruction (COPY, INSERT_SUBREG,
+/// SUBREG_TO_REG), as LLVM's isCopyToReg reads them.
+pub fn copy_regs(f: &Function, i: Inst) -> Option<(Reg, Reg)> {
+    let d = &f.insts[i];
+    let (dst, src) = if d.is(Op::COPY) {
+        (d.operands.first()?, d.operands.get(1)?)
+    } else if d.is(Op::INSERT_SUBREG) || d.is(Op::SUBREG_TO_REG) {
+        (d.operands.first()?, d.operands.get(2)?)
+    } else {
+        return None;
+    };
+    Some((src.get_reg()?, dst.get_reg()?))
+}
+
+/// collectRegCopies: from `start`, follow registers with one use whose def is a COPY,
+/// REG_SEQUENCE or INSERT_SUBREG back to their source; returns the chain, nearest first.
+pub fn collect_reg_copies(f: &Function, du: &DefUse, start: VReg) -> Vec<VReg> {
+    let mut chain = Vec::new();
+    let mut reg = start;
+    while du.has_one_use(reg) && chain.len() <= f.vreg_end as usize {
+        let Some(def) = du.unique_def(reg) else { break };
+        let d = &f.insts[def];
+        if !(d.is(Op::COPY) || d.is(Op::REG_SEQUENCE) || d.is(Op::INSERT_SUBREG)) {
+            break;
+        }
+        let Some(next) = d.operands.get(1).and_then(|o| o.vreg_of()) else {
+            break;
+        };
+        chain.push(reg);
+        if next == start || chain.contains(&next) {
+            break;
+        }
+        reg = next;
+    }
+    chain.push(reg);
+    chain
+}
+
+impl<R: Recorder> TwoAddr<'_, '_, R> {
+    /// processCopy: records where a copy-like instruction's registers may end up.
+    pub(crate) fn process_copy(&mut self, mi: Inst) {
+        if self.processed[mi] {
+            return;
+        }
+        let Some((src, dst)) = copy_regs(self.ed.f, mi) else {
+            return;
+        };
+        match (src, dst) {
+            (Reg::Virt(s), Reg::Phys(_)) => {
+                self.dst_reg_map.entry(s).or_insert(dst);
+            }
+            (Reg::Phys(_), Reg::Virt(d)) => {
+                self.src_reg_map.entry(d).or_insert(src);
+                self.scan_uses(d);
+            }
+            (Reg::Virt(s), Reg::Virt(d)) => {
+                self.block_classes.record(s, d);
+                self.classes.record(s, d);
+            }
+            _ => {}
+        }
+        self.mark_processed(mi);
+    }
+
+    /// scanUses: follows `dst`'s only interesting uses (copies and two-address uses in
+    /// this block) and maps each register on the way to where the value goes.
+    pub(crate) fn scan_uses(&mut self, dst: VReg) {
+        let mut pairs: Vec<VReg> = Vec::new();
+        let mut reg = dst;
+        let mut guard = 0;
+        while let Some((use_mi, new_reg, is_copy)) = self.find_only_interesting_use(reg) {
+            guard += 1;
+            if guard > 64 {
+                break;
+            }
+            if is_copy && self.processed[use_mi] {
+                break;
+            }
+            if is_copy {
+                self.mark_processed(use_mi);
+            }
+            if self.dist[use_mi] != 0 {
+                break; // earlier in this block: reached through a back edge
+            }
+            match new_reg {
+                Reg::Virt(n) => {
+                    self.src_reg_map.insert(n, Reg::Virt(reg));
+                    pairs.push(n);
+                    reg = n;
+                }
+                _ => break,
+            }
+        }
+        if let Some(mut to) = pairs.pop() {
+            while let Some(from) = pairs.pop() {
+                self.dst_reg_map.entry(from).or_insert(Reg::Virt(to));
+                to = from;
+            }
+            self.dst_reg_map.entry(dst).or_insert(Reg::Virt(to));
+        }
+    }
+
+    /// The last killing use of `reg` if all its uses are in this block and that use is a
+    /// copy or a two-address use: (instruction, register it flows into, is a copy).
+    fn find_only_interesting_use(&self, reg: VReg) -> Option<(Inst, Reg, bool)> {
+        let f = &*self.ed.f;
+        let block = self.du.defs[reg]
+            .first()
+            .and_then(|&d| f.layout.inst_block(d))?;
+        let mut use_mi = None;
+        for &u in &self.du.uses[reg] {
+            if f.layout.inst_block(u) != Some(block) {
+                return None;
+            }
+            if super::tied::kills(f, u, reg) {
+                use_mi = Some(u);
+            }
+        }
+        let u = use_mi?;
+        if let Some((_, d)) = copy_regs(f, u) {
+            return Some((u, d, true));
+        }
+        let d = &f.insts[u];
+        for (idx, op) in d.operands.iter().enumerate() {
+            if op.is_use() && op.vreg_of() == Some(reg) {
+                if let Some(t) = super::tied::tied_def_index(d, idx) {
+                    return Some((u, d.operands[t].get_reg()?, false));
+                }
+            }
+        }
+        None
+    }
+}

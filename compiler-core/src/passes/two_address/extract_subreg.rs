@@ -1,0 +1,144 @@
+//! The NVPTX extension: one EXTRACT_SUBREG carrying N def/use pairs (a texture fetch's
+//! four lanes, an MMA's fragments) becomes N COPYs, in pair order, each with its
+//! LiveVariables chain, an optimization remark, and — when the emitter set both hint
+//! bits on a later pair's def — the secondary tie flag on the COPY's def.
+//!
+//! Our text form prints the defs first (`%10, %11 = EXTRACT_SUBREG %9.sub0, %9.sub1`):
+//! def `i` pairs with use `i`. LLVM's single-pair form (`%1 = EXTRACT_SUBREG %0, %subreg.sub1`)
+//! is read as one pair.
+
+use super::TwoAddr;
+use crate::entity::EntityRef;
+use crate::mir::{oflag, Inst, InstData, Op, Opcode, Operand, OperandKind, SubReg};
+use crate::trace::{Focus, Payload, Recorder, Step};
+use alloc::format;
+use alloc::vec;
+use alloc::vec::Vec;
+
+/// One pair: the def operand and the use operand (with the sub-register to read).
+struct Pair {
+    def: Operand,
+    src: Operand,
+}
+
+fn pairs_of(d: &InstData) -> Vec<Pair> {
+    let defs = d.lhs_defs as usize;
+    let uses = &d.operands[defs..];
+    // LLVM's own form: one def, a register and a `%subreg.` index.
+    if defs == 1 && uses.len() == 2 {
+        if let (true, OperandKind::SubRegIdx(s)) = (uses[0].is_reg(), uses[1].kind) {
+            let mut src = uses[0];
+            src.subreg = Some(s);
+            return vec![Pair {
+                def: d.operands[0],
+                src,
+            }];
+        }
+    }
+    d.operands[..defs]
+        .iter()
+        .zip(uses)
+        .map(|(&def, &src)| Pair { def, src })
+        .collect()
+}
+
+impl<R: Recorder> TwoAddr<'_, '_, R> {
+    pub(crate) fn decompose_extract_subreg(&mut self, mi: Inst) {
+        let block = self.ed.f.layout.inst_block(mi).expect("placed");
+        let data = self.ed.f.insts[mi].clone();
+        let pairs = pairs_of(&data);
+        let n = pairs.len() as u32;
+        self.stats.inc("extract_subreg_pseudos");
+        self.step(|| {
+            Step::new(
+                "extract_subreg_start",
+                format!("An EXTRACT_SUBREG with {n} def/use pairs: it is split into {n} COPYs, one per pair, in order."),
+            )
+            .focus(Focus::inst(mi))
+        });
+        self.du.remove_inst(self.ed.f, mi);
+        for (k, pair) in pairs.iter().enumerate() {
+            let k = k as u32;
+            let Some(dst) = pair.def.vreg_of() else {
+                continue;
+            };
+            let Some(src) = pair.src.vreg_of() else {
+                continue;
+            };
+            let hint_tied = pair.def.has(oflag::HINT_TIED);
+            let hint_early = pair.def.has(oflag::HINT_EARLY_TIED);
+            // The earlyTied rule: not the first pair, and both hint bits on the def.
+            let tie_marked = k > 0 && hint_tied && hint_early;
+            let mut def = Operand::vreg(dst, oflag::DEF);
+            def.subreg = pair.def.subreg;
+            if tie_marked {
+                def.flags |= oflag::TIED2;
+                self.stats.inc("early_tied_hints");
+            }
+            let mut use_op = pair.src;
+            use_op.flags &= oflag::KILL | oflag::UNDEF;
+            use_op.tied_def = None;
+            let src_killed = use_op.has(oflag::KILL);
+            let mut copy = InstData::new(Opcode::Known(Op::COPY), vec![def, use_op]);
+            copy.lhs_defs = 1;
+            let c = self.ed.insert_before(mi, copy);
+            self.du.add_inst(self.ed.f, c);
+            let lvn = self.lv_copy_chain(mi, c, dst, src, block, src_killed);
+            self.stats.inc("extract_subreg_copies");
+            self.stats.inc("remarks");
+            let lane = match pair.src.subreg {
+                Some(SubReg::Lane(l)) => Some(l),
+                _ => None,
+            };
+            let remark = format!(
+                "two-address: EXTRACT_SUBREG pair {} of {} lowered to a COPY into {}",
+                k + 1,
+                n,
+                self.reg_name(crate::mir::Reg::Virt(dst))
+            );
+            self.rec.remark(remark);
+            let (dn, sn) = (
+                self.reg_name(crate::mir::Reg::Virt(dst)),
+                self.reg_name(crate::mir::Reg::Virt(src)),
+            );
+            self.step(|| {
+                let lane_txt = lane.map_or(alloc::string::String::new(), |l| format!(" lane sub{l} of"));
+                let tie_txt = if tie_marked {
+                    " Both hint bits are set on this later pair's def, so the COPY's def is marked tied: the coalescer reads that as a direct hint."
+                } else if k > 0 && (hint_tied || hint_early) {
+                    " Only one of the two hint bits is set, so no tie mark."
+                } else {
+                    ""
+                };
+                let kill_txt = if src_killed { format!(" {sn} dies here now, so its kill moves from the pseudo to this COPY.") } else { alloc::string::String::new() };
+                Step::new(
+                    "extract_subreg_copy",
+                    format!("Pair {} of {n}: {dn} takes{lane_txt} {sn} through a new COPY.{tie_txt}{kill_txt}", k + 1),
+                )
+                .focus(Focus::inst(c))
+                .focus(Focus::vreg(dst))
+                .payload(Payload::ExtractSubregPair {
+                    pseudo: mi.index() as u32,
+                    pair: k,
+                    pairs: n,
+                    def: dst.index() as u32,
+                    src: src.index() as u32,
+                    lane,
+                    hint_tied,
+                    hint_early_tied: hint_early,
+                    tie_marked,
+                    kill_moved: src_killed,
+                    lv_updates: lvn,
+                })
+            });
+        }
+        self.ed.erase(mi);
+        self.step(|| {
+            Step::new(
+                "extract_subreg_erase",
+                format!("All {n} pairs are COPYs now; the EXTRACT_SUBREG pseudo is erased."),
+            )
+            .focus(Focus::inst(mi))
+        });
+    }
+}

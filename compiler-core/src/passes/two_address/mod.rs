@@ -1,0 +1,273 @@
+//! TwoAddressInstruction, as CICC runs it (spec: `two-address-cicc.txt`).
+//!
+//! ```text
+//!  for each block:                      (DistanceMap, SrcRegMap, DstRegMap, the two
+//!    for each instruction:               equivalence-class maps and Processed are cleared)
+//!      COPY / SUBREG_TO_REG ─────────────▶ skipped
+//!      EXTRACT_SUBREG (N pairs) ─────────▶ extract_subreg::decompose  → N COPYs
+//!      REG_SEQUENCE ─────────────────────▶ reg_sequence::eliminate     → sub-register COPYs
+//!      DistanceMap[MI] = ++dist; copies::process_copy
+//!      tied::collect_tied_operands ── none ─▶ next
+//!        one pair ─▶ transform::try_instruction_transform (commute, 3-addr, reschedule)
+//!        else / failed ─▶ tied::process_tied_pairs (COPY before MI, class tightening)
+//!      INSERT_SUBREG ─────────────────────▶ reg_sequence::rewrite_insert_subreg → COPY
+//! ```
+//!
+//! Invariants after the pass: every tied use names the register of its def; no
+//! EXTRACT_SUBREG, REG_SEQUENCE or INSERT_SUBREG is left; the function is out of SSA.
+//! Kill flags are kept current through [`lv::LvUpkeep`], which counts every
+//! LiveVariables update it makes (`lv_updates`).
+
+mod copies;
+mod extract_subreg;
+mod lv;
+mod reg_sequence;
+mod tied;
+mod transform;
+
+pub use copies::{collect_reg_copies, CopyClasses};
+pub use tied::TiedOperandMap;
+
+use crate::entity::SecondaryMap;
+use crate::mir::{Block, Function, Inst, Op, Reg, VReg};
+use crate::passes::uses::DefUse;
+use crate::stats::Stats;
+use crate::trace::{Editor, Recorder, Step};
+use alloc::collections::BTreeMap;
+use alloc::format;
+use alloc::vec::Vec;
+
+/// Options of the pass (knobs `twoaddr-reschedule`, `dataflow-edge-limit`, `optnone`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TwoAddressOptions {
+    /// `twoaddr-reschedule` (default true): try moving instructions to avoid a COPY.
+    pub reschedule: bool,
+    /// `dataflow-edge-limit` (default 3): how far isProfitableToCommute follows copies.
+    pub dataflow_edge_limit: u32,
+    /// `optnone` / fast-compile gate: the pass only inserts COPYs.
+    pub optnone: bool,
+    /// Whether LiveVariables is available (true in the pipeline; `llc -run-pass` alone
+    /// runs without it, which leaves kill flags removed rather than moved).
+    pub live_variables: bool,
+}
+
+impl Default for TwoAddressOptions {
+    fn default() -> Self {
+        TwoAddressOptions {
+            reschedule: true,
+            dataflow_edge_limit: 3,
+            optnone: false,
+            live_variables: true,
+        }
+    }
+}
+
+/// The counters DESIGN's CLI contract names, in that order, plus a few more.
+pub const STAT_NAMES: [&str; 13] = [
+    "extract_subreg_pseudos",
+    "extract_subreg_copies",
+    "early_tied_hints",
+    "lv_updates",
+    "reg_sequence_eliminated",
+    "insert_subreg_rewritten",
+    "tied_pairs",
+    "commuted",
+    "rescheduled",
+    "copies_inserted",
+    "undef_ties_rewritten",
+    "three_address_attempts",
+    "remarks",
+];
+
+/// Runs the pass over `f`.
+pub fn run(f: &mut Function, opts: &TwoAddressOptions, rec: &mut impl Recorder) -> Stats {
+    run_with_classes(f, opts, rec).0
+}
+
+/// Runs the pass and also returns the copy-equivalence classes it built.
+pub fn run_with_classes<R: Recorder>(
+    f: &mut Function,
+    opts: &TwoAddressOptions,
+    rec: &mut R,
+) -> (Stats, CopyClasses) {
+    let tracing = R::ENABLED;
+    let du = DefUse::compute(f);
+    let lv = lv::LvUpkeep::new(f, opts.live_variables);
+    let mut p = TwoAddr {
+        ed: Editor::new(f, tracing),
+        rec,
+        opts: opts.clone(),
+        stats: Stats::with(&STAT_NAMES),
+        du,
+        lv,
+        dist: SecondaryMap::new(),
+        dist_set: Vec::new(),
+        src_reg_map: BTreeMap::new(),
+        dst_reg_map: BTreeMap::new(),
+        processed: SecondaryMap::new(),
+        processed_set: Vec::new(),
+        classes: CopyClasses::default(),
+        block_classes: CopyClasses::default(),
+        attempts: None,
+    };
+    p.gate_step();
+    let blocks: Vec<Block> = p.ed.f.layout.blocks().collect();
+    for b in blocks {
+        p.run_block(b);
+    }
+    let no_phis = p.ed.f.props.no_phis;
+    p.ed.set_props(no_phis, false);
+    let edits = p.ed.take_edits();
+    let stats = p.stats.clone();
+    p.rec.step(move || {
+        let mut s = Step::new("done", format!(
+            "Two-address finished: {} COPYs inserted, {} EXTRACT_SUBREG pairs split, {} REG_SEQUENCE and {} INSERT_SUBREG lowered; the function is no longer in SSA form.",
+            stats.get("copies_inserted"), stats.get("extract_subreg_copies"), stats.get("reg_sequence_eliminated"), stats.get("insert_subreg_rewritten")
+        ));
+        s.edits = edits;
+        s
+    });
+    (p.stats, p.classes)
+}
+
+/// The pass state. Per-block tables are cleared at every block boundary, as the spec
+/// says; clearing walks only the entries set, so a block costs what it contains.
+pub(crate) struct TwoAddr<'f, 'r, R: Recorder> {
+    pub ed: Editor<'f>,
+    pub rec: &'r mut R,
+    pub opts: TwoAddressOptions,
+    pub stats: Stats,
+    pub du: DefUse,
+    pub lv: lv::LvUpkeep,
+    /// DistanceMap: position of each visited instruction in the block (0 = not visited).
+    pub dist: SecondaryMap<Inst, u32>,
+    dist_set: Vec<Inst>,
+    /// SrcRegMap / DstRegMap: virtual → register it may be coalesced with.
+    pub src_reg_map: BTreeMap<VReg, Reg>,
+    pub dst_reg_map: BTreeMap<VReg, Reg>,
+    pub processed: SecondaryMap<Inst, bool>,
+    processed_set: Vec<Inst>,
+    /// Function-wide union of the per-block equivalence classes (for the coalescers).
+    pub classes: CopyClasses,
+    /// This block's SrcEqClassMap / DstEqClassMap.
+    pub block_classes: CopyClasses,
+    /// What try_instruction_transform tried on an instruction, for the COPY's payload.
+    pub attempts: Option<(Inst, Vec<alloc::string::String>)>,
+}
+
+impl<R: Recorder> TwoAddr<'_, '_, R> {
+    fn gate_step(&mut self) {
+        let optnone = self.opts.optnone;
+        self.rec.step(|| {
+            Step::new(
+                "gate",
+                if optnone {
+                    "optnone / fast-compile gate is on: the optimization level is forced to None, so ties are met by COPYs only — no commuting, no rescheduling."
+                } else {
+                    "Optimizing mode: a tie may be met by commuting or rescheduling before a COPY is inserted. Three-address conversion is tried too, but NVPTX has no three-address forms to convert to."
+                },
+            )
+        });
+    }
+
+    pub(crate) fn set_dist(&mut self, i: Inst, d: u32) {
+        if self.dist[i] == 0 {
+            self.dist_set.push(i);
+        }
+        self.dist[i] = d;
+    }
+
+    pub(crate) fn mark_processed(&mut self, i: Inst) {
+        if !self.processed[i] {
+            self.processed[i] = true;
+            self.processed_set.push(i);
+        }
+    }
+
+    fn clear_block_state(&mut self) {
+        for i in self.dist_set.drain(..) {
+            self.dist[i] = 0;
+        }
+        for i in self.processed_set.drain(..) {
+            self.processed[i] = false;
+        }
+        self.src_reg_map.clear();
+        self.dst_reg_map.clear();
+        self.block_classes = CopyClasses::default();
+    }
+
+    fn run_block(&mut self, b: Block) {
+        self.clear_block_state();
+        let mut dist: u32 = 0;
+        let mut cur = self.ed.f.layout.first_inst(b);
+        while let Some(mi) = cur {
+            let mut next = self.ed.f.layout.next_inst(mi);
+            let opcode = self.ed.f.insts[mi].opcode;
+            if opcode.is(Op::COPY) || opcode.is(Op::SUBREG_TO_REG) {
+                cur = next;
+                continue;
+            }
+            if opcode.is(Op::EXTRACT_SUBREG) {
+                self.decompose_extract_subreg(mi);
+                cur = next;
+                continue;
+            }
+            if opcode.is(Op::REG_SEQUENCE) {
+                self.eliminate_reg_sequence(mi);
+                cur = next;
+                continue;
+            }
+            dist += 1;
+            self.set_dist(mi, dist);
+            self.process_copy(mi);
+            let mut tied = TiedOperandMap::new();
+            if !self.collect_tied_operands(mi, &mut tied) {
+                cur = next;
+                continue;
+            }
+            if let Some((src_idx, dst_idx)) = tied.single_pair() {
+                let (s, d) = {
+                    let ops = &self.ed.f.insts[mi].operands;
+                    (ops[src_idx].get_reg(), ops[dst_idx].get_reg())
+                };
+                if s != d {
+                    if let Some(resume) =
+                        self.try_instruction_transform(mi, src_idx, dst_idx, &mut dist)
+                    {
+                        cur = resume;
+                        continue;
+                    }
+                }
+            }
+            for (_, pairs) in tied.iter() {
+                self.process_tied_pairs(mi, pairs, &mut dist);
+            }
+            if self.ed.f.insts[mi].is(Op::INSERT_SUBREG) {
+                self.rewrite_insert_subreg(mi);
+            }
+            // The transform may have moved `mi`; the saved successor stays right.
+            if next.is_some_and(|n| self.ed.f.layout.inst_block(n) != Some(b)) {
+                next = None;
+            }
+            cur = next;
+        }
+    }
+
+    /// Records a step with the edits made since the previous one.
+    pub(crate) fn step(&mut self, make: impl FnOnce() -> Step) {
+        if R::ENABLED {
+            let edits = self.ed.take_edits();
+            self.rec.step(move || {
+                let mut s = make();
+                s.edits = edits;
+                s
+            });
+        }
+    }
+
+    pub(crate) fn reg_name(&self, r: Reg) -> alloc::string::String {
+        let mut s = alloc::string::String::new();
+        crate::mir::print::write_reg(&mut s, self.ed.f, r);
+        s
+    }
+}

@@ -1,0 +1,360 @@
+//! Tied operands: collecting them per source register (collectTiedOperands) and meeting
+//! them with COPYs (processTiedPairs).
+//!
+//! The map from source register to its (use, def) pairs is LLVM's
+//! `SmallDenseMap<unsigned, SmallVector<pair>, 4>`: hash `37 * key`, four inline buckets,
+//! growth to 64 at three-quarters load, quadratic probing. Its bucket order decides the
+//! order the COPYs of a multi-tie instruction are inserted in, so it is reproduced
+//! exactly here (llc-22 prints `%1 = COPY %4` before `%0 = COPY %3` because `%4`'s
+//! bucket comes first).
+
+use super::TwoAddr;
+use crate::entity::EntityRef;
+use crate::mir::{oflag, Function, Inst, InstData, Op, Opcode, Operand, Reg, RegClass, VReg};
+use crate::trace::{Focus, Payload, Recorder, Step};
+use alloc::format;
+use alloc::string::String;
+use alloc::vec;
+use alloc::vec::Vec;
+
+/// (use index, def index).
+pub type TiedPair = (usize, usize);
+
+/// collectTiedOperands' map, bucket for bucket.
+#[derive(Clone, Debug)]
+pub struct TiedOperandMap {
+    buckets: Vec<Option<(Reg, Vec<TiedPair>)>>,
+    len: usize,
+}
+
+impl Default for TiedOperandMap {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+/// LLVM's register encoding for hashing: virtual registers have bit 31 set.
+fn key_of(r: Reg) -> u32 {
+    match r {
+        Reg::Virt(v) => 0x8000_0000 | v.index() as u32,
+        Reg::Phys(s) => 1 + s.index() as u32,
+        Reg::NoReg => 0,
+    }
+}
+
+impl TiedOperandMap {
+    pub fn new() -> Self {
+        TiedOperandMap {
+            buckets: vec![None; 4],
+            len: 0,
+        }
+    }
+
+    fn probe(&self, key: u32) -> (usize, bool) {
+        let mask = self.buckets.len() - 1;
+        let mut b = (key.wrapping_mul(37) as usize) & mask;
+        let mut step = 1;
+        loop {
+            match &self.buckets[b] {
+                None => return (b, false),
+                Some((r, _)) if key_of(*r) == key => return (b, true),
+                Some(_) => {
+                    b = (b + step) & mask;
+                    step += 1;
+                }
+            }
+        }
+    }
+
+    pub fn push(&mut self, reg: Reg, pair: TiedPair) {
+        let (b, found) = self.probe(key_of(reg));
+        if found {
+            if let Some((_, v)) = &mut self.buckets[b] {
+                v.push(pair);
+            }
+            return;
+        }
+        if (self.len + 1) * 4 >= self.buckets.len() * 3 {
+            self.grow();
+            return self.push(reg, pair);
+        }
+        self.buckets[b] = Some((reg, vec![pair]));
+        self.len += 1;
+    }
+
+    fn grow(&mut self) {
+        let want = self.buckets.len() * 2;
+        let size = if want > 4 {
+            want.next_power_of_two().max(64)
+        } else {
+            4
+        };
+        let old = core::mem::replace(&mut self.buckets, vec![None; size]);
+        for (r, pairs) in old.into_iter().flatten() {
+            let (b, _) = self.probe(key_of(r));
+            self.buckets[b] = Some((r, pairs));
+        }
+    }
+
+    /// Entries in bucket order.
+    pub fn iter(&self) -> impl Iterator<Item = (Reg, Vec<TiedPair>)> + '_ {
+        self.buckets.iter().flatten().map(|(r, p)| (*r, p.clone()))
+    }
+
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// The only pair, when there is exactly one register with exactly one pair.
+    pub fn single_pair(&self) -> Option<TiedPair> {
+        let mut it = self.buckets.iter().flatten();
+        match (it.next(), it.next()) {
+            (Some((_, p)), None) if p.len() == 1 => Some(p[0]),
+            _ => None,
+        }
+    }
+}
+
+/// The def operand a use is tied to: an explicit `(tied-def N)`, or INSERT_SUBREG's
+/// built-in tie of operand 1 to operand 0.
+pub fn tied_def_index(d: &InstData, use_idx: usize) -> Option<usize> {
+    if let Some(t) = d.tied_def_of(use_idx) {
+        return Some(t);
+    }
+    (d.is(Op::INSERT_SUBREG) && use_idx == 1 && d.operands.len() >= 4).then_some(0)
+}
+
+/// Whether `i` reads `reg` with a kill flag (isPlainlyKilled).
+pub fn kills(f: &Function, i: Inst, reg: VReg) -> bool {
+    f.insts[i]
+        .operands
+        .iter()
+        .any(|o| o.is_use() && o.vreg_of() == Some(reg) && o.has(oflag::KILL))
+}
+
+/// constrainRegClass: the tighter of two classes of one family (a typed CICC class
+/// over an untyped width class), or None when they cannot meet.
+pub fn common_subclass(a: RegClass, b: RegClass) -> Option<RegClass> {
+    if a == b {
+        return Some(a);
+    }
+    match (a, b) {
+        (RegClass::Scalar(x), RegClass::Scalar(y)) if x.family() == y.family() => {
+            if x.is_untyped() {
+                Some(b)
+            } else if y.is_untyped() {
+                Some(a)
+            } else {
+                None
+            }
+        }
+        _ => None,
+    }
+}
+
+impl<R: Recorder> TwoAddr<'_, '_, R> {
+    /// collectTiedOperands: gathers the unmet ties of `mi` by source register; an undef
+    /// tied use (or one the emitter marked with the secondary tie flag) is rewritten on
+    /// the spot. Returns whether `mi` has tied operands at all.
+    pub(crate) fn collect_tied_operands(&mut self, mi: Inst, map: &mut TiedOperandMap) -> bool {
+        let mut any = false;
+        let n = self.ed.f.insts[mi].operands.len();
+        for src_idx in 0..n {
+            let d = &self.ed.f.insts[mi];
+            let Some(dst_idx) = tied_def_index(d, src_idx) else {
+                continue;
+            };
+            if !d.operands[src_idx].is_use() {
+                continue;
+            }
+            any = true;
+            let (src_mo, dst_mo) = (d.operands[src_idx], d.operands[dst_idx]);
+            let (Some(src), Some(dst)) = (src_mo.get_reg(), dst_mo.get_reg()) else {
+                continue;
+            };
+            if src == dst && src_mo.subreg.is_none() {
+                continue;
+            }
+            // Direct resolution: nothing of the source's value is read, so the use can
+            // simply name the def's register.
+            if (src_mo.has(oflag::UNDEF) || src_mo.has(oflag::TIED2)) && dst_mo.subreg.is_none() {
+                if let (Reg::Virt(dv), Some(sv)) = (dst, src_mo.vreg_of()) {
+                    if let (Some(dc), Some(sc)) =
+                        (self.ed.f.vreg_class(dv), self.ed.f.vreg_class(sv))
+                    {
+                        if let Some(c) = common_subclass(dc, sc) {
+                            self.ed.set_class(dv, Some(c));
+                        }
+                    }
+                }
+                self.du.remove_inst(self.ed.f, mi);
+                self.ed.modify(mi, |d| {
+                    d.operands[src_idx].set_reg(dst);
+                    d.operands[src_idx].subreg = None;
+                });
+                self.du.add_inst(self.ed.f, mi);
+                self.stats.inc("undef_ties_rewritten");
+                let (sn, dn) = (self.reg_name(src), self.reg_name(dst));
+                self.step(|| {
+                    Step::new(
+                        "tie_direct",
+                        format!("Operand {src_idx} ({sn}) is tied to {dn} but its value is never read (undef), so it is renamed to {dn} directly — no COPY needed."),
+                    )
+                    .focus(Focus::inst(mi))
+                });
+                continue;
+            }
+            self.stats.inc("tied_pairs");
+            map.push(src, (src_idx, dst_idx));
+        }
+        any
+    }
+
+    /// processTiedPairs: for each pair whose registers still differ, insert
+    /// `dst = COPY src` before `mi`, rename the use, tighten the class and keep kills,
+    /// DistanceMap and the equivalence classes current.
+    pub(crate) fn process_tied_pairs(&mut self, mi: Inst, pairs: Vec<TiedPair>, dist: &mut u32) {
+        let early_clobber = pairs
+            .iter()
+            .any(|&(_, d)| self.ed.f.insts[mi].operands[d].has(oflag::EARLY_CLOBBER));
+        let mut removed_kill = false;
+        let mut all_copied = true;
+        let mut last_copied: Option<Reg> = None;
+        let mut reg_b = Reg::NoReg;
+        let mut sub_b = None;
+        for &(src_idx, dst_idx) in &pairs {
+            let d = &self.ed.f.insts[mi];
+            let reg_a = d.operands[dst_idx].get_reg().unwrap_or(Reg::NoReg);
+            reg_b = d.operands[src_idx].get_reg().unwrap_or(Reg::NoReg);
+            sub_b = d.operands[src_idx].subreg;
+            if reg_a == reg_b && sub_b.is_none() {
+                all_copied = false;
+                continue;
+            }
+            last_copied = Some(reg_a);
+            let mut src = Operand::reg(reg_b, 0);
+            src.subreg = sub_b;
+            let mut copy = InstData::new(
+                Opcode::Known(Op::COPY),
+                vec![Operand::reg(reg_a, oflag::DEF), src],
+            );
+            copy.lhs_defs = 1;
+            let c = self.ed.insert_before(mi, copy);
+            self.du.add_inst(self.ed.f, c);
+            self.set_dist(c, *dist);
+            *dist += 1;
+            self.set_dist(mi, *dist);
+            self.du.remove_inst(self.ed.f, mi);
+            let was_kill = self.ed.modify(mi, |d| {
+                let mo = &mut d.operands[src_idx];
+                let k = mo.has(oflag::KILL);
+                mo.set(oflag::KILL, false);
+                mo.set_reg(reg_a);
+                mo.subreg = None;
+                k
+            });
+            self.du.add_inst(self.ed.f, mi);
+            removed_kill |= was_kill;
+            // Class tightening: the def must also suit the operand it now fills.
+            let mut tightened = String::new();
+            if let (Reg::Virt(a), Reg::Virt(b), None) = (reg_a, reg_b, sub_b) {
+                if let (Some(ca), Some(cb)) = (self.ed.f.vreg_class(a), self.ed.f.vreg_class(b)) {
+                    if let Some(c) = common_subclass(ca, cb) {
+                        if c != ca {
+                            self.ed.set_class(a, Some(c));
+                            tightened = format!(
+                                " The class of {} is tightened to {}.",
+                                self.reg_name(reg_a),
+                                c.display(&self.ed.f.names)
+                            );
+                        }
+                    }
+                }
+                self.block_classes.record(b, a);
+                self.classes.record(b, a);
+            }
+            self.stats.inc("copies_inserted");
+            self.stats.inc("remarks");
+            let (an, bn) = (self.reg_name(reg_a), self.reg_name(reg_b));
+            self.rec.remark(format!(
+                "two-address: tied operand forced a COPY of {bn} into {an}"
+            ));
+            let attempts = self.attempts_so_far(mi);
+            self.step(|| {
+                Step::new(
+                    "tied_copy",
+                    format!("Operand {src_idx} must be the same register as def {dst_idx}: a COPY {an} = {bn} goes in front, the use is renamed to {an}, and SrcEqClassMap records {bn} → {an}.{tightened}"),
+                )
+                .focus(Focus::inst(c))
+                .focus(Focus::inst(mi))
+                .payload(Payload::TiedPair {
+                    inst: mi.index() as u32,
+                    use_idx: src_idx as u32,
+                    def_idx: dst_idx as u32,
+                    src: bn,
+                    dst: an,
+                    attempts,
+                    resolved_by: "copy",
+                })
+            });
+        }
+        let Some(last) = last_copied else { return };
+        if all_copied {
+            // Other, untied reads of the source now read the copy.
+            let mut remaining = false;
+            self.du.remove_inst(self.ed.f, mi);
+            let rk = self.ed.modify(mi, |d| {
+                let mut rk = false;
+                for mo in d.operands.iter_mut() {
+                    if mo.is_use() && mo.get_reg() == Some(reg_b) {
+                        if mo.subreg == sub_b && !early_clobber {
+                            rk |= mo.has(oflag::KILL);
+                            mo.set(oflag::KILL, false);
+                            mo.set_reg(last);
+                            mo.subreg = None;
+                        } else {
+                            remaining = true;
+                        }
+                    }
+                }
+                rk
+            });
+            self.du.add_inst(self.ed.f, mi);
+            removed_kill |= rk;
+            if let (true, false, Reg::Virt(b)) = (removed_kill, remaining, reg_b) {
+                if self.lv.enabled && self.lv_remove_kill(b, mi) {
+                    if let Some(prev) = self.ed.f.layout.prev_inst(mi) {
+                        self.lv_add_kill(b, prev);
+                        let bn = self.reg_name(reg_b);
+                        self.step(|| Step::new("kill_moved", format!("{bn} no longer dies at the tied instruction but at the COPY just before it.")).focus(Focus::inst(prev)));
+                    }
+                }
+                if let Reg::Virt(l) = last {
+                    self.src_reg_map.insert(l, reg_b);
+                }
+            }
+        } else if removed_kill {
+            self.ed.modify(mi, |d| {
+                if let Some(mo) = d
+                    .operands
+                    .iter_mut()
+                    .find(|o| o.is_use() && o.get_reg() == Some(reg_b))
+                {
+                    mo.set(oflag::KILL, true);
+                }
+            });
+        }
+    }
+
+    /// The attempts logged for `mi` by try_instruction_transform, for the payload.
+    fn attempts_so_far(&mut self, mi: Inst) -> Vec<String> {
+        match self.attempts.take() {
+            Some((i, a)) if i == mi => a,
+            _ => Vec::new(),
+        }
+    }
+}

@@ -1,0 +1,131 @@
+//! The one way passes change a function: every change goes through an [`Editor`], which
+//! applies it and, when tracing, logs the matching [`Edit`] for the next step. Keeping
+//! the mutation and its record in one place is what makes replay exact.
+
+use super::edit::Edit;
+use crate::entity::EntityRef;
+use crate::mir::{Block, Function, Inst, InstData, RegClass, VReg};
+use alloc::vec::Vec;
+
+pub struct Editor<'f> {
+    pub f: &'f mut Function,
+    log: Vec<Edit>,
+    tracing: bool,
+}
+
+impl<'f> Editor<'f> {
+    pub fn new(f: &'f mut Function, tracing: bool) -> Self {
+        Editor {
+            f,
+            log: Vec::new(),
+            tracing,
+        }
+    }
+
+    pub fn tracing(&self) -> bool {
+        self.tracing
+    }
+
+    /// The edits made since the last call (empty when not tracing).
+    pub fn take_edits(&mut self) -> Vec<Edit> {
+        core::mem::take(&mut self.log)
+    }
+
+    pub fn insert_before(&mut self, before: Inst, data: InstData) -> Inst {
+        let block = self
+            .f
+            .layout
+            .inst_block(before)
+            .expect("insert_before: anchor placed");
+        let logged = self.tracing.then(|| data.clone());
+        let i = self.f.insert_before(before, data);
+        if let Some(data) = logged {
+            self.log.push(Edit::Insert {
+                inst: i,
+                before: Some(before),
+                block: block.index() as u32,
+                data,
+            });
+        }
+        i
+    }
+
+    /// Inserts before `before`, or at the end of `block` when `before` is None.
+    pub fn insert_at(&mut self, block: Block, before: Option<Inst>, data: InstData) -> Inst {
+        match before {
+            Some(b) => self.insert_before(b, data),
+            None => {
+                let logged = self.tracing.then(|| data.clone());
+                let i = self.f.append_inst(block, data);
+                if let Some(data) = logged {
+                    self.log.push(Edit::Insert {
+                        inst: i,
+                        before: None,
+                        block: block.index() as u32,
+                        data,
+                    });
+                }
+                i
+            }
+        }
+    }
+
+    pub fn erase(&mut self, i: Inst) {
+        self.f.erase(i);
+        if self.tracing {
+            self.log.push(Edit::Erase { inst: i });
+        }
+    }
+
+    /// Changes an instruction in place.
+    pub fn modify<T>(&mut self, i: Inst, change: impl FnOnce(&mut InstData) -> T) -> T {
+        let old = self.tracing.then(|| self.f.insts[i].clone());
+        let out = change(&mut self.f.insts[i]);
+        if let Some(old) = old {
+            let new = self.f.insts[i].clone();
+            if old != new {
+                self.log.push(Edit::Replace { inst: i, old, new });
+            }
+        }
+        out
+    }
+
+    /// Moves `i` before `before` (or to the end of `block`).
+    pub fn move_inst(&mut self, i: Inst, block: Block, before: Option<Inst>) {
+        self.f.layout.remove_inst(i);
+        self.f.layout.insert_at(i, block, before);
+        if self.tracing {
+            self.log.push(Edit::Move {
+                inst: i,
+                before,
+                block: block.index() as u32,
+            });
+        }
+    }
+
+    pub fn new_vreg(&mut self, class: Option<RegClass>) -> VReg {
+        let v = self.f.new_vreg(class);
+        if self.tracing {
+            self.log.push(Edit::SetClass { vreg: v, class });
+        }
+        v
+    }
+
+    pub fn set_class(&mut self, v: VReg, class: Option<RegClass>) {
+        if self.f.vregs[v].class != class || !self.f.vregs[v].exists {
+            self.f.declare_vreg(v, None);
+            self.f.vregs[v].class = class;
+            if self.tracing {
+                self.log.push(Edit::SetClass { vreg: v, class });
+            }
+        }
+    }
+
+    pub fn set_props(&mut self, no_phis: bool, is_ssa: bool) {
+        self.f.props.no_phis = no_phis;
+        self.f.props.is_ssa = is_ssa;
+        if self.tracing {
+            self.log.push(Edit::SetProps { no_phis, is_ssa });
+        }
+    }
+}
