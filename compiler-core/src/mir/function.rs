@@ -41,6 +41,8 @@ pub struct Props {
     pub is_ssa: bool,
     pub no_phis: bool,
     pub tracks_reg_liveness: bool,
+    /// The IR function carries the `optnone` attribute (read from the embedded module).
+    pub optnone: bool,
 }
 
 impl Default for Props {
@@ -49,6 +51,7 @@ impl Default for Props {
             is_ssa: true,
             no_phis: false,
             tracks_reg_liveness: true,
+            optnone: false,
         }
     }
 }

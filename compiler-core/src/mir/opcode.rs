@@ -210,6 +210,22 @@ opcodes! {
     // Texture fetches (4 results; the coordinate operands follow the handle).
     TEX_UNIFIED_2D_F32_F32_R: 4, LD, None, N;
     TEX_UNIFIED_1D_S32_S32_R: 4, LD, None, N;
+    // CICC-era multi-result producers: one def of a tuple class, split later by a
+    // multi-pair EXTRACT_SUBREG. Operands follow each comment.
+    // (handle, x, y) → float32regsx4
+    TEX_2D_V4F32_F32: 1, LD, None, N;
+    // (a, b, c) → float32regsx4: lane i = a*b + c + i (a model of one thread's fragment)
+    MMA_M16N8K8_TF32: 1, CONVERGENT, None, N;
+    // (a, b, acc: float32regsx4) → float32regsx4: lane i = a*b + acc[i]
+    MMA_M16N8K8_TF32_ACC: 1, CONVERGENT, None, N;
+    // (a, b, c) → float16x2regsx8
+    WMMA_MMA_M16N16K16_F16: 1, CONVERGENT, None, N;
+    // (desc_a, desc_b, scale) → float32regsx16
+    WGMMA_M64N32K16_F32: 1, CONVERGENT, None, N;
+    // (address, coordinate) → int32regsx2: data, completion token
+    TMA_LOAD_2D: 1, LD, None, N;
+    // (address) → int32regsx2: data, completion token
+    CP_ASYNC_CA_SHARED: 1, LD, None, N;
     // Warp shuffle (value, lane, clamp, mask).
     SHFL_SYNC_IDX_i32: 1, CONVERGENT, None, N;
     SHFL_SYNC_DOWN_i32: 1, CONVERGENT, None, N;

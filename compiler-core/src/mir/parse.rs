@@ -52,7 +52,12 @@ pub fn parse_module(text: &str) -> Result<Module, SourceError> {
             }
             module.ir = Some(ir);
         } else {
-            module.functions.push(parse_function(doc, target)?);
+            let mut f = parse_function(doc, target)?;
+            f.props.optnone = module
+                .ir
+                .as_deref()
+                .is_some_and(|ir| ir_function_is_optnone(ir, &f.name));
+            module.functions.push(f);
         }
     }
     if module.functions.is_empty() {
@@ -64,6 +69,33 @@ pub fn parse_module(text: &str) -> Result<Module, SourceError> {
         ));
     }
     Ok(module)
+}
+
+/// Whether the embedded IR defines `@name` with an attribute group containing `optnone`.
+fn ir_function_is_optnone(ir: &str, name: &str) -> bool {
+    let needle = format!("@{name}(");
+    let Some(def) = ir
+        .lines()
+        .find(|l| l.starts_with("define") && l.contains(&needle))
+    else {
+        return false;
+    };
+    if def.contains(" optnone") {
+        return true;
+    }
+    let groups: Vec<&str> = def
+        .split_whitespace()
+        .filter(|w| w.starts_with('#'))
+        .collect();
+    ir.lines()
+        .filter(|l| l.starts_with("attributes #"))
+        .any(|l| {
+            let id = l["attributes ".len()..]
+                .split_whitespace()
+                .next()
+                .unwrap_or("");
+            groups.contains(&id) && l.contains("optnone")
+        })
 }
 
 fn parse_function(doc: &Document<'_>, target: Target) -> Result<Function, SourceError> {

@@ -57,7 +57,14 @@ impl<R: Recorder> TwoAddr<'_, '_, R> {
             .focus(Focus::inst(mi))
         });
         self.du.remove_inst(self.ed.f, mi);
+        // Registers the pseudo killed; the kill lands on the last COPY reading each.
+        let killed: alloc::vec::Vec<_> = pairs
+            .iter()
+            .filter(|p| p.src.has(oflag::KILL))
+            .filter_map(|p| p.src.vreg_of())
+            .collect();
         for (k, pair) in pairs.iter().enumerate() {
+            let kk = k;
             let k = k as u32;
             let Some(dst) = pair.def.vreg_of() else {
                 continue;
@@ -76,9 +83,11 @@ impl<R: Recorder> TwoAddr<'_, '_, R> {
                 self.stats.inc("early_tied_hints");
             }
             let mut use_op = pair.src;
-            use_op.flags &= oflag::KILL | oflag::UNDEF;
+            let last_reader = !pairs[kk + 1..].iter().any(|p| p.src.vreg_of() == Some(src));
+            let src_killed = last_reader && killed.contains(&src);
+            use_op.flags &= oflag::UNDEF;
+            use_op.set(oflag::KILL, src_killed);
             use_op.tied_def = None;
-            let src_killed = use_op.has(oflag::KILL);
             let mut copy = InstData::new(Opcode::Known(Op::COPY), vec![def, use_op]);
             copy.lhs_defs = 1;
             let c = self.ed.insert_before(mi, copy);

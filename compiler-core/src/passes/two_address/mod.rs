@@ -91,6 +91,9 @@ pub fn run_with_classes<R: Recorder>(
     rec: &mut R,
 ) -> (Stats, CopyClasses) {
     let tracing = R::ENABLED;
+    let mut opts = opts.clone();
+    opts.optnone |= f.props.optnone;
+    let opts = &opts;
     let du = DefUse::compute(f);
     let lv = lv::LvUpkeep::new(f, opts.live_variables);
     let mut p = TwoAddr {
@@ -158,11 +161,16 @@ pub(crate) struct TwoAddr<'f, 'r, R: Recorder> {
 impl<R: Recorder> TwoAddr<'_, '_, R> {
     fn gate_step(&mut self) {
         let optnone = self.opts.optnone;
+        let from_attr = self.ed.f.props.optnone;
         self.rec.step(|| {
             Step::new(
                 "gate",
                 if optnone {
-                    "optnone / fast-compile gate is on: the optimization level is forced to None, so ties are met by COPYs only — no commuting, no rescheduling."
+                    if from_attr {
+                        "The function carries the optnone attribute: the optimization level is forced to None, so ties are met by COPYs only — no commuting, no rescheduling."
+                    } else {
+                        "optnone / fast-compile gate is on (knob): the optimization level is forced to None, so ties are met by COPYs only — no commuting, no rescheduling."
+                    }
                 } else {
                     "Optimizing mode: a tie may be met by commuting or rescheduling before a COPY is inserted. Three-address conversion is tried too, but NVPTX has no three-address forms to convert to."
                 },
