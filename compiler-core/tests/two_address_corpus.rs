@@ -92,7 +92,7 @@ fn reg_tokens(lines: &[String]) -> Vec<String> {
     for l in lines {
         let l = l.split(" :: ").next().unwrap_or("");
         let words: Vec<&str> = l
-            .split(|c: char| c == ' ' || c == ',' || c == '(')
+            .split([' ', ',', '('])
             .collect();
         let mut killed = false;
         for w in words {
