@@ -91,9 +91,7 @@ fn reg_tokens(lines: &[String]) -> Vec<String> {
     let mut out = Vec::new();
     for l in lines {
         let l = l.split(" :: ").next().unwrap_or("");
-        let words: Vec<&str> = l
-            .split([' ', ',', '('])
-            .collect();
+        let words: Vec<&str> = l.split([' ', ',', '(']).collect();
         let mut killed = false;
         for w in words {
             if w == "killed" {

@@ -2,6 +2,7 @@
 //! [`Function`](crate::mir::Function) plus an options struct and a
 //! [`Recorder`](crate::trace::Recorder), returning its [`Stats`](crate::stats::Stats).
 
+pub mod nvptx_coalescer;
 pub mod phi_elim;
 pub mod two_address;
 pub mod uses;
