@@ -503,7 +503,7 @@ impl IntervalTree {
                 }
             }
         }
-        found.sort_by(|a, b| (a.0.start, a.0.key, a.0.end).cmp(&(b.0.start, b.0.key, b.0.end)));
+        found.sort_by_key(|a| (a.0.start, a.0.key, a.0.end));
         found.into_iter().map(|x| x.0).collect()
     }
 
