@@ -1,1 +1,274 @@
-fn main() {}
+//! `cargo xtask`: the one place where CopyScope's set-up and checks live.
+//!
+//! ```text
+//! cargo xtask serve [--address A] [--port P] [--release]   install what is missing, trunk serve
+//! cargo xtask test  [--only S,..] [--skip S,..] [--skip-e2e] [--list]
+//!                                                          install, then every check + summary
+//! cargo xtask bless                                        rewrite golden files (COPYSCOPE_BLESS=1)
+//! cargo xtask bench                                        benchmarks (none yet; lists the plan)
+//! cargo xtask setup                                        only the installs
+//! ```
+//!
+//! Installs (tools.rs) are idempotent: present tools are skipped after a version probe.
+
+mod checks;
+mod ctx;
+mod http;
+mod proc;
+mod serve;
+mod tools;
+
+use ctx::Ctx;
+use std::process::ExitCode;
+use std::time::Instant;
+
+const USAGE: &str = "\
+usage: cargo xtask <command> [options]
+
+commands:
+  serve   install what is missing, then `trunk serve` the playground
+          --address ADDR   (default 127.0.0.1)   --port PORT   (default 8080)
+          --release        build with the site's size profile, as the tests do
+  test    install what is missing, then run every check and print a summary
+          --only STEP[,STEP..]   run just these steps      --skip STEP[,STEP..]
+          --skip-e2e             same as --skip e2e        --list   list the steps
+  bless   rerun the native test suites with COPYSCOPE_BLESS=1: golden-file tests
+          rewrite their expected files instead of comparing; review with `git diff`
+  bench   run the benchmarks (none yet: prints what they will cover)
+  setup   only install the tools (what `serve` and `test` do first)";
+
+fn main() -> ExitCode {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let Some(command) = args.first() else {
+        eprintln!("{USAGE}");
+        return ExitCode::from(2);
+    };
+    let rest = &args[1..];
+    let result = match command.as_str() {
+        "serve" => serve_cmd(rest),
+        "test" => test_cmd(rest),
+        "bless" => bless_cmd(rest),
+        "bench" => bench_cmd(rest),
+        "setup" => setup_cmd(rest),
+        "help" | "-h" | "--help" => {
+            println!("{USAGE}");
+            Ok(ExitCode::SUCCESS)
+        }
+        other => Err(Usage(format!("unknown command `{other}`"))),
+    };
+    match result {
+        Ok(code) => code,
+        Err(Usage(message)) => {
+            eprintln!("error: {message}\n\n{USAGE}");
+            ExitCode::from(2)
+        }
+    }
+}
+
+/// A command-line mistake: printed with the usage, exit code 2.
+struct Usage(String);
+
+/// Reads `--name VALUE` / `--name=VALUE` options and bare flags.
+struct Args<'a> {
+    rest: &'a [String],
+    i: usize,
+}
+
+impl<'a> Args<'a> {
+    fn new(rest: &'a [String]) -> Self {
+        Args { rest, i: 0 }
+    }
+
+    /// The next option name and, for `--name=value`, its inline value.
+    fn next(&mut self) -> Option<(&'a str, Option<&'a str>)> {
+        let arg = self.rest.get(self.i)?;
+        self.i += 1;
+        Some(match arg.split_once('=') {
+            Some((name, value)) if name.starts_with("--") => (name, Some(value)),
+            _ => (arg.as_str(), None),
+        })
+    }
+
+    fn value(&mut self, name: &str, inline: Option<&'a str>) -> Result<&'a str, Usage> {
+        if let Some(value) = inline {
+            return Ok(value);
+        }
+        let value = self
+            .rest
+            .get(self.i)
+            .ok_or_else(|| Usage(format!("{name} needs a value")))?;
+        self.i += 1;
+        Ok(value)
+    }
+}
+
+fn install(ctx: &Ctx, wanted: impl Fn(&tools::Tool) -> bool) -> Result<(), String> {
+    let start = Instant::now();
+    let all = tools::all(ctx)?;
+    let selected: Vec<&tools::Tool> = all.iter().filter(|t| wanted(t)).collect();
+    tools::ensure(ctx, &selected)?;
+    println!("tools ready in {:.1}s", start.elapsed().as_secs_f64());
+    Ok(())
+}
+
+fn setup_failed(e: String) -> ExitCode {
+    eprintln!("error: set-up failed: {e}");
+    ExitCode::FAILURE
+}
+
+fn setup_cmd(rest: &[String]) -> Result<ExitCode, Usage> {
+    if let Some(arg) = rest.first() {
+        return Err(Usage(format!("setup takes no options (got `{arg}`)")));
+    }
+    let ctx = Ctx::new();
+    Ok(match install(&ctx, |_| true) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => setup_failed(e),
+    })
+}
+
+fn serve_cmd(rest: &[String]) -> Result<ExitCode, Usage> {
+    let (mut address, mut port, mut release) = ("127.0.0.1".to_string(), 8080u16, false);
+    let mut args = Args::new(rest);
+    while let Some((name, inline)) = args.next() {
+        match name {
+            "--address" => address = args.value(name, inline)?.to_string(),
+            "--port" => {
+                let value = args.value(name, inline)?;
+                port = value
+                    .parse()
+                    .map_err(|_| Usage(format!("--port: `{value}` is not a port number")))?;
+            }
+            "--release" => release = true,
+            other => return Err(Usage(format!("serve: unknown option `{other}`"))),
+        }
+    }
+    let ctx = Ctx::new();
+    if let Err(e) = install(&ctx, |t| t.for_serve) {
+        return Ok(setup_failed(e));
+    }
+    let opts = serve::ServeOptions {
+        address: &address,
+        port,
+        release,
+        dist: None,
+    };
+    let mut cmd = serve::trunk_serve(&ctx, &opts);
+    println!(
+        "serving CopyScope at http://{address}:{port}/ ({})",
+        proc::describe(&cmd)
+    );
+    Ok(match cmd.status() {
+        Ok(status) if status.success() => ExitCode::SUCCESS,
+        Ok(status) => {
+            eprintln!("error: trunk serve exited with {status}");
+            ExitCode::FAILURE
+        }
+        Err(e) => {
+            eprintln!("error: cannot run trunk: {e}");
+            ExitCode::FAILURE
+        }
+    })
+}
+
+fn test_cmd(rest: &[String]) -> Result<ExitCode, Usage> {
+    let steps = checks::steps();
+    let known = |name: &str| -> Result<String, Usage> {
+        if steps.iter().any(|s| s.name == name) {
+            Ok(name.to_string())
+        } else {
+            let names: Vec<&str> = steps.iter().map(|s| s.name).collect();
+            Err(Usage(format!(
+                "unknown step `{name}`; steps: {}",
+                names.join(", ")
+            )))
+        }
+    };
+    let (mut only, mut skip) = (Vec::new(), Vec::new());
+    let mut args = Args::new(rest);
+    while let Some((name, inline)) = args.next() {
+        match name {
+            "--only" => {
+                for step in args.value(name, inline)?.split(',') {
+                    only.push(known(step)?);
+                }
+            }
+            "--skip" => {
+                for step in args.value(name, inline)?.split(',') {
+                    skip.push(known(step)?);
+                }
+            }
+            "--skip-e2e" => skip.push("e2e".to_string()),
+            "--list" => {
+                for step in &steps {
+                    println!("{:<14} {}", step.name, step.about);
+                }
+                return Ok(ExitCode::SUCCESS);
+            }
+            other => return Err(Usage(format!("test: unknown option `{other}`"))),
+        }
+    }
+    let selected: Vec<checks::Step> = steps
+        .into_iter()
+        .filter(|s| only.is_empty() || only.iter().any(|o| o == s.name))
+        .filter(|s| !skip.iter().any(|k| k == s.name))
+        .collect();
+
+    let ctx = Ctx::new();
+    let needed = |tool: &tools::Tool| selected.iter().any(|s| s.needs.contains(&tool.id));
+    if let Err(e) = install(&ctx, needed) {
+        return Ok(setup_failed(e));
+    }
+    let failed = checks::run(&ctx, &selected);
+    Ok(if failed == 0 {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::FAILURE
+    })
+}
+
+fn bless_cmd(rest: &[String]) -> Result<ExitCode, Usage> {
+    if let Some(arg) = rest.first() {
+        return Err(Usage(format!("bless takes no options (got `{arg}`)")));
+    }
+    let ctx = Ctx::new();
+    println!("running the native test suites with COPYSCOPE_BLESS=1 (golden files are rewritten)");
+    let status = ctx
+        .cargo(&["test", "--workspace"])
+        .env("COPYSCOPE_BLESS", "1")
+        .status();
+    if !matches!(status, Ok(s) if s.success()) {
+        eprintln!(
+            "error: some tests failed even while blessing; golden files may be partly updated"
+        );
+        return Ok(ExitCode::FAILURE);
+    }
+    let changed =
+        proc::probe(&mut ctx.command("git", &["status", "--short", "--untracked-files=all"]))
+            .unwrap_or_default();
+    let golden: Vec<&str> = changed.lines().filter(|l| l.contains("golden")).collect();
+    if golden.is_empty() {
+        println!("no golden file differs from the last commit");
+    } else {
+        println!("golden files that now differ from the last commit (review with `git diff`):");
+        for line in golden {
+            println!("  {line}");
+        }
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+fn bench_cmd(rest: &[String]) -> Result<ExitCode, Usage> {
+    if let Some(arg) = rest.first() {
+        return Err(Usage(format!("bench takes no options (got `{arg}`)")));
+    }
+    println!(
+        "nothing to benchmark yet. `cargo xtask bench` will measure, in the native release profile:
+  - each pass on the corpus (shared/corpus/*.mir, *.ptx): time per function
+  - parsers and printers (MIR, DAG, PTX): throughput
+  - trace seeking on a large function (checkpoints + replay)
+  - the permalink codec: encode / decode
+and report the site's wasm size after wasm-opt. Speed is measured here, never in tests."
+    );
+    Ok(ExitCode::SUCCESS)
+}

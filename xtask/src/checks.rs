@@ -1,0 +1,419 @@
+//! `cargo xtask test`: every check the project has, in order, each timed, with a summary.
+//!
+//! A failing step does not stop the run; the summary lists every step and the last line
+//! is `N passed, N failed` (check steps, not individual tests). The exit code is non-zero
+//! when any step failed.
+
+use crate::ctx::Ctx;
+use crate::serve::{self, ServeOptions};
+use crate::tools::{CHROMEDRIVER, CHROMIUM};
+use crate::{http, proc};
+use std::process::Command;
+use std::time::{Duration, Instant};
+
+pub struct Step {
+    pub name: &'static str,
+    pub about: &'static str,
+    /// Tool ids (tools.rs) this step uses; only those are installed for a partial run.
+    pub needs: &'static [&'static str],
+    run: fn(&Ctx) -> Outcome,
+}
+
+pub struct Outcome {
+    pub ok: bool,
+    /// One short line for the summary (test counts, sizes).
+    pub detail: String,
+}
+
+const WASM: &[&str] = &["wasm32-target", "wasm-bindgen-cli"];
+const BROWSER: &[&str] = &["wasm32-target", "wasm-bindgen-cli", "chromium"];
+const SITE: &[&str] = &[
+    "wasm32-target",
+    "crate-sources",
+    "trunk",
+    "wasm-bindgen-cli",
+    "node-packages",
+];
+const E2E: &[&str] = &[
+    "wasm32-target",
+    "crate-sources",
+    "trunk",
+    "wasm-bindgen-cli",
+    "node-packages",
+    "chromium",
+];
+
+/// Every check step, in run order.
+pub fn steps() -> Vec<Step> {
+    vec![
+        Step {
+            name: "fmt",
+            about: "cargo fmt --all -- --check",
+            needs: &[],
+            run: |ctx| cargo_step(ctx, &["fmt", "--all", "--", "--check"], &[]),
+        },
+        Step {
+            name: "clippy",
+            about: "cargo clippy --workspace --all-targets -- -D warnings",
+            needs: &[],
+            run: |ctx| {
+                let args = [
+                    "clippy",
+                    "--workspace",
+                    "--all-targets",
+                    "--",
+                    "-D",
+                    "warnings",
+                ];
+                cargo_step(ctx, &args, &[])
+            },
+        },
+        Step {
+            name: "native-tests",
+            about: "cargo test --workspace",
+            needs: &[],
+            run: |ctx| cargo_step(ctx, &["test", "--workspace"], &[]),
+        },
+        Step {
+            name: "wasm-build",
+            about: "compiler-core for wasm32 without std",
+            needs: &["wasm32-target"],
+            run: |ctx| {
+                let args = [
+                    "build",
+                    "-p",
+                    "compiler-core",
+                    "--target",
+                    "wasm32-unknown-unknown",
+                    "--no-default-features",
+                ];
+                cargo_step(ctx, &args, &[])
+            },
+        },
+        Step {
+            name: "wasm-node",
+            about: "wasm-bindgen tests in Node (web-app/tests/stage_table.rs)",
+            needs: WASM,
+            run: |ctx| {
+                let args = wasm_test_args("stage_table");
+                cargo_step(ctx, &args, &[wasm_runner()])
+            },
+        },
+        Step {
+            name: "wasm-chromium",
+            about: "wasm-bindgen tests in headless Chromium (web-app/tests/render.rs)",
+            needs: BROWSER,
+            run: |ctx| {
+                let config = match webdriver_config(ctx) {
+                    Ok(path) => path,
+                    Err(e) => return failed(e),
+                };
+                let env = [
+                    wasm_runner(),
+                    ("CHROMEDRIVER", CHROMEDRIVER.to_string()),
+                    ("WASM_BINDGEN_TEST_WEBDRIVER_JSON", config),
+                ];
+                cargo_step(ctx, &wasm_test_args("render"), &env)
+            },
+        },
+        Step {
+            name: "trunk-build",
+            about: "trunk build --release (profile wasm-release, wasm-opt -Oz) into dist/",
+            needs: SITE,
+            run: trunk_build,
+        },
+        Step {
+            name: "e2e",
+            about: "node --test in e2e/ against dist/ and against `trunk serve`",
+            needs: E2E,
+            run: e2e,
+        },
+    ]
+}
+
+fn failed(detail: impl Into<String>) -> Outcome {
+    Outcome {
+        ok: false,
+        detail: detail.into(),
+    }
+}
+
+fn wasm_test_args(test: &'static str) -> [&'static str; 7] {
+    [
+        "test",
+        "-p",
+        "web-app",
+        "--target",
+        "wasm32-unknown-unknown",
+        "--test",
+        test,
+    ]
+}
+
+fn wasm_runner() -> (&'static str, String) {
+    (
+        "CARGO_TARGET_WASM32_UNKNOWN_UNKNOWN_RUNNER",
+        "wasm-bindgen-test-runner".to_string(),
+    )
+}
+
+/// Chromium options for wasm-bindgen-test-runner's webdriver session. The runner adds
+/// headless and no-sandbox itself; the rest keeps Chromium off the (closed) network.
+fn webdriver_config(ctx: &Ctx) -> Result<String, String> {
+    let path = ctx.work_dir().join("webdriver.json");
+    let config = serde_json::json!({
+        "goog:chromeOptions": {
+            "binary": CHROMIUM,
+            "args": [
+                "--disable-gpu",
+                "--disable-dev-shm-usage",
+                "--disable-background-networking",
+                "--disable-component-update",
+                "--disable-sync",
+                "--no-first-run",
+                "--disable-quic",
+            ],
+        }
+    });
+    let text = serde_json::to_string_pretty(&config).expect("static JSON");
+    std::fs::write(&path, text + "\n").map_err(|e| format!("{}: {e}", path.display()))?;
+    Ok(path.display().to_string())
+}
+
+fn cargo_step(ctx: &Ctx, args: &[&str], env: &[(&str, String)]) -> Outcome {
+    let mut cmd = ctx.cargo(args);
+    for (key, value) in env {
+        cmd.env(key, value);
+    }
+    run_counted(&mut cmd)
+}
+
+/// Runs a test command, streaming its output, and summarises the test counts it printed
+/// (`test result:` lines of libtest and wasm-bindgen-test, `# pass` lines of node --test).
+fn run_counted(cmd: &mut Command) -> Outcome {
+    let (ok, lines) = proc::tee(cmd);
+    let counts = TestCounts::read(&lines);
+    Outcome {
+        ok,
+        detail: counts.to_string(),
+    }
+}
+
+#[derive(Default)]
+pub struct TestCounts {
+    seen: bool,
+    passed: u64,
+    failed: u64,
+    ignored: u64,
+}
+
+impl TestCounts {
+    pub fn read(lines: &[String]) -> TestCounts {
+        let mut counts = TestCounts::default();
+        for line in lines {
+            let line = line.trim();
+            if let Some(rest) = line.strip_prefix("test result: ") {
+                counts.seen = true;
+                for part in rest.split([';', '.']) {
+                    let mut words = part.split_whitespace();
+                    let (Some(n), Some(what)) = (words.next(), words.next()) else {
+                        continue;
+                    };
+                    let Ok(n) = n.parse::<u64>() else { continue };
+                    match what {
+                        "passed" => counts.passed += n,
+                        "failed" => counts.failed += n,
+                        "ignored" => counts.ignored += n,
+                        _ => {}
+                    }
+                }
+            }
+            // node --test: TAP (`# pass 3`) or spec (`ℹ pass 3`) reporter.
+            let node = line.strip_prefix("# ").or_else(|| line.strip_prefix("ℹ "));
+            if let Some((what, n)) = node.and_then(|l| l.split_once(' ')) {
+                if let Ok(n) = n.trim().parse::<u64>() {
+                    counts.seen |= matches!(what, "pass" | "fail");
+                    match what {
+                        "pass" => counts.passed += n,
+                        "fail" => counts.failed += n,
+                        "skipped" | "todo" => counts.ignored += n,
+                        _ => {}
+                    }
+                }
+            }
+        }
+        counts
+    }
+}
+
+impl std::fmt::Display for TestCounts {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        if !self.seen {
+            return Ok(());
+        }
+        write!(f, "{} tests passed", self.passed)?;
+        if self.failed > 0 {
+            write!(f, ", {} failed", self.failed)?;
+        }
+        if self.ignored > 0 {
+            write!(f, ", {} skipped", self.ignored)?;
+        }
+        Ok(())
+    }
+}
+
+fn trunk_build(ctx: &Ctx) -> Outcome {
+    let (ok, _) = proc::tee(&mut ctx.command("trunk", &["build", "--release"]));
+    if !ok {
+        return failed("trunk build failed");
+    }
+    let dist = ctx.root.join("dist");
+    let wasm: u64 = std::fs::read_dir(&dist)
+        .into_iter()
+        .flatten()
+        .flatten()
+        .filter(|e| e.path().extension().is_some_and(|x| x == "wasm"))
+        .filter_map(|e| e.metadata().ok())
+        .map(|m| m.len())
+        .sum();
+    Outcome {
+        ok: wasm > 0,
+        detail: if wasm > 0 {
+            format!("dist/ wasm {} KB", wasm.div_ceil(1024))
+        } else {
+            "no .wasm in dist/".into()
+        },
+    }
+}
+
+/// The e2e suite. Two servers run while it does:
+/// - a static file server over `dist/` (the release build of the previous step) →
+///   `COPYSCOPE_URL`, for the main flows;
+/// - `trunk serve`, started exactly as `cargo xtask serve` starts it except for the port
+///   and an out-of-tree dist directory → `COPYSCOPE_SERVE_URL`, for e2e/serve.test.mjs.
+fn e2e(ctx: &Ctx) -> Outcome {
+    let dist = ctx.root.join("dist");
+    if !dist.join("index.html").is_file() {
+        return failed("no dist/index.html (run the trunk-build step first)");
+    }
+    let site = match http::StaticServer::start(dist) {
+        Ok(server) => server,
+        Err(e) => return failed(format!("static server: {e}")),
+    };
+    let port = match http::free_port() {
+        Ok(port) => port,
+        Err(e) => return failed(format!("no free port: {e}")),
+    };
+    let serve_dist = ctx.work_dir().join("serve-dist");
+    let opts = ServeOptions {
+        address: "127.0.0.1",
+        port,
+        release: false,
+        dist: Some(&serve_dist),
+    };
+    let serve_url = format!("http://127.0.0.1:{port}/");
+    let mut serve_cmd = serve::trunk_serve(ctx, &opts);
+    println!("starting {}", proc::describe(&serve_cmd));
+    let mut trunk = match serve_cmd.stdin(std::process::Stdio::null()).spawn() {
+        Ok(child) => child,
+        Err(e) => return failed(format!("cannot start trunk serve: {e}")),
+    };
+    let outcome = match serve::wait_until_served(&serve_url, &mut trunk, Duration::from_secs(900)) {
+        Ok(()) => {
+            println!(
+                "site: {} (dist/)  serve: {serve_url} (trunk serve)",
+                site.url()
+            );
+            let out_dir = ctx.e2e().join("out");
+            std::fs::create_dir_all(&out_dir).ok();
+            let mut cmd = ctx.command("node", &["--test", "--test-reporter=tap"]);
+            cmd.current_dir(ctx.e2e())
+                .env("COPYSCOPE_URL", site.url())
+                .env("COPYSCOPE_SERVE_URL", &serve_url)
+                .env("COPYSCOPE_CHROMIUM", CHROMIUM);
+            run_counted(&mut cmd)
+        }
+        Err(e) => failed(e),
+    };
+    serve::stop(&mut trunk);
+    site.stop();
+    outcome
+}
+
+/// Runs the selected steps and prints the summary; returns the number that failed.
+pub fn run(ctx: &Ctx, steps: &[Step]) -> usize {
+    let mut results = Vec::new();
+    for (i, step) in steps.iter().enumerate() {
+        println!();
+        println!(
+            "==> [{}/{}] {}: {}",
+            i + 1,
+            steps.len(),
+            step.name,
+            step.about
+        );
+        let start = Instant::now();
+        let outcome = (step.run)(ctx);
+        let took = start.elapsed();
+        println!(
+            "<== {} {} in {}",
+            step.name,
+            if outcome.ok { "ok" } else { "FAILED" },
+            secs(took)
+        );
+        results.push((step, outcome, took));
+    }
+
+    let failed = results.iter().filter(|(_, o, _)| !o.ok).count();
+    let width = steps.iter().map(|s| s.name.len()).max().unwrap_or(4).max(4);
+    println!();
+    println!("{:<width$}  {:<6}  {:>8}  detail", "step", "result", "time");
+    for (step, outcome, took) in &results {
+        println!(
+            "{:<width$}  {:<6}  {:>8}  {}",
+            step.name,
+            if outcome.ok { "ok" } else { "FAILED" },
+            secs(*took),
+            outcome.detail
+        );
+    }
+    let total: Duration = results.iter().map(|(_, _, t)| *t).sum();
+    println!("{:<width$}  {:<6}  {:>8}", "total", "", secs(total));
+    println!("{} passed, {} failed", results.len() - failed, failed);
+    failed
+}
+
+fn secs(d: Duration) -> String {
+    format!("{:.1}s", d.as_secs_f64())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::TestCounts;
+
+    fn counts(text: &str) -> String {
+        let lines: Vec<String> = text.lines().map(String::from).collect();
+        TestCounts::read(&lines).to_string()
+    }
+
+    #[test]
+    fn sums_libtest_and_wasm_bindgen_result_lines() {
+        let out = "test result: ok. 3 passed; 0 failed; 1 ignored; 0 measured; 0 filtered out; finished in 0.00s\n\
+                   test result: FAILED. 4 passed; 2 failed; 0 ignored; 0 filtered out; finished in 0.04s";
+        assert_eq!(counts(out), "7 tests passed, 2 failed, 1 skipped");
+    }
+
+    #[test]
+    fn reads_node_test_tap_and_spec_summaries() {
+        assert_eq!(
+            counts("# tests 6\n# pass 5\n# fail 0\n# skipped 1"),
+            "5 tests passed, 1 skipped"
+        );
+        assert_eq!(counts("ℹ tests 2\nℹ pass 2\nℹ fail 0"), "2 tests passed");
+    }
+
+    #[test]
+    fn says_nothing_when_no_tests_ran() {
+        assert_eq!(counts("Finished `dev` profile\n# Subtest: x"), "");
+    }
+}

@@ -1,0 +1,339 @@
+//! The tools CopyScope's checks and site need, and how to install each one.
+//!
+//! [`all`] is the single list, in install order. Each [`Tool`] knows how to tell whether
+//! it is already present at the right version (`probe`) and how to install it from a
+//! package registry (`install`); nothing is downloaded from anywhere else. Installing is
+//! idempotent: a present tool prints `skip <id> (present: <version>)` and costs a probe.
+//!
+//! Adding a tool: append a [`Tool`] to [`all`] (before the tools that use it) and name its
+//! `id` in the `needs` of the check steps that use it (see `checks.rs`). Tools that are
+//! not binaries on a system path live under [`cache_dir`] (`.tools/`, git-ignored); the
+//! planned `ptxas` entry (PyPI `nvidia-cuda-nvcc==13.0.88`, `pip download --no-deps`,
+//! unzipped to `.tools/nvidia-cuda-nvcc-13.0.88/`, binary `nvidia/cu13/bin/ptxas`) is
+//! the model for those.
+
+use crate::ctx::{which, Ctx};
+use crate::proc;
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+/// Trunk: 0.22 needs a newer rustc than the project's 1.95.
+pub const TRUNK_VERSION: &str = "0.21.14";
+/// Where Debian's chromium package puts the browser and its driver.
+pub const CHROMIUM: &str = "/usr/bin/chromium";
+pub const CHROMEDRIVER: &str = "/usr/bin/chromedriver";
+
+pub enum Probe {
+    /// Present at an acceptable version (the text says which).
+    Present(String),
+    /// Absent or at the wrong version (the text says what was found).
+    Missing(String),
+}
+
+pub struct Tool<'a> {
+    /// Short stable name, used by check steps' `needs` and in messages.
+    pub id: &'static str,
+    /// The version (or version set) we install, for messages.
+    pub wanted: String,
+    /// Whether `cargo xtask serve` needs it (the browser only serves the tests).
+    pub for_serve: bool,
+    probe: Box<dyn Fn() -> Probe + 'a>,
+    install: Box<Install<'a>>,
+}
+
+/// Runs an install; every command's output goes to the log file given.
+type Install<'a> = dyn Fn(&Path) -> Result<(), String> + 'a;
+
+/// `.tools/` at the workspace root: downloaded tool trees that are not system packages.
+#[allow(dead_code)] // first user: the ptxas tool of a later issue
+pub fn cache_dir(ctx: &Ctx) -> PathBuf {
+    ctx.root.join(".tools")
+}
+
+/// Every tool, in install order.
+pub fn all(ctx: &Ctx) -> Result<Vec<Tool<'_>>, String> {
+    let bindgen_version = lock_version(ctx, "wasm-bindgen")?;
+    Ok(vec![
+        wasm_target(ctx),
+        crate_sources(ctx),
+        cargo_installed(ctx, "trunk", &["trunk"], TRUNK_VERSION.into(), true),
+        cargo_installed(
+            ctx,
+            "wasm-bindgen-cli",
+            &["wasm-bindgen", "wasm-bindgen-test-runner"],
+            bindgen_version,
+            true,
+        ),
+        node_packages(ctx),
+        chromium(ctx),
+    ])
+}
+
+/// Installs whichever of `tools` are missing, printing one line per tool.
+pub fn ensure(ctx: &Ctx, tools: &[&Tool]) -> Result<(), String> {
+    let logs = ctx.work_dir().join("logs");
+    std::fs::create_dir_all(&logs).map_err(|e| e.to_string())?;
+    for tool in tools {
+        let found = match (tool.probe)() {
+            Probe::Present(version) => {
+                println!("skip {} (present: {version})", tool.id);
+                continue;
+            }
+            Probe::Missing(found) => found,
+        };
+        let log = logs.join(format!("{}.log", tool.id));
+        std::fs::remove_file(&log).ok();
+        print!(
+            "install {} {} ({found}; log: {}) ...",
+            tool.id,
+            tool.wanted,
+            ctx.show(&log)
+        );
+        flush();
+        let start = Instant::now();
+        let result = (tool.install)(&log);
+        let secs = start.elapsed().as_secs();
+        match result {
+            Ok(()) => match (tool.probe)() {
+                Probe::Present(_) => println!(" done in {secs}s"),
+                Probe::Missing(found) => {
+                    println!(" FAILED after {secs}s");
+                    return Err(format!(
+                        "{} still not usable after installing: {found}",
+                        tool.id
+                    ));
+                }
+            },
+            Err(e) => {
+                println!(" FAILED after {secs}s");
+                return Err(e);
+            }
+        }
+    }
+    Ok(())
+}
+
+fn flush() {
+    use std::io::Write;
+    std::io::stdout().flush().ok();
+}
+
+/// The version Cargo.lock pins for the crate `name`.
+pub fn lock_version(ctx: &Ctx, name: &str) -> Result<String, String> {
+    let lock = std::fs::read_to_string(ctx.root.join("Cargo.lock"))
+        .map_err(|e| format!("cannot read Cargo.lock: {e}"))?;
+    let wanted = format!("name = \"{name}\"");
+    let mut lines = lock.lines();
+    while let Some(line) = lines.next() {
+        if line.trim() == wanted {
+            if let Some(version) = lines
+                .next()
+                .and_then(|l| l.trim().strip_prefix("version = \""))
+            {
+                return Ok(version.trim_end_matches('"').to_string());
+            }
+        }
+    }
+    Err(format!("Cargo.lock has no package `{name}`"))
+}
+
+fn wasm_target(ctx: &Ctx) -> Tool<'_> {
+    const TARGET: &str = "wasm32-unknown-unknown";
+    Tool {
+        id: "wasm32-target",
+        wanted: TARGET.into(),
+        for_serve: true,
+        probe: Box::new(move || {
+            let rustc = proc::probe(&mut ctx.command("rustc", &["--version"]));
+            let sysroot = proc::probe(&mut ctx.command("rustc", &["--print", "sysroot"]));
+            match (rustc, sysroot) {
+                (Some(rustc), Some(sysroot))
+                    if Path::new(&sysroot)
+                        .join("lib/rustlib")
+                        .join(TARGET)
+                        .is_dir() =>
+                {
+                    Probe::Present(format!("{TARGET} for {rustc}"))
+                }
+                _ => Probe::Missing(format!("no {TARGET} standard library")),
+            }
+        }),
+        install: Box::new(move |log| {
+            proc::logged(&mut ctx.command("rustup", &["target", "add", TARGET]), log)
+        }),
+    }
+}
+
+/// `cargo fetch`: Trunk builds with `--offline`, so every crate must be local first.
+fn crate_sources(ctx: &Ctx) -> Tool<'_> {
+    Tool {
+        id: "crate-sources",
+        wanted: "Cargo.lock".into(),
+        for_serve: true,
+        probe: Box::new(move || {
+            let fetched = ctx
+                .cargo(&["fetch", "--offline", "--quiet"])
+                .stdin(std::process::Stdio::null())
+                .output()
+                .is_ok_and(|o| o.status.success());
+            let count = std::fs::read_to_string(ctx.root.join("Cargo.lock"))
+                .map(|l| l.matches("source = \"registry+").count())
+                .unwrap_or(0);
+            if fetched {
+                Probe::Present(format!("all {count} registry crates of Cargo.lock"))
+            } else {
+                Probe::Missing("some crates not downloaded".into())
+            }
+        }),
+        install: Box::new(move |log| proc::logged(&mut ctx.cargo(&["fetch"]), log)),
+    }
+}
+
+/// Binaries from `cargo install <krate> --version <version>`, each checked with
+/// `<bin> --version` printing `<bin> <version>`.
+fn cargo_installed<'a>(
+    ctx: &'a Ctx,
+    krate: &'static str,
+    bins: &'static [&'static str],
+    version: String,
+    for_serve: bool,
+) -> Tool<'a> {
+    let wanted = version.clone();
+    Tool {
+        id: krate,
+        wanted: version.clone(),
+        for_serve,
+        probe: Box::new({
+            let version = version.clone();
+            move || {
+                for bin in bins {
+                    let found = which(bin).and_then(|path| {
+                        proc::probe(std::process::Command::new(path).arg("--version"))
+                    });
+                    match found {
+                        Some(line) if line.split_whitespace().nth(1) == Some(version.as_str()) => {}
+                        Some(line) => return Probe::Missing(format!("found {line}")),
+                        None => return Probe::Missing(format!("no {bin} on PATH")),
+                    }
+                }
+                Probe::Present(format!("{} {version}", bins.join(", ")))
+            }
+        }),
+        install: Box::new(move |log| {
+            let mut args = vec!["install", krate, "--version", wanted.as_str()];
+            // trunk's own lockfile is known good; wasm-bindgen-cli's pins a crate version
+            // the registry no longer has, so it resolves fresh (TOOLCHAIN.md).
+            if krate == "trunk" {
+                args.push("--locked");
+            }
+            proc::logged(&mut ctx.cargo(&args), log)
+        }),
+    }
+}
+
+/// playwright-core, axe-core and binaryen (wasm-opt) into e2e/node_modules, exactly as
+/// e2e/package-lock.json pins them.
+fn node_packages(ctx: &Ctx) -> Tool<'_> {
+    Tool {
+        id: "node-packages",
+        wanted: "e2e/package-lock.json".into(),
+        for_serve: true,
+        probe: Box::new(move || match node_packages_state(ctx) {
+            Ok(found) => Probe::Present(found),
+            Err(why) => Probe::Missing(why),
+        }),
+        install: Box::new(move |log| {
+            for program in ["node", "npm"] {
+                if which(program).is_none() {
+                    return Err(format!(
+                        "`{program}` is not on PATH; install Node.js 20 or newer with npm first"
+                    ));
+                }
+            }
+            let verb = if ctx.e2e().join("package-lock.json").is_file() {
+                "ci"
+            } else {
+                "install"
+            };
+            let mut cmd = ctx.command("npm", &[verb, "--no-audit", "--no-fund"]);
+            cmd.current_dir(ctx.e2e())
+                .env("PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD", "1");
+            proc::logged(&mut cmd, log)
+        }),
+    }
+}
+
+/// Ok("name version, ...") when every package of the lock's root is installed at the
+/// locked version.
+fn node_packages_state(ctx: &Ctx) -> Result<String, String> {
+    let read_json = |path: PathBuf| -> Result<serde_json::Value, String> {
+        let text = std::fs::read_to_string(&path).map_err(|_| format!("no {}", ctx.show(&path)))?;
+        serde_json::from_str(&text).map_err(|e| format!("{}: {e}", ctx.show(&path)))
+    };
+    let lock = read_json(ctx.e2e().join("package-lock.json"))?;
+    let packages = &lock["packages"];
+    let root = &packages[""];
+    let mut names: Vec<&String> = ["dependencies", "devDependencies"]
+        .iter()
+        .filter_map(|key| root[*key].as_object())
+        .flat_map(|deps| deps.keys())
+        .collect();
+    names.sort();
+    let mut found = Vec::new();
+    for name in names {
+        let locked = packages[format!("node_modules/{name}")]["version"]
+            .as_str()
+            .ok_or_else(|| format!("package-lock.json has no version for {name}"))?;
+        let installed = read_json(
+            ctx.e2e()
+                .join("node_modules")
+                .join(name)
+                .join("package.json"),
+        )?;
+        match installed["version"].as_str() {
+            Some(v) if v == locked => found.push(format!("{name} {v}")),
+            Some(v) => return Err(format!("{name} {v} installed, lock says {locked}")),
+            None => return Err(format!("{name} has no version")),
+        }
+    }
+    Ok(found.join(", "))
+}
+
+/// Debian's chromium and chromium-driver. Only installed when a binary is missing; any
+/// present version is accepted (the driver comes from the same source package).
+fn chromium(ctx: &Ctx) -> Tool<'_> {
+    Tool {
+        id: "chromium",
+        wanted: "(Debian chromium, chromium-driver)".into(),
+        for_serve: false,
+        probe: Box::new(|| {
+            let missing: Vec<&str> = [CHROMIUM, CHROMEDRIVER]
+                .into_iter()
+                .filter(|p| !Path::new(p).is_file())
+                .collect();
+            if !missing.is_empty() {
+                return Probe::Missing(format!("no {}", missing.join(", ")));
+            }
+            let version = proc::probe(std::process::Command::new(CHROMEDRIVER).arg("--version"))
+                .map(|v| v.split(" (").next().unwrap_or_default().to_string())
+                .unwrap_or_else(|| "version unknown".into());
+            Probe::Present(format!("{CHROMIUM}, {version}"))
+        }),
+        install: Box::new(move |log| {
+            let as_root = proc::probe(&mut ctx.command("id", &["-u"])).as_deref() == Some("0");
+            let apt = |args: &[&str]| {
+                let mut cmd = if as_root {
+                    ctx.command("apt-get", args)
+                } else {
+                    let mut cmd = ctx.command("sudo", &["apt-get"]);
+                    cmd.args(args);
+                    cmd
+                };
+                cmd.env("DEBIAN_FRONTEND", "noninteractive");
+                proc::logged(&mut cmd, log)
+            };
+            apt(&["update"])?;
+            apt(&["install", "-y", "chromium", "chromium-driver"])
+        }),
+    }
+}
