@@ -1,0 +1,443 @@
+//! Floating-point semantics in software, `no_std`: IEEE f32/f64 arithmetic comes from
+//! Rust (round to nearest even), everything Rust's `core` does not give us is here:
+//!
+//! - f16 ⇄ f32 conversion (exact widening, round-to-nearest-even narrowing);
+//! - a correctly rounded f32 fused multiply-add (`fma.rn.f32`) built on f64 with
+//!   round-to-odd, so `core` without `libm` suffices;
+//! - PTX `cvt` rounding modes (`.rn .rz .rm .rp` for float results, `.rni .rzi .rmi
+//!   .rpi .rna` for integer results), saturation and flush-to-zero;
+//! - the canonical NaN PTX arithmetic produces (`0x7fffffff` for f32, `0x7fff` for f16).
+//!
+//! f16 arithmetic is done in f32 and rounded once to f16: for +, −, × the f32 result of
+//! two f16 operands is either exact or rounds innocuously (24 ≥ 2·11 + 2 bits), so the
+//! f16 result is correctly rounded.
+
+/// PTX's canonical f32 NaN: every f32 arithmetic instruction that produces a NaN
+/// produces this one (no payload propagation).
+pub const F32_CANONICAL_NAN: u32 = 0x7fff_ffff;
+/// PTX's canonical f16 NaN.
+pub const F16_CANONICAL_NAN: u16 = 0x7fff;
+
+/// `cvt` rounding and flag bits (LLVM's `NVPTX::PTXCvtMode`).
+pub mod cvt_mode {
+    pub const NONE: u32 = 0;
+    pub const RNI: u32 = 1;
+    pub const RZI: u32 = 2;
+    pub const RMI: u32 = 3;
+    pub const RPI: u32 = 4;
+    pub const RN: u32 = 5;
+    pub const RZ: u32 = 6;
+    pub const RM: u32 = 7;
+    pub const RP: u32 = 8;
+    pub const RNA: u32 = 9;
+    pub const BASE_MASK: u32 = 0x0f;
+    pub const FTZ: u32 = 0x10;
+    pub const SAT: u32 = 0x20;
+}
+
+/// Result bits of an f32 operation, NaN canonicalised.
+pub fn canon32(x: f32) -> u32 {
+    if x.is_nan() {
+        F32_CANONICAL_NAN
+    } else {
+        x.to_bits()
+    }
+}
+
+/// Flushes an f32 subnormal to a zero of the same sign (`.ftz`).
+pub fn ftz32(x: f32) -> f32 {
+    if x.is_subnormal() {
+        f32::from_bits(x.to_bits() & 0x8000_0000)
+    } else {
+        x
+    }
+}
+
+/// Flushes an f16 subnormal (bit pattern) to a zero of the same sign.
+pub fn ftz16(h: u16) -> u16 {
+    if h & 0x7c00 == 0 {
+        h & 0x8000
+    } else {
+        h
+    }
+}
+
+/// Exact widening of an IEEE binary16 bit pattern to f32.
+pub fn f16_to_f32(h: u16) -> f32 {
+    let sign = ((h as u32) >> 15) << 31;
+    let exp = ((h >> 10) & 0x1f) as u32;
+    let man = (h & 0x3ff) as u32;
+    match exp {
+        0 => {
+            // Zero or subnormal: man · 2^-24, exact in f32.
+            let v = man as f32 * (1.0 / 16_777_216.0);
+            f32::from_bits(v.to_bits() | sign)
+        }
+        31 => f32::from_bits(sign | 0x7f80_0000 | (man << 13)),
+        _ => f32::from_bits(sign | ((exp + 112) << 23) | (man << 13)),
+    }
+}
+
+/// f32 → binary16, round to nearest even; NaNs stay NaN (quiet), overflow gives ∞.
+pub fn f32_to_f16(x: f32) -> u16 {
+    let b = x.to_bits();
+    let sign = ((b >> 16) & 0x8000) as u16;
+    let exp = ((b >> 23) & 0xff) as i32;
+    let man = b & 0x7f_ffff;
+    if exp == 0xff {
+        return if man != 0 {
+            sign | 0x7e00 | (man >> 13) as u16
+        } else {
+            sign | 0x7c00
+        };
+    }
+    if exp == 0 {
+        // f32 zero or subnormal: far below half the smallest f16 subnormal.
+        return sign;
+    }
+    let e = exp - 127;
+    if e > 15 {
+        return sign | 0x7c00;
+    }
+    if e >= -14 {
+        let mut h = (((e + 15) as u32) << 10) | (man >> 13);
+        let rem = man & 0x1fff;
+        if rem > 0x1000 || (rem == 0x1000 && h & 1 == 1) {
+            h += 1; // may carry into the exponent, up to ∞: both are right
+        }
+        return sign | h as u16;
+    }
+    // Result is an f16 subnormal (or zero): count units of 2^-24.
+    let full = man | 0x80_0000; // value = full · 2^(e-23)
+    let shift = (-(e + 1)) as u32; // ≥ 14
+    if shift >= 32 {
+        return sign;
+    }
+    let q = full >> shift;
+    let rem = full & ((1u32 << shift) - 1);
+    let half = 1u32 << (shift - 1);
+    let q = if rem > half || (rem == half && q & 1 == 1) {
+        q + 1
+    } else {
+        q
+    };
+    sign | q as u16
+}
+
+/// Result bits of an f16 operation computed in f32: rounded once, NaN canonicalised.
+pub fn canon16_from_f32(x: f32) -> u16 {
+    if x.is_nan() {
+        F16_CANONICAL_NAN
+    } else {
+        f32_to_f16(x)
+    }
+}
+
+/// `fma.rn.f32`: a·b + c with a single rounding.
+///
+/// a·b is exact in f64 (2 × 24 significant bits ≤ 53). The sum is rounded to f64 with
+/// round-to-odd (round to nearest, then nudge an inexact even result to its odd
+/// neighbour, using the TwoSum error term), and round-to-odd at ≥ 24 + 2 bits followed by
+/// one round-to-nearest to f32 equals a single correct rounding.
+pub fn fma32(a: f32, b: f32, c: f32) -> f32 {
+    let p = a as f64 * b as f64;
+    let c = c as f64;
+    if !p.is_finite() || !c.is_finite() {
+        return (p + c) as f32;
+    }
+    let s = p + c;
+    let bb = s - p;
+    let err = (p - (s - bb)) + (c - bb);
+    let odd = if err != 0.0 && s.to_bits() & 1 == 0 {
+        if (err > 0.0) == (s > 0.0) {
+            f64::from_bits(s.to_bits() + 1)
+        } else {
+            f64::from_bits(s.to_bits() - 1)
+        }
+    } else {
+        s
+    };
+    odd as f32
+}
+
+/// Rounding direction of a float-result conversion.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum FRound {
+    Nearest,
+    Zero,
+    Down,
+    Up,
+}
+
+impl FRound {
+    /// The float rounding of a `cvt` mode (`NONE` means the type's default, nearest).
+    pub fn from_mode(mode: u32) -> Option<FRound> {
+        match mode & cvt_mode::BASE_MASK {
+            cvt_mode::NONE | cvt_mode::RN => Some(FRound::Nearest),
+            cvt_mode::RZ => Some(FRound::Zero),
+            cvt_mode::RM => Some(FRound::Down),
+            cvt_mode::RP => Some(FRound::Up),
+            _ => None,
+        }
+    }
+}
+
+/// Picks between a round-to-nearest result `r` and its neighbours so that it rounds
+/// `exact` in direction `dir`. `cmp` is `r` compared with the exact value.
+fn adjust32(r: f32, cmp: core::cmp::Ordering, negative: bool, dir: FRound) -> f32 {
+    use core::cmp::Ordering::*;
+    let down = match dir {
+        FRound::Nearest => return r,
+        FRound::Down => true,
+        FRound::Up => false,
+        FRound::Zero => !negative,
+    };
+    match (cmp, down) {
+        (Greater, true) => r.next_down(),
+        (Less, false) => r.next_up(),
+        _ => r,
+    }
+}
+
+fn adjust64(r: f64, cmp: core::cmp::Ordering, negative: bool, dir: FRound) -> f64 {
+    use core::cmp::Ordering::*;
+    let down = match dir {
+        FRound::Nearest => return r,
+        FRound::Down => true,
+        FRound::Up => false,
+        FRound::Zero => !negative,
+    };
+    match (cmp, down) {
+        (Greater, true) => r.next_down(),
+        (Less, false) => r.next_up(),
+        _ => r,
+    }
+}
+
+/// An integer (exact, as i128) to f32 with a rounding direction.
+pub fn int_to_f32(v: i128, dir: FRound) -> f32 {
+    let r = v as f32; // nearest even
+                      // |r| ≤ 2^127 fits i128 except exactly 2^127, which no 64-bit input reaches.
+    let rv = r as i128;
+    adjust32(r, rv.cmp(&v), v < 0, dir)
+}
+
+/// An integer (exact, as i128) to f64 with a rounding direction.
+pub fn int_to_f64(v: i128, dir: FRound) -> f64 {
+    let r = v as f64;
+    let rv = r as i128;
+    adjust64(r, rv.cmp(&v), v < 0, dir)
+}
+
+/// f64 to f32 with a rounding direction.
+pub fn f64_to_f32(x: f64, dir: FRound) -> f32 {
+    let r = x as f32;
+    if x.is_nan() || r.is_nan() {
+        return r;
+    }
+    let cmp = (r as f64)
+        .partial_cmp(&x)
+        .unwrap_or(core::cmp::Ordering::Equal);
+    // Overflow to ∞ under directed rounding toward zero goes back to the largest finite.
+    adjust32(r, cmp, x < 0.0, dir)
+}
+
+/// Rounding of a float-to-integer conversion.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum IRound {
+    /// `.rni`: nearest, ties to even.
+    NearestEven,
+    /// `.rzi`: toward zero.
+    Zero,
+    /// `.rmi`: toward −∞.
+    Down,
+    /// `.rpi`: toward +∞.
+    Up,
+    /// `.rna`: nearest, ties away from zero.
+    NearestAway,
+}
+
+impl IRound {
+    /// `NONE` is accepted as `.rzi` (C's conversion), which is what PTX requires anyway.
+    pub fn from_mode(mode: u32) -> Option<IRound> {
+        match mode & cvt_mode::BASE_MASK {
+            cvt_mode::NONE | cvt_mode::RZI => Some(IRound::Zero),
+            cvt_mode::RNI => Some(IRound::NearestEven),
+            cvt_mode::RMI => Some(IRound::Down),
+            cvt_mode::RPI => Some(IRound::Up),
+            cvt_mode::RNA => Some(IRound::NearestAway),
+            _ => None,
+        }
+    }
+}
+
+/// Float (as f64; f32 and f16 widen exactly) to an integer of `bits` bits, saturating
+/// as PTX does (NaN → 0). Returns the two's-complement bit pattern, masked to `bits`.
+pub fn float_to_int(x: f64, dir: IRound, signed: bool, bits: u32) -> u128 {
+    if x.is_nan() {
+        return 0;
+    }
+    let t = x as i128; // truncation, saturating at the i128 range
+                       // |x| < 2^52 ⇒ t is exact and x - t is exact; beyond that x is integral (and far
+                       // beyond any target range, where only the clamp below matters).
+    let frac = if x.abs() < 4.5e15 { x - t as f64 } else { 0.0 };
+    let r = if frac == 0.0 {
+        t
+    } else {
+        match dir {
+            IRound::Zero => t,
+            IRound::Down => {
+                if x < 0.0 {
+                    t - 1
+                } else {
+                    t
+                }
+            }
+            IRound::Up => {
+                if x > 0.0 {
+                    t + 1
+                } else {
+                    t
+                }
+            }
+            IRound::NearestEven | IRound::NearestAway => {
+                let a = frac.abs();
+                let away = a > 0.5 || (a == 0.5 && (dir == IRound::NearestAway || t & 1 == 1));
+                if away {
+                    if x < 0.0 {
+                        t - 1
+                    } else {
+                        t + 1
+                    }
+                } else {
+                    t
+                }
+            }
+        }
+    };
+    let (lo, hi): (i128, i128) = if signed {
+        (-(1i128 << (bits - 1)), (1i128 << (bits - 1)) - 1)
+    } else {
+        (0, (1i128 << bits) - 1)
+    };
+    (r.clamp(lo, hi) as u128) & mask(bits)
+}
+
+/// Low `bits` ones.
+pub fn mask(bits: u32) -> u128 {
+    if bits >= 128 {
+        u128::MAX
+    } else {
+        (1u128 << bits) - 1
+    }
+}
+
+/// Interprets the low `bits` of `v` as a signed integer.
+pub fn sext(v: u128, bits: u32) -> i128 {
+    if bits == 0 || bits >= 128 {
+        return v as i128;
+    }
+    let sh = 128 - bits;
+    ((v << sh) as i128) >> sh
+}
+
+/// Parses an MIR floating-point literal (`float 1.000000e+00`, `float 0x3FB99999A0000000`,
+/// `half 0xH3C00`, `bfloat 0xR3F80`, `double 0x...`) into the bit pattern of its own type.
+pub fn parse_fp_literal(ty: &str, text: &str) -> Option<u128> {
+    let t = text.trim();
+    if let Some(h) = t.strip_prefix("0xH").or_else(|| t.strip_prefix("0xh")) {
+        return u16::from_str_radix(h, 16).ok().map(u128::from);
+    }
+    if let Some(h) = t.strip_prefix("0xR").or_else(|| t.strip_prefix("0xr")) {
+        return u16::from_str_radix(h, 16).ok().map(u128::from);
+    }
+    // LLVM prints `float` and `double` hex literals as the bits of the value widened to
+    // double.
+    let v: f64 = if let Some(h) = t.strip_prefix("0x").or_else(|| t.strip_prefix("0X")) {
+        f64::from_bits(u64::from_str_radix(h, 16).ok()?)
+    } else {
+        t.parse::<f64>().ok()?
+    };
+    match ty {
+        "float" => Some((v as f32).to_bits() as u128),
+        "double" => Some(v.to_bits() as u128),
+        "half" => Some(f32_to_f16(v as f32) as u128),
+        _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn f16_roundtrips_every_pattern() {
+        for h in 0..=u16::MAX {
+            let f = f16_to_f32(h);
+            if f.is_nan() {
+                assert!(f32_to_f16(f) & 0x7c00 == 0x7c00 && f32_to_f16(f) & 0x3ff != 0);
+            } else {
+                assert_eq!(f32_to_f16(f), h, "{h:#06x}");
+            }
+        }
+    }
+
+    #[test]
+    fn f16_rounds_midpoints_to_even() {
+        // Between consecutive positive finite f16 values a and b (b = a + 1 ulp):
+        // the midpoint goes to the even one, anything just off it to the nearer one.
+        for a in 0u16..0x7bff {
+            let (fa, fb) = (f16_to_f32(a), f16_to_f32(a + 1));
+            let mid = (fa as f64 + fb as f64) / 2.0;
+            let mid32 = mid as f32;
+            assert_eq!(mid32 as f64, mid, "midpoint exact in f32");
+            let even = if a & 1 == 0 { a } else { a + 1 };
+            assert_eq!(f32_to_f16(mid32), even, "tie at {a:#06x}");
+            assert_eq!(f32_to_f16(mid32.next_down()), a);
+            assert_eq!(f32_to_f16(mid32.next_up()), a + 1);
+            assert_eq!(f32_to_f16(-mid32), 0x8000 | even);
+        }
+        // Largest finite rounds up to infinity past its own midpoint.
+        assert_eq!(f32_to_f16(65520.0), 0x7c00);
+        assert_eq!(f32_to_f16(65519.99), 0x7bff);
+    }
+
+    #[test]
+    fn cvt_roundings() {
+        use FRound::*;
+        let big = (1i128 << 24) + 1; // not representable in f32
+        assert_eq!(int_to_f32(big, Nearest), 16_777_216.0);
+        assert_eq!(int_to_f32(big, Up), 16_777_218.0);
+        assert_eq!(int_to_f32(big, Down), 16_777_216.0);
+        assert_eq!(int_to_f32(-big, Zero), -16_777_216.0);
+        assert_eq!(int_to_f32(-big, Down), -16_777_218.0);
+        assert_eq!(float_to_int(2.5, IRound::NearestEven, true, 32), 2);
+        assert_eq!(float_to_int(3.5, IRound::NearestEven, true, 32), 4);
+        assert_eq!(
+            float_to_int(-2.5, IRound::NearestAway, true, 32) as u32,
+            -3i32 as u32
+        );
+        assert_eq!(
+            float_to_int(-2.1, IRound::Down, true, 32) as u32,
+            -3i32 as u32
+        );
+        assert_eq!(
+            float_to_int(-2.1, IRound::Up, true, 32) as u32,
+            -2i32 as u32
+        );
+        assert_eq!(float_to_int(1e20, IRound::Zero, true, 32), i32::MAX as u128);
+        assert_eq!(float_to_int(-1.0, IRound::Zero, false, 32), 0);
+        assert_eq!(float_to_int(f64::NAN, IRound::Zero, true, 32), 0);
+    }
+
+    #[test]
+    fn fp_literals() {
+        assert_eq!(parse_fp_literal("float", "1.000000e+00"), Some(0x3f80_0000));
+        assert_eq!(
+            parse_fp_literal("float", "0x3FB99999A0000000"),
+            Some(0x3dcc_cccd)
+        );
+        assert_eq!(parse_fp_literal("half", "0xH3C00"), Some(0x3c00));
+        assert_eq!(parse_fp_literal("float", "bogus"), None);
+    }
+}
