@@ -22,6 +22,7 @@ extern crate std;
 
 pub mod entity;
 pub mod error;
+pub mod interp;
 pub mod liveness;
 pub mod mir;
 pub mod passes;

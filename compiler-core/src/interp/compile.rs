@@ -1,0 +1,1450 @@
+//! MIR → [`Program`]: every instruction decoded once into an [`Exec`] with its operands
+//! resolved to register slots, immediates and symbols, so running is a tight loop and
+//! every "this IR cannot be interpreted" error surfaces before the first step.
+//!
+//! Register file: each virtual register owns `lanes` consecutive slots (one for a scalar
+//! class, N for a tuple class `<base>xN`); `%v.subK` names slot `base(v) + K`. A slot
+//! holds a `u128` bit pattern kept masked to its class width. Physical registers get one
+//! slot each after the virtual ones.
+//!
+//! Invariants of a compiled program: block indices are layout positions; PHIs are gone
+//! from `code` and live on as one parallel move list per incoming edge; every slot index
+//! is below `slot_bits.len()`.
+
+use super::asm::{self, AsmBlock};
+use super::error::{InterpError, Location};
+use super::float::{self, mask};
+use super::memory::{param_addr, retval_addr, Space};
+use crate::entity::{EntityRef, SecondaryMap};
+use crate::mir::operand::{oflag, OperandKind, Sigil};
+use crate::mir::print::inst_to_string;
+use crate::mir::{Block, Function, Inst, InstData, Op, Opcode, Operand, Reg, RegClass, SubReg};
+use alloc::boxed::Box;
+use alloc::format;
+use alloc::string::{String, ToString};
+use alloc::vec;
+use alloc::vec::Vec;
+
+/// Index into a thread's register slots.
+pub(crate) type Slot = u32;
+
+/// The deterministic "poison" bit pattern: what `IMPLICIT_DEF` writes and what a
+/// register holds before its first write, masked to the register's width.
+pub const POISON: u128 = 0xdead_beef_dead_beef_dead_beef_dead_beef;
+
+/// A value an instruction reads.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub(crate) enum Src {
+    Slot(Slot),
+    Imm(u128),
+    /// The address of the run's symbol `idx` (in the symbol's own space) plus `off`.
+    Sym {
+        idx: u32,
+        off: i64,
+    },
+    /// `$noreg` or an unset lane: the poison pattern.
+    Poison,
+}
+
+/// A register lane an instruction writes.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub(crate) struct Dst {
+    pub slot: Slot,
+    /// Width to mask to (128: no masking).
+    pub bits: u16,
+}
+
+/// One lane of a parallel copy: all sources are read before any destination is written.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub(crate) struct Move {
+    pub dst: Dst,
+    pub src: Src,
+}
+
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub(crate) enum IntOp {
+    Add,
+    Sub,
+    MulLo,
+    And,
+    Or,
+    Xor,
+    Shl,
+    ShrU,
+}
+
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub(crate) enum FOp {
+    Add,
+    Sub,
+    Mul,
+}
+
+/// A number type named in a `CVT_<to>_<from>` opcode.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub(crate) enum NumTy {
+    Int { signed: bool, bits: u32 },
+    F16,
+    F32,
+    F64,
+}
+
+impl NumTy {
+    fn parse(s: &str) -> Option<NumTy> {
+        let (kind, bits) = s.split_at(1);
+        let bits: u32 = bits.parse().ok()?;
+        Some(match (kind, bits) {
+            ("s", 8 | 16 | 32 | 64) => NumTy::Int { signed: true, bits },
+            ("u", 8 | 16 | 32 | 64) => NumTy::Int {
+                signed: false,
+                bits,
+            },
+            ("f", 16) => NumTy::F16,
+            ("f", 32) => NumTy::F32,
+            ("f", 64) => NumTy::F64,
+            _ => return None,
+        })
+    }
+}
+
+/// Which special register an `INT_PTX_SREG_*` reads.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub(crate) enum Sreg {
+    Tid(u8),
+    Ntid(u8),
+    Ctaid(u8),
+    Nctaid(u8),
+    LaneId,
+}
+
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub(crate) enum ShflMode {
+    Idx,
+    Down,
+}
+
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub(crate) enum TexKind {
+    /// `tex.2d.v4.f32.f32`: four f32 texels from (x, y) f32 coordinates.
+    F32F32_2d,
+    /// `tex.1d.v4.s32.s32`: four s32 texels from an s32 coordinate.
+    S32S32_1d,
+}
+
+/// How a load extends a narrower memory value into its register.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub(crate) enum Ext {
+    Zero,
+    Sign,
+}
+
+/// A decoded instruction.
+#[derive(Clone, Debug)]
+pub(crate) enum Exec {
+    /// COPY, register moves, immediates, sub-register pseudos, IMPLICIT_DEF.
+    Moves(Vec<Move>),
+    Int {
+        op: IntOp,
+        bits: u32,
+        d: Dst,
+        a: Src,
+        b: Src,
+    },
+    MulWide {
+        signed: bool,
+        d: Dst,
+        a: Src,
+        b: Src,
+    },
+    MadLo {
+        bits: u32,
+        d: Dst,
+        a: Src,
+        b: Src,
+        c: Src,
+    },
+    SetpInt {
+        bits: u32,
+        mode: u8,
+        d: Dst,
+        a: Src,
+        b: Src,
+    },
+    SetpF32 {
+        mode: u8,
+        ftz: bool,
+        d: Dst,
+        a: Src,
+        b: Src,
+    },
+    Selp {
+        d: Dst,
+        a: Src,
+        b: Src,
+        p: Src,
+    },
+    F32 {
+        op: FOp,
+        ftz: bool,
+        d: Dst,
+        a: Src,
+        b: Src,
+    },
+    F16 {
+        op: FOp,
+        ftz: bool,
+        lanes: u32,
+        d: Dst,
+        a: Src,
+        b: Src,
+    },
+    Fma32 {
+        ftz: bool,
+        d: Dst,
+        a: Src,
+        b: Src,
+        c: Src,
+    },
+    Cvt {
+        to: NumTy,
+        from: NumTy,
+        mode: u32,
+        d: Dst,
+        a: Src,
+    },
+    /// Concatenate `parts` (lowest first), each `part_bits` wide.
+    Pack {
+        part_bits: u32,
+        d: Dst,
+        parts: Vec<Src>,
+    },
+    /// Split `a` into `ds` (lowest first), each `part_bits` wide.
+    Unpack {
+        part_bits: u32,
+        ds: Vec<Dst>,
+        a: Src,
+    },
+    Load {
+        space: Space,
+        ext: Ext,
+        bits: u32,
+        ds: Vec<Dst>,
+        base: Src,
+        off: i64,
+    },
+    /// `None` elements are sinks (`$noreg`): not stored.
+    Store {
+        space: Space,
+        bits: u32,
+        vals: Vec<Option<Src>>,
+        base: Src,
+        off: i64,
+    },
+    Sreg {
+        d: Dst,
+        which: Sreg,
+    },
+    Barrier {
+        id: u32,
+    },
+    Shfl {
+        mode: ShflMode,
+        d: Dst,
+        pred: Option<Dst>,
+        a: Src,
+        b: Src,
+        c: Src,
+        mask: Src,
+    },
+    Tex {
+        kind: TexKind,
+        ds: Vec<Dst>,
+        handle: Src,
+        coords: Vec<Src>,
+    },
+    Asm(Box<AsmBlock>),
+    Branch {
+        cond: Option<(Src, bool)>,
+        target: usize,
+    },
+    Return,
+    Nop,
+}
+
+/// A symbol (module variable) the function refers to, other than kernel parameters
+/// and return-value slots.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SymbolRef {
+    pub name: String,
+    /// The space the function's direct uses imply (`Global` when nothing says).
+    pub space: Space,
+}
+
+pub(crate) struct XBlock {
+    pub number: u32,
+    /// Incoming edges: predecessor layout index and the PHI moves of that edge.
+    pub edges: Vec<(usize, Vec<Move>)>,
+    pub has_phis: bool,
+    pub code: Vec<Exec>,
+    pub insts: Vec<Inst>,
+}
+
+/// A function decoded for the interpreter. Compile once, run on many inputs.
+pub struct Program<'f> {
+    pub(crate) f: &'f Function,
+    pub(crate) blocks: Vec<XBlock>,
+    /// Width of every register slot.
+    pub(crate) slot_bits: Vec<u16>,
+    pub(crate) symbols: Vec<SymbolRef>,
+    /// `func_retvalN` slots referenced.
+    pub(crate) retvals: Vec<u32>,
+}
+
+impl<'f> Program<'f> {
+    /// Decodes `f`. Fails with `Unsupported` on the first opcode without semantics, or
+    /// `Malformed` on IR that does not fit an opcode's operand layout.
+    pub fn compile(f: &'f Function) -> Result<Program<'f>, InterpError> {
+        Compiler::new(f).run()
+    }
+
+    pub fn function(&self) -> &'f Function {
+        self.f
+    }
+
+    /// The module variables the function refers to, with the space their uses imply.
+    pub fn symbols(&self) -> &[SymbolRef] {
+        &self.symbols
+    }
+
+    pub(crate) fn location(&self, block: usize, pc: usize) -> Location {
+        let b = &self.blocks[block];
+        let inst = b
+            .insts
+            .get(pc)
+            .map(|&i| inst_to_string(self.f, &self.f.insts[i]))
+            .unwrap_or_else(|| "<block entry>".into());
+        Location {
+            block: b.number,
+            inst,
+        }
+    }
+}
+
+/// Register slot allocation of a virtual register.
+#[derive(Copy, Clone, Default)]
+struct VSlots {
+    base: u32,
+    lanes: u8,
+    bits: u16,
+}
+
+fn class_bits(c: Option<RegClass>) -> u16 {
+    c.and_then(|c| c.family())
+        .map_or(128, |fam| fam.bits() as u16)
+}
+
+struct Compiler<'f> {
+    f: &'f Function,
+    vslots: SecondaryMap<crate::mir::VReg, VSlots>,
+    slot_bits: Vec<u16>,
+    phys: Vec<(crate::entity::Sym, Slot)>,
+    block_index: SecondaryMap<Block, Option<usize>>,
+    symbols: Vec<SymbolRef>,
+    sym_space_known: Vec<bool>,
+    retvals: Vec<u32>,
+}
+
+/// Explicit operands of an instruction: defs (left of `=`, not implicit) and the rest
+/// (registers, immediates, blocks, symbols), implicit registers and metadata dropped.
+struct Operands<'a> {
+    defs: Vec<&'a Operand>,
+    uses: Vec<&'a Operand>,
+}
+
+fn operands(data: &InstData) -> Operands<'_> {
+    let mut defs = Vec::new();
+    let mut uses = Vec::new();
+    for op in &data.operands {
+        if op.is_reg() && op.has(oflag::IMPLICIT) {
+            continue;
+        }
+        if matches!(op.kind, OperandKind::Verbatim(_)) {
+            continue;
+        }
+        if op.is_def() {
+            defs.push(op);
+        } else {
+            uses.push(op);
+        }
+    }
+    Operands { defs, uses }
+}
+
+fn opcode_name(f: &Function, o: Opcode) -> String {
+    match o {
+        Opcode::Known(op) => op.name().into(),
+        Opcode::Other(s) => f.sym(s).into(),
+    }
+}
+
+/// Kernel parameter index of a `&<fn>_param_N` symbol.
+pub(crate) fn param_index(name: &str) -> Option<u32> {
+    let pos = name.rfind("_param_")?;
+    let n = &name[pos + "_param_".len()..];
+    if n.is_empty() || !n.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    n.parse().ok()
+}
+
+/// Return-value slot of a `&func_retvalN` symbol.
+pub(crate) fn retval_index(name: &str) -> Option<u32> {
+    let n = name.strip_prefix("func_retval")?;
+    if n.is_empty() || !n.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    n.parse().ok()
+}
+
+impl<'f> Compiler<'f> {
+    fn new(f: &'f Function) -> Self {
+        let mut vslots: SecondaryMap<crate::mir::VReg, VSlots> = SecondaryMap::new();
+        let mut slot_bits = Vec::new();
+        for v in f.vreg_list() {
+            let class = f.vreg_class(v);
+            let lanes = class.map_or(1, |c| c.lanes()).max(1);
+            let bits = class_bits(class);
+            vslots[v] = VSlots {
+                base: slot_bits.len() as u32,
+                lanes,
+                bits,
+            };
+            slot_bits.extend(core::iter::repeat_n(bits, lanes as usize));
+        }
+        let mut block_index = SecondaryMap::new();
+        for (i, b) in f.layout.blocks().enumerate() {
+            block_index[b] = Some(i);
+        }
+        Compiler {
+            f,
+            vslots,
+            slot_bits,
+            phys: Vec::new(),
+            block_index,
+            symbols: Vec::new(),
+            sym_space_known: Vec::new(),
+            retvals: Vec::new(),
+        }
+    }
+
+    fn run(mut self) -> Result<Program<'f>, InterpError> {
+        let f = self.f;
+        if f.layout.num_blocks() == 0 {
+            return Err(InterpError::malformed("the function has no blocks"));
+        }
+        let nblocks = f.layout.num_blocks();
+        let mut blocks: Vec<XBlock> = Vec::with_capacity(nblocks);
+        // PHI moves per (block, predecessor) are gathered first, then attached.
+        let mut edges: Vec<Vec<(usize, Vec<Move>)>> = vec![Vec::new(); nblocks];
+        for (bi, b) in f.layout.blocks().enumerate() {
+            let number = f.blocks[b].number;
+            let mut code = Vec::new();
+            let mut insts = Vec::new();
+            let mut in_phis = true;
+            let mut has_phis = false;
+            for i in f.layout.block_insts(b) {
+                let data = &f.insts[i];
+                let loc = || Location {
+                    block: number,
+                    inst: inst_to_string(f, data),
+                };
+                if data.is(Op::PHI) {
+                    if !in_phis {
+                        return Err(InterpError::malformed(
+                            "PHI after a non-PHI instruction in its block",
+                        )
+                        .at(loc));
+                    }
+                    has_phis = true;
+                    self.phi(data, bi, &mut edges).map_err(|e| e.at(loc))?;
+                    continue;
+                }
+                in_phis = false;
+                let x = self.inst(data).map_err(|e| e.at(loc))?;
+                code.push(x);
+                insts.push(i);
+            }
+            blocks.push(XBlock {
+                number,
+                edges: Vec::new(),
+                has_phis,
+                code,
+                insts,
+            });
+        }
+        for (bi, e) in edges.into_iter().enumerate() {
+            blocks[bi].edges = e;
+        }
+        if blocks[0].has_phis {
+            return Err(InterpError::malformed(format!(
+                "the entry block bb.{} has PHIs",
+                blocks[0].number
+            )));
+        }
+        self.retvals.sort_unstable();
+        self.retvals.dedup();
+        Ok(Program {
+            f,
+            blocks,
+            slot_bits: self.slot_bits,
+            symbols: self.symbols,
+            retvals: self.retvals,
+        })
+    }
+
+    fn phi(
+        &mut self,
+        data: &InstData,
+        bi: usize,
+        edges: &mut [Vec<(usize, Vec<Move>)>],
+    ) -> Result<(), InterpError> {
+        let ops = operands(data);
+        let [d] = ops.defs[..] else {
+            return Err(InterpError::malformed("PHI needs exactly one def"));
+        };
+        let dsts = self.dst_lanes(d)?;
+        if !ops.uses.len().is_multiple_of(2) {
+            return Err(InterpError::malformed(
+                "PHI operands come in (value, %bb.N) pairs",
+            ));
+        }
+        for pair in ops.uses.chunks(2) {
+            let pred = self.block(pair[1])?;
+            let srcs = self.src_lanes(pair[0])?;
+            let moves = self.lane_moves(&dsts, &srcs)?;
+            let list = &mut edges[bi];
+            match list.iter_mut().find(|(p, _)| *p == pred) {
+                Some((_, m)) => {
+                    // A second pair for the same predecessor: the first one wins per def.
+                    for mv in moves {
+                        if !m.iter().any(|x| x.dst == mv.dst) {
+                            m.push(mv);
+                        }
+                    }
+                }
+                None => list.push((pred, moves)),
+            }
+        }
+        Ok(())
+    }
+
+    // ---- operand helpers -------------------------------------------------------
+
+    fn vslots_of(&self, v: crate::mir::VReg) -> Result<VSlots, InterpError> {
+        let s = self.vslots[v];
+        if s.lanes == 0 || !self.f.vregs[v].exists {
+            return Err(InterpError::malformed(format!(
+                "%{} is not a declared register",
+                v.index()
+            )));
+        }
+        Ok(s)
+    }
+
+    fn phys_slot(&mut self, s: crate::entity::Sym) -> Slot {
+        if let Some(&(_, slot)) = self.phys.iter().find(|(x, _)| *x == s) {
+            return slot;
+        }
+        let slot = self.slot_bits.len() as Slot;
+        self.slot_bits.push(128);
+        self.phys.push((s, slot));
+        slot
+    }
+
+    /// Lanes (slot, width) a register operand names: all lanes, or the one `.subK`.
+    fn reg_lanes(&mut self, op: &Operand) -> Result<Option<Vec<Dst>>, InterpError> {
+        let Some(reg) = op.get_reg() else {
+            return Ok(None);
+        };
+        match reg {
+            Reg::Virt(v) => {
+                let s = self.vslots_of(v)?;
+                match op.subreg {
+                    None => Ok(Some(
+                        (0..s.lanes as u32)
+                            .map(|k| Dst {
+                                slot: s.base + k,
+                                bits: s.bits,
+                            })
+                            .collect(),
+                    )),
+                    Some(SubReg::Lane(k)) if k < s.lanes => Ok(Some(vec![Dst {
+                        slot: s.base + k as u32,
+                        bits: s.bits,
+                    }])),
+                    Some(SubReg::Lane(k)) => Err(InterpError::malformed(format!(
+                        "%{}.sub{k} is past the register's {} lane(s)",
+                        v.index(),
+                        s.lanes
+                    ))),
+                    Some(SubReg::Named(n)) => Err(InterpError::unsupported(
+                        "<sub-register>",
+                        format!("named sub-register index `{}`", self.f.sym(n)),
+                    )),
+                }
+            }
+            Reg::Phys(s) => {
+                if op.subreg.is_some() {
+                    return Err(InterpError::unsupported(
+                        "<sub-register>",
+                        "sub-registers of physical registers",
+                    ));
+                }
+                Ok(Some(vec![Dst {
+                    slot: self.phys_slot(s),
+                    bits: 128,
+                }]))
+            }
+            Reg::NoReg => Ok(Some(Vec::new())),
+        }
+    }
+
+    /// Every lane an operand reads, in lane order.
+    fn src_lanes(&mut self, op: &Operand) -> Result<Vec<Src>, InterpError> {
+        match self.reg_lanes(op)? {
+            Some(l) if l.is_empty() => Ok(vec![Src::Poison]),
+            Some(l) => Ok(l.into_iter().map(|d| Src::Slot(d.slot)).collect()),
+            None => Ok(vec![self.src(op)?]),
+        }
+    }
+
+    fn dst_lanes(&mut self, op: &Operand) -> Result<Vec<Dst>, InterpError> {
+        match self.reg_lanes(op)? {
+            Some(l) if l.is_empty() => Ok(vec![Dst {
+                slot: Slot::MAX,
+                bits: 128,
+            }]),
+            Some(l) => Ok(l),
+            None => Err(InterpError::malformed("expected a register to define")),
+        }
+    }
+
+    /// One value: a scalar register or one lane, an immediate, a symbol's address.
+    fn src(&mut self, op: &Operand) -> Result<Src, InterpError> {
+        match op.kind {
+            OperandKind::Reg(_) => {
+                let l = self.reg_lanes(op)?.unwrap_or_default();
+                match l[..] {
+                    [] => Ok(Src::Poison),
+                    [d] => Ok(Src::Slot(d.slot)),
+                    _ => Err(InterpError::malformed(
+                        "a tuple register is used whole where one value is expected",
+                    )),
+                }
+            }
+            OperandKind::Imm(v) => Ok(Src::Imm(v as i128 as u128)),
+            OperandKind::FpImm(fp) => {
+                let (ty, text) = (self.f.sym(fp.ty), self.f.sym(fp.text));
+                float::parse_fp_literal(ty, text)
+                    .map(Src::Imm)
+                    .ok_or_else(|| {
+                        InterpError::malformed(format!("cannot read `{ty} {text}` as a number"))
+                    })
+            }
+            OperandKind::Global { sym, offset, sigil } => {
+                if sigil == Sigil::AmpQuoted {
+                    return Err(InterpError::malformed("a string is not a value"));
+                }
+                self.symbol(self.f.sym(sym), offset, None)
+            }
+            _ => Err(InterpError::malformed(
+                "expected a register or an immediate",
+            )),
+        }
+    }
+
+    /// The address of a named symbol: kernel parameters and return slots are placed at
+    /// fixed param-space addresses; other symbols are numbered per run.
+    fn symbol(&mut self, name: &str, off: i64, space: Option<Space>) -> Result<Src, InterpError> {
+        if let Some(n) = param_index(name) {
+            return Ok(Src::Imm(param_addr(n).wrapping_add(off as u64) as u128));
+        }
+        if let Some(n) = retval_index(name) {
+            self.retvals.push(n);
+            return Ok(Src::Imm(retval_addr(n).wrapping_add(off as u64) as u128));
+        }
+        let idx = match self.symbols.iter().position(|s| s.name == name) {
+            Some(i) => i,
+            None => {
+                self.symbols.push(SymbolRef {
+                    name: name.to_string(),
+                    space: Space::Global,
+                });
+                self.sym_space_known.push(false);
+                self.symbols.len() - 1
+            }
+        };
+        if let Some(sp) = space.filter(|&s| s != Space::Generic) {
+            if !self.sym_space_known[idx] {
+                self.symbols[idx].space = sp;
+                self.sym_space_known[idx] = true;
+            }
+        }
+        Ok(Src::Sym {
+            idx: idx as u32,
+            off,
+        })
+    }
+
+    fn dst(&mut self, op: &Operand) -> Result<Dst, InterpError> {
+        let l = self.dst_lanes(op)?;
+        match l[..] {
+            [d] => Ok(d),
+            _ => Err(InterpError::malformed(
+                "a tuple register is defined whole where one value is produced",
+            )),
+        }
+    }
+
+    fn imm(&self, op: &Operand) -> Result<i64, InterpError> {
+        op.imm_value()
+            .ok_or_else(|| InterpError::malformed("expected an immediate"))
+    }
+
+    fn block(&self, op: &Operand) -> Result<usize, InterpError> {
+        match op.kind {
+            OperandKind::Block(b) => self.block_index.get(b).copied().flatten().ok_or_else(|| {
+                InterpError::malformed("branch to a block that is not in the function")
+            }),
+            _ => Err(InterpError::malformed("expected a block `%bb.N`")),
+        }
+    }
+
+    /// `n` result lanes: n scalar defs, or one def of an n-lane tuple.
+    fn results(&mut self, defs: &[&Operand], n: usize) -> Result<Vec<Dst>, InterpError> {
+        if defs.len() == n {
+            return defs.iter().map(|d| self.dst(d)).collect();
+        }
+        if let [d] = defs {
+            let l = self.dst_lanes(d)?;
+            if l.len() == n {
+                return Ok(l);
+            }
+        }
+        Err(InterpError::malformed(format!(
+            "expected {n} results, found {} def(s)",
+            defs.len()
+        )))
+    }
+
+    fn lane_moves(&self, dsts: &[Dst], srcs: &[Src]) -> Result<Vec<Move>, InterpError> {
+        if dsts.len() != srcs.len() {
+            return Err(InterpError::malformed(format!(
+                "copy between {} lane(s) and {} lane(s)",
+                dsts.len(),
+                srcs.len()
+            )));
+        }
+        Ok(dsts
+            .iter()
+            .zip(srcs)
+            .map(|(&dst, &src)| Move { dst, src })
+            .collect())
+    }
+
+    /// Moves for a def operand that carries `.subK`: with `undef`, the other lanes of
+    /// the register become poison (LLVM: the rest of the register is not live).
+    fn subreg_def_moves(
+        &mut self,
+        d: &Operand,
+        mut moves: Vec<Move>,
+    ) -> Result<Vec<Move>, InterpError> {
+        if d.subreg.is_some() && d.has(oflag::UNDEF) {
+            let mut whole = *d;
+            whole.subreg = None;
+            for l in self.dst_lanes(&whole)? {
+                if !moves.iter().any(|m| m.dst == l) {
+                    moves.push(Move {
+                        dst: l,
+                        src: Src::Poison,
+                    });
+                }
+            }
+        }
+        Ok(moves)
+    }
+
+    fn ftz(&self, uses: &[&Operand], idx: usize) -> Result<bool, InterpError> {
+        match uses.get(idx) {
+            None => Ok(false),
+            Some(op) => Ok(self.imm(op)? & 1 != 0),
+        }
+    }
+
+    fn expect_uses(
+        &self,
+        name: &str,
+        uses: &[&Operand],
+        min: usize,
+        max: usize,
+    ) -> Result<(), InterpError> {
+        if uses.len() < min || uses.len() > max {
+            let want = if min == max {
+                format!("{min}")
+            } else {
+                format!("{min} to {max}")
+            };
+            return Err(InterpError::malformed(format!(
+                "{name} takes {want} operands after its defs, found {}",
+                uses.len()
+            )));
+        }
+        Ok(())
+    }
+
+    // ---- instructions -----------------------------------------------------------
+
+    fn inst(&mut self, data: &InstData) -> Result<Exec, InterpError> {
+        let name = opcode_name(self.f, data.opcode);
+        let Opcode::Known(op) = data.opcode else {
+            return Err(InterpError::unsupported(
+                &name,
+                "not in the opcode table (no semantics)",
+            ));
+        };
+        let o = operands(data);
+        let (defs, uses) = (&o.defs[..], &o.uses[..]);
+        let one_def = |c: &mut Self| -> Result<Dst, InterpError> {
+            match defs {
+                [d] => c.dst(d),
+                _ => Err(InterpError::malformed(format!(
+                    "{name} defines one register, found {}",
+                    defs.len()
+                ))),
+            }
+        };
+        use Op::*;
+        let x = match op {
+            COPY | IMOV1rr | IMOV16rr | IMOV32rr | IMOV64rr | FMOV16rr | FMOV32rr | FMOV64rr
+            | MOV_B32_r | MOV_B64_r | BITCONVERT_32_I2F | BITCONVERT_32_F2I | BITCONVERT_64_I2F
+            | BITCONVERT_64_F2I | cvta_to_global_64 => {
+                let ([d], [s]) = (defs, uses) else {
+                    return Err(InterpError::malformed(format!(
+                        "{name} takes one def and one source"
+                    )));
+                };
+                let dsts = self.dst_lanes(d)?;
+                let srcs = self.src_lanes(s)?;
+                let m = self.lane_moves(&dsts, &srcs)?;
+                Exec::Moves(self.subreg_def_moves(d, m)?)
+            }
+            KILL => match (defs, uses) {
+                ([d], [s, ..]) if s.is_reg() => {
+                    let dsts = self.dst_lanes(d)?;
+                    let srcs = self.src_lanes(s)?;
+                    Exec::Moves(self.lane_moves(&dsts, &srcs)?)
+                }
+                _ => Exec::Nop,
+            },
+            IMPLICIT_DEF => {
+                let [d] = defs else {
+                    return Err(InterpError::malformed("IMPLICIT_DEF defines one register"));
+                };
+                let moves = self
+                    .dst_lanes(d)?
+                    .into_iter()
+                    .map(|dst| Move {
+                        dst,
+                        src: Src::Poison,
+                    })
+                    .collect();
+                Exec::Moves(moves)
+            }
+            REG_SEQUENCE => {
+                let [d] = defs else {
+                    return Err(InterpError::malformed("REG_SEQUENCE defines one register"));
+                };
+                let dsts = self.dst_lanes(d)?;
+                if !uses.len().is_multiple_of(2) {
+                    return Err(InterpError::malformed(
+                        "REG_SEQUENCE operands come in (value, %subreg.subK) pairs",
+                    ));
+                }
+                let mut srcs = vec![Src::Poison; dsts.len()];
+                for pair in uses.chunks(2) {
+                    let k = self.subreg_index(pair[1], dsts.len())?;
+                    srcs[k] = self.src(pair[0])?;
+                }
+                Exec::Moves(self.lane_moves(&dsts, &srcs)?)
+            }
+            INSERT_SUBREG => {
+                let ([d], [base, val, idx]) = (defs, uses) else {
+                    return Err(InterpError::malformed(
+                        "INSERT_SUBREG takes a def, a base, a value and %subreg.subK",
+                    ));
+                };
+                let dsts = self.dst_lanes(d)?;
+                let mut srcs = self.src_lanes(base)?;
+                if srcs.len() == 1 && srcs[0] == Src::Poison {
+                    srcs = vec![Src::Poison; dsts.len()];
+                }
+                let k = self.subreg_index(idx, dsts.len())?;
+                if k >= srcs.len() {
+                    return Err(InterpError::malformed("INSERT_SUBREG base is too narrow"));
+                }
+                srcs[k] = self.src(val)?;
+                Exec::Moves(self.lane_moves(&dsts, &srcs)?)
+            }
+            SUBREG_TO_REG => {
+                let ([d], [imm, val, idx]) = (defs, uses) else {
+                    return Err(InterpError::malformed(
+                        "SUBREG_TO_REG takes a def, an immediate, a value and %subreg.subK",
+                    ));
+                };
+                let dsts = self.dst_lanes(d)?;
+                let fill = Src::Imm(self.imm(imm)? as i128 as u128);
+                let mut srcs = vec![fill; dsts.len()];
+                let k = self.subreg_index(idx, dsts.len())?;
+                srcs[k] = self.src(val)?;
+                Exec::Moves(self.lane_moves(&dsts, &srcs)?)
+            }
+            EXTRACT_SUBREG => self.extract_subreg(defs, uses)?,
+            INLINEASM => Exec::Asm(Box::new(asm::compile(self, data)?)),
+            GOTO => {
+                let [t] = uses else {
+                    return Err(InterpError::malformed("GOTO takes one %bb.N"));
+                };
+                Exec::Branch {
+                    cond: None,
+                    target: self.block(t)?,
+                }
+            }
+            CBranch | CBranchOther => {
+                self.expect_uses(&name, uses, 2, 3)?;
+                let p = self.src(uses[0])?;
+                let target = self.block(uses[1])?;
+                let mut negate = op == CBranchOther;
+                if let Some(n) = uses.get(2) {
+                    negate ^= self.imm(n)? & 1 != 0;
+                }
+                Exec::Branch {
+                    cond: Some((p, negate)),
+                    target,
+                }
+            }
+            Return => Exec::Return,
+            MOV_B1_i | MOV_B16_i | MOV_B32_i | MOV_B64_i | MOV_F32_i | MOV_F64_i | MOV_B64_sym => {
+                let d = one_def(self)?;
+                let [v] = uses else {
+                    return Err(InterpError::malformed(format!("{name} takes one value")));
+                };
+                let bits = match op {
+                    MOV_B1_i => 1,
+                    MOV_B16_i => 16,
+                    MOV_B32_i | MOV_F32_i => 32,
+                    _ => 64,
+                };
+                let src = match self.src(v)? {
+                    Src::Imm(x) => Src::Imm(x & mask(bits)),
+                    s => s,
+                };
+                Exec::Moves(vec![Move { dst: d, src }])
+            }
+            V2I32toI64 | V2I64toI128 | V2I16toI32 => {
+                let d = one_def(self)?;
+                let part_bits = match op {
+                    V2I16toI32 => 16,
+                    V2I32toI64 => 32,
+                    _ => 64,
+                };
+                self.expect_uses(&name, uses, 2, 2)?;
+                let parts = uses.iter().map(|u| self.src(u)).collect::<Result<_, _>>()?;
+                Exec::Pack {
+                    part_bits,
+                    d,
+                    parts,
+                }
+            }
+            I64toV2I32 | I128toV2I64 | I32toV2I16 => {
+                let part_bits = match op {
+                    I32toV2I16 => 16,
+                    I64toV2I32 => 32,
+                    _ => 64,
+                };
+                self.expect_uses(&name, uses, 1, 1)?;
+                let ds = self.results(defs, 2)?;
+                Exec::Unpack {
+                    part_bits,
+                    ds,
+                    a: self.src(uses[0])?,
+                }
+            }
+            LoadParamMemI32 | LoadParamMemI64 | LoadParamMemF32 | StoreParamI32 | StoreParamF32 => {
+                return Err(InterpError::unsupported(
+                    &name,
+                    "call sequences (outgoing parameters, callee results) are not modelled",
+                ))
+            }
+            StoreRetvalI32 | StoreRetvalF32 => {
+                self.expect_uses(&name, uses, 2, 2)?;
+                let val = self.src(uses[0])?;
+                let off = self.imm(uses[1])?;
+                self.retvals.push(0);
+                Exec::Store {
+                    space: Space::Param,
+                    bits: 32,
+                    vals: vec![Some(val)],
+                    base: Src::Imm(retval_addr(0) as u128),
+                    off,
+                }
+            }
+            INT_PTX_SREG_TID_x
+            | INT_PTX_SREG_TID_y
+            | INT_PTX_SREG_NTID_x
+            | INT_PTX_SREG_CTAID_x
+            | INT_PTX_SREG_CTAID_y
+            | INT_PTX_SREG_NCTAID_x
+            | INT_PTX_SREG_LANEID => {
+                let d = one_def(self)?;
+                self.expect_uses(&name, uses, 0, 0)?;
+                let which = match op {
+                    INT_PTX_SREG_TID_x => Sreg::Tid(0),
+                    INT_PTX_SREG_TID_y => Sreg::Tid(1),
+                    INT_PTX_SREG_NTID_x => Sreg::Ntid(0),
+                    INT_PTX_SREG_CTAID_x => Sreg::Ctaid(0),
+                    INT_PTX_SREG_CTAID_y => Sreg::Ctaid(1),
+                    INT_PTX_SREG_NCTAID_x => Sreg::Nctaid(0),
+                    _ => Sreg::LaneId,
+                };
+                Exec::Sreg { d, which }
+            }
+            LD_i32 | LD_i64 | LD_f32 | LDV_i32_v2 | LDV_i32_v4 => {
+                let n = match op {
+                    LDV_i32_v2 => 2,
+                    LDV_i32_v4 => 4,
+                    _ => 1,
+                };
+                // sem, scope, addsp, sign, fromWidth, usedBytes, base, offset
+                self.expect_uses(&name, uses, 8, 8)?;
+                let space = self.space(uses[2])?;
+                self.load(defs, n, space, uses[3], uses[4], uses[6], uses[7])?
+            }
+            LD_GLOBAL_NC_i32 | LD_GLOBAL_NC_v4i32 | LD_GLOBAL_NC_v2i64 => {
+                let n = match op {
+                    LD_GLOBAL_NC_v4i32 => 4,
+                    LD_GLOBAL_NC_v2i64 => 2,
+                    _ => 1,
+                };
+                // sign, fromWidth, usedBytes, base, offset
+                self.expect_uses(&name, uses, 5, 5)?;
+                self.load(defs, n, Space::Global, uses[0], uses[1], uses[3], uses[4])?
+            }
+            ST_i32 | ST_i64 | STV_i32_v4 => {
+                let n = if op == STV_i32_v4 { 4 } else { 1 };
+                // values, sem, scope, addsp, toWidth, base, offset
+                self.expect_uses(&name, uses, n + 6, n + 6)?;
+                if !defs.is_empty() {
+                    return Err(InterpError::malformed(format!("{name} defines nothing")));
+                }
+                let vals = uses[..n]
+                    .iter()
+                    .map(|u| match u.get_reg() {
+                        Some(Reg::NoReg) => Ok(None),
+                        _ => self.src(u).map(Some),
+                    })
+                    .collect::<Result<Vec<_>, _>>()?;
+                let space = self.space(uses[n + 2])?;
+                let bits = self.width(uses[n + 3])?;
+                let base = self.address_base(uses[n + 4], space)?;
+                let off = self.imm(uses[n + 5])?;
+                Exec::Store {
+                    space,
+                    bits,
+                    vals,
+                    base,
+                    off,
+                }
+            }
+            BARRIER_CTA_SYNC_ALIGNED_ALL_i => {
+                self.expect_uses(&name, uses, 1, 1)?;
+                Exec::Barrier {
+                    id: self.imm(uses[0])? as u32,
+                }
+            }
+            ADD32rr | ADD32ri | ADD64rr | ADD64ri | SUB32rr | MULT32rr | MULT32ri | XOR_b32rr
+            | AND_b32rr | OR_b32rr | OR_b64rr | SRL32_ri | SHL32_ri | SHL64_ri => {
+                let d = one_def(self)?;
+                self.expect_uses(&name, uses, 2, 2)?;
+                let (iop, bits) = match op {
+                    ADD32rr | ADD32ri => (IntOp::Add, 32),
+                    ADD64rr | ADD64ri => (IntOp::Add, 64),
+                    SUB32rr => (IntOp::Sub, 32),
+                    MULT32rr | MULT32ri => (IntOp::MulLo, 32),
+                    XOR_b32rr => (IntOp::Xor, 32),
+                    AND_b32rr => (IntOp::And, 32),
+                    OR_b32rr => (IntOp::Or, 32),
+                    OR_b64rr => (IntOp::Or, 64),
+                    SRL32_ri => (IntOp::ShrU, 32),
+                    SHL32_ri => (IntOp::Shl, 32),
+                    _ => (IntOp::Shl, 64),
+                };
+                Exec::Int {
+                    op: iop,
+                    bits,
+                    d,
+                    a: self.src(uses[0])?,
+                    b: self.src(uses[1])?,
+                }
+            }
+            MUL_WIDEu32_ri | MUL_WIDEs32_ri => {
+                let d = one_def(self)?;
+                self.expect_uses(&name, uses, 2, 2)?;
+                Exec::MulWide {
+                    signed: op == MUL_WIDEs32_ri,
+                    d,
+                    a: self.src(uses[0])?,
+                    b: self.src(uses[1])?,
+                }
+            }
+            MAD_LO_S32rrr => {
+                let d = one_def(self)?;
+                self.expect_uses(&name, uses, 3, 3)?;
+                Exec::MadLo {
+                    bits: 32,
+                    d,
+                    a: self.src(uses[0])?,
+                    b: self.src(uses[1])?,
+                    c: self.src(uses[2])?,
+                }
+            }
+            SETP_i32rr | SETP_i32ri => {
+                let d = one_def(self)?;
+                self.expect_uses(&name, uses, 3, 3)?;
+                let mode = self.imm(uses[2])?;
+                if !(0..=11).contains(&mode) {
+                    return Err(InterpError::malformed(format!(
+                        "integer compare mode {mode} (expected 0..=11: eq ne lt le gt ge, then their unsigned forms)"
+                    )));
+                }
+                Exec::SetpInt {
+                    bits: 32,
+                    mode: mode as u8,
+                    d,
+                    a: self.src(uses[0])?,
+                    b: self.src(uses[1])?,
+                }
+            }
+            SETP_f32rr => {
+                let d = one_def(self)?;
+                self.expect_uses(&name, uses, 3, 4)?;
+                let mode = self.imm(uses[2])?;
+                if !(0..=13).contains(&mode) {
+                    return Err(InterpError::malformed(format!(
+                        "float compare mode {mode} (expected 0..=13)"
+                    )));
+                }
+                Exec::SetpF32 {
+                    mode: mode as u8,
+                    ftz: self.ftz(uses, 3)?,
+                    d,
+                    a: self.src(uses[0])?,
+                    b: self.src(uses[1])?,
+                }
+            }
+            SELP_b32rr => {
+                let d = one_def(self)?;
+                self.expect_uses(&name, uses, 3, 3)?;
+                Exec::Selp {
+                    d,
+                    a: self.src(uses[0])?,
+                    b: self.src(uses[1])?,
+                    p: self.src(uses[2])?,
+                }
+            }
+            FADDf32rr | FADDf32ri | FADD_rnf32rr | FADD_rnf32ri | FSUBf32rr | FSUB_rnf32rr
+            | FMULf32rr | FMUL_rnf32rr => {
+                let d = one_def(self)?;
+                self.expect_uses(&name, uses, 2, 3)?;
+                let fop = match op {
+                    FADDf32rr | FADDf32ri | FADD_rnf32rr | FADD_rnf32ri => FOp::Add,
+                    FSUBf32rr | FSUB_rnf32rr => FOp::Sub,
+                    _ => FOp::Mul,
+                };
+                Exec::F32 {
+                    op: fop,
+                    ftz: self.ftz(uses, 2)?,
+                    d,
+                    a: self.src(uses[0])?,
+                    b: self.src(uses[1])?,
+                }
+            }
+            FMUL_rnf16rr | FADD_rnf16x2rr => {
+                let d = one_def(self)?;
+                self.expect_uses(&name, uses, 2, 3)?;
+                let (fop, lanes) = if op == FMUL_rnf16rr {
+                    (FOp::Mul, 1)
+                } else {
+                    (FOp::Add, 2)
+                };
+                Exec::F16 {
+                    op: fop,
+                    lanes,
+                    ftz: self.ftz(uses, 2)?,
+                    d,
+                    a: self.src(uses[0])?,
+                    b: self.src(uses[1])?,
+                }
+            }
+            FMA_F32rrr | FMA_F32rir => {
+                let d = one_def(self)?;
+                self.expect_uses(&name, uses, 3, 4)?;
+                Exec::Fma32 {
+                    ftz: self.ftz(uses, 3)?,
+                    d,
+                    a: self.src(uses[0])?,
+                    b: self.src(uses[1])?,
+                    c: self.src(uses[2])?,
+                }
+            }
+            CVT_f32_s32 | CVT_f32_u32 | CVT_f32_s64 | CVT_f32_u64 | CVT_f32_f16 | CVT_s32_f32
+            | CVT_u64_u32 | CVT_u32_u64 => {
+                let d = one_def(self)?;
+                self.expect_uses(&name, uses, 1, 2)?;
+                let mut parts = name.split('_').skip(1);
+                let (Some(to), Some(from)) = (
+                    parts.next().and_then(NumTy::parse),
+                    parts.next().and_then(NumTy::parse),
+                ) else {
+                    return Err(InterpError::unsupported(&name, "unknown conversion types"));
+                };
+                let mode = match uses.get(1) {
+                    Some(m) => self.imm(m)? as u32,
+                    None => 0,
+                };
+                if super::exec::cvt(to, from, mode, 0).is_none() {
+                    return Err(InterpError::unsupported(
+                        &name,
+                        format!("conversion mode {mode:#x}"),
+                    ));
+                }
+                Exec::Cvt {
+                    to,
+                    from,
+                    mode,
+                    d,
+                    a: self.src(uses[0])?,
+                }
+            }
+            TEX_UNIFIED_2D_F32_F32_R | TEX_UNIFIED_1D_S32_S32_R => {
+                let (kind, ncoords) = if op == TEX_UNIFIED_2D_F32_F32_R {
+                    (TexKind::F32F32_2d, 2)
+                } else {
+                    (TexKind::S32S32_1d, 1)
+                };
+                self.expect_uses(&name, uses, 1 + ncoords, 1 + ncoords)?;
+                let ds = self.results(defs, 4)?;
+                let handle = self.src(uses[0])?;
+                let coords = uses[1..]
+                    .iter()
+                    .map(|u| self.src(u))
+                    .collect::<Result<_, _>>()?;
+                Exec::Tex {
+                    kind,
+                    ds,
+                    handle,
+                    coords,
+                }
+            }
+            SHFL_SYNC_IDX_i32 | SHFL_SYNC_DOWN_i32 => {
+                self.expect_uses(&name, uses, 4, 4)?;
+                let (d, pred) = match defs {
+                    [d] => (self.dst(d)?, None),
+                    [d, p] => (self.dst(d)?, Some(self.dst(p)?)),
+                    _ => {
+                        return Err(InterpError::malformed(format!(
+                            "{name} defines a value and optionally a predicate"
+                        )))
+                    }
+                };
+                Exec::Shfl {
+                    mode: if op == SHFL_SYNC_IDX_i32 {
+                        ShflMode::Idx
+                    } else {
+                        ShflMode::Down
+                    },
+                    d,
+                    pred,
+                    a: self.src(uses[0])?,
+                    b: self.src(uses[1])?,
+                    c: self.src(uses[2])?,
+                    mask: self.src(uses[3])?,
+                }
+            }
+            PHI => return Err(InterpError::malformed("PHI outside the block header")),
+            #[allow(unreachable_patterns)]
+            _ => {
+                return Err(InterpError::unsupported(
+                    &name,
+                    "the interpreter has no semantics for this opcode yet",
+                ))
+            }
+        };
+        Ok(x)
+    }
+
+    fn subreg_index(&self, op: &Operand, lanes: usize) -> Result<usize, InterpError> {
+        let k = match op.kind {
+            OperandKind::SubRegIdx(SubReg::Lane(k)) => k as usize,
+            OperandKind::Imm(k) if k >= 0 => k as usize,
+            OperandKind::SubRegIdx(SubReg::Named(n)) => {
+                return Err(InterpError::unsupported(
+                    "<sub-register>",
+                    format!("named sub-register index `{}`", self.f.sym(n)),
+                ))
+            }
+            _ => return Err(InterpError::malformed("expected %subreg.subK")),
+        };
+        if k >= lanes {
+            return Err(InterpError::malformed(format!(
+                "sub{k} is past the register's {lanes} lane(s)"
+            )));
+        }
+        Ok(k)
+    }
+
+    /// `%d = EXTRACT_SUBREG %t, %subreg.subK` (LLVM), or the CICC multi-pair form
+    /// `%d0, %d1 = EXTRACT_SUBREG %t.sub0, %t.sub1` where def i takes use i, or
+    /// `%d0, %d1 = EXTRACT_SUBREG %t, %subreg.sub0, %subreg.sub1`.
+    fn extract_subreg(
+        &mut self,
+        defs: &[&Operand],
+        uses: &[&Operand],
+    ) -> Result<Exec, InterpError> {
+        if defs.is_empty() {
+            return Err(InterpError::malformed("EXTRACT_SUBREG defines nothing"));
+        }
+        let idx_ops = uses
+            .iter()
+            .filter(|u| matches!(u.kind, OperandKind::SubRegIdx(_) | OperandKind::Imm(_)))
+            .count();
+        let mut moves = Vec::new();
+        if idx_ops > 0 {
+            let [t, idx @ ..] = uses else {
+                return Err(InterpError::malformed("EXTRACT_SUBREG needs a source"));
+            };
+            if idx.len() != defs.len() {
+                return Err(InterpError::malformed(format!(
+                    "EXTRACT_SUBREG with {} def(s) and {} index(es)",
+                    defs.len(),
+                    idx.len()
+                )));
+            }
+            let lanes = self.src_lanes(t)?;
+            for (d, i) in defs.iter().zip(idx) {
+                let k = self.subreg_index(i, lanes.len())?;
+                let dst = self.dst(d)?;
+                moves.push(Move { dst, src: lanes[k] });
+            }
+        } else {
+            if uses.len() != defs.len() {
+                return Err(InterpError::malformed(format!(
+                    "EXTRACT_SUBREG pairs {} def(s) with {} use(s)",
+                    defs.len(),
+                    uses.len()
+                )));
+            }
+            for (d, u) in defs.iter().zip(uses) {
+                let dsts = self.dst_lanes(d)?;
+                let srcs = self.src_lanes(u)?;
+                moves.extend(self.lane_moves(&dsts, &srcs)?);
+            }
+        }
+        Ok(Exec::Moves(moves))
+    }
+
+    fn space(&self, op: &Operand) -> Result<Space, InterpError> {
+        let n = self.imm(op)?;
+        Space::from_addrspace(n)
+            .ok_or_else(|| InterpError::unsupported("<memory>", format!("address space {n}")))
+    }
+
+    fn width(&self, op: &Operand) -> Result<u32, InterpError> {
+        match self.imm(op)? {
+            w @ (8 | 16 | 32 | 64 | 128) => Ok(w as u32),
+            w => Err(InterpError::malformed(format!("memory access width {w}"))),
+        }
+    }
+
+    fn address_base(&mut self, op: &Operand, space: Space) -> Result<Src, InterpError> {
+        match op.kind {
+            OperandKind::Global { sym, offset, .. } => {
+                let name = self.f.sym(sym);
+                let s = self.symbol(name, offset, Some(space))?;
+                Ok(match s {
+                    // Fixed param-space addresses seen through the generic window.
+                    Src::Imm(a) if space == Space::Generic => {
+                        Src::Imm(a + Space::Param.generic_window() as u128)
+                    }
+                    s => s,
+                })
+            }
+            _ => self.src(op),
+        }
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn load(
+        &mut self,
+        defs: &[&Operand],
+        n: usize,
+        space: Space,
+        sign: &Operand,
+        width: &Operand,
+        base: &Operand,
+        off: &Operand,
+    ) -> Result<Exec, InterpError> {
+        let ds = self.results(defs, n)?;
+        let ext = if self.imm(sign)? == 1 {
+            Ext::Sign
+        } else {
+            Ext::Zero
+        };
+        let bits = self.width(width)?;
+        let base = self.address_base(base, space)?;
+        let off = self.imm(off)?;
+        Ok(Exec::Load {
+            space,
+            ext,
+            bits,
+            ds,
+            base,
+            off,
+        })
+    }
+}
+
+/// What the inline-asm compiler needs from the instruction compiler.
+pub(crate) trait OperandResolver {
+    fn src_of(&mut self, op: &Operand) -> Result<Src, InterpError>;
+    fn dst_of(&mut self, op: &Operand) -> Result<Dst, InterpError>;
+    fn string_of(&self, op: &Operand) -> Option<&str>;
+}
+
+impl OperandResolver for Compiler<'_> {
+    fn src_of(&mut self, op: &Operand) -> Result<Src, InterpError> {
+        self.src(op)
+    }
+    fn dst_of(&mut self, op: &Operand) -> Result<Dst, InterpError> {
+        self.dst(op)
+    }
+    fn string_of(&self, op: &Operand) -> Option<&str> {
+        match op.kind {
+            OperandKind::Global {
+                sym,
+                sigil: Sigil::AmpQuoted,
+                ..
+            } => Some(self.f.sym(sym)),
+            _ => None,
+        }
+    }
+}

@@ -1,0 +1,322 @@
+//! A reference interpreter for NVPTX machine IR: runs a MIR [`Function`] on concrete
+//! inputs so that a pass can be checked to preserve what a kernel computes.
+//!
+//! ```text
+//!   Function ──compile──▶ Program ──run(Inputs, Config)──▶ Outcome
+//!   (MIR, any stage:       decoded code,      launch: grid × block threads
+//!    SSA with PHIs,        register slots,    ┌ CTA 0 ─────────────────────────┐
+//!    COPY form, after      PHI edge moves     │ warp 0: lanes 0..31  ┐ run each │
+//!    two-address, ...)                        │ warp 1: lanes 32..63 ┘ thread   │
+//!                                             │  until a barrier / shuffle,     │
+//!                                             │  then rendezvous               │
+//!                                             └─────────────────────────────────┘
+//!                                             CTAs run one after another
+//!   Outcome = global memory after the run (every buffer and global symbol)
+//!           + each thread's return-value bytes (device functions)
+//! ```
+//!
+//! **Execution model.** A kernel launch is `grid × block` threads; the threads of a CTA
+//! form warps of 32 consecutive lanes (`%laneid = linear tid mod 32`). Each thread runs
+//! on its own (its own registers, program counter and local memory) until it reaches a
+//! collective instruction (a CTA barrier, a warp shuffle) or returns. When every live
+//! thread is blocked, the scheduler performs the collectives that are complete: a warp
+//! whose live lanes all wait at the same shuffle exchanges values; when every live thread
+//! of the CTA waits at a barrier with the same id, the barrier opens. Anything else —
+//! lanes of one warp at different shuffles, a barrier some live thread never reaches —
+//! is a [`InterpError::Divergence`]: the interpreter never guesses. This is exact for
+//! data-race-free, structured code (what compilers emit from CUDA): between collectives
+//! the order in which threads run does not matter, and a fixed order (thread 0 first)
+//! makes even racy programs deterministic. Threads that have returned count as arrived
+//! at barriers (as on sm_70+) but cannot be read by a shuffle.
+//!
+//! **Values.** A register slot holds a bit pattern masked to its class width; tuple
+//! registers own one slot per lane. Registers start as (and `IMPLICIT_DEF` writes) the
+//! poison pattern [`POISON`] — deterministic, so a pass that drops an `IMPLICIT_DEF` or
+//! reads an `undef` register still compares equal, while a pass that reads the wrong
+//! register usually shows. PHIs are parallel copies performed on entry to their block
+//! along the taken edge. Float arithmetic is IEEE with PTX's canonical NaN; the
+//! rounding-mode and FTZ immediates of the opcodes are honoured (see [`float`]).
+//!
+//! **Memory.** See [`memory`]: param, global, const, shared (per CTA), local (per
+//! thread) and generic windows; accesses outside every region are errors.
+//!
+//! **Textures** are a deterministic function of (handle, coordinates): texel `k` of a
+//! fetch is taken from bits `16k..16k+15` of a SplitMix64 hash of the handle and the
+//! coordinate bit patterns (`-0.0` and `0.0` are the same coordinate). f32 texels are
+//! `(byte - 128) / 8`, s32 texels the sign-extended 16 bits. The asm form
+//! (`tex.2d.v4.f32.f32`) and the `TEX_UNIFIED_*` opcodes agree.
+//!
+//! **Errors** are values ([`InterpError`]), never panics, on any IR the parser accepts:
+//! opcodes without semantics are `Unsupported` up front (so a test can skip and list
+//! the function), operand layouts that do not fit are `Malformed`, infinite loops run
+//! out of [`Config::fuel`].
+//!
+//! **Random inputs.** [`random_inputs`] builds a launch, parameter values, pointer
+//! buffers and module variables for a function from a seed, by looking at how the
+//! function loads its parameters (see [`random`]). A pass test:
+//!
+//! ```
+//! use compiler_core::{interp, mir::parse_module};
+//! # let text = "---\nname: f\nbody: |\n  bb.0:\n    Return\n...\n";
+//! let before = parse_module(text).unwrap();
+//! let after = before.clone(); // ... run a pass on it ...
+//! let agreement = interp::compare(
+//!     &before.functions[0],
+//!     &after.functions[0],
+//!     before.ir.as_deref(),
+//!     0..50,
+//!     &interp::Config::default(),
+//! )
+//! .unwrap();
+//! assert!(agreement.all_agree(), "{agreement}");
+//! ```
+
+mod asm;
+mod compile;
+mod error;
+mod exec;
+pub mod float;
+pub mod memory;
+pub mod random;
+
+pub use compile::{Program, SymbolRef, POISON};
+pub use error::{InterpError, Location};
+pub use memory::{Region, Space};
+pub use random::{random_inputs, Rng};
+
+use crate::mir::Function;
+use alloc::string::String;
+use alloc::vec::Vec;
+use core::fmt;
+use core::ops::Range;
+
+/// Grid and block dimensions of a kernel launch.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct Launch {
+    /// CTAs per grid (`%nctaid`).
+    pub grid: [u32; 3],
+    /// Threads per CTA (`%ntid`).
+    pub block: [u32; 3],
+}
+
+impl Default for Launch {
+    /// One warp.
+    fn default() -> Self {
+        Launch {
+            grid: [1, 1, 1],
+            block: [32, 1, 1],
+        }
+    }
+}
+
+/// A module variable given to a run: its name (as the MIR spells it after `@`/`&`), its
+/// state space and its initial bytes (shared variables start from these in every CTA).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Symbol {
+    pub name: String,
+    pub space: Space,
+    pub bytes: Vec<u8>,
+}
+
+/// Everything a run reads.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Inputs {
+    pub launch: Launch,
+    /// Bytes of kernel parameter `N` (little-endian), read through `&<fn>_param_N`.
+    pub params: Vec<Vec<u8>>,
+    /// Global-memory buffers (pointer parameters point into these).
+    pub buffers: Vec<Region>,
+    /// Module variables. Symbols the function uses that are not listed get
+    /// [`DEFAULT_SYMBOL_BYTES`] zero bytes in the space their uses imply.
+    pub symbols: Vec<Symbol>,
+}
+
+/// Size of a module variable the inputs do not describe.
+pub const DEFAULT_SYMBOL_BYTES: usize = 4096;
+/// Size of each `func_retvalN` slot.
+pub const RETVAL_BYTES: usize = 64;
+
+/// Interpreter limits.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct Config {
+    /// Instructions executed over the whole launch before [`InterpError::OutOfFuel`].
+    pub fuel: u64,
+    /// Threads per CTA.
+    pub max_block_threads: u32,
+    /// Threads over the whole grid.
+    pub max_threads: u32,
+}
+
+impl Default for Config {
+    fn default() -> Self {
+        Config {
+            fuel: 1 << 22,
+            max_block_threads: 1024,
+            max_threads: 1 << 16,
+        }
+    }
+}
+
+/// Everything a run makes observable. Two runs agree when their outcomes are equal.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Outcome {
+    /// Every global-space region (input buffers and global variables) after the run,
+    /// sorted by base address: all stores any thread made to global memory.
+    pub global: Vec<Region>,
+    /// Per thread, in launch order (CTA by CTA, `%tid.x` fastest), the bytes of its
+    /// `func_retvalN` slots; empty when the function never writes a return value.
+    pub retvals: Vec<Vec<u8>>,
+}
+
+/// An outcome with run statistics (which are not part of what a pass must preserve).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Run {
+    pub outcome: Outcome,
+    /// Instructions executed over all threads (PHI edges count one each).
+    pub steps: u64,
+    pub threads: u32,
+}
+
+impl<'f> Program<'f> {
+    /// Runs the program on `inputs`.
+    pub fn run(&self, inputs: &Inputs, config: &Config) -> Result<Run, InterpError> {
+        exec::Machine::new(self, inputs, config)?.run()
+    }
+}
+
+/// Compiles and runs `f` once.
+pub fn run(f: &Function, inputs: &Inputs, config: &Config) -> Result<Run, InterpError> {
+    Program::compile(f)?.run(inputs, config)
+}
+
+/// Why `f` cannot be interpreted, if it cannot (an opcode without semantics, malformed
+/// operands). `None` means every instruction has semantics.
+pub fn check(f: &Function) -> Option<InterpError> {
+    Program::compile(f).err()
+}
+
+/// How two functions compared over a range of seeds.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Agreement {
+    pub runs: u32,
+    /// Both ran to completion with equal outcomes.
+    pub agreed: u32,
+    /// Both failed with the same kind of error (out of bounds, out of fuel, ...).
+    pub same_error: u32,
+    /// The first seed where they differ, with both results.
+    pub first_difference: Option<Difference>,
+    /// Number of seeds where they differ.
+    pub differences: u32,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Difference {
+    pub seed: u64,
+    pub before: Result<Outcome, InterpError>,
+    pub after: Result<Outcome, InterpError>,
+}
+
+impl Agreement {
+    /// No seed gave different results.
+    pub fn all_agree(&self) -> bool {
+        self.differences == 0
+    }
+}
+
+impl fmt::Display for Agreement {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "{} runs: {} agreed, {} failed alike, {} differ",
+            self.runs, self.agreed, self.same_error, self.differences
+        )?;
+        if let Some(d) = &self.first_difference {
+            write!(f, "; first at seed {}: ", d.seed)?;
+            match (&d.before, &d.after) {
+                (Err(a), Err(b)) => write!(f, "before failed ({a}), after failed ({b})"),
+                (Err(a), Ok(_)) => write!(f, "before failed ({a}), after ran"),
+                (Ok(_), Err(b)) => write!(f, "before ran, after failed ({b})"),
+                (Ok(a), Ok(b)) => write!(f, "{}", describe_difference(a, b)),
+            }?;
+        }
+        Ok(())
+    }
+}
+
+/// A one-line account of where two outcomes first differ.
+pub fn describe_difference(a: &Outcome, b: &Outcome) -> String {
+    use alloc::format;
+    for (ra, rb) in a.global.iter().zip(&b.global) {
+        if ra.base != rb.base || ra.bytes.len() != rb.bytes.len() {
+            return format!("global regions differ: {} vs {}", ra.name, rb.name);
+        }
+        if let Some(i) = ra.bytes.iter().zip(&rb.bytes).position(|(x, y)| x != y) {
+            let w = |r: &Region| {
+                let s = i & !3;
+                let mut v = 0u32;
+                for k in 0..4 {
+                    v |= (*r.bytes.get(s + k).unwrap_or(&0) as u32) << (8 * k);
+                }
+                v
+            };
+            return format!(
+                "{} + {:#x}: word {:#010x} vs {:#010x}",
+                ra.name,
+                i & !3,
+                w(ra),
+                w(rb)
+            );
+        }
+    }
+    if a.global.len() != b.global.len() {
+        return "different numbers of global regions".into();
+    }
+    for (t, (x, y)) in a.retvals.iter().zip(&b.retvals).enumerate() {
+        if x != y {
+            return format!("thread {t} returns {x:02x?} vs {y:02x?}");
+        }
+    }
+    "outcomes differ".into()
+}
+
+/// Runs `before` and `after` on the random inputs of every seed in `seeds` (generated
+/// from `before`, with the module's LLVM IR for variable sizes when given) and counts
+/// agreements. Fails only if either function cannot be interpreted at all.
+pub fn compare(
+    before: &Function,
+    after: &Function,
+    ir: Option<&str>,
+    seeds: Range<u64>,
+    config: &Config,
+) -> Result<Agreement, InterpError> {
+    let pb = Program::compile(before)?;
+    let pa = Program::compile(after)?;
+    let mut ag = Agreement {
+        runs: 0,
+        agreed: 0,
+        same_error: 0,
+        first_difference: None,
+        differences: 0,
+    };
+    for seed in seeds {
+        let inputs = random_inputs(before, ir, seed);
+        let rb = pb.run(&inputs, config).map(|r| r.outcome);
+        let ra = pa.run(&inputs, config).map(|r| r.outcome);
+        ag.runs += 1;
+        match (&rb, &ra) {
+            (Ok(x), Ok(y)) if x == y => ag.agreed += 1,
+            (Err(x), Err(y)) if x.kind() == y.kind() => ag.same_error += 1,
+            _ => {
+                ag.differences += 1;
+                if ag.first_difference.is_none() {
+                    ag.first_difference = Some(Difference {
+                        seed,
+                        before: rb,
+                        after: ra,
+                    });
+                }
+            }
+        }
+    }
+    Ok(ag)
+}
