@@ -318,7 +318,7 @@ impl Ctx<'_> {
 
 /// `s32` → (signed, 32); `b16` → (false, 16); `f32` → None.
 fn int_type(t: &str) -> Option<(bool, u32)> {
-    let (k, b) = t.split_at(1);
+    let (k, b) = (t.get(..1)?, t.get(1..)?);
     let bits = match b {
         "16" => 16,
         "32" => 32,
@@ -354,7 +354,7 @@ fn parse_body(text: &str, alias: &[usize]) -> Result<Vec<AsmInst>, InterpError> 
             }
         };
         let ty = *parts.last().unwrap_or(&"");
-        let mods = &parts[1..parts.len().saturating_sub(1)];
+        let mods: &[&str] = parts.get(1..parts.len() - 1).unwrap_or(&[]);
         let inst = match parts[0] {
             "add" | "sub" | "mul" | "and" | "or" | "xor" | "shl" | "shr" if ty == "f32" => {
                 let op = match parts[0] {

@@ -91,7 +91,7 @@ pub(crate) enum NumTy {
 
 impl NumTy {
     fn parse(s: &str) -> Option<NumTy> {
-        let (kind, bits) = s.split_at(1);
+        let (kind, bits) = (s.get(..1)?, s.get(1..)?);
         let bits: u32 = bits.parse().ok()?;
         Some(match (kind, bits) {
             ("s", 8 | 16 | 32 | 64) => NumTy::Int { signed: true, bits },
@@ -321,13 +321,23 @@ impl<'f> Program<'f> {
         let inst = b
             .insts
             .get(pc)
-            .map(|&i| inst_to_string(self.f, &self.f.insts[i]))
+            .map(|&i| inst_text(self.f, &self.f.insts[i]))
             .unwrap_or_else(|| "<block entry>".into());
         Location {
             block: b.number,
             inst,
         }
     }
+}
+
+/// The instruction as MIR prints it (tolerating a def count past the operand list).
+fn inst_text(f: &Function, data: &InstData) -> String {
+    if data.lhs_defs as usize <= data.operands.len() {
+        return inst_to_string(f, data);
+    }
+    let mut d = data.clone();
+    d.lhs_defs = d.operands.len() as u16;
+    inst_to_string(f, &d)
 }
 
 /// Register slot allocation of a virtual register.
@@ -456,7 +466,7 @@ impl<'f> Compiler<'f> {
                 let data = &f.insts[i];
                 let loc = || Location {
                     block: number,
-                    inst: inst_to_string(f, data),
+                    inst: inst_text(f, data),
                 };
                 if data.is(Op::PHI) {
                     if !in_phis {
@@ -466,11 +476,14 @@ impl<'f> Compiler<'f> {
                         .at(loc));
                     }
                     has_phis = true;
-                    self.phi(data, bi, &mut edges).map_err(|e| e.at(loc))?;
+                    self.phi(data, bi, &mut edges)
+                        .map_err(|e| e.named("PHI").at(loc))?;
                     continue;
                 }
                 in_phis = false;
-                let x = self.inst(data).map_err(|e| e.at(loc))?;
+                let x = self
+                    .inst(data)
+                    .map_err(|e| e.named(&opcode_name(f, data.opcode)).at(loc))?;
                 code.push(x);
                 insts.push(i);
             }
@@ -490,6 +503,18 @@ impl<'f> Compiler<'f> {
                 "the entry block bb.{} has PHIs",
                 blocks[0].number
             )));
+        }
+        // Symbols whose space no direct use told (`MOV_B64_sym @x` then an access
+        // through a register) take the space the address-flow analysis finds.
+        if self.sym_space_known.iter().any(|k| !k) {
+            let shape = super::random::shape(f, None);
+            for (s, known) in self.symbols.iter_mut().zip(&self.sym_space_known) {
+                if let Some((_, sp, _)) = shape.symbols.iter().find(|(n, _, _)| *n == s.name) {
+                    if !known {
+                        s.space = *sp;
+                    }
+                }
+            }
         }
         self.retvals.sort_unstable();
         self.retvals.dedup();

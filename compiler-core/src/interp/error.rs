@@ -9,7 +9,7 @@ use core::fmt;
 pub struct Location {
     /// `bb.N` number of the block.
     pub block: u32,
-    /// The instruction as MIR prints it (without memory operands).
+    /// The instruction as MIR prints it.
     pub inst: String,
 }
 
@@ -65,6 +65,18 @@ impl InterpError {
             message: message.into(),
             at: None,
         }
+    }
+
+    /// Names the instruction's opcode in an `Unsupported` raised by an operand helper
+    /// (which only knew a placeholder such as `<sub-register>`).
+    pub(crate) fn named(mut self, name: &str) -> Self {
+        if let InterpError::Unsupported { opcode, reason, .. } = &mut self {
+            if let Some(what) = opcode.strip_prefix('<').and_then(|o| o.strip_suffix('>')) {
+                *reason = alloc::format!("{what}: {reason}");
+                *opcode = name.into();
+            }
+        }
+        self
     }
 
     /// Attaches a location if the error has none yet.

@@ -100,6 +100,16 @@ impl<'p, 'f> Machine<'p, 'f> {
                 cfg.max_threads
             )));
         }
+        let reg_bytes = (prog.slot_bits.len() as u64)
+            .saturating_mul(bt)
+            .saturating_mul(16);
+        if reg_bytes > cfg.max_register_bytes {
+            return Err(limits(format!(
+                "{} register slots × {bt} threads need {reg_bytes} bytes (limit {})",
+                prog.slot_bits.len(),
+                cfg.max_register_bytes
+            )));
+        }
         let mut params = Bank::new(true);
         for (n, bytes) in inputs.params.iter().enumerate() {
             params.add(Region {
@@ -158,13 +168,13 @@ impl<'p, 'f> Machine<'p, 'f> {
             .symbols
             .iter()
             .map(|s| {
-                let (_, sp, a) = placed
+                placed
                     .iter()
                     .find(|(n, _, _)| *n == s.name)
-                    .expect("every program symbol was placed");
-                (*sp, *a)
+                    .map(|(_, sp, a)| (*sp, *a))
+                    .ok_or_else(|| limits(format!("symbol `{}` was not placed", s.name)))
             })
-            .collect();
+            .collect::<Result<_, _>>()?;
         let mut retval0 = Bank::new(false);
         for &n in &prog.retvals {
             retval0.add(Region {

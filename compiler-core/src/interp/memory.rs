@@ -225,10 +225,12 @@ pub fn parse_ir_globals(ir: &str) -> Vec<IrGlobal> {
             let w_end = words.find([' ', '(']).unwrap_or(words.len());
             let w = &words[..w_end];
             if w == "addrspace" {
-                let close = words.find(')').unwrap_or(words.len());
+                let Some(close) = words.find(')').filter(|&c| c > w_end) else {
+                    break;
+                };
                 let n = words[w_end + 1..close].trim().parse::<i64>().unwrap_or(0);
                 space = Space::from_addrspace(n).unwrap_or(Space::Global);
-                words = &words[(close + 1).min(words.len())..];
+                words = &words[close + 1..];
                 continue;
             }
             words = &words[w_end..];
@@ -244,6 +246,7 @@ pub fn parse_ir_globals(ir: &str) -> Vec<IrGlobal> {
         }
         let mut p = TypeParser {
             s: words.trim_start(),
+            depth: 0,
         };
         if let Some(size) = p.size() {
             out.push(IrGlobal {
@@ -258,6 +261,7 @@ pub fn parse_ir_globals(ir: &str) -> Vec<IrGlobal> {
 
 struct TypeParser<'a> {
     s: &'a str,
+    depth: u32,
 }
 
 impl TypeParser<'_> {
@@ -285,6 +289,16 @@ impl TypeParser<'_> {
     }
 
     fn size_align(&mut self) -> Option<(u64, u64)> {
+        self.depth += 1;
+        let r = self.size_align_inner();
+        self.depth -= 1;
+        r
+    }
+
+    fn size_align_inner(&mut self) -> Option<(u64, u64)> {
+        if self.depth > 32 {
+            return None;
+        }
         if self.eat("[") || self.eat("<") {
             let n = self.number()?;
             if !self.eat("x") {
@@ -303,11 +317,11 @@ impl TypeParser<'_> {
                     break;
                 }
                 let (sz, al) = self.size_align()?;
-                off = off.div_ceil(al) * al + sz;
+                off = off.div_ceil(al).checked_mul(al)?.checked_add(sz)?;
                 max_al = max_al.max(al);
                 self.eat(",");
             }
-            return Some((off.div_ceil(max_al) * max_al, max_al));
+            return Some((off.div_ceil(max_al).checked_mul(max_al)?, max_al));
         }
         for (t, sz) in [
             ("half", 2),
@@ -329,7 +343,7 @@ impl TypeParser<'_> {
         }
         if self.eat("i") {
             let bits = self.number()?;
-            let bytes = bits.div_ceil(8).next_power_of_two().max(1);
+            let bytes = bits.clamp(1, 1 << 16).div_ceil(8).next_power_of_two();
             return Some((bytes, bytes.min(16)));
         }
         None

@@ -145,6 +145,8 @@ pub struct Config {
     pub max_block_threads: u32,
     /// Threads over the whole grid.
     pub max_threads: u32,
+    /// Register-file bytes of one CTA (16 bytes per slot per thread).
+    pub max_register_bytes: u64,
 }
 
 impl Default for Config {
@@ -153,6 +155,7 @@ impl Default for Config {
             fuel: 1 << 22,
             max_block_threads: 1024,
             max_threads: 1 << 16,
+            max_register_bytes: 1 << 28,
         }
     }
 }

@@ -23,6 +23,10 @@ use alloc::vec::Vec;
 
 /// Size of each global buffer the generator makes for a pointer parameter.
 pub const BUFFER_BYTES: usize = 8192;
+/// Parameters past this index are ignored (their loads read unmapped memory).
+pub const MAX_PARAMS: usize = 1024;
+/// The generator makes no parameter larger than this.
+pub const MAX_PARAM_BYTES: usize = 4096;
 
 /// SplitMix64: a small, fast, well-mixed deterministic generator.
 #[derive(Clone, Debug)]
@@ -206,9 +210,13 @@ pub fn shape(f: &Function, ir: Option<&str>) -> Shape {
         };
         let name = f.sym(sym);
         if let (Some(p), Some(Space::Param)) = (param_index(name), space) {
+            if p as usize >= MAX_PARAMS {
+                continue;
+            }
             let width = get_imm(w_idx).unwrap_or(32).clamp(8, 128) as u32;
-            let off = offset + get_imm(off_idx).unwrap_or(0);
-            let end = (off.max(0) as usize) + n * (width as usize / 8);
+            let off = offset.saturating_add(get_imm(off_idx).unwrap_or(0));
+            let end = (off.clamp(0, MAX_PARAM_BYTES as i64) as usize + n * (width as usize / 8))
+                .min(MAX_PARAM_BYTES);
             if params.len() <= p as usize {
                 params.resize(p as usize + 1, None);
             }
