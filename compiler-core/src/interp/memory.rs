@@ -19,7 +19,7 @@
 //! `param_addr(N)`; the k-th symbol of a run at `symbol_addr(k)` in its own space; input
 //! buffers wherever [`super::Inputs`] puts them (the random generator uses
 //! [`BUFFER_BASE`] upwards). An access must fall inside one region, else it is a
-//! [`InterpError::BadAddress`](super::InterpError::BadAddress).
+//! `InterpError::BadAddress`.
 
 use super::error::InterpError;
 use alloc::string::String;

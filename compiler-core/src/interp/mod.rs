@@ -46,6 +46,41 @@
 //! `(byte - 128) / 8`, s32 texels the sign-extended 16 bits. The asm form
 //! (`tex.2d.v4.f32.f32`) and the `TEX_UNIFIED_*` opcodes agree.
 //!
+//! **Semantics by opcode** (operand layouts are llc-22's, see [`Program`]):
+//!
+//! | opcodes | meaning here |
+//! |---|---|
+//! | `COPY`, `IMOV*rr`, `FMOV*rr`, `MOV_B32_r`, `MOV_B64_r`, `BITCONVERT_*`, `KILL` | lane-wise copy, sub-registers and tuples included |
+//! | `cvta_to_global_64` | identity (global addresses are their own generic addresses) |
+//! | `PHI` | parallel copy when its block is entered along the taken edge |
+//! | `REG_SEQUENCE`, `INSERT_SUBREG`, `SUBREG_TO_REG`, `EXTRACT_SUBREG` (LLVM form and the CICC N-pair form) | lane moves between tuple registers |
+//! | `IMPLICIT_DEF` | the poison pattern |
+//! | `MOV_B1/B16/B32/B64_i`, `MOV_F32_i`, `MOV_F64_i`, `MOV_B64_sym` | immediates (MIR float literals decoded exactly), symbol addresses |
+//! | `ADD*`, `SUB32rr`, `MULT32*`, `AND/OR/XOR_*`, `SHL*_ri`, `SRL32_ri`, `MUL_WIDE{u,s}32_ri`, `MAD_LO_S32rrr` | two's complement; shift amounts clamp at the width |
+//! | `SETP_i32rr/ri` | modes 0–5 `eq ne lt le gt ge` signed, 6–11 the same unsigned |
+//! | `SETP_f32rr` | modes 0–5 ordered, 6–11 unordered, 12 `num`, 13 `nan`; ftz flag |
+//! | `SELP_b32rr` | `p ? a : b` |
+//! | `FADD/FSUB/FMUL[_rn]f32*`, `FMA_F32*`, `FMUL_rnf16rr`, `FADD_rnf16x2rr` | IEEE round-to-nearest, canonical NaN, ftz flag |
+//! | `CVT_<to>_<from>` | `.rn .rz .rm .rp` / `.rni .rzi .rmi .rpi .rna`, `.ftz`, `.sat`; float→int saturates, NaN → 0 |
+//! | `V2I32toI64`, `I64toV2I32`, `V2I16toI32`, `I32toV2I16`, `V2I64toI128`, `I128toV2I64` | pack / unpack, first operand lowest |
+//! | `LD_*`, `LDV_*`, `LD_GLOBAL_NC_*`, `ST_*`, `STV_*` | the modelled memories; the sign immediate picks sign or zero extension |
+//! | `StoreRetvalI32/F32` | the thread's `func_retval0` slot |
+//! | `INT_PTX_SREG_*` | the launch (`%tid %ntid %ctaid %nctaid %laneid`) |
+//! | `BARRIER_CTA_SYNC_ALIGNED_ALL_i`, `SHFL_SYNC_IDX_i32`, `SHFL_SYNC_DOWN_i32` | collectives (PTX `shfl.sync` lane/clamp/segment rules) |
+//! | `TEX_UNIFIED_2D_F32_F32_R`, `TEX_UNIFIED_1D_S32_S32_R` | texels as above |
+//! | `INLINEASM` | the PTX subset listed under *Inline asm* below |
+//! | `GOTO`, `CBranch`, `CBranchOther`, `Return` | control flow; a block without a taken branch falls through |
+//! | `LoadParamMem*`, `StoreParam*` | **none**: call sequences are not modelled ([`has_semantics`]) |
+//! | anything outside the table (`anonymous_NNNNN`, other targets) | **none**: `Unsupported` |
+//!
+//! # Inline asm
+//!
+//! The asm string's PTX is parsed for `add sub` (integer and `.f32`), `mul.lo mul.hi
+//! mul.wide mul.f32`, `fma.rn.f32`, `and or xor not shl shr mov`,
+//! `shf.{l,r}.{wrap,clamp}.b32` and `tex.{2d,1d}.v4`; `$N` is the N-th operand group
+//! (defs first, then uses); a use tied to a def (`"+r"`) shares that def's register, so
+//! the def starts with the use's value. Any other text is `Unsupported`.
+//!
 //! **Errors** are values ([`InterpError`]), never panics, on any IR the parser accepts:
 //! opcodes without semantics are `Unsupported` up front (so a test can skip and list
 //! the function), operand layouts that do not fit are `Malformed`, infinite loops run
@@ -79,7 +114,7 @@ pub mod float;
 pub mod memory;
 pub mod random;
 
-pub use compile::{Program, SymbolRef, POISON};
+pub use compile::{has_semantics, Program, SymbolRef, POISON};
 pub use error::{InterpError, Location};
 pub use memory::{Region, Space};
 pub use random::{random_inputs, Rng};
