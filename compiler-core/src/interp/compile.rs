@@ -164,6 +164,21 @@ pub(crate) enum TexKind {
     S32S32_1d,
 }
 
+/// The CICC-era multi-result producers, modelled per thread.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub(crate) enum ModelKind {
+    /// `MMA_M16N8K8_TF32 a, b, c`: lane i = (a·b + c) + i, in f32.
+    MmaTf32,
+    /// `MMA_M16N8K8_TF32_ACC a, b, acc`: lane i = a·b + acc[i], in f32.
+    MmaTf32Acc,
+    /// `WMMA_MMA_M16N16K16_F16 a, b, c` (f16x2 operands): lane i, each half =
+    /// a·b + c + i computed in f32 and rounded once to f16.
+    WmmaF16,
+    /// No model in the opcode table: a deterministic hash of the operands, lane by lane
+    /// (small floats for float results), so passes can be checked to keep data flow.
+    Opaque { tag: u64, float: bool },
+}
+
 /// How a load extends a narrower memory value into its register.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub(crate) enum Ext {
@@ -294,6 +309,11 @@ pub(crate) enum Exec {
         ds: Vec<Dst>,
         handle: Src,
         coords: Vec<Src>,
+    },
+    Model {
+        kind: ModelKind,
+        ds: Vec<Dst>,
+        args: Vec<Src>,
     },
     Asm(Box<AsmBlock>),
     Branch {
@@ -1290,8 +1310,8 @@ impl<'f> Compiler<'f> {
                     a: self.src(uses[0])?,
                 }
             }
-            TEX_UNIFIED_2D_F32_F32_R | TEX_UNIFIED_1D_S32_S32_R => {
-                let (kind, ncoords) = if op == TEX_UNIFIED_2D_F32_F32_R {
+            TEX_UNIFIED_2D_F32_F32_R | TEX_UNIFIED_1D_S32_S32_R | TEX_2D_V4F32_F32 => {
+                let (kind, ncoords) = if op != TEX_UNIFIED_1D_S32_S32_R {
                     (TexKind::F32F32_2d, 2)
                 } else {
                     (TexKind::S32S32_1d, 1)
@@ -1309,6 +1329,60 @@ impl<'f> Compiler<'f> {
                     handle,
                     coords,
                 }
+            }
+            MMA_M16N8K8_TF32
+            | MMA_M16N8K8_TF32_ACC
+            | WMMA_MMA_M16N16K16_F16
+            | WGMMA_M64N32K16_F32
+            | TMA_LOAD_2D
+            | CP_ASYNC_CA_SHARED => {
+                let (kind, nargs, lanes) = match op {
+                    MMA_M16N8K8_TF32 => (ModelKind::MmaTf32, 3, 4),
+                    MMA_M16N8K8_TF32_ACC => (ModelKind::MmaTf32Acc, 3, 4),
+                    WMMA_MMA_M16N16K16_F16 => (ModelKind::WmmaF16, 3, 8),
+                    WGMMA_M64N32K16_F32 => (
+                        ModelKind::Opaque {
+                            tag: op as u64,
+                            float: true,
+                        },
+                        3,
+                        16,
+                    ),
+                    TMA_LOAD_2D => (
+                        ModelKind::Opaque {
+                            tag: op as u64,
+                            float: false,
+                        },
+                        2,
+                        2,
+                    ),
+                    _ => (
+                        ModelKind::Opaque {
+                            tag: op as u64,
+                            float: false,
+                        },
+                        1,
+                        2,
+                    ),
+                };
+                self.expect_uses(&name, uses, nargs, nargs)?;
+                let ds = self.results(defs, lanes)?;
+                let mut args: Vec<Src> = Vec::new();
+                for (k, u) in uses.iter().enumerate() {
+                    if kind == ModelKind::MmaTf32Acc && k == 2 {
+                        let acc = self.src_lanes(u)?;
+                        if acc.len() != 4 {
+                            return Err(InterpError::malformed(format!(
+                                "{name} accumulates into a 4-lane tuple, found {} lane(s)",
+                                acc.len()
+                            )));
+                        }
+                        args.extend(acc);
+                    } else {
+                        args.push(self.src(u)?);
+                    }
+                }
+                Exec::Model { kind, ds, args }
             }
             SHFL_SYNC_IDX_i32 | SHFL_SYNC_DOWN_i32 => {
                 self.expect_uses(&name, uses, 4, 4)?;

@@ -15,7 +15,8 @@
 //! ```
 
 use super::compile::{
-    Dst, Exec, Ext, FOp, IntOp, Move, NumTy, Program, ShflMode, Slot, Src, Sreg, TexKind, POISON,
+    Dst, Exec, Ext, FOp, IntOp, ModelKind, Move, NumTy, Program, ShflMode, Slot, Src, Sreg,
+    TexKind, POISON,
 };
 use super::error::InterpError;
 use super::float::{self, cvt_mode, mask, sext, FRound, IRound};
@@ -795,6 +796,12 @@ impl<'p, 'f> Machine<'p, 'f> {
                     wr(&mut t.regs, d, x as u128);
                 }
             }
+            Exec::Model { kind, ds, args } => {
+                let v: Vec<u128> = args.iter().map(|&a| self.rd(&t.regs, a)).collect();
+                for (i, &d) in ds.iter().enumerate() {
+                    wr(&mut t.regs, d, model(*kind, &v, i));
+                }
+            }
             Exec::Asm(block) => {
                 let init: Vec<u128> = block.init.iter().map(|&s| self.rd(&t.regs, s)).collect();
                 let out = block.execute(init);
@@ -1010,6 +1017,36 @@ pub(crate) fn cvt(to: NumTy, from: NumTy, mode: u32, v: u128) -> Option<u128> {
             Some(float::canon32(sat01(f)) as u128)
         }
         _ => None,
+    }
+}
+
+/// Lane `i` of a modelled multi-result instruction (see [`ModelKind`]).
+fn model(kind: ModelKind, v: &[u128], i: usize) -> u128 {
+    let f = |k: usize| f32::from_bits(v[k] as u32);
+    match kind {
+        ModelKind::MmaTf32 => float::canon32(f(0) * f(1) + f(2) + i as f32) as u128,
+        ModelKind::MmaTf32Acc => float::canon32(f(0) * f(1) + f(2 + i)) as u128,
+        ModelKind::WmmaF16 => {
+            let mut r = 0u128;
+            for h in 0..2 {
+                let x = |k: usize| float::f16_to_f32((v[k] >> (16 * h)) as u16);
+                let s = x(0) * x(1) + x(2) + i as f32;
+                r |= (float::canon16_from_f32(s) as u128) << (16 * h);
+            }
+            r
+        }
+        ModelKind::Opaque { tag, float } => {
+            let mut h = splitmix(tag);
+            for &x in v {
+                h = splitmix(h ^ x as u64) ^ splitmix((x >> 64) as u64);
+            }
+            let x = splitmix(h ^ i as u64);
+            if float {
+                (((x & 0xff) as i32 - 128) as f32 / 8.0).to_bits() as u128
+            } else {
+                x as u32 as u128
+            }
+        }
     }
 }
 

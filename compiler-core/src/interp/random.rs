@@ -136,6 +136,7 @@ fn is_float_consumer(f: &Function, data: &InstData) -> bool {
                 || n.starts_with("FSUB")
                 || n.starts_with("FMUL")
                 || n.starts_with("FMA")
+                || n.starts_with("MMA_")
                 || n.starts_with("SETP_f")
                 || (n.starts_with("CVT_") && n.ends_with("_f32"))
                 || n.starts_with("TEX_UNIFIED_2D_F32")
