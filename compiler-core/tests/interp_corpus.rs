@@ -20,7 +20,7 @@ fn load(case: &str, stage: &str) -> Option<Module> {
 /// count is negative (a huge unsigned bound) stop here.
 fn config() -> Config {
     Config {
-        fuel: 400_000,
+        fuel: 250_000,
         ..Config::default()
     }
 }

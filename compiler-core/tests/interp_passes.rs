@@ -29,7 +29,7 @@ fn files(dir: &Path, name: Option<&str>) -> Vec<PathBuf> {
 
 fn config() -> Config {
     Config {
-        fuel: 400_000,
+        fuel: 250_000,
         ..Config::default()
     }
 }
