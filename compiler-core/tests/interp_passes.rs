@@ -88,12 +88,10 @@ fn phi_elimination_and_two_address_keep_corpus_results() {
 }
 
 /// Gallery examples whose two-address output computes something else, with why. Each
-/// must still differ: when one is fixed, this list must shrink.
-///
-/// - `optnone`: the input is not SSA — `%2 = ADD32rr %1(tied-def 0), killed %2` both
-///   reads and redefines `%2` — and two-address's `%2 = COPY %1` before the add
-///   overwrites the `%2` the add still reads: out[1] becomes 2·a instead of a + b.
-const KNOWN_DIFFERENCES: &[&str] = &["optnone"];
+/// must still differ: when one is fixed, this list must shrink. (Empty: the `optnone`
+/// example, `%2 = ADD32rr %1(tied-def 0), killed %2` out of SSA, used to lose the `%2`
+/// the add reads; two-address now saves it first.)
+const KNOWN_DIFFERENCES: &[&str] = &[];
 
 #[test]
 fn two_address_keeps_gallery_results() {
@@ -107,6 +105,22 @@ fn two_address_keeps_gallery_results() {
                 interp::check(f),
                 None,
                 "{name}: every gallery example interprets"
+            );
+            // Both with the default knobs and with the optnone gate forced on.
+            let mut h = f.clone();
+            two_address::run(
+                &mut h,
+                &TwoAddressOptions {
+                    optnone: true,
+                    ..Default::default()
+                },
+                &mut NoTrace::default(),
+            );
+            check_pass(
+                &format!("gallery/{name} two-address optnone"),
+                f,
+                &h,
+                m.ir.as_deref(),
             );
             let mut g = f.clone();
             two_address::run(

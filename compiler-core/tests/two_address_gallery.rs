@@ -141,9 +141,14 @@ fn reschedule_moves_the_add_and_the_knob_turns_it_off() {
 fn optnone_never_commutes() {
     let (f, s, log) = run("optnone", TwoAddressOptions::default());
     assert_eq!(s.get("commuted"), 0);
-    assert_eq!(s.get("copies_inserted"), 1);
+    // Without commuting, `%2 = ADD32rr %1(tied-def 0), killed %2` needs the old %2 saved
+    // (it is read by the add) and then the tie's COPY.
+    assert_eq!(s.get("copies_inserted"), 2);
     assert!(log.steps[0].narration.contains("optnone attribute"));
-    assert_eq!(count(&f, Op::COPY), 1);
+    assert!(log.steps.iter().any(|s| s.kind == "save_dst_read"));
+    assert_eq!(count(&f, Op::COPY), 2);
+    let text = print_function(&f);
+    assert!(text.contains("%3:int32regs = COPY %2\n    %2:int32regs = COPY %1\n    %2:int32regs = ADD32rr %2(tied-def 0), killed %3"), "{text}");
     // The knob does the same for a function without the attribute.
     let (_, s, _) = run(
         "commute",
@@ -153,7 +158,7 @@ fn optnone_never_commutes() {
         },
     );
     assert_eq!(s.get("commuted"), 0);
-    assert_eq!(s.get("copies_inserted"), 1);
+    assert_eq!(s.get("copies_inserted"), 2);
 }
 
 #[test]

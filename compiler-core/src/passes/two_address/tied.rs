@@ -236,6 +236,7 @@ impl<R: Recorder> TwoAddr<'_, '_, R> {
                 continue;
             }
             last_copied = Some(reg_a);
+            self.protect_dst_reads(mi, reg_a, src_idx, dst_idx);
             let mut src = Operand::reg(reg_b, 0);
             src.subreg = sub_b;
             let mut copy = InstData::new(
@@ -348,6 +349,54 @@ impl<R: Recorder> TwoAddr<'_, '_, R> {
                 }
             });
         }
+    }
+
+    /// `a = b op a` (the def's register also read by another operand) only happens out
+    /// of SSA form; LLVM assumes it never does. The COPY `a = b` would clobber the value
+    /// the instruction still reads, so that read first moves to a fresh copy of `a`.
+    fn protect_dst_reads(&mut self, mi: Inst, reg_a: Reg, src_idx: usize, dst_idx: usize) {
+        let Reg::Virt(a) = reg_a else { return };
+        let reads: Vec<usize> = self.ed.f.insts[mi]
+            .operands
+            .iter()
+            .enumerate()
+            .filter(|&(k, o)| k != src_idx && k != dst_idx && o.is_use() && o.vreg_of() == Some(a))
+            .map(|(k, _)| k)
+            .collect();
+        if reads.is_empty() {
+            return;
+        }
+        let class = self.ed.f.vreg_class(a);
+        let t = self.ed.new_vreg(class);
+        let mut copy = InstData::new(
+            Opcode::Known(Op::COPY),
+            vec![Operand::vreg(t, oflag::DEF), Operand::vreg(a, 0)],
+        );
+        copy.lhs_defs = 1;
+        let c = self.ed.insert_before(mi, copy);
+        self.du.add_inst(self.ed.f, c);
+        self.du.remove_inst(self.ed.f, mi);
+        self.ed.modify(mi, |d| {
+            for &k in &reads {
+                d.operands[k].set_reg(Reg::Virt(t));
+                d.operands[k].subreg = None;
+            }
+            if let Some(&k) = reads.first() {
+                d.operands[k].set(oflag::KILL, true);
+            }
+        });
+        self.du.add_inst(self.ed.f, mi);
+        self.lv.vars[t].exists = true;
+        self.lv.vars[t].kills.push(mi);
+        self.stats.inc("copies_inserted");
+        let (an, tn) = (self.reg_name(reg_a), self.reg_name(Reg::Virt(t)));
+        self.step(|| {
+            Step::new(
+                "save_dst_read",
+                format!("This instruction also reads {an}, the register its tie must write first. Outside SSA that happens; LLVM assumes it does not. To keep the result right, the old {an} is saved in {tn} and the instruction reads {tn} instead."),
+            )
+            .focus(Focus::inst(c))
+        });
     }
 
     /// The attempts logged for `mi` by try_instruction_transform, for the payload.
