@@ -43,6 +43,31 @@ pub fn print_function_into(
     f: &Function,
     after_inst: &mut dyn FnMut(&mut String, Inst),
 ) {
+    print_function_annotated(out, f, &mut |out, at| {
+        if let AnnotateAt::Inst(i) = at {
+            after_inst(out, i)
+        }
+    });
+}
+
+/// A place where [`print_function_annotated`] lets its caller add lines.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum AnnotateAt {
+    /// Right after `body: |`, before the first block.
+    Body,
+    /// After a block's header lines (`bb.N:`, `successors:`, `liveins:`).
+    Block(Block),
+    /// After an instruction's line.
+    Inst(Inst),
+}
+
+/// Prints `f`, calling `annotate(out, at)` at each [`AnnotateAt`] point. Lines the
+/// callback adds should be `;` comments so the text still parses.
+pub fn print_function_annotated(
+    out: &mut String,
+    f: &Function,
+    annotate: &mut dyn FnMut(&mut String, AnnotateAt),
+) {
     let has_def = defined_vregs(f);
     let _ = writeln!(out, "---");
     let _ = writeln!(out, "name:            {}", f.name);
@@ -84,22 +109,28 @@ pub fn print_function_into(
         }
     }
     out.push_str("body:             |\n");
+    annotate(out, AnnotateAt::Body);
     for (bi, b) in f.layout.blocks().enumerate() {
         if bi > 0 {
             out.push('\n');
         }
-        print_block_header(out, f, b);
+        print_block_header(out, f, b, annotate);
         for i in f.layout.block_insts(b) {
             out.push_str("    ");
             write_inst(out, f, &f.insts[i], &has_def);
             out.push('\n');
-            after_inst(out, i);
+            annotate(out, AnnotateAt::Inst(i));
         }
     }
     out.push_str("...\n");
 }
 
-fn print_block_header(out: &mut String, f: &Function, b: Block) {
+fn print_block_header(
+    out: &mut String,
+    f: &Function,
+    b: Block,
+    annotate: &mut dyn FnMut(&mut String, AnnotateAt),
+) {
     let d = &f.blocks[b];
     let _ = write!(out, "  bb.{}", d.number);
     if let Some(n) = d.name {
@@ -132,6 +163,7 @@ fn print_block_header(out: &mut String, f: &Function, b: Block) {
         }
         out.push('\n');
     }
+    annotate(out, AnnotateAt::Block(b));
     if !d.succs.is_empty() || !d.liveins.is_empty() {
         out.push('\n');
     }
