@@ -1,55 +1,97 @@
-//! LLVM's LiveVariables for virtual registers.
+//! LiveVariables: for every virtual register, the blocks it is live straight through,
+//! the instructions where it dies, and where it is defined — LLVM's `VarInfo` — plus
+//! the kill and dead operand flags those imply.
 //!
-//! For each virtual register, [`VarInfo`] holds the blocks it is live *through*
-//! (`alive_blocks`, block numbers) and the instructions that kill it (`kills`: the last
-//! use in a block where it dies, or the def itself when the value is never used).
-//! A PHI's use counts as a use at the end of the predecessor it comes from, so a value
-//! used only by a PHI is not live out of that predecessor.
+//! ```text
+//!  Function ──Accesses::collect──▶ per vreg: InstEffects + PHI predecessors
+//!     ──Solver::solve──▶ LIVE_IN / LIVE_OUT blocks
+//!     ──backward scan of each accessed block──▶ VarInfo { alive_blocks, kills, defs }
+//!     ──apply_flags──▶ `killed` on the last use, `dead` on an unused def
+//! ```
 //!
-//! Blocks are visited depth-first from the entry; within a block, uses before defs.
-//! Invariant: each register has at most one kill per block.
+//! Works on SSA with PHIs (before PHI elimination) and on the multi-def form after it.
+//! A PHI's incoming value counts as read at the end of the predecessor it names, so it
+//! is live out of that block and the PHI operand itself never carries a kill flag —
+//! what LLVM's LiveVariables does (it marks the value alive in the predecessor when it
+//! finishes that block). On SSA input this computes exactly LLVM's flags (the corpus
+//! test strips `killed`/`dead` from every `2-pre-phielim.mir` and gets llc-22's back).
+//!
+//! Invariants of a computed [`VarInfo`]:
+//! - `alive_blocks`: blocks the register is live into and out of with no def inside
+//!   (LLVM's "alive completely through"); never a block that defines it.
+//! - `kills`: in layout order, each instruction after which the value is dead: the
+//!   last reader of a value that is not live out, or (LLVM's convention) the defining
+//!   instruction itself when the def is never read — that def gets the `dead` flag.
+//!   An instruction that reads and redefines the register (a tied pair) is not a kill:
+//!   the register stays live through it.
+//! - `defs`: every instruction that writes the register, in layout order.
+//! - the kill flag of a kill goes on the instruction's first non-`undef` use of the
+//!   register only, as `MachineInstr::addRegisterKilled` does.
+//!
+//! Block numbers: `alive_blocks` and the `u32` block arguments of [`VarInfo`] use a
+//! block's storage index ([`LiveVariables::num_of`]), LLVM's MBB number: equal to the
+//! layout position in a parsed function, and stable when a pass adds blocks.
+//!
+//! Two live-out queries: [`LiveVariables::is_live_out`] is LLVM's `isLiveOut` (alive in
+//! or killed in a successor), which PHI elimination's output depends on — it answers
+//! from the tables alone, so it stays meaningful while a pass edits them, but it misses
+//! values only a successor's PHI reads and over-approximates when a successor defines
+//! the register before killing it; [`LiveVariables::is_live_out_exact`] looks at the
+//! instructions and is exact on any form.
+//!
+//! Physical registers are not tracked; their flags are left as they are.
 
-use crate::entity::SecondaryMap;
-use crate::mir::{oflag, Block, Function, Inst, Op, Reg, VReg};
-use alloc::vec;
+use super::accesses::{class_lanes, inst_effects, Accesses, InstEffect, Solver, ALL_LANES};
+use super::accesses::{DEFINES, LIVE_IN, LIVE_OUT};
+use super::bitset::BlockSet;
+use super::cfg::Cfg;
+use crate::entity::{EntityRef, SecondaryMap};
+use crate::mir::{oflag, Block, Function, Inst, Op, OperandKind, VReg};
+use alloc::format;
+use alloc::string::String;
 use alloc::vec::Vec;
+use core::fmt::Write;
 
+/// What LiveVariables knows about one virtual register.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct VarInfo {
-    /// Blocks (by index in layout order) the register is live through, sorted.
-    pub alive_blocks: Vec<u32>,
-    /// Instructions killing the register, in discovery order.
+    /// Blocks the register is live completely through (live in, live out, no def).
+    pub alive_blocks: BlockSet,
+    /// Instructions after which a value of the register is dead (see the module docs).
     pub kills: Vec<Inst>,
+    /// Instructions that define the register.
+    pub defs: Vec<Inst>,
 }
 
 impl VarInfo {
+    /// Is the register alive straight through block number `b`?
     pub fn is_alive_in(&self, b: u32) -> bool {
-        self.alive_blocks.binary_search(&b).is_ok()
+        b != u32::MAX && self.alive_blocks.contains(Block::from_u32(b))
     }
+
+    /// Marks block number `b` alive; true if it was not.
     pub fn set_alive(&mut self, b: u32) -> bool {
-        match self.alive_blocks.binary_search(&b) {
-            Ok(_) => false,
-            Err(p) => {
-                self.alive_blocks.insert(p, b);
-                true
-            }
-        }
+        b != u32::MAX && self.alive_blocks.insert(Block::from_u32(b))
     }
+
+    /// Clears block number `b` from the alive set.
     pub fn reset_alive(&mut self, b: u32) {
-        if let Ok(p) = self.alive_blocks.binary_search(&b) {
-            self.alive_blocks.remove(p);
+        if b != u32::MAX {
+            self.alive_blocks.remove(Block::from_u32(b));
         }
     }
-    /// The kill inside block `b`, if any.
+
+    /// The first kill located in block `b` (LLVM's `VarInfo::findKill`).
     pub fn find_kill(&self, f: &Function, b: Block) -> Option<Inst> {
         self.kills
             .iter()
             .copied()
             .find(|&k| f.layout.inst_block(k) == Some(b))
     }
-    /// Removes `i` from the kill list; true if it was there.
-    pub fn remove_kill(&mut self, i: Inst) -> bool {
-        match self.kills.iter().position(|&k| k == i) {
+
+    /// Removes `inst` from the kills; true if it was there.
+    pub fn remove_kill(&mut self, inst: Inst) -> bool {
+        match self.kills.iter().position(|&k| k == inst) {
             Some(p) => {
                 self.kills.remove(p);
                 true
@@ -57,229 +99,452 @@ impl VarInfo {
             None => false,
         }
     }
+
+    /// True if the register is never live anywhere (no kill, def or live block).
+    pub fn is_empty(&self) -> bool {
+        self.alive_blocks.is_empty() && self.kills.is_empty() && self.defs.is_empty()
+    }
 }
 
-/// LiveVariables results for one function.
+/// LiveVariables for a whole function.
 #[derive(Clone, Debug, Default)]
 pub struct LiveVariables {
+    /// Every register's VarInfo (passes update them in place as they edit the IR).
     pub vars: SecondaryMap<VReg, VarInfo>,
-    /// Layout position of each block (the "block number" alive_blocks uses).
-    pub block_num: SecondaryMap<Block, u32>,
 }
 
 impl LiveVariables {
-    /// Runs the analysis. Does not change the function; see [`apply_flags`](Self::apply_flags).
+    /// Computes every virtual register's [`VarInfo`] (flags in `f` are not read).
     pub fn compute(f: &Function) -> Self {
+        let cfg = Cfg::new(f);
+        let acc = Accesses::collect(f);
+        let mut solver = Solver::new(&cfg);
         let mut lv = LiveVariables::default();
-        for (n, b) in f.layout.blocks().enumerate() {
-            lv.block_num[b] = n as u32;
-        }
-        // The block holding each register's (first) def.
-        let mut def_block: SecondaryMap<VReg, Option<Block>> = SecondaryMap::new();
-        let mut def_inst: SecondaryMap<VReg, Option<Inst>> = SecondaryMap::new();
-        for (b, i) in f.all_insts() {
-            for (_, v) in f.insts[i].vreg_defs() {
-                if def_block[v].is_none() {
-                    def_block[v] = Some(b);
-                    def_inst[v] = Some(i);
-                }
-            }
-        }
-        let preds = f.predecessors();
-        // PHI uses per predecessor block: (pred, vreg).
-        let mut phi_uses: SecondaryMap<Block, Vec<VReg>> = SecondaryMap::new();
-        for b in f.layout.blocks() {
-            for i in f.layout.block_insts(b) {
-                let d = &f.insts[i];
-                if !d.is(Op::PHI) {
-                    break;
-                }
-                for pair in d.operands[1..].chunks(2) {
-                    if let [val, blk] = pair {
-                        if let (Some(v), crate::mir::OperandKind::Block(p), false) =
-                            (val.vreg_of(), blk.kind, val.has(oflag::UNDEF))
-                        {
-                            phi_uses[p].push(v);
-                        }
-                    }
-                }
-            }
-        }
-        let Some(entry) = f.layout.entry_block() else {
-            return lv;
-        };
-        let mut visited: SecondaryMap<Block, bool> = SecondaryMap::new();
-        let mut stack = vec![(entry, 0usize)];
-        visited[entry] = true;
-        let mut order = Vec::new();
-        order.push(entry);
-        // Depth-first preorder over successors, in successor-list order.
-        while let Some((b, k)) = stack.pop() {
-            let succs = &f.blocks[b].succs;
-            if k < succs.len() {
-                stack.push((b, k + 1));
-                let s = succs[k].0;
-                if !visited[s] {
-                    visited[s] = true;
-                    order.push(s);
-                    stack.push((s, 0));
-                }
-            }
-        }
-        let mut worklist: Vec<Block> = Vec::new();
-        for &b in &order {
-            let bn = lv.block_num[b];
-            for i in f.layout.block_insts(b) {
-                let d = &f.insts[i];
-                let is_phi = d.is(Op::PHI);
-                if !is_phi {
-                    for op in d.operands.iter() {
-                        if let (Some(v), true) =
-                            (op.vreg_of(), op.is_use() && !op.has(oflag::UNDEF))
-                        {
-                            lv.handle_use(f, v, b, bn, i, def_block[v], &preds, &mut worklist);
-                        }
-                    }
-                }
-                for (k, op) in d.operands.iter().enumerate() {
-                    if is_phi && k > 0 {
-                        break;
-                    }
-                    if let (Some(v), true) = (op.vreg_of(), op.is_def()) {
-                        let info = &mut lv.vars[v];
-                        if info.alive_blocks.is_empty() {
-                            info.kills.push(i);
-                        }
-                    }
-                }
-            }
-            for &v in &phi_uses[b] {
-                if let Some(db) = def_block[v] {
-                    lv.mark_alive(f, v, db, b, &preds, &mut worklist);
-                }
-            }
+        let mut effects = Vec::new();
+        let mut preds = Vec::new();
+        for v in f.vreg_list() {
+            lv.vars[v] = compute_var(f, &cfg, &acc, &mut solver, &mut effects, &mut preds, v);
         }
         lv
     }
 
-    #[allow(clippy::too_many_arguments)]
-    fn handle_use(
-        &mut self,
-        f: &Function,
-        v: VReg,
-        b: Block,
-        bn: u32,
-        i: Inst,
-        def_block: Option<Block>,
-        preds: &SecondaryMap<Block, Vec<Block>>,
-        wl: &mut Vec<Block>,
-    ) {
-        let info = &mut self.vars[v];
-        if let Some(&last) = info.kills.last() {
-            if f.layout.inst_block(last) == Some(b) {
-                *info.kills.last_mut().expect("non-empty") = i;
-                return;
-            }
-        }
-        if !info.is_alive_in(bn) {
-            info.kills.push(i);
-        }
-        let Some(db) = def_block else { return };
-        for &p in &preds[b] {
-            self.mark_alive(f, v, db, p, preds, wl);
+    /// Recomputes one register's [`VarInfo`] from scratch (LLVM's
+    /// `recomputeForSingleDefVirtReg`, for any number of defs). Costs one scan of `f`.
+    pub fn recompute_var(&mut self, f: &Function, v: VReg) {
+        let cfg = Cfg::new(f);
+        let acc = Accesses::collect(f);
+        let mut solver = Solver::new(&cfg);
+        self.vars[v] = compute_var(
+            f,
+            &cfg,
+            &acc,
+            &mut solver,
+            &mut Vec::new(),
+            &mut Vec::new(),
+            v,
+        );
+    }
+
+    pub fn var_info(&self, v: VReg) -> &VarInfo {
+        &self.vars[v]
+    }
+
+    pub fn var_info_mut(&mut self, v: VReg) -> &mut VarInfo {
+        &mut self.vars[v]
+    }
+
+    /// Starts an empty [`VarInfo`] for a register a pass just created
+    /// (LLVM's `createNewVarInfo` + `initVarInfo`).
+    pub fn new_var_info(&mut self, v: VReg) -> &mut VarInfo {
+        self.vars[v] = VarInfo::default();
+        &mut self.vars[v]
+    }
+
+    /// Is `inst` recorded as a kill of `v` (a last use, or a dead def)?
+    pub fn is_killed_by(&self, v: VReg, inst: Inst) -> bool {
+        self.vars[v].kills.contains(&inst)
+    }
+
+    /// Records `inst` as a kill of `v` (table only; see
+    /// [`LiveVariables::add_virtual_register_killed`] for the flag too).
+    pub fn add_kill(&mut self, v: VReg, inst: Inst) {
+        let k = &mut self.vars[v].kills;
+        if !k.contains(&inst) {
+            k.push(inst);
         }
     }
 
-    /// MarkVirtRegAliveInBlock with its worklist.
-    fn mark_alive(
-        &mut self,
-        f: &Function,
-        v: VReg,
-        def_block: Block,
-        start: Block,
-        preds: &SecondaryMap<Block, Vec<Block>>,
-        wl: &mut Vec<Block>,
-    ) {
-        wl.clear();
-        wl.push(start);
-        while let Some(b) = wl.pop() {
-            let info = &mut self.vars[v];
-            if let Some(p) = info
-                .kills
-                .iter()
-                .position(|&k| f.layout.inst_block(k) == Some(b))
-            {
-                info.kills.remove(p);
+    /// Forgets `inst` as a kill of `v` (table only); true if it was one.
+    pub fn remove_kill(&mut self, v: VReg, inst: Inst) -> bool {
+        self.vars[v].remove_kill(inst)
+    }
+
+    /// The kill of `v` at `old` now happens at `new` (LLVM's `replaceKillInstruction`;
+    /// table only). True if `old` was a kill.
+    pub fn replace_kill(&mut self, v: VReg, old: Inst, new: Inst) -> bool {
+        match self.vars[v].kills.iter().position(|&k| k == old) {
+            Some(p) => {
+                self.vars[v].kills[p] = new;
+                true
             }
-            if b == def_block {
-                continue;
-            }
-            if !info.set_alive(self.block_num[b]) {
-                continue;
-            }
-            wl.extend(preds[b].iter().rev().copied());
+            None => false,
         }
     }
 
-    /// Writes the analysis into operand flags: every kill becomes `killed` on the first
-    /// use in that instruction, or `dead` on the def when the def itself is the kill.
-    /// Existing kill/dead flags on virtual registers are cleared first.
-    pub fn apply_flags(&self, f: &mut Function) {
-        let insts: Vec<Inst> = f.all_insts().map(|(_, i)| i).collect();
-        for &i in &insts {
-            for op in f.insts[i].operands.iter_mut() {
-                if op.vreg_of().is_some() {
-                    op.set(oflag::KILL, false);
-                    op.set(oflag::DEAD, false);
+    /// Sets the kill flag on `inst`'s first use of `v` and records the kill
+    /// (LLVM's `addVirtualRegisterKilled`).
+    pub fn add_virtual_register_killed(&mut self, f: &mut Function, v: VReg, inst: Inst) {
+        set_kill_flag(f, v, inst);
+        self.add_kill(v, inst);
+    }
+
+    /// Clears the kill flags of `v` on `inst` and forgets the kill; true if `inst` was
+    /// a kill of `v` (LLVM's `removeVirtualRegisterKilled`).
+    pub fn remove_virtual_register_killed(
+        &mut self,
+        f: &mut Function,
+        v: VReg,
+        inst: Inst,
+    ) -> bool {
+        if !self.remove_kill(v, inst) {
+            return false;
+        }
+        if let Some(d) = f.insts.get_mut(inst) {
+            for o in d.operands.iter_mut() {
+                if o.is_use() && o.vreg_of() == Some(v) {
+                    o.set(oflag::KILL, false);
                 }
             }
         }
-        let mut defs: SecondaryMap<VReg, (u32, Option<Inst>)> = SecondaryMap::new();
-        for &i in &insts {
-            for (_, v) in f.insts[i].vreg_defs() {
-                defs[v].0 += 1;
-                defs[v].1 = Some(i);
+        true
+    }
+
+    /// Marks `inst`'s defs of `v` dead and records it (LLVM's `addVirtualRegisterDead`).
+    pub fn add_virtual_register_dead(&mut self, f: &mut Function, v: VReg, inst: Inst) {
+        set_dead_flag(f, v, inst, true);
+        self.add_kill(v, inst);
+    }
+
+    /// Clears the dead flags of `v` on `inst`; true if it was recorded dead.
+    pub fn remove_virtual_register_dead(&mut self, f: &mut Function, v: VReg, inst: Inst) -> bool {
+        if !self.remove_kill(v, inst) {
+            return false;
+        }
+        set_dead_flag(f, v, inst, false);
+        true
+    }
+
+    /// Is `v` live on entry to `b`?
+    pub fn is_live_in(&self, f: &Function, v: VReg, b: Block) -> bool {
+        let vi = &self.vars[v];
+        if vi.alive_blocks.contains(b) {
+            return true;
+        }
+        let here = |i: &Inst| f.layout.inst_block(*i) == Some(b);
+        if !vi.kills.iter().any(here) && !vi.defs.iter().any(here) {
+            return false;
+        }
+        reads_before_def(f, v, b)
+    }
+
+    /// LLVM's `isLiveOut`: is `v` alive in, or killed in, a successor of `b`? Reads
+    /// only the tables (see the module docs for what it misses).
+    pub fn is_live_out(&self, f: &Function, v: VReg, b: Block) -> bool {
+        let Some(bd) = f.blocks.get(b) else {
+            return false;
+        };
+        let vi = &self.vars[v];
+        bd.succs
+            .iter()
+            .any(|&(s, _)| vi.alive_blocks.contains(s) || vi.find_kill(f, s).is_some())
+    }
+
+    /// Is `v` live on exit from `b`: live into a successor, or read by a successor's
+    /// PHI on the edge from `b`? Exact on SSA and after PHI elimination.
+    pub fn is_live_out_exact(&self, f: &Function, v: VReg, b: Block) -> bool {
+        let Some(bd) = f.blocks.get(b) else {
+            return false;
+        };
+        bd.succs
+            .iter()
+            .any(|&(s, _)| self.is_live_in(f, v, s) || phi_reads_from(f, v, s, b))
+    }
+
+    /// The number `alive_blocks` knows block `b` by (its storage index).
+    pub fn num_of(&self, b: Block) -> u32 {
+        b.index() as u32
+    }
+
+    /// Clears every `killed` on vreg uses and `dead` on vreg defs of `f`, then sets
+    /// them from this analysis.
+    pub fn apply_flags(&self, f: &mut Function) {
+        for (_, d) in f.insts.iter_mut() {
+            for o in d.operands.iter_mut() {
+                if o.vreg_of().is_some() {
+                    if o.is_def() {
+                        o.set(oflag::DEAD, false);
+                    } else {
+                        o.set(oflag::KILL, false);
+                    }
+                }
             }
         }
         for v in f.vreg_list().collect::<Vec<_>>() {
-            let unique = if defs[v].0 == 1 { defs[v].1 } else { None };
             for &k in &self.vars[v].kills {
-                set_kill_or_dead(f, v, k, unique);
+                let defines = f
+                    .insts
+                    .get(k)
+                    .is_some_and(|d| d.vreg_defs().any(|(_, x)| x == v));
+                if defines {
+                    set_dead_flag(f, v, k, true);
+                } else {
+                    set_kill_flag(f, v, k);
+                }
             }
         }
     }
 
-    /// Whether `v` is live out of `b` (LLVM's LiveVariables::isLiveOut).
-    pub fn is_live_out(&self, f: &Function, v: VReg, b: Block) -> bool {
-        let info = &self.vars[v];
-        f.blocks[b]
-            .succs
-            .iter()
-            .any(|&(s, _)| info.is_alive_in(self.block_num[s]) || info.find_kill(f, s).is_some())
+    /// A readable account of one register, for traces and debugging:
+    /// `%5: defs [3] alive [bb.1 bb.2] kills [7]` (instruction storage indices).
+    pub fn describe(&self, f: &Function, v: VReg) -> String {
+        let vi = &self.vars[v];
+        let mut s = format!("%{}: defs [", v.index());
+        for (k, i) in vi.defs.iter().enumerate() {
+            let _ = write!(s, "{}{}", if k > 0 { " " } else { "" }, i.index());
+        }
+        s.push_str("] alive [");
+        for (k, b) in vi.alive_blocks.iter().enumerate() {
+            let n = f.blocks.get(b).map_or(0, |d| d.number);
+            let _ = write!(s, "{}bb.{n}", if k > 0 { " " } else { "" });
+        }
+        s.push_str("] kills [");
+        for (k, i) in vi.kills.iter().enumerate() {
+            let _ = write!(s, "{}{}", if k > 0 { " " } else { "" }, i.index());
+        }
+        s.push(']');
+        s
     }
+}
 
-    pub fn num_of(&self, b: Block) -> u32 {
-        self.block_num[b]
-    }
+/// Recomputes LiveVariables and writes the kill/dead flags into `f`.
+pub fn set_kill_flags(f: &mut Function) -> LiveVariables {
+    let lv = LiveVariables::compute(f);
+    lv.apply_flags(f);
+    lv
 }
 
 /// Marks `i` as the kill of `v`: `dead` on its def when `i` is the register's only def
 /// (`unique_def`), otherwise `killed` on its first use of `v`.
 pub fn set_kill_or_dead(f: &mut Function, v: VReg, i: Inst, unique_def: Option<Inst>) {
-    let d = &mut f.insts[i];
     if unique_def == Some(i) {
-        if let Some(op) = d
-            .operands
-            .iter_mut()
-            .find(|o| o.is_def() && o.get_reg() == Some(Reg::Virt(v)))
-        {
-            op.set(oflag::DEAD, true);
+        if let Some(o) = f.insts.get_mut(i).and_then(|d| {
+            d.operands
+                .iter_mut()
+                .find(|o| o.is_def() && o.vreg_of() == Some(v))
+        }) {
+            o.set(oflag::DEAD, true);
         }
-    } else if let Some(op) = d
-        .operands
-        .iter_mut()
-        .find(|o| o.is_use() && o.vreg_of() == Some(v) && !o.has(oflag::UNDEF))
-    {
-        op.set(oflag::KILL, true);
+    } else {
+        set_kill_flag(f, v, i);
     }
+}
+
+fn compute_var(
+    f: &Function,
+    cfg: &Cfg,
+    acc: &Accesses,
+    solver: &mut Solver,
+    effects: &mut Vec<InstEffect>,
+    preds: &mut Vec<Block>,
+    v: VReg,
+) -> VarInfo {
+    let all = class_lanes(f.vreg_class(v));
+    inst_effects(acc.of(v), ALL_LANES, all, effects, None);
+    preds.clear();
+    preds.extend(acc.phi_uses_of(v).iter().map(|p| p.pred));
+    solver.solve(cfg, effects, preds);
+    let mut vi = VarInfo::default();
+    for &b in solver.touched() {
+        let fl = solver.flags(b);
+        if fl & (LIVE_IN | LIVE_OUT) == LIVE_IN | LIVE_OUT && fl & DEFINES == 0 {
+            vi.alive_blocks.insert(b);
+        }
+    }
+    // Kills: a backward scan of each accessed block, live out as the starting state.
+    let mut k = 0;
+    let mut block_kills = Vec::new();
+    while k < effects.len() {
+        let b = effects[k].block;
+        let start = k;
+        while k < effects.len() && effects[k].block == b {
+            k += 1;
+        }
+        let mut live = solver.flags(b) & LIVE_OUT != 0;
+        block_kills.clear();
+        for e in effects[start..k].iter().rev() {
+            if e.defs {
+                if !live {
+                    block_kills.push(e.inst);
+                }
+                live = false;
+            }
+            if e.reads {
+                if !live && !e.defs {
+                    block_kills.push(e.inst);
+                }
+                live = true;
+            }
+        }
+        vi.kills.extend(block_kills.iter().rev());
+        vi.defs
+            .extend(effects[start..k].iter().filter(|e| e.defs).map(|e| e.inst));
+    }
+    vi
+}
+
+fn set_kill_flag(f: &mut Function, v: VReg, inst: Inst) {
+    let Some(d) = f.insts.get_mut(inst) else {
+        return;
+    };
+    if let Some(o) = d.operands.iter_mut().find(|o| {
+        o.is_use() && o.vreg_of() == Some(v) && !o.has(oflag::UNDEF) && !o.has(oflag::DEBUG_USE)
+    }) {
+        o.set(oflag::KILL, true);
+    }
+}
+
+fn set_dead_flag(f: &mut Function, v: VReg, inst: Inst, on: bool) {
+    let Some(d) = f.insts.get_mut(inst) else {
+        return;
+    };
+    for o in d.operands.iter_mut() {
+        if o.is_def() && o.vreg_of() == Some(v) {
+            o.set(oflag::DEAD, on);
+        }
+    }
+}
+
+/// Does the first access of `v` in `b` read the value from before the block?
+fn reads_before_def(f: &Function, v: VReg, b: Block) -> bool {
+    for i in f.layout.block_insts(b) {
+        let d = &f.insts[i];
+        let is_phi = d.is(Op::PHI);
+        let mut reads = false;
+        let mut defs = false;
+        for o in &d.operands {
+            if o.vreg_of() != Some(v) || o.has(oflag::DEBUG_USE) {
+                continue;
+            }
+            if o.is_def() {
+                defs = true;
+                reads |= o.subreg.is_some() && !o.has(oflag::UNDEF);
+            } else if !is_phi && !o.has(oflag::UNDEF) {
+                reads = true;
+            }
+        }
+        if reads {
+            return true;
+        }
+        if defs {
+            return false;
+        }
+    }
+    false
+}
+
+/// Does a PHI at the top of `s` read `v` on the edge from `pred`?
+fn phi_reads_from(f: &Function, v: VReg, s: Block, pred: Block) -> bool {
+    for i in f.layout.block_insts(s) {
+        let d = &f.insts[i];
+        if !d.is(Op::PHI) {
+            break;
+        }
+        for w in d.operands.windows(2) {
+            if w[0].is_use()
+                && w[0].vreg_of() == Some(v)
+                && !w[0].has(oflag::UNDEF)
+                && w[1].kind == OperandKind::Block(pred)
+            {
+                return true;
+            }
+        }
+    }
+    false
+}
+
+/// A read of a virtual register (or of one lane of a tuple register) that some path
+/// from the entry reaches before any def of it.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct UndefinedRead {
+    pub vreg: VReg,
+    /// The lane, for tuple registers (their lanes are checked one by one).
+    pub lane: Option<u8>,
+    pub inst: Inst,
+}
+
+/// Every read that a def-free path from the entry block reaches: the register is live
+/// into the entry there. PHI incoming values are not reported (dominance covers them
+/// in SSA; after PHI elimination there are none).
+pub fn undefined_reads(f: &Function) -> Vec<UndefinedRead> {
+    let cfg = Cfg::new(f);
+    let acc = Accesses::collect(f);
+    let mut solver = Solver::new(&cfg);
+    let mut effects = Vec::new();
+    let mut out = Vec::new();
+    let Some(entry) = f.layout.entry_block() else {
+        return out;
+    };
+    let mut seen = BlockSet::new();
+    let mut work = Vec::new();
+    for v in f.vreg_list() {
+        let class = f.vreg_class(v);
+        let all = class_lanes(class);
+        let units: Vec<(Option<u8>, u64)> = match class {
+            Some(crate::mir::RegClass::Tuple { lanes, .. }) => {
+                (0..lanes.min(64)).map(|l| (Some(l), 1u64 << l)).collect()
+            }
+            _ => alloc::vec![(None, ALL_LANES)],
+        };
+        for (lane, mask) in units {
+            inst_effects(acc.of(v), mask, all, &mut effects, None);
+            let preds: Vec<Block> = acc.phi_uses_of(v).iter().map(|p| p.pred).collect();
+            solver.solve(&cfg, &effects, &preds);
+            if solver.flags(entry) & LIVE_IN == 0 {
+                continue;
+            }
+            // Walk forward from the entry through blocks the unit is live into,
+            // stopping after blocks that define it.
+            seen.clear();
+            work.clear();
+            work.push(entry);
+            seen.insert(entry);
+            while let Some(b) = work.pop() {
+                let mut defined = false;
+                for e in effects.iter().filter(|e| e.block == b) {
+                    if e.reads {
+                        out.push(UndefinedRead {
+                            vreg: v,
+                            lane,
+                            inst: e.inst,
+                        });
+                    }
+                    if e.defs {
+                        defined = true;
+                        break;
+                    }
+                }
+                if defined {
+                    continue;
+                }
+                for &s in cfg.succs(b) {
+                    if solver.flags(s) & LIVE_IN != 0 && seen.insert(s) {
+                        work.push(s);
+                    }
+                }
+            }
+        }
+    }
+    out.sort_by_key(|r| (r.inst, r.vreg, r.lane));
+    out.dedup();
+    out
 }

@@ -1,10 +1,31 @@
-//! Liveness analyses over machine IR.
+//! Liveness: LiveVariables (kill flags, LLVM's `VarInfo`) for PHI elimination and the
+//! two-address pass, and slot indexes with live intervals for the coalescers.
 //!
 //! ```text
-//!  Function ──LiveVariables::compute──▶ VarInfo per vreg { alive_blocks, kills }
-//!           ──apply_flags──▶ kill / dead operand flags, as LLVM's LiveVariables sets them
+//!               ┌──▶ LiveVariables { VarInfo per vreg } ──apply_flags──▶ killed/dead flags
+//!  Function ─┬──┤        (SSA with PHIs, or after PHI elimination)
+//!            │  └──▶ (shared) Accesses + Solver: block live-in/live-out per register unit
+//!            └──▶ SlotIndexes ──▶ LiveIntervals { per vreg: main range + one per tuple lane }
+//!                  0B bb.0, 16 first inst, 32 ...        %3 [16r,48r:0)[64B,80r:1) 0@16r 1@64B-phi
 //! ```
+//!
+//! Every analysis is a function of the IR only (flags already present are ignored) and
+//! costs time near-linear in the function size plus the size of its result. Nothing
+//! here panics on malformed IR: a register read on some path before any def is simply
+//! live into the entry block (the verifier reports it).
 
+mod accesses;
+mod bitset;
+pub mod cfg;
+pub mod intervals;
 pub mod live_variables;
+pub mod slot_indexes;
 
-pub use live_variables::{LiveVariables, VarInfo};
+pub use accesses::{LaneMask, ALL_LANES};
+pub use bitset::BlockSet;
+pub use cfg::{Cfg, DomTree};
+pub use intervals::{LiveInterval, LiveIntervals, LiveRange, Segment, SubRange, VNInfo, ValNo};
+pub use live_variables::{
+    set_kill_flags, set_kill_or_dead, undefined_reads, LiveVariables, UndefinedRead, VarInfo,
+};
+pub use slot_indexes::{Slot, SlotIndex, SlotIndexes};

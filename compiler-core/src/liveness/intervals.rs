@@ -1,0 +1,604 @@
+//! Live intervals: for every virtual register, the sorted, disjoint segments of slot
+//! indexes where it holds a value, each tagged with the value number of the def that
+//! produced it; tuple registers also get one range per lane (`sub0..subN-1`).
+//!
+//! ```text
+//!  Function ─▶ SlotIndexes ─┐
+//!  Function ─▶ Accesses ────┼─▶ per unit (vreg, or lane k of a tuple vreg):
+//!                           │     InstEffects ─▶ Solver (block live-in/out)
+//!                           │       ─▶ values: one per def + one PHI value per block
+//!                           │          where different values meet (optimistic fixpoint)
+//!                           │       ─▶ segments, block by block in layout order
+//!                           └─▶ LiveInterval { main range, subranges per lane }
+//!
+//!  printed as LLVM prints it:   %3 [16r,48r:0)[64B,80r:1) 0@16r 1@64B-phi
+//!  with lanes appended:          sub0 [16r,32r:0) 0@16r sub1 ...
+//! ```
+//!
+//! Conventions (LLVM's): a def starts its value at the `r` slot of its instruction
+//! (`e` for early-clobber); a use ends a segment at the `r` slot of the reader; a
+//! value that is never read lives `[def, def.d)`; a value live out of a block ends at
+//! the block's end, which is the next block's start (`128B`); a value merging in at a
+//! block start is a PHI value defined at that `B` slot (printed with `-phi`). Segments
+//! touching with the same value are merged. Values are numbered in order of their def.
+//!
+//! Lanes: a def or use of `%t.subK` touches lane K, a whole-register operand every
+//! lane, an instruction writing several lanes (a multi-def) defines each. The main
+//! range of a tuple is the union of its lanes: a write to some lanes starts a new main
+//! value and keeps the main range live if other lanes hold a value across it. Other
+//! registers written through a sub-register index (and not `undef`) read-modify-write
+//! the whole register, as LLVM does without sub-register liveness.
+//!
+//! Invariants of a [`LiveRange`]: segments sorted, non-empty (`start < end`) and
+//! disjoint; every segment's value exists; a value's def is the start of one of its
+//! segments. Building one costs time proportional to the register's accesses and live
+//! blocks (plus a few extra rounds for loops), so a function costs near-linear time in
+//! the total size of its intervals.
+
+use super::accesses::{class_lanes, inst_effects, Accesses, InstEffect, LaneMask, Solver};
+use super::accesses::{ALL_LANES, DEFINES, LIVE_IN, LIVE_OUT};
+use super::cfg::Cfg;
+use super::slot_indexes::{Slot, SlotIndex, SlotIndexes};
+use crate::entity::EntityRef;
+use crate::mir::{Block, Function, Inst, RegClass, VReg};
+use alloc::string::String;
+use alloc::vec;
+use alloc::vec::Vec;
+use core::fmt::{self, Write};
+
+/// A value number: index into [`LiveRange::valnos`].
+pub type ValNo = u32;
+
+/// Where a value is defined.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct VNInfo {
+    pub def: SlotIndex,
+    /// Defined by a merge at a block start rather than an instruction.
+    pub is_phi_def: bool,
+}
+
+/// `[start, end)` holding value `valno`.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct Segment {
+    pub start: SlotIndex,
+    pub end: SlotIndex,
+    pub valno: ValNo,
+}
+
+impl Segment {
+    pub fn contains(&self, idx: SlotIndex) -> bool {
+        self.start <= idx && idx < self.end
+    }
+}
+
+impl fmt::Display for Segment {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "[{},{}:{})", self.start, self.end, self.valno)
+    }
+}
+
+/// Where two ranges are live at once: segment `a` of the first, `b` of the second,
+/// over `[start, end)`.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct Overlap {
+    pub a: usize,
+    pub b: usize,
+    pub start: SlotIndex,
+    pub end: SlotIndex,
+}
+
+/// Sorted disjoint segments and their values.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct LiveRange {
+    pub segments: Vec<Segment>,
+    pub valnos: Vec<VNInfo>,
+}
+
+impl LiveRange {
+    pub fn is_empty(&self) -> bool {
+        self.segments.is_empty()
+    }
+
+    /// First live point.
+    pub fn begin_index(&self) -> Option<SlotIndex> {
+        self.segments.first().map(|s| s.start)
+    }
+
+    /// One past the last live point.
+    pub fn end_index(&self) -> Option<SlotIndex> {
+        self.segments.last().map(|s| s.end)
+    }
+
+    /// Index of the segment holding `idx` (binary search).
+    pub fn find(&self, idx: SlotIndex) -> Option<usize> {
+        let p = self.segments.partition_point(|s| s.end <= idx);
+        (p < self.segments.len() && self.segments[p].start <= idx).then_some(p)
+    }
+
+    pub fn live_at(&self, idx: SlotIndex) -> bool {
+        self.find(idx).is_some()
+    }
+
+    /// The value live at `idx`.
+    pub fn value_at(&self, idx: SlotIndex) -> Option<ValNo> {
+        self.find(idx).map(|p| self.segments[p].valno)
+    }
+
+    /// Is `[start, end)` entirely live (possibly across touching segments)?
+    pub fn covers_range(&self, start: SlotIndex, end: SlotIndex) -> bool {
+        if start >= end {
+            return true;
+        }
+        let Some(mut p) = self.find(start) else {
+            return false;
+        };
+        loop {
+            let s = self.segments[p];
+            if s.end >= end {
+                return true;
+            }
+            match self.segments.get(p + 1) {
+                Some(n) if n.start == s.end => p += 1,
+                _ => return false,
+            }
+        }
+    }
+
+    /// Is every point where `other` is live also live here?
+    pub fn covers(&self, other: &LiveRange) -> bool {
+        other
+            .segments
+            .iter()
+            .all(|s| self.covers_range(s.start, s.end))
+    }
+
+    /// Are both ranges live at some common point? Linear in the segment counts.
+    pub fn overlaps(&self, other: &LiveRange) -> bool {
+        let (a, b) = (&self.segments, &other.segments);
+        let (mut i, mut j) = (0, 0);
+        while i < a.len() && j < b.len() {
+            if a[i].start < b[j].end && b[j].start < a[i].end {
+                return true;
+            }
+            if a[i].end <= b[j].end {
+                i += 1;
+            } else {
+                j += 1;
+            }
+        }
+        false
+    }
+
+    /// Every pair of segments live at once, with the common part, in order.
+    pub fn overlapping_segments(&self, other: &LiveRange) -> Vec<Overlap> {
+        let (a, b) = (&self.segments, &other.segments);
+        let mut out = Vec::new();
+        let (mut i, mut j) = (0, 0);
+        while i < a.len() && j < b.len() {
+            let start = a[i].start.max(b[j].start);
+            let end = a[i].end.min(b[j].end);
+            if start < end {
+                out.push(Overlap {
+                    a: i,
+                    b: j,
+                    start,
+                    end,
+                });
+            }
+            if a[i].end <= b[j].end {
+                i += 1;
+            } else {
+                j += 1;
+            }
+        }
+        out
+    }
+
+    /// Writes LLVM's form: `[16r,48r:0)[64B,80r:1) 0@16r 1@64B-phi`, or `EMPTY`.
+    pub fn write_to(&self, out: &mut String) {
+        if self.segments.is_empty() {
+            out.push_str("EMPTY");
+        }
+        for s in &self.segments {
+            let _ = write!(out, "{s}");
+        }
+        for (n, v) in self.valnos.iter().enumerate() {
+            let _ = write!(out, " {n}@{}", v.def);
+            if v.is_phi_def {
+                out.push_str("-phi");
+            }
+        }
+    }
+}
+
+impl fmt::Display for LiveRange {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let mut s = String::new();
+        self.write_to(&mut s);
+        f.write_str(&s)
+    }
+}
+
+/// The range of one lane of a tuple register.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SubRange {
+    pub lane: u8,
+    pub range: LiveRange,
+}
+
+/// One virtual register's liveness.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct LiveInterval {
+    pub reg: VReg,
+    /// The whole register (for a tuple: the union of its lanes).
+    pub range: LiveRange,
+    /// One per lane for tuple classes, in lane order; empty otherwise.
+    pub subranges: Vec<SubRange>,
+}
+
+impl LiveInterval {
+    pub fn subrange(&self, lane: u8) -> Option<&LiveRange> {
+        self.subranges
+            .iter()
+            .find(|s| s.lane == lane)
+            .map(|s| &s.range)
+    }
+}
+
+impl fmt::Display for LiveInterval {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "%{} {}", self.reg.index(), self.range)?;
+        for s in &self.subranges {
+            write!(f, " sub{} {}", s.lane, s.range)?;
+        }
+        Ok(())
+    }
+}
+
+/// Live intervals of every virtual register of a function.
+#[derive(Clone, Debug)]
+pub struct LiveIntervals {
+    pub indexes: SlotIndexes,
+    /// By vreg number; None for numbers no register uses.
+    intervals: Vec<Option<LiveInterval>>,
+}
+
+impl LiveIntervals {
+    pub fn compute(f: &Function) -> Self {
+        let indexes = SlotIndexes::compute(f);
+        let cfg = Cfg::new(f);
+        let acc = Accesses::collect(f);
+        let mut b = Builder::new(&cfg, &indexes);
+        let mut intervals = vec![None; f.vreg_end as usize];
+        for v in f.vreg_list() {
+            intervals[v.index()] = Some(b.interval(f, &acc, v));
+        }
+        LiveIntervals { indexes, intervals }
+    }
+
+    pub fn interval(&self, v: VReg) -> Option<&LiveInterval> {
+        self.intervals.get(v.index())?.as_ref()
+    }
+
+    /// The whole-register range of `v` (empty if `v` is unknown).
+    pub fn range(&self, v: VReg) -> &LiveRange {
+        static EMPTY: LiveRange = LiveRange {
+            segments: Vec::new(),
+            valnos: Vec::new(),
+        };
+        self.interval(v).map_or(&EMPTY, |li| &li.range)
+    }
+
+    /// Intervals in register order.
+    pub fn iter(&self) -> impl Iterator<Item = &LiveInterval> + '_ {
+        self.intervals.iter().flatten()
+    }
+
+    /// Are `a` and `b` live at a common point?
+    pub fn overlaps(&self, a: VReg, b: VReg) -> bool {
+        self.range(a).overlaps(self.range(b))
+    }
+
+    /// Where `a` and `b` are live at once (what the coalescer's interference check
+    /// shows).
+    pub fn overlapping_segments(&self, a: VReg, b: VReg) -> Vec<Overlap> {
+        self.range(a).overlapping_segments(self.range(b))
+    }
+
+    pub fn live_at(&self, v: VReg, idx: SlotIndex) -> bool {
+        self.range(v).live_at(idx)
+    }
+
+    /// Is `a` live wherever `b` is?
+    pub fn covers(&self, a: VReg, b: VReg) -> bool {
+        self.range(a).covers(self.range(b))
+    }
+
+    /// One line per register with a non-empty interval, in register order.
+    pub fn print(&self) -> String {
+        let mut s = String::new();
+        for li in self.iter() {
+            if !li.range.is_empty() {
+                let _ = writeln!(s, "{li}");
+            }
+        }
+        s
+    }
+}
+
+const TOP: u32 = u32::MAX;
+
+/// Per-function scratch for building ranges.
+struct Builder<'a> {
+    cfg: &'a Cfg,
+    si: &'a SlotIndexes,
+    solver: Solver,
+    effects: Vec<InstEffect>,
+    preds: Vec<Block>,
+    /// Temporary value per live-in block (TOP: not known yet).
+    in_val: Vec<u32>,
+    /// Temporary value of the last def in each defining block.
+    last_def: Vec<u32>,
+}
+
+/// A value while building: its def and whether it is a PHI value.
+type TmpVal = VNInfo;
+
+impl<'a> Builder<'a> {
+    fn new(cfg: &'a Cfg, si: &'a SlotIndexes) -> Self {
+        Builder {
+            cfg,
+            si,
+            solver: Solver::new(cfg),
+            effects: Vec::new(),
+            preds: Vec::new(),
+            in_val: vec![TOP; cfg.num_blocks()],
+            last_def: vec![TOP; cfg.num_blocks()],
+        }
+    }
+
+    fn interval(&mut self, f: &Function, acc: &Accesses, v: VReg) -> LiveInterval {
+        let class = f.vreg_class(v);
+        let all = class_lanes(class);
+        self.preds.clear();
+        self.preds.extend(acc.phi_uses_of(v).iter().map(|p| p.pred));
+        let mut subranges = Vec::new();
+        if let Some(RegClass::Tuple { lanes, .. }) = class {
+            for lane in 0..lanes.min(64) {
+                inst_effects(acc.of(v), 1 << lane, all, &mut self.effects, None);
+                let range = self.build_range();
+                subranges.push(SubRange { lane, range });
+            }
+        }
+        let range = if subranges.is_empty() {
+            inst_effects(acc.of(v), ALL_LANES, all, &mut self.effects, None);
+            self.build_range()
+        } else {
+            let si = self.si;
+            let subs = &subranges;
+            let live_before = move |i: Inst, lanes: LaneMask| -> bool {
+                let Some(at) = si.inst_index(i) else {
+                    return false;
+                };
+                subs.iter()
+                    .any(|s| lanes & (1 << s.lane) != 0 && s.range.live_at(at))
+            };
+            inst_effects(
+                acc.of(v),
+                ALL_LANES,
+                all,
+                &mut self.effects,
+                Some(&live_before),
+            );
+            self.build_range()
+        };
+        LiveInterval {
+            reg: v,
+            range,
+            subranges,
+        }
+    }
+
+    /// Builds the range of the unit whose effects are in `self.effects` (PHI
+    /// predecessors in `self.preds`).
+    fn build_range(&mut self) -> LiveRange {
+        let cfg = self.cfg;
+        let si = self.si;
+        self.solver.solve(cfg, &self.effects, &self.preds);
+        let mut vals: Vec<TmpVal> = Vec::new();
+        // Def values, and the last def of each block.
+        let mut def_val = Vec::with_capacity(self.effects.len());
+        for e in &self.effects {
+            if e.defs {
+                let at = si
+                    .inst_index(e.inst)
+                    .unwrap_or(SlotIndex::new(0, Slot::Block));
+                let slot = if e.early_clobber {
+                    at.early_clobber_slot()
+                } else {
+                    at.reg_slot()
+                };
+                def_val.push(vals.len() as u32);
+                self.last_def[e.block.index()] = vals.len() as u32;
+                vals.push(VNInfo {
+                    def: slot,
+                    is_phi_def: false,
+                });
+            } else {
+                def_val.push(TOP);
+            }
+        }
+        // Live-in blocks in a stable order: reachable ones in RPO, then the rest in
+        // layout order.
+        let mut live_in: Vec<Block> = self
+            .solver
+            .touched()
+            .iter()
+            .copied()
+            .filter(|&b| self.solver.flags(b) & LIVE_IN != 0)
+            .collect();
+        live_in.sort_by_key(|&b| {
+            (
+                cfg.rpo_number(b).unwrap_or(usize::MAX),
+                cfg.layout_position(b).unwrap_or(usize::MAX),
+            )
+        });
+        // Optimistic fixpoint: TOP → one value → own PHI value.
+        let mut changed = true;
+        while changed {
+            changed = false;
+            for &b in &live_in {
+                let cur = self.in_val[b.index()];
+                if cur != TOP
+                    && vals[cur as usize].is_phi_def
+                    && Some(vals[cur as usize].def) == si.block_start(b)
+                {
+                    continue;
+                }
+                let mut meet = TOP;
+                let mut conflict = false;
+                for &p in cfg.preds(b) {
+                    let pv = if self.solver.flags(p) & DEFINES != 0 {
+                        self.last_def[p.index()]
+                    } else {
+                        self.in_val[p.index()]
+                    };
+                    if pv == TOP {
+                        continue;
+                    }
+                    if meet == TOP {
+                        meet = pv;
+                    } else if meet != pv {
+                        conflict = true;
+                    }
+                }
+                let new = if conflict || (meet == TOP && cfg.preds(b).is_empty()) {
+                    // Different values meet here (or nothing flows in: the entry block,
+                    // a read before any def): a PHI value at the block start.
+                    let start = si.block_start(b).unwrap_or(SlotIndex::new(0, Slot::Block));
+                    vals.push(VNInfo {
+                        def: start,
+                        is_phi_def: true,
+                    });
+                    (vals.len() - 1) as u32
+                } else {
+                    meet
+                };
+                if new != cur {
+                    self.in_val[b.index()] = new;
+                    changed = true;
+                }
+            }
+        }
+        // Blocks nothing reached (cycles with no def flowing in): their own PHI value.
+        for &b in &live_in {
+            if self.in_val[b.index()] == TOP {
+                let start = si.block_start(b).unwrap_or(SlotIndex::new(0, Slot::Block));
+                vals.push(VNInfo {
+                    def: start,
+                    is_phi_def: true,
+                });
+                self.in_val[b.index()] = (vals.len() - 1) as u32;
+            }
+        }
+        // Segments, block by block in layout (= index) order.
+        let mut blocks: Vec<Block> = self.solver.touched().to_vec();
+        blocks.sort_by_key(|&b| si.block_start(b).map_or(u32::MAX, |s| s.raw()));
+        let mut segs: Vec<Segment> = Vec::new();
+        let mut k = 0;
+        let effects = &self.effects;
+        // Skip effects of blocks the indexes do not know (none in practice).
+        for &b in &blocks {
+            let (Some(bstart), Some(bend)) = (si.block_start(b), si.block_end(b)) else {
+                continue;
+            };
+            let fl = self.solver.flags(b);
+            // (start, value, last read)
+            let mut cur: Option<(SlotIndex, u32, Option<SlotIndex>)> = None;
+            if fl & LIVE_IN != 0 {
+                cur = Some((bstart, self.in_val[b.index()], None));
+            }
+            while k < effects.len() && block_pos(si, effects[k].block) < bstart.raw() {
+                k += 1;
+            }
+            while k < effects.len() && effects[k].block == b {
+                let e = effects[k];
+                let at = si.inst_index(e.inst).unwrap_or(bstart);
+                if e.reads {
+                    if let Some(c) = cur.as_mut() {
+                        c.2 = Some(at.reg_slot());
+                    }
+                }
+                if e.defs {
+                    let dv = def_val[k];
+                    let dslot = vals[dv as usize].def;
+                    if let Some((s, v, last)) = cur.take() {
+                        let mut end = last.unwrap_or(vals[v as usize].def.dead_slot());
+                        if end > dslot {
+                            end = dslot;
+                        }
+                        push_segment(&mut segs, s, end, v);
+                    }
+                    cur = Some((dslot, dv, None));
+                }
+                k += 1;
+            }
+            if let Some((s, v, last)) = cur {
+                let end = if fl & LIVE_OUT != 0 {
+                    bend
+                } else {
+                    last.unwrap_or(vals[v as usize].def.dead_slot())
+                };
+                push_segment(&mut segs, s, end, v);
+            }
+        }
+        // Reset per-block scratch.
+        for &b in self.solver.touched() {
+            self.in_val[b.index()] = TOP;
+            self.last_def[b.index()] = TOP;
+        }
+        renumber(segs, vals)
+    }
+}
+
+fn block_pos(si: &SlotIndexes, b: Block) -> u32 {
+    si.block_start(b).map_or(u32::MAX, |s| s.raw())
+}
+
+fn push_segment(segs: &mut Vec<Segment>, start: SlotIndex, end: SlotIndex, valno: u32) {
+    if start >= end {
+        return;
+    }
+    if let Some(last) = segs.last_mut() {
+        if last.end == start && last.valno == valno {
+            last.end = end;
+            return;
+        }
+    }
+    segs.push(Segment { start, end, valno });
+}
+
+/// Keeps the values some segment uses, numbered in def order.
+fn renumber(mut segs: Vec<Segment>, vals: Vec<TmpVal>) -> LiveRange {
+    let mut used = vec![false; vals.len()];
+    for s in &segs {
+        used[s.valno as usize] = true;
+    }
+    let mut order: Vec<u32> = (0..vals.len() as u32)
+        .filter(|&v| used[v as usize])
+        .collect();
+    order.sort_by_key(|&v| (vals[v as usize].def, v));
+    let mut map = vec![0u32; vals.len()];
+    let mut valnos = Vec::with_capacity(order.len());
+    for (n, &v) in order.iter().enumerate() {
+        map[v as usize] = n as u32;
+        valnos.push(vals[v as usize]);
+    }
+    for s in &mut segs {
+        s.valno = map[s.valno as usize];
+    }
+    LiveRange {
+        segments: segs,
+        valnos,
+    }
+}
