@@ -18,6 +18,7 @@ pub mod parse;
 mod parse_yaml;
 pub mod print;
 pub mod regclass;
+pub mod verify;
 
 pub use function::{Block, BlockData, Function, Module, Props, Target};
 pub use instr::{Inst, InstData};
@@ -27,3 +28,4 @@ pub use parse::parse_module;
 pub use print::{print_function, print_module};
 pub use regclass::ValueKind;
 pub use regclass::{Family, RegClass, ScalarClass};
+pub use verify::{print_with_errors, verify, Rule, VerifyError, VerifyLevel};
