@@ -233,8 +233,9 @@ pub struct InstEffect {
 /// register whose class has the lanes `all`. A write that covers only some lanes of
 /// the unit (and is not `undef`) reads the rest: the whole-register view of LLVM's
 /// LiveVariables without sub-register liveness. `lane_live_before`, when given,
-/// decides instead whether the untouched lanes hold a value at that point (the main
-/// range of a tuple is then exactly the union of its lanes).
+/// decides instead whether the untouched lanes hold a value at that point, whatever
+/// the `undef` flags say (the main range of a tuple is then exactly the union of its
+/// lanes).
 pub fn inst_effects(
     accesses: &[Access],
     unit: LaneMask,
@@ -278,15 +279,21 @@ pub fn inst_effects(
                 }
             }
         }
-        if named_keeps {
-            e.reads = true;
-        } else if e.defs && partial_keeps {
+        if e.defs {
             let untouched = unit & all & !written;
-            if untouched != 0 {
-                e.reads |= match lane_live_before {
-                    Some(live) => live(inst, untouched),
-                    None => true,
-                };
+            match lane_live_before {
+                // Lane-aware: the register stays live across the write exactly when a
+                // lane it does not write holds a value (`undef` flags do not matter).
+                Some(live) => {
+                    if untouched != 0 {
+                        e.reads |= live(inst, untouched);
+                    }
+                }
+                None => {
+                    if named_keeps || (partial_keeps && untouched != 0) {
+                        e.reads = true;
+                    }
+                }
             }
         }
         if e.reads || e.defs {

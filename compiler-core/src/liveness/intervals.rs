@@ -25,7 +25,8 @@
 //! Lanes: a def or use of `%t.subK` touches lane K, a whole-register operand every
 //! lane, an instruction writing several lanes (a multi-def) defines each. The main
 //! range of a tuple is the union of its lanes: a write to some lanes starts a new main
-//! value and keeps the main range live if other lanes hold a value across it. Other
+//! value and keeps the main range live if other lanes hold a value across it (whatever
+//! its `undef` flag claims). Other
 //! registers written through a sub-register index (and not `undef`) read-modify-write
 //! the whole register, as LLVM does without sub-register liveness.
 //!

@@ -201,7 +201,23 @@ impl VerifyError {
 pub fn verify(f: &Function, level: VerifyLevel) -> Vec<VerifyError> {
     let mut v = Verifier::new(f, level);
     v.run();
-    v.errors
+    // Printed order: function-level first, then by block, header before instructions.
+    let block_pos = |b: Option<Block>| b.and_then(|b| v.cfg.layout_position(b));
+    let mut keyed: Vec<(Option<usize>, Option<u32>, usize, VerifyError)> = v
+        .errors
+        .into_iter()
+        .enumerate()
+        .map(|(n, e)| {
+            let b = e.inst.and_then(|i| f.layout.inst_block(i)).or(e.block);
+            let ip = e
+                .inst
+                .filter(|&i| f.layout.is_inserted(i))
+                .map(|i| v.pos[i]);
+            (block_pos(b), ip, n, e)
+        })
+        .collect();
+    keyed.sort_by_key(|k| (k.0, k.1, k.2));
+    keyed.into_iter().map(|k| k.3).collect()
 }
 
 /// Prints `f` with each error on its own `;` line right under the instruction (or
@@ -652,7 +668,7 @@ impl<'f> Verifier<'f> {
             }),
             Op::REG_SEQUENCE => {
                 let ok = !rest.is_empty()
-                    && rest.len() % 2 == 0
+                    && rest.len().is_multiple_of(2)
                     && rest
                         .chunks(2)
                         .all(|p| p[0].is_reg() && matches!(p[1].kind, OperandKind::SubRegIdx(_)));
@@ -688,7 +704,7 @@ impl<'f> Verifier<'f> {
             return;
         }
         let pairs = &ops[1..];
-        if pairs.len() % 2 != 0 {
+        if !pairs.len().is_multiple_of(2) {
             self.err(
                 Rule::PhiOperands,
                 Some(b),
@@ -875,10 +891,12 @@ impl<'f> Verifier<'f> {
     fn shape(&self, o: &Operand) -> Option<(Family, u8)> {
         let class = self.f.vreg_class(o.vreg_of()?)?;
         let fam = class.family()?;
-        Some(match o.subreg {
-            Some(SubReg::Lane(_)) => (fam, 1),
-            _ => (fam, class.lanes()),
-        })
+        match o.subreg {
+            Some(SubReg::Lane(_)) => Some((fam, 1)),
+            // Reported as a bad index already.
+            Some(SubReg::Named(_)) => None,
+            None => Some((fam, class.lanes())),
+        }
     }
 
     fn shape_name(&self, o: &Operand) -> String {

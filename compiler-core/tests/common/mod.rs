@@ -1,6 +1,8 @@
 //! Shared helpers for the corpus-driven tests.
 #![allow(dead_code)]
 
+pub mod random;
+
 use compiler_core::mir::{parse_module, Module};
 use std::path::{Path, PathBuf};
 

@@ -1,0 +1,404 @@
+//! Slot indexes and live intervals: numbering agrees with llc-22, the printed form is
+//! LLVM's, queries agree with brute force on random functions.
+
+mod common;
+
+use common::parse_one;
+use compiler_core::entity::EntityRef;
+use compiler_core::liveness::{LiveIntervals, LiveRange, Segment, SlotIndex, SlotIndexes, VNInfo};
+use compiler_core::mir::{parse_module, Function, Op, Opcode, VReg};
+
+/// `(index, text)` of the numbered lines llc-22 printed for each function after the
+/// register coalescer (block headers and instructions).
+fn llc_numbering(log: &str) -> Vec<(String, Vec<(u32, String)>)> {
+    let mut out: Vec<(String, Vec<(u32, String)>)> = Vec::new();
+    let mut on = false;
+    for l in log.lines() {
+        if l.starts_with("# *** IR Dump") {
+            on = l.contains("(register-coalescer)");
+            continue;
+        }
+        if !on {
+            continue;
+        }
+        if let Some(rest) = l.strip_prefix("# Machine code for function ") {
+            let name = rest.split(':').next().unwrap().to_string();
+            out.push((name, Vec::new()));
+            continue;
+        }
+        if let Some((idx, text)) = l.split_once("B\t") {
+            if let (Ok(n), Some(cur)) = (idx.parse::<u32>(), out.last_mut()) {
+                cur.1.push((n, text.trim().to_string()));
+            }
+        }
+    }
+    out
+}
+
+#[test]
+fn slot_indexes_match_llc22() {
+    let mut checked = 0;
+    for case in common::cases() {
+        let Ok(log) = std::fs::read_to_string(case.join("print-before-after.log")) else {
+            continue;
+        };
+        let m =
+            parse_module(&std::fs::read_to_string(case.join("4-twoaddr.mir")).unwrap()).unwrap();
+        for (name, lines) in llc_numbering(&log) {
+            let f = m.functions.iter().find(|f| f.name == name).unwrap();
+            let si = SlotIndexes::compute(f);
+            // The coalescer erased some instructions; the survivors keep their index,
+            // so every numbered line must find its block or instruction at that index.
+            for (n, text) in &lines {
+                let at = SlotIndex::new(*n, compiler_core::liveness::Slot::Block);
+                if let Some(num) = text.strip_prefix("bb.") {
+                    let num: u32 = num.split(['.', ' ', ':']).next().unwrap().parse().unwrap();
+                    let b = f.block_by_number(num).unwrap();
+                    assert_eq!(si.block_start(b), Some(at), "{name}: `{n}B {text}`");
+                } else {
+                    let i = si
+                        .inst_at(at)
+                        .unwrap_or_else(|| panic!("{name}: nothing at {n}B `{text}`"));
+                    let op = match f.insts[i].opcode {
+                        Opcode::Known(op) => op.name(),
+                        Opcode::Other(s) => f.sym(s),
+                    };
+                    assert!(
+                        text.split_whitespace().any(|t| t == op),
+                        "{name}: {n}B is `{op}` here, `{text}` in llc-22"
+                    );
+                }
+                checked += 1;
+            }
+        }
+    }
+    assert!(checked > 300, "{checked}");
+}
+
+#[test]
+fn intervals_of_ll_phi_loop_golden() {
+    let text =
+        std::fs::read_to_string(common::corpus_dir().join("ll_phi_loop/4-twoaddr.mir")).unwrap();
+    let m = parse_module(&text).unwrap();
+    let mut got = String::new();
+    for f in &m.functions {
+        got.push_str(&format!(
+            "# {}\n{}",
+            f.name,
+            LiveIntervals::compute(f).print()
+        ));
+    }
+    let want = "\
+# phi_loop
+%0 [224r,256r:0) 0@224r
+%1 [208r,240r:0) 0@208r
+%2 [240r,320r:0) 0@240r
+%3 [256r,288r:0) 0@256r
+%4 [384r,400r:0) 0@384r
+%5 [32r,400r:0) 0@32r
+%6 [16r,368B:0) 0@16r
+%7 [64r,80r:0) 0@64r
+%8 [48r,96r:0) 0@48r
+%9 [144r,176r:0) 0@144r
+%10 [272r,336r:0) 0@272r
+%11 [160r,192B:0)[192B,224r:1)[288r,368B:2) 0@160r 1@192B-phi 2@288r
+%12 [176r,192B:0)[192B,208r:1)[304r,368B:2) 0@176r 1@192B-phi 2@304r
+%13 [80r,128B:0)[320r,368B:1)[368B,384r:2) 0@80r 1@320r 2@368B-phi
+# fib_swap
+%0 [192r,224r:0) 0@192r
+%1 [176r,352r:0) 0@176r
+%2 [160r,368r:0) 0@160r
+%3 [208r,288r:0) 0@208r
+%4 [224r,256r:0) 0@224r
+%5 [80r,368r:0) 0@80r
+%6 [64r,336B:0) 0@64r
+%7 [48r,96r:0) 0@48r
+%8 [32r,112r:0) 0@32r
+%9 [16r,128r:0) 0@16r
+%10 [240r,304r:0) 0@240r
+%11 [96r,144B:0)[144B,192r:1)[256r,336B:2) 0@96r 1@144B-phi 2@256r
+%12 [112r,144B:0)[144B,176r:1)[272r,336B:2) 0@112r 1@144B-phi 2@272r
+%13 [128r,144B:0)[144B,160r:1)[288r,336B:2) 0@128r 1@144B-phi 2@288r
+# diamond_phi
+%0 [64r,384r:0) 0@64r
+%1 [144r,176r:0) 0@144r
+%2 [160r,192r:0) 0@160r
+%3 [240r,272r:0) 0@240r
+%4 [256r,288r:0) 0@256r
+%5 [336r,368r:0) 0@336r
+%6 [320r,352r:0) 0@320r
+%7 [48r,400r:0) 0@48r
+%8 [32r,128B:0)[224B,256r:0) 0@32r
+%9 [16r,144r:0)[224B,240r:0) 0@16r
+%10 [80r,96r:0) 0@80r
+%11 [352r,368r:0) 0@352r
+%12 [368r,416r:0) 0@368r
+%13 [384r,400r:0) 0@384r
+%14 [400r,416r:0) 0@400r
+%15 [176r,224B:0)[272r,304B:1)[304B,336r:2) 0@176r 1@272r 2@304B-phi
+%16 [192r,224B:0)[288r,304B:1)[304B,320r:2) 0@192r 1@288r 2@304B-phi
+";
+    assert_eq!(got, want);
+}
+
+fn vreg(n: usize) -> VReg {
+    VReg::new(n)
+}
+
+#[test]
+fn queries_on_the_phi_loop() {
+    let text =
+        std::fs::read_to_string(common::corpus_dir().join("ll_phi_loop/4-twoaddr.mir")).unwrap();
+    let f = &parse_module(&text).unwrap().functions[0];
+    let li = LiveIntervals::compute(f);
+    let at = |s: &str| {
+        let (n, slot) = s.split_at(s.len() - 1);
+        let n: u32 = n.parse().unwrap();
+        let slot = match slot {
+            "B" => compiler_core::liveness::Slot::Block,
+            "e" => compiler_core::liveness::Slot::EarlyClobber,
+            "r" => compiler_core::liveness::Slot::Register,
+            _ => compiler_core::liveness::Slot::Dead,
+        };
+        SlotIndex::new(n, slot)
+    };
+    // %13 = COPY %7 at 80: the copy's source dies where the destination is born.
+    assert!(!li.overlaps(vreg(7), vreg(13)));
+    // %12 = COPY %2 at 304, but %2 lives on to 320: they interfere.
+    assert!(li.overlaps(vreg(2), vreg(12)));
+    let ov = li.overlapping_segments(vreg(2), vreg(12));
+    assert_eq!(ov.len(), 1);
+    assert_eq!((ov[0].start, ov[0].end), (at("304r"), at("320r")));
+    assert!(li.live_at(vreg(6), at("192B")) && !li.live_at(vreg(6), at("368B")));
+    assert!(li.covers(vreg(6), vreg(10)) && !li.covers(vreg(10), vreg(6)));
+    assert_eq!(li.range(vreg(11)).value_at(at("200r")), Some(1));
+    assert!(li.indexes.block_of(at("200r")) == f.block_by_number(2));
+    assert_eq!(
+        li.indexes
+            .inst_at(at("80r"))
+            .map(|i| f.insts[i].is(Op::COPY)),
+        Some(true)
+    );
+}
+
+#[test]
+fn tuple_lanes_get_their_own_ranges() {
+    let f = parse_one(
+        "---
+name: lanes
+isSSA: false
+noPhis: true
+body: |
+  bb.0:
+    undef %0.sub0:b32x2 = MOV_B32_i 1
+    %0.sub1:b32x2 = MOV_B32_i 2
+    %1:b32 = ADD32ri %0.sub0, 3
+    %2:b32, %3:b32 = EXTRACT_SUBREG %0.sub0, %0.sub1
+    %4:b32x2 = IMPLICIT_DEF
+    %5:b32 = COPY %4.sub1
+    Return
+...
+",
+    );
+    let li = LiveIntervals::compute(&f);
+    let p = li.print();
+    // The main range is the union of the lanes, with a new value at each write.
+    assert!(
+        p.contains(
+            "%0 [16r,32r:0)[32r,64r:1) 0@16r 1@32r sub0 [16r,64r:0) 0@16r sub1 [32r,64r:0) 0@32r\n"
+        ),
+        "{p}"
+    );
+    assert!(
+        p.contains("%2 [64r,64d:0) 0@64r\n%3 [64r,64d:0) 0@64r\n"),
+        "{p}"
+    );
+    // %4: only lane 1 is ever read; lane 0's value is dead at once.
+    assert!(
+        p.contains("%4 [80r,96r:0) 0@80r sub0 [80r,80d:0) 0@80r sub1 [80r,96r:0) 0@80r"),
+        "{p}"
+    );
+}
+
+// ---------------------------------------------------------------------------------
+// Random programs against brute force.
+
+use common::random::{brute, random_function, Brute, Rng};
+
+#[track_caller]
+fn check_range(f: &Function, si: &SlotIndexes, r: &LiveRange, bf: &Brute, what: &str) {
+    let ctx = || format!("{what}: {r}\n{}", compiler_core::mir::print_function(f));
+    for w in r.segments.windows(2) {
+        assert!(w[0].end <= w[1].start, "sorted and disjoint: {}", ctx());
+    }
+    for s in &r.segments {
+        assert!(
+            s.start < s.end && (s.valno as usize) < r.valnos.len(),
+            "{}",
+            ctx()
+        );
+    }
+    for b in f.layout.blocks() {
+        let (start, end) = (si.block_start(b).unwrap(), si.block_end(b).unwrap());
+        assert_eq!(
+            r.live_at(start),
+            bf.block_in[b.index()],
+            "live into bb.{}: {}",
+            f.blocks[b].number,
+            ctx()
+        );
+        let last = SlotIndex::from_raw(end.raw() - 1);
+        assert_eq!(
+            r.live_at(last),
+            bf.block_out[b.index()],
+            "live out of bb.{}: {}",
+            f.blocks[b].number,
+            ctx()
+        );
+        for i in f.layout.block_insts(b) {
+            let at = si.inst_index(i).unwrap();
+            assert_eq!(
+                r.live_at(at),
+                bf.before[&i],
+                "live before {}: {}",
+                at,
+                ctx()
+            );
+            assert_eq!(
+                r.live_at(at.dead_slot()),
+                bf.after[&i],
+                "live after {}: {}",
+                at,
+                ctx()
+            );
+        }
+    }
+}
+
+#[test]
+fn random_functions_intervals_match_brute_force_liveness() {
+    let mut rng = Rng(0x5eed_0001);
+    for _ in 0..400 {
+        let f = random_function(&mut rng);
+        let li = LiveIntervals::compute(&f);
+        let si = &li.indexes;
+        for v in f.vreg_list() {
+            let interval = li.interval(v).unwrap();
+            if interval.subranges.is_empty() {
+                check_range(
+                    &f,
+                    si,
+                    &interval.range,
+                    &brute(&f, v, None),
+                    &format!("%{}", v.index()),
+                );
+            }
+            for s in &interval.subranges {
+                check_range(
+                    &f,
+                    si,
+                    &s.range,
+                    &brute(&f, v, Some(s.lane)),
+                    &format!("%{}.sub{}", v.index(), s.lane),
+                );
+            }
+            // A tuple's main range is the union of its lanes.
+            if !interval.subranges.is_empty() {
+                for raw in 0..si.end().raw() {
+                    let at = SlotIndex::from_raw(raw);
+                    let any = interval.subranges.iter().any(|s| s.range.live_at(at));
+                    assert_eq!(
+                        interval.range.live_at(at),
+                        any,
+                        "%{} at {at}: {interval}",
+                        v.index()
+                    );
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn random_functions_overlaps_match_brute_force() {
+    let mut rng = Rng(0x5eed_0002);
+    for _ in 0..120 {
+        let f = random_function(&mut rng);
+        let li = LiveIntervals::compute(&f);
+        let regs: Vec<VReg> = f.vreg_list().collect();
+        let end = li.indexes.end().raw();
+        for &a in &regs {
+            for &b in &regs {
+                let common: Vec<u32> = (0..end)
+                    .filter(|&x| {
+                        li.live_at(a, SlotIndex::from_raw(x))
+                            && li.live_at(b, SlotIndex::from_raw(x))
+                    })
+                    .collect();
+                assert_eq!(
+                    li.overlaps(a, b),
+                    !common.is_empty(),
+                    "%{} %{}",
+                    a.index(),
+                    b.index()
+                );
+                let from_segments: Vec<u32> = li
+                    .overlapping_segments(a, b)
+                    .iter()
+                    .flat_map(|o| o.start.raw()..o.end.raw())
+                    .collect();
+                assert_eq!(from_segments, common);
+                let covers = (0..end).all(|x| {
+                    let at = SlotIndex::from_raw(x);
+                    !li.live_at(b, at) || li.live_at(a, at)
+                });
+                assert_eq!(li.covers(a, b), covers);
+            }
+        }
+    }
+}
+
+/// A random range: sorted, disjoint segments over raw slots 0..200.
+fn random_range(rng: &mut Rng) -> LiveRange {
+    let mut segments = Vec::new();
+    let mut at = rng.below(10) as u32;
+    for _ in 0..rng.below(6) {
+        let len = 1 + rng.below(12) as u32;
+        segments.push(Segment {
+            start: SlotIndex::from_raw(at),
+            end: SlotIndex::from_raw(at + len),
+            valno: 0,
+        });
+        at += len + rng.below(3) as u32 * rng.below(15) as u32;
+    }
+    let valnos = if segments.is_empty() {
+        vec![]
+    } else {
+        vec![VNInfo {
+            def: segments[0].start,
+            is_phi_def: false,
+        }]
+    };
+    LiveRange { segments, valnos }
+}
+
+#[test]
+fn range_overlaps_agrees_with_brute_force() {
+    let mut rng = Rng(0x5eed_0003);
+    for _ in 0..5000 {
+        let (a, b) = (random_range(&mut rng), random_range(&mut rng));
+        let live = |r: &LiveRange, x: u32| {
+            r.segments
+                .iter()
+                .any(|s| s.contains(SlotIndex::from_raw(x)))
+        };
+        let brute = (0..260).any(|x| live(&a, x) && live(&b, x));
+        assert_eq!(a.overlaps(&b), brute, "{a} vs {b}");
+        assert_eq!(b.overlaps(&a), brute);
+        let covers = (0..260).all(|x| !live(&b, x) || live(&a, x));
+        assert_eq!(a.covers(&b), covers, "{a} covers {b}");
+        for x in 0..260 {
+            assert_eq!(a.live_at(SlotIndex::from_raw(x)), live(&a, x));
+        }
+    }
+}
