@@ -308,6 +308,38 @@ fn no_read_before_def_after_phi_elimination() {
     );
 }
 
+/// Tuples, lane by lane: a `%t.subK` read needs lane K written; a whole-register read
+/// needs some lane written (an `undef` lane may ride along, as REG_SEQUENCE allows).
+#[test]
+fn tuple_lanes_read_before_def() {
+    let f = func_with(
+        "  bb.0:
+    %0:b32 = MOV_B32_i 0
+    undef %1.sub0:b32x4 = COPY %0
+    %1.sub1:b32x4 = COPY %0
+    %2:b32x4 = COPY %1
+    %3:b32 = COPY %1.sub1
+    %4:b32 = COPY %1.sub3
+    %5:b32x2 = COPY %6:b32x2
+    %6:b32x2 = IMPLICIT_DEF
+    Return
+",
+        "isSSA: false\nnoPhis: true\n",
+    );
+    expect(
+        &f,
+        VerifyLevel::PostTwoAddress,
+        &[
+            (
+                Rule::ReadBeforeDef,
+                "COPY %1.sub3",
+                "lane sub3 of %1 is read here",
+            ),
+            (Rule::ReadBeforeDef, "COPY %6", "%6 is read here"),
+        ],
+    );
+}
+
 #[test]
 fn tied_uses_name_their_def_after_two_address() {
     let f = func_with(

@@ -302,6 +302,45 @@ pub fn inst_effects(
     }
 }
 
+/// Per-instruction effects from chosen accesses: `reads` picks the uses that count as
+/// reads, `defs` the defs that count as writes (no read-modify-write inference).
+pub fn simple_effects(
+    accesses: &[Access],
+    reads: impl Fn(&Access) -> bool,
+    defs: impl Fn(&Access) -> bool,
+    out: &mut Vec<InstEffect>,
+) {
+    out.clear();
+    for a in accesses {
+        let (r, d) = if a.is_def {
+            (false, defs(a))
+        } else {
+            (reads(a), false)
+        };
+        if !r && !d {
+            continue;
+        }
+        match out.last_mut() {
+            Some(e) if e.inst == a.inst => {
+                e.reads |= r;
+                e.defs |= d;
+                e.early_clobber |= d && a.early_clobber;
+                if r && e.first_use_op.is_none() {
+                    e.first_use_op = Some(a.op);
+                }
+            }
+            _ => out.push(InstEffect {
+                block: a.block,
+                inst: a.inst,
+                reads: r,
+                defs: d,
+                early_clobber: d && a.early_clobber,
+                first_use_op: r.then_some(a.op),
+            }),
+        }
+    }
+}
+
 /// Block summary flags in the solver's scratch table.
 pub const LIVE_IN: u8 = 1;
 pub const LIVE_OUT: u8 = 2;

@@ -340,6 +340,19 @@ struct Builder<'a> {
     in_val: Vec<u32>,
     /// Temporary value of the last def in each defining block.
     last_def: Vec<u32>,
+    /// Reused per unit (one allocation per function, not per register).
+    scratch: Scratch,
+}
+
+#[derive(Default)]
+struct Scratch {
+    vals: Vec<TmpVal>,
+    def_val: Vec<u32>,
+    live_in: Vec<Block>,
+    blocks: Vec<Block>,
+    used: Vec<bool>,
+    order: Vec<u32>,
+    map: Vec<u32>,
 }
 
 /// A value while building: its def and whether it is a PHI value.
@@ -355,6 +368,7 @@ impl<'a> Builder<'a> {
             preds: Vec::new(),
             in_val: vec![TOP; cfg.num_blocks()],
             last_def: vec![TOP; cfg.num_blocks()],
+            scratch: Scratch::default(),
         }
     }
 
@@ -406,9 +420,12 @@ impl<'a> Builder<'a> {
         let cfg = self.cfg;
         let si = self.si;
         self.solver.solve(cfg, &self.effects, &self.preds);
-        let mut vals: Vec<TmpVal> = Vec::new();
+        let mut sc = core::mem::take(&mut self.scratch);
+        let vals = &mut sc.vals;
+        vals.clear();
         // Def values, and the last def of each block.
-        let mut def_val = Vec::with_capacity(self.effects.len());
+        let def_val = &mut sc.def_val;
+        def_val.clear();
         for e in &self.effects {
             if e.defs {
                 let at = si
@@ -431,13 +448,15 @@ impl<'a> Builder<'a> {
         }
         // Live-in blocks in a stable order: reachable ones in RPO, then the rest in
         // layout order.
-        let mut live_in: Vec<Block> = self
-            .solver
-            .touched()
-            .iter()
-            .copied()
-            .filter(|&b| self.solver.flags(b) & LIVE_IN != 0)
-            .collect();
+        let live_in = &mut sc.live_in;
+        live_in.clear();
+        live_in.extend(
+            self.solver
+                .touched()
+                .iter()
+                .copied()
+                .filter(|&b| self.solver.flags(b) & LIVE_IN != 0),
+        );
         live_in.sort_by_key(|&b| {
             (
                 cfg.rpo_number(b).unwrap_or(usize::MAX),
@@ -448,7 +467,7 @@ impl<'a> Builder<'a> {
         let mut changed = true;
         while changed {
             changed = false;
-            for &b in &live_in {
+            for &b in live_in.iter() {
                 let cur = self.in_val[b.index()];
                 if cur != TOP
                     && vals[cur as usize].is_phi_def
@@ -492,7 +511,7 @@ impl<'a> Builder<'a> {
             }
         }
         // Blocks nothing reached (cycles with no def flowing in): their own PHI value.
-        for &b in &live_in {
+        for &b in live_in.iter() {
             if self.in_val[b.index()] == TOP {
                 let start = si.block_start(b).unwrap_or(SlotIndex::new(0, Slot::Block));
                 vals.push(VNInfo {
@@ -503,13 +522,15 @@ impl<'a> Builder<'a> {
             }
         }
         // Segments, block by block in layout (= index) order.
-        let mut blocks: Vec<Block> = self.solver.touched().to_vec();
+        let blocks = &mut sc.blocks;
+        blocks.clear();
+        blocks.extend_from_slice(self.solver.touched());
         blocks.sort_by_key(|&b| si.block_start(b).map_or(u32::MAX, |s| s.raw()));
         let mut segs: Vec<Segment> = Vec::new();
         let mut k = 0;
         let effects = &self.effects;
         // Skip effects of blocks the indexes do not know (none in practice).
-        for &b in &blocks {
+        for &b in blocks.iter() {
             let (Some(bstart), Some(bend)) = (si.block_start(b), si.block_end(b)) else {
                 continue;
             };
@@ -558,7 +579,9 @@ impl<'a> Builder<'a> {
             self.in_val[b.index()] = TOP;
             self.last_def[b.index()] = TOP;
         }
-        renumber(segs, vals)
+        let range = renumber(segs, &mut sc);
+        self.scratch = sc;
+        range
     }
 }
 
@@ -580,23 +603,26 @@ fn push_segment(segs: &mut Vec<Segment>, start: SlotIndex, end: SlotIndex, valno
 }
 
 /// Keeps the values some segment uses, numbered in def order.
-fn renumber(mut segs: Vec<Segment>, vals: Vec<TmpVal>) -> LiveRange {
-    let mut used = vec![false; vals.len()];
+fn renumber(mut segs: Vec<Segment>, sc: &mut Scratch) -> LiveRange {
+    let vals = &sc.vals;
+    sc.used.clear();
+    sc.used.resize(vals.len(), false);
     for s in &segs {
-        used[s.valno as usize] = true;
+        sc.used[s.valno as usize] = true;
     }
-    let mut order: Vec<u32> = (0..vals.len() as u32)
-        .filter(|&v| used[v as usize])
-        .collect();
-    order.sort_by_key(|&v| (vals[v as usize].def, v));
-    let mut map = vec![0u32; vals.len()];
-    let mut valnos = Vec::with_capacity(order.len());
-    for (n, &v) in order.iter().enumerate() {
-        map[v as usize] = n as u32;
+    sc.order.clear();
+    sc.order
+        .extend((0..vals.len() as u32).filter(|&v| sc.used[v as usize]));
+    sc.order.sort_by_key(|&v| (vals[v as usize].def, v));
+    sc.map.clear();
+    sc.map.resize(vals.len(), 0);
+    let mut valnos = Vec::with_capacity(sc.order.len());
+    for (n, &v) in sc.order.iter().enumerate() {
+        sc.map[v as usize] = n as u32;
         valnos.push(vals[v as usize]);
     }
     for s in &mut segs {
-        s.valno = map[s.valno as usize];
+        s.valno = sc.map[s.valno as usize];
     }
     LiveRange {
         segments: segs,

@@ -41,7 +41,9 @@
 //!
 //! Physical registers are not tracked; their flags are left as they are.
 
-use super::accesses::{class_lanes, inst_effects, Accesses, InstEffect, Solver, ALL_LANES};
+use super::accesses::{
+    class_lanes, inst_effects, simple_effects, Accesses, InstEffect, Solver, ALL_LANES,
+};
 use super::accesses::{DEFINES, LIVE_IN, LIVE_OUT};
 use super::bitset::BlockSet;
 use super::cfg::Cfg;
@@ -477,14 +479,17 @@ fn phi_reads_from(f: &Function, v: VReg, s: Block, pred: Block) -> bool {
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub struct UndefinedRead {
     pub vreg: VReg,
-    /// The lane, for tuple registers (their lanes are checked one by one).
+    /// The lane, for a `%t.subK` read of a tuple register.
     pub lane: Option<u8>,
     pub inst: Inst,
 }
 
 /// Every read that a def-free path from the entry block reaches: the register is live
-/// into the entry there. PHI incoming values are not reported (dominance covers them
-/// in SSA; after PHI elimination there are none).
+/// into the entry there. For tuple registers, as LLVM's verifier has it, a `%t.subK`
+/// read needs lane K written on every path, and a whole-register read needs some lane
+/// written (lanes left `undef`, as REG_SEQUENCE allows, may be read as part of the
+/// whole). PHI incoming values are not reported (dominance covers them in SSA; after
+/// PHI elimination there are none).
 pub fn undefined_reads(f: &Function) -> Vec<UndefinedRead> {
     let cfg = Cfg::new(f);
     let acc = Accesses::collect(f);
@@ -496,18 +501,31 @@ pub fn undefined_reads(f: &Function) -> Vec<UndefinedRead> {
     };
     let mut seen = BlockSet::new();
     let mut work = Vec::new();
+    let mut preds = Vec::new();
     for v in f.vreg_list() {
         let class = f.vreg_class(v);
         let all = class_lanes(class);
-        let units: Vec<(Option<u8>, u64)> = match class {
-            Some(crate::mir::RegClass::Tuple { lanes, .. }) => {
-                (0..lanes.min(64)).map(|l| (Some(l), 1u64 << l)).collect()
-            }
-            _ => alloc::vec![(None, ALL_LANES)],
+        let lanes = match class {
+            Some(crate::mir::RegClass::Tuple { lanes, .. }) => lanes.min(64),
+            _ => 0,
         };
-        for (lane, mask) in units {
-            inst_effects(acc.of(v), mask, all, &mut effects, None);
-            let preds: Vec<Block> = acc.phi_uses_of(v).iter().map(|p| p.pred).collect();
+        preds.clear();
+        preds.extend(acc.phi_uses_of(v).iter().map(|p| p.pred));
+        // Units: the whole register, then (tuples) each lane.
+        for unit in 0..=lanes {
+            let lane = unit.checked_sub(1);
+            match (lanes, lane) {
+                (0, _) => inst_effects(acc.of(v), ALL_LANES, all, &mut effects, None),
+                (_, None) => {
+                    simple_effects(acc.of(v), |a| a.lanes == ALL_LANES, |_| true, &mut effects)
+                }
+                (_, Some(l)) => simple_effects(
+                    acc.of(v),
+                    |a| a.lanes == 1 << l,
+                    |a| a.lanes & (1 << l) != 0,
+                    &mut effects,
+                ),
+            }
             solver.solve(&cfg, &effects, &preds);
             if solver.flags(entry) & LIVE_IN == 0 {
                 continue;
@@ -519,8 +537,10 @@ pub fn undefined_reads(f: &Function) -> Vec<UndefinedRead> {
             work.push(entry);
             seen.insert(entry);
             while let Some(b) = work.pop() {
+                let start = effects
+                    .partition_point(|e| cfg.layout_position(e.block) < cfg.layout_position(b));
                 let mut defined = false;
-                for e in effects.iter().filter(|e| e.block == b) {
+                for e in effects[start..].iter().take_while(|e| e.block == b) {
                     if e.reads {
                         out.push(UndefinedRead {
                             vreg: v,
