@@ -657,6 +657,19 @@ fn every_error_is_reported_not_just_the_first() {
         [Rule::UndefinedVReg, Rule::MultipleDefs, Rule::ClassMismatch],
         "{errs:#?}"
     );
+    // For the command line: where, what, why.
+    assert_eq!(
+        compiler_core::mir::describe_errors(&f, &errs)[0],
+        "bb.0: `%1:b32 = ADD32ri %0:b32, 1`: %0 is used but never defined"
+    );
+    assert_eq!(
+        errs[0].describe(&f),
+        "bb.0: `%1:b32 = ADD32ri %0:b32, 1`: %0 is used but never defined"
+    );
+    assert_eq!(
+        errs[0].to_string(),
+        "%0 is used but never defined [undefined_vreg]"
+    );
     let printed = print_with_errors(&f, &errs);
     assert!(printed.contains(
         "    %1:b32 = ADD32ri %0:b32, 1\n    ; ^ error: %0 is used but never defined\n    %1:b32 = MOV_B32_i 0\n    ; ^ error: %1 is defined again"

@@ -14,7 +14,15 @@
 //! is live out of that block and the PHI operand itself never carries a kill flag —
 //! what LLVM's LiveVariables does (it marks the value alive in the predecessor when it
 //! finishes that block). On SSA input this computes exactly LLVM's flags (the corpus
-//! test strips `killed`/`dead` from every `2-pre-phielim.mir` and gets llc-22's back).
+//! test strips `killed`/`dead` from every `2-pre-phielim.mir` and gets llc-22's back),
+//! and after PHI elimination exactly what llc-22's PHIElimination leaves (every
+//! `3-pre-twoaddr.mir`). Passes compute it once and then keep the tables current as
+//! they edit (`passes/phi_elim.rs` does: `vars` is public, and the `*_kill` /
+//! `*_virtual_register_*` helpers move kills with or without the operand flags).
+//!
+//! The analysis is whole-register: a tuple read through several lanes in one
+//! instruction gets its kill flag on the first of those operands (LLVM's rule), not on
+//! the lane read last; lane-by-lane liveness is in [`LiveIntervals`](super::LiveIntervals).
 //!
 //! Invariants of a computed [`VarInfo`]:
 //! - `alive_blocks`: blocks the register is live into and out of with no def inside

@@ -9,6 +9,8 @@
 //!                  0B bb.0, 16 first inst, 32 ...        %3 [16r,48r:0)[64B,80r:1) 0@16r 1@64B-phi
 //! ```
 //!
+//! The verifier (`mir/verify.rs`) uses the CFG, dominators and `undefined_reads`.
+//!
 //! Every analysis is a function of the IR only (flags already present are ignored) and
 //! costs time near-linear in the function size plus the size of its result. Nothing
 //! here panics on malformed IR: a register read on some path before any def is simply

@@ -28,4 +28,4 @@ pub use parse::parse_module;
 pub use print::{print_function, print_module};
 pub use regclass::ValueKind;
 pub use regclass::{Family, RegClass, ScalarClass};
-pub use verify::{print_with_errors, verify, Rule, VerifyError, VerifyLevel};
+pub use verify::{describe_errors, print_with_errors, verify, Rule, VerifyError, VerifyLevel};

@@ -182,19 +182,33 @@ impl fmt::Display for VerifyError {
 
 impl VerifyError {
     /// The message with where it applies: `bb.2: \`%3:b32 = COPY %5\`: ...`.
+    /// Costs a scan of `f`; use [`describe_errors`] for many.
     pub fn describe(&self, f: &Function) -> String {
+        self.describe_with(f, &defined_vregs(f))
+    }
+
+    fn describe_with(&self, f: &Function, has_def: &SecondaryMap<VReg, bool>) -> String {
         let mut s = String::new();
         if let Some(b) = self.block.and_then(|b| f.blocks.get(b)) {
             s.push_str(&format!("bb.{}: ", b.number));
         }
         if let Some(d) = self.inst.and_then(|i| f.insts.get(i)) {
             let mut t = String::new();
-            write_inst(&mut t, f, d, &defined_vregs(f));
+            write_inst(&mut t, f, d, has_def);
             s.push_str(&format!("`{t}`: "));
         }
         s.push_str(&self.message);
         s
     }
+}
+
+/// [`VerifyError::describe`] for every error, scanning `f` once.
+pub fn describe_errors(f: &Function, errors: &[VerifyError]) -> Vec<String> {
+    let has_def = defined_vregs(f);
+    errors
+        .iter()
+        .map(|e| e.describe_with(f, &has_def))
+        .collect()
 }
 
 /// Checks `f` against the rules of `level`; every violation, in layout order.
@@ -226,12 +240,14 @@ pub fn print_with_errors(f: &Function, errors: &[VerifyError]) -> String {
     let mut at_inst: BTreeMap<Inst, Vec<&VerifyError>> = BTreeMap::new();
     let mut at_block: BTreeMap<Block, Vec<&VerifyError>> = BTreeMap::new();
     let mut at_top: Vec<&VerifyError> = Vec::new();
+    let mut placed: SecondaryMap<Block, bool> = SecondaryMap::new();
+    for b in f.layout.blocks() {
+        placed[b] = true;
+    }
     for e in errors {
         match (e.inst, e.block) {
             (Some(i), _) if f.layout.is_inserted(i) => at_inst.entry(i).or_default().push(e),
-            (_, Some(b)) if f.layout.blocks().any(|x| x == b) => {
-                at_block.entry(b).or_default().push(e)
-            }
+            (_, Some(b)) if placed[b] => at_block.entry(b).or_default().push(e),
             _ => at_top.push(e),
         }
     }
