@@ -4,5 +4,6 @@
 
 pub mod nvptx_coalescer;
 pub mod phi_elim;
+pub mod register_coalescer;
 pub mod two_address;
 pub mod uses;

@@ -112,6 +112,18 @@ pub enum Payload {
         kill_moved: bool,
         lv_updates: u32,
     },
+    /// Coalescing: one decision about a copy, with both live ranges as printed.
+    CoalesceDecision {
+        copy: u32,
+        dst: u32,
+        src: u32,
+        /// `joined`, `identity`, `conflict`, `remat`, `class`, `deferred` ...
+        verdict: &'static str,
+        dst_range: String,
+        src_range: String,
+        /// Where the two ranges are live at once with different values.
+        conflicts: Vec<(String, String)>,
+    },
     /// Two-address: a tied (use, def) pair and what was tried for it.
     TiedPair {
         inst: u32,

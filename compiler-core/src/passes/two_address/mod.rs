@@ -26,7 +26,7 @@ mod tied;
 mod transform;
 
 pub use copies::{collect_reg_copies, CopyClasses};
-pub use tied::TiedOperandMap;
+pub use tied::{common_subclass, TiedOperandMap};
 
 use crate::entity::SecondaryMap;
 use crate::mir::{Block, Function, Inst, Op, Reg, VReg};

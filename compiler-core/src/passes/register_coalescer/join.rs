@@ -1,0 +1,260 @@
+//! The value check and the join itself.
+//!
+//! Two registers may share one if, wherever both are live, they hold the same value.
+//! Any overlap begins at a value's def inside the other register's range, so it is
+//! enough to look at every def of each register: if the other register is live across
+//! it, the defined value must be identical to the other's value there — both trace
+//! back, through full COPYs, to the same original def (LLVM's valuesIdentical over
+//! followCopyChain). A value merging at a block start (a PHI value) is only compatible
+//! with the other register not being live there.
+
+use super::{full_copy, Coalescer};
+use crate::entity::EntityRef;
+use crate::liveness::{LiveRange, Segment, SlotIndex, VNInfo, ValNo};
+use crate::mir::{Inst, Reg, RegClass, VReg};
+use crate::trace::{Focus, Payload, Recorder, Step};
+use alloc::format;
+use alloc::string::String;
+use alloc::vec::Vec;
+
+impl<R: Recorder> Coalescer<'_, '_, R> {
+    /// The value of `v` flowing into the instruction at `at` (LiveQuery's valueIn).
+    fn value_in(&self, v: VReg, at: SlotIndex) -> Option<ValNo> {
+        self.ranges[v.index()].value_at(at.base())
+    }
+
+    /// followCopyChain: the original (value, register) a value of `v` copies.
+    fn follow_copy_chain(&self, mut v: VReg, mut val: ValNo) -> (Option<(SlotIndex, bool)>, VReg) {
+        for _ in 0..=self.ranges.len() {
+            let info = self.ranges[v.index()].valnos[val as usize];
+            if info.is_phi_def {
+                return (Some((info.def, true)), v);
+            }
+            let Some(mi) = self.si.inst_at(info.def) else {
+                return (Some((info.def, false)), v);
+            };
+            let Some((_, src)) = full_copy(self.ed.f, mi) else {
+                return (Some((info.def, false)), v);
+            };
+            match self.value_in(src, info.def) {
+                Some(n) => {
+                    v = src;
+                    val = n;
+                }
+                None => return (None, src),
+            }
+        }
+        (None, v)
+    }
+
+    fn values_identical(&self, a: VReg, va: ValNo, b: VReg, vb: ValNo) -> bool {
+        let (oa, ra) = self.follow_copy_chain(a, va);
+        let bdef = self.ranges[b.index()].valnos[vb as usize];
+        if ra == b && oa == Some((bdef.def, bdef.is_phi_def)) {
+            return true;
+        }
+        let (ob, rb) = self.follow_copy_chain(b, vb);
+        match (oa, ob) {
+            (None, _) | (_, None) => oa == ob && ra == rb,
+            (Some(x), Some(y)) => x == y && ra == rb,
+        }
+    }
+
+    /// Ok when `a` and `b` never hold different values at once; otherwise the points
+    /// where they do, with the two segments (for the trace).
+    pub(crate) fn check_join(&self, a: VReg, b: VReg) -> Result<(), Vec<(String, String)>> {
+        let mut conflicts = Vec::new();
+        for (x, y) in [(a, b), (b, a)] {
+            let (rx, ry) = (&self.ranges[x.index()], &self.ranges[y.index()]);
+            for (vi, v) in rx.valnos.iter().enumerate() {
+                if !ry.live_at(v.def) {
+                    continue;
+                }
+                let Some(w) = ry.value_at(v.def) else {
+                    continue;
+                };
+                if !v.is_phi_def && self.values_identical(x, vi as ValNo, y, w) {
+                    continue;
+                }
+                let seg = ry
+                    .segments
+                    .iter()
+                    .find(|s| s.contains(v.def))
+                    .map(|s| format!("{s}"))
+                    .unwrap_or_default();
+                conflicts.push((
+                    format!("{} ({} defines a value)", v.def, self.name(x)),
+                    format!("{} {}", self.name(y), seg),
+                ));
+                if conflicts.len() >= 4 {
+                    return Err(conflicts);
+                }
+            }
+        }
+        if conflicts.is_empty() {
+            Ok(())
+        } else {
+            Err(conflicts)
+        }
+    }
+
+    /// Merges `gone` into `keep` and erases the COPY (and any copy now copying `keep`
+    /// onto itself).
+    pub(crate) fn join(&mut self, copy: Inst, keep: VReg, gone: VReg, class: Option<RegClass>) {
+        let (kn, gn) = (self.name(keep), self.name(gone));
+        let (kr, gr) = (self.range_text(keep), self.range_text(gone));
+        // Rename every operand of `gone`.
+        let mut touched: Vec<Inst> = self.du.defs[gone]
+            .iter()
+            .chain(self.du.uses[gone].iter())
+            .copied()
+            .collect();
+        touched.sort();
+        touched.dedup();
+        for &i in &touched {
+            self.du.remove_inst(self.ed.f, i);
+            self.ed.modify(i, |d| {
+                for o in d.operands.iter_mut() {
+                    if o.vreg_of() == Some(gone) {
+                        o.set_reg(Reg::Virt(keep));
+                    }
+                }
+            });
+            self.du.add_inst(self.ed.f, i);
+        }
+        self.ed.set_class(keep, class);
+        // Merge the ranges: the union of both, values of identity copies folded into
+        // the value they copy.
+        let merged = union(&self.ranges[keep.index()], &self.ranges[gone.index()]);
+        self.ranges[keep.index()] = merged;
+        self.ranges[gone.index()] = LiveRange {
+            segments: Vec::new(),
+            valnos: Vec::new(),
+        };
+        // Copies between the two are now `keep = COPY keep`: erase them.
+        let mut erased = 0;
+        for &i in &touched {
+            if self.ed.f.layout.is_inserted(i)
+                && full_copy(self.ed.f, i).is_some_and(|(d, s)| d == s)
+            {
+                self.erase_copy(i);
+                erased += 1;
+            }
+        }
+        self.fold_erased_values(keep);
+        self.stats.inc("joined");
+        self.step(|| {
+            let extra = if erased > 1 { format!(" {} other copies between them became self-copies and are erased too.", erased - 1) } else { String::new() };
+            Step::new("join", format!("Join: {gn} and {kn} never hold different values at once, so {gn} is renamed to {kn} and the COPY disappears.{extra}"))
+                .focus(Focus::vreg(keep))
+                .payload(Payload::CoalesceDecision { copy: copy.index() as u32, dst: keep.index() as u32, src: gone.index() as u32, verdict: "joined", dst_range: kr, src_range: gr, conflicts: Vec::new() })
+        });
+    }
+
+    /// Values whose defining instruction was erased take the value flowing into it.
+    fn fold_erased_values(&mut self, v: VReg) {
+        let r = &self.ranges[v.index()];
+        let mut map: Vec<ValNo> = (0..r.valnos.len() as ValNo).collect();
+        for (k, info) in r.valnos.iter().enumerate() {
+            if info.is_phi_def || self.si.inst_at(info.def).is_some() {
+                continue;
+            }
+            if let Some(w) = r.value_at(info.def.base()) {
+                if w as usize != k {
+                    map[k] = w;
+                }
+            }
+        }
+        if map.iter().enumerate().all(|(k, &m)| k as ValNo == m) {
+            return;
+        }
+        // Resolve chains, then renumber.
+        for k in 0..map.len() {
+            let mut t = map[k];
+            for _ in 0..map.len() {
+                if map[t as usize] == t {
+                    break;
+                }
+                t = map[t as usize];
+            }
+            map[k] = t;
+        }
+        let r = &self.ranges[v.index()];
+        let segs: Vec<Segment> = r
+            .segments
+            .iter()
+            .map(|s| Segment {
+                start: s.start,
+                end: s.end,
+                valno: map[s.valno as usize],
+            })
+            .collect();
+        self.ranges[v.index()] = normalize(segs, &r.valnos.clone());
+    }
+}
+
+/// Union of two ranges whose overlaps hold identical values; values are kept per def.
+fn union(a: &LiveRange, b: &LiveRange) -> LiveRange {
+    let mut valnos: Vec<VNInfo> = a.valnos.clone();
+    let mut bmap = Vec::with_capacity(b.valnos.len());
+    for v in &b.valnos {
+        match valnos
+            .iter()
+            .position(|x| x.def == v.def && x.is_phi_def == v.is_phi_def)
+        {
+            Some(p) => bmap.push(p as ValNo),
+            None => {
+                valnos.push(*v);
+                bmap.push(valnos.len() as ValNo - 1);
+            }
+        }
+    }
+    let mut segs: Vec<Segment> = a.segments.clone();
+    segs.extend(b.segments.iter().map(|s| Segment {
+        start: s.start,
+        end: s.end,
+        valno: bmap[s.valno as usize],
+    }));
+    normalize(segs, &valnos)
+}
+
+/// Sorts segments, resolves overlaps (the earlier-starting segment's value wins the
+/// overlap), merges touching segments of one value, drops unused values and numbers
+/// the rest in def order.
+fn normalize(mut segs: Vec<Segment>, valnos: &[VNInfo]) -> LiveRange {
+    segs.sort_by_key(|s| (s.start, s.end));
+    let mut out: Vec<Segment> = Vec::with_capacity(segs.len());
+    for s in segs {
+        let last = out.last().map(|l| (l.end, l.valno));
+        match last {
+            Some((end, val)) if s.start < end => {
+                if s.end > end {
+                    if s.valno == val {
+                        out.last_mut().expect("non-empty").end = s.end;
+                    } else {
+                        out.push(Segment {
+                            start: end,
+                            end: s.end,
+                            valno: s.valno,
+                        });
+                    }
+                }
+            }
+            Some((end, val)) if s.start == end && s.valno == val => {
+                out.last_mut().expect("non-empty").end = s.end
+            }
+            _ => out.push(s),
+        }
+    }
+    let mut used: Vec<ValNo> = out.iter().map(|s| s.valno).collect();
+    used.sort_by_key(|&v| valnos[v as usize].def);
+    used.dedup();
+    let new_vals: Vec<VNInfo> = used.iter().map(|&v| valnos[v as usize]).collect();
+    for s in &mut out {
+        s.valno = used.iter().position(|&u| u == s.valno).expect("used value") as ValNo;
+    }
+    LiveRange {
+        segments: out,
+        valnos: new_vals,
+    }
+}

@@ -1,0 +1,404 @@
+//! The generic RegisterCoalescer (LLVM's, which CICC runs unchanged before its own
+//! NVPTX coalescer; spec: `register-coalescing-cicc.txt`).
+//!
+//! ```text
+//!  LiveIntervals ─▶ blocks in priority order (loop depth, connectivity, number)
+//!    per block: collect COPYs (terminal-rule copies last) ─▶ join_copy each
+//!    then: retry every failed COPY until a whole round joins nothing
+//!  join_copy(dst = COPY src):
+//!    identity ─▶ erase │ classes can't meet ─▶ give up │ partial (sub-register) ─▶ leave
+//!    bigger interval keeps its name; then the value check:
+//!      every value of one register defined where the other is live must be a copy of
+//!      the other's value there (followed through COPY chains) ─▶ join, else conflict
+//!    join: rename src → dst everywhere, erase the COPY and every copy made redundant,
+//!          live range of dst = union of both
+//!  finally: kill flags are dropped (llc-22 prints none after this pass)
+//! ```
+//!
+//! Invariant: a join never puts two different values in one register at one point, so
+//! the function computes the same results (the interpreter tests check this).
+//! Rematerialization is not modelled: llc-22's NVPTX opcodes are not trivially
+//! rematerializable, so that path never fires for NVPTX.
+
+mod join;
+pub mod order;
+
+use crate::entity::{EntityRef, SecondaryMap};
+use crate::liveness::{LiveIntervals, LiveRange, SlotIndexes};
+use crate::mir::{oflag, Function, Inst, Op, Reg, RegClass, VReg};
+use crate::passes::uses::DefUse;
+use crate::stats::Stats;
+use crate::trace::{Editor, Focus, Payload, Recorder, Step};
+use alloc::format;
+use alloc::string::String;
+use alloc::vec::Vec;
+
+/// The generic coalescer's knobs (LLVM names, spec defaults).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CoalescerOptions {
+    /// `join-liveintervals`: master switch.
+    pub join_liveintervals: bool,
+    /// `join-splitedges`: NVPTX's subtarget leaves it off.
+    pub join_splitedges: bool,
+    /// `join-globalcopies`: NVPTX's subtarget leaves it off (one block order for all copies).
+    pub join_globalcopies: bool,
+    /// `terminal-rule`: copies whose destination has no other copy go last.
+    pub terminal_rule: bool,
+    /// `verify-coalescing`: check the function before and after.
+    pub verify_coalescing: bool,
+    pub late_remat_update_threshold: u32,
+    /// `large-interval-size-threshold`: more values than this makes an interval large.
+    pub large_interval_size_threshold: u32,
+    /// `large-interval-freq-threshold`: joins allowed into one large interval.
+    pub large_interval_freq_threshold: u32,
+}
+
+impl Default for CoalescerOptions {
+    fn default() -> Self {
+        CoalescerOptions {
+            join_liveintervals: true,
+            join_splitedges: false,
+            join_globalcopies: false,
+            terminal_rule: true,
+            verify_coalescing: false,
+            late_remat_update_threshold: 100,
+            large_interval_size_threshold: 100,
+            large_interval_freq_threshold: 256,
+        }
+    }
+}
+
+pub const STAT_NAMES: [&str; 9] = [
+    "copies_before",
+    "copies_after",
+    "joined",
+    "interference_rejections",
+    "retry_rounds",
+    "rb_rotations",
+    "identity_erased",
+    "terminal_deferred",
+    "class_rejections",
+];
+
+pub(crate) struct Coalescer<'f, 'r, R: Recorder> {
+    pub ed: Editor<'f>,
+    pub rec: &'r mut R,
+    pub opts: CoalescerOptions,
+    pub stats: Stats,
+    pub du: DefUse,
+    pub si: SlotIndexes,
+    /// Current live range of every register (moved into the survivor on a join).
+    pub ranges: Vec<LiveRange>,
+    /// Joins made into each register (for the large-interval limit).
+    pub join_count: SecondaryMap<VReg, u32>,
+}
+
+/// Whether `i` is a full-register virtual COPY, with (dst, src).
+pub(crate) fn full_copy(f: &Function, i: Inst) -> Option<(VReg, VReg)> {
+    let d = &f.insts[i];
+    if !d.is(Op::COPY) || d.operands.len() < 2 {
+        return None;
+    }
+    let (a, b) = (&d.operands[0], &d.operands[1]);
+    if a.subreg.is_some() || b.subreg.is_some() {
+        return None;
+    }
+    Some((a.vreg_of()?, b.vreg_of()?))
+}
+
+pub fn run<R: Recorder>(f: &mut Function, opts: &CoalescerOptions, rec: &mut R) -> Stats {
+    let mut stats = Stats::with(&STAT_NAMES);
+    let copies_before = count_copies(f);
+    stats.set("copies_before", copies_before);
+    if !opts.join_liveintervals {
+        rec.step(|| {
+            Step::new(
+                "disabled",
+                "join-liveintervals is off: the coalescer leaves every COPY alone.",
+            )
+        });
+        stats.set("copies_after", copies_before);
+        return stats;
+    }
+    let lis = LiveIntervals::compute(f);
+    let mut ranges = Vec::with_capacity(f.vreg_end as usize);
+    for n in 0..f.vreg_end as usize {
+        ranges.push(lis.range(VReg::new(n)).clone());
+    }
+    let du = DefUse::compute(f);
+    let order = order::block_priority(f);
+    let mut c = Coalescer {
+        ed: Editor::new(f, R::ENABLED),
+        rec,
+        opts: opts.clone(),
+        stats,
+        du,
+        si: lis.indexes,
+        ranges,
+        join_count: SecondaryMap::new(),
+    };
+    c.intro_step(&order);
+    let mut worklist: Vec<Inst> = Vec::new();
+    for b in order {
+        let mut list: Vec<Inst> = Vec::new();
+        let mut terminals: Vec<Inst> = Vec::new();
+        for i in c.ed.f.layout.block_insts(b) {
+            if c.ed.f.insts[i].is(Op::COPY) {
+                if c.apply_terminal_rule(i) {
+                    terminals.push(i);
+                } else {
+                    list.push(i);
+                }
+            }
+        }
+        if !terminals.is_empty() {
+            c.stats.add("terminal_deferred", terminals.len() as u64);
+            let n = terminals.len();
+            let bn = c.ed.f.blocks[b].number;
+            c.step(|| Step::new("terminal_rule", format!("In %bb.{bn}, {n} COPY(s) go to the end of the list: their destination has no other copy, while their source has another copy in this block.")));
+        }
+        list.extend(terminals);
+        for i in list {
+            if !c.try_join(i) {
+                worklist.push(i);
+            }
+        }
+    }
+    // Joins can make other joins possible: retry until a round makes no progress.
+    loop {
+        worklist.retain(|&i| c.ed.f.layout.is_inserted(i));
+        if worklist.is_empty() {
+            break;
+        }
+        c.stats.inc("retry_rounds");
+        let round = c.stats.get("retry_rounds");
+        let pending = worklist.len();
+        c.step(|| {
+            Step::new(
+                "retry_round",
+                format!(
+                    "Round {round}: retrying the {pending} COPY(s) that could not be joined yet."
+                ),
+            )
+        });
+        let before = c.stats.get("joined") + c.stats.get("identity_erased");
+        let list = core::mem::take(&mut worklist);
+        for i in list {
+            if c.ed.f.layout.is_inserted(i) && !c.try_join(i) {
+                worklist.push(i);
+            }
+        }
+        if c.stats.get("joined") + c.stats.get("identity_erased") == before {
+            break;
+        }
+    }
+    // llc-22 prints no kill flags after coalescing: they are not kept current.
+    let insts: Vec<Inst> = c.ed.f.all_insts().map(|(_, i)| i).collect();
+    for i in insts {
+        if c.ed.f.insts[i]
+            .operands
+            .iter()
+            .any(|o| o.vreg_of().is_some() && o.is_use() && o.has(oflag::KILL))
+        {
+            c.ed.modify(i, |d| {
+                for o in d.operands.iter_mut() {
+                    if o.vreg_of().is_some() && o.is_use() {
+                        o.set(oflag::KILL, false);
+                    }
+                }
+            });
+        }
+    }
+    let after = count_copies(c.ed.f);
+    c.stats.set("copies_after", after);
+    let joined = c.stats.get("joined");
+    c.step(|| Step::new("done", format!("Coalescing finished: {joined} joins, {copies_before} COPYs before, {after} after. Kill flags are dropped, as LLVM does here.")));
+    c.stats
+}
+
+fn count_copies(f: &Function) -> u64 {
+    f.all_insts()
+        .filter(|&(_, i)| f.insts[i].is(Op::COPY))
+        .count() as u64
+}
+
+impl<R: Recorder> Coalescer<'_, '_, R> {
+    pub(crate) fn step(&mut self, make: impl FnOnce() -> Step) {
+        if R::ENABLED {
+            let edits = self.ed.take_edits();
+            self.rec.step(move || {
+                let mut s = make();
+                s.edits = edits;
+                s
+            });
+        }
+    }
+
+    fn intro_step(&mut self, order: &[crate::mir::Block]) {
+        let names: Vec<String> = order
+            .iter()
+            .map(|&b| format!("%bb.{}", self.ed.f.blocks[b].number))
+            .collect();
+        self.step(|| {
+            Step::new(
+                "block_order",
+                format!(
+                    "Blocks are visited deepest loop first, then by how connected they are: {}.",
+                    names.join(", ")
+                ),
+            )
+        });
+    }
+
+    pub(crate) fn name(&self, v: VReg) -> String {
+        format!("%{}", v.index())
+    }
+
+    pub(crate) fn range_text(&self, v: VReg) -> String {
+        format!("{}", self.ranges[v.index()])
+    }
+
+    /// isTerminalReg: `dst` has no copy other than `copy`.
+    fn is_terminal(&self, dst: VReg, copy: Inst) -> bool {
+        self.du.defs[dst]
+            .iter()
+            .chain(self.du.uses[dst].iter())
+            .all(|&i| i == copy || !self.ed.f.insts[i].is(Op::COPY))
+    }
+
+    /// applyTerminalRule, as llc-22 evaluates it: when `dst` is terminal and `src` has
+    /// another copy in the same block, this copy waits until the end of the block's list.
+    fn apply_terminal_rule(&self, copy: Inst) -> bool {
+        if !self.opts.terminal_rule {
+            return false;
+        }
+        let Some((dst, src)) = full_copy(self.ed.f, copy) else {
+            return false;
+        };
+        if !self.is_terminal(dst, copy) {
+            return false;
+        }
+        let block = self.ed.f.layout.inst_block(copy);
+        // llc-22 reads the other copy's registers from this copy, so the test reduces to
+        // "is there another copy of src in this block" (dst always overlaps itself).
+        self.du.defs[src]
+            .iter()
+            .chain(self.du.uses[src].iter())
+            .any(|&i| {
+                i != copy
+                    && self.ed.f.insts[i].is(Op::COPY)
+                    && self.ed.f.layout.inst_block(i) == block
+                    && !self.ranges[dst.index()].is_empty()
+            })
+    }
+
+    /// Tries one COPY; true when it is gone (joined or erased) or can never be joined.
+    fn try_join(&mut self, copy: Inst) -> bool {
+        let d = &self.ed.f.insts[copy];
+        let (Some(dst_reg), Some(src_reg)) = (
+            d.operands.first().and_then(|o| o.get_reg()),
+            d.operands.get(1).and_then(|o| o.get_reg()),
+        ) else {
+            return true;
+        };
+        let (Reg::Virt(dst), Reg::Virt(src)) = (dst_reg, src_reg) else {
+            self.step(|| {
+                Step::new(
+                    "physical",
+                    "A copy to or from a physical register: not joined by this pass.",
+                )
+                .focus(Focus::inst(copy))
+            });
+            return true;
+        };
+        if d.operands[0].subreg.is_some() || d.operands[1].subreg.is_some() {
+            let (dn, sn) = (self.name(dst), self.name(src));
+            self.step(|| {
+                Step::new("partial", format!("{dn} = COPY {sn} reads or writes one lane of a tuple; lane joins are the NVPTX coalescer's job."))
+                    .focus(Focus::inst(copy))
+                    .payload(Payload::CoalesceDecision { copy: copy.index() as u32, dst: dst.index() as u32, src: src.index() as u32, verdict: "partial", dst_range: String::new(), src_range: String::new(), conflicts: Vec::new() })
+            });
+            return true;
+        }
+        if dst == src {
+            self.erase_copy(copy);
+            self.stats.inc("identity_erased");
+            let dn = self.name(dst);
+            self.step(|| Step::new("identity", format!("{dn} = COPY {dn} copies a register onto itself after earlier joins: erased.")).focus(Focus::inst(copy)));
+            return true;
+        }
+        let (dc, sc) = (self.ed.f.vreg_class(dst), self.ed.f.vreg_class(src));
+        let Some(class) = common_class(dc, sc) else {
+            self.stats.inc("class_rejections");
+            let (dn, sn) = (self.name(dst), self.name(src));
+            self.step(|| Step::new("class", format!("{dn} and {sn} are in register classes with no common subclass: this COPY stays.")).focus(Focus::inst(copy)));
+            return true;
+        };
+        // The bigger interval keeps its name.
+        let (keep, gone) =
+            if range_size(&self.ranges[src.index()]) > range_size(&self.ranges[dst.index()]) {
+                (src, dst)
+            } else {
+                (dst, src)
+            };
+        if let Some(why) = self.large_interval_limit(keep) {
+            self.step(|| Step::new("large_interval", why).focus(Focus::inst(copy)));
+            return true;
+        }
+        match self.check_join(keep, gone) {
+            Ok(()) => {
+                self.join(copy, keep, gone, class);
+                true
+            }
+            Err(conflicts) => {
+                self.stats.inc("interference_rejections");
+                let (kn, gn) = (self.name(keep), self.name(gone));
+                let (kr, gr) = (self.range_text(keep), self.range_text(gone));
+                let first = conflicts.first().map(|c| c.0.clone()).unwrap_or_default();
+                self.step(|| {
+                    Step::new("conflict", format!("{kn} and {gn} are both live at {first} holding different values: they cannot share a register, so this COPY stays (for now)."))
+                        .focus(Focus::inst(copy))
+                        .payload(Payload::CoalesceDecision { copy: copy.index() as u32, dst: keep.index() as u32, src: gone.index() as u32, verdict: "conflict", dst_range: kr, src_range: gr, conflicts })
+                });
+                false
+            }
+        }
+    }
+
+    fn large_interval_limit(&mut self, keep: VReg) -> Option<String> {
+        let vals = self.ranges[keep.index()].valnos.len() as u32;
+        if vals <= self.opts.large_interval_size_threshold {
+            return None;
+        }
+        self.join_count[keep] += 1;
+        (self.join_count[keep] > self.opts.large_interval_freq_threshold).then(|| {
+            format!(
+                "{} has {vals} values (more than large-interval-size-threshold) and already {} joins (more than large-interval-freq-threshold): no more joins into it.",
+                self.name(keep),
+                self.join_count[keep] - 1
+            )
+        })
+    }
+
+    pub(crate) fn erase_copy(&mut self, copy: Inst) {
+        self.du.remove_inst(self.ed.f, copy);
+        self.si.remove_inst(copy);
+        self.ed.erase(copy);
+    }
+}
+
+/// The common subclass of two classes (same class, or an untyped width class meeting a
+/// typed one of its family); foreign classes only meet themselves.
+pub(crate) fn common_class(a: Option<RegClass>, b: Option<RegClass>) -> Option<Option<RegClass>> {
+    match (a, b) {
+        (None, x) | (x, None) => Some(x),
+        (Some(a), Some(b)) => crate::passes::two_address::common_subclass(a, b).map(Some),
+    }
+}
+
+/// LLVM's LiveInterval::getSize: the summed length of the segments, counting an index
+/// as its number plus its slot (so `[16r,32B)` is 14 long).
+pub(crate) fn range_size(r: &LiveRange) -> u64 {
+    let w = |s: crate::liveness::SlotIndex| s.index() as u64 + s.slot() as u64;
+    r.segments.iter().map(|s| w(s.end) - w(s.start)).sum()
+}

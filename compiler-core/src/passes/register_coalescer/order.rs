@@ -1,0 +1,69 @@
+//! The order the generic coalescer visits blocks in (LLVM's MBBPriorityCompare): deeper
+//! loops first, then blocks with more predecessors plus successors, then block number.
+
+use crate::entity::SecondaryMap;
+use crate::liveness::cfg::{Cfg, DomTree};
+use crate::mir::{Block, Function};
+use alloc::vec::Vec;
+
+/// Loop depth of every block: how many natural loops contain it.
+pub fn loop_depths(f: &Function) -> SecondaryMap<Block, u32> {
+    let cfg = Cfg::new(f);
+    let dom = DomTree::new(&cfg);
+    let mut depth: SecondaryMap<Block, u32> = SecondaryMap::new();
+    // Headers in layout order, each with all its back edges.
+    let blocks: Vec<Block> = f.layout.blocks().collect();
+    for &h in &blocks {
+        let latches: Vec<Block> = cfg
+            .preds(h)
+            .iter()
+            .copied()
+            .filter(|&p| cfg.is_reachable(p) && dom.dominates(h, p))
+            .collect();
+        if latches.is_empty() {
+            continue;
+        }
+        // The natural loop: the header plus everything reaching a latch without it.
+        let mut in_loop: SecondaryMap<Block, bool> = SecondaryMap::new();
+        in_loop[h] = true;
+        let mut stack = latches;
+        while let Some(b) = stack.pop() {
+            if in_loop[b] {
+                continue;
+            }
+            in_loop[b] = true;
+            stack.extend(
+                cfg.preds(b)
+                    .iter()
+                    .copied()
+                    .filter(|&p| cfg.is_reachable(p)),
+            );
+        }
+        for &b in &blocks {
+            if in_loop[b] {
+                depth[b] += 1;
+            }
+        }
+    }
+    depth
+}
+
+/// Blocks in coalescing order.
+pub fn block_priority(f: &Function) -> Vec<Block> {
+    let depth = loop_depths(f);
+    let preds = f.predecessors();
+    let mut blocks: Vec<(u32, usize, u32, Block)> = f
+        .layout
+        .blocks()
+        .map(|b| {
+            (
+                depth[b],
+                preds[b].len() + f.blocks[b].succs.len(),
+                f.blocks[b].number,
+                b,
+            )
+        })
+        .collect();
+    blocks.sort_by(|a, b| b.0.cmp(&a.0).then(b.1.cmp(&a.1)).then(a.2.cmp(&b.2)));
+    blocks.into_iter().map(|x| x.3).collect()
+}
