@@ -124,6 +124,22 @@ pub enum Payload {
         /// Where the two ranges are live at once with different values.
         conflicts: Vec<(String, String)>,
     },
+    /// NVPTX coalescer: the interval tree changed (events in order, and the tree after,
+    /// when it is small enough to copy into every step).
+    TreeChange {
+        events: Vec<crate::passes::nvptx_coalescer::interval_tree::TreeEvent>,
+        tree: Option<crate::passes::nvptx_coalescer::interval_tree::TreeSnapshot>,
+        rotations: u64,
+    },
+    /// NVPTX coalescer: a candidate taken from the heap, and both heaps after.
+    HeapPop {
+        copy: u32,
+        dst: u32,
+        src: u32,
+        weight: u32,
+        heap: Vec<(u32, u32)>,
+        secondary: Vec<(u32, u32)>,
+    },
     /// Two-address: a tied (use, def) pair and what was tried for it.
     TiedPair {
         inst: u32,

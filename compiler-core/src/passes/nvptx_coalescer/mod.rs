@@ -1,4 +1,386 @@
-//! The NVPTX coalescer (spec: `register-coalescing-cicc.txt`, `sub_34AF4A0`).
-//! Its interval index, the red-black tree, is in [`interval_tree`].
+//! The NVPTX coalescer (spec: `register-coalescing-cicc.txt`, `sub_34AF4A0`), run after
+//! the generic one on what it leaves: lane copies out of tuples, NVPTX move families.
+//!
+//! ```text
+//!  classify every copy-like instruction ─▶ candidate records (kind 1–6, operand table)
+//!     cross-class, wide-pair and .param moves are kept; Int128 never takes part
+//!  copy-limit: only the first N candidates are considered
+//!  block-level pass: candidates whose registers live in one block are tried first
+//!  interval tree: every taking-part register's live extent, red-black, by start
+//!  min-heap by register number (ties: higher weight first) ─▶ for each candidate:
+//!     same class? ─▶ tree query + value check ─▶ interference ─▶ secondary heap
+//!                                              └▶ merge: rename, erase the copy,
+//!                                                 union the ranges, re-insert in the tree
+//!     heap empty: swap with the secondary heap and retry while a round joined something
+//!  coalesce-limit: stop after N merges
+//! ```
+//!
+//! Invariant: like the generic pass, a merge never puts two different values in one
+//! register (or tuple lane) at one point.
 
+pub mod classify;
+pub mod heap;
 pub mod interval_tree;
+mod merge;
+
+use classify::{classify, operand_type, Candidate, CopyKind, Side, PARTICIPATES};
+use heap::CandidateHeap;
+use interval_tree::{Interval, IntervalTree, TreeEvent};
+
+use crate::entity::{EntityRef, SecondaryMap};
+use crate::liveness::{LiveIntervals, LiveRange, SlotIndexes};
+use crate::mir::{Block, Function, Inst, RegClass, VReg};
+use crate::passes::register_coalescer::order::loop_depths;
+use crate::passes::uses::DefUse;
+use crate::stats::Stats;
+use crate::trace::{Editor, Focus, Payload, Recorder, Step};
+use alloc::format;
+use alloc::string::String;
+use alloc::vec::Vec;
+
+/// Options: the two limits the spec passes in at call time, and the block-frequency
+/// priority flag.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct NvptxCoalescerOptions {
+    /// `copy-limit`: how many candidates are considered (0: no limit).
+    pub copy_limit: u32,
+    /// `coalesce-limit`: how many merges before bailing out (0: no limit).
+    pub coalesce_limit: u32,
+    /// `block-frequency`: candidates in deeper loops go first.
+    pub block_frequency: bool,
+}
+
+impl Default for NvptxCoalescerOptions {
+    fn default() -> Self {
+        NvptxCoalescerOptions {
+            copy_limit: 0,
+            coalesce_limit: 0,
+            block_frequency: false,
+        }
+    }
+}
+
+pub const STAT_NAMES: [&str; 11] = [
+    "copies_before",
+    "copies_after",
+    "joined",
+    "interference_rejections",
+    "retry_rounds",
+    "rb_rotations",
+    "candidates",
+    "block_level_joined",
+    "kept_cross_class",
+    "kept_layout",
+    "left_by_copy_limit",
+];
+
+/// Trees up to this size are copied into every step that changes them.
+const SNAPSHOT_MAX: u32 = 256;
+
+/// A register or one tuple lane: what the tree and the value check work on.
+pub(crate) type Unit = (VReg, Option<u8>);
+
+pub(crate) struct Nvptx<'f, 'r, R: Recorder> {
+    pub ed: Editor<'f>,
+    pub rec: &'r mut R,
+    pub opts: NvptxCoalescerOptions,
+    pub stats: Stats,
+    pub du: DefUse,
+    pub si: SlotIndexes,
+    pub main: Vec<LiveRange>,
+    pub lanes: Vec<Vec<LiveRange>>,
+    pub tree: IntervalTree,
+    /// The tree node interval currently stored for each unit.
+    pub in_tree: alloc::collections::BTreeMap<(u32, u8), Interval>,
+    pub weights: SecondaryMap<VReg, u32>,
+    /// Copies already merged (the interference check skips them).
+    pub coalesced: SecondaryMap<Inst, bool>,
+}
+
+pub fn run<R: Recorder>(f: &mut Function, opts: &NvptxCoalescerOptions, rec: &mut R) -> Stats {
+    let mut stats = Stats::with(&STAT_NAMES);
+    let lis = LiveIntervals::compute(f);
+    let mut main = Vec::with_capacity(f.vreg_end as usize);
+    let mut lanes = Vec::with_capacity(f.vreg_end as usize);
+    for n in 0..f.vreg_end as usize {
+        let v = VReg::new(n);
+        main.push(lis.range(v).clone());
+        lanes.push(
+            lis.interval(v)
+                .map(|li| li.subranges.iter().map(|s| s.range.clone()).collect())
+                .unwrap_or_default(),
+        );
+    }
+    let du = DefUse::compute(f);
+    let weights = compute_weights(f, &du);
+    // Classify.
+    let mut cands: Vec<Candidate> = Vec::new();
+    let mut copies_before = 0;
+    for (_, i) in f.all_insts() {
+        if let Some(c) = classify(f, i) {
+            copies_before += 1;
+            cands.push(c);
+        }
+    }
+    stats.set("copies_before", copies_before);
+    let mut p = Nvptx {
+        ed: Editor::new(f, R::ENABLED),
+        rec,
+        opts: opts.clone(),
+        stats,
+        du,
+        si: lis.indexes,
+        main,
+        lanes,
+        tree: IntervalTree::new(R::ENABLED),
+        in_tree: alloc::collections::BTreeMap::new(),
+        weights,
+        coalesced: SecondaryMap::new(),
+    };
+    let cands = p.filter_candidates(cands);
+    p.block_level_pass(&cands);
+    p.build_tree();
+    p.worklist(cands);
+    let after =
+        p.ed.f
+            .all_insts()
+            .filter(|&(_, i)| classify(p.ed.f, i).is_some())
+            .count() as u64;
+    p.stats.set("copies_after", after);
+    p.stats.set("rb_rotations", p.tree.rotations);
+    let (joined, rot) = (p.stats.get("joined"), p.tree.rotations);
+    p.step(|| Step::new("done", format!("NVPTX coalescing finished: {joined} merges, {copies_before} copy-like instructions before and {after} after; the interval tree rotated {rot} times.")));
+    p.stats
+}
+
+fn compute_weights(f: &Function, du: &DefUse) -> SecondaryMap<VReg, u32> {
+    let depth = loop_depths(f);
+    let mut w: SecondaryMap<VReg, u32> = SecondaryMap::new();
+    for v in f.vreg_list() {
+        let insts = du.defs[v].len() + du.uses[v].len();
+        let spill: u32 = du.defs[v]
+            .iter()
+            .chain(du.uses[v].iter())
+            .filter_map(|&i| f.layout.inst_block(i))
+            .map(|b| 1 + depth[b])
+            .sum();
+        w[v] = insts as u32 + spill + du.uses[v].len() as u32;
+    }
+    w
+}
+
+impl<R: Recorder> Nvptx<'_, '_, R> {
+    pub(crate) fn step(&mut self, make: impl FnOnce() -> Step) {
+        if R::ENABLED {
+            let edits = self.ed.take_edits();
+            self.rec.step(move || {
+                let mut s = make();
+                s.edits = edits;
+                s
+            });
+        }
+    }
+
+    pub(crate) fn unit_name(&self, s: Side) -> String {
+        match s.lane {
+            Some(l) => format!("%{}.sub{l}", s.reg),
+            None => format!("%{}", s.reg),
+        }
+    }
+
+    pub(crate) fn range(&self, u: Unit) -> &LiveRange {
+        match u.1 {
+            Some(l) => self.lanes[u.0.index()]
+                .get(l as usize)
+                .unwrap_or(&self.main[u.0.index()]),
+            None => &self.main[u.0.index()],
+        }
+    }
+
+    fn participates(&self, v: VReg) -> bool {
+        match self.ed.f.vreg_class(v) {
+            Some(RegClass::Scalar(c)) | Some(RegClass::Tuple { base: c, .. }) => {
+                operand_type(c).constraint_flags & PARTICIPATES != 0
+            }
+            _ => false,
+        }
+    }
+
+    /// Drops what never joins (kept kinds, Int128, foreign classes) and applies copy-limit.
+    fn filter_candidates(&mut self, cands: Vec<Candidate>) -> Vec<Candidate> {
+        let mut out = Vec::new();
+        let limit = self.opts.copy_limit as usize;
+        for c in cands {
+            let inst = Inst::new(c.inst as usize);
+            match c.kind {
+                CopyKind::CrossClass => {
+                    self.stats.inc("kept_cross_class");
+                    let (dn, sn) = (self.unit_name(c.dst), self.unit_name(c.src));
+                    self.step(|| Step::new("kept_cross_class", format!("{dn} = move from {sn} changes register class (a bit cast between typed PTX registers): it is always kept.")).focus(Focus::inst(inst)));
+                    continue;
+                }
+                CopyKind::Layout => {
+                    self.stats.inc("kept_layout");
+                    let dn = self.unit_name(c.dst);
+                    self.step(|| Step::new("kept_layout", format!("The wide-pair or .param move defining {dn} changes how the value is laid out in registers: it is kept, and both halves stay tied to it.")).focus(Focus::inst(inst)));
+                    continue;
+                }
+                _ => {}
+            }
+            let (d, s) = (VReg::new(c.dst.reg as usize), VReg::new(c.src.reg as usize));
+            if !self.participates(d) || !self.participates(s) {
+                let (dn, sn) = (self.unit_name(c.dst), self.unit_name(c.src));
+                self.step(|| Step::new("not_participating", format!("{dn} or {sn} is in a class whose operand-table entry has the 0x10 bit clear (Int128): not a candidate.")).focus(Focus::inst(inst)));
+                continue;
+            }
+            if limit != 0 && out.len() >= limit {
+                self.stats.inc("left_by_copy_limit");
+                let n = out.len();
+                self.step(|| Step::new("copy_limit", format!("copy-limit reached: {n} candidates are already being considered, so this copy is left alone.")).focus(Focus::inst(inst)));
+                continue;
+            }
+            out.push(c);
+        }
+        self.stats.set("candidates", out.len() as u64);
+        out
+    }
+
+    /// Candidates whose registers live entirely inside the copy's block go first.
+    fn block_level_pass(&mut self, cands: &[Candidate]) {
+        let blocks: Vec<Block> = self.ed.f.layout.blocks().collect();
+        for b in blocks {
+            let here: Vec<&Candidate> = cands
+                .iter()
+                .filter(|c| self.ed.f.layout.inst_block(Inst::new(c.inst as usize)) == Some(b))
+                .collect();
+            for c in here {
+                if self.limit_reached() {
+                    return;
+                }
+                if self.is_local(c, b) && self.try_candidate(c, true) {
+                    self.stats.inc("block_level_joined");
+                }
+            }
+        }
+    }
+
+    fn is_local(&self, c: &Candidate, b: Block) -> bool {
+        [c.dst.reg, c.src.reg].iter().all(|&r| {
+            let v = VReg::new(r as usize);
+            self.du.defs[v]
+                .iter()
+                .chain(self.du.uses[v].iter())
+                .all(|&i| self.ed.f.layout.inst_block(i) == Some(b))
+        })
+    }
+
+    pub(crate) fn extent(&self, u: Unit) -> Option<Interval> {
+        let r = self.range(u);
+        let (s, e) = (r.begin_index()?, r.end_index()?);
+        Some(Interval {
+            start: s.raw(),
+            end: e.raw(),
+            key: tree_key(u),
+        })
+    }
+
+    fn build_tree(&mut self) {
+        let vregs: Vec<VReg> = self
+            .ed
+            .f
+            .vreg_list()
+            .filter(|&v| self.participates(v))
+            .collect();
+        for v in vregs {
+            let n_lanes = self.lanes[v.index()].len();
+            let units: Vec<Unit> = if n_lanes > 0 {
+                (0..n_lanes as u8).map(|l| (v, Some(l))).collect()
+            } else {
+                alloc::vec![(v, None)]
+            };
+            for u in units {
+                if let Some(iv) = self.extent(u) {
+                    self.tree.insert(iv);
+                    self.in_tree.insert(key_pair(u), iv);
+                }
+            }
+        }
+        let events = self.tree.take_events();
+        let rot = self.tree.rotations;
+        let n = self.tree.len();
+        let snap = (n <= SNAPSHOT_MAX).then(|| self.tree.snapshot());
+        let rotations = events
+            .iter()
+            .filter(|e| matches!(e, TreeEvent::Rotate { .. }))
+            .count();
+        self.step(|| {
+            Step::new("tree_built", format!("The interval tree now holds {n} live extents ordered by start; building it took {rotations} rotations to stay balanced."))
+                .payload(Payload::TreeChange { events, tree: snap, rotations: rot })
+        });
+    }
+
+    fn worklist(&mut self, cands: Vec<Candidate>) {
+        let mut heap = CandidateHeap::default();
+        let depth = loop_depths(self.ed.f);
+        for c in cands {
+            let inst = Inst::new(c.inst as usize);
+            if !self.ed.f.layout.is_inserted(inst) {
+                continue;
+            }
+            let w = self.weights[VReg::new(c.dst.reg as usize)]
+                .max(self.weights[VReg::new(c.src.reg as usize)]);
+            let hot = if self.opts.block_frequency {
+                self.ed.f.layout.inst_block(inst).map_or(0, |b| depth[b])
+            } else {
+                0
+            };
+            heap.push(c, w, hot);
+        }
+        let mut secondary = CandidateHeap::default();
+        loop {
+            let mut joined_this_round = 0;
+            while let Some((c, w)) = heap.pop() {
+                if self.limit_reached() {
+                    let n = self.stats.get("joined");
+                    self.step(|| Step::new("coalesce_limit", format!("coalesce-limit reached after {n} merges: the pass stops here and leaves the remaining candidates.")));
+                    return;
+                }
+                let inst = Inst::new(c.inst as usize);
+                if !self.ed.f.layout.is_inserted(inst) {
+                    continue;
+                }
+                let (hp, sp) = (heap.preview(), secondary.preview());
+                self.step(|| {
+                    Step::new("heap_pop", format!("Next candidate from the heap: copy into %{} (lowest register number first; weight {w} breaks ties).", c.dst.reg))
+                        .focus(Focus::inst(inst))
+                        .payload(Payload::HeapPop { copy: c.inst, dst: c.dst.reg, src: c.src.reg, weight: w, heap: hp, secondary: sp })
+                });
+                if self.try_candidate(&c, false) {
+                    joined_this_round += 1;
+                } else if self.ed.f.layout.is_inserted(inst) && classify(self.ed.f, inst).is_some()
+                {
+                    secondary.push(c, w, 0);
+                }
+            }
+            if secondary.is_empty() || joined_this_round == 0 {
+                break;
+            }
+            self.stats.inc("retry_rounds");
+            let (n, k) = (secondary.len(), self.stats.get("retry_rounds"));
+            self.step(|| Step::new("swap_heaps", format!("The heap is empty and this round made {joined_this_round} merge(s): the {n} deferred candidate(s) move back for round {k}.")));
+            core::mem::swap(&mut heap, &mut secondary);
+        }
+    }
+
+    fn limit_reached(&self) -> bool {
+        self.opts.coalesce_limit != 0 && self.stats.get("joined") >= self.opts.coalesce_limit as u64
+    }
+}
+
+pub(crate) fn tree_key(u: Unit) -> u32 {
+    ((u.0.index() as u32) << 6) | u.1.map_or(0, |l| l as u32 + 1)
+}
+
+pub(crate) fn key_pair(u: Unit) -> (u32, u8) {
+    (u.0.index() as u32, u.1.map_or(0, |l| l + 1))
+}

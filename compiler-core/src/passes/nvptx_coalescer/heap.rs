@@ -1,0 +1,73 @@
+//! The candidate min-heap: lowest register number first; ties go to the higher weight
+//! (then to the earlier candidate). With block-frequency priority on, candidates in
+//! deeper loops come before all others.
+
+use super::classify::Candidate;
+use alloc::collections::BinaryHeap;
+use alloc::vec::Vec;
+use core::cmp::{Ordering, Reverse};
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+struct Entry {
+    hot: u32,
+    reg: u32,
+    weight: u32,
+    seq: u32,
+    cand: Candidate,
+}
+
+impl Ord for Entry {
+    fn cmp(&self, o: &Self) -> Ordering {
+        // BinaryHeap pops the greatest: hotter, then lower register, then heavier, then earlier.
+        (self.hot, Reverse(self.reg), self.weight, Reverse(self.seq)).cmp(&(
+            o.hot,
+            Reverse(o.reg),
+            o.weight,
+            Reverse(o.seq),
+        ))
+    }
+}
+
+impl PartialOrd for Entry {
+    fn partial_cmp(&self, o: &Self) -> Option<Ordering> {
+        Some(self.cmp(o))
+    }
+}
+
+#[derive(Clone, Debug, Default)]
+pub struct CandidateHeap {
+    heap: BinaryHeap<Entry>,
+    seq: u32,
+}
+
+impl CandidateHeap {
+    pub fn push(&mut self, cand: Candidate, weight: u32, hot: u32) {
+        self.seq += 1;
+        self.heap.push(Entry {
+            hot,
+            reg: cand.dst.reg,
+            weight,
+            seq: self.seq,
+            cand,
+        });
+    }
+
+    pub fn pop(&mut self) -> Option<(Candidate, u32)> {
+        self.heap.pop().map(|e| (e.cand, e.weight))
+    }
+
+    pub fn len(&self) -> usize {
+        self.heap.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.heap.is_empty()
+    }
+
+    /// The first few entries in pop order, as (register, weight), for the picture.
+    pub fn preview(&self) -> Vec<(u32, u32)> {
+        let mut v: Vec<&Entry> = self.heap.iter().collect();
+        v.sort_by(|a, b| b.cmp(a));
+        v.into_iter().take(12).map(|e| (e.reg, e.weight)).collect()
+    }
+}

@@ -1,0 +1,305 @@
+//! One candidate: class check, interference check against the tree, and the merge.
+
+use super::classify::{side_class, Candidate, CopyKind, Side};
+use super::{key_pair, Nvptx, Unit, SNAPSHOT_MAX};
+use crate::entity::EntityRef;
+use crate::liveness::{LiveRange, Segment, SlotIndex, VNInfo, ValNo};
+use crate::mir::{CopyFamily, Inst, Op, Reg, SubReg, VReg};
+use crate::trace::{Focus, Payload, Recorder, Step};
+use alloc::format;
+use alloc::string::String;
+use alloc::vec::Vec;
+
+impl<R: Recorder> Nvptx<'_, '_, R> {
+    fn unit_of(s: Side) -> Unit {
+        (VReg::new(s.reg as usize), s.lane)
+    }
+
+    /// Tries a candidate; true when merged.
+    pub(crate) fn try_candidate(&mut self, c: &Candidate, block_level: bool) -> bool {
+        let inst = Inst::new(c.inst as usize);
+        if !self.ed.f.layout.is_inserted(inst)
+            || super::classify::classify(self.ed.f, inst).as_ref() != Some(c)
+        {
+            return false;
+        }
+        let (d, s) = (Self::unit_of(c.dst), Self::unit_of(c.src));
+        let (dn, sn) = (self.unit_name(c.dst), self.unit_name(c.src));
+        if d.0 == s.0 {
+            return false;
+        }
+        // Same-class rule (a tuple lane counts as its lane class).
+        let dc = side_class(self.ed.f, d.0, d.1.map(SubReg::Lane));
+        let sc = side_class(self.ed.f, s.0, s.1.map(SubReg::Lane));
+        if dc != sc || dc.is_none() {
+            self.step(|| Step::new("class_mismatch", format!("{dn} and {sn} are in different register classes: the NVPTX coalescer only merges within one class.")).focus(Focus::inst(inst)));
+            return false;
+        }
+        // The scalar side of a lane copy is renamed into the lane: it must be a plain
+        // register with a single def.
+        let (keep, gone) = match c.kind {
+            CopyKind::Extract => (s, d),
+            CopyKind::SubregInsert => (d, s),
+            _ => (d, s),
+        };
+        if gone.1.is_some()
+            || self.ed.f.vreg_class(gone.0).is_some_and(|c| c.lanes() > 1) && keep.1.is_some()
+        {
+            return false;
+        }
+        if keep.1.is_some() && (self.du.defs[gone.0].len() != 1 || self.uses_subregs(gone.0)) {
+            self.step(|| Step::new("validate", format!("{dn} = COPY {sn}: the scalar has several defs or sub-register uses, so it cannot become one lane.")).focus(Focus::inst(inst)));
+            return false;
+        }
+        // Interference: the tree narrows to extents overlapping `gone`, then the value check.
+        let conflicts = self.interference(keep, gone, inst);
+        if !conflicts.is_empty() {
+            self.stats.inc("interference_rejections");
+            let (kr, gr) = (
+                format!("{}", self.range(keep)),
+                format!("{}", self.range(gone)),
+            );
+            let first = conflicts[0].0.clone();
+            self.step(|| {
+                Step::new("interference", format!("{dn} and {sn} are live together at {first} with different values: the candidate goes to the secondary heap."))
+                    .focus(Focus::inst(inst))
+                    .payload(Payload::CoalesceDecision { copy: c.inst, dst: keep.0.index() as u32, src: gone.0.index() as u32, verdict: "interference", dst_range: kr, src_range: gr, conflicts })
+            });
+            return false;
+        }
+        self.merge(inst, keep, gone, block_level, &dn, &sn);
+        true
+    }
+
+    fn uses_subregs(&self, v: VReg) -> bool {
+        self.du.defs[v]
+            .iter()
+            .chain(self.du.uses[v].iter())
+            .any(|&i| {
+                self.ed.f.insts[i]
+                    .operands
+                    .iter()
+                    .any(|o| o.vreg_of() == Some(v) && o.subreg.is_some())
+            })
+    }
+
+    /// Points where `a` and `b` hold different values, after a tree query.
+    fn interference(&self, a: Unit, b: Unit, copy: Inst) -> Vec<(String, String)> {
+        let Some(eb) = self.extent(b) else {
+            return Vec::new();
+        };
+        let ka = super::tree_key(a);
+        let near = self.tree.overlapping(eb.start, eb.end);
+        if !near.iter().any(|iv| iv.key == ka) {
+            return Vec::new();
+        }
+        let mut out = Vec::new();
+        for (x, y) in [(a, b), (b, a)] {
+            let (rx, ry) = (self.range(x), self.range(y));
+            for (vi, v) in rx.valnos.iter().enumerate() {
+                if !ry.live_at(v.def) {
+                    continue;
+                }
+                // The already-coalesced set is skipped.
+                if let Some(i) = self.si.inst_at(v.def) {
+                    if self.coalesced[i] {
+                        continue;
+                    }
+                }
+                let Some(w) = ry.value_at(v.def) else {
+                    continue;
+                };
+                if !v.is_phi_def && self.same_value(x, vi as ValNo, y, w, copy) {
+                    continue;
+                }
+                let seg = ry
+                    .segments
+                    .iter()
+                    .find(|s| s.contains(v.def))
+                    .map(|s| format!("{s}"))
+                    .unwrap_or_default();
+                out.push((format!("{}", v.def), seg));
+                if out.len() >= 4 {
+                    return out;
+                }
+            }
+        }
+        out
+    }
+
+    /// Follows copy-like instructions back to the original value of `(u, v)`.
+    fn origin(&self, mut u: Unit, mut v: ValNo) -> Option<(SlotIndex, bool, Unit)> {
+        for _ in 0..64 {
+            let info = *self.range(u).valnos.get(v as usize)?;
+            if info.is_phi_def {
+                return Some((info.def, true, u));
+            }
+            let Some(i) = self.si.inst_at(info.def) else {
+                return Some((info.def, false, u));
+            };
+            let d = &self.ed.f.insts[i];
+            let fam = d.desc().family;
+            if !(d.is(Op::COPY) || fam == CopyFamily::Move) || d.lhs_defs != 1 {
+                return Some((info.def, false, u));
+            }
+            let src = d.operands.get(1)?;
+            let sv = src.vreg_of()?;
+            let lane = match src.subreg {
+                Some(SubReg::Lane(l)) => Some(l),
+                None => None,
+                _ => return Some((info.def, false, u)),
+            };
+            let nu = (sv, lane);
+            v = self.range(nu).value_at(info.def.base())?;
+            u = nu;
+        }
+        None
+    }
+
+    fn same_value(&self, x: Unit, vx: ValNo, y: Unit, vy: ValNo, _copy: Inst) -> bool {
+        match (self.origin(x, vx), self.origin(y, vy)) {
+            (Some(a), Some(b)) => a == b,
+            _ => false,
+        }
+    }
+
+    fn merge(&mut self, copy: Inst, keep: Unit, gone: Unit, block_level: bool, dn: &str, sn: &str) {
+        let (kr, gr) = (
+            format!("{}", self.range(keep)),
+            format!("{}", self.range(gone)),
+        );
+        let mut touched: Vec<Inst> = self.du.defs[gone.0]
+            .iter()
+            .chain(self.du.uses[gone.0].iter())
+            .copied()
+            .collect();
+        touched.sort();
+        touched.dedup();
+        let new_sub = keep.1.map(SubReg::Lane);
+        for &i in &touched {
+            self.du.remove_inst(self.ed.f, i);
+            self.ed.modify(i, |d| {
+                for o in d.operands.iter_mut() {
+                    if o.vreg_of() == Some(gone.0) {
+                        o.set_reg(Reg::Virt(keep.0));
+                        if new_sub.is_some() {
+                            o.subreg = new_sub;
+                        }
+                    }
+                }
+            });
+            self.du.add_inst(self.ed.f, i);
+        }
+        self.coalesced[copy] = true;
+        // The copy now copies a unit onto itself: erase it (and any other such copy).
+        let mut erased = 0;
+        for &i in &touched {
+            let d = &self.ed.f.insts[i];
+            if self.ed.f.layout.is_inserted(i)
+                && d.operands.len() >= 2
+                && d.operands[0].get_reg() == d.operands[1].get_reg()
+                && d.operands[0].subreg == d.operands[1].subreg
+                && (d.is(Op::COPY) || d.desc().family == CopyFamily::Move)
+            {
+                self.du.remove_inst(self.ed.f, i);
+                self.si.remove_inst(i);
+                self.ed.erase(i);
+                erased += 1;
+            }
+        }
+        // Ranges: the survivor gets the union; a lane join also widens the tuple's main range.
+        let merged = union(self.range(keep), self.range(gone));
+        let gone_range = self.range(gone).clone();
+        match keep.1 {
+            Some(l) => {
+                self.lanes[keep.0.index()][l as usize] = merged;
+                let main = union(&self.main[keep.0.index()], &gone_range);
+                self.main[keep.0.index()] = main;
+            }
+            None => self.main[keep.0.index()] = merged,
+        }
+        self.main[gone.0.index()] = LiveRange {
+            segments: Vec::new(),
+            valnos: Vec::new(),
+        };
+        // Tree: both old extents out, the merged one in.
+        for u in [keep, gone] {
+            if let Some(iv) = self.in_tree.remove(&key_pair(u)) {
+                self.tree.remove(&iv);
+            }
+        }
+        if let Some(iv) = self.extent(keep) {
+            self.tree.insert(iv);
+            self.in_tree.insert(key_pair(keep), iv);
+        }
+        if let Some(cl) = self.ed.f.vreg_class(keep.0) {
+            self.ed.set_class(keep.0, Some(cl));
+        }
+        self.stats.inc("joined");
+        let events = self.tree.take_events();
+        let rot = self.tree.rotations;
+        let snap = (self.tree.len() <= SNAPSHOT_MAX).then(|| self.tree.snapshot());
+        let lane_note = match keep.1 {
+            Some(l) => format!(" The scalar now lives in lane sub{l}; its sibling lanes keep their own ranges, and this lane is no longer free for another value."),
+            None => String::new(),
+        };
+        let level = if block_level {
+            "Block-level merge"
+        } else {
+            "Merge"
+        };
+        let (dn, sn) = (String::from(dn), String::from(sn));
+        let _ = erased;
+        self.step(|| {
+            Step::new("merge", format!("{level}: {dn} = COPY {sn} — the two never hold different values at once, so they become one and the copy is erased.{lane_note}"))
+                .focus(Focus::vreg(keep.0))
+                .payload(Payload::CoalesceDecision { copy: copy.index() as u32, dst: keep.0.index() as u32, src: gone.0.index() as u32, verdict: "merged", dst_range: kr, src_range: gr, conflicts: Vec::new() })
+        });
+        self.step(|| Step::new("tree_update", "The interval tree drops the two old extents and inserts the merged one, rebalancing as it goes.").payload(Payload::TreeChange { events, tree: snap, rotations: rot }));
+    }
+}
+
+/// Union of two ranges (values kept per def point).
+pub(crate) fn union(a: &LiveRange, b: &LiveRange) -> LiveRange {
+    let mut valnos: Vec<VNInfo> = a.valnos.clone();
+    let mut bmap = Vec::with_capacity(b.valnos.len());
+    for v in &b.valnos {
+        match valnos.iter().position(|x| x.def == v.def) {
+            Some(p) => bmap.push(p as ValNo),
+            None => {
+                valnos.push(*v);
+                bmap.push(valnos.len() as ValNo - 1);
+            }
+        }
+    }
+    let mut segs: Vec<Segment> = a.segments.clone();
+    segs.extend(b.segments.iter().map(|s| Segment {
+        start: s.start,
+        end: s.end,
+        valno: bmap[s.valno as usize],
+    }));
+    segs.sort_by_key(|s| (s.start, s.end));
+    let mut out: Vec<Segment> = Vec::with_capacity(segs.len());
+    for s in segs {
+        let last = out.last().map(|l| (l.end, l.valno));
+        match last {
+            Some((end, _)) if s.start < end => {
+                if s.end > end {
+                    out.push(Segment {
+                        start: end,
+                        end: s.end,
+                        valno: s.valno,
+                    });
+                }
+            }
+            Some((end, val)) if s.start == end && s.valno == val => {
+                out.last_mut().expect("non-empty").end = s.end
+            }
+            _ => out.push(s),
+        }
+    }
+    LiveRange {
+        segments: out,
+        valnos,
+    }
+}
