@@ -50,16 +50,6 @@ pub struct NvptxCoalescerOptions {
     pub block_frequency: bool,
 }
 
-impl Default for NvptxCoalescerOptions {
-    fn default() -> Self {
-        NvptxCoalescerOptions {
-            copy_limit: 0,
-            coalesce_limit: 0,
-            block_frequency: false,
-        }
-    }
-}
-
 pub const STAT_NAMES: [&str; 11] = [
     "copies_before",
     "copies_after",
