@@ -88,10 +88,18 @@ impl<R: Recorder> Nvptx<'_, '_, R> {
         let Some(eb) = self.extent(b) else {
             return Vec::new();
         };
-        let ka = super::tree_key(a);
-        let near = self.tree.overlapping(eb.start, eb.end);
-        if !near.iter().any(|iv| iv.key == ka) {
-            return Vec::new();
+        // Once the tree is built it narrows the search: no overlapping extent, no
+        // interference. (The block-level pass runs before it exists and checks directly.)
+        if self.tree_built {
+            let ka = super::tree_key(a);
+            if !self
+                .tree
+                .overlapping(eb.start, eb.end)
+                .iter()
+                .any(|iv| iv.key == ka)
+            {
+                return Vec::new();
+            }
         }
         let mut out = Vec::new();
         for (x, y) in [(a, b), (b, a)] {
@@ -222,13 +230,13 @@ impl<R: Recorder> Nvptx<'_, '_, R> {
             segments: Vec::new(),
             valnos: Vec::new(),
         };
-        // Tree: both old extents out, the merged one in.
-        for u in [keep, gone] {
+        // Tree (once built): both old extents out, the merged one in.
+        for u in [keep, gone].into_iter().filter(|_| self.tree_built) {
             if let Some(iv) = self.in_tree.remove(&key_pair(u)) {
                 self.tree.remove(&iv);
             }
         }
-        if let Some(iv) = self.extent(keep) {
+        if let Some(iv) = self.extent(keep).filter(|_| self.tree_built) {
             self.tree.insert(iv);
             self.in_tree.insert(key_pair(keep), iv);
         }
@@ -255,7 +263,9 @@ impl<R: Recorder> Nvptx<'_, '_, R> {
                 .focus(Focus::vreg(keep.0))
                 .payload(Payload::CoalesceDecision { copy: copy.index() as u32, dst: keep.0.index() as u32, src: gone.0.index() as u32, verdict: "merged", dst_range: kr, src_range: gr, conflicts: Vec::new() })
         });
-        self.step(|| Step::new("tree_update", "The interval tree drops the two old extents and inserts the merged one, rebalancing as it goes.").payload(Payload::TreeChange { events, tree: snap, rotations: rot }));
+        if self.tree_built {
+            self.step(|| Step::new("tree_update", "The interval tree drops the two old extents and inserts the merged one, rebalancing as it goes.").payload(Payload::TreeChange { events, tree: snap, rotations: rot }));
+        }
     }
 }
 

@@ -83,6 +83,8 @@ pub(crate) struct Nvptx<'f, 'r, R: Recorder> {
     /// The tree node interval currently stored for each unit.
     pub in_tree: alloc::collections::BTreeMap<(u32, u8), Interval>,
     pub weights: SecondaryMap<VReg, u32>,
+    /// Set once the block-level pass is over and the tree holds every extent.
+    pub tree_built: bool,
     /// Copies already merged (the interference check skips them).
     pub coalesced: SecondaryMap<Inst, bool>,
 }
@@ -126,6 +128,7 @@ pub fn run<R: Recorder>(f: &mut Function, opts: &NvptxCoalescerOptions, rec: &mu
         in_tree: alloc::collections::BTreeMap::new(),
         weights,
         coalesced: SecondaryMap::new(),
+        tree_built: false,
     };
     let cands = p.filter_candidates(cands);
     p.block_level_pass(&cands);
@@ -283,11 +286,9 @@ impl<R: Recorder> Nvptx<'_, '_, R> {
             .collect();
         for v in vregs {
             let n_lanes = self.lanes[v.index()].len();
-            let units: Vec<Unit> = if n_lanes > 0 {
-                (0..n_lanes as u8).map(|l| (v, Some(l))).collect()
-            } else {
-                alloc::vec![(v, None)]
-            };
+            // A tuple is in the tree as a whole and lane by lane.
+            let mut units: Vec<Unit> = alloc::vec![(v, None)];
+            units.extend((0..n_lanes as u8).map(|l| (v, Some(l))));
             for u in units {
                 if let Some(iv) = self.extent(u) {
                     self.tree.insert(iv);
@@ -295,6 +296,7 @@ impl<R: Recorder> Nvptx<'_, '_, R> {
                 }
             }
         }
+        self.tree_built = true;
         let events = self.tree.take_events();
         let rot = self.tree.rotations;
         let n = self.tree.len();
