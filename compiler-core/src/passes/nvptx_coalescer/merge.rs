@@ -18,11 +18,14 @@ impl<R: Recorder> Nvptx<'_, '_, R> {
     /// Tries a candidate; true when merged.
     pub(crate) fn try_candidate(&mut self, c: &Candidate, block_level: bool) -> bool {
         let inst = Inst::new(c.inst as usize);
-        if !self.ed.f.layout.is_inserted(inst)
-            || super::classify::classify(self.ed.f, inst).as_ref() != Some(c)
-        {
+        if !self.ed.f.layout.is_inserted(inst) {
             return false;
         }
+        // Earlier merges may have renamed its registers: read the record afresh.
+        let Some(fresh) = super::classify::classify(self.ed.f, inst) else {
+            return false;
+        };
+        let c = &fresh;
         let (d, s) = (Self::unit_of(c.dst), Self::unit_of(c.src));
         let (dn, sn) = (self.unit_name(c.dst), self.unit_name(c.src));
         if d.0 == s.0 {
@@ -259,7 +262,7 @@ impl<R: Recorder> Nvptx<'_, '_, R> {
         let (dn, sn) = (String::from(dn), String::from(sn));
         let _ = erased;
         self.step(|| {
-            Step::new("merge", format!("{level}: {dn} = COPY {sn} — the two never hold different values at once, so they become one and the copy is erased.{lane_note}"))
+            Step::new("merge", format!("{level}: {dn} ← {sn} — the two never hold different values at once, so they become one register and the copy is erased.{lane_note}"))
                 .focus(Focus::vreg(keep.0))
                 .payload(Payload::CoalesceDecision { copy: copy.index() as u32, dst: keep.0.index() as u32, src: gone.0.index() as u32, verdict: "merged", dst_range: kr, src_range: gr, conflicts: Vec::new() })
         });

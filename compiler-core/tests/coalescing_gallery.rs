@@ -1,0 +1,115 @@
+//! The coalescing gallery shows what each example is for.
+
+use compiler_core::mir::{parse_module, print_function, Function, Op};
+use compiler_core::passes::nvptx_coalescer::{self, NvptxCoalescerOptions};
+use compiler_core::passes::phi_elim;
+use compiler_core::passes::register_coalescer::{self, CoalescerOptions};
+use compiler_core::passes::two_address::{self, TwoAddressOptions};
+use compiler_core::stats::Stats;
+use compiler_core::trace::{NoTrace, StepLog};
+use std::path::Path;
+
+/// Everything up to and including both coalescers; the stats of the two coalescers.
+fn run(name: &str, nv: NvptxCoalescerOptions) -> (Function, Stats, Stats, StepLog) {
+    let p = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("gallery")
+        .join(format!("{name}.mir"));
+    let mut f = parse_module(&std::fs::read_to_string(p).unwrap())
+        .unwrap()
+        .functions
+        .remove(0);
+    phi_elim::run(&mut f, &Default::default(), &mut NoTrace::default());
+    two_address::run(
+        &mut f,
+        &TwoAddressOptions::default(),
+        &mut NoTrace::default(),
+    );
+    let g = register_coalescer::run(
+        &mut f,
+        &CoalescerOptions::default(),
+        &mut NoTrace::default(),
+    );
+    let mut log = StepLog::default();
+    let n = nvptx_coalescer::run(&mut f, &nv, &mut log);
+    (f, g, n, log)
+}
+
+fn count(f: &Function, op: Op) -> usize {
+    f.all_insts().filter(|&(_, i)| f.insts[i].is(op)).count()
+}
+
+#[test]
+fn phi_loop_copies_fold_away_and_the_tree_rotates() {
+    let (f, g, n, _) = run("phi-loop", NvptxCoalescerOptions::default());
+    assert_eq!(
+        g.get("copies_before"),
+        9,
+        "PHI elimination made nine copies"
+    );
+    assert_eq!(count(&f, Op::COPY), 1, "{}", print_function(&f));
+    assert!(n.get("rb_rotations") > 0);
+}
+
+#[test]
+fn phi_swap_keeps_its_copies() {
+    let (f, g, _, _) = run("phi-swap", NvptxCoalescerOptions::default());
+    assert_eq!(g.get("copies_before"), 9);
+    assert_eq!(count(&f, Op::COPY), 3, "{}", print_function(&f));
+}
+
+#[test]
+fn cross_class_move_is_kept_and_the_same_class_move_merged() {
+    let (f, _, n, log) = run("cross-class", NvptxCoalescerOptions::default());
+    assert_eq!(count(&f, Op::BITCONVERT_32_I2F), 1);
+    assert_eq!(count(&f, Op::IMOV32rr), 0, "{}", print_function(&f));
+    assert_eq!(n.get("kept_cross_class"), 1);
+    assert!(log.steps.iter().any(|s| s.kind == "kept_cross_class"));
+}
+
+#[test]
+fn wide_pair_moves_stay() {
+    let (f, _, n, _) = run("wide-pair", NvptxCoalescerOptions::default());
+    assert_eq!(count(&f, Op::I64toV2I32) + count(&f, Op::V2I32toI64), 2);
+    assert_eq!(count(&f, Op::IMOV32rr), 0);
+    assert_eq!(n.get("kept_layout"), 2);
+}
+
+#[test]
+fn tex_lanes_end_with_no_copy() {
+    let (f, g, n, _) = run("tex-lanes", NvptxCoalescerOptions::default());
+    assert_eq!(
+        g.get("copies_after"),
+        4,
+        "the generic pass leaves the lane copies"
+    );
+    assert_eq!(n.get("joined"), 4);
+    assert_eq!(count(&f, Op::COPY), 0);
+}
+
+#[test]
+fn limits_cut_off_and_say_so() {
+    let (f, _, n, log) = run(
+        "limits",
+        NvptxCoalescerOptions {
+            copy_limit: 2,
+            ..Default::default()
+        },
+    );
+    assert_eq!(n.get("joined"), 2);
+    assert_eq!(n.get("left_by_copy_limit"), 4);
+    assert_eq!(count(&f, Op::IMOV32rr), 4);
+    assert_eq!(
+        log.steps.iter().filter(|s| s.kind == "copy_limit").count(),
+        4
+    );
+    let (f, _, n, log) = run(
+        "limits",
+        NvptxCoalescerOptions {
+            coalesce_limit: 3,
+            ..Default::default()
+        },
+    );
+    assert_eq!(n.get("joined"), 3);
+    assert_eq!(count(&f, Op::IMOV32rr), 3);
+    assert!(log.steps.iter().any(|s| s.kind == "coalesce_limit"));
+}
