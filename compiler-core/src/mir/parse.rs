@@ -3,6 +3,7 @@
 //! emitter's hint flags. Every error carries line:column and says what was expected.
 
 use super::function::{Block, BlockData, Function, Module, Props, Target};
+use super::instr::Inst;
 use super::instr::{InstData, MI_FLAG_NAMES};
 use super::opcode::{Op, Opcode};
 use super::operand::{oflag, FpImm, Operand, OperandKind, Reg, Sigil, SubReg, VReg, FLAG_KEYWORDS};
@@ -10,7 +11,7 @@ use super::parse_yaml::{
     flow_map, parse_bool, split_documents, top_level_entries, unquote, Document, Line,
 };
 use super::regclass::{valid_class_names, RegClass};
-use crate::entity::{EntityRef, Sym};
+use crate::entity::{EntityRef, SecondaryMap, Sym};
 use crate::error::SourceError;
 use alloc::format;
 use alloc::string::{String, ToString};
@@ -21,8 +22,49 @@ pub const MAX_INPUT_BYTES: usize = 64 << 20;
 /// Virtual register numbers above this are refused (they would size dense tables).
 pub const MAX_VREG: u32 = 1 << 22;
 
+/// Where each instruction and operand of a parsed function was written (1-based line and
+/// column in the input). Instructions created later by passes have no span.
+#[derive(Clone, Debug, Default)]
+pub struct FunctionSpans {
+    /// Line of the function's `---` marker.
+    pub start_line: u32,
+    pub insts: SecondaryMap<Inst, InstSpan>,
+}
+
+/// Position of one instruction and of each of its operands.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct InstSpan {
+    /// 0 when the instruction was not read from text.
+    pub line: u32,
+    /// Column of the instruction's first character.
+    pub col: u32,
+    /// Column of each operand, in operand order.
+    pub operand_cols: Vec<u32>,
+}
+
+impl FunctionSpans {
+    /// Line and column of operand `op` of `inst` (of the instruction when `op` is None or
+    /// out of range); None for instructions not read from text.
+    pub fn position(&self, inst: Inst, op: Option<usize>) -> Option<(u32, u32)> {
+        let s = self.insts.get(inst)?;
+        if s.line == 0 {
+            return None;
+        }
+        let col = op
+            .and_then(|i| s.operand_cols.get(i).copied())
+            .unwrap_or(s.col);
+        Some((s.line, col))
+    }
+}
+
 /// Parses a whole MIR file.
 pub fn parse_module(text: &str) -> Result<Module, SourceError> {
+    parse_module_with_spans(text).map(|(m, _)| m)
+}
+
+/// Parses a whole MIR file and also returns, per function, where every instruction and
+/// operand was written (for diagnostics that point into the input).
+pub fn parse_module_with_spans(text: &str) -> Result<(Module, Vec<FunctionSpans>), SourceError> {
     if text.len() > MAX_INPUT_BYTES {
         return Err(SourceError::new(
             1,
@@ -36,6 +78,7 @@ pub fn parse_module(text: &str) -> Result<Module, SourceError> {
     }
     let docs = split_documents(text)?;
     let mut module = Module::default();
+    let mut spans = Vec::new();
     let mut target = Target::Nvptx;
     for doc in &docs {
         if doc.is_ir {
@@ -52,12 +95,13 @@ pub fn parse_module(text: &str) -> Result<Module, SourceError> {
             }
             module.ir = Some(ir);
         } else {
-            let mut f = parse_function(doc, target)?;
+            let (mut f, sp) = parse_function(doc, target)?;
             f.props.optnone = module
                 .ir
                 .as_deref()
                 .is_some_and(|ir| ir_function_is_optnone(ir, &f.name));
             module.functions.push(f);
+            spans.push(sp);
         }
     }
     if module.functions.is_empty() {
@@ -68,7 +112,7 @@ pub fn parse_module(text: &str) -> Result<Module, SourceError> {
             "expected at least one machine function document (`name:` and `body:`)",
         ));
     }
-    Ok(module)
+    Ok((module, spans))
 }
 
 /// Whether the embedded IR defines `@name` with an attribute group containing `optnone`.
@@ -98,7 +142,10 @@ fn ir_function_is_optnone(ir: &str, name: &str) -> bool {
         })
 }
 
-fn parse_function(doc: &Document<'_>, target: Target) -> Result<Function, SourceError> {
+fn parse_function(
+    doc: &Document<'_>,
+    target: Target,
+) -> Result<(Function, FunctionSpans), SourceError> {
     let entries = top_level_entries(doc)?;
     let name = entries
         .iter()
@@ -141,8 +188,12 @@ fn parse_function(doc: &Document<'_>, target: Target) -> Result<Function, Source
     let body = body.ok_or_else(|| {
         SourceError::new(doc.start, 1, format!("function `{name}` has no `body: |`"))
     })?;
-    BodyParser::new(&mut f).parse(body)?;
-    Ok(f)
+    let mut spans = FunctionSpans {
+        start_line: doc.start,
+        insts: SecondaryMap::new(),
+    };
+    BodyParser::new(&mut f, &mut spans).parse(body)?;
+    Ok((f, spans))
 }
 
 fn parse_register_entry(f: &mut Function, l: Line<'_>) -> Result<(), SourceError> {
@@ -342,14 +393,16 @@ impl<'a> Cursor<'a> {
 
 struct BodyParser<'f> {
     f: &'f mut Function,
+    spans: &'f mut FunctionSpans,
     /// Block number → block, in a dense side table.
     by_number: Vec<Option<Block>>,
 }
 
 impl<'f> BodyParser<'f> {
-    fn new(f: &'f mut Function) -> Self {
+    fn new(f: &'f mut Function, spans: &'f mut FunctionSpans) -> Self {
         BodyParser {
             f,
+            spans,
             by_number: Vec::new(),
         }
     }
@@ -424,8 +477,15 @@ impl<'f> BodyParser<'f> {
             if t.starts_with('{') || t.starts_with('}') || t.starts_with("BUNDLE") {
                 return Err(c.err("instruction bundles are not supported"));
             }
-            let inst = self.instruction(&mut c)?;
-            self.f.append_inst(b, inst);
+            let col = c.col();
+            let mut operand_cols = Vec::new();
+            let inst = self.instruction(&mut c, &mut operand_cols)?;
+            let i = self.f.append_inst(b, inst);
+            self.spans.insts[i] = InstSpan {
+                line: l.no,
+                col,
+                operand_cols,
+            };
         }
         Ok(())
     }
@@ -555,11 +615,17 @@ impl<'f> BodyParser<'f> {
         Ok(())
     }
 
-    fn instruction(&mut self, c: &mut Cursor<'_>) -> Result<InstData, SourceError> {
+    fn instruction(
+        &mut self,
+        c: &mut Cursor<'_>,
+        cols: &mut Vec<u32>,
+    ) -> Result<InstData, SourceError> {
         let mut operands = Vec::new();
         // Left of `=`: defs, if the line starts with a register or an operand flag.
         if self.starts_operand(c) {
             loop {
+                c.skip_ws();
+                cols.push(c.col());
                 let mut op = self.operand(c)?;
                 if !op.is_reg() {
                     return Err(c.err("expected a register on the left of `=`"));
@@ -635,6 +701,7 @@ impl<'f> BodyParser<'f> {
                     c.pos += end;
                     break;
                 }
+                cols.push(c.col());
                 operands.push(self.operand(c)?);
                 if !c.eat(",") {
                     break;
