@@ -23,6 +23,7 @@ extern crate std;
 pub mod entity;
 pub mod error;
 pub mod interp;
+pub mod knobs;
 pub mod liveness;
 pub mod mir;
 pub mod passes;
@@ -31,4 +32,5 @@ pub mod stats;
 pub mod trace;
 
 pub use error::SourceError;
+pub use knobs::{Knob, Knobs};
 pub use stages::{Stage, StageInfo, STAGES};
