@@ -22,6 +22,8 @@ extern crate std;
 
 pub mod entity;
 pub mod error;
+#[cfg(feature = "std")]
+pub mod golden;
 pub mod interp;
 pub mod knobs;
 pub mod liveness;
