@@ -22,6 +22,7 @@ extern crate std;
 
 pub mod entity;
 pub mod error;
+pub mod examples;
 #[cfg(feature = "std")]
 pub mod golden;
 pub mod interp;
@@ -29,10 +30,12 @@ pub mod knobs;
 pub mod liveness;
 pub mod mir;
 pub mod passes;
+pub mod pipeline;
 pub mod stages;
 pub mod stats;
 pub mod trace;
 
 pub use error::SourceError;
 pub use knobs::{Knob, Knobs};
+pub use pipeline::{run, InputFormat, PipelineError, RunOptions, RunResult, StageRun};
 pub use stages::{Stage, StageInfo, STAGES};

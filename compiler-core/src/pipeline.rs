@@ -1,0 +1,894 @@
+//! The pipeline driver: detects the input format, picks the stages to run, runs them
+//! (each over every function of the module), verifies on request and prints the result.
+//!
+//! ```text
+//!  text ──detect_format / --from──▶ InputFormat ──parse──▶ Ir ──entry_stage──▶ Stage
+//!  plan(entry, --until | --only | default) ──▶ [Stage]
+//!  for stage: stage_impl(stage) ──▶ StageImpl::Mir(pass) ── per function ──▶ Stats, Steps, remarks
+//!                                 └─ verify (when asked) ──▶ StageRun.verify
+//!  last Ir ──print──▶ RunResult.output
+//! ```
+//!
+//! Stage registry: [`stage_impl`] is the one place where a pass makes itself available
+//! (look for `HOOK(passes)`). A stage without an implementation is [`StageImpl::NotYet`]:
+//! naming it in `--until`/`--only` is an error, never a silent no-op, and the default
+//! selection stops in front of it.
+//!
+//! Verification: with [`RunOptions::verify`], the input is checked before any stage runs
+//! (errors point at input line:column) and every stage's output after it runs. Until
+//! the verifier lands (`mir::verify::verify(&Function, VerifyLevel)`, look for
+//! `HOOK(verifier)`), both use [`ssa_check`], a stand-in that knows two rules only.
+//!
+//! Invariants: deterministic (stages and functions in order, no hash maps); no input
+//! panics; a run with no stage selected and `emit` equal to the input's kind prints the
+//! canonical form of the input (`copyscope run x.mir --emit mir` == `copyscope fmt x.mir`).
+
+use crate::entity::{EntityRef, SecondaryMap};
+use crate::error::{text_from_bytes, SourceError};
+use crate::knobs::Knobs;
+use crate::mir::print::inst_to_string;
+use crate::mir::{
+    oflag, parse_module_with_spans, print_module, Function, FunctionSpans, Inst, Module, VReg,
+};
+use crate::stages::{IrKind, Stage};
+use crate::stats::Stats;
+use crate::trace::{NoTrace, Step, StepLog};
+use alloc::format;
+use alloc::string::String;
+use alloc::vec::Vec;
+use core::fmt;
+use serde::ser::{SerializeMap, Serializer};
+use serde::Serialize;
+
+/// The text formats a run can start from.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum InputFormat {
+    Dag,
+    Mir,
+    Ptx,
+}
+
+impl InputFormat {
+    pub const ALL: [InputFormat; 3] = [InputFormat::Dag, InputFormat::Mir, InputFormat::Ptx];
+
+    pub const fn name(self) -> &'static str {
+        match self {
+            InputFormat::Dag => "dag",
+            InputFormat::Mir => "mir",
+            InputFormat::Ptx => "ptx",
+        }
+    }
+
+    pub const fn ir_kind(self) -> IrKind {
+        match self {
+            InputFormat::Dag => IrKind::Dag,
+            InputFormat::Mir => IrKind::Mir,
+            InputFormat::Ptx => IrKind::Ptx,
+        }
+    }
+
+    pub fn parse(s: &str) -> Option<InputFormat> {
+        InputFormat::ALL.into_iter().find(|f| f.name() == s)
+    }
+}
+
+impl fmt::Display for InputFormat {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// PTX directives that can open a PTX file.
+const PTX_STARTS: [&str; 12] = [
+    ".version",
+    ".target",
+    ".address_size",
+    ".visible",
+    ".entry",
+    ".func",
+    ".extern",
+    ".global",
+    ".const",
+    ".shared",
+    ".weak",
+    ".pragma",
+];
+
+/// Headers LLVM prints in front of a DAG dump.
+const DAG_STARTS: [&str; 5] = [
+    "SelectionDAG has",
+    "Initial selection DAG",
+    "Optimized legalized selection DAG",
+    "Optimized type-legalized selection DAG",
+    "Selected selection DAG",
+];
+
+/// Tells the format from the first meaningful line (comments and blank lines skipped).
+/// None when the text looks like none of them (callers then read it as MIR, whose parser
+/// says what it expected).
+pub fn detect_format(text: &str) -> Option<InputFormat> {
+    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
+    for line in text.lines().take(1000) {
+        let t = line.trim();
+        if t.is_empty() || t.starts_with("//") || t.starts_with('#') || t.starts_with(';') {
+            continue;
+        }
+        if t.starts_with("---") || t.starts_with("name:") {
+            return Some(InputFormat::Mir);
+        }
+        if PTX_STARTS.iter().any(|d| {
+            t.strip_prefix(d)
+                .is_some_and(|r| r.is_empty() || r.starts_with([' ', '\t']))
+        }) {
+            return Some(InputFormat::Ptx);
+        }
+        if DAG_STARTS.iter().any(|d| t.starts_with(d)) || is_dag_node(t) {
+            return Some(InputFormat::Dag);
+        }
+        return None;
+    }
+    None
+}
+
+/// `tN:` at the start of a line.
+fn is_dag_node(t: &str) -> bool {
+    let Some(r) = t.strip_prefix('t') else {
+        return false;
+    };
+    let digits = r.bytes().take_while(u8::is_ascii_digit).count();
+    digits > 0 && r[digits..].starts_with(':')
+}
+
+/// What to run.
+#[derive(Clone, Debug, Default)]
+pub struct RunOptions {
+    /// Force the input format instead of detecting it.
+    pub from: Option<InputFormat>,
+    /// Run every stage from the input's entry stage through this one.
+    pub until: Option<Stage>,
+    /// Run exactly these stages, in this order, on the input as given.
+    pub only: Vec<Stage>,
+    /// The IR kind the run should end in. With neither `until` nor `only`, the run stops
+    /// after the last stage producing this kind (None: no such cap).
+    pub emit: Option<IrKind>,
+    pub knobs: Knobs,
+    /// Record steps (and per-stage input/output snapshots).
+    pub trace: bool,
+    /// Check the input and every stage's output.
+    pub verify: bool,
+}
+
+/// Why a run could not start or finish.
+#[derive(Clone, Debug, PartialEq)]
+pub enum PipelineError {
+    /// The input does not parse (or is not UTF-8).
+    Parse(SourceError),
+    /// The input's format has no reader yet.
+    Unsupported(InputFormat),
+    /// `verify` is on and the input breaks a rule; every error, in input order.
+    InvalidInput(Vec<SourceError>),
+    /// A stage named by `until`/`only` has no implementation yet.
+    NotImplemented(Stage),
+    /// `until` names a stage in front of the input's entry stage.
+    UntilBeforeEntry { until: Stage, entry: Stage },
+    /// Both `until` and `only` were given.
+    UntilAndOnly,
+    /// `only` names a stage twice.
+    DuplicateStage(Stage),
+    /// A stage in `only` reads another IR than the one it would get.
+    WrongInput {
+        stage: Stage,
+        expected: IrKind,
+        found: IrKind,
+    },
+    /// The run ends in another IR than `emit` asks for.
+    Emit { wanted: IrKind, produced: IrKind },
+}
+
+impl PipelineError {
+    /// True when the error is about the request rather than the input (CLI exit 2).
+    pub fn is_usage(&self) -> bool {
+        !matches!(
+            self,
+            PipelineError::Parse(_)
+                | PipelineError::Unsupported(_)
+                | PipelineError::InvalidInput(_)
+        )
+    }
+
+    /// The input positions this error points at (empty for usage errors).
+    pub fn source_errors(&self) -> Vec<SourceError> {
+        match self {
+            PipelineError::Parse(e) => alloc::vec![e.clone()],
+            PipelineError::Unsupported(_) => alloc::vec![SourceError::new(1, 1, format!("{self}"))],
+            PipelineError::InvalidInput(v) => v.clone(),
+            _ => Vec::new(),
+        }
+    }
+}
+
+impl fmt::Display for PipelineError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            PipelineError::Parse(e) => write!(f, "{e}"),
+            PipelineError::Unsupported(fmt_) => write!(
+                f,
+                "{} input is not supported yet: its reader has not landed (only MIR can be read for now)",
+                match fmt_ {
+                    InputFormat::Dag => "DAG",
+                    InputFormat::Mir => "MIR",
+                    InputFormat::Ptx => "PTX",
+                }
+            ),
+            PipelineError::InvalidInput(v) => {
+                write!(f, "the input breaks {} verifier rule(s)", v.len())?;
+                for e in v {
+                    write!(f, "\n{e}")?;
+                }
+                Ok(())
+            }
+            PipelineError::NotImplemented(s) => {
+                write!(f, "stage {s} is not implemented yet")
+            }
+            PipelineError::UntilBeforeEntry { until, entry } => write!(
+                f,
+                "--until {until} names a stage before the input's entry stage {entry}"
+            ),
+            PipelineError::UntilAndOnly => f.write_str("--until and --only cannot be combined"),
+            PipelineError::DuplicateStage(s) => write!(f, "--only names stage {s} twice"),
+            PipelineError::WrongInput {
+                stage,
+                expected,
+                found,
+            } => write!(
+                f,
+                "stage {stage} reads {} but would be given {}",
+                expected.name(),
+                found.name()
+            ),
+            PipelineError::Emit { wanted, produced } => write!(
+                f,
+                "cannot emit {}: the run ends in {}",
+                wanted.name(),
+                produced.name()
+            ),
+        }
+    }
+}
+
+#[cfg(feature = "std")]
+impl std::error::Error for PipelineError {}
+
+/// Which steps of a stage belong to which function.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct FunctionSteps {
+    pub function: String,
+    /// Index of the function's first step in [`StageRun::steps`].
+    pub first: usize,
+    pub count: usize,
+}
+
+/// What one stage did.
+#[derive(Clone, Debug)]
+pub struct StageRun {
+    pub stage: Stage,
+    /// Counters summed over the module's functions.
+    pub stats: Stats,
+    /// Every step, function after function; empty when tracing is off.
+    pub steps: Vec<Step>,
+    pub functions: Vec<FunctionSteps>,
+    pub remarks: Vec<String>,
+    /// None: not verified; Some(empty): verified, ok; else every error found.
+    pub verify: Option<Vec<String>>,
+    /// Printed IR before and after the stage (tracing on only).
+    pub input: Option<String>,
+    pub output: Option<String>,
+}
+
+/// `{"id", "stats", "steps", "remarks", "verify": "ok" | [errors] | null}` (DESIGN, CLI).
+impl Serialize for StageRun {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let mut m = s.serialize_map(Some(5))?;
+        m.serialize_entry("id", self.stage.id())?;
+        m.serialize_entry("stats", &self.stats)?;
+        m.serialize_entry("steps", &self.steps)?;
+        m.serialize_entry("remarks", &self.remarks)?;
+        match &self.verify {
+            None => m.serialize_entry("verify", &())?,
+            Some(v) if v.is_empty() => m.serialize_entry("verify", "ok")?,
+            Some(v) => m.serialize_entry("verify", v)?,
+        }
+        m.end()
+    }
+}
+
+/// The result of a run.
+#[derive(Clone, Debug, Serialize)]
+pub struct RunResult {
+    pub input_format: InputFormat,
+    #[serde(skip)]
+    pub entry: Stage,
+    pub stages: Vec<StageRun>,
+    /// The printed IR after the last stage (the canonical input when none ran).
+    pub output: String,
+    #[serde(skip)]
+    pub output_kind: IrKind,
+}
+
+impl RunResult {
+    /// True when some stage's output failed verification (the run stopped after it).
+    pub fn verify_failed(&self) -> bool {
+        self.stages
+            .iter()
+            .any(|s| s.verify.as_ref().is_some_and(|v| !v.is_empty()))
+    }
+}
+
+/// The IR between two stages. DAG, PTX and ORI values join when their readers land.
+#[derive(Clone, Debug)]
+pub enum Ir {
+    Mir(Module),
+}
+
+impl Ir {
+    pub fn kind(&self) -> IrKind {
+        match self {
+            Ir::Mir(_) => IrKind::Mir,
+        }
+    }
+
+    pub fn print(&self) -> String {
+        match self {
+            Ir::Mir(m) => print_module(m),
+        }
+    }
+}
+
+/// A MIR → MIR pass, instantiated once per recorder so that tracing off compiles to
+/// nothing inside the pass. Build one with [`mir_pass!`](crate::mir_pass).
+#[derive(Copy, Clone)]
+pub struct MirPass {
+    pub untraced: fn(&mut Function, &Knobs, &mut NoTrace) -> Stats,
+    pub traced: fn(&mut Function, &Knobs, &mut StepLog) -> Stats,
+}
+
+/// Wraps `fn run(&mut Function, &Opts, &mut impl Recorder) -> Stats` and
+/// `fn(&Knobs) -> Opts` into a [`MirPass`]:
+/// `mir_pass!(crate::passes::two_address::run, crate::passes::two_address::Options::from_knobs)`.
+#[macro_export]
+macro_rules! mir_pass {
+    ($run:path, $opts:path) => {
+        $crate::pipeline::MirPass {
+            untraced: |f, k, r| $run(f, &$opts(k), r),
+            traced: |f, k, r| $run(f, &$opts(k), r),
+        }
+    };
+}
+
+/// How a stage runs.
+#[derive(Copy, Clone)]
+pub enum StageImpl {
+    /// Not written yet.
+    NotYet,
+    /// A pass over each machine function.
+    Mir(MirPass),
+}
+
+/// The stage registry.
+///
+/// HOOK(passes): a pass registers itself by adding an arm here, e.g.
+/// `Stage::TwoAddress => StageImpl::Mir(mir_pass!(passes::two_address::run, passes::two_address::Options::from_knobs)),`.
+/// Stages that change the IR kind (instr-emitter, ptx-emit, ptx-lower, ptx-out) add a
+/// variant to [`StageImpl`] and to [`Ir`] when they land.
+pub fn stage_impl(stage: Stage) -> StageImpl {
+    match stage {
+        Stage::InstrEmitter
+        | Stage::PhiElimination
+        | Stage::TwoAddress
+        | Stage::RegisterCoalescer
+        | Stage::NvptxCoalescer
+        | Stage::PtxEmit
+        | Stage::PtxLower
+        | Stage::GeneralOptimizeEarly
+        | Stage::GeneralOptimize
+        | Stage::GeneralOptimizeMid
+        | Stage::GeneralOptimizeMid2
+        | Stage::GeneralOptimizeLate
+        | Stage::GeneralOptimizeLate2
+        | Stage::PtxOut => StageImpl::NotYet,
+    }
+}
+
+pub fn is_implemented(stage: Stage) -> bool {
+    !matches!(stage_impl(stage), StageImpl::NotYet)
+}
+
+/// The first stage that applies to a parsed input: instr-emitter for a DAG, ptx-lower
+/// for PTX; for MIR, phi-elimination while PHIs may remain (`noPhis: false` or a PHI
+/// present), two-address otherwise.
+pub fn entry_stage(ir: &Ir) -> Stage {
+    match ir {
+        Ir::Mir(m) => {
+            let phis = m.functions.iter().any(|f| {
+                !f.props.no_phis
+                    || f.all_insts()
+                        .any(|(_, i)| f.insts[i].is(crate::mir::Op::PHI))
+            });
+            if phis {
+                Stage::PhiElimination
+            } else {
+                Stage::TwoAddress
+            }
+        }
+    }
+}
+
+/// Picks the stages to run.
+pub fn plan(entry: Stage, opts: &RunOptions) -> Result<Vec<Stage>, PipelineError> {
+    if opts.until.is_some() && !opts.only.is_empty() {
+        return Err(PipelineError::UntilAndOnly);
+    }
+    if !opts.only.is_empty() {
+        for (i, &s) in opts.only.iter().enumerate() {
+            if opts.only[..i].contains(&s) {
+                return Err(PipelineError::DuplicateStage(s));
+            }
+        }
+        for &s in &opts.only {
+            if !is_implemented(s) {
+                return Err(PipelineError::NotImplemented(s));
+            }
+        }
+        return Ok(opts.only.clone());
+    }
+    let from = entry as usize;
+    if let Some(until) = opts.until {
+        if (until as usize) < from {
+            return Err(PipelineError::UntilBeforeEntry { until, entry });
+        }
+        let stages: Vec<Stage> = Stage::all()
+            .skip(from)
+            .take(until as usize + 1 - from)
+            .collect();
+        if let Some(&s) = stages.iter().find(|&&s| !is_implemented(s)) {
+            return Err(PipelineError::NotImplemented(s));
+        }
+        return Ok(stages);
+    }
+    // Default: every implemented stage from the entry on, stopping in front of the first
+    // one that is not, and after the last one producing `emit`.
+    let mut chain: Vec<Stage> = Stage::all()
+        .skip(from)
+        .take_while(|&s| is_implemented(s))
+        .collect();
+    if let Some(e) = opts.emit {
+        match chain.iter().rposition(|s| s.info().output == e) {
+            Some(p) => chain.truncate(p + 1),
+            None => chain.clear(),
+        }
+    }
+    Ok(chain)
+}
+
+/// Parses `text` in the given (or detected) format, with source spans.
+pub fn parse_input(
+    text: &str,
+    from: Option<InputFormat>,
+) -> Result<(InputFormat, Ir, Vec<FunctionSpans>), PipelineError> {
+    let format = from
+        .or_else(|| detect_format(text))
+        .unwrap_or(InputFormat::Mir);
+    match format {
+        InputFormat::Mir => {
+            let (m, spans) = parse_module_with_spans(text).map_err(PipelineError::Parse)?;
+            Ok((format, Ir::Mir(m), spans))
+        }
+        f => Err(PipelineError::Unsupported(f)),
+    }
+}
+
+/// Reads bytes as text, then [`run`]s.
+pub fn run_bytes(bytes: &[u8], opts: &RunOptions) -> Result<RunResult, PipelineError> {
+    let text = text_from_bytes(bytes).map_err(PipelineError::Parse)?;
+    run(text, opts)
+}
+
+/// Parses, runs the planned stages and prints the result.
+pub fn run(text: &str, opts: &RunOptions) -> Result<RunResult, PipelineError> {
+    let (input_format, mut ir, spans) = parse_input(text, opts.from)?;
+    let entry = entry_stage(&ir);
+    let stages = plan(entry, opts)?;
+
+    if opts.verify {
+        let errors = verify_input(&ir, &spans);
+        if !errors.is_empty() {
+            return Err(PipelineError::InvalidInput(errors));
+        }
+    }
+
+    // Check the IR kinds chain before running anything.
+    let mut kind = ir.kind();
+    for &s in &stages {
+        let info = s.info();
+        if info.input != kind {
+            return Err(PipelineError::WrongInput {
+                stage: s,
+                expected: info.input,
+                found: kind,
+            });
+        }
+        kind = info.output;
+    }
+    if let Some(wanted) = opts.emit {
+        if wanted != kind {
+            return Err(PipelineError::Emit {
+                wanted,
+                produced: kind,
+            });
+        }
+    }
+
+    let mut runs = Vec::with_capacity(stages.len());
+    for &stage in &stages {
+        let input = opts.trace.then(|| ir.print());
+        let mut run = run_stage(stage, &mut ir, &opts.knobs, opts.trace);
+        run.input = input;
+        if opts.trace {
+            run.output = Some(ir.print());
+        }
+        let failed = if opts.verify {
+            let errors = verify_after(stage, &ir);
+            let failed = !errors.is_empty();
+            run.verify = Some(errors);
+            failed
+        } else {
+            false
+        };
+        runs.push(run);
+        if failed {
+            break;
+        }
+    }
+    Ok(RunResult {
+        input_format,
+        entry,
+        stages: runs,
+        output: ir.print(),
+        output_kind: ir.kind(),
+    })
+}
+
+fn run_stage(stage: Stage, ir: &mut Ir, knobs: &Knobs, trace: bool) -> StageRun {
+    let mut out = StageRun {
+        stage,
+        stats: Stats::default(),
+        steps: Vec::new(),
+        functions: Vec::new(),
+        remarks: Vec::new(),
+        verify: None,
+        input: None,
+        output: None,
+    };
+    match (stage_impl(stage), ir) {
+        (StageImpl::NotYet, _) => {}
+        (StageImpl::Mir(pass), Ir::Mir(m)) => {
+            for f in &mut m.functions {
+                let first = out.steps.len();
+                let stats = if trace {
+                    let mut log = StepLog::default();
+                    let s = (pass.traced)(f, knobs, &mut log);
+                    out.steps.extend(log.steps);
+                    out.remarks.extend(log.remarks);
+                    s
+                } else {
+                    let mut rec = NoTrace::default();
+                    let s = (pass.untraced)(f, knobs, &mut rec);
+                    out.remarks.extend(rec.remarks);
+                    s
+                };
+                out.stats.merge(&stats);
+                out.functions.push(FunctionSteps {
+                    function: f.name.clone(),
+                    first,
+                    count: out.steps.len() - first,
+                });
+            }
+        }
+    }
+    out
+}
+
+/// Checks the parsed input; errors carry input line:column.
+fn verify_input(ir: &Ir, spans: &[FunctionSpans]) -> Vec<SourceError> {
+    let mut out = Vec::new();
+    match ir {
+        Ir::Mir(m) => {
+            for (f, sp) in m.functions.iter().zip(spans) {
+                // HOOK(verifier): use mir::verify::verify(f, VerifyLevel::for_input(f)) and
+                // map each error's instruction/operand through `sp`.
+                for e in ssa_check(f) {
+                    let (line, col) = sp
+                        .position(e.inst, Some(e.operand))
+                        .unwrap_or((sp.start_line, 1));
+                    let mut msg = e.message(f);
+                    if let Some((fi, fo)) = e.first_def {
+                        if let Some((l, c)) = sp.position(fi, Some(fo)) {
+                            msg.push_str(&format!(" (first defined at {l}:{c})"));
+                        }
+                    }
+                    out.push(SourceError::new(line, col, msg));
+                }
+            }
+        }
+    }
+    out.sort_by_key(|e| (e.line, e.col));
+    out
+}
+
+/// Checks a stage's output; errors name the function and the printed instruction.
+fn verify_after(_stage: Stage, ir: &Ir) -> Vec<String> {
+    let mut out = Vec::new();
+    match ir {
+        Ir::Mir(m) => {
+            for f in &m.functions {
+                // HOOK(verifier): mir::verify::verify(f, VerifyLevel::after(stage)).
+                for e in ssa_check(f) {
+                    let b = f.layout.inst_block(e.inst).map(|b| f.blocks[b].number);
+                    out.push(format!(
+                        "function `{}`, bb.{}, `{}`: {}",
+                        f.name,
+                        b.map_or_else(|| String::from("?"), |n| format!("{n}")),
+                        inst_to_string(f, &f.insts[e.inst]),
+                        e.message(f)
+                    ));
+                }
+            }
+        }
+    }
+    out
+}
+
+/// One finding of [`ssa_check`].
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SsaError {
+    pub inst: Inst,
+    /// The operand the finding is about.
+    pub operand: usize,
+    pub vreg: VReg,
+    pub kind: SsaErrorKind,
+    /// For a second definition: where the first one is.
+    pub first_def: Option<(Inst, usize)>,
+}
+
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum SsaErrorKind {
+    /// A read of a virtual register that no instruction (and no live-in) defines.
+    UndefinedUse,
+    /// A second definition of a virtual register while the function is in SSA form.
+    SecondDef,
+}
+
+impl SsaError {
+    pub fn message(&self, _f: &Function) -> String {
+        let v = self.vreg.index();
+        match self.kind {
+            SsaErrorKind::UndefinedUse => {
+                format!("use of undefined register %{v}: no instruction defines it (mark the read `undef` if that is meant)")
+            }
+            SsaErrorKind::SecondDef => format!(
+                "second definition of %{v}: in SSA form (isSSA: true) a virtual register is defined once"
+            ),
+        }
+    }
+}
+
+/// A stand-in for the verifier, with two rules only (both errors, in layout order):
+/// a virtual register read (not `undef`, not a debug use) must be defined somewhere in
+/// the function or be a function live-in; in SSA form (`isSSA: true`) a virtual register
+/// is defined at most once.
+///
+/// HOOK(verifier): `mir::verify::verify` replaces this once it lands; delete it then.
+pub fn ssa_check(f: &Function) -> Vec<SsaError> {
+    let mut first_def: SecondaryMap<VReg, Option<(Inst, usize)>> = SecondaryMap::new();
+    let mut live_in: SecondaryMap<VReg, bool> = SecondaryMap::new();
+    for &(_, v) in &f.liveins {
+        if let Some(v) = v {
+            live_in[v] = true;
+        }
+    }
+    let mut out = Vec::new();
+    for (_, i) in f.all_insts() {
+        for (k, v) in f.insts[i].vreg_defs() {
+            match first_def[v] {
+                None => first_def[v] = Some((i, k)),
+                Some(first) if f.props.is_ssa => out.push(SsaError {
+                    inst: i,
+                    operand: k,
+                    vreg: v,
+                    kind: SsaErrorKind::SecondDef,
+                    first_def: Some(first),
+                }),
+                Some(_) => {}
+            }
+        }
+    }
+    for (_, i) in f.all_insts() {
+        let inst = &f.insts[i];
+        for (k, v) in inst.vreg_uses() {
+            let op = &inst.operands[k];
+            if op.has(oflag::UNDEF) || op.has(oflag::DEBUG_USE) {
+                continue;
+            }
+            if first_def[v].is_none() && !live_in[v] {
+                out.push(SsaError {
+                    inst: i,
+                    operand: k,
+                    vreg: v,
+                    kind: SsaErrorKind::UndefinedUse,
+                    first_def: None,
+                });
+            }
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const SMALL: &str = "---
+name: k
+body: |
+  bb.0:
+    %0:b32 = MOV32ri 1
+    %1:b32 = ADDi32rr %0, %0
+    Return
+...
+";
+
+    #[test]
+    fn detects_each_format() {
+        assert_eq!(detect_format(SMALL), Some(InputFormat::Mir));
+        assert_eq!(
+            detect_format("//\n// Generated by LLVM NVPTX Back-End\n\n.version 8.8\n"),
+            Some(InputFormat::Ptx)
+        );
+        assert_eq!(
+            detect_format("t0: ch,glue = EntryToken\n"),
+            Some(InputFormat::Dag)
+        );
+        assert_eq!(
+            detect_format("SelectionDAG has 9 nodes:\n  t0: ch,glue = EntryToken\n"),
+            Some(InputFormat::Dag)
+        );
+        assert_eq!(detect_format("hello"), None);
+        assert_eq!(detect_format(".versionx"), None);
+        assert_eq!(detect_format(""), None);
+    }
+
+    #[test]
+    fn identity_run_prints_the_canonical_input() {
+        let r = run(SMALL, &RunOptions::default()).unwrap();
+        assert_eq!(r.input_format, InputFormat::Mir);
+        assert!(r.stages.is_empty());
+        assert_eq!(r.entry, Stage::PhiElimination);
+        let m = crate::mir::parse_module(SMALL).unwrap();
+        assert_eq!(r.output, print_module(&m));
+    }
+
+    #[test]
+    fn unimplemented_stages_are_errors_not_no_ops() {
+        let opts = RunOptions {
+            only: alloc::vec![Stage::TwoAddress],
+            ..RunOptions::default()
+        };
+        let e = run(SMALL, &opts).unwrap_err();
+        assert_eq!(e, PipelineError::NotImplemented(Stage::TwoAddress));
+        assert_eq!(format!("{e}"), "stage two-address is not implemented yet");
+        assert!(e.is_usage());
+        let opts = RunOptions {
+            until: Some(Stage::RegisterCoalescer),
+            ..RunOptions::default()
+        };
+        assert_eq!(
+            run(SMALL, &opts).unwrap_err(),
+            PipelineError::NotImplemented(Stage::PhiElimination)
+        );
+        let opts = RunOptions {
+            until: Some(Stage::InstrEmitter),
+            ..RunOptions::default()
+        };
+        assert!(matches!(
+            run(SMALL, &opts).unwrap_err(),
+            PipelineError::UntilBeforeEntry { .. }
+        ));
+    }
+
+    #[test]
+    fn emit_must_match_the_last_ir() {
+        let opts = RunOptions {
+            emit: Some(IrKind::Ptx),
+            ..RunOptions::default()
+        };
+        assert_eq!(
+            run(SMALL, &opts).unwrap_err(),
+            PipelineError::Emit {
+                wanted: IrKind::Ptx,
+                produced: IrKind::Mir
+            }
+        );
+    }
+
+    #[test]
+    fn other_formats_are_reported_unsupported() {
+        let e = run(".version 8.8\n", &RunOptions::default()).unwrap_err();
+        assert_eq!(e, PipelineError::Unsupported(InputFormat::Ptx));
+        assert!(!e.is_usage());
+        let opts = RunOptions {
+            from: Some(InputFormat::Dag),
+            ..RunOptions::default()
+        };
+        assert_eq!(
+            run(SMALL, &opts).unwrap_err(),
+            PipelineError::Unsupported(InputFormat::Dag)
+        );
+    }
+
+    fn verify_errors(text: &str) -> Vec<SourceError> {
+        let opts = RunOptions {
+            verify: true,
+            ..RunOptions::default()
+        };
+        match run(text, &opts) {
+            Ok(_) => Vec::new(),
+            Err(PipelineError::InvalidInput(v)) => v,
+            Err(e) => panic!("unexpected {e}"),
+        }
+    }
+
+    #[test]
+    fn ssa_check_reports_undefined_uses_with_position() {
+        let t = "---\nname: k\nbody: |\n  bb.0:\n    %1:b32 = ADDi32rr %0, %7\n    %2:b32 = ADDi32rr undef %9:b32, %1\n...\n";
+        let e = verify_errors(t);
+        assert_eq!(e.len(), 2, "{e:?}");
+        assert_eq!((e[0].line, e[0].col), (5, 23));
+        assert!(e[0].message.contains("%0"));
+        assert_eq!((e[1].line, e[1].col), (5, 27));
+    }
+
+    #[test]
+    fn ssa_check_reports_second_defs_only_in_ssa() {
+        let t = "---\nname: k\nisSSA: true\nbody: |\n  bb.0:\n    %1:b32 = MOV32ri 1\n    %1:b32 = MOV32ri 2\n...\n";
+        let e = verify_errors(t);
+        assert_eq!(e.len(), 1);
+        assert_eq!((e[0].line, e[0].col), (7, 5));
+        assert!(e[0].message.contains("second definition of %1"));
+        assert!(e[0].message.contains("first defined at 6:5"));
+        assert!(verify_errors(&t.replace("isSSA: true", "isSSA: false")).is_empty());
+    }
+
+    #[test]
+    fn plan_orders_and_checks_stages() {
+        let o = RunOptions::default();
+        assert!(plan(Stage::TwoAddress, &o).unwrap().is_empty());
+        let o = RunOptions {
+            only: alloc::vec![Stage::PtxOut, Stage::PtxOut],
+            ..RunOptions::default()
+        };
+        assert_eq!(
+            plan(Stage::TwoAddress, &o).unwrap_err(),
+            PipelineError::DuplicateStage(Stage::PtxOut)
+        );
+        let o = RunOptions {
+            only: alloc::vec![Stage::PtxOut],
+            until: Some(Stage::PtxOut),
+            ..RunOptions::default()
+        };
+        assert_eq!(
+            plan(Stage::TwoAddress, &o).unwrap_err(),
+            PipelineError::UntilAndOnly
+        );
+    }
+}
