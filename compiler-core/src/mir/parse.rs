@@ -460,6 +460,13 @@ impl<'f> BodyParser<'f> {
                 in_header = true;
                 continue;
             }
+            if t.starts_with("bb.") {
+                c.pos += "bb.".len();
+                return Err(c.err(format!(
+                    "expected a block number after `bb.`, found {}",
+                    c.found()
+                )));
+            }
             let Some(b) = cur else {
                 return Err(c.err("expected a block header `bb.N:` before the first instruction"));
             };
@@ -625,13 +632,22 @@ impl<'f> BodyParser<'f> {
         if self.starts_operand(c) {
             loop {
                 c.skip_ws();
-                cols.push(c.col());
+                let col = c.col();
+                cols.push(col);
                 let mut op = self.operand(c)?;
                 if !op.is_reg() {
-                    return Err(c.err("expected a register on the left of `=`"));
+                    return Err(SourceError::new(
+                        c.line,
+                        col,
+                        "expected a register on the left of `=`",
+                    ));
                 }
                 if op.has(oflag::DEF) || op.has(oflag::IMPLICIT) {
-                    return Err(c.err("`def`/`implicit` are implied left of `=`"));
+                    return Err(SourceError::new(
+                        c.line,
+                        col,
+                        "`def`, `implicit` and `implicit-def` are implied left of `=`; write them on operands after the opcode",
+                    ));
                 }
                 op.flags |= oflag::DEF;
                 operands.push(op);
@@ -729,7 +745,7 @@ impl<'f> BodyParser<'f> {
                 if t >= operands.len() || !operands[t].is_def() || t == i {
                     return Err(SourceError::new(
                         c.line,
-                        1,
+                        cols.get(i).copied().unwrap_or(1),
                         format!("operand {i} is `tied-def {t}`, but operand {t} is not a register def of this instruction ({} operands)", operands.len()),
                     ));
                 }
@@ -750,7 +766,8 @@ impl<'f> BodyParser<'f> {
             return true;
         }
         let w = c.peek_word();
-        FLAG_KEYWORDS.iter().any(|&(_, k)| k == w)
+        matches!(w, "def" | "implicit" | "implicit-def")
+            || FLAG_KEYWORDS.iter().any(|&(_, k)| k == w)
     }
 
     fn operand(&mut self, c: &mut Cursor<'_>) -> Result<Operand, SourceError> {
@@ -894,9 +911,11 @@ impl<'f> BodyParser<'f> {
         c.skip_ws();
         if c.rest().starts_with("/*") {
             let r = c.rest();
-            let end = r
+            // Search after the opener: in `/*/` the `*` belongs to `/*`.
+            let end = r[2..]
                 .find("*/")
-                .ok_or_else(|| c.err("unterminated `/*` comment"))?;
+                .ok_or_else(|| c.err("unterminated `/*` comment"))?
+                + 2;
             op.comment = Some(self.f.names.intern(r[2..end].trim()));
             c.pos += end + 2;
         }
@@ -990,4 +1009,66 @@ impl<'f> BodyParser<'f> {
 
 fn is_block_header(t: &str) -> bool {
     t.starts_with("bb.") && t.as_bytes().get(3).is_some_and(|b| b.is_ascii_digit())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn err(body: &str) -> SourceError {
+        let text = alloc::format!("---\nname: k\nbody: |\n  bb.0:\n{body}...\n");
+        parse_module(&text).expect_err(body)
+    }
+
+    #[test]
+    fn comment_opener_is_not_its_own_closer() {
+        // Regression: `/*/` used to find `*/` inside the opener and slice backwards.
+        let e = err("    INLINEASM &\"x\", 1 /*/ sideeffect\n");
+        assert_eq!((e.line, e.col), (5, 23));
+        assert!(e.message.contains("unterminated `/*`"));
+        let ok = "---\nname: k\nbody: |\n  bb.0:\n    INLINEASM &\"x\", 1 /*/ x */\n...\n";
+        assert!(parse_module(ok).is_ok());
+    }
+
+    #[test]
+    fn tied_def_errors_point_at_the_operand() {
+        let e = err("    %0:b32 = INLINEASM &\"x\", 0, %1(tied-def 5)\n");
+        assert_eq!((e.line, e.col), (5, 33));
+    }
+
+    #[test]
+    fn def_flags_left_of_equals_are_named() {
+        let e = err("    def %0:b32 = MOV_B32_i 5\n");
+        assert_eq!((e.line, e.col), (5, 5));
+        assert!(e.message.contains("implied left of `=`"));
+    }
+
+    #[test]
+    fn bad_block_headers_say_what_was_expected() {
+        let e = err("    Return\n  bb.x:\n");
+        assert_eq!((e.line, e.col), (6, 6));
+        assert!(e.message.contains("block number after `bb.`"));
+    }
+
+    #[test]
+    fn header_columns_count_characters_not_bytes() {
+        // Regression: flow-mapping columns were byte offsets.
+        let t = "---\nname: k\nregisters:\n  - { id: 1, class: 'é' , x: 'é\nbody: |\n  bb.0:\n    Return\n...\n";
+        let e = parse_module(t).unwrap_err();
+        assert_eq!(e.line, 4);
+        assert!(e.col as usize <= "  - { id: 1, class: 'é' , x: 'é".chars().count() + 1);
+    }
+
+    #[test]
+    fn odd_names_print_quoted_and_reparse() {
+        // Regression: a live-in register name with a quote printed as broken YAML.
+        let t =
+            "---\nname: 'a b'\nliveins:\n  - { reg: '$r''1' }\nbody: |\n  bb.0:\n    Return\n...\n";
+        let m = parse_module(t).unwrap();
+        let once = crate::mir::print_module(&m);
+        assert!(once.contains("name:            'a b'"));
+        assert!(once.contains("reg: '$r''1'"));
+        let again = crate::mir::print_module(&parse_module(&once).unwrap());
+        assert_eq!(once, again);
+    }
 }

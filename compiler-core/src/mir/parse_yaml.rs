@@ -101,7 +101,7 @@ pub fn top_level_entries<'a>(doc: &Document<'a>) -> Result<Vec<Entry<'a>>, Sourc
             out.push(Entry {
                 key,
                 line,
-                value_col: (colon + 2 + lead) as u32,
+                value_col: char_col(t, colon + 1 + lead),
                 value,
                 nested: Vec::new(),
             });
@@ -112,6 +112,16 @@ pub fn top_level_entries<'a>(doc: &Document<'a>) -> Result<Vec<Entry<'a>>, Sourc
         }
     }
     Ok(out)
+}
+
+/// The 1-based column (in characters) of byte offset `byte` of `line`, clamped to the
+/// line's end and to a character boundary.
+pub fn char_col(line: &str, byte: usize) -> u32 {
+    let mut b = byte.min(line.len());
+    while !line.is_char_boundary(b) {
+        b -= 1;
+    }
+    line[..b].chars().count() as u32 + 1
 }
 
 /// Parses `true`/`false`.
@@ -142,7 +152,7 @@ pub fn unquote(s: &str) -> String {
 /// A flow mapping list item `- { k: v, k: [ ... ], k: 'x' }` → pairs with value columns.
 pub fn flow_map<'a>(line: Line<'a>) -> Result<Vec<(&'a str, &'a str, u32)>, SourceError> {
     let t = line.text;
-    let err = |col: usize, m: &str| SourceError::new(line.no, col as u32 + 1, m);
+    let err = |byte: usize, m: &str| SourceError::new(line.no, char_col(t, byte), m);
     let dash = t
         .find('-')
         .ok_or_else(|| err(0, "expected a list item `- { ... }`"))?;
@@ -183,7 +193,7 @@ pub fn flow_map<'a>(line: Line<'a>) -> Result<Vec<(&'a str, &'a str, u32)>, Sour
                     let key = item[..c].trim();
                     let v = &item[c + 1..];
                     let lead = v.len() - v.trim_start().len();
-                    pairs.push((key, v.trim(), (base + start + c + 1 + lead + 1) as u32));
+                    pairs.push((key, v.trim(), char_col(t, base + start + c + 1 + lead)));
                 }
                 start = i + 1;
             }

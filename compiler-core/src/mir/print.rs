@@ -70,7 +70,7 @@ pub fn print_function_annotated(
 ) {
     let has_def = defined_vregs(f);
     let _ = writeln!(out, "---");
-    let _ = writeln!(out, "name:            {}", f.name);
+    let _ = writeln!(out, "name:            {}", yaml_scalar(&f.name));
     let _ = writeln!(out, "tracksRegLiveness: {}", f.props.tracks_reg_liveness);
     let _ = writeln!(out, "isSSA:           {}", f.props.is_ssa);
     let _ = writeln!(out, "noPhis:          {}", f.props.no_phis);
@@ -98,8 +98,9 @@ pub fn print_function_annotated(
     } else {
         out.push_str("liveins:\n");
         for &(r, v) in &f.liveins {
-            let _ = write!(out, "  - {{ reg: '");
-            write_reg(out, f, r);
+            let mut reg = String::new();
+            write_reg(&mut reg, f, r);
+            let _ = write!(out, "  - {{ reg: '{}", reg.replace('\'', "''"));
             match v {
                 Some(v) => {
                     let _ = writeln!(out, "', virtual-reg: '%{}' }}", v.index());
@@ -123,6 +124,20 @@ pub fn print_function_annotated(
         }
     }
     out.push_str("...\n");
+}
+
+/// A YAML scalar as the header reader reads it back: plain when it is a simple name,
+/// single-quoted (with `''` for `'`) otherwise.
+fn yaml_scalar(s: &str) -> String {
+    let plain = !s.is_empty()
+        && s.bytes()
+            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'.' | b'$' | b'-'))
+        && !s.starts_with('-');
+    if plain {
+        s.into()
+    } else {
+        alloc::format!("'{}'", s.replace('\'', "''"))
+    }
 }
 
 fn print_block_header(
