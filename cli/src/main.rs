@@ -1,39 +1,98 @@
-//! `copyscope`, the native command line. The contract (subcommands, flags, exit codes)
-//! is fixed by DESIGN.md: 0 success, 1 bad input, 2 bad usage.
+//! `copyscope`, the native command line. The contract (subcommands, flags, output, exit
+//! codes) is fixed by DESIGN.md, "CLI contract"; tests and demos depend on it:
+//!
+//! ```text
+//!  copyscope run <FILE|-> [--from dag|mir|ptx] [--until STAGE] [--only STAGE,...]
+//!               [--knob NAME=VALUE]... [--emit mir|ptx|trace] [--json] [--verify] [--no-trace]
+//!  copyscope run --example NAME [--from dag|mir] ...
+//!  copyscope fmt <FILE|-> [--from ...]
+//!  copyscope examples | stages | link encode ... | link decode URL
+//! ```
+//!
+//! Exit codes: 0 success, 1 bad input (each message on stderr as `FILE:LINE:COL: error:
+//! ...`), 2 bad usage. Nothing here panics on any input; output to a closed pipe is
+//! dropped quietly.
 
-use compiler_core::STAGES;
+mod args;
+mod input;
+mod link;
+mod list;
+mod run;
+
+use std::io::Write;
 use std::process::ExitCode;
 
-fn usage() -> ExitCode {
-    eprintln!("usage: copyscope <run|fmt|stages|examples|link> ...");
-    ExitCode::from(2)
+/// How a command failed.
+#[derive(Debug)]
+pub enum Failure {
+    /// Bad usage: one message (exit 2).
+    Usage(String),
+    /// Bad input: formatted diagnostics, one per line (exit 1).
+    Input(Vec<String>),
+}
+
+pub type CmdResult = Result<(), Failure>;
+
+pub const USAGE: &str = "\
+usage: copyscope <command> ...
+
+commands:
+  run <FILE|-> [--from dag|mir|ptx] [--until STAGE] [--only STAGE,...]
+               [--knob NAME=VALUE]... [--emit mir|ptx|trace] [--json] [--verify] [--no-trace]
+  run --example NAME [--from dag|mir] ...
+  fmt <FILE|-> [--from dag|mir|ptx]      parse and print the canonical text
+  examples [--json]                      list the gallery examples
+  stages [--json]                        list the pipeline stages
+  knobs [--json]                         list every knob with its default
+  link encode <FILE|-> [--from F] [--knob NAME=VALUE]... [--stage S] [--step N]
+              [--layout L] [--base URL]
+  link encode --example NAME [--stage S] [--step N] [--base URL]
+  link decode URL [--json]
+
+exit codes: 0 success, 1 bad input, 2 bad usage
+";
+
+/// Writes to stdout; a closed pipe is not an error worth a panic.
+pub fn out(text: &str) {
+    let mut o = std::io::stdout().lock();
+    let _ = o.write_all(text.as_bytes());
+    let _ = o.flush();
 }
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
-    match args.first().map(String::as_str) {
-        Some("stages") => {
-            let json = args.iter().any(|a| a == "--json");
-            if json {
-                println!(
-                    "{}",
-                    serde_json::to_string_pretty(&STAGES).expect("stage table serializes")
-                );
-            } else {
-                for s in STAGES.iter() {
-                    let phase = s.phase.map(|p| format!(" ({p})")).unwrap_or_default();
-                    println!(
-                        "{:<24} {}→{}  {}{}",
-                        s.id,
-                        s.input.name(),
-                        s.output.name(),
-                        s.summary,
-                        phase
-                    );
-                }
-            }
-            ExitCode::SUCCESS
+    let Some(cmd) = args.first() else {
+        eprint!("{USAGE}");
+        return ExitCode::from(2);
+    };
+    let rest = &args[1..];
+    let result = match cmd.as_str() {
+        "run" => run::run(rest),
+        "fmt" => run::fmt(rest),
+        "stages" => list::stages(rest),
+        "examples" => list::examples(rest),
+        "knobs" => list::knobs(rest),
+        "link" => link::link(rest),
+        "help" | "--help" | "-h" => {
+            out(USAGE);
+            Ok(())
         }
-        _ => usage(),
+        other => Err(Failure::Usage(format!(
+            "unknown command `{other}`; commands: run, fmt, examples, stages, knobs, link"
+        ))),
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(Failure::Usage(msg)) => {
+            eprintln!("copyscope: error: {msg}");
+            eprintln!("(run `copyscope --help` for usage)");
+            ExitCode::from(2)
+        }
+        Err(Failure::Input(lines)) => {
+            for l in lines {
+                eprintln!("{l}");
+            }
+            ExitCode::from(1)
+        }
     }
 }

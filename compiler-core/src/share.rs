@@ -46,7 +46,7 @@ pub struct LinkState {
     pub stage: Option<Stage>,
     /// The step shown inside that stage.
     pub step: Option<u32>,
-    /// The app's layout id (`single`, `side-by-side`, ...): `[a-z0-9-]`, at most 64.
+    /// The app's layout id (`single`, `side-by-side`, ...): see [`valid_name`].
     pub layout: Option<String>,
 }
 
@@ -61,7 +61,7 @@ pub struct ExampleLink {
 /// A decoded link.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Link {
-    State(LinkState),
+    State(alloc::boxed::Box<LinkState>),
     Example(ExampleLink),
 }
 
@@ -90,7 +90,8 @@ impl fmt::Display for LinkError {
 #[cfg(feature = "std")]
 impl std::error::Error for LinkError {}
 
-fn valid_name(s: &str) -> bool {
+/// A layout or example name: 1 to 64 of `a-z`, `0-9`, `-`, `_`.
+pub fn valid_name(s: &str) -> bool {
     !s.is_empty()
         && s.len() <= MAX_NAME
         && s.bytes()
@@ -192,7 +193,7 @@ pub fn decode(url: &str) -> Result<Link, LinkError> {
         })?;
     let text = core::str::from_utf8(&bytes)
         .map_err(|_| LinkError::new(body_col, "link content is not UTF-8 text"))?;
-    parse_payload(text, body_col).map(Link::State)
+    parse_payload(text, body_col).map(|s| Link::State(alloc::boxed::Box::new(s)))
 }
 
 fn parse_payload(text: &str, col: usize) -> Result<LinkState, LinkError> {
@@ -227,7 +228,7 @@ fn parse_payload(text: &str, col: usize) -> Result<LinkState, LinkError> {
             "step" => s.step = Some(v.parse().map_err(|_| bad("step must be a number"))?),
             "layout" => {
                 if !valid_name(v) {
-                    return Err(bad("layout must be a short name of a-z, 0-9 and -"));
+                    return Err(bad("layout must be a short name of a-z, 0-9, - and _"));
                 }
                 s.layout = Some(v.into());
             }
@@ -248,7 +249,7 @@ fn decode_example(frag: &str) -> Result<ExampleLink, LinkError> {
             .ok_or_else(|| bad(format!("expected key=value, found `{part}`")))?;
         match k {
             "example" => {
-                if !valid_name(&v.to_ascii_lowercase()) {
+                if !valid_name(v) {
                     return Err(bad(format!("`{v}` is not an example name")));
                 }
                 e.name = v.into();
@@ -291,12 +292,6 @@ fn base64url_decode(s: &str, col: usize) -> Result<Vec<u8>, LinkError> {
     if s.is_empty() {
         return Err(LinkError::new(col, "link has no content after the version"));
     }
-    if s.len() % 4 == 1 {
-        return Err(LinkError::new(
-            col + s.len() - 1,
-            "link content is cut short (truncated base64)",
-        ));
-    }
     let mut out = Vec::with_capacity(s.len() * 3 / 4);
     let mut acc = 0u32;
     let mut bits = 0;
@@ -321,6 +316,12 @@ fn base64url_decode(s: &str, col: usize) -> Result<Vec<u8>, LinkError> {
             out.push((acc >> bits) as u8);
             acc &= (1 << bits) - 1;
         }
+    }
+    if s.len() % 4 == 1 {
+        return Err(LinkError::new(
+            col + s.len() - 1,
+            "link content is cut short (truncated base64)",
+        ));
     }
     Ok(out)
 }
@@ -353,9 +354,12 @@ mod tests {
             .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_'));
         assert_eq!(encode_state(&s), enc, "deterministic");
         let url = format!("https://example.invalid/copyscope/#{enc}");
-        assert_eq!(decode(&url).unwrap(), Link::State(s));
+        assert_eq!(decode(&url).unwrap(), Link::State(s.into()));
         let empty = LinkState::default();
-        assert_eq!(decode(&encode_state(&empty)).unwrap(), Link::State(empty));
+        assert_eq!(
+            decode(&encode_state(&empty)).unwrap(),
+            Link::State(empty.into())
+        );
     }
 
     #[test]
@@ -427,10 +431,13 @@ mod tests {
         let ok = decode(&pack("theme=dark\n\nsrc")).unwrap();
         assert_eq!(
             ok,
-            Link::State(LinkState {
-                source: "src".into(),
-                ..LinkState::default()
-            })
+            Link::State(
+                LinkState {
+                    source: "src".into(),
+                    ..LinkState::default()
+                }
+                .into()
+            )
         );
     }
 
