@@ -1,0 +1,331 @@
+//! The CLI contract of DESIGN.md: subcommands, flags, `--json` shape, exit codes.
+
+mod common;
+use common::{copyscope, corpus_dir};
+use compiler_core::golden::assert_golden;
+
+fn corpus(case: &str) -> String {
+    corpus_dir().join(case).to_str().unwrap().to_string()
+}
+
+const SMALL: &[u8] = b"---\nname: k\nbody: |\n  bb.0:\n    %0:b32 = MOV_B32_i 1\n    Return\n...\n";
+
+#[test]
+fn usage_errors_exit_2_with_a_message() {
+    let phi = corpus("ll_phi_loop/2-pre-phielim.mir");
+    let cases: Vec<(Vec<&str>, &str)> = vec![
+        (vec![], "usage: copyscope"),
+        (vec!["frobnicate"], "unknown command `frobnicate`"),
+        (vec!["run"], "needs a FILE"),
+        (vec!["run", &phi, &phi], "takes one FILE"),
+        (vec!["run", &phi, "--frm", "mir"], "unknown option `--frm`"),
+        (vec!["run", &phi, "--from"], "needs a value"),
+        (
+            vec!["run", &phi, "--from", "llvm"],
+            "expected dag, mir or ptx",
+        ),
+        (
+            vec!["run", &phi, "--from", "mir", "--from", "mir"],
+            "given twice",
+        ),
+        (
+            vec!["run", &phi, "--until", "two-adress"],
+            "unknown stage `two-adress`; valid stages: instr-emitter",
+        ),
+        (
+            vec!["run", &phi, "--only", "two-address,nope"],
+            "unknown stage `nope`",
+        ),
+        (vec!["run", &phi, "--only", ","], "at least one stage"),
+        (
+            vec![
+                "run",
+                &phi,
+                "--until",
+                "two-address",
+                "--only",
+                "two-address",
+            ],
+            "cannot be combined",
+        ),
+        (
+            vec!["run", &phi, "--only", "two-address"],
+            "stage two-address is not implemented yet",
+        ),
+        (
+            vec!["run", &phi, "--until", "nvptx-coalescer"],
+            "is not implemented yet",
+        ),
+        (
+            vec!["run", &phi, "--until", "instr-emitter"],
+            "before the input's entry stage phi-elimination",
+        ),
+        (
+            vec!["run", &phi, "--knob", "nope=1"],
+            "unknown knob `nope`; valid knobs: twoaddr-reschedule",
+        ),
+        (
+            vec!["run", &phi, "--knob", "terminal-rule=maybe"],
+            "expected `true` or `false`",
+        ),
+        (vec!["run", &phi, "--knob", "sm=sm_91"], "sm_90"),
+        (vec!["run", &phi, "--knob", "optnone"], "NAME=VALUE"),
+        (
+            vec!["run", &phi, "--emit", "sass"],
+            "expected mir, ptx or trace",
+        ),
+        (vec!["run", &phi, "--emit", "ptx"], "cannot emit ptx"),
+        (
+            vec!["run", &phi, "--emit", "trace", "--no-trace"],
+            "needs tracing",
+        ),
+        (
+            vec!["run", "--example", "no-such-example"],
+            "unknown example `no-such-example`; available examples:",
+        ),
+        (vec!["run", "--example", "x", &phi], "takes no FILE"),
+        (vec!["fmt"], "needs a FILE"),
+        (vec!["fmt", &phi, "--json"], "unknown option `--json`"),
+        (vec!["stages", "extra"], "takes no arguments"),
+        (vec!["stages", "--all"], "unknown option"),
+        (vec!["examples", "x"], "takes no arguments"),
+        (vec!["link"], "needs `encode` or `decode`"),
+        (vec!["link", "share"], "unknown link command"),
+        (vec!["link", "decode"], "needs a FILE"),
+        (
+            vec!["link", "encode", "--example", "no-such-example"],
+            "unknown example",
+        ),
+        (
+            vec!["link", "encode", &phi, "--step", "x"],
+            "--step needs a number",
+        ),
+        (
+            vec!["link", "encode", &phi, "--layout", "Side By Side"],
+            "--layout",
+        ),
+    ];
+    for (args, says) in cases {
+        let out = copyscope(&args, None);
+        assert_eq!(out.code, 2, "{args:?}: {}", out.stderr);
+        assert!(
+            out.stderr.contains(says),
+            "{args:?}: {:?} lacks {says:?}",
+            out.stderr
+        );
+        assert!(!out.stderr.contains("panicked"), "{args:?}");
+    }
+}
+
+#[test]
+fn help_goes_to_stdout_and_succeeds() {
+    for a in ["--help", "-h", "help"] {
+        let out = copyscope(&[a], None);
+        assert_eq!(out.code, 0);
+        assert!(out.stdout.contains("run <FILE|-> [--from dag|mir|ptx]"));
+    }
+}
+
+#[test]
+fn unreadable_or_unsupported_input_exits_1() {
+    let out = copyscope(&["fmt", "/no/such/file.mir"], None);
+    assert_eq!(out.code, 1);
+    assert!(out
+        .stderr
+        .starts_with("/no/such/file.mir: error: cannot read"));
+    let ptx = corpus("ll_phi_loop/llc.ptx");
+    let out = copyscope(&["run", &ptx], None);
+    assert_eq!(out.code, 1);
+    assert_eq!(
+        common::diag_position(out.stderr.lines().next().unwrap(), &ptx),
+        Some((1, 1))
+    );
+    assert!(out.stderr.contains("PTX input is not supported yet"));
+    let out = copyscope(&["fmt", "-", "--from", "dag"], Some(SMALL));
+    assert_eq!(out.code, 1);
+    assert!(out
+        .stderr
+        .contains("<stdin>:1:1: error: DAG input is not supported yet"));
+}
+
+#[test]
+fn stages_lists_the_pipeline_in_order() {
+    let out = copyscope(&["stages"], None);
+    assert_eq!(out.code, 0);
+    let ids: Vec<&str> = out
+        .stdout
+        .lines()
+        .map(|l| l.split_whitespace().next().unwrap())
+        .collect();
+    assert_eq!(
+        ids,
+        [
+            "instr-emitter",
+            "phi-elimination",
+            "two-address",
+            "register-coalescer",
+            "nvptx-coalescer",
+            "ptx-emit",
+            "ptx-lower",
+            "general-optimize-early",
+            "general-optimize",
+            "general-optimize-mid",
+            "general-optimize-mid2",
+            "general-optimize-late",
+            "general-optimize-late2",
+            "ptx-out",
+        ]
+    );
+    assert_golden(
+        format!("{}/tests/golden/stages.txt", env!("CARGO_MANIFEST_DIR")),
+        &out.stdout,
+    );
+    let json = copyscope(&["stages", "--json"], None);
+    let v: serde_json::Value = serde_json::from_str(&json.stdout).unwrap();
+    let arr = v.as_array().unwrap();
+    assert_eq!(arr.len(), 14);
+    assert_eq!(arr[8]["id"], "general-optimize");
+    assert_eq!(arr[8]["phase"], 29);
+}
+
+#[test]
+fn knobs_lists_every_knob_with_its_default() {
+    let out = copyscope(&["knobs", "--json"], None);
+    assert_eq!(out.code, 0);
+    let v: serde_json::Value = serde_json::from_str(&out.stdout).unwrap();
+    let find = |n: &str| {
+        v.as_array()
+            .unwrap()
+            .iter()
+            .find(|k| k["name"] == n)
+            .unwrap_or_else(|| panic!("{n}"))
+            .clone()
+    };
+    assert_eq!(find("twoaddr-reschedule")["default"], "true");
+    assert_eq!(find("dataflow-edge-limit")["default"], "3");
+    assert_eq!(find("large-interval-freq-threshold")["default"], "256");
+    assert_eq!(find("sm")["default"], "sm_90");
+    assert_eq!(find("ptxas-opt-level")["default"], "3");
+    assert_eq!(find("ptxas-option-474")["default"], "0.25");
+    assert_eq!(
+        find("ptxas-option-464")["alias"],
+        "MergeEquivalentConditionalFlowBudget"
+    );
+    assert_eq!(find("limit-fold-fp")["default"], "false");
+    let text = copyscope(&["knobs"], None);
+    assert_golden(
+        format!("{}/tests/golden/knobs.txt", env!("CARGO_MANIFEST_DIR")),
+        &text.stdout,
+    );
+}
+
+#[test]
+fn examples_lists_the_gallery() {
+    let out = copyscope(&["examples", "--json"], None);
+    assert_eq!(out.code, 0);
+    let v: serde_json::Value = serde_json::from_str(&out.stdout).unwrap();
+    assert_eq!(
+        v.as_array().unwrap().len(),
+        compiler_core::examples::EXAMPLES.len()
+    );
+    assert_eq!(copyscope(&["examples"], None).code, 0);
+}
+
+#[test]
+fn json_has_the_contract_shape() {
+    let p = corpus("ll_tex/3-pre-twoaddr.mir");
+    let out = copyscope(
+        &["run", &p, "--json", "--verify", "--knob", "sm=sm_80"],
+        None,
+    );
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    let v: serde_json::Value = serde_json::from_str(&out.stdout).expect("one JSON object");
+    let obj = v.as_object().unwrap();
+    let keys: Vec<&str> = obj.keys().map(String::as_str).collect();
+    assert_eq!(keys, ["input_format", "output", "stages"]); // (sorted by serde_json)
+    assert_eq!(v["input_format"], "mir");
+    assert!(
+        v["stages"].as_array().unwrap().is_empty(),
+        "no stage is implemented yet"
+    );
+    let fmt = copyscope(&["fmt", &p], None);
+    assert_eq!(v["output"].as_str().unwrap(), fmt.stdout);
+    // The keys come out in the contract's order.
+    let i = |k: &str| out.stdout.find(&format!("\"{k}\"")).unwrap();
+    assert!(i("input_format") < i("stages") && i("stages") < i("output"));
+    // The trace form is the same object.
+    let t = copyscope(&["run", &p, "--emit", "trace"], None);
+    assert_eq!(t.code, 0, "{}", t.stderr);
+    let tv: serde_json::Value = serde_json::from_str(&t.stdout).unwrap();
+    assert_eq!(tv["input_format"], "mir");
+    assert_eq!(tv["output"], v["output"]);
+}
+
+#[test]
+fn stdin_and_forced_format_work() {
+    let out = copyscope(&["run", "-", "--from", "mir", "--emit", "mir"], Some(SMALL));
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert!(out.stdout.contains("%0:b32 = MOV_B32_i 1"));
+    let fmt = copyscope(&["fmt", "-"], Some(SMALL));
+    assert_eq!(fmt.stdout, out.stdout);
+}
+
+#[test]
+fn links_round_trip_through_the_cli() {
+    let p = corpus("ll_phi_loop/2-pre-phielim.mir");
+    let enc = copyscope(
+        &[
+            "link",
+            "encode",
+            &p,
+            "--from",
+            "mir",
+            "--knob",
+            "sm=sm_80",
+            "--stage",
+            "two-address",
+            "--step",
+            "4",
+            "--layout",
+            "side-by-side",
+            "--base",
+            "https://example.invalid/copyscope/",
+        ],
+        None,
+    );
+    assert_eq!(enc.code, 0, "{}", enc.stderr);
+    let url = enc.stdout.trim();
+    assert!(
+        url.starts_with("https://example.invalid/copyscope/#v1."),
+        "{url}"
+    );
+    let dec = copyscope(&["link", "decode", url, "--json"], None);
+    assert_eq!(dec.code, 0, "{}", dec.stderr);
+    let v: serde_json::Value = serde_json::from_str(&dec.stdout).unwrap();
+    assert_eq!(v["kind"], "state");
+    assert_eq!(v["format"], "mir");
+    assert_eq!(v["knobs"]["sm"], "sm_80");
+    assert_eq!(v["stage"], "two-address");
+    assert_eq!(v["step"], 4);
+    assert_eq!(v["layout"], "side-by-side");
+    assert_eq!(
+        v["source"].as_str().unwrap(),
+        std::fs::read_to_string(&p).unwrap()
+    );
+    let text = copyscope(&["link", "decode", url], None);
+    assert!(text.stdout.starts_with(
+        "format: mir\nknobs: sm=sm_80\nstage: two-address\nstep: 4\nlayout: side-by-side\n\n---"
+    ));
+    // A damaged link is bad input: exit 1 with a column.
+    let bad = copyscope(&["link", "decode", "#v1.AB*CD"], None);
+    assert_eq!(bad.code, 1);
+    assert!(
+        bad.stderr
+            .starts_with("<link>:1:6: error: unexpected character"),
+        "{}",
+        bad.stderr
+    );
+    let bad = copyscope(&["link", "decode", "#v9.AAAA"], None);
+    assert_eq!(bad.code, 1);
+    assert!(bad.stderr.contains("version 9 is not supported"));
+}
