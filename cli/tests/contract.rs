@@ -3,12 +3,39 @@
 mod common;
 use common::{copyscope, corpus_dir};
 use compiler_core::golden::assert_golden;
+use compiler_core::pipeline::is_implemented;
+use compiler_core::Stage;
 
 fn corpus(case: &str) -> String {
     corpus_dir().join(case).to_str().unwrap().to_string()
 }
 
 const SMALL: &[u8] = b"---\nname: k\nbody: |\n  bb.0:\n    %0:b32 = MOV_B32_i 1\n    Return\n...\n";
+
+/// The first stage after two-address that has no implementation yet.
+fn missing_stage() -> Option<&'static str> {
+    Stage::all()
+        .skip(Stage::TwoAddress as usize)
+        .find(|&s| !is_implemented(s))
+        .map(Stage::id)
+}
+
+#[test]
+fn naming_a_missing_stage_is_a_usage_error() {
+    let Some(missing) = missing_stage() else {
+        return;
+    };
+    let phi = corpus("ll_phi_loop/2-pre-phielim.mir");
+    for args in [
+        vec!["run", &phi, "--only", missing],
+        vec!["run", &phi, "--until", "ptx-out"],
+    ] {
+        let out = copyscope(&args, None);
+        assert_eq!(out.code, 2, "{args:?}: {}", out.stderr);
+        let want = format!("stage {missing} is not implemented yet");
+        assert!(out.stderr.contains(&want), "{args:?}: {}", out.stderr);
+    }
+}
 
 #[test]
 fn usage_errors_exit_2_with_a_message() {
@@ -49,12 +76,8 @@ fn usage_errors_exit_2_with_a_message() {
             "cannot be combined",
         ),
         (
-            vec!["run", &phi, "--only", "two-address"],
-            "stage two-address is not implemented yet",
-        ),
-        (
-            vec!["run", &phi, "--until", "nvptx-coalescer"],
-            "is not implemented yet",
+            vec!["run", &phi, "--only", "two-address,two-address"],
+            "names stage two-address twice",
         ),
         (
             vec!["run", &phi, "--until", "instr-emitter"],
@@ -233,32 +256,73 @@ fn examples_lists_the_gallery() {
 
 #[test]
 fn json_has_the_contract_shape() {
-    let p = corpus("ll_tex/3-pre-twoaddr.mir");
+    let p = format!(
+        "{}/../compiler-core/gallery/tex-v4f32.mir",
+        env!("CARGO_MANIFEST_DIR")
+    );
     let out = copyscope(
         &["run", &p, "--json", "--verify", "--knob", "sm=sm_80"],
         None,
     );
     assert_eq!(out.code, 0, "{}", out.stderr);
     let v: serde_json::Value = serde_json::from_str(&out.stdout).expect("one JSON object");
-    let obj = v.as_object().unwrap();
-    let keys: Vec<&str> = obj.keys().map(String::as_str).collect();
-    assert_eq!(keys, ["input_format", "output", "stages"]); // (sorted by serde_json)
+    let keys: Vec<&str> = v.as_object().unwrap().keys().map(String::as_str).collect();
+    assert_eq!(keys, ["input_format", "output", "stages"]); // (serde_json sorts them)
+                                                            // ... but they are printed in the contract's order.
+    let at = |k: &str| out.stdout.find(&format!("\"{k}\"")).unwrap();
+    assert!(at("input_format") < at("stages") && at("stages") < at("output"));
     assert_eq!(v["input_format"], "mir");
-    assert!(
-        v["stages"].as_array().unwrap().is_empty(),
-        "no stage is implemented yet"
+    let stages = v["stages"].as_array().unwrap();
+    assert!(!stages.is_empty());
+    assert_eq!(
+        stages[0]["id"], "two-address",
+        "entry stage of a PHI-free function"
     );
-    let fmt = copyscope(&["fmt", &p], None);
-    assert_eq!(v["output"].as_str().unwrap(), fmt.stdout);
-    // The keys come out in the contract's order.
-    let i = |k: &str| out.stdout.find(&format!("\"{k}\"")).unwrap();
-    assert!(i("input_format") < i("stages") && i("stages") < i("output"));
-    // The trace form is the same object.
+    for st in stages {
+        let keys: Vec<&str> = st.as_object().unwrap().keys().map(String::as_str).collect();
+        assert_eq!(keys, ["id", "remarks", "stats", "steps", "verify"]);
+        assert_eq!(st["verify"], "ok");
+        assert!(st["steps"].is_array() && st["remarks"].is_array());
+    }
+    let stats = stages[0]["stats"].as_object().unwrap();
+    for k in [
+        "extract_subreg_pseudos",
+        "extract_subreg_copies",
+        "early_tied_hints",
+        "lv_updates",
+        "reg_sequence_eliminated",
+        "insert_subreg_rewritten",
+        "tied_pairs",
+        "commuted",
+        "rescheduled",
+        "copies_inserted",
+    ] {
+        assert!(stats[k].is_u64(), "two-address stat {k}");
+    }
+    // Tracing is on by default: the tex fetch's EXTRACT_SUBREG split is recorded.
+    assert!(stats["extract_subreg_copies"].as_u64().unwrap() > 0);
+    assert!(!stages[0]["steps"].as_array().unwrap().is_empty());
+    // `output` is what the same run prints without --json.
+    let plain = copyscope(&["run", &p, "--knob", "sm=sm_80"], None);
+    assert_eq!(v["output"].as_str().unwrap(), plain.stdout);
+    // Without --verify, "verify" is null; with --no-trace, "steps" is empty.
+    let quiet = copyscope(&["run", &p, "--json", "--no-trace"], None);
+    let q: serde_json::Value = serde_json::from_str(&quiet.stdout).unwrap();
+    assert!(q["stages"][0]["verify"].is_null());
+    assert!(q["stages"][0]["steps"].as_array().unwrap().is_empty());
+    assert_eq!(q["stages"][0]["stats"], stages[0]["stats"]);
+    // The trace form adds each stage's IR before and after, and the function ranges.
     let t = copyscope(&["run", &p, "--emit", "trace"], None);
     assert_eq!(t.code, 0, "{}", t.stderr);
     let tv: serde_json::Value = serde_json::from_str(&t.stdout).unwrap();
-    assert_eq!(tv["input_format"], "mir");
     assert_eq!(tv["output"], v["output"]);
+    let s0 = &tv["stages"][0];
+    assert_eq!(s0["id"], "two-address");
+    assert_eq!(
+        s0["input"].as_str().unwrap(),
+        copyscope(&["fmt", &p], None).stdout
+    );
+    assert_eq!(s0["functions"][0]["function"], "tex_v4f32");
 }
 
 #[test]
@@ -266,8 +330,9 @@ fn stdin_and_forced_format_work() {
     let out = copyscope(&["run", "-", "--from", "mir", "--emit", "mir"], Some(SMALL));
     assert_eq!(out.code, 0, "{}", out.stderr);
     assert!(out.stdout.contains("%0:b32 = MOV_B32_i 1"));
-    let fmt = copyscope(&["fmt", "-"], Some(SMALL));
-    assert_eq!(fmt.stdout, out.stdout);
+    let fmt = copyscope(&["fmt", "-", "--from", "mir"], Some(SMALL));
+    assert_eq!(fmt.code, 0, "{}", fmt.stderr);
+    assert!(fmt.stdout.contains("isSSA:           true"));
 }
 
 #[test]

@@ -25,11 +25,12 @@
 
 use crate::entity::{EntityRef, SecondaryMap};
 use crate::error::{text_from_bytes, SourceError};
-use crate::knobs::Knobs;
+use crate::knobs::{Knob, Knobs};
 use crate::mir::print::inst_to_string;
 use crate::mir::{
     oflag, parse_module_with_spans, print_module, Function, FunctionSpans, Inst, Module, VReg,
 };
+use crate::passes;
 use crate::stages::{IrKind, Stage};
 use crate::stats::Stats;
 use crate::trace::{NoTrace, Step, StepLog};
@@ -377,15 +378,21 @@ pub enum StageImpl {
 
 /// The stage registry.
 ///
-/// HOOK(passes): a pass registers itself by adding an arm here, e.g.
-/// `Stage::TwoAddress => StageImpl::Mir(mir_pass!(passes::two_address::run, passes::two_address::Options::from_knobs)),`.
-/// Stages that change the IR kind (instr-emitter, ptx-emit, ptx-lower, ptx-out) add a
-/// variant to [`StageImpl`] and to [`Ir`] when they land.
+/// HOOK(passes): a pass registers itself by adding an arm here,
+/// `Stage::X => StageImpl::Mir(mir_pass!(passes::x::run, x_options))`, with a function
+/// below that reads its options from the knobs. Stages that change the IR kind
+/// (instr-emitter, ptx-emit, ptx-lower, ptx-out) add a variant to [`StageImpl`] and to
+/// [`Ir`] when they land.
 pub fn stage_impl(stage: Stage) -> StageImpl {
     match stage {
+        Stage::PhiElimination => {
+            StageImpl::Mir(crate::mir_pass!(passes::phi_elim::run, phi_elim_options))
+        }
+        Stage::TwoAddress => StageImpl::Mir(crate::mir_pass!(
+            passes::two_address::run,
+            two_address_options
+        )),
         Stage::InstrEmitter
-        | Stage::PhiElimination
-        | Stage::TwoAddress
         | Stage::RegisterCoalescer
         | Stage::NvptxCoalescer
         | Stage::PtxEmit
@@ -397,6 +404,22 @@ pub fn stage_impl(stage: Stage) -> StageImpl {
         | Stage::GeneralOptimizeLate
         | Stage::GeneralOptimizeLate2
         | Stage::PtxOut => StageImpl::NotYet,
+    }
+}
+
+/// PHI elimination reads no knob (`cssa-coalesce` would add a stage in front of it).
+pub fn phi_elim_options(_: &Knobs) -> passes::phi_elim::PhiElimOptions {
+    passes::phi_elim::PhiElimOptions::default()
+}
+
+/// Two-address: `twoaddr-reschedule`, `dataflow-edge-limit`, `optnone`; LiveVariables is
+/// available in the pipeline, as in llc's.
+pub fn two_address_options(k: &Knobs) -> passes::two_address::TwoAddressOptions {
+    passes::two_address::TwoAddressOptions {
+        reschedule: k.flag(Knob::TwoaddrReschedule),
+        dataflow_edge_limit: k.uint(Knob::DataflowEdgeLimit),
+        optnone: k.flag(Knob::Optnone),
+        live_variables: true,
     }
 }
 
@@ -768,33 +791,77 @@ body: |
         assert_eq!(detect_format(""), None);
     }
 
+    /// The first stage (in pipeline order) at or after `from` with no implementation.
+    fn first_missing(from: Stage) -> Stage {
+        Stage::all()
+            .skip(from as usize)
+            .find(|&s| !is_implemented(s))
+            .expect("some stage is still missing")
+    }
+
     #[test]
-    fn identity_run_prints_the_canonical_input() {
+    fn default_run_goes_from_the_entry_to_the_first_missing_stage() {
         let r = run(SMALL, &RunOptions::default()).unwrap();
         assert_eq!(r.input_format, InputFormat::Mir);
-        assert!(r.stages.is_empty());
         assert_eq!(r.entry, Stage::PhiElimination);
-        let m = crate::mir::parse_module(SMALL).unwrap();
-        assert_eq!(r.output, print_module(&m));
+        let ran: Vec<Stage> = r.stages.iter().map(|s| s.stage).collect();
+        let want: Vec<Stage> = Stage::all()
+            .skip(Stage::PhiElimination as usize)
+            .take_while(|&s| s != first_missing(Stage::PhiElimination))
+            .collect();
+        assert_eq!(ran, want);
+        // Tracing off: no steps, no snapshots; stats are still counted.
+        assert!(r
+            .stages
+            .iter()
+            .all(|s| s.steps.is_empty() && s.input.is_none()));
+    }
+
+    #[test]
+    fn registered_passes_run_and_trace() {
+        let opts = RunOptions {
+            until: Some(Stage::TwoAddress),
+            trace: true,
+            verify: true,
+            ..RunOptions::default()
+        };
+        let r = run(SMALL, &opts).unwrap();
+        assert_eq!(r.stages.len(), 2);
+        assert_eq!(r.stages[1].stage, Stage::TwoAddress);
+        assert_eq!(r.stages[1].stats.get("copies_inserted"), 0);
+        assert_eq!(r.stages[0].verify.as_deref(), Some(&[][..]));
+        assert_eq!(r.stages[0].output, r.stages[1].input);
+        assert_eq!(r.stages[1].output.as_deref(), Some(r.output.as_str()));
+        assert_eq!(r.stages[1].functions[0].function, "k");
+        // Knobs reach the pass options.
+        let mut k = Knobs::default();
+        k.set_from_str("twoaddr-reschedule=false").unwrap();
+        k.set_from_str("dataflow-edge-limit=7").unwrap();
+        let o = two_address_options(&k);
+        assert!(!o.reschedule && o.dataflow_edge_limit == 7 && !o.optnone && o.live_variables);
     }
 
     #[test]
     fn unimplemented_stages_are_errors_not_no_ops() {
+        let missing = first_missing(Stage::PhiElimination);
         let opts = RunOptions {
-            only: alloc::vec![Stage::TwoAddress],
+            only: alloc::vec![missing],
             ..RunOptions::default()
         };
         let e = run(SMALL, &opts).unwrap_err();
-        assert_eq!(e, PipelineError::NotImplemented(Stage::TwoAddress));
-        assert_eq!(format!("{e}"), "stage two-address is not implemented yet");
+        assert_eq!(e, PipelineError::NotImplemented(missing));
+        assert_eq!(
+            format!("{e}"),
+            format!("stage {} is not implemented yet", missing.id())
+        );
         assert!(e.is_usage());
         let opts = RunOptions {
-            until: Some(Stage::RegisterCoalescer),
+            until: Some(Stage::PtxOut),
             ..RunOptions::default()
         };
         assert_eq!(
             run(SMALL, &opts).unwrap_err(),
-            PipelineError::NotImplemented(Stage::PhiElimination)
+            PipelineError::NotImplemented(missing)
         );
         let opts = RunOptions {
             until: Some(Stage::InstrEmitter),
@@ -871,7 +938,17 @@ body: |
 
     #[test]
     fn plan_orders_and_checks_stages() {
-        let o = RunOptions::default();
+        // Asking for MIR stops after the last stage that produces MIR.
+        let o = RunOptions {
+            emit: Some(IrKind::Mir),
+            ..RunOptions::default()
+        };
+        let p = plan(Stage::TwoAddress, &o).unwrap();
+        assert!(p.iter().all(|s| s.info().output == IrKind::Mir));
+        let o = RunOptions {
+            emit: Some(IrKind::Ptx),
+            ..RunOptions::default()
+        };
         assert!(plan(Stage::TwoAddress, &o).unwrap().is_empty());
         let o = RunOptions {
             only: alloc::vec![Stage::PtxOut, Stage::PtxOut],
