@@ -62,7 +62,7 @@ pub fn examples(args: &[String]) -> CmdResult {
                 json!({
                     "name": e.name,
                     "stage": e.stage.id(),
-                    "summary": e.summary,
+                    "summary": e.summary(),
                     "forms": e.forms.iter().map(|f| f.0.name()).collect::<Vec<_>>(),
                 })
             })
@@ -81,7 +81,7 @@ pub fn examples(args: &[String]) -> CmdResult {
             e.name,
             e.stage.id(),
             forms.join(","),
-            e.summary
+            e.summary()
         ));
     }
     out(&s);

@@ -104,7 +104,7 @@ fn usage_errors_exit_2_with_a_message() {
         ),
         (
             vec!["run", "--example", "no-such-example"],
-            "unknown example `no-such-example`; available examples:",
+            "unknown example `no-such-example`; available examples: commute, sub-copy",
         ),
         (vec!["run", "--example", "x", &phi], "takes no FILE"),
         (vec!["fmt"], "needs a FILE"),
@@ -243,15 +243,69 @@ fn knobs_lists_every_knob_with_its_default() {
 }
 
 #[test]
-fn examples_lists_the_gallery() {
+fn examples_lists_the_gallery_and_runs_them() {
     let out = copyscope(&["examples", "--json"], None);
     assert_eq!(out.code, 0);
     let v: serde_json::Value = serde_json::from_str(&out.stdout).unwrap();
-    assert_eq!(
-        v.as_array().unwrap().len(),
-        compiler_core::examples::EXAMPLES.len()
+    let list = v.as_array().unwrap();
+    assert_eq!(list.len(), compiler_core::examples::EXAMPLES.len());
+    let commute = list.iter().find(|e| e["name"] == "commute").unwrap();
+    assert_eq!(commute["stage"], "two-address");
+    assert_eq!(commute["forms"][0], "mir");
+    assert!(commute["summary"].as_str().unwrap().contains("commutative"));
+    let text = copyscope(&["examples"], None);
+    assert_eq!(text.code, 0);
+    assert_eq!(text.stdout.lines().count(), list.len());
+    // `run --example` runs the example's text; commute needs no COPY.
+    let run = |extra: &[&str]| {
+        let mut args = vec![
+            "run",
+            "--example",
+            "commute",
+            "--until",
+            "two-address",
+            "--json",
+        ];
+        args.extend_from_slice(extra);
+        let r = copyscope(&args, None);
+        assert_eq!(r.code, 0, "{}", r.stderr);
+        let v: serde_json::Value = serde_json::from_str(&r.stdout).unwrap();
+        v["stages"].as_array().unwrap().last().unwrap().clone()
+    };
+    let last = run(&["--verify"]);
+    assert_eq!(last["id"], "two-address");
+    assert_eq!(last["stats"]["commuted"], 1);
+    assert_eq!(last["stats"]["copies_inserted"], 0);
+    // With the optnone gate the pass only inserts COPYs.
+    let last = run(&["--knob", "optnone=true"]);
+    assert_eq!(last["stats"]["commuted"], 0);
+    assert_eq!(last["stats"]["copies_inserted"], 1);
+    // Forms the example does not have are a usage error.
+    let r = copyscope(&["run", "--example", "commute", "--from", "ptx"], None);
+    assert_eq!(r.code, 2);
+    assert!(
+        r.stderr.contains("has no ptx form; its forms: mir"),
+        "{}",
+        r.stderr
     );
-    assert_eq!(copyscope(&["examples"], None).code, 0);
+    // Short links name the example.
+    let l = copyscope(
+        &[
+            "link",
+            "encode",
+            "--example",
+            "commute",
+            "--stage",
+            "two-address",
+            "--step",
+            "2",
+        ],
+        None,
+    );
+    assert_eq!(l.code, 0, "{}", l.stderr);
+    assert_eq!(l.stdout, "#example=commute&stage=two-address&step=2\n");
+    let d = copyscope(&["link", "decode", l.stdout.trim()], None);
+    assert_eq!(d.stdout, "example: commute\nstage: two-address\nstep: 2\n");
 }
 
 #[test]

@@ -3,25 +3,55 @@
 //! `run --example NAME`) and the web app's gallery read this table; short links
 //! (`#example=NAME`) name its entries, so names never change once published.
 //!
-//! The table is empty until the first pass lands with its gallery material.
+//! The entries are the files under `compiler-core/gallery/`, compiled in; an example's
+//! summary is the comment at the top of its file, so the prose lives in one place.
 
 use crate::pipeline::InputFormat;
+use crate::stages::Stage;
+use alloc::string::String;
 
 /// One gallery entry.
 #[derive(Debug)]
 pub struct Example {
-    /// Stable name (CLI, short links).
+    /// Stable name (CLI, short links): the gallery file's stem.
     pub name: &'static str,
-    /// One line, our own words.
-    pub summary: &'static str,
     /// The stage the example is meant to show.
-    pub stage: crate::stages::Stage,
+    pub stage: Stage,
     /// The example's text in each form it exists in, preferred form first.
     pub forms: &'static [(InputFormat, &'static str)],
 }
 
-/// Every example, in gallery order.
-pub static EXAMPLES: &[Example] = &[];
+macro_rules! gallery {
+    ($($name:literal => $stage:ident,)*) => {
+        /// Every example, in gallery order.
+        pub static EXAMPLES: &[Example] = &[$(
+            Example {
+                name: $name,
+                stage: Stage::$stage,
+                forms: &[(
+                    InputFormat::Mir,
+                    include_str!(concat!("../gallery/", $name, ".mir")),
+                )],
+            },
+        )*];
+    };
+}
+
+gallery! {
+    "commute" => TwoAddress,
+    "sub-copy" => TwoAddress,
+    "reschedule" => TwoAddress,
+    "tex-v4f32" => TwoAddress,
+    "mma-tf32-4frag" => TwoAddress,
+    "wmma-f16-8frag" => TwoAddress,
+    "wgmma-16frag" => TwoAddress,
+    "async-copy-2result" => TwoAddress,
+    "tma-2result" => TwoAddress,
+    "inline-asm-tied" => TwoAddress,
+    "reg-sequence" => TwoAddress,
+    "insert-subreg" => TwoAddress,
+    "optnone" => TwoAddress,
+}
 
 /// The example called `name`.
 pub fn find(name: &str) -> Option<&'static Example> {
@@ -36,6 +66,30 @@ impl Example {
             Some(f) => self.forms.iter().find(|e| e.0 == f).copied(),
         }
     }
+
+    /// The comment at the top of the example's preferred form: leading `#` lines, or the
+    /// `;` lines opening its embedded IR module, joined into one paragraph.
+    pub fn summary(&self) -> String {
+        let text = self.forms.first().map_or("", |f| f.1);
+        let mut out = String::new();
+        for line in text.lines() {
+            let t = line.trim();
+            if t.is_empty() || t == "--- |" {
+                if out.is_empty() {
+                    continue;
+                }
+                break;
+            }
+            let Some(c) = t.strip_prefix('#').or_else(|| t.strip_prefix(';')) else {
+                break;
+            };
+            if !out.is_empty() {
+                out.push(' ');
+            }
+            out.push_str(c.trim());
+        }
+        out
+    }
 }
 
 #[cfg(test)]
@@ -43,19 +97,36 @@ mod tests {
     use super::*;
 
     #[test]
-    fn names_are_unique_and_every_form_parses() {
+    fn names_are_unique_and_every_form_runs_to_its_stage() {
+        assert!(EXAMPLES.len() >= 13);
         for (i, e) in EXAMPLES.iter().enumerate() {
             assert!(EXAMPLES[..i].iter().all(|o| o.name != e.name), "{}", e.name);
+            assert!(crate::share::valid_name(e.name), "{}", e.name);
             assert!(!e.forms.is_empty(), "{} has no text", e.name);
             for &(f, text) in e.forms {
                 let opts = crate::pipeline::RunOptions {
                     from: Some(f),
+                    until: Some(e.stage),
+                    verify: true,
+                    trace: true,
                     ..Default::default()
                 };
-                crate::pipeline::run(text, &opts)
+                let r = crate::pipeline::run(text, &opts)
                     .unwrap_or_else(|err| panic!("example {} ({f}): {err}", e.name));
+                assert!(!r.verify_failed(), "{}", e.name);
+                assert_eq!(r.stages.last().map(|s| s.stage), Some(e.stage));
             }
+            let s = e.summary();
+            assert!(
+                s.len() > 40 && s.ends_with('.'),
+                "{}: summary {s:?}",
+                e.name
+            );
         }
         assert!(find("no-such-example").is_none());
+        assert!(find("optnone")
+            .unwrap()
+            .summary()
+            .starts_with("The same r0 = add r1, r0"));
     }
 }
