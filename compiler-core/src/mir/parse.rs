@@ -29,6 +29,8 @@ pub struct FunctionSpans {
     /// Line of the function's `---` marker.
     pub start_line: u32,
     pub insts: SecondaryMap<Inst, InstSpan>,
+    /// Line and column of each block header (0 for blocks not read from text).
+    pub blocks: SecondaryMap<Block, (u32, u32)>,
 }
 
 /// Position of one instruction and of each of its operands.
@@ -54,6 +56,11 @@ impl FunctionSpans {
             .and_then(|i| s.operand_cols.get(i).copied())
             .unwrap_or(s.col);
         Some((s.line, col))
+    }
+
+    /// Line and column of block `b`'s header.
+    pub fn block_position(&self, b: Block) -> Option<(u32, u32)> {
+        self.blocks.get(b).copied().filter(|p| p.0 != 0)
     }
 }
 
@@ -191,6 +198,7 @@ fn parse_function(
     let mut spans = FunctionSpans {
         start_line: doc.start,
         insts: SecondaryMap::new(),
+        blocks: SecondaryMap::new(),
     };
     BodyParser::new(&mut f, &mut spans).parse(body)?;
     Ok((f, spans))
@@ -439,6 +447,7 @@ impl<'f> BodyParser<'f> {
                     ..BlockData::default()
                 });
                 self.by_number[n] = Some(b);
+                self.spans.blocks[b] = (l.no, (l.text.len() - t.len()) as u32 + 1);
             }
         }
         let mut cur: Option<Block> = None;
