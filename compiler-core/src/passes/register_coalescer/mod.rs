@@ -159,7 +159,8 @@ pub fn run<R: Recorder>(f: &mut Function, opts: &CoalescerOptions, rec: &mut R) 
         }
         list.extend(terminals);
         for i in list {
-            if !c.try_join(i) {
+            // A join erases the copies it turns into self-copies, later ones included.
+            if c.ed.f.layout.is_inserted(i) && !c.try_join(i) {
                 worklist.push(i);
             }
         }
