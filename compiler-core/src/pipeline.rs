@@ -392,9 +392,15 @@ pub fn stage_impl(stage: Stage) -> StageImpl {
             passes::two_address::run,
             two_address_options
         )),
+        Stage::RegisterCoalescer => StageImpl::Mir(crate::mir_pass!(
+            passes::register_coalescer::run,
+            register_coalescer_options
+        )),
+        Stage::NvptxCoalescer => StageImpl::Mir(crate::mir_pass!(
+            passes::nvptx_coalescer::run,
+            nvptx_coalescer_options
+        )),
         Stage::InstrEmitter
-        | Stage::RegisterCoalescer
-        | Stage::NvptxCoalescer
         | Stage::PtxEmit
         | Stage::PtxLower
         | Stage::GeneralOptimizeEarly
@@ -420,6 +426,34 @@ pub fn two_address_options(k: &Knobs) -> passes::two_address::TwoAddressOptions 
         dataflow_edge_limit: k.uint(Knob::DataflowEdgeLimit),
         optnone: k.flag(Knob::Optnone),
         live_variables: true,
+    }
+}
+
+/// The generic coalescer: the LLVM knobs; `subtarget` resolves as NVPTX's subtarget does.
+pub fn register_coalescer_options(k: &Knobs) -> passes::register_coalescer::CoalescerOptions {
+    passes::register_coalescer::CoalescerOptions {
+        join_liveintervals: k.flag(Knob::JoinLiveintervals),
+        join_splitedges: k.tristate_nvptx(Knob::JoinSplitedges),
+        join_globalcopies: k.tristate_nvptx(Knob::JoinGlobalcopies),
+        terminal_rule: k.flag(Knob::TerminalRule),
+        verify_coalescing: k.flag(Knob::VerifyCoalescing),
+        late_remat_update_threshold: k.uint(Knob::LateRematUpdateThreshold),
+        large_interval_size_threshold: k.uint(Knob::LargeIntervalSizeThreshold),
+        large_interval_freq_threshold: k.uint(Knob::LargeIntervalFreqThreshold),
+    }
+}
+
+/// The NVPTX coalescer: its two limits (the pass reads 0 as no cap, as `unlimited` is)
+/// and the block-frequency flag.
+pub fn nvptx_coalescer_options(k: &Knobs) -> passes::nvptx_coalescer::NvptxCoalescerOptions {
+    let cap = |knob| {
+        k.limit(knob)
+            .map_or(0, |n| u32::try_from(n).unwrap_or(u32::MAX))
+    };
+    passes::nvptx_coalescer::NvptxCoalescerOptions {
+        copy_limit: cap(Knob::CopyLimit),
+        coalesce_limit: cap(Knob::CoalesceLimit),
+        block_frequency: k.flag(Knob::BlockFrequency),
     }
 }
 
@@ -792,6 +826,18 @@ body: |
         k.set_from_str("dataflow-edge-limit=7").unwrap();
         let o = two_address_options(&k);
         assert!(!o.reschedule && o.dataflow_edge_limit == 7 && !o.optnone && o.live_variables);
+        assert_eq!(
+            register_coalescer_options(&Knobs::default()),
+            passes::register_coalescer::CoalescerOptions::default()
+        );
+        assert_eq!(
+            nvptx_coalescer_options(&Knobs::default()),
+            passes::nvptx_coalescer::NvptxCoalescerOptions::default()
+        );
+        k.set_from_str("join-globalcopies=true").unwrap();
+        k.set_from_str("copy-limit=5").unwrap();
+        assert!(register_coalescer_options(&k).join_globalcopies);
+        assert_eq!(nvptx_coalescer_options(&k).copy_limit, 5);
     }
 
     #[test]
