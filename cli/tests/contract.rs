@@ -280,6 +280,21 @@ fn examples_lists_the_gallery_and_runs_them() {
     let last = run(&["--knob", "optnone=true"]);
     assert_eq!(last["stats"]["commuted"], 0);
     assert!(last["stats"]["copies_inserted"].as_u64().unwrap() >= 1);
+    // Knobs reach the coalescers: the budgets of the `limits` example.
+    let joined = |extra: &[&str]| {
+        let mut args = vec!["run", "--example", "limits", "--json", "--no-trace"];
+        args.extend_from_slice(extra);
+        let r = copyscope(&args, None);
+        assert_eq!(r.code, 0, "{}", r.stderr);
+        let v: serde_json::Value = serde_json::from_str(&r.stdout).unwrap();
+        let last = v["stages"].as_array().unwrap().last().unwrap().clone();
+        assert_eq!(last["id"], "nvptx-coalescer");
+        last["stats"]["joined"].as_u64().unwrap()
+    };
+    let all = joined(&[]);
+    assert!(all > 3, "{all}");
+    assert_eq!(joined(&["--knob", "copy-limit=2"]), 2);
+    assert_eq!(joined(&["--knob", "coalesce-limit=3"]), 3);
     // Forms the example does not have are a usage error.
     let r = copyscope(&["run", "--example", "commute", "--from", "ptx"], None);
     assert_eq!(r.code, 2);

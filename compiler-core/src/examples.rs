@@ -51,6 +51,12 @@ gallery! {
     "reg-sequence" => TwoAddress,
     "insert-subreg" => TwoAddress,
     "optnone" => TwoAddress,
+    "phi-loop" => RegisterCoalescer,
+    "phi-swap" => RegisterCoalescer,
+    "cross-class" => NvptxCoalescer,
+    "wide-pair" => NvptxCoalescer,
+    "tex-lanes" => NvptxCoalescer,
+    "limits" => NvptxCoalescer,
 }
 
 /// The example called `name`.
@@ -95,10 +101,24 @@ impl Example {
 #[cfg(test)]
 mod tests {
     use super::*;
+    extern crate std;
+
+    #[test]
+    fn every_gallery_file_is_listed() {
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("gallery");
+        for f in std::fs::read_dir(dir).unwrap() {
+            let p = f.unwrap().path();
+            let stem = p.file_stem().unwrap().to_string_lossy().into_owned();
+            assert!(
+                find(&stem).is_some(),
+                "gallery/{stem}.mir is not in EXAMPLES"
+            );
+        }
+    }
 
     #[test]
     fn names_are_unique_and_every_form_runs_to_its_stage() {
-        assert!(EXAMPLES.len() >= 13);
+        assert!(EXAMPLES.len() >= 19);
         for (i, e) in EXAMPLES.iter().enumerate() {
             assert!(EXAMPLES[..i].iter().all(|o| o.name != e.name), "{}", e.name);
             assert!(crate::share::valid_name(e.name), "{}", e.name);
