@@ -94,9 +94,19 @@ fn pass_outputs_verify_at_the_next_level() {
         .collect();
     names.sort();
     for p in names {
-        let m = compiler_core::mir::parse_module(&std::fs::read_to_string(&p).unwrap()).unwrap();
+        let mut m =
+            compiler_core::mir::parse_module(&std::fs::read_to_string(&p).unwrap()).unwrap();
         let name = format!("gallery/{}", p.file_name().unwrap().to_string_lossy());
-        for f in &m.functions {
+        for f in &mut m.functions {
+            // Examples that start in SSA with PHIs are checked there, then lowered.
+            if !f.props.no_phis {
+                check(&name, f, VerifyLevel::Ssa);
+                compiler_core::passes::phi_elim::run(
+                    f,
+                    &Default::default(),
+                    &mut NoTrace::default(),
+                );
+            }
             check(&name, f, VerifyLevel::PostPhiElim);
         }
         inputs.push((name, m));
