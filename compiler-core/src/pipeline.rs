@@ -413,9 +413,11 @@ pub fn stage_impl(stage: Stage) -> StageImpl {
     }
 }
 
-/// PHI elimination reads no knob (`cssa-coalesce` would add a stage in front of it).
-pub fn phi_elim_options(_: &Knobs) -> passes::phi_elim::PhiElimOptions {
-    passes::phi_elim::PhiElimOptions::default()
+/// PHI elimination: `cssa-coalesce` renames non-interfering PHI operands first.
+pub fn phi_elim_options(k: &Knobs) -> passes::phi_elim::PhiElimOptions {
+    passes::phi_elim::PhiElimOptions {
+        cssa_coalesce: k.flag(Knob::CssaCoalesce),
+    }
 }
 
 /// Two-address: `twoaddr-reschedule`, `dataflow-edge-limit`, `optnone`; LiveVariables is

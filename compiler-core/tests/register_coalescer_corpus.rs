@@ -138,3 +138,33 @@ fn trace_replays_to_the_output_and_tracing_changes_nothing() {
         }
     }
 }
+
+/// The knobs change the order or add checks, never the correctness: with
+/// join-globalcopies, join-splitedges and verify-coalescing on, every corpus function
+/// still verifies, and verify-coalescing reports its two checks.
+#[test]
+fn knob_variants_stay_clean() {
+    use compiler_core::mir::verify::{verify, VerifyLevel};
+    use compiler_core::trace::StepLog;
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/corpus");
+    let opts = CoalescerOptions {
+        join_globalcopies: true,
+        join_splitedges: true,
+        verify_coalescing: true,
+        ..Default::default()
+    };
+    for case in ["ll_phi_loop", "cu_reduce", "ll_asm_rw"] {
+        let m =
+            parse_module(&std::fs::read_to_string(dir.join(case).join("4-twoaddr.mir")).unwrap())
+                .unwrap();
+        for f in &m.functions {
+            let mut g = f.clone();
+            let mut log = StepLog::default();
+            let s = register_coalescer::run(&mut g, &opts, &mut log);
+            assert!(verify(&g, VerifyLevel::PostCoalesce).is_empty(), "{case}");
+            assert_eq!(log.steps.iter().filter(|s| s.kind == "verify").count(), 2);
+            assert_eq!(s.get("verify_errors"), 0);
+            assert!(s.get("copies_after") <= s.get("copies_before"));
+        }
+    }
+}

@@ -29,20 +29,29 @@ use alloc::string::String;
 use alloc::vec;
 use alloc::vec::Vec;
 
-/// Options (none of the spec's knobs apply; kept for the uniform pass signature).
+/// Options.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct PhiElimOptions {}
+pub struct PhiElimOptions {
+    /// `cssa-coalesce`: before lowering, give each PHI and the incoming registers whose
+    /// live ranges never meet one register (conventional SSA), so fewer copies appear.
+    pub cssa_coalesce: bool,
+}
 
-pub const STAT_NAMES: [&str; 5] = [
+pub const STAT_NAMES: [&str; 7] = [
     "phis_lowered",
     "copies_inserted",
     "implicit_defs",
     "kills_added",
     "reused_incoming",
+    "cssa_merged",
+    "cssa_phis_removed",
 ];
 
-pub fn run<R: Recorder>(f: &mut Function, _opts: &PhiElimOptions, rec: &mut R) -> Stats {
+pub fn run<R: Recorder>(f: &mut Function, opts: &PhiElimOptions, rec: &mut R) -> Stats {
     let mut stats = Stats::with(&STAT_NAMES);
+    if opts.cssa_coalesce {
+        cssa_coalesce(f, rec, &mut stats);
+    }
     let mut lv = LiveVariables::compute(f);
     // VRegPHIUseCount: PHI uses not yet lowered, per (predecessor, register).
     let mut phi_uses: BTreeMap<(u32, VReg), u32> = BTreeMap::new();
@@ -103,6 +112,91 @@ pub fn run<R: Recorder>(f: &mut Function, _opts: &PhiElimOptions, rec: &mut R) -
         s
     });
     stats
+}
+
+/// CSSA coalescing: for each PHI in order, every incoming register of the same class
+/// whose live range meets neither the PHI's def nor any register already given the
+/// def's name is renamed to the def. A PHI whose incoming values are all its own def
+/// then says nothing and is removed. Live ranges are those of the SSA input, so the
+/// check is the classic interference test and the renaming keeps every value.
+fn cssa_coalesce<R: Recorder>(f: &mut Function, rec: &mut R, stats: &mut Stats) {
+    use crate::liveness::LiveIntervals;
+    use crate::passes::uses::DefUse;
+    let lis = LiveIntervals::compute(f);
+    let mut du = DefUse::compute(f);
+    // Members of each class, by the representative (the PHI def).
+    let mut class_of: SecondaryMap<VReg, Option<VReg>> = SecondaryMap::new();
+    let mut members: BTreeMap<VReg, Vec<VReg>> = BTreeMap::new();
+    let mut ed = Editor::new(f, R::ENABLED);
+    let phis: Vec<Inst> =
+        ed.f.all_insts()
+            .filter(|&(_, i)| ed.f.insts[i].is(Op::PHI))
+            .map(|(_, i)| i)
+            .collect();
+    for phi in phis {
+        let Some(d) = ed.f.insts[phi].operands.first().and_then(|o| o.vreg_of()) else {
+            continue;
+        };
+        let rep = class_of[d].unwrap_or(d);
+        members.entry(rep).or_insert_with(|| alloc::vec![d]);
+        class_of[d] = Some(rep);
+        let incoming: Vec<VReg> = phi_pairs(&ed.f.insts[phi])
+            .filter(|(v, _)| !v.has(oflag::UNDEF))
+            .filter_map(|(v, _)| v.vreg_of())
+            .collect();
+        for x in incoming {
+            if class_of[x].is_some() || ed.f.vreg_class(x) != ed.f.vreg_class(d) {
+                continue;
+            }
+            let meets = members[&rep].iter().any(|&m| lis.overlaps(m, x));
+            if meets {
+                continue;
+            }
+            // Rename x to the representative everywhere.
+            let mut touched: Vec<Inst> = du.defs[x]
+                .iter()
+                .chain(du.uses[x].iter())
+                .copied()
+                .collect();
+            touched.sort();
+            touched.dedup();
+            for i in touched {
+                du.remove_inst(ed.f, i);
+                ed.modify(i, |data| {
+                    for o in data.operands.iter_mut() {
+                        if o.vreg_of() == Some(x) {
+                            o.set_reg(Reg::Virt(rep));
+                        }
+                    }
+                });
+                du.add_inst(ed.f, i);
+            }
+            class_of[x] = Some(rep);
+            members.get_mut(&rep).expect("class exists").push(x);
+            stats.inc("cssa_merged");
+            let (xn, rn) = (name(ed.f, Reg::Virt(x)), name(ed.f, Reg::Virt(rep)));
+            let edits = ed.take_edits();
+            rec.step(|| {
+                let mut s = Step::new("cssa_merge", format!("CSSA: {xn} flows into the PHI of {rn} and their live ranges never meet, so {xn} is renamed to {rn}."));
+                s.edits = edits;
+                s.focus(Focus::vreg(rep))
+            });
+        }
+        // A PHI whose every incoming value is its own def is a no-op.
+        let d_now = ed.f.insts[phi].operands.first().and_then(|o| o.vreg_of());
+        if phi_pairs(&ed.f.insts[phi]).all(|(v, _)| v.vreg_of() == d_now || v.has(oflag::UNDEF)) {
+            du.remove_inst(ed.f, phi);
+            ed.erase(phi);
+            stats.inc("cssa_phis_removed");
+            let dn = d_now.map(|v| name(ed.f, Reg::Virt(v))).unwrap_or_default();
+            let edits = ed.take_edits();
+            rec.step(|| {
+                let mut s = Step::new("cssa_phi_removed", format!("Every value reaching the PHI of {dn} is already in {dn}: the PHI is removed and no copy will be needed."));
+                s.edits = edits;
+                s
+            });
+        }
+    }
 }
 
 fn phi_pairs(d: &InstData) -> impl Iterator<Item = (Operand, Block)> + '_ {

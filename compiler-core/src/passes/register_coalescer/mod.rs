@@ -126,7 +126,7 @@ pub fn run<R: Recorder>(f: &mut Function, opts: &CoalescerOptions, rec: &mut R) 
         ranges.push(lis.range(VReg::new(n)).clone());
     }
     let du = DefUse::compute(f);
-    let order = order::block_priority(f);
+    let order = order::block_priority(f, opts.join_splitedges);
     let mut c = Coalescer {
         ed: Editor::new(f, R::ENABLED),
         rec,
@@ -137,34 +137,52 @@ pub fn run<R: Recorder>(f: &mut Function, opts: &CoalescerOptions, rec: &mut R) 
         ranges,
         join_count: SecondaryMap::new(),
     };
-    c.intro_step(&order);
+    let blocks: Vec<crate::mir::Block> = order.iter().map(|&(b, _)| b).collect();
+    c.intro_step(&blocks);
+    if c.opts.verify_coalescing {
+        c.verify_step("before");
+    }
     let mut worklist: Vec<Inst> = Vec::new();
-    for b in order {
-        let mut list: Vec<Inst> = Vec::new();
-        let mut terminals: Vec<Inst> = Vec::new();
+    // With join-globalcopies, copies local to one block wait until every block of their
+    // loop depth has been seen; the others are tried at once.
+    let mut locals: Vec<Inst> = Vec::new();
+    let mut depth_now = order.first().map_or(0, |&(_, d)| d);
+    for (b, depth) in order {
+        if c.opts.join_globalcopies && depth < depth_now {
+            c.coalesce_locals(&mut locals, &mut worklist);
+            depth_now = depth;
+        }
+        let (mut list, mut terminals, mut local_list, mut local_terms) =
+            (Vec::new(), Vec::new(), Vec::new(), Vec::new());
         for i in c.ed.f.layout.block_insts(b) {
-            if c.ed.f.insts[i].is(Op::COPY) {
-                if c.apply_terminal_rule(i) {
-                    terminals.push(i);
-                } else {
-                    list.push(i);
-                }
+            if !c.ed.f.insts[i].is(Op::COPY) {
+                continue;
+            }
+            let terminal = c.apply_terminal_rule(i);
+            let local = c.opts.join_globalcopies && c.is_local_copy(i, b);
+            match (local, terminal) {
+                (true, true) => local_terms.push(i),
+                (true, false) => local_list.push(i),
+                (false, true) => terminals.push(i),
+                (false, false) => list.push(i),
             }
         }
-        if !terminals.is_empty() {
-            c.stats.add("terminal_deferred", terminals.len() as u64);
-            let n = terminals.len();
+        let deferred = terminals.len() + local_terms.len();
+        if deferred > 0 {
+            c.stats.add("terminal_deferred", deferred as u64);
             let bn = c.ed.f.blocks[b].number;
-            c.step(|| Step::new("terminal_rule", format!("In %bb.{bn}, {n} COPY(s) go to the end of the list: their destination has no other copy, while their source has another copy in this block.")));
+            c.step(|| Step::new("terminal_rule", format!("In %bb.{bn}, {deferred} COPY(s) go to the end of the list: their destination has no other copy, while their source has another copy in this block.")));
         }
+        local_list.extend(local_terms);
+        locals.extend(local_list);
         list.extend(terminals);
         for i in list {
-            // A join erases the copies it turns into self-copies, later ones included.
-            if c.ed.f.layout.is_inserted(i) && !c.try_join(i) {
+            if !c.try_join(i) {
                 worklist.push(i);
             }
         }
     }
+    c.coalesce_locals(&mut locals, &mut worklist);
     // Joins can make other joins possible: retry until a round makes no progress.
     loop {
         worklist.retain(|&i| c.ed.f.layout.is_inserted(i));
@@ -210,6 +228,9 @@ pub fn run<R: Recorder>(f: &mut Function, opts: &CoalescerOptions, rec: &mut R) 
             });
         }
     }
+    if c.opts.verify_coalescing {
+        c.verify_step("after");
+    }
     let after = count_copies(c.ed.f);
     c.stats.set("copies_after", after);
     let joined = c.stats.get("joined");
@@ -233,6 +254,58 @@ impl<R: Recorder> Coalescer<'_, '_, R> {
                 s
             });
         }
+    }
+
+    /// Tries the local copies collected so far; the ones that fail join the global list.
+    fn coalesce_locals(&mut self, locals: &mut Vec<Inst>, worklist: &mut Vec<Inst>) {
+        if locals.is_empty() {
+            return;
+        }
+        let n = locals.len();
+        self.step(|| {
+            Step::new(
+                "local_copies",
+                format!("join-globalcopies: now the {n} copies whose registers live in one block."),
+            )
+        });
+        for i in core::mem::take(locals) {
+            if self.ed.f.layout.is_inserted(i) && !self.try_join(i) {
+                worklist.push(i);
+            }
+        }
+    }
+
+    /// Both registers of the copy live only inside block `b`.
+    fn is_local_copy(&self, copy: Inst, b: crate::mir::Block) -> bool {
+        let Some((d, s)) = full_copy(self.ed.f, copy) else {
+            return false;
+        };
+        [d, s].iter().all(|&v| {
+            let r = &self.ranges[v.index()];
+            match (r.begin_index(), r.end_index()) {
+                (Some(a), Some(e)) => {
+                    self.si.block_of(a) == Some(b)
+                        && self.si.block_end(b).is_some_and(|end| e <= end)
+                }
+                _ => true,
+            }
+        })
+    }
+
+    /// verify-coalescing: the verifier's verdict as a step (and a stat on failure).
+    fn verify_step(&mut self, when: &'static str) {
+        let errs = crate::mir::verify(self.ed.f, crate::mir::VerifyLevel::PostTwoAddress);
+        let n = errs.len();
+        if n > 0 {
+            self.stats.add("verify_errors", n as u64);
+        }
+        let first = errs.first().map(|e| e.message.clone()).unwrap_or_default();
+        self.step(|| {
+            Step::new(
+                "verify",
+                if n == 0 { format!("verify-coalescing: the function verifies {when} coalescing.") } else { format!("verify-coalescing: {n} verifier error(s) {when} coalescing, first: {first}") },
+            )
+        });
     }
 
     fn intro_step(&mut self, order: &[crate::mir::Block]) {

@@ -1,5 +1,7 @@
 //! The order the generic coalescer visits blocks in (LLVM's MBBPriorityCompare): deeper
-//! loops first, then blocks with more predecessors plus successors, then block number.
+//! loops first, then (with `join-splitedges`) blocks that only hold the copies of a
+//! split critical edge, then blocks with more predecessors plus successors, then block
+//! number.
 
 use crate::entity::SecondaryMap;
 use crate::liveness::cfg::{Cfg, DomTree};
@@ -48,22 +50,39 @@ pub fn loop_depths(f: &Function) -> SecondaryMap<Block, u32> {
     depth
 }
 
-/// Blocks in coalescing order.
-pub fn block_priority(f: &Function) -> Vec<Block> {
+/// A block with one predecessor and one successor holding only copies and an
+/// unconditional branch: what splitting a critical edge leaves behind.
+pub fn is_split_edge(f: &Function, preds: &SecondaryMap<Block, Vec<Block>>, b: Block) -> bool {
+    preds[b].len() == 1
+        && f.blocks[b].succs.len() == 1
+        && f.layout.block_insts(b).all(|i| {
+            let d = &f.insts[i];
+            d.is_copy() || d.is(crate::mir::Op::GOTO)
+        })
+}
+
+/// Blocks in coalescing order, each with its loop depth.
+pub fn block_priority(f: &Function, join_splitedges: bool) -> Vec<(Block, u32)> {
     let depth = loop_depths(f);
     let preds = f.predecessors();
-    let mut blocks: Vec<(u32, usize, u32, Block)> = f
+    let mut blocks: Vec<(u32, bool, usize, u32, Block)> = f
         .layout
         .blocks()
         .map(|b| {
             (
                 depth[b],
+                join_splitedges && is_split_edge(f, &preds, b),
                 preds[b].len() + f.blocks[b].succs.len(),
                 f.blocks[b].number,
                 b,
             )
         })
         .collect();
-    blocks.sort_by(|a, b| b.0.cmp(&a.0).then(b.1.cmp(&a.1)).then(a.2.cmp(&b.2)));
-    blocks.into_iter().map(|x| x.3).collect()
+    blocks.sort_by(|a, b| {
+        b.0.cmp(&a.0)
+            .then(b.1.cmp(&a.1))
+            .then(b.2.cmp(&a.2))
+            .then(a.3.cmp(&b.3))
+    });
+    blocks.into_iter().map(|x| (x.4, x.0)).collect()
 }

@@ -1,0 +1,68 @@
+//! `cssa-coalesce`: PHI operands whose ranges never meet the PHI's def share its
+//! register before PHI elimination, so fewer COPYs appear — and results stay the same.
+
+use compiler_core::interp::{self, Config};
+use compiler_core::mir::{parse_module, Function, Op};
+use compiler_core::passes::phi_elim::{self, PhiElimOptions};
+use compiler_core::trace::{NoTrace, Player, StepLog};
+use std::path::Path;
+
+fn copies(f: &Function) -> usize {
+    f.all_insts()
+        .filter(|&(_, i)| f.insts[i].is(Op::COPY))
+        .count()
+}
+
+#[test]
+fn fewer_copies_same_results() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let files = [
+        dir.join("gallery/phi-loop.mir"),
+        dir.join("gallery/phi-swap.mir"),
+        dir.join("../../shared/corpus/cu_reduce/2-pre-phielim.mir"),
+        dir.join("../../shared/corpus/ll_phi_loop/2-pre-phielim.mir"),
+    ];
+    let mut merged_total = 0;
+    for p in files {
+        let m = parse_module(&std::fs::read_to_string(&p).unwrap()).unwrap();
+        for f in &m.functions {
+            let (mut plain, mut cssa) = (f.clone(), f.clone());
+            phi_elim::run(
+                &mut plain,
+                &PhiElimOptions::default(),
+                &mut NoTrace::default(),
+            );
+            let mut log = StepLog::default();
+            let s = phi_elim::run(
+                &mut cssa,
+                &PhiElimOptions {
+                    cssa_coalesce: true,
+                },
+                &mut log,
+            );
+            merged_total += s.get("cssa_merged");
+            assert!(copies(&cssa) <= copies(&plain), "{}", f.name);
+            let ag = interp::compare(
+                f,
+                &cssa,
+                m.ir.as_deref(),
+                0..30,
+                &Config {
+                    fuel: 250_000,
+                    ..Config::default()
+                },
+            )
+            .unwrap();
+            assert!(ag.all_agree(), "{} {}: {ag}", p.display(), f.name);
+            let replay = Player::new(f, &log.steps)
+                .unwrap()
+                .seek(log.steps.len())
+                .unwrap();
+            assert_eq!(
+                compiler_core::mir::print_function(&replay),
+                compiler_core::mir::print_function(&cssa)
+            );
+        }
+    }
+    assert!(merged_total > 0);
+}
