@@ -368,6 +368,10 @@ impl<R: Recorder> Coalescer<'_, '_, R> {
 
     /// Tries one COPY; true when it is gone (joined or erased) or can never be joined.
     fn try_join(&mut self, copy: Inst) -> bool {
+        // An earlier join may already have erased it (a copy made redundant).
+        if !self.ed.f.layout.is_inserted(copy) {
+            return true;
+        }
         let d = &self.ed.f.insts[copy];
         let (Some(dst_reg), Some(src_reg)) = (
             d.operands.first().and_then(|o| o.get_reg()),
