@@ -31,6 +31,7 @@ pub mod liveness;
 pub mod mir;
 pub mod passes;
 pub mod pipeline;
+pub mod ptx;
 pub mod share;
 pub mod stages;
 pub mod stats;
