@@ -892,6 +892,24 @@ pub fn parse(text: &str) -> Result<Module, SourceError> {
     .module()
 }
 
+/// Parses a sequence of body statements (inline-asm text, test snippets).
+pub fn parse_body(text: &str) -> Result<Vec<Stmt>, SourceError> {
+    if text.len() > MAX_INPUT_BYTES {
+        return Err(SourceError::new(1, 1, "input too large"));
+    }
+    let toks = lex(text)?;
+    let mut p = Parser {
+        toks,
+        pos: 0,
+        depth: 0,
+    };
+    let mut v = Vec::new();
+    while *p.peek() != Tok::Eof {
+        v.push(p.stmt()?);
+    }
+    Ok(v)
+}
+
 /// Parses PTX bytes, reporting invalid UTF-8 with its position.
 pub fn parse_bytes(bytes: &[u8]) -> Result<Module, SourceError> {
     parse(crate::error::text_from_bytes(bytes)?)
