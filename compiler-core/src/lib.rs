@@ -29,6 +29,7 @@ pub mod interp;
 pub mod knobs;
 pub mod liveness;
 pub mod mir;
+pub mod ori;
 pub mod passes;
 pub mod pipeline;
 pub mod ptx;
