@@ -893,7 +893,14 @@ impl Machine<'_> {
     fn addr(&self, t: &Thread, o: &VOp) -> R<(Option<String>, u64)> {
         match &o.v {
             V::Addr { base, offset, .. } => Ok(match base {
-                VBase::Reg(r) => (None, t.regs[*r].wrapping_add(*offset as u64)),
+                VBase::Reg(r) => (
+                    None,
+                    t.regs
+                        .get(*r)
+                        .copied()
+                        .unwrap_or(POISON)
+                        .wrapping_add(*offset as u64),
+                ),
                 VBase::Sym(s) => (Some(s.clone()), *offset as u64),
                 VBase::None => (None, *offset as u64),
             }),
@@ -971,11 +978,12 @@ impl Machine<'_> {
                 .iter()
                 .position(|p| p == s)
                 .ok_or_else(|| InterpError::Malformed(format!("no parameter {s}")))?;
+            let start = usize::try_from(addr).unwrap_or(usize::MAX);
             let src = self
                 .inputs
                 .params
                 .get(k)
-                .and_then(|b| b.get(addr as usize..addr as usize + bytes))
+                .and_then(|b| b.get(start..start.checked_add(bytes)?))
                 .ok_or_else(|| InterpError::Memory(format!("param {s} read out of bounds")))?;
             let mut v = [0u8; 8];
             v[..bytes].copy_from_slice(src);
@@ -1185,7 +1193,7 @@ impl Machine<'_> {
                     return malformed("tex needs [handle, {coords}]");
                 };
                 let handle = match base {
-                    VBase::Reg(r) => t.regs[*r],
+                    VBase::Reg(r) => t.regs.get(*r).copied().unwrap_or(POISON),
                     _ => return unsupported("texture references by name"),
                 };
                 let coords: Vec<u32> = match extra.first().map(|e| &e.v) {
@@ -1473,14 +1481,14 @@ fn int_op(d: &Decoded, ty: Ty, a: u64, b: u64, c: u64) -> R<u64> {
         }
         "min" => {
             if signed {
-                sa.min(sb) as u64
+                (sa as i64).min(sb as i64) as u64
             } else {
                 (a & m).min(b & m)
             }
         }
         "max" => {
             if signed {
-                sa.max(sb) as u64
+                (sa as i64).max(sb as i64) as u64
             } else {
                 (a & m).max(b & m)
             }

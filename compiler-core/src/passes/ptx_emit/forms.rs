@@ -1080,6 +1080,9 @@ fn inline_asm(cx: &Cx<'_>, d: &InstData) -> R<Emitted> {
             .operands
             .get(k + 1..k + 1 + n)
             .ok_or("INLINEASM flag word counts more operands than follow")?;
+        if matches!(kind, 1..=3 | 5 | 6) && ops.is_empty() {
+            return Err("INLINEASM operand group without its operand".into());
+        }
         let text = match kind {
             1..=3 => {
                 let names = cx.names(&ops[0])?;
