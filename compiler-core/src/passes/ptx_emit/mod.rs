@@ -123,10 +123,40 @@ pub fn run<R: Recorder>(
     rec: &mut R,
 ) -> Result<(ptx::Module, Stats), EmitError> {
     let mut stats = Stats::with(&STAT_NAMES);
-    let (maj, min) = opts.ptx_version.unwrap_or_else(|| min_ptx_version(opts.sm));
+    let (mut maj, mut min) = opts.ptx_version.unwrap_or_else(|| min_ptx_version(opts.sm));
+    // wgmma exists only in the sm_90a feature set (PTX 8.0 and later).
+    let uses_wgmma = m.functions.iter().any(|f| {
+        f.all_insts()
+            .any(|(_, i)| f.insts[i].is(Op::WGMMA_M64N32K16_F32))
+    });
+    let mut target = format!("sm_{}", opts.sm);
+    if uses_wgmma {
+        if opts.sm != 90 {
+            return Err(EmitError {
+                function: String::new(),
+                block: None,
+                inst: None,
+                message: format!(
+                    "`WGMMA_M64N32K16_F32` needs the sm_90a feature set; sm_{} has no wgmma",
+                    opts.sm
+                ),
+            });
+        }
+        target.push('a');
+        if (maj, min) < (8, 0) {
+            (maj, min) = (8, 0);
+        }
+        rec.step(|| {
+            Step::new(
+                "target_features",
+                "The module uses wgmma, which only sm_90a has: the target becomes sm_90a and \
+                 the ISA version at least 8.0.",
+            )
+        });
+    }
     let mut out = ptx::Module {
         version: Some(format!("{maj}.{min}")),
-        target: vec![format!("sm_{}", opts.sm)],
+        target: vec![target],
         address_size: Some(64),
         items: Vec::new(),
     };
