@@ -68,14 +68,22 @@ impl Default for Launch {
     }
 }
 
+/// A global-memory buffer at a fixed address.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Buffer {
+    pub base: u64,
+    pub bytes: Vec<u8>,
+}
+
 /// Everything a run reads.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Inputs {
     pub launch: Launch,
     /// Bytes of each kernel parameter (little-endian), in declaration order.
     pub params: Vec<Vec<u8>>,
-    /// Global buffers; buffer k starts at `GLOBAL_BASE + k * REGION_STRIDE`.
-    pub buffers: Vec<Vec<u8>>,
+    /// Global buffers (not overlapping); `random_inputs` puts buffer k at
+    /// `GLOBAL_BASE + k * REGION_STRIDE`.
+    pub buffers: Vec<Buffer>,
 }
 
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
@@ -93,7 +101,7 @@ impl Default for Config {
 /// What a run leaves behind.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Outcome {
-    pub buffers: Vec<Vec<u8>>,
+    pub buffers: Vec<Buffer>,
     pub executed: u64,
 }
 
@@ -572,7 +580,7 @@ struct Thread {
 struct Machine<'a> {
     p: &'a Program,
     inputs: &'a Inputs,
-    buffers: Vec<Vec<u8>>,
+    buffers: Vec<Buffer>,
     shared: Vec<u8>,
     ctaid: [u32; 3],
     fuel: u64,
@@ -948,12 +956,14 @@ impl Machine<'_> {
                 if sym.is_some() {
                     return unsupported("module-scope global variables");
                 }
-                let rel = addr.wrapping_sub(GLOBAL_BASE);
-                let k = (rel / REGION_STRIDE) as usize;
-                let off = (rel % REGION_STRIDE) as usize;
-                self.buffers
-                    .get_mut(k)
-                    .and_then(|b| b.get_mut(off..off + len))
+                let b = self
+                    .buffers
+                    .iter_mut()
+                    .find(|b| addr >= b.base && addr - b.base < b.bytes.len() as u64)
+                    .ok_or_else(|| oob("global"))?;
+                let off = (addr - b.base) as usize;
+                b.bytes
+                    .get_mut(off..off.saturating_add(len))
                     .ok_or_else(|| oob("global"))
             }
             Space::Const => unsupported("constant memory"),
@@ -1744,8 +1754,9 @@ pub fn random_inputs(params: &[ptx::Param], seed: u64) -> Inputs {
                     let f = (rng.below(64) as i32 - 32) as f32 / 8.0;
                     w.copy_from_slice(&f.to_bits().to_le_bytes());
                 }
-                inputs.buffers.push(buf);
-                (GLOBAL_BASE + k * REGION_STRIDE).to_le_bytes().to_vec()
+                let base = GLOBAL_BASE + k * REGION_STRIDE;
+                inputs.buffers.push(Buffer { base, bytes: buf });
+                base.to_le_bytes().to_vec()
             }
             ".f32" => ((rng.below(64) as i32 - 32) as f32 / 8.0)
                 .to_bits()
@@ -1827,7 +1838,7 @@ mod tests {
         let inputs = random_inputs(f.params.as_deref().unwrap(), 1);
         let out = run_ptx(&m, "k", &inputs, &Config::default()).unwrap();
         for t in 0..32u32 {
-            let w = &out.buffers[0][4 * t as usize..4 * t as usize + 4];
+            let w = &out.buffers[0].bytes[4 * t as usize..4 * t as usize + 4];
             assert_eq!(u32::from_le_bytes(w.try_into().unwrap()), t);
         }
     }
