@@ -650,26 +650,6 @@ pub fn emit_inst(cx: &Cx<'_>, i: Inst) -> R<Emitted> {
             let t = mov_type(c);
             let v = cx.value(&ops[0], bits)?;
             let text = format!("mov.{t}");
-            let v = if t == "pred" {
-                // PTX has no predicate immediates: compare a constant instead.
-                let one_or_zero = ops[0].imm_value().unwrap_or(0) != 0;
-                return Ok(one(
-                    ins(
-                        "setp.ne.u32",
-                        vec![
-                            def(0)?,
-                            P::Imm(Imm::Int(one_or_zero as i64)),
-                            P::Imm(Imm::Int(0)),
-                        ],
-                    ),
-                    "instruction",
-                    format!(
-                        "{name}: PTX has no predicate immediates, so a constant compare sets it."
-                    ),
-                ));
-            } else {
-                v
-            };
             Ok(one(
                 ins(text.clone(), vec![def(0)?, v]),
                 "instruction",
