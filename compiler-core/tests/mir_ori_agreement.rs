@@ -83,25 +83,14 @@ fn mir_before_ptx_emit_and_ori_after_ptx_lower_agree() {
     assert!(compared.len() >= 12, "{compared:#?}");
 }
 
-/// The same for the gallery, each example taken through two-address first.
+/// The same for the gallery, each example taken through every MIR stage first.
 #[test]
 fn gallery_mir_and_ori_agree() {
-    use compiler_core::passes::two_address::{self, TwoAddressOptions};
-    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("gallery");
-    let mut files: Vec<_> = std::fs::read_dir(&dir)
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.extension().is_some_and(|e| e == "mir"))
-        .collect();
-    files.sort();
     let mut compared = Vec::new();
     let mut skipped = Vec::new();
-    for p in files {
+    for p in support::gallery_files() {
         let name = p.file_stem().unwrap().to_string_lossy().into_owned();
-        let mut m = parse_module(&std::fs::read_to_string(&p).unwrap()).unwrap();
-        for f in &mut m.functions {
-            two_address::run(f, &TwoAddressOptions::default(), &mut NoTrace::default());
-        }
+        let m = support::gallery_coalesced(&p);
         let Ok((ptx, _)) = ptx_emit::run(&m, &PtxEmitOptions::default(), &mut NoTrace::default())
         else {
             skipped.push(format!("{name}: no PTX form"));

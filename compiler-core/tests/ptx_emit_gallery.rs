@@ -1,13 +1,11 @@
-//! Gallery examples flow MIR → two-address → ptx-emit → PTX (the coalescers live in
-//! other branches: without them the two-address COPYs simply print as movs). Each
+//! Gallery examples flow from their entry MIR through PHI elimination, two-address and
+//! both coalescers to ptx-emit and PTX. Each
 //! example's PTX assembles with ptxas 13.0.88, except where the table's model opcode
 //! has no PTX form (an error naming it); wgmma raises the target to sm_90a.
 
 mod support;
 
-use compiler_core::mir::parse_module;
 use compiler_core::passes::ptx_emit::{self, PtxEmitOptions};
-use compiler_core::passes::two_address::{self, TwoAddressOptions};
 use compiler_core::ptx;
 use compiler_core::trace::NoTrace;
 use std::path::Path;
@@ -15,20 +13,10 @@ use std::path::Path;
 #[test]
 fn gallery_examples_reach_ptx_that_assembles() {
     let ptxas = support::ptxas::ptxas();
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("gallery");
-    let mut names: Vec<_> = std::fs::read_dir(&dir)
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.extension().is_some_and(|e| e == "mir"))
-        .collect();
-    names.sort();
     let mut report = Vec::new();
-    for p in names {
+    for p in support::gallery_files() {
         let name = p.file_stem().unwrap().to_string_lossy().into_owned();
-        let mut m = parse_module(&std::fs::read_to_string(&p).unwrap()).unwrap();
-        for f in &mut m.functions {
-            two_address::run(f, &TwoAddressOptions::default(), &mut NoTrace::default());
-        }
+        let m = support::gallery_coalesced(&p);
         let wgmma = name.starts_with("wgmma");
         let opts = PtxEmitOptions {
             sm: 90,
@@ -68,7 +56,7 @@ fn gallery_examples_reach_ptx_that_assembles() {
         }
     }
     eprintln!("{report:#?}");
-    assert_eq!(report.len(), 13);
+    assert_eq!(report.len(), support::gallery_files().len());
 }
 
 /// Runs the PTX and its ORI on random inputs; says how many runs agreed.

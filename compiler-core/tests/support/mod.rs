@@ -21,6 +21,34 @@ pub fn nvptx_cases() -> Vec<PathBuf> {
     v
 }
 
+/// Gallery examples (`compiler-core/gallery/*.mir`), sorted.
+pub fn gallery_files() -> Vec<PathBuf> {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("gallery");
+    let mut v: Vec<PathBuf> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "mir"))
+        .collect();
+    v.sort();
+    v
+}
+
+/// A gallery example taken through every MIR stage before ptx-emit: PHI
+/// elimination, two-address and both coalescers.
+pub fn gallery_coalesced(path: &Path) -> compiler_core::mir::Module {
+    use compiler_core::passes::{nvptx_coalescer, phi_elim, register_coalescer, two_address};
+    use compiler_core::trace::NoTrace;
+    let mut m = compiler_core::mir::parse_module(&std::fs::read_to_string(path).unwrap())
+        .unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    for f in &mut m.functions {
+        phi_elim::run(f, &Default::default(), &mut NoTrace::default());
+        two_address::run(f, &Default::default(), &mut NoTrace::default());
+        register_coalescer::run(f, &Default::default(), &mut NoTrace::default());
+        nvptx_coalescer::run(f, &Default::default(), &mut NoTrace::default());
+    }
+    m
+}
+
 /// PTX reduced to its statements: comments dropped, whitespace collapsed, one
 /// statement or label per entry.
 pub fn ptx_statements(text: &str) -> Vec<String> {
