@@ -4,6 +4,8 @@
 
 pub mod nvptx_coalescer;
 pub mod phi_elim;
+pub mod ptx_emit;
+pub mod ptx_lower;
 pub mod register_coalescer;
 pub mod two_address;
 pub mod uses;

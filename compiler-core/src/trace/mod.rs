@@ -151,6 +151,18 @@ pub enum Payload {
         attempts: Vec<String>,
         resolved_by: &'static str,
     },
+    /// ptx-emit: one MIR instruction and the PTX lines printed for it.
+    Emitted {
+        mir: String,
+        ptx: Vec<String>,
+    },
+    /// ptx-lower: one PTX instruction and the ORI instructions it became, with the
+    /// ORI opcode class numbers (the spec's where it names them).
+    Lowered {
+        ptx: String,
+        ori: Vec<String>,
+        classes: Vec<u16>,
+    },
 }
 
 /// Where passes report their steps.

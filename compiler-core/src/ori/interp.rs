@@ -1,0 +1,1845 @@
+//! A reference evaluator for PTX and ORI: runs a kernel on concrete inputs so that
+//! `ptx-lower` (and later GeneralOptimize) can be checked to preserve what it computes.
+//!
+//! ```text
+//!  ptx::Function ──compile_ptx──┐                         ┌─ Outcome: global buffers
+//!                               ├─▶ Program ──run(Inputs)─┤    after the launch
+//!  ori::Function ──compile_ori──┘   (flat code, register   └─ or InterpError
+//!                                    slots, block starts)
+//! ```
+//!
+//! The two front ends are independent: `compile_ptx` reads labels, guards and opcodes
+//! as written (`sub.f32`, `neg.f32`), `compile_ori` reads blocks, anchors, predication
+//! and neg/abs modifiers — so equal results mean lowering kept the meaning.
+//!
+//! **Execution model.** A launch is `grid × block` threads; CTAs run one after another.
+//! Inside a CTA each thread runs on its own (registers, program counter, local memory)
+//! until it reaches `bar.sync` or returns; when every live thread waits at the barrier
+//! it opens. Threads that returned count as arrived. Warp-collective instructions
+//! (shuffles, wmma/mma) are refused as unsupported, up front.
+//!
+//! **Values.** Registers hold bit patterns masked to their declared width and start at
+//! a fixed poison pattern. Float arithmetic is IEEE binary32/64 with PTX's canonical
+//! NaN; `fma.rn.f32` is fused (exact product, one rounding); f16 values compute in f32
+//! and round once, which is exact for add, sub and mul; `.ftz` flushes f32 subnormal
+//! inputs and results to zero.
+//!
+//! **Memory.** Kernel parameters are byte arrays read with `ld.param [name+off]`;
+//! global buffers live at `GLOBAL_BASE + k * REGION_STRIDE`; shared variables are laid
+//! out from offset 0 of a per-CTA array and their symbol's address is that offset;
+//! local variables likewise per thread. Out-of-bounds accesses are errors.
+//!
+//! **Textures** are a deterministic function of the handle and the coordinate bits
+//! (the same model as the MIR interpreter): texel k comes from bits 16k..16k+15 of a
+//! SplitMix64 hash chain; f32 texels are `(low byte - 128) / 8`, s32 texels the
+//! sign-extended 16 bits.
+//!
+//! Errors are values, never panics; runaway loops stop when the fuel runs out.
+
+use super::{AddrBase as OAddr, OpKind};
+use crate::ptx::ast::{self as ptx, Imm, Stmt};
+use crate::ptx::op::{decode, Decoded, Kind, Space, Ty};
+use alloc::boxed::Box;
+use alloc::collections::BTreeMap;
+use alloc::format;
+use alloc::string::String;
+use alloc::vec;
+use alloc::vec::Vec;
+use core::fmt;
+
+pub const GLOBAL_BASE: u64 = 0x1_0000_0000;
+pub const REGION_STRIDE: u64 = 0x100_0000;
+/// Initial register contents.
+pub const POISON: u64 = 0xDEAD_BEEF_DEAD_BEEF;
+
+/// Grid and block dimensions.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct Launch {
+    pub grid: [u32; 3],
+    pub block: [u32; 3],
+}
+
+impl Default for Launch {
+    fn default() -> Self {
+        Launch {
+            grid: [2, 2, 1],
+            block: [32, 1, 1],
+        }
+    }
+}
+
+/// A global-memory buffer at a fixed address.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Buffer {
+    pub base: u64,
+    pub bytes: Vec<u8>,
+}
+
+/// Everything a run reads.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Inputs {
+    pub launch: Launch,
+    /// Bytes of each kernel parameter (little-endian), in declaration order.
+    pub params: Vec<Vec<u8>>,
+    /// Global buffers (not overlapping); `random_inputs` puts buffer k at
+    /// `GLOBAL_BASE + k * REGION_STRIDE`.
+    pub buffers: Vec<Buffer>,
+}
+
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct Config {
+    /// Instructions executed (all threads together) before giving up.
+    pub fuel: u64,
+}
+
+impl Default for Config {
+    fn default() -> Self {
+        Config { fuel: 2_000_000 }
+    }
+}
+
+/// What a run leaves behind.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Outcome {
+    pub buffers: Vec<Buffer>,
+    pub executed: u64,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum InterpError {
+    /// The program uses something the evaluator does not model.
+    Unsupported(String),
+    /// The program is not well-formed enough to run.
+    Malformed(String),
+    Memory(String),
+    OutOfFuel,
+    NoSuchFunction(String),
+}
+
+impl fmt::Display for InterpError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            InterpError::Unsupported(s) => write!(f, "unsupported: {s}"),
+            InterpError::Malformed(s) => write!(f, "malformed: {s}"),
+            InterpError::Memory(s) => write!(f, "memory: {s}"),
+            InterpError::OutOfFuel => f.write_str("out of fuel"),
+            InterpError::NoSuchFunction(s) => write!(f, "no function `{s}`"),
+        }
+    }
+}
+
+type R<T> = Result<T, InterpError>;
+
+fn unsupported<T>(s: impl Into<String>) -> R<T> {
+    Err(InterpError::Unsupported(s.into()))
+}
+fn malformed<T>(s: impl Into<String>) -> R<T> {
+    Err(InterpError::Malformed(s.into()))
+}
+
+// ---------------------------------------------------------------------------
+// The common operand view both front ends build.
+
+#[derive(Clone, Debug)]
+enum V {
+    Reg(usize),
+    Imm(Imm),
+    Special(String),
+    Sym(String),
+    Addr {
+        base: VBase,
+        offset: i64,
+        extra: Vec<VOp>,
+    },
+    Vec(Vec<VOp>),
+    Pair(Box<VOp>, Box<VOp>),
+    Not(Box<VOp>),
+    Label(usize),
+}
+
+#[derive(Clone, Debug)]
+enum VBase {
+    Reg(usize),
+    Sym(String),
+    None,
+}
+
+#[derive(Clone, Debug)]
+struct VOp {
+    v: V,
+    neg: bool,
+    abs: bool,
+}
+
+impl VOp {
+    fn plain(v: V) -> Self {
+        VOp {
+            v,
+            neg: false,
+            abs: false,
+        }
+    }
+}
+
+#[derive(Clone, Debug)]
+struct X {
+    d: Decoded,
+    ops: Vec<VOp>,
+    guard: Option<(usize, bool)>,
+}
+
+/// A compiled function.
+#[derive(Clone, Debug)]
+pub struct Program {
+    code: Vec<X>,
+    reg_bits: Vec<u32>,
+    params: Vec<String>,
+    shared: BTreeMap<String, u64>,
+    shared_size: u64,
+    local: BTreeMap<String, u64>,
+    local_size: u64,
+}
+
+fn var_layout(vars: &[ptx::VarDecl], space: &str) -> R<(BTreeMap<String, u64>, u64)> {
+    let mut map = BTreeMap::new();
+    let mut at = 0u64;
+    for v in vars.iter().filter(|v| v.space() == Some(space)) {
+        let align = v.align().unwrap_or(8).max(1) as u64;
+        at = at.div_ceil(align) * align;
+        let size = v
+            .size_bytes()
+            .ok_or_else(|| InterpError::Unsupported(format!("size of {}", v.name)))?;
+        map.insert(v.name.clone(), at);
+        at += size;
+        if at > 1 << 24 {
+            return unsupported("variables larger than 16 MiB");
+        }
+    }
+    Ok((map, at))
+}
+
+fn check_supported(code: &[X]) -> R<()> {
+    for x in code {
+        let b = x.d.base.as_str();
+        let ok = matches!(
+            b,
+            "add"
+                | "sub"
+                | "mul"
+                | "mad"
+                | "fma"
+                | "div"
+                | "rem"
+                | "min"
+                | "max"
+                | "neg"
+                | "abs"
+                | "and"
+                | "or"
+                | "xor"
+                | "not"
+                | "shl"
+                | "shr"
+                | "shf"
+                | "setp"
+                | "selp"
+                | "mov"
+                | "cvt"
+                | "cvta"
+                | "ld"
+                | "ldu"
+                | "st"
+                | "tex"
+                | "bar"
+                | "barrier"
+                | "bra"
+                | "ret"
+                | "exit"
+                | "nop"
+                | "membar"
+                | "fence"
+        );
+        if !ok {
+            return unsupported(format!("`{}` has no semantics here", b));
+        }
+    }
+    Ok(())
+}
+
+// ---------------------------------------------------------------------------
+// Front end 1: PTX as written.
+
+struct PtxCx {
+    regs: BTreeMap<String, usize>,
+    bits: Vec<u32>,
+    ranges: BTreeMap<String, (u32, u32)>,
+    singles: BTreeMap<String, u32>,
+}
+
+impl PtxCx {
+    fn reg(&mut self, name: &str) -> Option<usize> {
+        if let Some(&r) = self.regs.get(name) {
+            return Some(r);
+        }
+        let bits = if let Some(&b) = self.singles.get(name) {
+            b
+        } else {
+            let digits = name.trim_end_matches(|c: char| c.is_ascii_digit());
+            let n: u32 = name[digits.len()..].parse().ok()?;
+            let &(count, b) = self.ranges.get(digits)?;
+            if n >= count {
+                return None;
+            }
+            b
+        };
+        let id = self.bits.len();
+        self.bits.push(bits);
+        self.regs.insert(name.into(), id);
+        Some(id)
+    }
+}
+
+fn decl_bits(words: &[String]) -> u32 {
+    match words.last().map(String::as_str) {
+        Some(".pred") => 1,
+        Some(w) => ptx::type_bytes(w).map_or(32, |b| b * 8),
+        None => 32,
+    }
+}
+
+fn flatten<'a>(stmts: &'a [Stmt], out: &mut Vec<&'a Stmt>) {
+    for s in stmts {
+        match s {
+            Stmt::Scope(v) | Stmt::InlineAsm(v) => flatten(v, out),
+            _ => out.push(s),
+        }
+    }
+}
+
+/// Compiles a PTX function as written.
+pub fn compile_ptx(f: &ptx::Function) -> R<Program> {
+    let body = f
+        .body
+        .as_ref()
+        .ok_or_else(|| InterpError::Malformed("a declaration has no body".into()))?;
+    let mut flat = Vec::new();
+    flatten(body, &mut flat);
+    let mut cx = PtxCx {
+        regs: BTreeMap::new(),
+        bits: Vec::new(),
+        ranges: BTreeMap::new(),
+        singles: BTreeMap::new(),
+    };
+    let mut vars = Vec::new();
+    for s in &flat {
+        match s {
+            Stmt::Reg(r) => {
+                let b = decl_bits(&r.words);
+                for (n, c) in &r.names {
+                    match c {
+                        Some(c) => {
+                            cx.ranges.insert(n.clone(), (*c, b));
+                        }
+                        None => {
+                            cx.singles.insert(n.clone(), b);
+                        }
+                    }
+                }
+            }
+            Stmt::Var(v) => vars.push(v.clone()),
+            _ => {}
+        }
+    }
+    // Labels → the index of the next instruction.
+    let mut labels = BTreeMap::new();
+    let mut n = 0usize;
+    for s in &flat {
+        match s {
+            Stmt::Label(l) => {
+                labels.insert(l.clone(), n);
+            }
+            Stmt::Inst(_) => n += 1,
+            _ => {}
+        }
+    }
+    let mut code = Vec::new();
+    for s in &flat {
+        let Stmt::Inst(i) = s else { continue };
+        let d = decode(&i.opcode);
+        let branch = matches!(d.base.as_str(), "bra" | "brx");
+        let ops = i
+            .operands
+            .iter()
+            .map(|o| ptx_view(&mut cx, &labels, o, branch))
+            .collect::<R<Vec<_>>>()?;
+        let guard = match &i.guard {
+            Some(g) => Some((
+                cx.reg(&g.reg)
+                    .ok_or_else(|| InterpError::Malformed(format!("{} undeclared", g.reg)))?,
+                g.negated,
+            )),
+            None => None,
+        };
+        code.push(X { d, ops, guard });
+    }
+    finish(code, cx.bits, f, &vars)
+}
+
+fn ptx_view(
+    cx: &mut PtxCx,
+    labels: &BTreeMap<String, usize>,
+    o: &ptx::Operand,
+    branch: bool,
+) -> R<VOp> {
+    Ok(VOp::plain(match o {
+        ptx::Operand::Reg(r) => match cx.reg(r) {
+            Some(id) => V::Reg(id),
+            None if crate::passes::ptx_lower::is_special(r) => V::Special(r.clone()),
+            None => return malformed(format!("{r} undeclared")),
+        },
+        ptx::Operand::Imm(v) => V::Imm(*v),
+        ptx::Operand::Sym(s) if branch => V::Label(
+            *labels
+                .get(s)
+                .ok_or_else(|| InterpError::Malformed(format!("no label {s}")))?,
+        ),
+        ptx::Operand::Sym(s) => V::Sym(s.clone()),
+        ptx::Operand::Addr {
+            base,
+            offset,
+            extra,
+        } => V::Addr {
+            base: match base {
+                ptx::AddrBase::Reg(r) => VBase::Reg(
+                    cx.reg(r)
+                        .ok_or_else(|| InterpError::Malformed(format!("{r} undeclared")))?,
+                ),
+                ptx::AddrBase::Sym(s) => VBase::Sym(s.clone()),
+                ptx::AddrBase::None => VBase::None,
+            },
+            offset: *offset,
+            extra: extra
+                .iter()
+                .map(|e| ptx_view(cx, labels, e, false))
+                .collect::<R<_>>()?,
+        },
+        ptx::Operand::Vec(v) => V::Vec(
+            v.iter()
+                .map(|e| ptx_view(cx, labels, e, false))
+                .collect::<R<_>>()?,
+        ),
+        ptx::Operand::Pair(a, b) => V::Pair(
+            Box::new(ptx_view(cx, labels, a, false)?),
+            Box::new(ptx_view(cx, labels, b, false)?),
+        ),
+        ptx::Operand::Not(a) => V::Not(Box::new(ptx_view(cx, labels, a, false)?)),
+        ptx::Operand::Paren(_) => return unsupported("call lists"),
+    }))
+}
+
+// ---------------------------------------------------------------------------
+// Front end 2: ORI.
+
+/// Compiles an ORI function: blocks in layout order, anchors skipped, branch targets
+/// resolved to the first instruction of their block.
+pub fn compile_ori(f: &super::Function) -> R<Program> {
+    if f.is_decl {
+        return malformed("a declaration has no body");
+    }
+    let mut starts = Vec::new();
+    let mut n = 0usize;
+    for b in &f.blocks {
+        starts.push(n);
+        n += b
+            .insts
+            .iter()
+            .filter(|&&i| f.insts[i].class != super::Class::Anchor)
+            .count();
+    }
+    let bits: Vec<u32> = f.regs.values().map(|r| r.bits).collect();
+    let mut code = Vec::new();
+    for (_, id) in f.layout() {
+        let i = &f.insts[id];
+        if i.class == super::Class::Anchor {
+            continue;
+        }
+        let ops = i
+            .operands
+            .iter()
+            .map(|o| ori_view(o, &starts))
+            .collect::<R<Vec<_>>>()?;
+        code.push(X {
+            d: decode(&i.opcode),
+            ops,
+            guard: i
+                .guard
+                .map(|(r, n)| (crate::entity::EntityRef::index(r), n)),
+        });
+    }
+    let params: &[ptx::Param] = f.params.as_deref().unwrap_or(&[]);
+    let pf = ptx::Function {
+        linkage: Vec::new(),
+        kind: f.kind,
+        rets: Vec::new(),
+        name: f.name.clone(),
+        params: Some(params.to_vec()),
+        perf: Vec::new(),
+        body: None,
+    };
+    finish(code, bits, &pf, &f.locals)
+}
+
+fn ori_view(o: &super::Operand, starts: &[usize]) -> R<VOp> {
+    use crate::entity::EntityRef;
+    let v = match &o.kind {
+        OpKind::Reg(r) => V::Reg(r.index()),
+        OpKind::Imm(v) => V::Imm(*v),
+        OpKind::Sym(s) => V::Sym(s.clone()),
+        OpKind::Special(s) => V::Special(s.clone()),
+        OpKind::Block(b) => V::Label(
+            *starts
+                .get(*b as usize)
+                .ok_or_else(|| InterpError::Malformed(format!("no block {b}")))?,
+        ),
+        OpKind::Addr {
+            base,
+            offset,
+            extra,
+        } => V::Addr {
+            base: match base {
+                OAddr::Reg(r) => VBase::Reg(r.index()),
+                OAddr::Sym(s) => VBase::Sym(s.clone()),
+                OAddr::None => VBase::None,
+            },
+            offset: *offset,
+            extra: extra
+                .iter()
+                .map(|e| ori_view(e, starts))
+                .collect::<R<_>>()?,
+        },
+        OpKind::Vec(v) => V::Vec(v.iter().map(|e| ori_view(e, starts)).collect::<R<_>>()?),
+        OpKind::Pair(a, b) => V::Pair(
+            Box::new(ori_view(a, starts)?),
+            Box::new(ori_view(b, starts)?),
+        ),
+        OpKind::Not(a) => V::Not(Box::new(ori_view(a, starts)?)),
+        OpKind::Paren(_) => return unsupported("call lists"),
+    };
+    Ok(VOp {
+        v,
+        neg: o.neg,
+        abs: o.abs,
+    })
+}
+
+fn finish(
+    code: Vec<X>,
+    reg_bits: Vec<u32>,
+    f: &ptx::Function,
+    locals: &[ptx::VarDecl],
+) -> R<Program> {
+    check_supported(&code)?;
+    let (shared, shared_size) = var_layout(locals, ".shared")?;
+    let (local, local_size) = var_layout(locals, ".local")?;
+    let params = f
+        .params
+        .as_deref()
+        .unwrap_or(&[])
+        .iter()
+        .map(|p| p.name.clone())
+        .collect();
+    Ok(Program {
+        code,
+        reg_bits,
+        params,
+        shared,
+        shared_size,
+        local,
+        local_size,
+    })
+}
+
+// ---------------------------------------------------------------------------
+// Execution.
+
+#[derive(Copy, Clone, PartialEq, Eq)]
+enum St {
+    Run,
+    Barrier,
+    Done,
+}
+
+struct Thread {
+    pc: usize,
+    regs: Vec<u64>,
+    local: Vec<u8>,
+    st: St,
+    tid: [u32; 3],
+}
+
+struct Machine<'a> {
+    p: &'a Program,
+    inputs: &'a Inputs,
+    buffers: Vec<Buffer>,
+    shared: Vec<u8>,
+    ctaid: [u32; 3],
+    fuel: u64,
+    executed: u64,
+}
+
+fn mask(bits: u32) -> u64 {
+    if bits >= 64 {
+        u64::MAX
+    } else {
+        (1u64 << bits) - 1
+    }
+}
+
+fn canon32(f: f32) -> u64 {
+    if f.is_nan() {
+        0x7fff_ffff
+    } else {
+        f.to_bits() as u64
+    }
+}
+fn canon64(f: f64) -> u64 {
+    if f.is_nan() {
+        0x7fff_ffff_ffff_ffff
+    } else {
+        f.to_bits()
+    }
+}
+
+/// f16 bits → f32 (exact).
+pub fn f16_to_f32(h: u16) -> f32 {
+    let sign = ((h >> 15) as u32) << 31;
+    let exp = ((h >> 10) & 0x1f) as i32;
+    let man = (h & 0x3ff) as u32;
+    let bits = if exp == 0 {
+        if man == 0 {
+            sign
+        } else {
+            // Subnormal: value = man * 2^-24.
+            let v = man as f32 * (1.0 / 16_777_216.0);
+            return if sign != 0 { -v } else { v };
+        }
+    } else if exp == 31 {
+        sign | 0x7f80_0000 | (man << 13)
+    } else {
+        sign | (((exp - 15 + 127) as u32) << 23) | (man << 13)
+    };
+    f32::from_bits(bits)
+}
+
+/// f32 → f16 bits, rounding to nearest even.
+pub fn f32_to_f16(f: f32) -> u16 {
+    let b = f.to_bits();
+    let sign = ((b >> 16) & 0x8000) as u16;
+    let exp = ((b >> 23) & 0xff) as i32;
+    let man = b & 0x7f_ffff;
+    if exp == 255 {
+        return sign | 0x7c00 | if man != 0 { 0x200 } else { 0 };
+    }
+    let e = exp - 127 + 15;
+    if e >= 31 {
+        return sign | 0x7c00;
+    }
+    if e <= 0 {
+        if e < -10 {
+            return sign;
+        }
+        let m = man | 0x80_0000;
+        let shift = (14 - e) as u32;
+        let half = 1u32 << (shift - 1);
+        let rest = m & ((1 << shift) - 1);
+        let mut v = m >> shift;
+        if rest > half || (rest == half && v & 1 == 1) {
+            v += 1;
+        }
+        return sign | v as u16;
+    }
+    let rest = man & 0x1fff;
+    let mut v = ((e as u32) << 10) | (man >> 13);
+    if rest > 0x1000 || (rest == 0x1000 && v & 1 == 1) {
+        v += 1;
+    }
+    sign | v as u16
+}
+
+/// Fused multiply-add in binary32 with one rounding (normal results).
+pub fn fma32(a: f32, b: f32, c: f32) -> f32 {
+    let p = a as f64 * b as f64; // exact
+    let s = p + c as f64;
+    if !s.is_finite() || s == 0.0 {
+        return (p + c as f64) as f32;
+    }
+    let bb = s - p;
+    let err = (p - (s - bb)) + (c as f64 - bb);
+    let mut bits = s.to_bits();
+    // A sum exactly halfway between two binary32 values, with a non-zero remainder,
+    // must round toward the remainder.
+    if err != 0.0 && bits & ((1 << 29) - 1) == 1 << 28 {
+        let away = (err > 0.0) == (s > 0.0);
+        bits = if away { bits + 1 } else { bits - 1 };
+    }
+    f64::from_bits(bits) as f32
+}
+
+fn flush32(f: f32) -> f32 {
+    if f.is_subnormal() {
+        if f.is_sign_negative() {
+            -0.0
+        } else {
+            0.0
+        }
+    } else {
+        f
+    }
+}
+
+fn trunc_f64(x: f64) -> f64 {
+    if !x.is_finite() || x.abs() >= 4_503_599_627_370_496.0 {
+        x
+    } else {
+        (x as i64) as f64
+    }
+}
+
+fn round_int(x: f64, mode: &str) -> R<f64> {
+    let t = trunc_f64(x);
+    Ok(match mode {
+        "rzi" | "" => t,
+        "rmi" => {
+            if t > x {
+                t - 1.0
+            } else {
+                t
+            }
+        }
+        "rpi" => {
+            if t < x {
+                t + 1.0
+            } else {
+                t
+            }
+        }
+        "rni" => {
+            let f = x - t;
+            if f.abs() > 0.5 || (f.abs() == 0.5 && (t as i64) % 2 != 0) {
+                t + f.signum()
+            } else {
+                t
+            }
+        }
+        m => return unsupported(format!("rounding .{m}")),
+    })
+}
+
+fn splitmix(mut x: u64) -> u64 {
+    x = x.wrapping_add(0x9e37_79b9_7f4a_7c15);
+    x = (x ^ (x >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+    x = (x ^ (x >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+    x ^ (x >> 31)
+}
+
+/// The four texels of a fetch (see the module documentation).
+pub fn texels(float: bool, handle: u64, coords: &[u32]) -> [u32; 4] {
+    let mut h = splitmix(handle);
+    for &c in coords {
+        let c = if float {
+            let f = f32::from_bits(c);
+            if f == 0.0 {
+                0
+            } else {
+                canon32(f) as u32
+            }
+        } else {
+            c
+        };
+        h = splitmix(h ^ c as u64);
+    }
+    let mut out = [0u32; 4];
+    for (k, o) in out.iter_mut().enumerate() {
+        let bits16 = (h >> (16 * k)) as u16;
+        *o = if float {
+            ((((bits16 & 0xff) as i32) - 128) as f32 / 8.0).to_bits()
+        } else {
+            bits16 as i16 as i32 as u32
+        };
+    }
+    out
+}
+
+impl Machine<'_> {
+    fn val(&self, t: &Thread, o: &VOp, ty: Option<Ty>) -> R<u64> {
+        let raw = match &o.v {
+            V::Reg(r) => *t
+                .regs
+                .get(*r)
+                .ok_or_else(|| InterpError::Malformed("register out of range".into()))?,
+            V::Imm(i) => {
+                let fbits = ty.filter(|t| t.kind == Kind::Float).map(|t| t.bits);
+                match (i, fbits) {
+                    (Imm::F32(b), Some(64)) => (f32::from_bits(*b) as f64).to_bits(),
+                    (Imm::F64(b), Some(32)) => (f64::from_bits(*b) as f32).to_bits() as u64,
+                    (Imm::Int(v), Some(32)) => (*v as f32).to_bits() as u64,
+                    (Imm::Int(v), Some(64)) => (*v as f64).to_bits(),
+                    _ => i.bits(),
+                }
+            }
+            V::Special(s) => self.special(t, s)?,
+            V::Sym(s) => self.sym_addr(s)?,
+            V::Not(inner) => (self.val(t, inner, ty)? == 0) as u64,
+            _ => return malformed("operand is not a value"),
+        };
+        if !(o.neg || o.abs) {
+            return Ok(raw);
+        }
+        Ok(match ty {
+            Some(Ty {
+                kind: Kind::Float,
+                bits: 32,
+            }) => {
+                let mut v = raw & 0xffff_ffff;
+                if o.abs {
+                    v &= 0x7fff_ffff;
+                }
+                if o.neg {
+                    v ^= 0x8000_0000;
+                }
+                v
+            }
+            Some(Ty {
+                kind: Kind::Float,
+                bits: 64,
+            }) => {
+                let mut v = raw;
+                if o.abs {
+                    v &= !(1 << 63);
+                }
+                if o.neg {
+                    v ^= 1 << 63;
+                }
+                v
+            }
+            Some(Ty {
+                kind: Kind::Float,
+                bits: 16,
+            }) => {
+                let mut v = raw & 0xffff;
+                if o.abs {
+                    v &= 0x7fff;
+                }
+                if o.neg {
+                    v ^= 0x8000;
+                }
+                v
+            }
+            _ => {
+                let mut v = raw as i64;
+                if o.abs {
+                    v = v.wrapping_abs();
+                }
+                if o.neg {
+                    v = v.wrapping_neg();
+                }
+                v as u64
+            }
+        })
+    }
+
+    fn special(&self, t: &Thread, s: &str) -> R<u64> {
+        let l = self.inputs.launch;
+        let comp = |v: [u32; 3]| -> R<u64> {
+            Ok(match s.rsplit('.').next() {
+                Some("x") => v[0],
+                Some("y") => v[1],
+                Some("z") => v[2],
+                _ => return unsupported(format!("special register {s}")),
+            } as u64)
+        };
+        let base = s.split('.').next().unwrap_or("");
+        match base {
+            "%tid" => comp(t.tid),
+            "%ntid" => comp(l.block),
+            "%ctaid" => comp(self.ctaid),
+            "%nctaid" => comp(l.grid),
+            "%laneid" => {
+                let lin = t.tid[0] + l.block[0] * (t.tid[1] + l.block[1] * t.tid[2]);
+                Ok((lin % 32) as u64)
+            }
+            _ => unsupported(format!("special register {s}")),
+        }
+    }
+
+    fn sym_addr(&self, s: &str) -> R<u64> {
+        if let Some(&o) = self.p.shared.get(s) {
+            return Ok(o);
+        }
+        if let Some(&o) = self.p.local.get(s) {
+            return Ok(o);
+        }
+        unsupported(format!("the address of `{s}`"))
+    }
+
+    fn set(&self, t: &mut Thread, o: &VOp, v: u64) -> R<()> {
+        match &o.v {
+            V::Reg(r) => {
+                let bits = *self.p.reg_bits.get(*r).unwrap_or(&64);
+                let slot = t
+                    .regs
+                    .get_mut(*r)
+                    .ok_or_else(|| InterpError::Malformed("register out of range".into()))?;
+                *slot = v & mask(bits);
+                Ok(())
+            }
+            V::Sym(s) if s == "_" => Ok(()),
+            _ => malformed("destination is not a register"),
+        }
+    }
+
+    fn addr(&self, t: &Thread, o: &VOp) -> R<(Option<String>, u64)> {
+        match &o.v {
+            V::Addr { base, offset, .. } => Ok(match base {
+                VBase::Reg(r) => (
+                    None,
+                    t.regs
+                        .get(*r)
+                        .copied()
+                        .unwrap_or(POISON)
+                        .wrapping_add(*offset as u64),
+                ),
+                VBase::Sym(s) => (Some(s.clone()), *offset as u64),
+                VBase::None => (None, *offset as u64),
+            }),
+            _ => malformed("expected an address"),
+        }
+    }
+
+    /// Bytes at an address of a state space.
+    fn mem<'m>(
+        &'m mut self,
+        t: &'m mut Thread,
+        space: Space,
+        sym: Option<&str>,
+        addr: u64,
+        len: usize,
+    ) -> R<&'m mut [u8]> {
+        let oob = |what: &str| {
+            InterpError::Memory(format!(
+                "{what} access at 0x{addr:x}+{len} is out of bounds"
+            ))
+        };
+        match space {
+            Space::Param => unsupported("writes to parameter space"),
+            Space::Shared => {
+                let base = match sym {
+                    Some(s) => self.sym_addr(s)?,
+                    None => 0,
+                };
+                let a = base.wrapping_add(addr) as usize;
+                self.shared
+                    .get_mut(a..a.wrapping_add(len))
+                    .ok_or_else(|| oob("shared"))
+            }
+            Space::Local => {
+                let base = match sym {
+                    Some(s) => self.sym_addr(s)?,
+                    None => 0,
+                };
+                let a = base.wrapping_add(addr) as usize;
+                t.local
+                    .get_mut(a..a.wrapping_add(len))
+                    .ok_or_else(|| oob("local"))
+            }
+            Space::Global | Space::Generic => {
+                if sym.is_some() {
+                    return unsupported("module-scope global variables");
+                }
+                let b = self
+                    .buffers
+                    .iter_mut()
+                    .find(|b| addr >= b.base && addr - b.base < b.bytes.len() as u64)
+                    .ok_or_else(|| oob("global"))?;
+                let off = (addr - b.base) as usize;
+                b.bytes
+                    .get_mut(off..off.saturating_add(len))
+                    .ok_or_else(|| oob("global"))
+            }
+            Space::Const => unsupported("constant memory"),
+        }
+    }
+
+    fn load(
+        &mut self,
+        t: &mut Thread,
+        space: Space,
+        sym: Option<&str>,
+        addr: u64,
+        bytes: usize,
+    ) -> R<u64> {
+        if space == Space::Param {
+            let s = sym.ok_or_else(|| {
+                InterpError::Unsupported("param access through a register".into())
+            })?;
+            let k = self
+                .p
+                .params
+                .iter()
+                .position(|p| p == s)
+                .ok_or_else(|| InterpError::Malformed(format!("no parameter {s}")))?;
+            let start = usize::try_from(addr).unwrap_or(usize::MAX);
+            let src = self
+                .inputs
+                .params
+                .get(k)
+                .and_then(|b| b.get(start..start.checked_add(bytes)?))
+                .ok_or_else(|| InterpError::Memory(format!("param {s} read out of bounds")))?;
+            let mut v = [0u8; 8];
+            v[..bytes].copy_from_slice(src);
+            return Ok(u64::from_le_bytes(v));
+        }
+        let m = self.mem(t, space, sym, addr, bytes)?;
+        let mut v = [0u8; 8];
+        v[..bytes].copy_from_slice(m);
+        Ok(u64::from_le_bytes(v))
+    }
+
+    fn store(
+        &mut self,
+        t: &mut Thread,
+        space: Space,
+        sym: Option<&str>,
+        addr: u64,
+        bytes: usize,
+        v: u64,
+    ) -> R<()> {
+        let m = self.mem(t, space, sym, addr, bytes)?;
+        m.copy_from_slice(&v.to_le_bytes()[..bytes]);
+        Ok(())
+    }
+
+    /// Runs one thread until it blocks, returns or the fuel ends.
+    fn run_thread(&mut self, t: &mut Thread) -> R<()> {
+        while t.st == St::Run {
+            if self.fuel == 0 {
+                return Err(InterpError::OutOfFuel);
+            }
+            self.fuel -= 1;
+            self.executed += 1;
+            let p = self.p;
+            let Some(x) = p.code.get(t.pc) else {
+                t.st = St::Done;
+                break;
+            };
+            t.pc += 1;
+            if let Some((g, neg)) = x.guard {
+                let v = t.regs.get(g).copied().unwrap_or(0) != 0;
+                if v == neg {
+                    continue;
+                }
+            }
+            self.exec(t, x)?;
+        }
+        Ok(())
+    }
+
+    fn exec(&mut self, t: &mut Thread, x: &X) -> R<()> {
+        let d = &x.d;
+        let ty = d.ty();
+        let o = &x.ops;
+        let need = |n: usize| -> R<()> {
+            if o.len() < n {
+                malformed(format!("`{}` needs {n} operands", d.base))
+            } else {
+                Ok(())
+            }
+        };
+        match d.base.as_str() {
+            "bra" => {
+                need(1)?;
+                match o[0].v {
+                    V::Label(pc) => t.pc = pc,
+                    _ => return malformed("branch without a target"),
+                }
+            }
+            "ret" | "exit" => t.st = St::Done,
+            "bar" | "barrier" => t.st = St::Barrier,
+            "nop" | "membar" | "fence" => {}
+            "mov" => {
+                need(2)?;
+                match (&o[0].v, &o[1].v) {
+                    (V::Vec(lanes), _) => {
+                        // Unpack: low lane first.
+                        let v = self.val(t, &o[1], ty)?;
+                        let w = ty.map_or(32, |t| t.bits) / lanes.len().max(1) as u32;
+                        for (k, l) in lanes.iter().enumerate() {
+                            self.set(t, l, (v >> (w * k as u32)) & mask(w))?;
+                        }
+                    }
+                    (_, V::Vec(lanes)) => {
+                        let w = ty.map_or(32, |t| t.bits) / lanes.len().max(1) as u32;
+                        let mut v = 0u64;
+                        for (k, l) in lanes.iter().enumerate() {
+                            v |= (self.val(t, l, None)? & mask(w)) << (w * k as u32);
+                        }
+                        self.set(t, &o[0], v)?;
+                    }
+                    _ => {
+                        let v = self.val(t, &o[1], ty)?;
+                        self.set(t, &o[0], v)?;
+                    }
+                }
+            }
+            "neg" | "abs" => {
+                need(2)?;
+                let mut s = o[1].clone();
+                if d.base == "neg" {
+                    s.neg = !s.neg;
+                } else {
+                    s.abs = true;
+                }
+                let v = self.val(t, &s, ty)?;
+                self.set(t, &o[0], v)?;
+            }
+            "setp" => {
+                need(3)?;
+                let ty = ty.ok_or_else(|| InterpError::Malformed("setp without a type".into()))?;
+                let a = self.val(t, &o[1], Some(ty))?;
+                let b = self.val(t, &o[2], Some(ty))?;
+                let cmp = d.mods.first().map(String::as_str).unwrap_or("");
+                let mut r = compare(ty, cmp, a, b, d.has("ftz"))?;
+                if let Some(comb) = d.mods.get(1) {
+                    let c = self.val(
+                        t,
+                        o.get(3)
+                            .ok_or_else(|| InterpError::Malformed("setp combine operand".into()))?,
+                        None,
+                    )? != 0;
+                    r = match comb.as_str() {
+                        "and" => r && c,
+                        "or" => r || c,
+                        "xor" => r ^ c,
+                        m => return unsupported(format!("setp.{m}")),
+                    };
+                }
+                match &o[0].v {
+                    V::Pair(p, q) => {
+                        self.set(t, p, r as u64)?;
+                        self.set(t, q, (!r) as u64)?;
+                    }
+                    _ => self.set(t, &o[0], r as u64)?,
+                }
+            }
+            "selp" => {
+                need(4)?;
+                let c = self.val(t, &o[3], None)? != 0;
+                let v = self.val(t, if c { &o[1] } else { &o[2] }, ty)?;
+                self.set(t, &o[0], v)?;
+            }
+            "cvta" => {
+                need(2)?;
+                let v = self.val(t, &o[1], None)?;
+                self.set(t, &o[0], v)?;
+            }
+            "cvt" => {
+                need(2)?;
+                let (dt, st) = (d.first_ty(), d.ty());
+                let (Some(dt), Some(st)) = (dt, st) else {
+                    return malformed("cvt needs two types");
+                };
+                let v = self.val(t, &o[1], Some(st))?;
+                let r = convert(dt, st, v, d)?;
+                self.set(t, &o[0], r)?;
+            }
+            "ld" | "ldu" => {
+                need(2)?;
+                let ty = ty.ok_or_else(|| InterpError::Malformed("ld without a type".into()))?;
+                let space = d.space.unwrap_or(Space::Generic);
+                let (sym, a) = self.addr(t, &o[1])?;
+                let bytes = (ty.bits / 8).max(1) as usize;
+                match &o[0].v {
+                    V::Vec(lanes) => {
+                        for (k, l) in lanes.iter().enumerate() {
+                            let v =
+                                self.load(t, space, sym.as_deref(), a + (k * bytes) as u64, bytes)?;
+                            self.set(t, l, v)?;
+                        }
+                    }
+                    _ => {
+                        let v = self.load(t, space, sym.as_deref(), a, bytes)?;
+                        let v = if ty.kind == Kind::Signed && ty.bits < 64 {
+                            sext(v, ty.bits)
+                        } else {
+                            v
+                        };
+                        self.set(t, &o[0], v)?;
+                    }
+                }
+            }
+            "st" => {
+                need(2)?;
+                let ty = ty.ok_or_else(|| InterpError::Malformed("st without a type".into()))?;
+                let space = d.space.unwrap_or(Space::Generic);
+                let (sym, a) = self.addr(t, &o[0])?;
+                let bytes = (ty.bits / 8).max(1) as usize;
+                match &o[1].v {
+                    V::Vec(lanes) => {
+                        for (k, l) in lanes.iter().enumerate() {
+                            let v = self.val(t, l, Some(ty))?;
+                            self.store(t, space, sym.as_deref(), a + (k * bytes) as u64, bytes, v)?;
+                        }
+                    }
+                    _ => {
+                        let v = self.val(t, &o[1], Some(ty))?;
+                        self.store(t, space, sym.as_deref(), a, bytes, v)?;
+                    }
+                }
+            }
+            "tex" => {
+                need(2)?;
+                let float = d.ty().is_some_and(|t| t.kind == Kind::Float);
+                let V::Addr { base, extra, .. } = &o[1].v else {
+                    return malformed("tex needs [handle, {coords}]");
+                };
+                let handle = match base {
+                    VBase::Reg(r) => t.regs.get(*r).copied().unwrap_or(POISON),
+                    _ => return unsupported("texture references by name"),
+                };
+                let coords: Vec<u32> = match extra.first().map(|e| &e.v) {
+                    Some(V::Vec(c)) => c
+                        .iter()
+                        .map(|c| self.val(t, c, None).map(|v| v as u32))
+                        .collect::<R<_>>()?,
+                    _ => return malformed("tex needs coordinates"),
+                };
+                let texels = texels(float, handle, &coords);
+                let V::Vec(lanes) = &o[0].v else {
+                    return malformed("tex needs four results");
+                };
+                for (l, v) in lanes.iter().zip(texels) {
+                    self.set(t, l, v as u64)?;
+                }
+            }
+            _ => {
+                let r = self.arith(t, x)?;
+                self.set(t, &o[0], r)?;
+            }
+        }
+        Ok(())
+    }
+
+    fn arith(&self, t: &Thread, x: &X) -> R<u64> {
+        let d = &x.d;
+        let o = &x.ops;
+        let ty = d
+            .ty()
+            .ok_or_else(|| InterpError::Malformed(format!("`{}` without a type", d.base)))?;
+        let n = match d.base.as_str() {
+            "not" => 2,
+            "mad" | "fma" | "shf" => 4,
+            _ => 3,
+        };
+        if o.len() < n {
+            return malformed(format!("`{}` needs {n} operands", d.base));
+        }
+        let src_ty = if d.has("wide") {
+            Some(Ty::new(ty.kind, ty.bits))
+        } else {
+            Some(ty)
+        };
+        let a = self.val(t, &o[1], src_ty)?;
+        let b = if n > 2 {
+            self.val(t, &o[2], src_ty)?
+        } else {
+            0
+        };
+        let c = if n > 3 {
+            let cty = if d.has("wide") {
+                Some(Ty::new(ty.kind, ty.bits * 2))
+            } else {
+                src_ty
+            };
+            self.val(t, &o[3], cty)?
+        } else {
+            0
+        };
+        if ty.is_float() {
+            return float_op(d, ty, a, b, c);
+        }
+        int_op(d, ty, a, b, c)
+    }
+}
+
+fn sext(v: u64, bits: u32) -> u64 {
+    if bits >= 64 {
+        v
+    } else {
+        let s = 64 - bits;
+        (((v << s) as i64) >> s) as u64
+    }
+}
+
+fn compare(ty: Ty, cmp: &str, a: u64, b: u64, ftz: bool) -> R<bool> {
+    if ty.is_float() {
+        let (x, y) = match ty.bits {
+            32 => {
+                let (mut x, mut y) = (f32::from_bits(a as u32), f32::from_bits(b as u32));
+                if ftz {
+                    x = flush32(x);
+                    y = flush32(y);
+                }
+                (x as f64, y as f64)
+            }
+            64 => (f64::from_bits(a), f64::from_bits(b)),
+            16 => (f16_to_f32(a as u16) as f64, f16_to_f32(b as u16) as f64),
+            _ => return unsupported("setp on this float type"),
+        };
+        let unord = x.is_nan() || y.is_nan();
+        return Ok(match cmp {
+            "eq" => x == y,
+            "ne" => !unord && x != y,
+            "lt" => x < y,
+            "le" => x <= y,
+            "gt" => x > y,
+            "ge" => x >= y,
+            "equ" => unord || x == y,
+            "neu" => unord || x != y,
+            "ltu" => unord || x < y,
+            "leu" => unord || x <= y,
+            "gtu" => unord || x > y,
+            "geu" => unord || x >= y,
+            "num" => !unord,
+            "nan" => unord,
+            m => return unsupported(format!("setp.{m}")),
+        });
+    }
+    let m = mask(ty.bits);
+    let (a, b) = (a & m, b & m);
+    let signed = ty.kind == Kind::Signed;
+    let (sa, sb) = (sext(a, ty.bits) as i64, sext(b, ty.bits) as i64);
+    Ok(match cmp {
+        "eq" => a == b,
+        "ne" => a != b,
+        "lt" if signed => sa < sb,
+        "le" if signed => sa <= sb,
+        "gt" if signed => sa > sb,
+        "ge" if signed => sa >= sb,
+        "lt" | "lo" => a < b,
+        "le" | "ls" => a <= b,
+        "gt" | "hi" => a > b,
+        "ge" | "hs" => a >= b,
+        m => return unsupported(format!("setp.{m} on integers")),
+    })
+}
+
+fn float_op(d: &Decoded, ty: Ty, a: u64, b: u64, c: u64) -> R<u64> {
+    for m in &d.mods {
+        if !matches!(m.as_str(), "rn" | "ftz" | "approx" | "full" | "sat") {
+            return unsupported(format!("float modifier .{m}"));
+        }
+    }
+    let ftz = d.has("ftz");
+    let base = d.base.as_str();
+    match (ty.kind, ty.bits) {
+        (Kind::Float, 32) => {
+            let f = |v: u64| {
+                let x = f32::from_bits(v as u32);
+                if ftz {
+                    flush32(x)
+                } else {
+                    x
+                }
+            };
+            let (x, y, z) = (f(a), f(b), f(c));
+            let r = match base {
+                "add" => x + y,
+                "sub" => x - y,
+                "mul" => x * y,
+                "fma" | "mad" => fma32(x, y, z),
+                "div" => x / y,
+                "min" => {
+                    if x.is_nan() {
+                        y
+                    } else if y.is_nan() || x < y {
+                        x
+                    } else {
+                        y
+                    }
+                }
+                "max" => {
+                    if x.is_nan() {
+                        y
+                    } else if y.is_nan() || x > y {
+                        x
+                    } else {
+                        y
+                    }
+                }
+                b => return unsupported(format!("{b}.f32")),
+            };
+            let r = if d.has("sat") { r.clamp(0.0, 1.0) } else { r };
+            Ok(canon32(if ftz { flush32(r) } else { r }))
+        }
+        (Kind::Float, 64) => {
+            let (x, y) = (f64::from_bits(a), f64::from_bits(b));
+            let r = match base {
+                "add" => x + y,
+                "sub" => x - y,
+                "mul" => x * y,
+                "div" => x / y,
+                b => return unsupported(format!("{b}.f64")),
+            };
+            Ok(canon64(r))
+        }
+        (Kind::Float, 16) => {
+            let (x, y) = (f16_to_f32(a as u16), f16_to_f32(b as u16));
+            let r = match base {
+                "add" => x + y,
+                "sub" => x - y,
+                "mul" => x * y,
+                b => return unsupported(format!("{b}.f16")),
+            };
+            Ok(f32_to_f16(r) as u64)
+        }
+        (Kind::HalfX2, _) => {
+            let mut out = 0u64;
+            for k in 0..2 {
+                let (x, y) = (
+                    f16_to_f32((a >> (16 * k)) as u16),
+                    f16_to_f32((b >> (16 * k)) as u16),
+                );
+                let r = match base {
+                    "add" => x + y,
+                    "sub" => x - y,
+                    "mul" => x * y,
+                    b => return unsupported(format!("{b}.f16x2")),
+                };
+                out |= (f32_to_f16(r) as u64) << (16 * k);
+            }
+            Ok(out)
+        }
+        _ => unsupported(format!("{base} on {}", ty.name())),
+    }
+}
+
+fn int_op(d: &Decoded, ty: Ty, a: u64, b: u64, c: u64) -> R<u64> {
+    let bits = ty.bits;
+    let m = mask(bits);
+    let signed = ty.kind == Kind::Signed;
+    let (sa, sb) = (sext(a & m, bits), sext(b & m, bits));
+    let wide = d.has("wide");
+    let hi = d.has("hi");
+    let base = d.base.as_str();
+    let product = |x: u64, y: u64| -> u128 {
+        if signed {
+            (sext(x & m, bits) as i64 as i128 * sext(y & m, bits) as i64 as i128) as u128
+        } else {
+            (x & m) as u128 * (y & m) as u128
+        }
+    };
+    let r: u64 = match base {
+        "add" => a.wrapping_add(b),
+        "sub" => a.wrapping_sub(b),
+        "mul" | "mad" => {
+            let p = product(a, b);
+            let v = if wide {
+                p as u64
+            } else if hi {
+                (p >> bits) as u64
+            } else {
+                p as u64
+            };
+            if base == "mad" {
+                v.wrapping_add(c)
+            } else {
+                v
+            }
+        }
+        "and" => a & b,
+        "or" => a | b,
+        "xor" => a ^ b,
+        "not" => !a,
+        "shl" => {
+            let s = b & 0xffff_ffff;
+            if s >= bits as u64 {
+                0
+            } else {
+                a << s
+            }
+        }
+        "shr" => {
+            let s = (b & 0xffff_ffff).min(bits as u64);
+            if signed {
+                let v = sext(a & m, bits) as i64;
+                (v >> s.min(63)) as u64
+            } else if s >= bits as u64 {
+                0
+            } else {
+                (a & m) >> s
+            }
+        }
+        "shf" => {
+            // shf.{l,r}.{wrap,clamp}.b32 d, a, b, c: funnel shift of b:a by c.
+            let n = if d.has("wrap") { c & 31 } else { c.min(32) };
+            let both = ((b & 0xffff_ffff) << 32) | (a & 0xffff_ffff);
+            if d.has("l") {
+                ((both << n) >> 32) & 0xffff_ffff
+            } else {
+                (both >> n) & 0xffff_ffff
+            }
+        }
+        "min" => {
+            if signed {
+                (sa as i64).min(sb as i64) as u64
+            } else {
+                (a & m).min(b & m)
+            }
+        }
+        "max" => {
+            if signed {
+                (sa as i64).max(sb as i64) as u64
+            } else {
+                (a & m).max(b & m)
+            }
+        }
+        "div" | "rem" => {
+            if b & m == 0 {
+                m
+            } else if signed {
+                let (x, y) = (sa as i64, sb as i64);
+                (if base == "div" {
+                    x.wrapping_div(y)
+                } else {
+                    x.wrapping_rem(y)
+                }) as u64
+            } else if base == "div" {
+                (a & m) / (b & m)
+            } else {
+                (a & m) % (b & m)
+            }
+        }
+        b => return unsupported(format!("{b}.{}", ty.name())),
+    };
+    Ok(r)
+}
+
+fn convert(dt: Ty, st: Ty, v: u64, d: &Decoded) -> R<u64> {
+    let rnd = d
+        .mods
+        .iter()
+        .find(|m| {
+            matches!(
+                m.as_str(),
+                "rn" | "rz" | "rm" | "rp" | "rni" | "rzi" | "rmi" | "rpi"
+            )
+        })
+        .map(String::as_str)
+        .unwrap_or("");
+    let sat = d.has("sat");
+    let ftz = d.has("ftz");
+    // Source value as f64 / i128.
+    let as_float = |v: u64| -> f64 {
+        match (st.kind, st.bits) {
+            (Kind::Float, 32) => {
+                let f = f32::from_bits(v as u32);
+                (if ftz { flush32(f) } else { f }) as f64
+            }
+            (Kind::Float, 64) => f64::from_bits(v),
+            (Kind::Float, 16) => f16_to_f32(v as u16) as f64,
+            _ => 0.0,
+        }
+    };
+    let as_int = |v: u64| -> i128 {
+        let m = mask(st.bits);
+        if st.kind == Kind::Signed {
+            sext(v & m, st.bits) as i64 as i128
+        } else {
+            (v & m) as i128
+        }
+    };
+    if dt.is_float() {
+        if !matches!(rnd, "" | "rn") {
+            return unsupported(format!("cvt.{rnd} to float"));
+        }
+        return Ok(match (dt.bits, st.is_float()) {
+            (32, true) => canon32(as_float(v) as f32),
+            (64, true) => canon64(as_float(v)),
+            (16, true) => f32_to_f16(as_float(v) as f32) as u64,
+            (32, false) => {
+                let i = as_int(v);
+                let f = if st.kind == Kind::Signed {
+                    i as i64 as f32
+                } else {
+                    i as u64 as f32
+                };
+                canon32(f)
+            }
+            (64, false) => {
+                let i = as_int(v);
+                canon64(if st.kind == Kind::Signed {
+                    i as i64 as f64
+                } else {
+                    i as u64 as f64
+                })
+            }
+            _ => return unsupported("cvt to this float type"),
+        });
+    }
+    if st.is_float() {
+        let f = round_int(as_float(v), rnd)?;
+        let (lo, hi) = if dt.kind == Kind::Signed {
+            (-(2f64.powi_i(dt.bits - 1)), 2f64.powi_i(dt.bits - 1) - 1.0)
+        } else {
+            (0.0, 2f64.powi_i(dt.bits) - 1.0)
+        };
+        let c = if f.is_nan() { 0.0 } else { f.clamp(lo, hi) };
+        return Ok((c as i128 as u64) & mask(dt.bits));
+    }
+    let i = as_int(v);
+    let r = if sat {
+        let (lo, hi) = if dt.kind == Kind::Signed {
+            (-(1i128 << (dt.bits - 1)), (1i128 << (dt.bits - 1)) - 1)
+        } else {
+            (0, (1i128 << dt.bits) - 1)
+        };
+        i.clamp(lo, hi)
+    } else {
+        i
+    };
+    let r = (r as u64) & mask(dt.bits);
+    Ok(if dt.kind == Kind::Signed {
+        sext(r, dt.bits) & mask(dt.bits)
+    } else {
+        r
+    })
+}
+
+trait PowI {
+    fn powi_i(self, n: u32) -> f64;
+}
+impl PowI for f64 {
+    fn powi_i(self, n: u32) -> f64 {
+        let mut r = 1.0;
+        for _ in 0..n {
+            r *= self;
+        }
+        r
+    }
+}
+
+/// Runs a compiled program.
+pub fn run(p: &Program, inputs: &Inputs, cfg: &Config) -> R<Outcome> {
+    let mut m = Machine {
+        p,
+        inputs,
+        buffers: inputs.buffers.clone(),
+        shared: Vec::new(),
+        ctaid: [0; 3],
+        fuel: cfg.fuel,
+        executed: 0,
+    };
+    let l = inputs.launch;
+    let nthreads = l.block.iter().map(|&x| x as u64).product::<u64>();
+    let ncta = l.grid.iter().map(|&x| x as u64).product::<u64>();
+    if nthreads == 0 || nthreads > 1024 || ncta > 65536 {
+        return malformed("launch dimensions out of range");
+    }
+    for cz in 0..l.grid[2] {
+        for cy in 0..l.grid[1] {
+            for cx in 0..l.grid[0] {
+                m.ctaid = [cx, cy, cz];
+                m.shared = vec![0u8; p.shared_size as usize];
+                let mut threads = Vec::new();
+                for tz in 0..l.block[2] {
+                    for ty in 0..l.block[1] {
+                        for tx in 0..l.block[0] {
+                            threads.push(Thread {
+                                pc: 0,
+                                regs: vec![POISON; p.reg_bits.len()],
+                                local: vec![0u8; p.local_size as usize],
+                                st: St::Run,
+                                tid: [tx, ty, tz],
+                            });
+                        }
+                    }
+                }
+                loop {
+                    for t in threads.iter_mut() {
+                        m.run_thread(t)?;
+                    }
+                    if threads.iter().all(|t| t.st == St::Done) {
+                        break;
+                    }
+                    // Every live thread waits at the barrier: open it.
+                    for t in threads.iter_mut() {
+                        if t.st == St::Barrier {
+                            t.st = St::Run;
+                        }
+                    }
+                }
+            }
+        }
+    }
+    Ok(Outcome {
+        buffers: m.buffers,
+        executed: m.executed,
+    })
+}
+
+/// Finds a PTX function by name and runs it.
+pub fn run_ptx(m: &ptx::Module, name: &str, inputs: &Inputs, cfg: &Config) -> R<Outcome> {
+    let f = m
+        .items
+        .iter()
+        .find_map(|i| match i {
+            ptx::Item::Func(f) if f.name == name && f.body.is_some() => Some(f),
+            _ => None,
+        })
+        .ok_or_else(|| InterpError::NoSuchFunction(name.into()))?;
+    run(&compile_ptx(f)?, inputs, cfg)
+}
+
+/// Finds an ORI function by name and runs it.
+pub fn run_ori(m: &super::Module, name: &str, inputs: &Inputs, cfg: &Config) -> R<Outcome> {
+    let f = m
+        .functions()
+        .find(|f| f.name == name && !f.is_decl)
+        .ok_or_else(|| InterpError::NoSuchFunction(name.into()))?;
+    run(&compile_ori(f)?, inputs, cfg)
+}
+
+/// A small deterministic generator (SplitMix64).
+#[derive(Clone, Debug)]
+pub struct Rng(u64);
+
+impl Rng {
+    pub fn new(seed: u64) -> Self {
+        Rng(seed)
+    }
+    pub fn next_u64(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
+        splitmix(self.0)
+    }
+    pub fn below(&mut self, n: u64) -> u64 {
+        if n == 0 {
+            0
+        } else {
+            self.next_u64() % n
+        }
+    }
+}
+
+/// Bytes per random global buffer.
+pub const BUFFER_BYTES: usize = 8192;
+
+/// Random inputs for a kernel from its parameter list: every 64-bit parameter points
+/// at a fresh buffer of random floats on a 1/8 grid (texture handles are just numbers
+/// to the texture model), 32-bit integers are small (0..64, so loop bounds stay
+/// short), floats are multiples of 1/8 in [-4, 4).
+pub fn random_inputs(params: &[ptx::Param], seed: u64) -> Inputs {
+    let mut rng = Rng::new(seed);
+    let mut inputs = Inputs {
+        launch: Launch::default(),
+        params: Vec::new(),
+        buffers: Vec::new(),
+    };
+    for p in params {
+        let t = p.ty().unwrap_or(".b32");
+        let bytes = match t {
+            ".u64" | ".s64" | ".b64" => {
+                let k = inputs.buffers.len() as u64;
+                let mut buf = vec![0u8; BUFFER_BYTES];
+                for w in buf.chunks_mut(4) {
+                    let f = (rng.below(64) as i32 - 32) as f32 / 8.0;
+                    w.copy_from_slice(&f.to_bits().to_le_bytes());
+                }
+                let base = GLOBAL_BASE + k * REGION_STRIDE;
+                inputs.buffers.push(Buffer { base, bytes: buf });
+                base.to_le_bytes().to_vec()
+            }
+            ".f32" => ((rng.below(64) as i32 - 32) as f32 / 8.0)
+                .to_bits()
+                .to_le_bytes()
+                .to_vec(),
+            ".f64" => ((rng.below(64) as i32 - 32) as f64 / 8.0)
+                .to_bits()
+                .to_le_bytes()
+                .to_vec(),
+            ".u8" | ".s8" | ".b8" => vec![rng.below(64) as u8],
+            ".u16" | ".s16" | ".b16" => (rng.below(64) as u16).to_le_bytes().to_vec(),
+            _ => (rng.below(64) as u32).to_le_bytes().to_vec(),
+        };
+        let n = p.array.unwrap_or(1).clamp(1, 4096) as usize;
+        let mut all = Vec::new();
+        for _ in 0..n {
+            all.extend_from_slice(&bytes);
+        }
+        inputs.params.push(all);
+    }
+    inputs
+}
+
+impl fmt::Display for Outcome {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "{} buffers, {} instructions executed",
+            self.buffers.len(),
+            self.executed
+        )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn half_conversions_round_trip() {
+        for h in [0u16, 0x3c00, 0xbc00, 0x7bff, 0x0001, 0x03ff, 0x7c00] {
+            assert_eq!(f32_to_f16(f16_to_f32(h)), h, "{h:04x}");
+        }
+        assert_eq!(f32_to_f16(1.0 + 1.0 / 4096.0), 0x3c00);
+    }
+
+    #[test]
+    fn fma_rounds_once() {
+        let (a, b, c) = (1.0f32 + f32::EPSILON, 1.0f32 - f32::EPSILON, -1.0f32);
+        // a*b = 1 - eps^2 exactly; plus -1 gives -eps^2, representable.
+        assert_eq!(fma32(a, b, c), -(f32::EPSILON * f32::EPSILON));
+    }
+
+    #[test]
+    fn saxpy_runs_and_writes_its_output() {
+        let text = "
+.version 7.8
+.target sm_90
+.address_size 64
+.visible .entry k(
+\t.param .u64 k_param_0
+)
+{
+\t.reg .b32 %r<3>;
+\t.reg .b64 %rd<4>;
+\tld.param.b64 %rd1, [k_param_0];
+\tmov.u32 %r1, %tid.x;
+\tmul.wide.u32 %rd2, %r1, 4;
+\tadd.s64 %rd3, %rd1, %rd2;
+\tst.global.b32 [%rd3], %r1;
+\tret;
+}
+";
+        let m = crate::ptx::parse(text).unwrap();
+        let f = match &m.items[0] {
+            ptx::Item::Func(f) => f,
+            _ => unreachable!(),
+        };
+        let inputs = random_inputs(f.params.as_deref().unwrap(), 1);
+        let out = run_ptx(&m, "k", &inputs, &Config::default()).unwrap();
+        for t in 0..32u32 {
+            let w = &out.buffers[0].bytes[4 * t as usize..4 * t as usize + 4];
+            assert_eq!(u32::from_le_bytes(w.try_into().unwrap()), t);
+        }
+    }
+}

@@ -1,0 +1,442 @@
+//! ORI: the instruction form `ptxas` optimizes in, as the GeneralOptimize passes see it.
+//!
+//! ```text
+//!  ori::Module { header, variables, functions }
+//!  Function = registers (RegInfo side table: file, width, constraint word, def anchor,
+//!                        def/use counts)
+//!           + blocks [Block { label, insts: [anchor (class 97), ...] }]   (layout order)
+//!           + insts (storage): Inst { class, opcode, operands, guard, origin }
+//!  Operand  = kind (reg / imm / symbol / special register / address / vector / block)
+//!           + flag word (0x100 propagated, 0x200 deferred cleanup, 0x400 propagated
+//!             under a predicate) + type nibble + neg / abs modifiers
+//!           + immediate constraint bits (the spec's 0x1C00 group, kept apart)
+//! ```
+//!
+//! The shape is PTX's (an instruction keeps its dotted opcode and PTX operand order,
+//! so ORI prints back as PTX that `ptxas` accepts); what ORI adds is what the spec's
+//! GeneralOptimize reads:
+//!
+//! * an opcode **class** per instruction, with the spec's number where the spec names
+//!   the class (97 definition anchor, 18 set-predicate, 124 conditional select, 95
+//!   exit, 119 shuffle, 139 / 110 moves, 98 local load, 130 packed-half compare, 52
+//!   no-op) and a number of our own (300 and up) for the rest; [`Class`];
+//! * **predication** in the opcode word: bit 12 (0x1000) when a guard predicate
+//!   controls the instruction, bit 13 (0x2000) when the guard is negated — the spec
+//!   masks both off (`& ~0x3000`) before comparing classes;
+//! * per-operand **flag bits** 0x100 / 0x200 / 0x400 (all clear after lowering:
+//!   GeneralOptimize sets them), a **type nibble** (0 untyped bits or predicate,
+//!   1 integer, 2 float, 10 vector group — never foldable) and **neg / abs**
+//!   modifiers: lowering turns `sub.f32 d, a, b` into `add.f32 d, a, -b` and
+//!   `neg.f32` / `abs.f32` into moves with a modifier, as ptxas folds them;
+//! * a **constraint word per register** (0 = nothing blocks folding), see [`constraint`];
+//! * **definition anchors**: every block starts with a class-97 instruction whose
+//!   operand is the block's index, and every register records its single defining
+//!   instruction when it has exactly one.
+//!
+//! Invariants: block 0 is the entry; each block's first instruction is its anchor and
+//! no other instruction is class 97; branch targets are blocks, never names; every
+//! register operand names an entry of the register table; printing then parsing and
+//! lowering again gives the same instructions, classes and flags.
+
+pub mod interp;
+pub mod print;
+
+use crate::entity::{entity_impl, PrimaryMap};
+use crate::ptx::ast::{self as ptx, Imm};
+use alloc::string::String;
+use alloc::vec::Vec;
+use serde::Serialize;
+
+/// An instruction, by storage index.
+#[derive(Copy, Clone, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+pub struct InstId(u32);
+entity_impl!(InstId, "i");
+
+/// A register, by table index.
+#[derive(Copy, Clone, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+pub struct RegId(u32);
+entity_impl!(RegId, "R");
+
+/// A block, by layout index (block 0 is the entry).
+pub type BlockId = u32;
+
+/// Opcode classes. `number()` is the spec's number where the spec names one.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+pub enum Class {
+    /// 97: definition anchor at the top of every block (operand: the block index).
+    Anchor,
+    /// 18: set a predicate from a comparison (`setp`).
+    SetPred,
+    /// 124: conditional select (`selp`).
+    Select,
+    /// 95: leaves the function (`ret`, `exit`): the terminator class.
+    Exit,
+    /// 119: warp shuffle.
+    Shuffle,
+    /// 139: register or immediate move (also `neg`/`abs` as a move with a modifier).
+    Mov,
+    /// 110: move from a special register or of a symbol's address.
+    MovSpecial,
+    /// 98: load from local memory.
+    LoadLocal,
+    /// 130: packed half-precision compare.
+    HalfSet2,
+    /// 52: no operation.
+    Nop,
+    // Classes of our own numbering (the spec does not name these).
+    IntAdd,
+    IntMul,
+    Logic,
+    Shift,
+    FloatAdd,
+    FloatMul,
+    FloatFma,
+    Convert,
+    ConvertAddress,
+    Load,
+    Store,
+    Texture,
+    Barrier,
+    Branch,
+    Matrix,
+    MinMax,
+    Divide,
+    Call,
+    Other,
+}
+
+impl Class {
+    /// The class number (the spec's where it gives one).
+    pub fn number(self) -> u16 {
+        use Class::*;
+        match self {
+            Anchor => 97,
+            SetPred => 18,
+            Select => 124,
+            Exit => 95,
+            Shuffle => 119,
+            Mov => 139,
+            MovSpecial => 110,
+            LoadLocal => 98,
+            HalfSet2 => 130,
+            Nop => 52,
+            IntAdd => 300,
+            IntMul => 301,
+            Logic => 302,
+            Shift => 303,
+            FloatAdd => 304,
+            FloatMul => 305,
+            FloatFma => 306,
+            Convert => 307,
+            ConvertAddress => 308,
+            Load => 309,
+            Store => 310,
+            Texture => 311,
+            Barrier => 312,
+            Branch => 313,
+            Matrix => 314,
+            MinMax => 315,
+            Divide => 316,
+            Call => 317,
+            Other => 399,
+        }
+    }
+    /// True when the number comes from the spec page.
+    pub fn from_spec(self) -> bool {
+        self.number() < 300
+    }
+    pub fn name(self) -> &'static str {
+        use Class::*;
+        match self {
+            Anchor => "ANCHOR",
+            SetPred => "SETP",
+            Select => "SELP",
+            Exit => "EXIT",
+            Shuffle => "SHFL",
+            Mov => "MOV",
+            MovSpecial => "MOV.S",
+            LoadLocal => "LDL",
+            HalfSet2 => "HSET2",
+            Nop => "NOP",
+            IntAdd => "IADD",
+            IntMul => "IMUL",
+            Logic => "LOP",
+            Shift => "SHF",
+            FloatAdd => "FADD",
+            FloatMul => "FMUL",
+            FloatFma => "FFMA",
+            Convert => "CVT",
+            ConvertAddress => "CVTA",
+            Load => "LD",
+            Store => "ST",
+            Texture => "TEX",
+            Barrier => "BAR",
+            Branch => "BRA",
+            Matrix => "MMA",
+            MinMax => "MNMX",
+            Divide => "DIV",
+            Call => "CALL",
+            Other => "OTHER",
+        }
+    }
+}
+
+/// Predication bits of the opcode word.
+pub const PRED_GUARDED: u16 = 0x1000;
+pub const PRED_NEGATED: u16 = 0x2000;
+
+/// Operand flag bits (the spec's numbers).
+pub mod flag {
+    /// Copy propagation replaced this destination's uses.
+    pub const PROPAGATED: u32 = 0x100;
+    /// Cleanup deferred to a later pass.
+    pub const DEFERRED_CLEANUP: u32 = 0x200;
+    /// Propagated, but only under the guarding predicate.
+    pub const PROPAGATED_UNDER_PRED: u32 = 0x400;
+    /// Modifier bits as the spec tests them (`& 0x70`): neg, abs, sat.
+    pub const NEG: u32 = 0x10;
+    pub const ABS: u32 = 0x20;
+    pub const SAT: u32 = 0x40;
+}
+
+/// Type nibbles.
+pub mod ty {
+    pub const UNTYPED: u8 = 0;
+    pub const INT: u8 = 1;
+    pub const FLOAT: u8 = 2;
+    /// A `{...}` group: never foldable.
+    pub const VECTOR: u8 = 10;
+}
+
+/// Immediate constraint bits (the spec's bits 10..12 of an operand, mask 0x1C00; kept
+/// in their own field because bit 10 doubles as the 0x400 mark on predicates).
+pub mod imm_constraint {
+    /// Does not fit the narrow (20-bit signed) immediate slot.
+    pub const WIDE: u8 = 1;
+    /// Negative: needs sign extension.
+    pub const SIGN_EXTEND: u8 = 2;
+    /// A symbol address: bank-relative, not absolute.
+    pub const BANK_RELATIVE: u8 = 4;
+}
+
+/// Per-register constraint bits (`0` = nothing blocks folding).
+pub mod constraint {
+    /// 64-bit: lives in an aligned register pair.
+    pub const PAIR: u32 = 1;
+    /// 128-bit: an aligned quad.
+    pub const QUAD: u32 = 2;
+    /// A lane of a `{...}` group: must stay in a consecutive, aligned run.
+    pub const VECTOR_LANE: u32 = 4;
+    /// Read or written by inline asm.
+    pub const ASM: u32 = 8;
+    /// Defined by more than one instruction.
+    pub const MULTI_DEF: u32 = 16;
+}
+
+/// What an operand refers to.
+#[derive(Clone, Debug, PartialEq)]
+pub enum OpKind {
+    Reg(RegId),
+    Imm(Imm),
+    /// A symbol (variable, parameter, function name).
+    Sym(String),
+    /// A special register (`%tid.x`).
+    Special(String),
+    Addr {
+        base: AddrBase,
+        offset: i64,
+        extra: Vec<Operand>,
+    },
+    Vec(Vec<Operand>),
+    /// A branch target.
+    Block(BlockId),
+    /// `d|p`: a dual result.
+    Pair(alloc::boxed::Box<Operand>, alloc::boxed::Box<Operand>),
+    /// `!p`: a negated predicate source.
+    Not(alloc::boxed::Box<Operand>),
+    /// `(a, b)`: a call list.
+    Paren(Vec<Operand>),
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum AddrBase {
+    Reg(RegId),
+    Sym(String),
+    None,
+}
+
+/// One operand with its ORI annotations.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Operand {
+    pub kind: OpKind,
+    /// 0x100 / 0x200 / 0x400 marks (see [`flag`]).
+    pub flags: u32,
+    /// See [`ty`].
+    pub ty: u8,
+    pub neg: bool,
+    pub abs: bool,
+    /// See [`imm_constraint`].
+    pub imm_constraint: u8,
+}
+
+impl Operand {
+    pub fn new(kind: OpKind, ty: u8) -> Self {
+        Operand {
+            kind,
+            flags: 0,
+            ty,
+            neg: false,
+            abs: false,
+            imm_constraint: 0,
+        }
+    }
+    pub fn reg(&self) -> Option<RegId> {
+        match self.kind {
+            OpKind::Reg(r) => Some(r),
+            _ => None,
+        }
+    }
+    /// The flag word as the spec packs the low bits: marks plus modifier bits.
+    pub fn flag_word(&self) -> u32 {
+        let mut w = self.flags;
+        if self.neg {
+            w |= flag::NEG;
+        }
+        if self.abs {
+            w |= flag::ABS;
+        }
+        w
+    }
+}
+
+/// Where an instruction came from.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Serialize)]
+pub enum Origin {
+    Ptx,
+    /// Inside inline-asm block number N (printing regroups consecutive members).
+    InlineAsm(u32),
+    /// Inserted by lowering (anchors).
+    Lowering,
+}
+
+/// One ORI instruction.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Inst {
+    pub class: Class,
+    /// PTX opcode text (after canonicalization: `sub.f32` is `add.f32` with a negated
+    /// second source).
+    pub opcode: String,
+    pub operands: Vec<Operand>,
+    /// How many leading operands are destinations.
+    pub ndst: u8,
+    /// Guard predicate and whether it is negated.
+    pub guard: Option<(RegId, bool)>,
+    pub origin: Origin,
+}
+
+impl Inst {
+    /// The opcode word: class number with the predication bits.
+    pub fn opcode_word(&self) -> u16 {
+        let mut w = self.class.number();
+        if let Some((_, neg)) = self.guard {
+            w |= PRED_GUARDED;
+            if neg {
+                w |= PRED_NEGATED;
+            }
+        }
+        w
+    }
+    pub fn dsts(&self) -> &[Operand] {
+        &self.operands[..(self.ndst as usize).min(self.operands.len())]
+    }
+    pub fn srcs(&self) -> &[Operand] {
+        &self.operands[(self.ndst as usize).min(self.operands.len())..]
+    }
+}
+
+/// A register table entry.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RegInfo {
+    /// The PTX name (`%r3`).
+    pub name: String,
+    /// The `.reg` type word (`.b32`, `.pred`, `.f64`).
+    pub decl: String,
+    pub bits: u32,
+    /// See [`constraint`].
+    pub constraint: u32,
+    /// The single defining instruction, when there is exactly one.
+    pub def_anchor: Option<InstId>,
+    pub defs: u32,
+    pub uses: u32,
+}
+
+/// A block.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Block {
+    /// The PTX label, when the source had one (or a branch needs one).
+    pub label: Option<String>,
+    pub insts: Vec<InstId>,
+}
+
+/// One function.
+#[derive(Clone, Debug)]
+pub struct Function {
+    pub linkage: Vec<String>,
+    pub kind: ptx::FuncKind,
+    pub rets: Vec<ptx::Param>,
+    pub name: String,
+    pub params: Option<Vec<ptx::Param>>,
+    pub perf: Vec<(String, Vec<u32>)>,
+    /// `.reg` declarations as written (printing re-emits them).
+    pub reg_decls: Vec<ptx::RegDecl>,
+    /// Variables declared in the body, and body `.pragma`s.
+    pub locals: Vec<ptx::VarDecl>,
+    pub pragmas: Vec<Vec<String>>,
+    pub regs: PrimaryMap<RegId, RegInfo>,
+    pub blocks: Vec<Block>,
+    pub insts: PrimaryMap<InstId, Inst>,
+    /// A declaration without a body.
+    pub is_decl: bool,
+}
+
+impl Function {
+    /// Instructions in layout order with their block.
+    pub fn layout(&self) -> impl Iterator<Item = (BlockId, InstId)> + '_ {
+        self.blocks
+            .iter()
+            .enumerate()
+            .flat_map(|(b, blk)| blk.insts.iter().map(move |&i| (b as BlockId, i)))
+    }
+    pub fn reg_by_name(&self, name: &str) -> Option<RegId> {
+        self.regs
+            .iter()
+            .find(|(_, r)| r.name == name)
+            .map(|(id, _)| id)
+    }
+}
+
+/// A whole ORI module.
+#[derive(Clone, Debug, Default)]
+pub struct Module {
+    pub version: Option<String>,
+    pub target: Vec<String>,
+    pub address_size: Option<u32>,
+    /// Module-level variables and pragmas, in order, between functions.
+    pub items: Vec<Item>,
+}
+
+#[derive(Clone, Debug)]
+pub enum Item {
+    Var(ptx::VarDecl),
+    Pragma(Vec<String>),
+    Func(Function),
+}
+
+impl Module {
+    pub fn functions(&self) -> impl Iterator<Item = &Function> {
+        self.items.iter().filter_map(|i| match i {
+            Item::Func(f) => Some(f),
+            _ => None,
+        })
+    }
+}

@@ -1,0 +1,260 @@
+//! ORI → PTX text with annotations in comments.
+//!
+//! Each instruction prints as the PTX it stands for (modifiers turned back into
+//! opcodes: an `add.f32` with a negated second source prints as `sub.f32`, a move
+//! with a neg/abs modifier as `neg` / `abs`), followed by a comment with its class
+//! number and name, the opcode word when predicated, and the operand annotations
+//! that are not zero. Block anchors print as the block's label (or a comment) with
+//! `// class 97 ANCHOR bb N`. A comment block after the `.reg` lines lists the
+//! register table (constraint words, def anchors). The text parses and assembles as
+//! plain PTX: every annotation is a comment.
+
+use super::{AddrBase, Function, Inst, InstId, Item, Module, OpKind, Operand, Origin};
+use crate::entity::EntityRef;
+use crate::ptx::ast::{self as ptx, Stmt};
+use alloc::collections::BTreeMap;
+use alloc::format;
+use alloc::string::{String, ToString};
+use alloc::vec::Vec;
+use core::fmt::Write;
+
+/// Labels for blocks that had none but are branched to (cannot happen for lowered
+/// PTX; kept so that any ORI prints).
+fn block_label(f: &Function, b: u32, k: usize) -> String {
+    match f.blocks.get(b as usize).and_then(|x| x.label.clone()) {
+        Some(l) => l,
+        None => format!("$L__ORI{k}_{b}"),
+    }
+}
+
+fn needs_label(f: &Function) -> Vec<bool> {
+    let mut v: Vec<bool> = f.blocks.iter().map(|b| b.label.is_some()).collect();
+    for i in f.insts.values() {
+        for o in &i.operands {
+            if let OpKind::Block(b) = o.kind {
+                if i.class != super::Class::Anchor {
+                    if let Some(x) = v.get_mut(b as usize) {
+                        *x = true;
+                    }
+                }
+            }
+        }
+    }
+    v
+}
+
+fn to_ptx_operand(f: &Function, o: &Operand, k: usize) -> ptx::Operand {
+    match &o.kind {
+        OpKind::Reg(r) => ptx::Operand::Reg(f.regs[*r].name.clone()),
+        OpKind::Imm(v) => ptx::Operand::Imm(*v),
+        OpKind::Sym(s) => ptx::Operand::Sym(s.clone()),
+        OpKind::Special(s) => ptx::Operand::Reg(s.clone()),
+        OpKind::Block(b) => ptx::Operand::Sym(block_label(f, *b, k)),
+        OpKind::Addr {
+            base,
+            offset,
+            extra,
+        } => ptx::Operand::Addr {
+            base: match base {
+                AddrBase::Reg(r) => ptx::AddrBase::Reg(f.regs[*r].name.clone()),
+                AddrBase::Sym(s) => ptx::AddrBase::Sym(s.clone()),
+                AddrBase::None => ptx::AddrBase::None,
+            },
+            offset: *offset,
+            extra: extra.iter().map(|e| to_ptx_operand(f, e, k)).collect(),
+        },
+        OpKind::Vec(v) => ptx::Operand::Vec(v.iter().map(|e| to_ptx_operand(f, e, k)).collect()),
+        OpKind::Paren(v) => {
+            ptx::Operand::Paren(v.iter().map(|e| to_ptx_operand(f, e, k)).collect())
+        }
+        OpKind::Pair(a, b) => ptx::Operand::Pair(
+            alloc::boxed::Box::new(to_ptx_operand(f, a, k)),
+            alloc::boxed::Box::new(to_ptx_operand(f, b, k)),
+        ),
+        OpKind::Not(a) => ptx::Operand::Not(alloc::boxed::Box::new(to_ptx_operand(f, a, k))),
+    }
+}
+
+/// The PTX instruction an ORI instruction stands for.
+pub fn to_ptx(f: &Function, i: &Inst, k: usize) -> ptx::Inst {
+    let mut opcode = i.opcode.clone();
+    let base = opcode.split('.').next().unwrap_or("").to_string();
+    let srcs = i.srcs();
+    if base == "add" && srcs.len() == 2 && srcs[1].neg {
+        opcode = format!("sub{}", &opcode[3..]);
+    } else if base == "mov" && srcs.len() == 1 && (srcs[0].neg || srcs[0].abs) {
+        let w = if srcs[0].neg { "neg" } else { "abs" };
+        opcode = format!("{w}{}", &opcode[3..]);
+    }
+    ptx::Inst {
+        guard: i.guard.map(|(r, negated)| ptx::Guard {
+            negated,
+            reg: f.regs[r].name.clone(),
+        }),
+        opcode,
+        operands: i.operands.iter().map(|o| to_ptx_operand(f, o, k)).collect(),
+    }
+}
+
+fn annotate(o: &Operand, role: &str, out: &mut String) {
+    let _ = write!(out, " {role}:t{}", o.ty);
+    let w = o.flag_word();
+    if w != 0 {
+        let _ = write!(out, "/0x{w:x}");
+    }
+    if o.imm_constraint != 0 {
+        let _ = write!(out, "/c{}", o.imm_constraint);
+    }
+}
+
+/// The annotation comment of an instruction (without the `//`).
+pub fn annotation(i: &Inst) -> String {
+    let mut s = format!("class {} {}", i.class.number(), i.class.name());
+    if i.guard.is_some() {
+        let _ = write!(s, " word 0x{:04x}", i.opcode_word());
+    }
+    if i.class == super::Class::Anchor {
+        if let Some(OpKind::Block(b)) = i.operands.first().map(|o| &o.kind) {
+            let _ = write!(s, " bb {b}");
+        }
+        return s;
+    }
+    for o in i.dsts() {
+        annotate(o, "d", &mut s);
+    }
+    for o in i.srcs() {
+        annotate(o, "s", &mut s);
+    }
+    s
+}
+
+/// One instruction as a line: PTX text, a tab, then the annotation comment.
+pub fn inst_line(f: &Function, id: InstId, _labels: &BTreeMap<u32, String>) -> String {
+    let i = &f.insts[id];
+    let mut s = String::new();
+    crate::ptx::print::print_inst(&mut s, &to_ptx(f, i, 0));
+    let _ = write!(s, "\t// {}", annotation(i));
+    s
+}
+
+/// Prints a whole ORI module.
+pub fn print(m: &Module) -> String {
+    let mut out = String::new();
+    if let Some(v) = &m.version {
+        let _ = writeln!(out, ".version {v}");
+    }
+    if !m.target.is_empty() {
+        let _ = writeln!(out, ".target {}", m.target.join(", "));
+    }
+    if let Some(a) = m.address_size {
+        let _ = writeln!(out, ".address_size {a}");
+    }
+    let mut k = 0;
+    for item in &m.items {
+        out.push('\n');
+        match item {
+            Item::Var(v) => {
+                let mut s = String::new();
+                crate::ptx::print::print_stmts(&mut s, &[Stmt::Var(v.clone())]);
+                out.push_str(s.trim_start_matches('\t'));
+            }
+            Item::Pragma(p) => {
+                let quoted: Vec<String> = p.iter().map(|s| format!("\"{s}\"")).collect();
+                let _ = writeln!(out, ".pragma {};", quoted.join(", "));
+            }
+            Item::Func(f) => {
+                print_function(&mut out, f, k);
+                k += 1;
+            }
+        }
+    }
+    out
+}
+
+fn print_function(out: &mut String, f: &Function, k: usize) {
+    let sig = ptx::Function {
+        linkage: f.linkage.clone(),
+        kind: f.kind,
+        rets: f.rets.clone(),
+        name: f.name.clone(),
+        params: f.params.clone(),
+        perf: f.perf.clone(),
+        body: if f.is_decl { None } else { Some(Vec::new()) },
+    };
+    let mut head = String::new();
+    crate::ptx::print::print_function(&mut head, &sig);
+    if f.is_decl {
+        out.push_str(&head);
+        return;
+    }
+    // Everything up to the body's opening brace.
+    let cut = head.rfind("{\n").unwrap_or(head.len());
+    out.push_str(&head[..cut]);
+    out.push_str("{\n");
+    let mut pre = Vec::new();
+    for r in &f.reg_decls {
+        pre.push(Stmt::Reg(r.clone()));
+    }
+    for v in &f.locals {
+        pre.push(Stmt::Var(v.clone()));
+    }
+    for p in &f.pragmas {
+        pre.push(Stmt::Pragma(p.clone()));
+    }
+    crate::ptx::print::print_stmts(out, &pre);
+    for (id, r) in f.regs.iter() {
+        let _ = write!(
+            out,
+            "// R{} {} {} constraint 0x{:x} defs {} uses {}",
+            id.index(),
+            r.name,
+            r.decl,
+            r.constraint,
+            r.defs,
+            r.uses
+        );
+        if let Some(a) = r.def_anchor {
+            let _ = write!(out, " anchor i{}", a.index());
+        }
+        out.push('\n');
+    }
+    let labels = needs_label(f);
+    let mut open_asm: Option<u32> = None;
+    for (b, blk) in f.blocks.iter().enumerate() {
+        for &id in &blk.insts {
+            let i = &f.insts[id];
+            let asm = match i.origin {
+                Origin::InlineAsm(n) => Some(n),
+                _ => None,
+            };
+            if open_asm.is_some() && asm != open_asm {
+                out.push_str("\t// end inline asm\n");
+                open_asm = None;
+            }
+            if i.class == super::Class::Anchor {
+                if labels[b] {
+                    let _ = writeln!(
+                        out,
+                        "{}:\t// {}",
+                        block_label(f, b as u32, k),
+                        annotation(i)
+                    );
+                } else {
+                    let _ = writeln!(out, "// bb {b}: {}", annotation(i));
+                }
+                continue;
+            }
+            if asm.is_some() && open_asm.is_none() {
+                out.push_str("\t// begin inline asm\n");
+                open_asm = asm;
+            }
+            out.push('\t');
+            crate::ptx::print::print_inst(out, &to_ptx(f, i, k));
+            let _ = writeln!(out, "\t// {}", annotation(i));
+        }
+    }
+    if open_asm.is_some() {
+        out.push_str("\t// end inline asm\n");
+    }
+    out.push_str("}\n");
+}

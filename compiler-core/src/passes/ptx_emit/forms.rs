@@ -1,0 +1,1137 @@
+//! The PTX form of every opcode in the table: which instruction text a MIR
+//! instruction prints as, and how its operands (including llc-22's modifier
+//! immediates) turn into PTX operands.
+//!
+//! Operand layouts follow llc-22's records: `LD_i32 sem, scope, space, type, width,
+//! used-bytes, base, offset`; `ST_i32 value, sem, scope, space, width, base, offset`;
+//! `SETP_i32rr a, b, compare-mode`; `CVT_* source, conversion-mode`; float
+//! arithmetic takes a trailing flush-to-zero flag (absent in CICC-era MIR).
+
+use super::{block_label, RegMap};
+use crate::entity::EntityRef;
+use crate::mir::operand::Sigil;
+use crate::mir::{
+    Function, Inst, InstData, Op, Opcode, Operand as MOp, OperandKind, RegClass, SubReg, ValueKind,
+};
+use crate::ptx::ast::{AddrBase, Imm, Inst as PInst, Operand as P, Stmt};
+use alloc::format;
+use alloc::string::{String, ToString};
+use alloc::vec;
+use alloc::vec::Vec;
+
+/// What the emitter needs besides the instruction.
+pub struct Cx<'a> {
+    pub f: &'a Function,
+    pub regs: &'a RegMap,
+    /// Function number (block labels).
+    pub k: usize,
+}
+
+/// The statements printed for one MIR instruction, with its narration.
+pub struct Emitted {
+    pub stmts: Vec<Stmt>,
+    pub kind: &'static str,
+    pub narration: String,
+}
+
+type R<T> = Result<T, String>;
+
+/// Why an opcode of the table has no PTX form (None: it has one).
+pub fn no_form_reason(op: Op) -> Option<&'static str> {
+    use Op::*;
+    Some(match op {
+        PHI => "PHI has no PTX form: phi-elimination must lower it to COPYs first",
+        REG_SEQUENCE | INSERT_SUBREG | EXTRACT_SUBREG | SUBREG_TO_REG => {
+            "sub-register pseudos have no PTX form: two-address must lower them to COPYs first"
+        }
+        TMA_LOAD_2D => {
+            "TMA_LOAD_2D has no PTX form: the real cp.async.bulk.tensor writes shared memory \
+             and signals an mbarrier, it returns no registers, so the two-register tuple this \
+             model opcode defines cannot be printed"
+        }
+        CP_ASYNC_CA_SHARED => {
+            "CP_ASYNC_CA_SHARED has no PTX form: the real cp.async copies global to shared \
+             memory and returns no registers, so the two-register tuple this model opcode \
+             defines cannot be printed"
+        }
+        _ => return None,
+    })
+}
+
+/// A one-line summary of an opcode's PTX form, for listings and docs.
+pub fn ptx_form_summary(op: Op) -> Option<&'static str> {
+    use Op::*;
+    if no_form_reason(op).is_some() {
+        return None;
+    }
+    Some(match op {
+        COPY => "mov.<class type>",
+        IMPLICIT_DEF => "// implicit-def comment",
+        KILL => "(nothing)",
+        INLINEASM => "the template text between inline-asm markers",
+        GOTO => "bra.uni (or nothing when falling through)",
+        CBranch => "@%p bra",
+        CBranchOther => "@!%p bra",
+        Return => "ret",
+        MOV_B1_i | MOV_B16_i | MOV_B32_i | MOV_B64_i | MOV_F32_i | MOV_F64_i | MOV_B64_sym => {
+            "mov of an immediate or symbol address"
+        }
+        IMOV1rr | IMOV16rr | IMOV32rr | IMOV64rr | FMOV16rr | FMOV32rr | FMOV64rr | MOV_B32_r
+        | MOV_B64_r | BITCONVERT_32_I2F | BITCONVERT_32_F2I | BITCONVERT_64_I2F
+        | BITCONVERT_64_F2I => "mov between registers",
+        V2I32toI64 | I64toV2I32 | V2I64toI128 | I128toV2I64 | I32toV2I16 | V2I16toI32 => {
+            "mov packing or unpacking a vector of halves"
+        }
+        LoadParamMemI32 | LoadParamMemI64 | LoadParamMemF32 => "ld.param from retval0",
+        StoreParamI32 | StoreParamF32 => "st.param into param<N>",
+        StoreRetvalI32 | StoreRetvalF32 => "st.param into func_retval0",
+        INT_PTX_SREG_TID_x
+        | INT_PTX_SREG_TID_y
+        | INT_PTX_SREG_NTID_x
+        | INT_PTX_SREG_CTAID_x
+        | INT_PTX_SREG_CTAID_y
+        | INT_PTX_SREG_NCTAID_x
+        | INT_PTX_SREG_LANEID => "mov.u32 from a special register",
+        LD_i32 | LD_i64 | LD_f32 | LDV_i32_v2 | LDV_i32_v4 | LD_GLOBAL_NC_i32
+        | LD_GLOBAL_NC_v4i32 | LD_GLOBAL_NC_v2i64 => "ld",
+        ST_i32 | ST_i64 | STV_i32_v4 => "st",
+        cvta_to_global_64 => "cvta.to.global.u64",
+        BARRIER_CTA_SYNC_ALIGNED_ALL_i => "bar.sync",
+        TEX_UNIFIED_2D_F32_F32_R | TEX_2D_V4F32_F32 => "tex.2d.v4.f32.f32",
+        TEX_UNIFIED_1D_S32_S32_R => "tex.1d.v4.s32.s32",
+        MMA_M16N8K8_TF32 | MMA_M16N8K8_TF32_ACC => {
+            "mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32"
+        }
+        WMMA_MMA_M16N16K16_F16 => "wmma.mma.sync.aligned.row.col.m16n16k16.f32.f16",
+        WGMMA_M64N32K16_F32 => "wgmma.mma_async.sync.aligned.m64n32k16.f32.f16.f16 (sm_90a)",
+        SHFL_SYNC_IDX_i32 => "shfl.sync.idx.b32",
+        SHFL_SYNC_DOWN_i32 => "shfl.sync.down.b32",
+        SETP_i32rr | SETP_i32ri => "setp.<cmp>.<b|s|u>32",
+        SETP_f32rr => "setp.<cmp>.f32",
+        CVT_f32_s32 | CVT_f32_u32 | CVT_f32_s64 | CVT_f32_u64 | CVT_f32_f16 | CVT_s32_f32
+        | CVT_u64_u32 | CVT_u32_u64 => "cvt<.rnd>.<dst>.<src>",
+        _ => return arith(op).map(|a| a.0),
+    })
+}
+
+/// Plain arithmetic: (opcode text, operands after the defs, trailing ftz flag?).
+fn arith(op: Op) -> Option<(&'static str, usize, bool)> {
+    use Op::*;
+    Some(match op {
+        ADD32rr | ADD32ri => ("add.s32", 2, false),
+        ADD64rr | ADD64ri => ("add.s64", 2, false),
+        SUB32rr => ("sub.s32", 2, false),
+        MULT32rr | MULT32ri => ("mul.lo.s32", 2, false),
+        MUL_WIDEu32_ri => ("mul.wide.u32", 2, false),
+        MUL_WIDEs32_ri => ("mul.wide.s32", 2, false),
+        MAD_LO_S32rrr => ("mad.lo.s32", 3, false),
+        XOR_b32rr => ("xor.b32", 2, false),
+        AND_b32rr => ("and.b32", 2, false),
+        OR_b32rr => ("or.b32", 2, false),
+        OR_b64rr => ("or.b64", 2, false),
+        SRL32_ri => ("shr.u32", 2, false),
+        SHL32_ri => ("shl.b32", 2, false),
+        SHL64_ri => ("shl.b64", 2, false),
+        SELP_b32rr => ("selp.b32", 3, false),
+        FADDf32rr | FADDf32ri => ("add.f32", 2, true),
+        FADD_rnf32rr | FADD_rnf32ri => ("add.rn.f32", 2, true),
+        FSUBf32rr => ("sub.f32", 2, true),
+        FSUB_rnf32rr => ("sub.rn.f32", 2, true),
+        FMULf32rr => ("mul.f32", 2, true),
+        FMUL_rnf32rr => ("mul.rn.f32", 2, true),
+        FMUL_rnf16rr => ("mul.rn.f16", 2, true),
+        FADD_rnf16x2rr => ("add.rn.f16x2", 2, true),
+        FMA_F32rrr | FMA_F32rir => ("fma.rn.f32", 3, true),
+        cvta_to_global_64 => ("cvta.to.global.u64", 1, false),
+        _ => return None,
+    })
+}
+
+/// The PTX type a move of this class uses (`mov.b32` for llc-22's width classes,
+/// `mov.f32` / `mov.u32` for CICC-era typed classes).
+pub fn mov_type(c: RegClass) -> &'static str {
+    let base = match c {
+        RegClass::Scalar(s) | RegClass::Tuple { base: s, .. } => s,
+        RegClass::Foreign(_) => return "b32",
+    };
+    let info = base.info();
+    let bits = info.family.bits();
+    match (info.kind, bits) {
+        (_, 1) => "pred",
+        (ValueKind::Untyped, 16) => "b16",
+        (ValueKind::Untyped, 32) => "b32",
+        (ValueKind::Untyped, 64) => "b64",
+        (ValueKind::Untyped, _) => "b128",
+        (ValueKind::Int, 16) => "u16",
+        (ValueKind::Int, 32) => "u32",
+        (ValueKind::Int, 64) => "u64",
+        (ValueKind::Int, _) => "b128",
+        (ValueKind::Float, 16) => "b16",
+        (ValueKind::Float, 32) if info.name == "float16x2regs" => "b32",
+        (ValueKind::Float, 32) => "f32",
+        (ValueKind::Float, _) => "f64",
+        (ValueKind::Pred, _) => "pred",
+    }
+}
+
+impl Cx<'_> {
+    fn class(&self, o: &MOp) -> R<RegClass> {
+        let v = o.vreg_of().ok_or("expected a virtual register operand")?;
+        self.f
+            .vreg_class(v)
+            .ok_or_else(|| format!("%{} has no register class", v.index()))
+    }
+
+    /// A register operand's PTX name(s): one per lane it covers.
+    fn names(&self, o: &MOp) -> R<Vec<String>> {
+        let v = o
+            .vreg_of()
+            .ok_or_else(|| "expected a virtual register operand".to_string())?;
+        let class = self.class(o)?;
+        let missing = || format!("%{} has no PTX register", v.index());
+        match o.subreg {
+            Some(SubReg::Lane(l)) => {
+                if l >= class.lanes() {
+                    return Err(format!(
+                        "%{}.sub{l} names a lane its {}-lane class does not have",
+                        v.index(),
+                        class.lanes()
+                    ));
+                }
+                Ok(vec![self.regs.name(v, l).ok_or_else(missing)?])
+            }
+            Some(SubReg::Named(_)) => Err("named sub-registers have no PTX form".into()),
+            None => (0..class.lanes())
+                .map(|l| self.regs.name(v, l).ok_or_else(missing))
+                .collect(),
+        }
+    }
+
+    /// A scalar register operand.
+    fn reg(&self, o: &MOp) -> R<P> {
+        let n = self.names(o)?;
+        if n.len() != 1 {
+            return Err(format!(
+                "a {}-lane tuple register where one register is expected",
+                n.len()
+            ));
+        }
+        Ok(P::Reg(n.into_iter().next().unwrap_or_default()))
+    }
+
+    /// A register, immediate or symbol used as a value.
+    fn value(&self, o: &MOp, float_bits: u32) -> R<P> {
+        match o.kind {
+            OperandKind::Reg(_) => self.reg(o),
+            OperandKind::Imm(v) => Ok(P::Imm(Imm::Int(v))),
+            OperandKind::FpImm(fp) => fp_imm(self.f.sym(fp.ty), self.f.sym(fp.text), float_bits),
+            OperandKind::Global { sym, .. } => Ok(P::Sym(self.f.sym(sym).into())),
+            OperandKind::Block(b) => Ok(P::Sym(block_label(self.k, self.f.blocks[b].number))),
+            _ => Err("this operand kind has no PTX spelling".into()),
+        }
+    }
+
+    /// `[base+offset]` from a base operand and an offset immediate.
+    fn addr(&self, base: &MOp, off: &MOp) -> R<P> {
+        let offset = off
+            .imm_value()
+            .ok_or("expected an immediate address offset")?;
+        let base = match base.kind {
+            OperandKind::Reg(_) => match self.reg(base)? {
+                P::Reg(r) => AddrBase::Reg(r),
+                _ => unreachable_base(),
+            },
+            OperandKind::Global {
+                sym, offset: o2, ..
+            } => {
+                return Ok(P::Addr {
+                    base: AddrBase::Sym(self.f.sym(sym).into()),
+                    offset: offset + o2,
+                    extra: Vec::new(),
+                })
+            }
+            OperandKind::Imm(v) => {
+                return Ok(P::Addr {
+                    base: AddrBase::None,
+                    offset: v + offset,
+                    extra: Vec::new(),
+                })
+            }
+            _ => return Err("expected a register or symbol as the address base".into()),
+        };
+        Ok(P::Addr {
+            base,
+            offset,
+            extra: Vec::new(),
+        })
+    }
+}
+
+fn unreachable_base() -> AddrBase {
+    AddrBase::None
+}
+
+/// A MIR floating-point immediate (`float 5.000000e-01`, `double 0x3FF8000000000000`,
+/// `half 0xH3C00`) as a PTX bit-pattern literal of `bits` width (32 or 64).
+pub fn fp_imm(ty: &str, text: &str, bits: u32) -> R<P> {
+    let bad = || format!("cannot read `{ty} {text}` as a number");
+    if let Some(h) = text
+        .strip_prefix("0xH")
+        .or_else(|| text.strip_prefix("0xR"))
+    {
+        let v = u16::from_str_radix(h, 16).map_err(|_| bad())?;
+        return Ok(P::Imm(Imm::Hex(v as u64)));
+    }
+    let value: f64 = if let Some(h) = text.strip_prefix("0x") {
+        f64::from_bits(u64::from_str_radix(h, 16).map_err(|_| bad())?)
+    } else {
+        text.parse().map_err(|_| bad())?
+    };
+    let wide = ty == "double" || bits == 64;
+    Ok(P::Imm(if wide {
+        Imm::F64(value.to_bits())
+    } else {
+        Imm::F32((value as f32).to_bits())
+    }))
+}
+
+fn ins(opcode: impl Into<String>, ops: Vec<P>) -> Stmt {
+    Stmt::Inst(PInst::new(opcode, ops))
+}
+
+fn need(d: &InstData, n: usize) -> R<&[MOp]> {
+    let ops = &d.operands[d.lhs_defs as usize..];
+    if ops.len() < n {
+        return Err(format!(
+            "{} expects at least {n} operands after its results, found {}",
+            d.desc().name,
+            ops.len()
+        ));
+    }
+    Ok(ops)
+}
+
+fn imm(o: &MOp, what: &str) -> R<i64> {
+    o.imm_value()
+        .ok_or_else(|| format!("expected an immediate {what}"))
+}
+
+/// llc-22's load/store ordering code → PTX qualifier.
+fn sem_word(sem: i64, scope: i64) -> R<String> {
+    let scope_word = match scope {
+        0 | 5 => "",
+        1 => ".cta",
+        2 => ".cluster",
+        3 => ".gpu",
+        4 => ".sys",
+        s => return Err(format!("unknown memory scope code {s}")),
+    };
+    Ok(match sem {
+        0 => String::new(),
+        8 => ".volatile".into(),
+        2 => format!(".relaxed{scope_word}"),
+        4 => format!(".acquire{scope_word}"),
+        5 => format!(".release{scope_word}"),
+        9 => ".mmio.relaxed.sys".into(),
+        s => return Err(format!("unknown memory ordering code {s}")),
+    })
+}
+
+fn space_word(code: i64) -> R<&'static str> {
+    Ok(match code {
+        0 => "",
+        1 => ".global",
+        3 => ".shared",
+        4 => ".const",
+        5 => ".local",
+        7 => ".shared::cluster",
+        101 => ".param",
+        c => return Err(format!("unknown address space code {c}")),
+    })
+}
+
+fn type_letter(code: i64) -> R<&'static str> {
+    Ok(match code {
+        0 => "u",
+        1 => "s",
+        2 => "f",
+        3 => "b",
+        c => return Err(format!("unknown load type code {c}")),
+    })
+}
+
+/// The compare-mode immediate of SETP: (condition, integer type letter).
+fn cmp_mode(mode: i64, float: bool) -> R<String> {
+    let base = mode & 0xff;
+    let names = [
+        "eq", "ne", "lt", "le", "gt", "ge", "equ", "neu", "ltu", "leu", "gtu", "geu", "num", "nan",
+    ];
+    let name = *names
+        .get(base as usize)
+        .ok_or_else(|| format!("unknown compare mode {mode}"))?;
+    if float {
+        let ftz = if mode & 0x100 != 0 { ".ftz" } else { "" };
+        return Ok(format!("{name}{ftz}"));
+    }
+    let (cond, letter) = match base {
+        0 | 1 => (name, "b"),
+        2..=5 => (name, "s"),
+        6 | 7 => (&name[..2], "b"),
+        8..=11 => (&name[..2], "u"),
+        _ => return Err(format!("compare mode {name} has no integer form")),
+    };
+    Ok(format!("{cond}.{letter}"))
+}
+
+/// The conversion-mode immediate of CVT: rounding, then `.ftz`, `.sat`, `.relu`.
+fn cvt_mode(mode: i64) -> R<String> {
+    let rnd = match mode & 0xf {
+        0 => "",
+        1 => ".rni",
+        2 => ".rzi",
+        3 => ".rmi",
+        4 => ".rpi",
+        5 => ".rn",
+        6 => ".rz",
+        7 => ".rm",
+        8 => ".rp",
+        9 => ".rna",
+        m => return Err(format!("unknown rounding mode {m}")),
+    };
+    let mut s = String::from(rnd);
+    if mode & 0x10 != 0 {
+        s.push_str(".ftz");
+    }
+    if mode & 0x20 != 0 {
+        s.push_str(".sat");
+    }
+    if mode & 0x40 != 0 {
+        s.push_str(".relu");
+    }
+    Ok(s)
+}
+
+fn cvt_types(op: Op) -> Option<&'static str> {
+    use Op::*;
+    Some(match op {
+        CVT_f32_s32 => "f32.s32",
+        CVT_f32_u32 => "f32.u32",
+        CVT_f32_s64 => "f32.s64",
+        CVT_f32_u64 => "f32.u64",
+        CVT_f32_f16 => "f32.f16",
+        CVT_s32_f32 => "s32.f32",
+        CVT_u64_u32 => "u64.u32",
+        CVT_u32_u64 => "u32.u64",
+        _ => return None,
+    })
+}
+
+fn sreg(op: Op) -> Option<&'static str> {
+    use Op::*;
+    Some(match op {
+        INT_PTX_SREG_TID_x => "%tid.x",
+        INT_PTX_SREG_TID_y => "%tid.y",
+        INT_PTX_SREG_NTID_x => "%ntid.x",
+        INT_PTX_SREG_CTAID_x => "%ctaid.x",
+        INT_PTX_SREG_CTAID_y => "%ctaid.y",
+        INT_PTX_SREG_NCTAID_x => "%nctaid.x",
+        INT_PTX_SREG_LANEID => "%laneid",
+        _ => return None,
+    })
+}
+
+/// Emits one instruction.
+pub fn emit_inst(cx: &Cx<'_>, i: Inst) -> R<Emitted> {
+    let d = &cx.f.insts[i];
+    let op = match d.opcode {
+        Opcode::Known(op) => op,
+        Opcode::Other(s) => {
+            let name = cx.f.sym(s);
+            let why = if name.starts_with("anonymous_") {
+                "llc-22 prints WMMA/MMA/shuffle intrinsics under unnamed TableGen records, so \
+                 the MIR does not say which PTX instruction this is"
+            } else {
+                "the opcode is not in the NVPTX table"
+            };
+            return Err(format!("`{name}` has no PTX form: {why}"));
+        }
+    };
+    if let Some(why) = no_form_reason(op) {
+        return Err(format!("`{}`: {why}", op.name()));
+    }
+    let defs: Vec<&MOp> = d.operands[..d.lhs_defs as usize].iter().collect();
+    let def = |k: usize| -> R<P> {
+        cx.reg(
+            defs.get(k)
+                .ok_or_else(|| format!("{} is missing result {k}", op.name()))?,
+        )
+    };
+    let one = |s: Stmt, kind: &'static str, narration: String| Emitted {
+        stmts: vec![s],
+        kind,
+        narration,
+    };
+    use Op::*;
+    let name = op.name();
+    // Plain arithmetic first.
+    if let Some((text, n, ftz_flag)) = arith(op) {
+        let ops = need(d, n)?;
+        let float_bits = if text.ends_with("f64") { 64 } else { 32 };
+        let mut o = vec![def(0)?];
+        for x in &ops[..n] {
+            o.push(cx.value(x, float_bits)?);
+        }
+        let mut text = String::from(text);
+        if ftz_flag
+            && ops
+                .get(n)
+                .and_then(|x| x.imm_value())
+                .is_some_and(|v| v != 0)
+        {
+            // `.ftz` goes right before the type.
+            let dot = text.rfind('.').unwrap_or(text.len());
+            text.insert_str(dot, ".ftz");
+        }
+        let narration = format!("{name} prints as `{text}`.");
+        return Ok(one(ins(text, o), "instruction", narration));
+    }
+    if let Some(types) = cvt_types(op) {
+        let ops = need(d, 2)?;
+        let mode = cvt_mode(imm(&ops[1], "conversion mode")?)?;
+        let text = format!("cvt{mode}.{types}");
+        let narration = format!(
+            "{name} with mode {} prints as `{text}`.",
+            ops[1].imm_value().unwrap_or(0)
+        );
+        return Ok(one(
+            ins(text, vec![def(0)?, cx.reg(&ops[0])?]),
+            "instruction",
+            narration,
+        ));
+    }
+    if let Some(sr) = sreg(op) {
+        return Ok(one(
+            ins("mov.u32", vec![def(0)?, P::Reg(sr.into())]),
+            "special_register",
+            format!("{name} reads the special register {sr} with a mov."),
+        ));
+    }
+    match op {
+        SETP_i32rr | SETP_i32ri | SETP_f32rr => {
+            let ops = need(d, 3)?;
+            let float = op == SETP_f32rr;
+            let mut mode = imm(&ops[2], "compare mode")?;
+            if float
+                && ops
+                    .get(3)
+                    .and_then(|o| o.imm_value())
+                    .is_some_and(|v| v != 0)
+            {
+                mode |= 0x100;
+            }
+            let cond = cmp_mode(mode, float)?;
+            let text = if float {
+                format!("setp.{cond}.f32")
+            } else {
+                format!("setp.{cond}32")
+            };
+            Ok(one(
+                ins(
+                    text.clone(),
+                    vec![def(0)?, cx.value(&ops[0], 32)?, cx.value(&ops[1], 32)?],
+                ),
+                "compare",
+                format!("{name} with compare mode {mode} prints as `{text}`."),
+            ))
+        }
+        COPY => {
+            let (dst, src) = (defs.first().ok_or("COPY without a result")?, need(d, 1)?);
+            let src = &src[0];
+            let dn = cx.names(dst)?;
+            let sn = cx.names(src)?;
+            if dn.len() != sn.len() {
+                return Err(format!(
+                    "COPY between {} and {} registers",
+                    dn.len(),
+                    sn.len()
+                ));
+            }
+            let (dc, sc) = (cx.class(dst)?, cx.class(src)?);
+            if dc.lane_class().family() != sc.lane_class().family() {
+                return Err("COPY between registers of different widths".into());
+            }
+            let t = if mov_type(dc) == mov_type(sc) {
+                mov_type(dc).to_string()
+            } else {
+                format!("b{}", super::family_bits(dc.lane_class()))
+            };
+            let t = if t == "b1" { "pred".to_string() } else { t };
+            let stmts: Vec<Stmt> = dn
+                .iter()
+                .zip(&sn)
+                .map(|(a, b)| {
+                    ins(
+                        format!("mov.{t}"),
+                        vec![P::Reg(a.clone()), P::Reg(b.clone())],
+                    )
+                })
+                .collect();
+            let narration = if stmts.len() == 1 {
+                format!(
+                    "COPY becomes `mov.{t} {}, {}`: PTX has virtual registers, so a copy the \
+                     coalescers left is a plain move.",
+                    dn[0], sn[0]
+                )
+            } else {
+                format!(
+                    "COPY of a {}-lane tuple becomes one mov.{t} per lane.",
+                    stmts.len()
+                )
+            };
+            Ok(Emitted {
+                stmts,
+                kind: "copy_to_mov",
+                narration,
+            })
+        }
+        IMPLICIT_DEF => {
+            let n = cx.names(defs.first().ok_or("IMPLICIT_DEF without a result")?)?;
+            Ok(one(
+                Stmt::Comment(format!("implicit-def: {}", n.join(", "))),
+                "implicit_def",
+                "IMPLICIT_DEF leaves its register undefined; only a comment is printed.".into(),
+            ))
+        }
+        KILL => Ok(Emitted {
+            stmts: Vec::new(),
+            kind: "kill",
+            narration: "KILL only marks a live range's end; nothing is printed.".into(),
+        }),
+        INLINEASM => inline_asm(cx, d),
+        GOTO => {
+            let ops = need(d, 1)?;
+            let t = cx.value(&ops[0], 32)?;
+            Ok(one(
+                ins("bra.uni", vec![t]),
+                "branch",
+                "GOTO becomes an unconditional `bra.uni`.".into(),
+            ))
+        }
+        CBranch | CBranchOther => {
+            let ops = need(d, 2)?;
+            let p = match cx.reg(&ops[0])? {
+                P::Reg(r) => r,
+                _ => return Err("expected a predicate register".into()),
+            };
+            let negated = op == CBranchOther;
+            let t = cx.value(&ops[1], 32)?;
+            let mut inst = PInst::new("bra", vec![t]);
+            inst.guard = Some(crate::ptx::ast::Guard {
+                negated,
+                reg: p.clone(),
+            });
+            let bang = if negated { "!" } else { "" };
+            Ok(one(
+                Stmt::Inst(inst),
+                "branch",
+                format!("{name} becomes a branch guarded by @{bang}{p}."),
+            ))
+        }
+        Return => Ok(one(
+            ins("ret", vec![]),
+            "instruction",
+            "Return prints as `ret`.".into(),
+        )),
+        MOV_B1_i | MOV_B16_i | MOV_B32_i | MOV_B64_i | MOV_F32_i | MOV_F64_i | MOV_B64_sym => {
+            let ops = need(d, 1)?;
+            let dst = defs.first().ok_or("move without a result")?;
+            let c = cx.class(dst)?;
+            let bits = super::family_bits(c);
+            let t = mov_type(c);
+            let v = cx.value(&ops[0], bits)?;
+            let text = format!("mov.{t}");
+            Ok(one(
+                ins(text.clone(), vec![def(0)?, v]),
+                "instruction",
+                format!("{name} prints as `{text}` with the value as an immediate."),
+            ))
+        }
+        IMOV1rr | IMOV16rr | IMOV32rr | IMOV64rr | FMOV16rr | FMOV32rr | FMOV64rr | MOV_B32_r
+        | MOV_B64_r | BITCONVERT_32_I2F | BITCONVERT_32_F2I | BITCONVERT_64_I2F
+        | BITCONVERT_64_F2I => {
+            let ops = need(d, 1)?;
+            let t = match op {
+                IMOV1rr => "pred",
+                IMOV16rr => "u16",
+                IMOV32rr => "u32",
+                IMOV64rr => "u64",
+                FMOV16rr => "b16",
+                FMOV32rr => "f32",
+                FMOV64rr => "f64",
+                MOV_B32_r | BITCONVERT_32_I2F | BITCONVERT_32_F2I => "b32",
+                _ => "b64",
+            };
+            let text = format!("mov.{t}");
+            Ok(one(
+                ins(text.clone(), vec![def(0)?, cx.reg(&ops[0])?]),
+                "register_move",
+                format!("{name} is a register move: `{text}`."),
+            ))
+        }
+        V2I32toI64 | V2I64toI128 | V2I16toI32 => {
+            let ops = need(d, 2)?;
+            let t = match op {
+                V2I32toI64 => "b64",
+                V2I64toI128 => "b128",
+                _ => "b32",
+            };
+            Ok(one(
+                ins(
+                    format!("mov.{t}"),
+                    vec![def(0)?, P::Vec(vec![cx.reg(&ops[0])?, cx.reg(&ops[1])?])],
+                ),
+                "pack",
+                format!("{name} packs two halves into one register with `mov.{t} d, {{lo, hi}}`."),
+            ))
+        }
+        I64toV2I32 | I128toV2I64 | I32toV2I16 => {
+            let ops = need(d, 1)?;
+            let t = match op {
+                I64toV2I32 => "b64",
+                I128toV2I64 => "b128",
+                _ => "b32",
+            };
+            Ok(one(
+                ins(
+                    format!("mov.{t}"),
+                    vec![P::Vec(vec![def(0)?, def(1)?]), cx.reg(&ops[0])?],
+                ),
+                "unpack",
+                format!("{name} splits a register into two halves with `mov.{t} {{lo, hi}}, s`."),
+            ))
+        }
+        LoadParamMemI32 | LoadParamMemI64 | LoadParamMemF32 => {
+            let ops = need(d, 1)?;
+            let off = imm(&ops[0], "offset")?;
+            let t = match op {
+                LoadParamMemI64 => "b64",
+                LoadParamMemF32 => "f32",
+                _ => "b32",
+            };
+            Ok(one(
+                ins(
+                    format!("ld.param.{t}"),
+                    vec![def(0)?, P::addr_sym("retval0", off)],
+                ),
+                "param_copy",
+                format!("{name} reads a call's return value from retval0."),
+            ))
+        }
+        StoreParamI32 | StoreParamF32 => {
+            let ops = need(d, 3)?;
+            let (a, b) = (imm(&ops[1], "parameter")?, imm(&ops[2], "offset")?);
+            let t = if op == StoreParamF32 { "f32" } else { "b32" };
+            Ok(one(
+                ins(
+                    format!("st.param.{t}"),
+                    vec![P::addr_sym(format!("param{a}"), b), cx.value(&ops[0], 32)?],
+                ),
+                "param_copy",
+                format!("{name} writes call argument {a} into param{a}."),
+            ))
+        }
+        StoreRetvalI32 | StoreRetvalF32 => {
+            let ops = need(d, 2)?;
+            let off = imm(&ops[1], "offset")?;
+            let t = if op == StoreRetvalF32 { "f32" } else { "b32" };
+            Ok(one(
+                ins(
+                    format!("st.param.{t}"),
+                    vec![P::addr_sym("func_retval0", off), cx.value(&ops[0], 32)?],
+                ),
+                "param_copy",
+                format!("{name} writes the function's return value."),
+            ))
+        }
+        LD_i32 | LD_i64 | LD_f32 | LDV_i32_v2 | LDV_i32_v4 => {
+            let ops = need(d, 8)?;
+            let sem = sem_word(imm(&ops[0], "ordering")?, imm(&ops[1], "scope")?)?;
+            let space = space_word(imm(&ops[2], "address space")?)?;
+            let letter = type_letter(imm(&ops[3], "type code")?)?;
+            let width = imm(&ops[4], "width")?;
+            if imm(&ops[5], "used-bytes mask")? != -1 {
+                return Err("a partial used-bytes mask has no PTX form we print".into());
+            }
+            let vec_word = match op {
+                LDV_i32_v2 => ".v2",
+                LDV_i32_v4 => ".v4",
+                _ => "",
+            };
+            let text = format!("ld{sem}{space}{vec_word}.{letter}{width}");
+            let dst = if vec_word.is_empty() {
+                def(0)?
+            } else {
+                P::Vec((0..defs.len()).map(def).collect::<R<_>>()?)
+            };
+            let a = cx.addr(&ops[6], &ops[7])?;
+            Ok(one(
+                ins(text.clone(), vec![dst, a]),
+                "load",
+                format!(
+                    "{name} with ordering/space/type codes {}, {}, {}, {} prints as `{text}`.",
+                    ops[0].imm_value().unwrap_or(0),
+                    ops[2].imm_value().unwrap_or(0),
+                    ops[3].imm_value().unwrap_or(0),
+                    width
+                ),
+            ))
+        }
+        LD_GLOBAL_NC_i32 | LD_GLOBAL_NC_v4i32 | LD_GLOBAL_NC_v2i64 => {
+            let ops = need(d, 5)?;
+            let letter = type_letter(imm(&ops[0], "type code")?)?;
+            let width = imm(&ops[1], "width")?;
+            if imm(&ops[2], "used-bytes mask")? != -1 {
+                return Err("a partial used-bytes mask has no PTX form we print".into());
+            }
+            let vec_word = match op {
+                LD_GLOBAL_NC_v4i32 => ".v4",
+                LD_GLOBAL_NC_v2i64 => ".v2",
+                _ => "",
+            };
+            let text = format!("ld.global.nc{vec_word}.{letter}{width}");
+            let dst = if vec_word.is_empty() {
+                def(0)?
+            } else {
+                P::Vec((0..defs.len()).map(def).collect::<R<_>>()?)
+            };
+            let a = cx.addr(&ops[3], &ops[4])?;
+            Ok(one(
+                ins(text.clone(), vec![dst, a]),
+                "load",
+                format!(
+                    "{name} reads read-only global memory through the non-coherent path: `{text}`."
+                ),
+            ))
+        }
+        ST_i32 | ST_i64 | STV_i32_v4 => {
+            let nv = if op == STV_i32_v4 { 4 } else { 1 };
+            let ops = need(d, nv + 6)?;
+            let sem = sem_word(imm(&ops[nv], "ordering")?, imm(&ops[nv + 1], "scope")?)?;
+            let space = space_word(imm(&ops[nv + 2], "address space")?)?;
+            let width = imm(&ops[nv + 3], "width")?;
+            let vec_word = if nv == 4 { ".v4" } else { "" };
+            let text = format!("st{sem}{space}{vec_word}.b{width}");
+            let vals: Vec<P> = ops[..nv]
+                .iter()
+                .map(|o| cx.value(o, width as u32))
+                .collect::<R<_>>()?;
+            let val = if nv == 1 {
+                vals.into_iter().next().unwrap_or(P::Imm(Imm::Int(0)))
+            } else {
+                P::Vec(vals)
+            };
+            let a = cx.addr(&ops[nv + 4], &ops[nv + 5])?;
+            Ok(one(
+                ins(text.clone(), vec![a, val]),
+                "store",
+                format!("{name} prints as `{text}`."),
+            ))
+        }
+        BARRIER_CTA_SYNC_ALIGNED_ALL_i => {
+            let ops = need(d, 1)?;
+            Ok(one(
+                ins("bar.sync", vec![cx.value(&ops[0], 32)?]),
+                "instruction",
+                "The CTA barrier prints as `bar.sync`.".into(),
+            ))
+        }
+        TEX_UNIFIED_2D_F32_F32_R | TEX_UNIFIED_1D_S32_S32_R | TEX_2D_V4F32_F32 => {
+            let two_d = op != TEX_UNIFIED_1D_S32_S32_R;
+            let ops = need(d, if two_d { 3 } else { 2 })?;
+            let dsts = tuple_or_defs(cx, &defs)?;
+            if dsts.len() != 4 {
+                return Err(format!("{name} needs four results, found {}", dsts.len()));
+            }
+            let h = cx.reg(&ops[0])?;
+            let coords: Vec<P> = ops[1..if two_d { 3 } else { 2 }]
+                .iter()
+                .map(|o| cx.reg(o))
+                .collect::<R<_>>()?;
+            let text = if two_d {
+                "tex.2d.v4.f32.f32"
+            } else {
+                "tex.1d.v4.s32.s32"
+            };
+            let a = match h {
+                P::Reg(r) => P::Addr {
+                    base: AddrBase::Reg(r),
+                    offset: 0,
+                    extra: vec![P::Vec(coords)],
+                },
+                _ => return Err("expected a texture handle register".into()),
+            };
+            Ok(one(
+                ins(text, vec![P::Vec(dsts), a]),
+                "tuple_result",
+                format!("{name} returns four texels; their registers print in braces."),
+            ))
+        }
+        MMA_M16N8K8_TF32 | MMA_M16N8K8_TF32_ACC => {
+            let ops = need(d, 3)?;
+            let dsts = tuple_or_defs(cx, &defs)?;
+            if dsts.len() != 4 {
+                return Err(format!("{name} needs a four-register result"));
+            }
+            let a = cx.reg(&ops[0])?;
+            let b = cx.reg(&ops[1])?;
+            let c: Vec<P> = if op == MMA_M16N8K8_TF32_ACC {
+                cx.names(&ops[2])?.into_iter().map(P::Reg).collect()
+            } else {
+                vec![cx.reg(&ops[2])?; 4]
+            };
+            if c.len() != 4 {
+                return Err(format!("{name} needs a four-register accumulator"));
+            }
+            Ok(one(
+                ins(
+                    "mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32",
+                    vec![
+                        P::Vec(dsts),
+                        P::Vec(vec![a; 4]),
+                        P::Vec(vec![b; 2]),
+                        P::Vec(c),
+                    ],
+                ),
+                "tuple_result",
+                format!(
+                    "{name} prints as a warp-wide mma with its four result lanes in braces; the \
+                     model's scalar sources fill every fragment register."
+                ),
+            ))
+        }
+        WMMA_MMA_M16N16K16_F16 => {
+            let ops = need(d, 3)?;
+            let dsts = tuple_or_defs(cx, &defs)?;
+            if dsts.len() != 8 {
+                return Err(format!("{name} needs an eight-register result"));
+            }
+            let (a, b, c) = (cx.reg(&ops[0])?, cx.reg(&ops[1])?, cx.reg(&ops[2])?);
+            Ok(one(
+                ins(
+                    "wmma.mma.sync.aligned.row.col.m16n16k16.f32.f16",
+                    vec![
+                        P::Vec(dsts),
+                        P::Vec(vec![a; 8]),
+                        P::Vec(vec![b; 8]),
+                        P::Vec(vec![c; 4]),
+                    ],
+                ),
+                "tuple_result",
+                format!("{name} prints as wmma.mma with its eight result registers in braces."),
+            ))
+        }
+        WGMMA_M64N32K16_F32 => {
+            let ops = need(d, 3)?;
+            let dsts = tuple_or_defs(cx, &defs)?;
+            if dsts.len() != 16 {
+                return Err(format!("{name} needs a sixteen-register result"));
+            }
+            let (da, db) = (cx.reg(&ops[0])?, cx.reg(&ops[1])?);
+            let scale = cx.reg(&ops[2])?;
+            // The scale-d operand is a predicate: set it from the scale register.
+            let mut scope = vec![
+                Stmt::Reg(crate::ptx::ast::RegDecl {
+                    words: vec![".pred".into()],
+                    names: vec![("%wgmma_scale".into(), None)],
+                }),
+                ins(
+                    "setp.ne.f32",
+                    vec![P::reg("%wgmma_scale"), scale, P::Imm(Imm::F32(0))],
+                ),
+            ];
+            scope.push(ins(
+                "wgmma.mma_async.sync.aligned.m64n32k16.f32.f16.f16",
+                vec![
+                    P::Vec(dsts),
+                    da,
+                    db,
+                    P::reg("%wgmma_scale"),
+                    P::Imm(Imm::Int(1)),
+                    P::Imm(Imm::Int(1)),
+                    P::Imm(Imm::Int(0)),
+                    P::Imm(Imm::Int(0)),
+                ],
+            ));
+            Ok(one(
+                Stmt::Scope(scope),
+                "tuple_result",
+                format!(
+                    "{name} prints as wgmma.mma_async (needs sm_90a) with sixteen result \
+                     registers in braces; its scale operand becomes a scoped predicate."
+                ),
+            ))
+        }
+        SHFL_SYNC_IDX_i32 | SHFL_SYNC_DOWN_i32 => {
+            let ops = need(d, 4)?;
+            let text = if op == SHFL_SYNC_IDX_i32 {
+                "shfl.sync.idx.b32"
+            } else {
+                "shfl.sync.down.b32"
+            };
+            let mut o = vec![def(0)?];
+            for x in &ops[..4] {
+                o.push(cx.value(x, 32)?);
+            }
+            Ok(one(
+                ins(text, o),
+                "instruction",
+                format!("{name} prints as `{text}`."),
+            ))
+        }
+        _ => Err(format!("`{name}` has no PTX form in this emitter")),
+    }
+}
+
+/// The registers of a multi-result instruction: the lanes of its one tuple def, or
+/// its several scalar defs.
+fn tuple_or_defs(cx: &Cx<'_>, defs: &[&MOp]) -> R<Vec<P>> {
+    let mut out = Vec::new();
+    for d in defs {
+        for n in cx.names(d)? {
+            out.push(P::Reg(n));
+        }
+    }
+    Ok(out)
+}
+
+/// Decodes MIR's escaped string (`\0A`, `\09`, `\\`).
+fn unescape(s: &str) -> String {
+    let b = s.as_bytes();
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < b.len() {
+        if b[i] == b'\\' && i + 1 < b.len() && b[i + 1] == b'\\' {
+            out.push(b'\\');
+            i += 2;
+        } else if b[i] == b'\\' && i + 2 < b.len() {
+            let h = core::str::from_utf8(&b[i + 1..i + 3])
+                .ok()
+                .and_then(|h| u8::from_str_radix(h, 16).ok());
+            match h {
+                Some(v) => {
+                    out.push(v);
+                    i += 3;
+                }
+                None => {
+                    out.push(b[i]);
+                    i += 1;
+                }
+            }
+        } else {
+            out.push(b[i]);
+            i += 1;
+        }
+    }
+    String::from_utf8_lossy(&out).into_owned()
+}
+
+/// INLINEASM: fills `$N` with operand group N and parses the result as PTX.
+fn inline_asm(cx: &Cx<'_>, d: &InstData) -> R<Emitted> {
+    let tpl = match d.operands.first().map(|o| o.kind) {
+        Some(OperandKind::Global {
+            sym,
+            sigil: Sigil::AmpQuoted,
+            ..
+        }) => unescape(cx.f.sym(sym)),
+        _ => return Err("INLINEASM without its template string".into()),
+    };
+    // Operand groups: a flag word, then its operands.
+    let mut groups: Vec<String> = Vec::new();
+    let mut k = 2;
+    while k < d.operands.len() {
+        // Trailing non-immediates (`!srcloc` metadata) end the operand groups.
+        let Some(flag) = d.operands[k].imm_value() else {
+            break;
+        };
+        let flag = flag as u64;
+        let kind = flag & 7;
+        let n = ((flag >> 3) & 0x1fff) as usize;
+        let ops = d
+            .operands
+            .get(k + 1..k + 1 + n)
+            .ok_or("INLINEASM flag word counts more operands than follow")?;
+        if matches!(kind, 1..=3 | 5 | 6) && ops.is_empty() {
+            return Err("INLINEASM operand group without its operand".into());
+        }
+        let text = match kind {
+            1..=3 => {
+                let names = cx.names(&ops[0])?;
+                names.join(", ")
+            }
+            5 => match ops[0].kind {
+                OperandKind::Imm(v) => v.to_string(),
+                _ => return Err("INLINEASM immediate group without an immediate".into()),
+            },
+            6 => match cx.reg(&ops[0])? {
+                P::Reg(r) => format!("[{r}]"),
+                _ => String::new(),
+            },
+            _ => String::new(),
+        };
+        groups.push(text);
+        k += 1 + n;
+    }
+    let mut text = String::new();
+    let chars: Vec<char> = tpl.chars().collect();
+    let mut i = 0;
+    while i < chars.len() {
+        let c = chars[i];
+        if c == '$' && chars.get(i + 1) == Some(&'$') {
+            text.push('$');
+            i += 2;
+            continue;
+        }
+        if c == '$' {
+            let (num, next) = if chars.get(i + 1) == Some(&'{') {
+                let close = chars[i..]
+                    .iter()
+                    .position(|&c| c == '}')
+                    .ok_or("unterminated `${` in the asm template")?;
+                let inner: String = chars[i + 2..i + close].iter().collect();
+                let num = inner.split(':').next().unwrap_or("").to_string();
+                (num, i + close + 1)
+            } else {
+                let mut j = i + 1;
+                while j < chars.len() && chars[j].is_ascii_digit() {
+                    j += 1;
+                }
+                (chars[i + 1..j].iter().collect::<String>(), j)
+            };
+            let n: usize = num
+                .parse()
+                .map_err(|_| format!("`${num}` in the asm template is not an operand number"))?;
+            let g = groups.get(n).ok_or_else(|| {
+                format!(
+                    "the asm template uses ${n}, but there are {} operands",
+                    groups.len()
+                )
+            })?;
+            text.push_str(g);
+            i = next;
+            continue;
+        }
+        text.push(c);
+        i += 1;
+    }
+    let stmts = crate::ptx::parse::parse_body(&text)
+        .map_err(|e| format!("the inline asm text does not read as PTX ({e}): {text}"))?;
+    let shown = text.replace('\n', " ");
+    Ok(Emitted {
+        stmts: vec![Stmt::InlineAsm(stmts)],
+        kind: "inline_asm",
+        narration: format!(
+            "Inline asm: each $N of the template is replaced by operand N's register, giving `{}`.",
+            shown.trim()
+        ),
+    })
+}

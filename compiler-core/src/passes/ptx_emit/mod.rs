@@ -1,0 +1,656 @@
+//! `ptx-emit`: machine IR after coalescing → PTX text, the way llc's NVPTX
+//! AsmPrinter writes it.
+//!
+//! ```text
+//!  mir::Module ─┬─ header: .version / .target / .address_size        (from Options)
+//!               ├─ module variables: IR globals, demoted into their only user
+//!               └─ per function (number k = position in the file):
+//!                    signature    ← the IR module's `define` line, or the
+//!                                   `&<fn>_param_N` loads when there is none
+//!                    register map ← every virtual register in number order gets
+//!                                   the next number of its class's file (%r, %rd, ...);
+//!                                   a tuple class takes one number per lane
+//!                    .reg lines   ← one per file, sized count+1 (PTX counts from 0)
+//!                    blocks       ← label `$L__BB<k>_<n>` when a printed branch
+//!                                   targets the block, `// %bb.<n>:` otherwise
+//!                    instructions ← forms::emit_inst: COPY → mov of the class type,
+//!                                   tuple lanes in braces, CBranch → `@%p bra`, a
+//!                                   GOTO to the next block is a fall-through,
+//!                                   INLINEASM → its template with operands filled in
+//! ```
+//!
+//! Invariants: the pass never changes the MIR; each printed instruction comes from
+//! one MIR instruction and is narrated as one trace step; an opcode without a known
+//! PTX form (llc-22's `anonymous_NNNNN` records, other targets' opcodes, pseudos
+//! that two-address should have removed) stops the pass with an error naming it —
+//! the form is never guessed. Registers are numbered exactly as llc numbers them,
+//! so the output can be compared line by line with `llc.ptx`.
+
+mod forms;
+mod ir;
+
+use crate::entity::EntityRef;
+use crate::mir::{Block, Family, Function, Inst, Module, Op, OperandKind, RegClass, Target, VReg};
+use crate::ptx::ast::{self as ptx, Stmt};
+use crate::stats::Stats;
+use crate::trace::{Focus, Payload, Recorder, Step};
+use alloc::collections::BTreeMap;
+use alloc::format;
+use alloc::string::{String, ToString};
+use alloc::vec;
+use alloc::vec::Vec;
+use core::fmt;
+
+pub use forms::{no_form_reason, ptx_form_summary};
+
+/// Options of `ptx-emit`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PtxEmitOptions {
+    /// The SM number the `.target` line names (90 → `sm_90`).
+    pub sm: u32,
+    /// `.version`; None picks the lowest version that supports `sm` (as llc does).
+    pub ptx_version: Option<(u32, u32)>,
+}
+
+impl Default for PtxEmitOptions {
+    fn default() -> Self {
+        PtxEmitOptions {
+            sm: 90,
+            ptx_version: None,
+        }
+    }
+}
+
+/// The smallest PTX ISA version that knows `sm_<sm>` (llc's default choice).
+pub fn min_ptx_version(sm: u32) -> (u32, u32) {
+    match sm {
+        100.. => (8, 6),
+        90.. => (7, 8),
+        89 => (7, 8),
+        87 => (7, 4),
+        86 => (7, 1),
+        80.. => (7, 0),
+        75.. => (6, 3),
+        72.. => (6, 1),
+        70.. => (6, 0),
+        _ => (6, 0),
+    }
+}
+
+pub const STAT_NAMES: [&str; 8] = [
+    "functions",
+    "instrs_emitted",
+    "copies_emitted",
+    "movs_emitted",
+    "fallthroughs_dropped",
+    "labels",
+    "registers_declared",
+    "inline_asm_blocks",
+];
+
+/// Why a function could not be printed as PTX.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct EmitError {
+    pub function: String,
+    /// `bb.N` of the offending instruction, when there is one.
+    pub block: Option<u32>,
+    /// The offending instruction as MIR prints it.
+    pub inst: Option<String>,
+    pub message: String,
+}
+
+impl fmt::Display for EmitError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "ptx-emit: function `{}`", self.function)?;
+        if let Some(b) = self.block {
+            write!(f, ", bb.{b}")?;
+        }
+        write!(f, ": {}", self.message)?;
+        if let Some(i) = &self.inst {
+            write!(f, "\n    in: {i}")?;
+        }
+        Ok(())
+    }
+}
+
+#[cfg(feature = "std")]
+impl std::error::Error for EmitError {}
+
+/// Prints a whole MIR module as one PTX module.
+pub fn run<R: Recorder>(
+    m: &Module,
+    opts: &PtxEmitOptions,
+    rec: &mut R,
+) -> Result<(ptx::Module, Stats), EmitError> {
+    let mut stats = Stats::with(&STAT_NAMES);
+    let (mut maj, mut min) = opts.ptx_version.unwrap_or_else(|| min_ptx_version(opts.sm));
+    // wgmma exists only in the sm_90a feature set (PTX 8.0 and later).
+    let uses_wgmma = m.functions.iter().any(|f| {
+        f.all_insts()
+            .any(|(_, i)| f.insts[i].is(Op::WGMMA_M64N32K16_F32))
+    });
+    let mut target = format!("sm_{}", opts.sm);
+    if uses_wgmma {
+        if opts.sm != 90 {
+            return Err(EmitError {
+                function: String::new(),
+                block: None,
+                inst: None,
+                message: format!(
+                    "`WGMMA_M64N32K16_F32` needs the sm_90a feature set; sm_{} has no wgmma",
+                    opts.sm
+                ),
+            });
+        }
+        target.push('a');
+        if (maj, min) < (8, 0) {
+            (maj, min) = (8, 0);
+        }
+        rec.step(|| {
+            Step::new(
+                "target_features",
+                "The module uses wgmma, which only sm_90a has: the target becomes sm_90a and \
+                 the ISA version at least 8.0.",
+            )
+        });
+    }
+    let mut out = ptx::Module {
+        version: Some(format!("{maj}.{min}")),
+        target: vec![target],
+        address_size: Some(64),
+        items: Vec::new(),
+    };
+    let sm = opts.sm;
+    rec.step(|| {
+        Step::new(
+            "header",
+            format!(
+                "The module opens with PTX ISA {maj}.{min}, target sm_{sm} and 64-bit addresses; \
+                 {maj}.{min} is the lowest ISA version that knows sm_{sm}."
+            ),
+        )
+    });
+    let globals = m.ir.as_deref().map(ir::globals).unwrap_or_default();
+    // Which functions use each global: a shared variable used by one function only is
+    // declared inside it ("demoted"), as llc does.
+    let mut users: BTreeMap<String, Vec<usize>> = BTreeMap::new();
+    for (k, f) in m.functions.iter().enumerate() {
+        for (_, i) in f.all_insts() {
+            for o in &f.insts[i].operands {
+                if let OperandKind::Global { sym, .. } = o.kind {
+                    let name = f.sym(sym);
+                    if globals.iter().any(|g| g.name == name) {
+                        let u = users.entry(name.into()).or_default();
+                        if !u.contains(&k) {
+                            u.push(k);
+                        }
+                    }
+                }
+            }
+        }
+    }
+    let mut demoted: BTreeMap<usize, Vec<&ir::Global>> = BTreeMap::new();
+    for g in &globals {
+        let u = users.get(&g.name).cloned().unwrap_or_default();
+        if g.addrspace == 3 && u.len() == 1 {
+            demoted.entry(u[0]).or_default().push(g);
+            continue;
+        }
+        if u.is_empty() {
+            continue;
+        }
+        let decl = g.decl();
+        let text = {
+            let mut s = String::new();
+            crate::ptx::print::print_stmts(&mut s, &[Stmt::Var(decl.clone())]);
+            s
+        };
+        rec.step(|| {
+            Step::new(
+                "module_variable",
+                format!(
+                    "The IR global @{} becomes a module-scope {} variable: {}",
+                    g.name,
+                    decl.space().unwrap_or(".global"),
+                    text.trim()
+                ),
+            )
+        });
+        if g.has_initializer {
+            rec.remark(format!(
+                "@{}: its initializer is not carried into PTX; the variable starts zeroed",
+                g.name
+            ));
+        }
+        out.items.push(ptx::Item::Var(decl));
+    }
+    for (k, f) in m.functions.iter().enumerate() {
+        let locals: Vec<&ir::Global> = demoted.get(&k).cloned().unwrap_or_default();
+        let func = emit_function(f, k, m.ir.as_deref(), &locals, rec, &mut stats)?;
+        out.items.push(ptx::Item::Func(func));
+        stats.inc("functions");
+    }
+    Ok((out, stats))
+}
+
+/// The PTX register file a class prints into: prefix and `.reg` type.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub struct RegFile {
+    /// Declaration order (llc's class order).
+    pub order: u8,
+    pub prefix: &'static str,
+    pub decl_type: &'static str,
+}
+
+/// The register file of a scalar class.
+pub fn reg_file(c: crate::mir::ScalarClass) -> RegFile {
+    let prefix = c.info().ptx_prefix;
+    let (order, decl_type) = match prefix {
+        "%p" => (0, ".pred"),
+        "%rs" => (1, ".b16"),
+        "%r" => (2, ".b32"),
+        "%rd" => (3, ".b64"),
+        "%rq" => (4, ".b128"),
+        "%h" => (5, ".b16"),
+        "%hh" => (6, ".b32"),
+        "%f" => (7, ".f32"),
+        "%fd" => (8, ".f64"),
+        _ => (9, ".b32"),
+    };
+    RegFile {
+        order,
+        prefix,
+        decl_type,
+    }
+}
+
+/// Virtual register → PTX register names (one per lane).
+pub struct RegMap {
+    names: BTreeMap<VReg, (RegFile, u32)>,
+    /// Registers used per file (numbers 1..=count are taken).
+    pub counts: BTreeMap<RegFile, u32>,
+}
+
+impl RegMap {
+    /// Numbers every register some instruction defines or reads, in register-number
+    /// order, per file (registers the coalescers emptied take no number, as in llc).
+    pub fn build(f: &Function) -> Result<RegMap, String> {
+        let mut names = BTreeMap::new();
+        let mut counts: BTreeMap<RegFile, u32> = BTreeMap::new();
+        let mut used: crate::entity::SecondaryMap<VReg, bool> = Default::default();
+        for (_, i) in f.all_insts() {
+            for o in &f.insts[i].operands {
+                if let Some(v) = o.vreg_of() {
+                    used[v] = true;
+                }
+            }
+        }
+        for v in f.vreg_list().filter(|&v| used[v]) {
+            let class = f.vreg_class(v).ok_or_else(|| {
+                format!(
+                    "%{} has no register class; PTX needs one to pick its register file",
+                    v.index()
+                )
+            })?;
+            let (base, lanes) = match class {
+                RegClass::Scalar(c) => (c, 1),
+                RegClass::Tuple { base, lanes } => (base, lanes as u32),
+                RegClass::Foreign(_) => {
+                    return Err(format!("%{} has a class of another target", v.index()))
+                }
+            };
+            let file = reg_file(base);
+            let n = counts.entry(file).or_insert(0);
+            names.insert(v, (file, *n + 1));
+            *n += lanes;
+        }
+        Ok(RegMap { names, counts })
+    }
+
+    /// The PTX name of lane `lane` of `v`.
+    pub fn name(&self, v: VReg, lane: u8) -> Option<String> {
+        let (file, first) = self.names.get(&v)?;
+        Some(format!("{}{}", file.prefix, first + lane as u32))
+    }
+
+    pub fn file(&self, v: VReg) -> Option<RegFile> {
+        self.names.get(&v).map(|x| x.0)
+    }
+}
+
+/// Label of block number `n` in function number `k`.
+pub fn block_label(k: usize, n: u32) -> String {
+    format!("$L__BB{k}_{n}")
+}
+
+fn emit_function<R: Recorder>(
+    f: &Function,
+    k: usize,
+    ir_text: Option<&str>,
+    locals: &[&ir::Global],
+    rec: &mut R,
+    stats: &mut Stats,
+) -> Result<ptx::Function, EmitError> {
+    let err = |message: String| EmitError {
+        function: f.name.clone(),
+        block: None,
+        inst: None,
+        message,
+    };
+    if f.target != Target::Nvptx {
+        return Err(err(
+            "this function is for another target (its IR module's triple is not nvptx); \
+             only NVPTX machine IR prints as PTX"
+                .into(),
+        ));
+    }
+    // Signature.
+    let sig = ir_text.and_then(|t| ir::signature(t, &f.name));
+    let (kind, params, rets, how) = match &sig {
+        Some(s) => {
+            let (params, rets) = s.ptx_params(&f.name);
+            let kind = if s.kernel {
+                ptx::FuncKind::Entry
+            } else {
+                ptx::FuncKind::Func
+            };
+            (kind, params, rets, "the IR module's `define` line")
+        }
+        None => (
+            ptx::FuncKind::Entry,
+            params_from_loads(f, rec),
+            Vec::new(),
+            "the `&<name>_param_N` loads (the file has no IR module)",
+        ),
+    };
+    {
+        let n = params.len();
+        let kind_word = if kind == ptx::FuncKind::Entry {
+            "kernel (.entry)"
+        } else {
+            "device function (.func)"
+        };
+        let name = f.name.clone();
+        rec.step(|| {
+            Step::new(
+                "signature",
+                format!("`{name}` is a {kind_word} with {n} parameters, read from {how}."),
+            )
+        });
+    }
+    // Registers.
+    let regs = RegMap::build(f).map_err(err)?;
+    let mut body: Vec<Stmt> = Vec::new();
+    for (file, count) in &regs.counts {
+        body.push(Stmt::Reg(ptx::RegDecl {
+            words: vec![file.decl_type.into()],
+            names: vec![(file.prefix.into(), Some(count + 1))],
+        }));
+        stats.add("registers_declared", *count as u64);
+        if R::ENABLED {
+            let members: Vec<String> = f
+                .vreg_list()
+                .filter(|&v| regs.file(v) == Some(*file))
+                .map(|v| format!("%{}→{}", v.index(), regs.name(v, 0).unwrap_or_default()))
+                .collect();
+            let (prefix, ty, c) = (file.prefix, file.decl_type, *count);
+            rec.step(|| {
+                Step::new(
+                    "register_file",
+                    format!(
+                        "{c} virtual registers print in the {ty} file as {prefix}1..{prefix}{c}, \
+                         numbered in register order; the declaration reserves {prefix}<{}> \
+                         because PTX counts from {prefix}0.",
+                        c + 1
+                    ),
+                )
+                .payload(Payload::Counters(vec![(members.join(" "), c as i64)]))
+            });
+        }
+    }
+    for g in locals {
+        body.push(Stmt::Comment("demoted variable".into()));
+        body.push(Stmt::Var(g.decl()));
+        let name = g.name.clone();
+        rec.step(|| {
+            Step::new(
+                "demoted_variable",
+                format!(
+                    "@{name} lives in shared memory and only this function uses it, so it is \
+                     declared inside the function body."
+                ),
+            )
+        });
+    }
+    // Which blocks are branch targets (and so need a label).
+    let blocks: Vec<Block> = f.layout.blocks().collect();
+    let next_of = |b: Block| -> Option<Block> {
+        let p = blocks.iter().position(|&x| x == b)?;
+        blocks.get(p + 1).copied()
+    };
+    let mut targeted: Vec<Block> = Vec::new();
+    for &b in &blocks {
+        for i in f.layout.block_insts(b) {
+            let d = &f.insts[i];
+            let is_goto = d.is(Op::GOTO);
+            if !(is_goto || d.is(Op::CBranch) || d.is(Op::CBranchOther)) {
+                continue;
+            }
+            for o in &d.operands {
+                if let OperandKind::Block(t) = o.kind {
+                    let fallthrough = is_goto && next_of(b) == Some(t);
+                    if !fallthrough && !targeted.contains(&t) {
+                        targeted.push(t);
+                    }
+                }
+            }
+        }
+    }
+    let cx = forms::Cx { f, regs: &regs, k };
+    for &b in &blocks {
+        let n = f.blocks[b].number;
+        if targeted.contains(&b) {
+            body.push(Stmt::Label(block_label(k, n)));
+            stats.inc("labels");
+            let label = block_label(k, n);
+            rec.step(|| {
+                Step::new(
+                    "label",
+                    format!("bb.{n} is the target of a branch, so it gets the label {label}."),
+                )
+                .focus(Focus::Block { block: n })
+            });
+        } else {
+            body.push(Stmt::Comment(format!("%bb.{n}:")));
+        }
+        for i in f.layout.block_insts(b) {
+            let d = &f.insts[i];
+            // A GOTO to the block printed next is a fall-through.
+            if d.is(Op::GOTO) {
+                if let Some(t) = d.operands.iter().find_map(|o| match o.kind {
+                    OperandKind::Block(t) => Some(t),
+                    _ => None,
+                }) {
+                    if next_of(b) == Some(t) {
+                        stats.inc("fallthroughs_dropped");
+                        let tn = f.blocks[t].number;
+                        rec.step(|| {
+                            Step::new(
+                                "fallthrough",
+                                format!(
+                                    "GOTO %bb.{tn} jumps to the block printed right after this \
+                                     one; control falls through, so no branch is printed."
+                                ),
+                            )
+                            .focus(Focus::inst(i))
+                        });
+                        continue;
+                    }
+                }
+            }
+            let emitted = forms::emit_inst(&cx, i).map_err(|message| EmitError {
+                function: f.name.clone(),
+                block: Some(n),
+                inst: Some(crate::mir::print::inst_to_string(f, d).trim().to_string()),
+                message,
+            })?;
+            record_inst(f, i, &emitted, rec, stats);
+            body.extend(emitted.stmts);
+        }
+    }
+    Ok(ptx::Function {
+        linkage: vec![".visible".into()],
+        kind,
+        rets,
+        name: f.name.clone(),
+        params: Some(params),
+        perf: Vec::new(),
+        body: Some(body),
+    })
+}
+
+fn record_inst<R: Recorder>(
+    f: &Function,
+    i: Inst,
+    e: &forms::Emitted,
+    rec: &mut R,
+    stats: &mut Stats,
+) {
+    let n_inst = count_insts(&e.stmts);
+    stats.add("instrs_emitted", n_inst as u64);
+    if f.insts[i].is_copy() {
+        stats.add("copies_emitted", n_inst as u64);
+    }
+    stats.add("movs_emitted", count_movs(&e.stmts) as u64);
+    if e.stmts.iter().any(|s| matches!(s, Stmt::InlineAsm(_))) {
+        stats.inc("inline_asm_blocks");
+    }
+    if R::ENABLED {
+        let mir = crate::mir::print::inst_to_string(f, &f.insts[i])
+            .trim()
+            .to_string();
+        let mut lines = String::new();
+        crate::ptx::print::print_stmts(&mut lines, &e.stmts);
+        let ptx_lines: Vec<String> = lines.lines().map(|l| l.trim().to_string()).collect();
+        let narration = e.narration.clone();
+        rec.step(|| {
+            let mut s = Step::new(e.kind, narration).focus(Focus::inst(i));
+            s.payload = Payload::Emitted {
+                mir,
+                ptx: ptx_lines,
+            };
+            s
+        });
+    }
+}
+
+fn count_insts(stmts: &[Stmt]) -> usize {
+    stmts
+        .iter()
+        .map(|s| match s {
+            Stmt::Inst(_) => 1,
+            Stmt::InlineAsm(v) | Stmt::Scope(v) => count_insts(v),
+            _ => 0,
+        })
+        .sum()
+}
+
+fn count_movs(stmts: &[Stmt]) -> usize {
+    stmts
+        .iter()
+        .map(|s| match s {
+            Stmt::Inst(i) if i.opcode.starts_with("mov.") => 1,
+            Stmt::InlineAsm(v) | Stmt::Scope(v) => count_movs(v),
+            _ => 0,
+        })
+        .sum()
+}
+
+/// Parameters reconstructed from `&<fn>_param_N` loads when there is no IR module.
+fn params_from_loads<R: Recorder>(f: &Function, rec: &mut R) -> Vec<ptx::Param> {
+    let prefix = format!("{}_param_", f.name);
+    let mut found: BTreeMap<u32, &'static str> = BTreeMap::new();
+    for (_, i) in f.all_insts() {
+        let d = &f.insts[i];
+        for o in &d.operands {
+            let OperandKind::Global { sym, .. } = o.kind else {
+                continue;
+            };
+            let Some(idx) = f
+                .sym(sym)
+                .strip_prefix(&prefix)
+                .and_then(|s| s.parse().ok())
+            else {
+                continue;
+            };
+            let float_dest = d
+                .vreg_defs()
+                .next()
+                .and_then(|(_, v)| f.vreg_class(v))
+                .is_some_and(|c| match c {
+                    RegClass::Scalar(s) => s.info().kind == crate::mir::ValueKind::Float,
+                    _ => false,
+                });
+            let width = d
+                .operands
+                .get(d.lhs_defs as usize + 4)
+                .and_then(|o| o.imm_value())
+                .unwrap_or(32);
+            let ty = match (width, float_dest || d.is(Op::LD_f32)) {
+                (64, true) => ".f64",
+                (64, false) => ".u64",
+                (16, _) => ".u16",
+                (8, _) => ".u8",
+                (_, true) => ".f32",
+                _ => ".u32",
+            };
+            found.entry(idx).or_insert(ty);
+        }
+    }
+    let count = found.keys().next_back().map_or(0, |&m| m + 1);
+    let mut params = Vec::new();
+    for idx in 0..count {
+        let ty = match found.get(&idx) {
+            Some(t) => *t,
+            None => {
+                rec.step(|| {
+                    Step::new(
+                        "unused_parameter",
+                        format!(
+                            "Parameter {idx} is never loaded and the file has no IR module to \
+                             say its type; it is declared .u32."
+                        ),
+                    )
+                });
+                ".u32"
+            }
+        };
+        params.push(ptx::Param {
+            words: vec![".param".into(), ty.into()],
+            name: format!("{prefix}{idx}"),
+            array: None,
+        });
+    }
+    params
+}
+
+/// The family (bit width) of a register class, for messages.
+pub fn family_bits(c: RegClass) -> u32 {
+    c.family().map_or(0, Family::bits)
+}
+
+/// Emits one MIR function with no IR module and no variables (a test convenience).
+pub fn emit_one<R: Recorder>(
+    f: &Function,
+    opts: &PtxEmitOptions,
+    rec: &mut R,
+) -> Result<(ptx::Module, Stats), EmitError> {
+    let m = Module {
+        ir: None,
+        functions: vec![f.clone()],
+    };
+    run(&m, opts, rec)
+}
+
+#[cfg(test)]
+mod tests;

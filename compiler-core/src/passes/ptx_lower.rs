@@ -1,0 +1,782 @@
+//! `ptx-lower`: PTX → ORI, reading PTX the way ptxas does before GeneralOptimize.
+//!
+//! ```text
+//!  ptx::Function
+//!    ├─ registers: `.reg` ranges and names → a table; each register referenced gets
+//!    │             an entry with its file, width and (below) constraint word
+//!    ├─ flatten:   inline-asm blocks and `{ }` scopes open up into the statement list
+//!    │             (asm members remember their block for printing and constraints)
+//!    ├─ blocks:    a new block at every label and after every branch or exit;
+//!    │             each starts with a definition anchor (class 97, operand = index)
+//!    ├─ per instruction: class from the base opcode; guard → predication bits;
+//!    │             branch labels → block indices; operands get a type nibble;
+//!    │             `sub.fN a, b, c` → `add.fN a, b, -c`; `neg.fN` / `abs.fN` → a
+//!    │             move with a modifier; immediates get their constraint bits
+//!    └─ registers: def/use counts, def anchor (the single def), constraint bits
+//!                  (pair, quad, vector lane, inline asm, several defs)
+//! ```
+//!
+//! Invariant: the ORI prints back (see [`crate::ori::print`]) as PTX that computes the
+//! same thing — the interpreter tests check that on the corpus — and lowering that
+//! print again yields the same instructions.
+
+use crate::ori::{
+    self, constraint, imm_constraint, ty, AddrBase, Block, Class, InstId, OpKind, Operand, Origin,
+    RegId, RegInfo,
+};
+use crate::ptx::ast::{self as ptx, Stmt};
+use crate::ptx::op::{decode, Decoded, Kind};
+use crate::stats::Stats;
+use crate::trace::{Payload, Recorder, Step};
+use alloc::boxed::Box;
+use alloc::collections::BTreeMap;
+use alloc::format;
+use alloc::string::{String, ToString};
+use alloc::vec;
+use alloc::vec::Vec;
+use core::fmt;
+
+/// Options of `ptx-lower` (none yet; kept for the uniform pass signature).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct PtxLowerOptions {}
+
+pub const STAT_NAMES: [&str; 9] = [
+    "functions",
+    "blocks",
+    "instructions",
+    "registers",
+    "predicated",
+    "neg_modifiers",
+    "abs_modifiers",
+    "asm_instructions",
+    "constrained_registers",
+];
+
+/// Why PTX could not be lowered.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct LowerError {
+    pub function: String,
+    pub message: String,
+}
+
+impl fmt::Display for LowerError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "ptx-lower: function `{}`: {}",
+            self.function, self.message
+        )
+    }
+}
+
+#[cfg(feature = "std")]
+impl std::error::Error for LowerError {}
+
+/// Lowers every function of a PTX module.
+pub fn run<R: Recorder>(
+    m: &ptx::Module,
+    _opts: &PtxLowerOptions,
+    rec: &mut R,
+) -> Result<(ori::Module, Stats), LowerError> {
+    let mut stats = Stats::with(&STAT_NAMES);
+    let mut out = ori::Module {
+        version: m.version.clone(),
+        target: m.target.clone(),
+        address_size: m.address_size,
+        items: Vec::new(),
+    };
+    for item in &m.items {
+        match item {
+            ptx::Item::Var(v) => out.items.push(ori::Item::Var(v.clone())),
+            ptx::Item::Pragma(p) => out.items.push(ori::Item::Pragma(p.clone())),
+            ptx::Item::Func(f) => {
+                let lf = lower_function(f, rec, &mut stats).map_err(|message| LowerError {
+                    function: f.name.clone(),
+                    message,
+                })?;
+                stats.inc("functions");
+                out.items.push(ori::Item::Func(lf));
+            }
+        }
+    }
+    Ok((out, stats))
+}
+
+/// Base opcode → class and number of destination operands.
+pub fn classify(d: &Decoded, operands: &[ptx::Operand]) -> (Class, u8) {
+    let t = d.ty();
+    let float = t.is_some_and(|t| t.is_float());
+    let class = match d.base.as_str() {
+        "add" | "sub" | "addc" | "subc" if float => Class::FloatAdd,
+        "add" | "sub" | "addc" | "subc" | "neg" | "abs" | "sad" => Class::IntAdd,
+        "mul" | "mul24" if float => Class::FloatMul,
+        "mul" | "mul24" | "mad" | "mad24" | "madc" => Class::IntMul,
+        "fma" => Class::FloatFma,
+        "and" | "or" | "xor" | "not" | "cnot" | "lop3" | "popc" | "clz" | "brev" | "bfe"
+        | "bfi" | "prmt" => Class::Logic,
+        "shl" | "shr" | "shf" => Class::Shift,
+        "setp" if t.is_some_and(|t| t.kind == Kind::HalfX2) => Class::HalfSet2,
+        "setp" => Class::SetPred,
+        "selp" | "slct" => Class::Select,
+        "mov" => {
+            let special = operands.get(1).is_some_and(|o| match o {
+                ptx::Operand::Sym(_) => true,
+                ptx::Operand::Reg(r) => is_special(r),
+                _ => false,
+            });
+            if special {
+                Class::MovSpecial
+            } else {
+                Class::Mov
+            }
+        }
+        "cvt" => Class::Convert,
+        "cvta" => Class::ConvertAddress,
+        "ld" | "ldu" if d.space == Some(crate::ptx::op::Space::Local) => Class::LoadLocal,
+        "ld" | "ldu" => Class::Load,
+        "st" | "red" | "atom" => {
+            if d.base == "atom" {
+                Class::Load
+            } else {
+                Class::Store
+            }
+        }
+        "tex" | "tld4" | "suld" | "sust" | "txq" => Class::Texture,
+        "bar" | "barrier" | "membar" | "fence" => Class::Barrier,
+        "bra" | "brx" => Class::Branch,
+        "ret" | "exit" | "trap" => Class::Exit,
+        "call" => Class::Call,
+        "shfl" => Class::Shuffle,
+        "wmma" | "mma" | "wgmma" | "ldmatrix" | "stmatrix" => Class::Matrix,
+        "min" | "max" => Class::MinMax,
+        "div" | "rem" | "rcp" | "sqrt" | "rsqrt" | "ex2" | "lg2" | "sin" | "cos" => Class::Divide,
+        "nop" => Class::Nop,
+        _ => Class::Other,
+    };
+    let no_dst = matches!(
+        d.base.as_str(),
+        "st" | "red"
+            | "bar"
+            | "barrier"
+            | "membar"
+            | "fence"
+            | "bra"
+            | "brx"
+            | "ret"
+            | "exit"
+            | "trap"
+            | "nop"
+            | "call"
+            | "prefetch"
+            | "sust"
+    ) || (d.base == "wmma" && d.mods.first().is_some_and(|m| m == "store"));
+    (class, if no_dst || operands.is_empty() { 0 } else { 1 })
+}
+
+/// Special registers PTX names without declaring them.
+pub fn is_special(name: &str) -> bool {
+    let base = name.split('.').next().unwrap_or(name);
+    matches!(
+        base,
+        "%tid"
+            | "%ntid"
+            | "%ctaid"
+            | "%nctaid"
+            | "%laneid"
+            | "%warpid"
+            | "%nwarpid"
+            | "%smid"
+            | "%nsmid"
+            | "%gridid"
+            | "%clock"
+            | "%clock64"
+            | "%lanemask_eq"
+            | "%lanemask_le"
+            | "%lanemask_lt"
+            | "%lanemask_ge"
+            | "%lanemask_gt"
+            | "%globaltimer"
+            | "%dynamic_smem_size"
+            | "%total_smem_size"
+            | "%envreg"
+    ) || base.starts_with("%envreg")
+        || base.starts_with("%pm")
+}
+
+enum Flat<'a> {
+    Label(&'a str),
+    Inst(&'a ptx::Inst, Origin),
+}
+
+struct Decls {
+    /// `%r<10>`: prefix → (count, type word).
+    ranges: BTreeMap<String, (u32, String)>,
+    singles: BTreeMap<String, String>,
+}
+
+impl Decls {
+    fn lookup(&self, name: &str) -> Option<&str> {
+        if let Some(t) = self.singles.get(name) {
+            return Some(t);
+        }
+        let digits = name.trim_end_matches(|c: char| c.is_ascii_digit());
+        let n: u32 = name[digits.len()..].parse().ok()?;
+        let (count, t) = self.ranges.get(digits)?;
+        (n < *count).then_some(t.as_str())
+    }
+}
+
+fn collect<'a>(
+    stmts: &'a [Stmt],
+    origin: Origin,
+    asm_count: &mut u32,
+    flat: &mut Vec<Flat<'a>>,
+    decls: &mut Vec<&'a ptx::RegDecl>,
+    f: &mut ori::Function,
+) {
+    for s in stmts {
+        match s {
+            Stmt::Reg(r) => decls.push(r),
+            Stmt::Var(v) => f.locals.push(v.clone()),
+            Stmt::Pragma(p) => f.pragmas.push(p.clone()),
+            Stmt::Label(l) => flat.push(Flat::Label(l)),
+            Stmt::Inst(i) => flat.push(Flat::Inst(i, origin)),
+            Stmt::Comment(_) => {}
+            Stmt::Scope(v) => collect(v, origin, asm_count, flat, decls, f),
+            Stmt::InlineAsm(v) => {
+                let id = *asm_count;
+                *asm_count += 1;
+                collect(v, Origin::InlineAsm(id), asm_count, flat, decls, f);
+            }
+        }
+    }
+}
+
+struct Lowerer<'a> {
+    decls: Decls,
+    reg_ids: BTreeMap<String, RegId>,
+    labels: BTreeMap<&'a str, u32>,
+    f: ori::Function,
+}
+
+impl Lowerer<'_> {
+    fn reg(&mut self, name: &str) -> Result<RegId, String> {
+        if let Some(&r) = self.reg_ids.get(name) {
+            return Ok(r);
+        }
+        let decl = self
+            .decls
+            .lookup(name)
+            .ok_or_else(|| format!("register {name} is not declared"))?
+            .to_string();
+        let bits =
+            crate::ptx::ast::type_bytes(&decl).map_or(
+                32,
+                |b| {
+                    if decl == ".pred" {
+                        1
+                    } else {
+                        b * 8
+                    }
+                },
+            );
+        let mut c = 0;
+        if bits == 64 {
+            c |= constraint::PAIR;
+        }
+        if bits == 128 {
+            c |= constraint::QUAD;
+        }
+        let id = self.f.regs.push(RegInfo {
+            name: name.into(),
+            decl,
+            bits,
+            constraint: c,
+            def_anchor: None,
+            defs: 0,
+            uses: 0,
+        });
+        self.reg_ids.insert(name.into(), id);
+        Ok(id)
+    }
+
+    fn operand(&mut self, o: &ptx::Operand, tnib: u8, branch: bool) -> Result<Operand, String> {
+        Ok(match o {
+            ptx::Operand::Reg(r) => {
+                if self.decls.lookup(r).is_none() && is_special(r) {
+                    Operand::new(OpKind::Special(r.clone()), ty::INT)
+                } else {
+                    let id = self.reg(r)?;
+                    let t = if self.f.regs[id].decl == ".pred" {
+                        ty::UNTYPED
+                    } else {
+                        tnib
+                    };
+                    Operand::new(OpKind::Reg(id), t)
+                }
+            }
+            ptx::Operand::Imm(v) => {
+                let mut op = Operand::new(OpKind::Imm(*v), tnib);
+                if let ptx::Imm::Int(x) = v {
+                    if !(-(1 << 19)..(1 << 19)).contains(x) {
+                        op.imm_constraint |= imm_constraint::WIDE;
+                    }
+                    if *x < 0 {
+                        op.imm_constraint |= imm_constraint::SIGN_EXTEND;
+                    }
+                } else if let ptx::Imm::Hex(x) = v {
+                    if *x >= (1 << 19) {
+                        op.imm_constraint |= imm_constraint::WIDE;
+                    }
+                }
+                op
+            }
+            ptx::Operand::Sym(s) => {
+                if branch {
+                    if let Some(&b) = self.labels.get(s.as_str()) {
+                        return Ok(Operand::new(OpKind::Block(b), ty::UNTYPED));
+                    }
+                    return Err(format!(
+                        "branch to `{s}`, which is not a label of this function"
+                    ));
+                }
+                let mut op = Operand::new(OpKind::Sym(s.clone()), ty::UNTYPED);
+                op.imm_constraint |= imm_constraint::BANK_RELATIVE;
+                op
+            }
+            ptx::Operand::Addr {
+                base,
+                offset,
+                extra,
+            } => {
+                let base = match base {
+                    ptx::AddrBase::Reg(r) => AddrBase::Reg(self.reg(r)?),
+                    ptx::AddrBase::Sym(s) => AddrBase::Sym(s.clone()),
+                    ptx::AddrBase::None => AddrBase::None,
+                };
+                let extra = extra
+                    .iter()
+                    .map(|e| self.operand(e, tnib, false))
+                    .collect::<Result<_, _>>()?;
+                Operand::new(
+                    OpKind::Addr {
+                        base,
+                        offset: *offset,
+                        extra,
+                    },
+                    ty::UNTYPED,
+                )
+            }
+            ptx::Operand::Vec(v) => {
+                let lanes: Vec<Operand> = v
+                    .iter()
+                    .map(|e| self.operand(e, tnib, false))
+                    .collect::<Result<_, _>>()?;
+                for l in &lanes {
+                    if let Some(r) = l.reg() {
+                        self.f.regs[r].constraint |= constraint::VECTOR_LANE;
+                    }
+                }
+                Operand::new(OpKind::Vec(lanes), ty::VECTOR)
+            }
+            ptx::Operand::Pair(a, b) => {
+                let a = self.operand(a, tnib, false)?;
+                let b = self.operand(b, ty::UNTYPED, false)?;
+                Operand::new(OpKind::Pair(Box::new(a), Box::new(b)), tnib)
+            }
+            ptx::Operand::Not(a) => {
+                let a = self.operand(a, ty::UNTYPED, false)?;
+                Operand::new(OpKind::Not(Box::new(a)), ty::UNTYPED)
+            }
+            ptx::Operand::Paren(v) => {
+                let v = v
+                    .iter()
+                    .map(|e| self.operand(e, tnib, false))
+                    .collect::<Result<_, _>>()?;
+                Operand::new(OpKind::Paren(v), ty::UNTYPED)
+            }
+        })
+    }
+}
+
+fn type_nibble(t: Option<crate::ptx::op::Ty>) -> u8 {
+    match t.map(|t| t.kind) {
+        Some(Kind::Signed | Kind::Unsigned) => ty::INT,
+        Some(Kind::Float | Kind::HalfX2 | Kind::BFloat | Kind::BFloatX2) => ty::FLOAT,
+        _ => ty::UNTYPED,
+    }
+}
+
+/// Registers an operand touches: (register, is a definition).
+pub fn visit_regs(o: &Operand, def: bool, out: &mut Vec<(RegId, bool)>) {
+    match &o.kind {
+        OpKind::Reg(r) => out.push((*r, def)),
+        OpKind::Addr { base, extra, .. } => {
+            if let AddrBase::Reg(r) = base {
+                out.push((*r, false));
+            }
+            for e in extra {
+                visit_regs(e, false, out);
+            }
+        }
+        OpKind::Vec(v) | OpKind::Paren(v) => {
+            for e in v {
+                visit_regs(e, def, out);
+            }
+        }
+        OpKind::Pair(a, b) => {
+            visit_regs(a, def, out);
+            visit_regs(b, def, out);
+        }
+        OpKind::Not(a) => visit_regs(a, false, out),
+        _ => {}
+    }
+}
+
+fn lower_function<R: Recorder>(
+    pf: &ptx::Function,
+    rec: &mut R,
+    stats: &mut Stats,
+) -> Result<ori::Function, String> {
+    let mut f = ori::Function {
+        linkage: pf.linkage.clone(),
+        kind: pf.kind,
+        rets: pf.rets.clone(),
+        name: pf.name.clone(),
+        params: pf.params.clone(),
+        perf: pf.perf.clone(),
+        reg_decls: Vec::new(),
+        locals: Vec::new(),
+        pragmas: Vec::new(),
+        regs: Default::default(),
+        blocks: Vec::new(),
+        insts: Default::default(),
+        is_decl: pf.body.is_none(),
+    };
+    let Some(body) = &pf.body else {
+        return Ok(f);
+    };
+    let mut flat = Vec::new();
+    let mut decls = Vec::new();
+    let mut asm_count = 0;
+    collect(
+        body,
+        Origin::Ptx,
+        &mut asm_count,
+        &mut flat,
+        &mut decls,
+        &mut f,
+    );
+    let mut d = Decls {
+        ranges: BTreeMap::new(),
+        singles: BTreeMap::new(),
+    };
+    for r in &decls {
+        let t = r.words.last().cloned().unwrap_or_default();
+        for (n, c) in &r.names {
+            match c {
+                Some(c) => {
+                    d.ranges.insert(n.clone(), (*c, t.clone()));
+                }
+                None => {
+                    d.singles.insert(n.clone(), t.clone());
+                }
+            }
+        }
+        f.reg_decls.push((*r).clone());
+    }
+    // Block boundaries: a label starts a block; so does whatever follows a branch or
+    // an exit.
+    let mut starts: Vec<(usize, Option<&str>)> = vec![(0, None)];
+    let mut labels: BTreeMap<&str, u32> = BTreeMap::new();
+    let mut after_branch = false;
+    for (k, it) in flat.iter().enumerate() {
+        match it {
+            Flat::Label(l) => {
+                let last = starts.last().copied().unwrap_or((0, None));
+                if last.0 == k && last.1.is_none() {
+                    starts.pop();
+                }
+                starts.push((k, Some(l)));
+                labels.insert(l, (starts.len() - 1) as u32);
+                after_branch = false;
+            }
+            Flat::Inst(i, _) => {
+                if after_branch {
+                    starts.push((k, None));
+                }
+                let base = i.opcode.split('.').next().unwrap_or("");
+                after_branch = matches!(base, "bra" | "brx" | "ret" | "exit" | "trap");
+            }
+        }
+    }
+    let mut lw = Lowerer {
+        decls: d,
+        reg_ids: BTreeMap::new(),
+        labels,
+        f,
+    };
+    let nblocks = starts.len();
+    for (b, &(start, label)) in starts.iter().enumerate() {
+        let end = starts.get(b + 1).map_or(flat.len(), |s| s.0);
+        let mut blk = Block {
+            label: label.map(String::from),
+            insts: Vec::new(),
+        };
+        let anchor = lw.f.insts.push(ori::Inst {
+            class: Class::Anchor,
+            opcode: "anchor".into(),
+            operands: vec![Operand::new(OpKind::Block(b as u32), ty::UNTYPED)],
+            ndst: 0,
+            guard: None,
+            origin: Origin::Lowering,
+        });
+        blk.insts.push(anchor);
+        if R::ENABLED {
+            let why = match label {
+                Some(l) => format!("label {l}"),
+                None if b == 0 => "the function entry".into(),
+                None => "the instruction after a branch or exit".into(),
+            };
+            rec.step(|| {
+                Step::new(
+                    "block",
+                    format!(
+                        "Block {b} starts at {why}; its definition anchor (class 97) carries \
+                         the block index {b}."
+                    ),
+                )
+            });
+        }
+        for it in &flat[start..end] {
+            let Flat::Inst(pi, origin) = it else {
+                continue;
+            };
+            let id = lower_inst(&mut lw, pi, *origin, stats, rec)?;
+            blk.insts.push(id);
+        }
+        lw.f.blocks.push(blk);
+    }
+    stats.add("blocks", nblocks as u64);
+    // Register table: defs, uses, anchors, constraints.
+    let order: Vec<(u32, InstId)> = lw.f.layout().collect();
+    for (_, i) in order {
+        let inst = &lw.f.insts[i];
+        let asm = matches!(inst.origin, Origin::InlineAsm(_));
+        let mut touched = Vec::new();
+        for (k, o) in inst.operands.iter().enumerate() {
+            visit_regs(o, k < inst.ndst as usize, &mut touched);
+        }
+        if let Some((g, _)) = inst.guard {
+            touched.push((g, false));
+        }
+        for (r, def) in touched {
+            let info = &mut lw.f.regs[r];
+            if asm {
+                info.constraint |= constraint::ASM;
+            }
+            if def {
+                info.defs += 1;
+                info.def_anchor = (info.defs == 1).then_some(i);
+                if info.defs > 1 {
+                    info.constraint |= constraint::MULTI_DEF;
+                }
+            } else {
+                info.uses += 1;
+            }
+        }
+    }
+    let f = lw.f;
+    stats.add("registers", f.regs.len() as u64);
+    let constrained = f.regs.values().filter(|r| r.constraint != 0).count();
+    stats.add("constrained_registers", constrained as u64);
+    if R::ENABLED {
+        let n = f.regs.len();
+        let single = f.regs.values().filter(|r| r.def_anchor.is_some()).count();
+        rec.step(|| {
+            Step::new(
+                "register_table",
+                format!(
+                    "{n} registers: {single} have exactly one definition (their def anchor); \
+                     {constrained} carry a constraint (pair, vector lane, inline asm or \
+                     several definitions)."
+                ),
+            )
+        });
+    }
+    Ok(f)
+}
+
+fn lower_inst<R: Recorder>(
+    lw: &mut Lowerer<'_>,
+    pi: &ptx::Inst,
+    origin: Origin,
+    stats: &mut Stats,
+    rec: &mut R,
+) -> Result<InstId, String> {
+    let d = decode(&pi.opcode);
+    let (class, ndst) = classify(&d, &pi.operands);
+    let is_branch = matches!(d.base.as_str(), "bra" | "brx");
+    let tn = type_nibble(d.ty());
+    let mut operands = Vec::new();
+    for (k, o) in pi.operands.iter().enumerate() {
+        // cvt's sources use its second type.
+        let t = if d.base == "cvt" && k >= 1 {
+            type_nibble(d.ty())
+        } else if d.base == "cvt" {
+            type_nibble(d.first_ty())
+        } else {
+            tn
+        };
+        operands.push(lw.operand(o, t, is_branch)?);
+    }
+    let guard = match &pi.guard {
+        Some(g) => Some((lw.reg(&g.reg)?, g.negated)),
+        None => None,
+    };
+    let mut opcode = pi.opcode.clone();
+    let mut class = class;
+    let mut note = None;
+    if d.ty().is_some_and(|t| t.is_float()) && d.base == "sub" && operands.len() == 3 {
+        opcode = format!("add{}", &pi.opcode[3..]);
+        operands[2].neg = !operands[2].neg;
+        stats.inc("neg_modifiers");
+        note =
+            Some("float subtraction becomes an add whose second source carries the neg modifier");
+    } else if d.ty().is_some_and(|t| t.is_float())
+        && (d.base == "neg" || d.base == "abs")
+        && operands.len() == 2
+    {
+        let neg = d.base == "neg";
+        opcode = format!("mov{}", &pi.opcode[d.base.len()..]);
+        if neg {
+            operands[1].neg = true;
+            stats.inc("neg_modifiers");
+        } else {
+            operands[1].abs = true;
+            stats.inc("abs_modifiers");
+        }
+        class = Class::Mov;
+        note = Some(if neg {
+            "float negation becomes a move whose source carries the neg modifier"
+        } else {
+            "float absolute value becomes a move whose source carries the abs modifier"
+        });
+    }
+    // A select's destination inherits its immediate sources' constraint bits (the
+    // spec checks them on the destination).
+    if class == Class::Select && !operands.is_empty() {
+        let c = operands[1..].iter().fold(0, |a, o| a | o.imm_constraint);
+        operands[0].imm_constraint |= c;
+    }
+    if guard.is_some() {
+        stats.inc("predicated");
+    }
+    if matches!(origin, Origin::InlineAsm(_)) {
+        stats.inc("asm_instructions");
+    }
+    stats.inc("instructions");
+    let inst = ori::Inst {
+        class,
+        opcode,
+        operands,
+        ndst,
+        guard,
+        origin,
+    };
+    let word = inst.opcode_word();
+    let id = lw.f.insts.push(inst);
+    if R::ENABLED {
+        let ptx_text = crate::ptx::print::inst_to_string(pi);
+        let ori_text = crate::ori::print::inst_line(&lw.f, id, &BTreeMap::new());
+        let number = class.number();
+        let narration = match note {
+            Some(n) => format!("`{ptx_text}`: {n}; class {number} ({}).", class.name()),
+            None => {
+                let pred = if word & ori::PRED_GUARDED != 0 {
+                    format!(", opcode word 0x{word:04x} with the predication bit")
+                } else {
+                    String::new()
+                };
+                let src = if class.from_spec() {
+                    "the spec's number"
+                } else {
+                    "our numbering"
+                };
+                format!(
+                    "`{}` is class {number} {} ({src}){pred}.",
+                    pi.opcode,
+                    class.name()
+                )
+            }
+        };
+        rec.step(|| {
+            Step::new("lower", narration).payload(Payload::Lowered {
+                ptx: ptx_text,
+                ori: vec![ori_text],
+                classes: vec![number],
+            })
+        });
+    }
+    Ok(id)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::trace::NoTrace;
+
+    fn lower(body: &str) -> ori::Module {
+        let text = format!(
+            ".version 7.8\n.target sm_90\n.address_size 64\n.visible .entry k(\n\t.param .u64 k_param_0\n)\n{{\n{body}\n}}\n"
+        );
+        let m = crate::ptx::parse(&text).unwrap();
+        run(&m, &PtxLowerOptions::default(), &mut NoTrace::default())
+            .unwrap()
+            .0
+    }
+
+    #[test]
+    fn blocks_start_with_anchors_and_guards_set_the_predication_bit() {
+        let m = lower(
+            "\t.reg .pred %p<2>;\n\t.reg .b32 %r<4>;\n\tmov.u32 %r1, %tid.x;\n\tsetp.eq.s32 %p1, %r1, 0;\n\t@%p1 bra $L__BB0_2;\n\tadd.s32 %r2, %r1, 1;\n$L__BB0_2:\n\tret;",
+        );
+        let f = m.functions().next().unwrap();
+        assert_eq!(f.blocks.len(), 3);
+        for b in &f.blocks {
+            assert_eq!(f.insts[b.insts[0]].class, Class::Anchor);
+        }
+        let bra = f.blocks[0].insts.last().copied().unwrap();
+        assert_eq!(f.insts[bra].opcode_word(), 0x1000 | 313);
+        assert_eq!(f.insts[bra].operands[0].kind, OpKind::Block(2));
+        let setp = f.blocks[0].insts[2];
+        assert_eq!(f.insts[setp].class.number(), 18);
+        let mov = f.blocks[0].insts[1];
+        assert_eq!(f.insts[mov].class.number(), 110);
+        let r1 = f.reg_by_name("%r1").unwrap();
+        assert_eq!(f.regs[r1].def_anchor, Some(mov));
+    }
+
+    #[test]
+    fn float_sub_and_neg_become_modifiers() {
+        let m = lower("\t.reg .f32 %f<4>;\n\tsub.f32 %f3, %f1, %f2;\n\tneg.f32 %f1, %f3;\n\tret;");
+        let f = m.functions().next().unwrap();
+        let sub = &f.insts[f.blocks[0].insts[1]];
+        assert_eq!(sub.opcode, "add.f32");
+        assert!(sub.operands[2].neg && sub.operands[2].flag_word() & 0x10 != 0);
+        let neg = &f.insts[f.blocks[0].insts[2]];
+        assert_eq!((neg.class.number(), neg.opcode.as_str()), (139, "mov.f32"));
+        assert!(neg.operands[1].neg);
+        let printed = crate::ori::print::print(&m);
+        assert!(printed.contains("sub.f32 \t%f3, %f1, %f2;"), "{printed}");
+        assert!(printed.contains("neg.f32 \t%f1, %f3;"), "{printed}");
+    }
+
+    #[test]
+    fn undeclared_registers_are_errors() {
+        let text = ".version 7.8\n.target sm_90\n.address_size 64\n.visible .entry k()\n{\n\tmov.u32 %r1, 0;\n}\n";
+        let m = crate::ptx::parse(text).unwrap();
+        let e = run(&m, &PtxLowerOptions::default(), &mut NoTrace::default()).unwrap_err();
+        assert!(e.to_string().contains("%r1 is not declared"));
+    }
+}

@@ -1,0 +1,916 @@
+//! PTX text → [`Module`].
+//!
+//! ```text
+//!  text ──lex──▶ tokens (line:col each; comments dropped except full-line ones inside
+//!                bodies and the `// begin inline asm` / `// end inline asm` markers)
+//!       ──parse──▶ Module { header, items: [Func | Var | Pragma] }
+//! ```
+//!
+//! The grammar is the subset that nvcc 13.0 and llc-22 print plus what our printer
+//! writes. Every error carries line:column and says what was expected; nesting depth
+//! and input size are bounded, so no input, however bad, panics or recurses without
+//! limit.
+
+use super::ast::*;
+use crate::error::SourceError;
+use alloc::boxed::Box;
+use alloc::format;
+use alloc::string::{String, ToString};
+use alloc::vec::Vec;
+
+/// Inputs larger than this are refused.
+pub const MAX_INPUT_BYTES: usize = 64 << 20;
+/// Deepest `{ }` / operand nesting accepted.
+pub const MAX_DEPTH: usize = 64;
+
+#[derive(Clone, Debug, PartialEq)]
+enum Tok {
+    /// `.version`, `.reg`, `.b32`, ...
+    Dir(String),
+    /// Identifiers, opcodes (with dots), registers (`%r1`), labels (`$L__BB0_1`).
+    Ident(String),
+    Int(i64),
+    Hex(u64),
+    F32(u32),
+    F64(u64),
+    /// A decimal with a point (`7.8`, `1.5`), kept as text.
+    Dec(String),
+    Str(String),
+    Punct(char),
+    /// A full-line comment (only kept when nothing else is on its line).
+    LineComment(String),
+    AsmBegin,
+    AsmEnd,
+    Eof,
+}
+
+#[derive(Clone, Debug)]
+struct Token {
+    tok: Tok,
+    line: u32,
+    col: u32,
+}
+
+fn describe(t: &Tok) -> String {
+    match t {
+        Tok::Dir(d) => format!("`{d}`"),
+        Tok::Ident(s) => format!("`{s}`"),
+        Tok::Int(v) => format!("`{v}`"),
+        Tok::Hex(v) => format!("`0x{v:x}`"),
+        Tok::F32(v) => format!("`0f{v:08X}`"),
+        Tok::F64(v) => format!("`0d{v:016X}`"),
+        Tok::Dec(s) => format!("`{s}`"),
+        Tok::Str(s) => format!("string \"{s}\""),
+        Tok::Punct(c) => format!("`{c}`"),
+        Tok::LineComment(_) => "a comment".into(),
+        Tok::AsmBegin => "`// begin inline asm`".into(),
+        Tok::AsmEnd => "`// end inline asm`".into(),
+        Tok::Eof => "end of input".into(),
+    }
+}
+
+fn is_ident_start(c: char) -> bool {
+    c.is_ascii_alphabetic() || c == '_' || c == '$' || c == '%'
+}
+fn is_ident_char(c: char) -> bool {
+    c.is_ascii_alphanumeric() || c == '_' || c == '$' || c == '.'
+}
+
+fn lex(text: &str) -> Result<Vec<Token>, SourceError> {
+    let b: Vec<char> = text.chars().collect();
+    let mut out = Vec::new();
+    let (mut i, mut line, mut col) = (0usize, 1u32, 1u32);
+    // Whether a token other than a comment started on the current line already.
+    let mut line_has_token = false;
+    macro_rules! adv {
+        () => {{
+            if b[i] == '\n' {
+                line += 1;
+                col = 1;
+                line_has_token = false;
+            } else {
+                col += 1;
+            }
+            i += 1;
+        }};
+    }
+    while i < b.len() {
+        let c = b[i];
+        if c.is_whitespace() {
+            adv!();
+            continue;
+        }
+        let (tl, tc) = (line, col);
+        if c == '/' && b.get(i + 1) == Some(&'/') {
+            let start = i + 2;
+            let mut j = start;
+            while j < b.len() && b[j] != '\n' {
+                j += 1;
+            }
+            let body: String = b[start..j].iter().collect();
+            let t = body.trim();
+            let tok = if t == "begin inline asm" {
+                Some(Tok::AsmBegin)
+            } else if t == "end inline asm" {
+                Some(Tok::AsmEnd)
+            } else if !line_has_token {
+                Some(Tok::LineComment(t.to_string()))
+            } else {
+                None
+            };
+            if let Some(tok) = tok {
+                out.push(Token {
+                    tok,
+                    line: tl,
+                    col: tc,
+                });
+            }
+            while i < j {
+                adv!();
+            }
+            continue;
+        }
+        if c == '/' && b.get(i + 1) == Some(&'*') {
+            adv!();
+            adv!();
+            loop {
+                if i >= b.len() {
+                    return Err(SourceError::new(tl, tc, "unterminated `/*` comment"));
+                }
+                if b[i] == '*' && b.get(i + 1) == Some(&'/') {
+                    adv!();
+                    adv!();
+                    break;
+                }
+                adv!();
+            }
+            continue;
+        }
+        line_has_token = true;
+        let push = |out: &mut Vec<Token>, tok| {
+            out.push(Token {
+                tok,
+                line: tl,
+                col: tc,
+            })
+        };
+        if c == '"' {
+            adv!();
+            let mut s = String::new();
+            loop {
+                if i >= b.len() || b[i] == '\n' {
+                    return Err(SourceError::new(tl, tc, "unterminated string"));
+                }
+                if b[i] == '"' {
+                    adv!();
+                    break;
+                }
+                if b[i] == '\\' && i + 1 < b.len() {
+                    s.push(b[i]);
+                    adv!();
+                }
+                s.push(b[i]);
+                adv!();
+            }
+            push(&mut out, Tok::Str(s));
+            continue;
+        }
+        if c == '.'
+            && b.get(i + 1)
+                .is_some_and(|c| c.is_ascii_alphabetic() || *c == '_')
+        {
+            let start = i;
+            adv!();
+            while i < b.len() && (b[i].is_ascii_alphanumeric() || b[i] == '_') {
+                adv!();
+            }
+            push(&mut out, Tok::Dir(b[start..i].iter().collect()));
+            continue;
+        }
+        if c.is_ascii_digit() {
+            let start = i;
+            while i < b.len() && (b[i].is_ascii_alphanumeric() || b[i] == '.' || b[i] == '_') {
+                adv!();
+            }
+            let s: String = b[start..i].iter().collect();
+            let tok = lex_number(&s).ok_or_else(|| {
+                SourceError::new(tl, tc, format!("`{s}` is not a number PTX accepts"))
+            })?;
+            push(&mut out, tok);
+            continue;
+        }
+        if is_ident_start(c) {
+            let start = i;
+            adv!();
+            while i < b.len() && is_ident_char(b[i]) {
+                adv!();
+            }
+            let s: String = b[start..i].iter().collect();
+            if s == "%" {
+                return Err(SourceError::new(tl, tc, "`%` must start a register name"));
+            }
+            push(&mut out, Tok::Ident(s));
+            continue;
+        }
+        if ",;:{}[]()<>+-|!@=".contains(c) {
+            adv!();
+            push(&mut out, Tok::Punct(c));
+            continue;
+        }
+        return Err(SourceError::new(
+            tl,
+            tc,
+            format!("unexpected character {c:?}"),
+        ));
+    }
+    out.push(Token {
+        tok: Tok::Eof,
+        line,
+        col,
+    });
+    Ok(out)
+}
+
+fn lex_number(s: &str) -> Option<Tok> {
+    let hex = |h: &str| {
+        if h.is_empty() || h.len() > 16 || !h.chars().all(|c| c.is_ascii_hexdigit()) {
+            None
+        } else {
+            u64::from_str_radix(h, 16).ok()
+        }
+    };
+    if let Some(h) = s.strip_prefix("0f").or_else(|| s.strip_prefix("0F")) {
+        if h.len() != 8 {
+            return None;
+        }
+        return hex(h).map(|v| Tok::F32(v as u32));
+    }
+    if let Some(h) = s.strip_prefix("0d").or_else(|| s.strip_prefix("0D")) {
+        if h.len() != 16 {
+            return None;
+        }
+        return hex(h).map(Tok::F64);
+    }
+    if let Some(h) = s.strip_prefix("0x").or_else(|| s.strip_prefix("0X")) {
+        let h = h.strip_suffix('U').unwrap_or(h);
+        return hex(h).map(Tok::Hex);
+    }
+    if s.contains('.') {
+        let mut parts = s.splitn(2, '.');
+        let (a, b) = (parts.next()?, parts.next()?);
+        if a.chars().all(|c| c.is_ascii_digit()) && b.chars().all(|c| c.is_ascii_digit()) {
+            return Some(Tok::Dec(s.to_string()));
+        }
+        return None;
+    }
+    let d = s.strip_suffix('U').unwrap_or(s);
+    if d.chars().all(|c| c.is_ascii_digit()) {
+        return d.parse::<i64>().ok().map(Tok::Int).or_else(|| {
+            // Large unsigned decimals keep their bit pattern.
+            d.parse::<u64>().ok().map(Tok::Hex)
+        });
+    }
+    None
+}
+
+struct Parser {
+    toks: Vec<Token>,
+    pos: usize,
+    depth: usize,
+}
+
+type R<T> = Result<T, SourceError>;
+
+impl Parser {
+    fn peek(&self) -> &Tok {
+        &self.toks[self.pos].tok
+    }
+    fn peek_at(&self, k: usize) -> &Tok {
+        &self.toks[(self.pos + k).min(self.toks.len() - 1)].tok
+    }
+    fn next(&mut self) -> Tok {
+        let t = self.toks[self.pos].tok.clone();
+        if self.pos + 1 < self.toks.len() {
+            self.pos += 1;
+        }
+        t
+    }
+    fn err_here(&self, expected: &str) -> SourceError {
+        let t = &self.toks[self.pos];
+        SourceError::new(
+            t.line,
+            t.col,
+            format!("expected {expected}, found {}", describe(&t.tok)),
+        )
+    }
+    fn is_punct(&self, c: char) -> bool {
+        *self.peek() == Tok::Punct(c)
+    }
+    fn eat_punct(&mut self, c: char) -> bool {
+        if self.is_punct(c) {
+            self.next();
+            true
+        } else {
+            false
+        }
+    }
+    fn expect_punct(&mut self, c: char) -> R<()> {
+        if self.eat_punct(c) {
+            Ok(())
+        } else {
+            Err(self.err_here(&format!("`{c}`")))
+        }
+    }
+    fn expect_ident(&mut self, what: &str) -> R<String> {
+        match self.peek().clone() {
+            Tok::Ident(s) => {
+                self.next();
+                Ok(s)
+            }
+            _ => Err(self.err_here(what)),
+        }
+    }
+    fn expect_u32(&mut self, what: &str) -> R<u32> {
+        match *self.peek() {
+            Tok::Int(v) if (0..=u32::MAX as i64).contains(&v) => {
+                self.next();
+                Ok(v as u32)
+            }
+            _ => Err(self.err_here(what)),
+        }
+    }
+    fn skip_comments(&mut self) {
+        while matches!(self.peek(), Tok::LineComment(_)) {
+            self.next();
+        }
+    }
+    fn enter(&mut self) -> R<()> {
+        self.depth += 1;
+        if self.depth > MAX_DEPTH {
+            return Err(self.err_here(&format!("at most {MAX_DEPTH} levels of nesting")));
+        }
+        Ok(())
+    }
+
+    fn module(&mut self) -> R<Module> {
+        let mut m = Module::default();
+        loop {
+            self.skip_comments();
+            match self.peek().clone() {
+                Tok::Eof => break,
+                Tok::Dir(d) if d == ".version" => {
+                    self.next();
+                    m.version = Some(match self.next() {
+                        Tok::Dec(s) => s,
+                        Tok::Int(v) => v.to_string(),
+                        _ => {
+                            self.pos -= 1;
+                            return Err(self.err_here("a version number such as 7.8"));
+                        }
+                    });
+                }
+                Tok::Dir(d) if d == ".target" => {
+                    self.next();
+                    m.target.push(self.expect_ident("a target such as sm_90")?);
+                    while self.eat_punct(',') {
+                        m.target.push(self.expect_ident("a target option")?);
+                    }
+                }
+                Tok::Dir(d) if d == ".address_size" => {
+                    self.next();
+                    m.address_size = Some(self.expect_u32("32 or 64")?);
+                }
+                Tok::Dir(d) if d == ".pragma" => {
+                    self.next();
+                    m.items.push(Item::Pragma(self.pragma_rest()?));
+                }
+                Tok::Dir(_) => m.items.push(self.item()?),
+                Tok::AsmBegin | Tok::AsmEnd => {
+                    self.next();
+                }
+                _ => return Err(self.err_here("a directive such as `.version` or `.entry`")),
+            }
+        }
+        Ok(m)
+    }
+
+    fn pragma_rest(&mut self) -> R<Vec<String>> {
+        let mut v = Vec::new();
+        loop {
+            match self.next() {
+                Tok::Str(s) => v.push(s),
+                _ => {
+                    self.pos -= 1;
+                    return Err(self.err_here("a quoted pragma string"));
+                }
+            }
+            if !self.eat_punct(',') {
+                break;
+            }
+        }
+        self.expect_punct(';')?;
+        Ok(v)
+    }
+
+    /// A module-level item after its leading directive words.
+    fn item(&mut self) -> R<Item> {
+        let mut linkage = Vec::new();
+        while let Tok::Dir(d) = self.peek().clone() {
+            match d.as_str() {
+                ".visible" | ".extern" | ".weak" | ".common" => {
+                    self.next();
+                    linkage.push(d);
+                }
+                ".entry" | ".func" => {
+                    self.next();
+                    let kind = if d == ".entry" {
+                        FuncKind::Entry
+                    } else {
+                        FuncKind::Func
+                    };
+                    return Ok(Item::Func(self.function(linkage, kind)?));
+                }
+                _ => {
+                    let mut v = self.var_decl()?;
+                    linkage.append(&mut v.words);
+                    v.words = linkage;
+                    return Ok(Item::Var(v));
+                }
+            }
+        }
+        Err(self.err_here("`.entry`, `.func` or a variable declaration"))
+    }
+
+    fn function(&mut self, linkage: Vec<String>, kind: FuncKind) -> R<Function> {
+        let mut rets = Vec::new();
+        if kind == FuncKind::Func && self.is_punct('(') {
+            rets = self.param_list()?;
+        }
+        let name = self.expect_ident("a function name")?;
+        let params = if self.is_punct('(') {
+            Some(self.param_list()?)
+        } else {
+            None
+        };
+        let mut perf = Vec::new();
+        loop {
+            self.skip_comments();
+            match self.peek().clone() {
+                Tok::Dir(d) if d != ".pragma" => {
+                    self.next();
+                    let mut nums = Vec::new();
+                    if let Tok::Int(_) = self.peek() {
+                        nums.push(self.expect_u32("a number")?);
+                        while self.eat_punct(',') {
+                            nums.push(self.expect_u32("a number")?);
+                        }
+                    }
+                    perf.push((d, nums));
+                }
+                _ => break,
+            }
+        }
+        let body = if self.eat_punct(';') {
+            None
+        } else {
+            self.skip_comments();
+            if !self.is_punct('{') {
+                return Err(self.err_here("`{` or `;` after the function signature"));
+            }
+            self.next();
+            Some(self.stmts_until_brace()?)
+        };
+        Ok(Function {
+            linkage,
+            kind,
+            rets,
+            name,
+            params,
+            perf,
+            body,
+        })
+    }
+
+    fn param_list(&mut self) -> R<Vec<Param>> {
+        self.expect_punct('(')?;
+        let mut v = Vec::new();
+        self.skip_comments();
+        if self.eat_punct(')') {
+            return Ok(v);
+        }
+        loop {
+            self.skip_comments();
+            v.push(self.param()?);
+            self.skip_comments();
+            if self.eat_punct(')') {
+                return Ok(v);
+            }
+            if !self.eat_punct(',') {
+                return Err(self.err_here("`,` or `)` in the parameter list"));
+            }
+        }
+    }
+
+    fn param(&mut self) -> R<Param> {
+        let mut words = Vec::new();
+        loop {
+            match self.peek().clone() {
+                Tok::Dir(d) => {
+                    self.next();
+                    let align = d == ".align";
+                    words.push(d);
+                    if align {
+                        words.push(self.expect_u32("an alignment")?.to_string());
+                    }
+                }
+                Tok::Ident(_) if !words.is_empty() => break,
+                _ => return Err(self.err_here("a parameter such as `.param .u32 name`")),
+            }
+        }
+        let name = self.expect_ident("a parameter name")?;
+        let array = if self.eat_punct('[') {
+            let n = self.expect_u32("an array size")?;
+            self.expect_punct(']')?;
+            Some(n)
+        } else {
+            None
+        };
+        Ok(Param { words, name, array })
+    }
+
+    /// `.shared .align 4 .b8 name[1024] = {...};` — the state space is next.
+    fn var_decl(&mut self) -> R<VarDecl> {
+        let mut words = Vec::new();
+        while let Tok::Dir(d) = self.peek().clone() {
+            self.next();
+            let align = d == ".align";
+            words.push(d);
+            if align {
+                words.push(self.expect_u32("an alignment")?.to_string());
+            }
+        }
+        if words.is_empty() {
+            return Err(self.err_here("a state space such as `.shared`"));
+        }
+        let name = self.expect_ident("a variable name")?;
+        let mut dims = Vec::new();
+        while self.eat_punct('[') {
+            if self.eat_punct(']') {
+                dims.push(None);
+            } else {
+                dims.push(Some(self.expect_u32("an array size")?));
+                self.expect_punct(']')?;
+            }
+        }
+        let init = if self.eat_punct('=') {
+            let mut toks = Vec::new();
+            let mut depth = 0i32;
+            loop {
+                match self.peek().clone() {
+                    Tok::Punct(';') if depth == 0 => break,
+                    Tok::Eof => return Err(self.err_here("`;` after the initializer")),
+                    t => {
+                        if t == Tok::Punct('{') {
+                            depth += 1;
+                        } else if t == Tok::Punct('}') {
+                            depth -= 1;
+                        }
+                        toks.push(tok_text(&t));
+                        self.next();
+                    }
+                }
+            }
+            Some(toks)
+        } else {
+            None
+        };
+        self.expect_punct(';')?;
+        Ok(VarDecl {
+            words,
+            name,
+            dims,
+            init,
+        })
+    }
+
+    /// Statements up to and including the closing `}`.
+    fn stmts_until_brace(&mut self) -> R<Vec<Stmt>> {
+        self.enter()?;
+        let mut v = Vec::new();
+        loop {
+            match self.peek() {
+                Tok::Punct('}') => {
+                    self.next();
+                    break;
+                }
+                Tok::Eof => return Err(self.err_here("`}` closing the body")),
+                _ => v.push(self.stmt()?),
+            }
+        }
+        self.depth -= 1;
+        Ok(v)
+    }
+
+    fn stmt(&mut self) -> R<Stmt> {
+        match self.peek().clone() {
+            Tok::LineComment(c) => {
+                self.next();
+                Ok(Stmt::Comment(c))
+            }
+            Tok::AsmBegin => {
+                self.next();
+                self.enter()?;
+                let mut v = Vec::new();
+                loop {
+                    match self.peek() {
+                        Tok::AsmEnd => {
+                            self.next();
+                            break;
+                        }
+                        Tok::Eof | Tok::Punct('}') => {
+                            return Err(self.err_here("`// end inline asm`"))
+                        }
+                        _ => v.push(self.stmt()?),
+                    }
+                }
+                self.depth -= 1;
+                Ok(Stmt::InlineAsm(v))
+            }
+            Tok::AsmEnd => Err(self.err_here("a statement (an `// end inline asm` has no begin)")),
+            Tok::Punct('{') => {
+                self.next();
+                Ok(Stmt::Scope(self.stmts_until_brace()?))
+            }
+            Tok::Dir(d) if d == ".reg" => {
+                self.next();
+                let mut words = Vec::new();
+                while let Tok::Dir(w) = self.peek().clone() {
+                    self.next();
+                    words.push(w);
+                }
+                if words.is_empty() {
+                    return Err(self.err_here("a register type such as `.b32`"));
+                }
+                let mut names = Vec::new();
+                loop {
+                    let n = self.expect_ident("a register name")?;
+                    let count = if self.eat_punct('<') {
+                        let c = self.expect_u32("a register count")?;
+                        self.expect_punct('>')?;
+                        Some(c)
+                    } else {
+                        None
+                    };
+                    names.push((n, count));
+                    if !self.eat_punct(',') {
+                        break;
+                    }
+                }
+                self.expect_punct(';')?;
+                Ok(Stmt::Reg(RegDecl { words, names }))
+            }
+            Tok::Dir(d) if d == ".pragma" => {
+                self.next();
+                Ok(Stmt::Pragma(self.pragma_rest()?))
+            }
+            Tok::Dir(_) => Ok(Stmt::Var(self.var_decl()?)),
+            Tok::Ident(name) if self.peek_at(1) == &Tok::Punct(':') => {
+                self.next();
+                self.next();
+                Ok(Stmt::Label(name))
+            }
+            Tok::Ident(_) | Tok::Punct('@') => Ok(Stmt::Inst(self.inst()?)),
+            _ => Err(self.err_here("an instruction, label or declaration")),
+        }
+    }
+
+    fn inst(&mut self) -> R<Inst> {
+        let guard = if self.eat_punct('@') {
+            let negated = self.eat_punct('!');
+            let reg = self.expect_ident("a predicate register after `@`")?;
+            Some(Guard { negated, reg })
+        } else {
+            None
+        };
+        let opcode = self.expect_ident("an opcode")?;
+        let mut operands = Vec::new();
+        if !self.eat_punct(';') {
+            loop {
+                operands.push(self.operand()?);
+                if self.eat_punct(';') {
+                    break;
+                }
+                if !self.eat_punct(',') {
+                    return Err(self.err_here("`,` or `;` after an operand"));
+                }
+            }
+        }
+        Ok(Inst {
+            guard,
+            opcode,
+            operands,
+        })
+    }
+
+    fn operand(&mut self) -> R<Operand> {
+        self.enter()?;
+        let first = self.operand_atom()?;
+        let op = if self.eat_punct('|') {
+            let second = self.operand_atom()?;
+            Operand::Pair(Box::new(first), Box::new(second))
+        } else {
+            first
+        };
+        self.depth -= 1;
+        Ok(op)
+    }
+
+    fn list(&mut self, close: char) -> R<Vec<Operand>> {
+        let mut v = Vec::new();
+        if self.eat_punct(close) {
+            return Ok(v);
+        }
+        loop {
+            v.push(self.operand()?);
+            if self.eat_punct(close) {
+                return Ok(v);
+            }
+            if !self.eat_punct(',') {
+                return Err(self.err_here(&format!("`,` or `{close}`")));
+            }
+        }
+    }
+
+    fn operand_atom(&mut self) -> R<Operand> {
+        match self.peek().clone() {
+            Tok::Ident(s) => {
+                self.next();
+                if s.starts_with('%') {
+                    Ok(Operand::Reg(s))
+                } else {
+                    Ok(Operand::Sym(s))
+                }
+            }
+            Tok::Int(_) | Tok::Hex(_) | Tok::F32(_) | Tok::F64(_) | Tok::Dec(_) => {
+                Ok(Operand::Imm(self.imm(false)?))
+            }
+            Tok::Punct('-') => {
+                self.next();
+                Ok(Operand::Imm(self.imm(true)?))
+            }
+            Tok::Punct('!') => {
+                self.next();
+                let inner = self.operand_atom()?;
+                Ok(Operand::Not(Box::new(inner)))
+            }
+            Tok::Punct('{') => {
+                self.next();
+                self.enter()?;
+                let v = self.list('}')?;
+                self.depth -= 1;
+                Ok(Operand::Vec(v))
+            }
+            Tok::Punct('(') => {
+                self.next();
+                self.enter()?;
+                let v = self.list(')')?;
+                self.depth -= 1;
+                Ok(Operand::Paren(v))
+            }
+            Tok::Punct('[') => {
+                self.next();
+                self.address()
+            }
+            _ => Err(self.err_here("an operand")),
+        }
+    }
+
+    fn imm(&mut self, neg: bool) -> R<Imm> {
+        let here = self.pos;
+        let v = match self.next() {
+            Tok::Int(v) => Imm::Int(if neg { v.wrapping_neg() } else { v }),
+            Tok::Hex(v) => Imm::Hex(if neg { v.wrapping_neg() } else { v }),
+            Tok::F32(v) => Imm::F32(if neg { v ^ 0x8000_0000 } else { v }),
+            Tok::F64(v) => Imm::F64(if neg { v ^ (1 << 63) } else { v }),
+            Tok::Dec(s) => {
+                let f: f64 = s.parse().map_err(|_| {
+                    self.pos = here;
+                    self.err_here("a decimal number")
+                })?;
+                Imm::F64((if neg { -f } else { f }).to_bits())
+            }
+            _ => {
+                self.pos = here;
+                return Err(self.err_here("a number"));
+            }
+        };
+        Ok(v)
+    }
+
+    /// After `[`: base, optional `+off`/`-off`, optional `, extra...`, then `]`.
+    fn address(&mut self) -> R<Operand> {
+        let mut base = AddrBase::None;
+        let mut offset = 0i64;
+        match self.peek().clone() {
+            Tok::Ident(s) => {
+                self.next();
+                base = if s.starts_with('%') {
+                    AddrBase::Reg(s)
+                } else {
+                    AddrBase::Sym(s)
+                };
+            }
+            Tok::Int(v) => {
+                self.next();
+                offset = v;
+            }
+            Tok::Hex(v) => {
+                self.next();
+                offset = v as i64;
+            }
+            _ => return Err(self.err_here("a register, symbol or number inside `[ ]`")),
+        }
+        if base != AddrBase::None && (self.is_punct('+') || self.is_punct('-')) {
+            let mut neg = self.next() == Tok::Punct('-');
+            if self.eat_punct('-') {
+                neg = !neg;
+            }
+            let v = match self.next() {
+                Tok::Int(v) => v,
+                Tok::Hex(v) => v as i64,
+                _ => {
+                    self.pos -= 1;
+                    return Err(self.err_here("an offset"));
+                }
+            };
+            offset = if neg { v.wrapping_neg() } else { v };
+        }
+        let mut extra = Vec::new();
+        while self.eat_punct(',') {
+            extra.push(self.operand()?);
+        }
+        self.expect_punct(']')?;
+        Ok(Operand::Addr {
+            base,
+            offset,
+            extra,
+        })
+    }
+}
+
+fn tok_text(t: &Tok) -> String {
+    match t {
+        Tok::Dir(s) | Tok::Ident(s) | Tok::Dec(s) => s.clone(),
+        Tok::Int(v) => v.to_string(),
+        Tok::Hex(v) => format!("0x{v:X}"),
+        Tok::F32(v) => format!("0f{v:08X}"),
+        Tok::F64(v) => format!("0d{v:016X}"),
+        Tok::Str(s) => format!("\"{s}\""),
+        Tok::Punct(c) => c.to_string(),
+        _ => String::new(),
+    }
+}
+
+/// Parses PTX text.
+pub fn parse(text: &str) -> Result<Module, SourceError> {
+    if text.len() > MAX_INPUT_BYTES {
+        return Err(SourceError::new(
+            1,
+            1,
+            format!(
+                "input is {} bytes; the limit is {MAX_INPUT_BYTES} bytes",
+                text.len()
+            ),
+        ));
+    }
+    let toks = lex(text)?;
+    Parser {
+        toks,
+        pos: 0,
+        depth: 0,
+    }
+    .module()
+}
+
+/// Parses a sequence of body statements (inline-asm text, test snippets).
+pub fn parse_body(text: &str) -> Result<Vec<Stmt>, SourceError> {
+    if text.len() > MAX_INPUT_BYTES {
+        return Err(SourceError::new(1, 1, "input too large"));
+    }
+    let toks = lex(text)?;
+    let mut p = Parser {
+        toks,
+        pos: 0,
+        depth: 0,
+    };
+    let mut v = Vec::new();
+    while *p.peek() != Tok::Eof {
+        v.push(p.stmt()?);
+    }
+    Ok(v)
+}
+
+/// Parses PTX bytes, reporting invalid UTF-8 with its position.
+pub fn parse_bytes(bytes: &[u8]) -> Result<Module, SourceError> {
+    parse(crate::error::text_from_bytes(bytes)?)
+}
