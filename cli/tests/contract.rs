@@ -97,7 +97,10 @@ fn usage_errors_exit_2_with_a_message() {
             vec!["run", &phi, "--emit", "sass"],
             "expected mir, ptx or trace",
         ),
-        (vec!["run", &phi, "--emit", "ptx"], "cannot emit ptx"),
+        (
+            vec!["run", &phi, "--emit", "dag"],
+            "unknown value `dag` for --emit",
+        ),
         (
             vec!["run", &phi, "--emit", "trace", "--no-trace"],
             "needs tracing",
@@ -156,14 +159,17 @@ fn unreadable_or_unsupported_input_exits_1() {
     assert!(out
         .stderr
         .starts_with("/no/such/file.mir: error: cannot read"));
-    let ptx = corpus("ll_phi_loop/llc.ptx");
-    let out = copyscope(&["run", &ptx], None);
+    // DAG input is detected but has no reader yet.
+    let dag = std::env::temp_dir().join("copyscope-contract.dag");
+    std::fs::write(&dag, "t0: ch,glue = EntryToken\n").unwrap();
+    let dag = dag.display().to_string();
+    let out = copyscope(&["run", &dag], None);
     assert_eq!(out.code, 1);
     assert_eq!(
-        common::diag_position(out.stderr.lines().next().unwrap(), &ptx),
+        common::diag_position(out.stderr.lines().next().unwrap(), &dag),
         Some((1, 1))
     );
-    assert!(out.stderr.contains("PTX input is not supported yet"));
+    assert!(out.stderr.contains("DAG input is not supported yet"));
     let out = copyscope(&["fmt", "-", "--from", "dag"], Some(SMALL));
     assert_eq!(out.code, 1);
     assert!(out
@@ -282,7 +288,15 @@ fn examples_lists_the_gallery_and_runs_them() {
     assert!(last["stats"]["copies_inserted"].as_u64().unwrap() >= 1);
     // Knobs reach the coalescers: the budgets of the `limits` example.
     let joined = |extra: &[&str]| {
-        let mut args = vec!["run", "--example", "limits", "--json", "--no-trace"];
+        let mut args = vec![
+            "run",
+            "--example",
+            "limits",
+            "--json",
+            "--no-trace",
+            "--emit",
+            "mir",
+        ];
         args.extend_from_slice(extra);
         let r = copyscope(&args, None);
         assert_eq!(r.code, 0, "{}", r.stderr);
@@ -381,7 +395,7 @@ fn json_has_the_contract_shape() {
     assert!(q["stages"][0]["steps"].as_array().unwrap().is_empty());
     assert_eq!(q["stages"][0]["stats"], stages[0]["stats"]);
     // The trace form adds each stage's IR before and after, and the function ranges.
-    let t = copyscope(&["run", &p, "--emit", "trace"], None);
+    let t = copyscope(&["run", &p, "--emit", "trace", "--knob", "sm=sm_80"], None);
     assert_eq!(t.code, 0, "{}", t.stderr);
     let tv: serde_json::Value = serde_json::from_str(&t.stdout).unwrap();
     assert_eq!(tv["output"], v["output"]);

@@ -185,6 +185,8 @@ pub enum PipelineError {
     },
     /// The run ends in another IR than `emit` asks for.
     Emit { wanted: IrKind, produced: IrKind },
+    /// A stage could not handle its input (an opcode with no PTX form, ...).
+    StageFailed { stage: Stage, message: String },
 }
 
 impl PipelineError {
@@ -195,6 +197,7 @@ impl PipelineError {
             PipelineError::Parse(_)
                 | PipelineError::Unsupported(_)
                 | PipelineError::InvalidInput(_)
+                | PipelineError::StageFailed { .. }
         )
     }
 
@@ -238,6 +241,7 @@ impl fmt::Display for PipelineError {
             ),
             PipelineError::UntilAndOnly => f.write_str("--until and --only cannot be combined"),
             PipelineError::DuplicateStage(s) => write!(f, "--only names stage {s} twice"),
+            PipelineError::StageFailed { stage, message } => write!(f, "stage {stage}: {message}"),
             PipelineError::WrongInput {
                 stage,
                 expected,
@@ -326,22 +330,28 @@ impl RunResult {
     }
 }
 
-/// The IR between two stages. DAG, PTX and ORI values join when their readers land.
+/// The IR between two stages. The DAG joins when its reader lands.
 #[derive(Clone, Debug)]
 pub enum Ir {
     Mir(Module),
+    Ptx(crate::ptx::Module),
+    Ori(crate::ori::Module),
 }
 
 impl Ir {
     pub fn kind(&self) -> IrKind {
         match self {
             Ir::Mir(_) => IrKind::Mir,
+            Ir::Ptx(_) => IrKind::Ptx,
+            Ir::Ori(_) => IrKind::Ori,
         }
     }
 
     pub fn print(&self) -> String {
         match self {
             Ir::Mir(m) => print_module(m),
+            Ir::Ptx(m) => crate::ptx::print(m),
+            Ir::Ori(m) => crate::ori::print::print(m),
         }
     }
 }
@@ -374,6 +384,12 @@ pub enum StageImpl {
     NotYet,
     /// A pass over each machine function.
     Mir(MirPass),
+    /// MIR → PTX text (ptx-emit).
+    PtxEmit,
+    /// PTX → ORI (ptx-lower).
+    PtxLower,
+    /// ORI → PTX (ptx-out).
+    PtxOut,
 }
 
 /// The stage registry.
@@ -400,16 +416,16 @@ pub fn stage_impl(stage: Stage) -> StageImpl {
             passes::nvptx_coalescer::run,
             nvptx_coalescer_options
         )),
+        Stage::PtxEmit => StageImpl::PtxEmit,
+        Stage::PtxLower => StageImpl::PtxLower,
         Stage::InstrEmitter
-        | Stage::PtxEmit
-        | Stage::PtxLower
         | Stage::GeneralOptimizeEarly
         | Stage::GeneralOptimize
         | Stage::GeneralOptimizeMid
         | Stage::GeneralOptimizeMid2
         | Stage::GeneralOptimizeLate
-        | Stage::GeneralOptimizeLate2
-        | Stage::PtxOut => StageImpl::NotYet,
+        | Stage::GeneralOptimizeLate2 => StageImpl::NotYet,
+        Stage::PtxOut => StageImpl::PtxOut,
     }
 }
 
@@ -468,6 +484,8 @@ pub fn is_implemented(stage: Stage) -> bool {
 /// present), two-address otherwise.
 pub fn entry_stage(ir: &Ir) -> Stage {
     match ir {
+        Ir::Ptx(_) => Stage::PtxLower,
+        Ir::Ori(_) => Stage::GeneralOptimizeEarly,
         Ir::Mir(m) => {
             let phis = m.functions.iter().any(|f| {
                 !f.props.no_phis
@@ -543,6 +561,10 @@ pub fn parse_input(
             let (m, spans) = parse_module_with_spans(text).map_err(PipelineError::Parse)?;
             Ok((format, Ir::Mir(m), spans))
         }
+        InputFormat::Ptx => {
+            let m = crate::ptx::parse(text).map_err(PipelineError::Parse)?;
+            Ok((format, Ir::Ptx(m), Vec::new()))
+        }
         f => Err(PipelineError::Unsupported(f)),
     }
 }
@@ -591,7 +613,7 @@ pub fn run(text: &str, opts: &RunOptions) -> Result<RunResult, PipelineError> {
     let mut runs = Vec::with_capacity(stages.len());
     for &stage in &stages {
         let input = opts.trace.then(|| ir.print());
-        let mut run = run_stage(stage, &mut ir, &opts.knobs, opts.trace);
+        let mut run = run_stage(stage, &mut ir, &opts.knobs, opts.trace)?;
         run.input = input;
         if opts.trace {
             run.output = Some(ir.print());
@@ -618,7 +640,12 @@ pub fn run(text: &str, opts: &RunOptions) -> Result<RunResult, PipelineError> {
     })
 }
 
-fn run_stage(stage: Stage, ir: &mut Ir, knobs: &Knobs, trace: bool) -> StageRun {
+fn run_stage(
+    stage: Stage,
+    ir: &mut Ir,
+    knobs: &Knobs,
+    trace: bool,
+) -> Result<StageRun, PipelineError> {
     let mut out = StageRun {
         stage,
         stats: Stats::default(),
@@ -629,7 +656,8 @@ fn run_stage(stage: Stage, ir: &mut Ir, knobs: &Knobs, trace: bool) -> StageRun 
         input: None,
         output: None,
     };
-    match (stage_impl(stage), ir) {
+    let mut next: Option<Ir> = None;
+    match (stage_impl(stage), &mut *ir) {
         (StageImpl::NotYet, _) => {}
         (StageImpl::Mir(pass), Ir::Mir(m)) => {
             for f in &mut m.functions {
@@ -654,8 +682,94 @@ fn run_stage(stage: Stage, ir: &mut Ir, knobs: &Knobs, trace: bool) -> StageRun 
                 });
             }
         }
+        (StageImpl::PtxEmit, Ir::Mir(m)) => {
+            let opts = ptx_emit_options(knobs);
+            let fail = |e: passes::ptx_emit::EmitError| PipelineError::StageFailed {
+                stage,
+                message: format!("{e}"),
+            };
+            let (ptx, stats) = if trace {
+                let mut log = StepLog::default();
+                let r = passes::ptx_emit::run(m, &opts, &mut log).map_err(fail)?;
+                out.steps.extend(log.steps);
+                out.remarks.extend(log.remarks);
+                r
+            } else {
+                let mut rec = NoTrace::default();
+                let r = passes::ptx_emit::run(m, &opts, &mut rec).map_err(fail)?;
+                out.remarks.extend(rec.remarks);
+                r
+            };
+            out.stats.merge(&stats);
+            next = Some(Ir::Ptx(ptx));
+        }
+        (StageImpl::PtxLower, Ir::Ptx(p)) => {
+            let opts = passes::ptx_lower::PtxLowerOptions::default();
+            let fail = |e: passes::ptx_lower::LowerError| PipelineError::StageFailed {
+                stage,
+                message: format!("{e}"),
+            };
+            let (ori, stats) = if trace {
+                let mut log = StepLog::default();
+                let r = passes::ptx_lower::run(p, &opts, &mut log).map_err(fail)?;
+                out.steps.extend(log.steps);
+                out.remarks.extend(log.remarks);
+                r
+            } else {
+                let mut rec = NoTrace::default();
+                let r = passes::ptx_lower::run(p, &opts, &mut rec).map_err(fail)?;
+                out.remarks.extend(rec.remarks);
+                r
+            };
+            out.stats.merge(&stats);
+            next = Some(Ir::Ori(ori));
+        }
+        (StageImpl::PtxOut, Ir::Ori(o)) => {
+            // ORI prints as PTX (annotations in comments); reading that back gives the
+            // PTX module, and proves the printed text is PTX.
+            let text = crate::ori::print::print(o);
+            let ptx = crate::ptx::parse(&text).map_err(|e| PipelineError::StageFailed {
+                stage,
+                message: format!("printed ORI does not read back as PTX: {e}"),
+            })?;
+            let mut stats = Stats::with(&["functions"]);
+            let n = ptx
+                .items
+                .iter()
+                .filter(|i| matches!(i, crate::ptx::ast::Item::Func(_)))
+                .count();
+            stats.set("functions", n as u64);
+            out.stats.merge(&stats);
+            next = Some(Ir::Ptx(ptx));
+        }
+        (_, other) => {
+            return Err(PipelineError::WrongInput {
+                stage,
+                expected: stage.info().input,
+                found: other.kind(),
+            });
+        }
     }
-    out
+    if let Some(n) = next {
+        *ir = n;
+    }
+    Ok(out)
+}
+
+/// ptx-emit: the `sm` knob names the target (`sm_90` → 90).
+pub fn ptx_emit_options(k: &Knobs) -> passes::ptx_emit::PtxEmitOptions {
+    let sm = crate::knobs::sm_name(k.sm())
+        .and_then(|n| {
+            n.trim_start_matches("sm_")
+                .trim_end_matches(|c: char| c.is_ascii_alphabetic())
+                .parse()
+                .ok()
+        })
+        .unwrap_or(90);
+    passes::ptx_emit::PtxEmitOptions {
+        sm,
+        ptx_version: None,
+    }
 }
 
 /// The verifier level an input function is checked at: the SSA rules while its header
@@ -693,6 +807,7 @@ fn verify_input(ir: &Ir, spans: &[FunctionSpans]) -> Vec<SourceError> {
                 }
             }
         }
+        Ir::Ptx(_) | Ir::Ori(_) => {}
     }
     out.sort_by_key(|e| (e.line, e.col));
     out
@@ -742,6 +857,8 @@ fn verify_after(stage: Stage, ir: &Ir) -> Vec<String> {
                 }
             }
         }
+        // PTX and ORI are checked by reading them back and by the real assembler.
+        Ir::Ptx(_) | Ir::Ori(_) => {}
     }
     out
 }
@@ -754,8 +871,8 @@ mod tests {
 name: k
 body: |
   bb.0:
-    %0:b32 = MOV32ri 1
-    %1:b32 = ADDi32rr %0, %0
+    %0:b32 = MOV_B32_i 1
+    %1:b32 = ADD32rr %0, %0
     Return
 ...
 ";
@@ -876,24 +993,58 @@ body: |
 
     #[test]
     fn emit_must_match_the_last_ir() {
+        // No stage after the entry produces a DAG.
         let opts = RunOptions {
-            emit: Some(IrKind::Ptx),
+            emit: Some(IrKind::Dag),
             ..RunOptions::default()
         };
         assert_eq!(
             run(SMALL, &opts).unwrap_err(),
             PipelineError::Emit {
-                wanted: IrKind::Ptx,
+                wanted: IrKind::Dag,
                 produced: IrKind::Mir
             }
         );
+        // Asking for PTX stops right after ptx-emit.
+        let opts = RunOptions {
+            emit: Some(IrKind::Ptx),
+            ..RunOptions::default()
+        };
+        let r = run(SMALL, &opts).unwrap();
+        assert_eq!(r.stages.last().map(|s| s.stage), Some(Stage::PtxEmit));
+        assert!(r.output.contains("add.s32"), "{}", r.output);
+    }
+
+    #[test]
+    fn a_stage_that_cannot_handle_its_input_is_an_input_error() {
+        let text = SMALL.replace("MOV_B32_i 1", "anonymous_12345 1");
+        let opts = RunOptions {
+            only: alloc::vec![Stage::PtxEmit],
+            ..RunOptions::default()
+        };
+        let e = run(&text, &opts).unwrap_err();
+        assert!(
+            matches!(
+                e,
+                PipelineError::StageFailed {
+                    stage: Stage::PtxEmit,
+                    ..
+                }
+            ),
+            "{e:?}"
+        );
+        assert!(format!("{e}").contains("anonymous_12345"), "{e}");
+        assert!(!e.is_usage());
     }
 
     #[test]
     fn other_formats_are_reported_unsupported() {
-        let e = run(".version 8.8\n", &RunOptions::default()).unwrap_err();
-        assert_eq!(e, PipelineError::Unsupported(InputFormat::Ptx));
-        assert!(!e.is_usage());
+        // PTX is read now: it starts at ptx-lower.
+        let r = run(".version 8.8\n", &RunOptions::default()).unwrap();
+        assert_eq!(
+            (r.input_format, r.entry),
+            (InputFormat::Ptx, Stage::PtxLower)
+        );
         let opts = RunOptions {
             from: Some(InputFormat::Dag),
             ..RunOptions::default()
@@ -965,6 +1116,14 @@ body: |
         assert!(p.iter().all(|s| s.info().output == IrKind::Mir));
         let o = RunOptions {
             emit: Some(IrKind::Ptx),
+            ..RunOptions::default()
+        };
+        assert_eq!(
+            plan(Stage::TwoAddress, &o).unwrap().last(),
+            Some(&Stage::PtxEmit)
+        );
+        let o = RunOptions {
+            emit: Some(IrKind::Dag),
             ..RunOptions::default()
         };
         assert!(plan(Stage::TwoAddress, &o).unwrap().is_empty());

@@ -2,7 +2,8 @@
 //! MIR file and every gallery example: no panic, no verifier error, and a traced run
 //! ends in the same text as an untraced one.
 
-use compiler_core::pipeline::{run, RunOptions};
+use compiler_core::pipeline::{run, PipelineError, RunOptions};
+use compiler_core::stages::{IrKind, Stage};
 use std::path::Path;
 
 fn mir_files() -> Vec<std::path::PathBuf> {
@@ -33,8 +34,10 @@ fn every_input_runs_the_pipeline_and_verifies() {
     for path in files {
         let text = std::fs::read_to_string(&path).unwrap();
         let name = path.display();
+        // Every MIR stage (PTX emission has its own test below).
         let opts = RunOptions {
             verify: true,
+            emit: Some(IrKind::Mir),
             ..RunOptions::default()
         };
         // Regression: the generic coalescer used to erase a COPY twice when an earlier
@@ -69,4 +72,45 @@ fn every_input_runs_the_pipeline_and_verifies() {
             );
         }
     }
+}
+
+/// The default run goes on to PTX: it succeeds, or it stops at ptx-emit on an opcode
+/// that has no PTX form, naming that opcode (llc-22's `anonymous_NNNNN` records, other
+/// targets' opcodes, and the gallery's TMA / cp.async models).
+#[test]
+fn default_runs_reach_ptx_or_name_the_opcode_that_stops_them() {
+    let (mut ok, mut stopped) = (0, Vec::new());
+    for path in mir_files() {
+        let text = std::fs::read_to_string(&path).unwrap();
+        match run(&text, &RunOptions::default()) {
+            Ok(r) => {
+                assert!(
+                    r.stages.iter().any(|s| s.stage == Stage::PtxEmit),
+                    "{}",
+                    path.display()
+                );
+                ok += 1;
+            }
+            Err(PipelineError::StageFailed {
+                stage: Stage::PtxEmit,
+                message,
+            }) => {
+                assert!(
+                    message.contains("has no PTX form") || message.contains("another target"),
+                    "{}: {message}",
+                    path.display()
+                );
+                let name = path.display().to_string();
+                let expected = name.contains("wmma")
+                    || name.contains("xtra_")
+                    || name.contains("tma-2result")
+                    || name.contains("async-copy");
+                assert!(expected, "{name}: {message}");
+                stopped.push(name);
+            }
+            Err(e) => panic!("{}: {e}", path.display()),
+        }
+    }
+    println!("{ok} reach PTX; stopped at ptx-emit: {stopped:?}");
+    assert!(ok >= 80, "{ok}");
 }

@@ -95,7 +95,9 @@ impl Step {
 pub enum Payload {
     None,
     /// A generic key → number table (counters, sizes).
-    Counters(Vec<(String, i64)>),
+    Counters {
+        values: Vec<(String, i64)>,
+    },
     /// Two-address: one def/use pair of a multi-result EXTRACT_SUBREG became a COPY.
     ExtractSubregPair {
         pseudo: u32,

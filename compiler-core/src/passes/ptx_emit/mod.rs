@@ -404,7 +404,9 @@ fn emit_function<R: Recorder>(
                         c + 1
                     ),
                 )
-                .payload(Payload::Counters(vec![(members.join(" "), c as i64)]))
+                .payload(Payload::Counters {
+                    values: vec![(members.join(" "), c as i64)],
+                })
             });
         }
     }
