@@ -70,9 +70,16 @@ pub fn steps() -> Vec<Step> {
         },
         Step {
             name: "native-tests",
-            about: "cargo test --workspace",
-            needs: &[],
-            run: |ctx| cargo_step(ctx, &["test", "--workspace"], &[]),
+            about: "cargo test --workspace (PTX tests assemble with the real ptxas)",
+            needs: &["ptxas"],
+            run: |ctx| {
+                let ptxas = crate::tools::ptxas_path(ctx).display().to_string();
+                cargo_step(
+                    ctx,
+                    &["test", "--workspace"],
+                    &[("PTXAS", ptxas), ("COPYSCOPE_REQUIRE_PTXAS", "1".into())],
+                )
+            },
         },
         Step {
             name: "wasm-build",

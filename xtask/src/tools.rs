@@ -7,10 +7,9 @@
 //!
 //! Adding a tool: append a [`Tool`] to [`all`] (before the tools that use it) and name its
 //! `id` in the `needs` of the check steps that use it (see `checks.rs`). Tools that are
-//! not binaries on a system path live under [`cache_dir`] (`.tools/`, git-ignored); the
-//! planned `ptxas` entry (PyPI `nvidia-cuda-nvcc==13.0.88`, `pip download --no-deps`,
-//! unzipped to `.tools/nvidia-cuda-nvcc-13.0.88/`, binary `nvidia/cu13/bin/ptxas`) is
-//! the model for those.
+//! not binaries on a system path live under [`cache_dir`] (`.tools/`, git-ignored), like
+//! `ptxas` (PyPI `nvidia-cuda-nvcc==13.0.88`, `pip download --no-deps`, the one binary
+//! unpacked to `.tools/nvcc-13.0.88/nvidia/cu13/bin/ptxas`, where the tests look).
 
 use crate::ctx::{which, Ctx};
 use crate::proc;
@@ -45,7 +44,6 @@ pub struct Tool<'a> {
 type Install<'a> = dyn Fn(&Path) -> Result<(), String> + 'a;
 
 /// `.tools/` at the workspace root: downloaded tool trees that are not system packages.
-#[allow(dead_code)] // first user: the ptxas tool of a later issue
 pub fn cache_dir(ctx: &Ctx) -> PathBuf {
     ctx.root.join(".tools")
 }
@@ -66,7 +64,62 @@ pub fn all(ctx: &Ctx) -> Result<Vec<Tool<'_>>, String> {
         ),
         node_packages(ctx),
         chromium(ctx),
+        ptxas(ctx),
     ])
+}
+
+/// The real assembler the PTX tests run: ptxas 13.0.88 out of NVIDIA's PyPI wheel.
+pub const PTXAS_VERSION: &str = "13.0.88";
+
+/// Where [`ptxas`] puts the binary (the tests' support module looks there too).
+pub fn ptxas_path(ctx: &Ctx) -> PathBuf {
+    cache_dir(ctx).join(format!("nvcc-{PTXAS_VERSION}/nvidia/cu13/bin/ptxas"))
+}
+
+fn ptxas(ctx: &Ctx) -> Tool<'_> {
+    Tool {
+        id: "ptxas",
+        wanted: PTXAS_VERSION.into(),
+        for_serve: false,
+        probe: Box::new(move || {
+            let path = ptxas_path(ctx);
+            match proc::probe(std::process::Command::new(&path).arg("--version")) {
+                Some(v) if v.contains(&format!("V{PTXAS_VERSION}")) => {
+                    Probe::Present(format!("{}", ctx.show(&path)))
+                }
+                _ => Probe::Missing(format!("no ptxas V{PTXAS_VERSION} at {}", ctx.show(&path))),
+            }
+        }),
+        install: Box::new(move |log| {
+            let wheels = cache_dir(ctx).join("wheels");
+            std::fs::create_dir_all(&wheels).map_err(|e| e.to_string())?;
+            let spec = format!("nvidia-cuda-nvcc=={PTXAS_VERSION}");
+            let dest = wheels.display().to_string();
+            proc::logged(
+                &mut ctx.command(
+                    "python3",
+                    &[
+                        "-m",
+                        "pip",
+                        "download",
+                        "--no-deps",
+                        "--disable-pip-version-check",
+                        "-d",
+                        &dest,
+                        &spec,
+                    ],
+                ),
+                log,
+            )?;
+            // Unpack just the assembler with Python's zipfile (no unzip needed).
+            let out = cache_dir(ctx).join(format!("nvcc-{PTXAS_VERSION}"));
+            let script = format!(
+                "import glob,zipfile,os\nw=glob.glob(os.path.join({dest:?},'nvidia_cuda_nvcc-{PTXAS_VERSION}-*.whl'))[0]\nz=zipfile.ZipFile(w)\np=z.extract('nvidia/cu13/bin/ptxas',{out:?})\nos.chmod(p,0o755)\n",
+                out = out.display().to_string()
+            );
+            proc::logged(&mut ctx.command("python3", &["-c", &script]), log)
+        }),
+    }
 }
 
 /// Installs whichever of `tools` are missing, printing one line per tool.
