@@ -85,7 +85,7 @@ fn ptxas(ctx: &Ctx) -> Tool<'_> {
             let path = ptxas_path(ctx);
             match proc::probe(std::process::Command::new(&path).arg("--version")) {
                 Some(v) if v.contains(&format!("V{PTXAS_VERSION}")) => {
-                    Probe::Present(format!("{}", ctx.show(&path)))
+                    Probe::Present(ctx.show(&path))
                 }
                 _ => Probe::Missing(format!("no ptxas V{PTXAS_VERSION} at {}", ctx.show(&path))),
             }
