@@ -113,3 +113,51 @@ fn limits_cut_off_and_say_so() {
     assert_eq!(count(&f, Op::IMOV32rr), 3);
     assert!(log.steps.iter().any(|s| s.kind == "coalesce_limit"));
 }
+
+/// Every tree state the NVPTX coalescer records, for every gallery example and corpus
+/// function, is a valid red-black tree.
+#[test]
+fn every_recorded_tree_is_a_valid_red_black_tree() {
+    use compiler_core::passes::nvptx_coalescer::interval_tree::validate_snapshot;
+    use compiler_core::trace::Payload;
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut files: Vec<_> = std::fs::read_dir(root.join("gallery"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "mir"))
+        .collect();
+    for case in std::fs::read_dir(root.join("../../shared/corpus")).unwrap() {
+        let p = case.unwrap().path().join("4-twoaddr.mir");
+        if p.exists() && !p.display().to_string().contains("xtra_") {
+            files.push(p);
+        }
+    }
+    let mut trees = 0;
+    for p in files {
+        let m = parse_module(&std::fs::read_to_string(&p).unwrap()).unwrap();
+        for f in &m.functions {
+            let mut g = f.clone();
+            phi_elim::run(&mut g, &Default::default(), &mut NoTrace::default());
+            two_address::run(
+                &mut g,
+                &TwoAddressOptions::default(),
+                &mut NoTrace::default(),
+            );
+            register_coalescer::run(
+                &mut g,
+                &CoalescerOptions::default(),
+                &mut NoTrace::default(),
+            );
+            let mut log = StepLog::default();
+            nvptx_coalescer::run(&mut g, &NvptxCoalescerOptions::default(), &mut log);
+            for s in &log.steps {
+                if let Payload::TreeChange { tree: Some(t), .. } = &s.payload {
+                    validate_snapshot(t)
+                        .unwrap_or_else(|e| panic!("{} {}: {e}", p.display(), f.name));
+                    trees += 1;
+                }
+            }
+        }
+    }
+    assert!(trees >= 30, "{trees}");
+}
