@@ -198,6 +198,14 @@ impl Function {
         self.layout.blocks().find(|&b| self.blocks[b].number == n)
     }
 
+    /// Replaces the function's live-ins; the entry block lists the same registers.
+    pub fn set_liveins(&mut self, liveins: Vec<(Reg, Option<VReg>)>) {
+        if let Some(entry) = self.layout.entry_block() {
+            self.blocks[entry].liveins = liveins.iter().map(|&(r, _)| r).collect();
+        }
+        self.liveins = liveins;
+    }
+
     pub fn sym(&self, s: Sym) -> &str {
         self.names.name(s)
     }

@@ -101,6 +101,12 @@ opcodes! {
     IMPLICIT_DEF: 1, PSEUDO | MOV, None, N;
     INLINEASM: 0, VAR | SIDE_EFFECTS, None, N;
     KILL: 0, VAR, None, N;
+    // Special nodes the emitter turns into pseudos: a label, frame-slot lifetime
+    // markers and a profiling probe (spec: ISD 0x0F, 0x1C, 0x2B).
+    EH_LABEL: 0, PSEUDO | SIDE_EFFECTS, None, N;
+    LIFETIME_START: 0, PSEUDO | SIDE_EFFECTS, None, N;
+    LIFETIME_END: 0, PSEUDO | SIDE_EFFECTS, None, N;
+    PSEUDO_PROBE: 0, PSEUDO | SIDE_EFFECTS, None, N;
     // Control flow.
     GOTO: 0, BR, None, N;
     CBranch: 0, BR | CONDITIONAL, None, N;
@@ -214,6 +220,9 @@ opcodes! {
     // multi-pair EXTRACT_SUBREG. Operands follow each comment.
     // (handle, x, y) → float32regsx4
     TEX_2D_V4F32_F32: 1, LD, None, N;
+    // (handle, x, y) → float32regsx4, and implicit-def $texpred: whether the texel was
+    // resident (the emitter's glue-bundle example reads it back through a glued copy).
+    TEX_2D_V4F32_F32_P: 1, LD, None, N;
     // (a, b, c) → float32regsx4: lane i = a*b + c + i (a model of one thread's fragment)
     MMA_M16N8K8_TF32: 1, CONVERGENT, None, N;
     // (a, b, acc: float32regsx4) → float32regsx4: lane i = a*b + acc[i]

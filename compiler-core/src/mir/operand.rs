@@ -53,11 +53,14 @@ pub mod oflag {
     pub const TIED2: u16 = 1 << 10;
     // (printed as `tied2`)
     pub const DEBUG_USE: u16 = 1 << 11;
+    /// The emitter's inline-fold bit on a COPY or REG_SEQUENCE def (spec: operand byte
+    /// 0x40, bit 4 = 0x10): a consumer folded the copy into itself, so it is dead.
+    pub const INLINE_FOLD: u16 = 1 << 12;
 }
 
 /// Operand flags, with the MIR keyword of each (printed in this order).
 /// `def`, `implicit` and `implicit-def` are printed by position and handled apart.
-pub const FLAG_KEYWORDS: [(u16, &str); 10] = [
+pub const FLAG_KEYWORDS: [(u16, &str); 11] = [
     (oflag::INTERNAL, "internal"),
     (oflag::UNDEF, "undef"),
     (oflag::KILL, "killed"),
@@ -68,6 +71,7 @@ pub const FLAG_KEYWORDS: [(u16, &str); 10] = [
     (oflag::HINT_TIED, "tied-hint"),
     (oflag::HINT_EARLY_TIED, "early-tied"),
     (oflag::TIED2, "tied2"),
+    (oflag::INLINE_FOLD, "inline-fold"),
 ];
 
 /// A floating-point immediate as MIR spells it (`float 1.000000e+00`, `half 0xH3C00`).

@@ -52,6 +52,15 @@ pub enum Edit {
     },
     /// The function's `noPhis` / `isSSA` properties.
     SetProps { no_phis: bool, is_ssa: bool },
+    /// The function's live-in registers (each with the virtual register it is copied
+    /// into), also listed on the entry block.
+    SetLiveins {
+        #[serde(skip)]
+        liveins: alloc::vec::Vec<(crate::mir::Reg, Option<VReg>)>,
+    },
+    /// A new name entered the function's name table (a symbol, a register name, a
+    /// memory operand's text) and received index `sym`.
+    Intern { sym: u32, name: String },
 }
 
 fn ser_inst<S: Serializer>(i: &Inst, s: S) -> Result<S::Ok, S::Error> {
@@ -141,6 +150,16 @@ pub fn apply_edit(f: &mut Function, e: &Edit) -> Result<(), ReplayError> {
         Edit::SetProps { no_phis, is_ssa } => {
             f.props.no_phis = *no_phis;
             f.props.is_ssa = *is_ssa;
+        }
+        Edit::SetLiveins { liveins } => f.set_liveins(liveins.clone()),
+        Edit::Intern { sym, name } => {
+            let got = f.names.intern(name);
+            if got.index() as u32 != *sym {
+                return Err(ReplayError(format!(
+                    "name `{name}` expected index {sym}, the table gave {}",
+                    got.index()
+                )));
+            }
         }
     }
     Ok(())

@@ -128,4 +128,29 @@ impl<'f> Editor<'f> {
             self.log.push(Edit::SetProps { no_phis, is_ssa });
         }
     }
+
+    /// Replaces the function's live-ins (and the entry block's).
+    pub fn set_liveins(&mut self, liveins: Vec<(crate::mir::Reg, Option<VReg>)>) {
+        if self.tracing {
+            self.log.push(Edit::SetLiveins {
+                liveins: liveins.clone(),
+            });
+        }
+        self.f.set_liveins(liveins);
+    }
+
+    /// Interns `name` in the function's name table, logging it when it is new.
+    pub fn intern(&mut self, name: &str) -> crate::entity::Sym {
+        if let Some(s) = self.f.names.get(name) {
+            return s;
+        }
+        let s = self.f.names.intern(name);
+        if self.tracing {
+            self.log.push(Edit::Intern {
+                sym: s.index() as u32,
+                name: name.into(),
+            });
+        }
+        s
+    }
 }

@@ -29,9 +29,19 @@ use serde::Serialize;
 #[derive(Clone, Debug, PartialEq, Serialize)]
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum Focus {
-    Inst { inst: u32 },
-    VReg { vreg: u32 },
-    Block { block: u32 },
+    Inst {
+        inst: u32,
+    },
+    VReg {
+        vreg: u32,
+    },
+    Block {
+        block: u32,
+    },
+    /// A node of the selected DAG, by its `tN` number.
+    DagNode {
+        number: u32,
+    },
 }
 
 impl Focus {
@@ -164,6 +174,76 @@ pub enum Payload {
         ptx: String,
         ori: Vec<String>,
         classes: Vec<u16>,
+    },
+    /// Emitter: how one DAG node was dispatched and what it became.
+    EmitterNode {
+        /// `tN`.
+        node: String,
+        opcode: String,
+        /// The spec's ISD number for the special opcodes (0x0E CopyToReg, ...).
+        isd: Option<u16>,
+        /// Which handler took it (`copy_to_reg`, `generic`, `skipped`, ...).
+        handler: &'static str,
+        /// Instructions it produced.
+        insts: Vec<u32>,
+    },
+    /// Emitter: the class of a new virtual register and where it came from.
+    EmitterVReg {
+        vreg: u32,
+        /// The instruction's constraint (TII::getRegClass), if any.
+        inst_class: Option<String>,
+        /// The value type's class (TLI::getRegClassFor), if any.
+        type_class: Option<String>,
+        divergent: bool,
+        chosen: String,
+        /// A CopyToReg destination was reused instead of a new register.
+        reused: bool,
+    },
+    /// Emitter: one result of a multi-result node became a pair of the EXTRACT_SUBREG.
+    EmitterLane {
+        pseudo: u32,
+        pair: u32,
+        lanes: u32,
+        def: u32,
+        src: u32,
+        /// The node's result number this lane carries.
+        result: u32,
+        hint_tied: bool,
+        hint_early_tied: bool,
+    },
+    /// Emitter: the bit-36 ("implicit glue consumer", 0x1000000000) test on a node.
+    EmitterBit36 {
+        node: String,
+        /// `checked`, or which property bit turned the test off.
+        guard: &'static str,
+        flag: bool,
+        skipped: bool,
+        /// The register the node's value was mapped to instead.
+        reused: Option<String>,
+    },
+    /// Emitter: one result record classified by dead copy elimination.
+    EmitterRecord {
+        index: u32,
+        inst: u32,
+        opcode: String,
+        /// Which target hook looked at it (vtable 0xF0 for CopyFromReg copies, 0x350 otherwise).
+        hook: &'static str,
+        src: Option<String>,
+        dst: Option<String>,
+        inline_fold: bool,
+        candidate: bool,
+        uses: u32,
+        /// `keep`, `erase_now` or `defer`.
+        verdict: &'static str,
+        reason: String,
+    },
+    /// Emitter: the deferred dead list deleted in bulk.
+    EmitterFlush {
+        erased: Vec<u32>,
+        /// Readers of folded copies moved to the copy's source.
+        rewritten: u32,
+        /// Live-in registers no longer read.
+        liveins_dropped: Vec<String>,
     },
 }
 
