@@ -20,6 +20,7 @@ extern crate alloc;
 #[cfg(feature = "std")]
 extern crate std;
 
+pub mod dag;
 pub mod entity;
 pub mod error;
 pub mod examples;

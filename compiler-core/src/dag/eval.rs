@@ -1,0 +1,345 @@
+//! Evaluating a DAG for one thread: the reference the emitted machine code is checked
+//! against (same inputs → same stores).
+//!
+//! ```text
+//!  block = entry
+//!  loop: for node in schedule(block):  value of every result, from its operands
+//!          CopyToReg / CopyFromReg ─▶ write / read the register file (%N and $name)
+//!          INLINEASM ─▶ semantics::exec_asm over its operand slots
+//!          GOTO / CBranch / Return ─▶ next block, or done
+//!          machine opcode ─▶ semantics::exec
+//!        no terminator ─▶ fall through to the next block in file order
+//! ```
+//!
+//! The observable outcome is the list of stores in program order.
+
+use super::semantics::{exec, exec_asm, Arg, Lanes, Mem};
+use super::{asm_groups, AsmConstraint, Dag, DagBlock, DagOp, Node, Operand, RegRef, Vt};
+use crate::entity::SecondaryMap;
+use crate::mir::Op;
+use alloc::collections::BTreeMap;
+use alloc::format;
+use alloc::string::String;
+use alloc::vec;
+use alloc::vec::Vec;
+
+/// What a run starts from.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Inputs {
+    /// Kernel parameters by symbol (`&k_param_0` in MIR, `ExternalSymbol:'k_param_0'`).
+    pub params: BTreeMap<String, u64>,
+    /// Values of the parameter registers `$r1..$r255`, by number.
+    pub param_regs: BTreeMap<u32, u64>,
+    /// Initial memory, byte by byte.
+    pub memory: BTreeMap<u64, u8>,
+}
+
+/// One store the program made.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Store {
+    pub addr: u64,
+    pub bits: u32,
+    pub value: u64,
+}
+
+/// What a run did.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Outcome {
+    pub stores: Vec<Store>,
+}
+
+/// Nodes evaluated before a run is declared endless.
+pub const STEP_LIMIT: u64 = 1_000_000;
+
+/// Runs `dag` from its first block.
+pub fn run(dag: &Dag, inputs: &Inputs) -> Result<Outcome, String> {
+    let mut mem = Mem::new(inputs);
+    let mut vregs: BTreeMap<u32, Lanes> = BTreeMap::new();
+    let mut phys: BTreeMap<String, Lanes> = inputs
+        .param_regs
+        .iter()
+        .map(|(&n, &v)| (format!("r{n}"), vec![v]))
+        .collect();
+    let mut values: SecondaryMap<Node, Vec<Lanes>> = SecondaryMap::new();
+    let order: Vec<DagBlock> = dag.blocks.keys().collect();
+    let mut block = match order.first() {
+        Some(&b) => b,
+        None => return Ok(Outcome::default()),
+    };
+    let mut steps = 0u64;
+    'blocks: loop {
+        let mut next: Option<DagBlock> = order
+            .iter()
+            .position(|&b| b == block)
+            .and_then(|i| order.get(i + 1).copied());
+        for &n in &dag.blocks[block].schedule {
+            steps += 1;
+            if steps > STEP_LIMIT {
+                return Err(format!(
+                    "stopped after {STEP_LIMIT} nodes: the program does not end"
+                ));
+            }
+            let d = &dag.nodes[n];
+            let val =
+                |k: usize, values: &SecondaryMap<Node, Vec<Lanes>>| -> Result<Lanes, String> {
+                    let v = d.operands[k].value().ok_or("not a value")?;
+                    values[v.node]
+                        .get(v.res as usize)
+                        .cloned()
+                        .ok_or_else(|| format!("{} has no value", dag.value_name(v)))
+                };
+            let mut results: Vec<Lanes> = d.types.iter().map(|_| Vec::new()).collect();
+            match d.op {
+                DagOp::EntryToken
+                | DagOp::TokenFactor
+                | DagOp::EhLabel
+                | DagOp::LifetimeStart
+                | DagOp::LifetimeEnd
+                | DagOp::PseudoProbe => {}
+                DagOp::CopyToReg => {
+                    let v = val(2, &values)?;
+                    match &d.operands[1] {
+                        Operand::Reg {
+                            reg: RegRef::Virt(r),
+                            ..
+                        } => {
+                            vregs.insert(*r, v);
+                        }
+                        Operand::Reg {
+                            reg: RegRef::Phys(p),
+                            ..
+                        } => {
+                            phys.insert(p.clone(), v);
+                        }
+                        _ => return Err("CopyToReg without a register".into()),
+                    }
+                }
+                DagOp::CopyFromReg => {
+                    results[0] = read_reg(&d.operands[1], &vregs, &phys)?;
+                }
+                DagOp::InlineAsm => {
+                    let Some(Operand::Str(text)) = d.operands.get(1) else {
+                        return Err("INLINEASM without text".into());
+                    };
+                    let glue_in = d.glue_operand(&dag.nodes).is_some();
+                    let groups = asm_groups(&d.operands, glue_in).map_err(|e| e.1)?;
+                    let mut slots: Vec<u64> = vec![0; groups.len()];
+                    let operand_value = |o: &Operand,
+                                         values: &SecondaryMap<Node, Vec<Lanes>>|
+                     -> Result<u64, String> {
+                        Ok(match o {
+                            Operand::Value(v) => {
+                                values[v.node][v.res as usize].first().copied().unwrap_or(0)
+                            }
+                            Operand::Const { value, .. } => *value as u64,
+                            r => read_reg(r, &vregs, &phys)?.first().copied().unwrap_or(0),
+                        })
+                    };
+                    let mut tied_inputs = Vec::new();
+                    for (k, g) in groups.iter().enumerate() {
+                        match g.constraint {
+                            AsmConstraint::Output { .. } => {}
+                            AsmConstraint::ReadWrite { .. } => {
+                                let v = operand_value(&d.operands[g.operands[1]], &values)?;
+                                slots[k] = v;
+                                tied_inputs.push(v);
+                            }
+                            AsmConstraint::Tied { output } => {
+                                let v = operand_value(&d.operands[g.operands[0]], &values)?;
+                                slots[k] = v;
+                                slots[output as usize] = v;
+                            }
+                            AsmConstraint::Input { .. } | AsmConstraint::Imm => {
+                                slots[k] = operand_value(&d.operands[g.operands[0]], &values)?;
+                            }
+                        }
+                    }
+                    slots.extend(tied_inputs);
+                    exec_asm(text, &mut slots)?;
+                    for (k, g) in groups.iter().enumerate() {
+                        if let AsmConstraint::Output { .. } | AsmConstraint::ReadWrite { .. } =
+                            g.constraint
+                        {
+                            write_reg(
+                                &d.operands[g.operands[0]],
+                                vec![slots[k]],
+                                &mut vregs,
+                                &mut phys,
+                            )?;
+                        }
+                    }
+                }
+                DagOp::Machine(Op::Return) => break 'blocks,
+                DagOp::Machine(Op::GOTO) => {
+                    next = Some(block_by_number(dag, &d.operands)?);
+                    break;
+                }
+                DagOp::Machine(Op::CBranch) | DagOp::Machine(Op::CBranchOther) => {
+                    let p = val(0, &values)?;
+                    if p.first().is_some_and(|&b| b & 1 == 1) {
+                        next = Some(block_by_number(dag, &d.operands)?);
+                        break;
+                    }
+                }
+                DagOp::Machine(Op::REG_SEQUENCE) => {
+                    let lanes = d
+                        .operands
+                        .iter()
+                        .find_map(|o| match o {
+                            Operand::Class(c) => Some(c.lanes()),
+                            _ => None,
+                        })
+                        .ok_or("REG_SEQUENCE needs a RegClass operand")?;
+                    let mut t = vec![0u64; lanes as usize];
+                    for k in 0..d.operands.len() {
+                        if let (Operand::Value(_), Some(Operand::SubReg(l))) =
+                            (&d.operands[k], d.operands.get(k + 1))
+                        {
+                            let v = val(k, &values)?;
+                            if let Some(slot) = t.get_mut(*l as usize) {
+                                *slot = v.first().copied().unwrap_or(0);
+                            }
+                        }
+                    }
+                    results[0] = t;
+                }
+                DagOp::Machine(op) => {
+                    let mut args: Vec<Arg<'_>> = Vec::new();
+                    let mut owned: Vec<Lanes> = Vec::new();
+                    for o in &d.operands {
+                        if let Operand::Value(v) = o {
+                            if !dag.value_type(*v).is_value() {
+                                continue;
+                            }
+                            owned.push(
+                                values[v.node]
+                                    .get(v.res as usize)
+                                    .cloned()
+                                    .unwrap_or_default(),
+                            );
+                        } else if let Operand::Reg { .. } = o {
+                            owned.push(read_reg(o, &vregs, &phys)?);
+                        }
+                    }
+                    let mut it = owned.iter();
+                    for o in &d.operands {
+                        match o {
+                            Operand::Value(v) if !dag.value_type(*v).is_value() => {}
+                            Operand::Value(_) | Operand::Reg { .. } => {
+                                args.push(Arg::Reg(it.next().map_or(&[][..], |l| l.as_slice())))
+                            }
+                            Operand::Const { value, .. } => args.push(Arg::Imm(*value)),
+                            Operand::Symbol(s) => args.push(Arg::Sym(s)),
+                            Operand::Block(b) => args.push(Arg::Block(*b)),
+                            _ => args.push(Arg::Other),
+                        }
+                    }
+                    let defs = exec(op, &args, &mut mem)?;
+                    // Implicit physical defs follow the explicit ones.
+                    let explicit = op.desc().defs as usize;
+                    for (i, reg) in super::target::instr_info(op)
+                        .implicit_defs
+                        .iter()
+                        .enumerate()
+                    {
+                        if let Some(d) = defs.get(explicit + i) {
+                            phys.insert((*reg).into(), d.clone());
+                        }
+                    }
+                    let value_results: Vec<usize> = d.value_results().collect();
+                    if value_results.len() == defs.len() {
+                        for (r, def) in value_results.iter().zip(defs) {
+                            results[*r] = def;
+                        }
+                    } else {
+                        // Scalar results spread over the defs' lanes.
+                        let words: Vec<u64> = defs.into_iter().flatten().collect();
+                        if words.len() < value_results.len() {
+                            return Err(format!(
+                                "{} produces {} values, the node has {} results",
+                                op.name(),
+                                words.len(),
+                                value_results.len()
+                            ));
+                        }
+                        for (r, w) in value_results.iter().zip(words) {
+                            results[*r] = vec![w];
+                        }
+                    }
+                    if d.types.first() == Some(&Vt::Untyped) && results[0].is_empty() {
+                        return Err(format!("{} produced no tuple", op.name()));
+                    }
+                }
+            }
+            values[n] = results;
+        }
+        match next {
+            Some(b) => block = b,
+            None => break,
+        }
+    }
+    Ok(Outcome { stores: mem.stores })
+}
+
+fn block_by_number(dag: &Dag, ops: &[Operand]) -> Result<DagBlock, String> {
+    let n = ops
+        .iter()
+        .find_map(|o| match o {
+            Operand::Block(b) => Some(*b),
+            _ => None,
+        })
+        .ok_or("a branch without a BasicBlock operand")?;
+    dag.blocks
+        .iter()
+        .find(|(_, b)| b.number == n)
+        .map(|(k, _)| k)
+        .ok_or_else(|| format!("branch to %bb.{n}, which has no DAG"))
+}
+
+fn read_reg(
+    o: &Operand,
+    vregs: &BTreeMap<u32, Lanes>,
+    phys: &BTreeMap<String, Lanes>,
+) -> Result<Lanes, String> {
+    match o {
+        Operand::Reg {
+            reg: RegRef::Virt(r),
+            ..
+        } => vregs
+            .get(r)
+            .cloned()
+            .ok_or_else(|| format!("%{r} is read before any CopyToReg wrote it")),
+        Operand::Reg {
+            reg: RegRef::Phys(p),
+            ..
+        } => phys
+            .get(p)
+            .cloned()
+            .ok_or_else(|| format!("${p} has no value (a parameter register without an input?)")),
+        _ => Err("not a register".into()),
+    }
+}
+
+fn write_reg(
+    o: &Operand,
+    v: Lanes,
+    vregs: &mut BTreeMap<u32, Lanes>,
+    phys: &mut BTreeMap<String, Lanes>,
+) -> Result<(), String> {
+    match o {
+        Operand::Reg {
+            reg: RegRef::Virt(r),
+            ..
+        } => {
+            vregs.insert(*r, v);
+        }
+        Operand::Reg {
+            reg: RegRef::Phys(p),
+            ..
+        } => {
+            phys.insert(p.clone(), v);
+        }
+        _ => return Err("not a register".into()),
+    }
+    Ok(())
+}

@@ -1,0 +1,464 @@
+//! The selected DAG: what instruction selection and scheduling hand to the emitter.
+//!
+//! ```text
+//!  text ──parse──▶ Dag { blocks: [BlockData { schedule: [Node] }], nodes: [NodeData] } ──print──▶ text
+//!                   │  nodes: storage, named by `Node`; each block's schedule: the order
+//!                   │  (line order in the text) in which the emitter visits them
+//!                   └─ eval::run(dag, inputs) ──▶ stores and return value (the reference
+//!                      the emitted machine code is checked against)
+//! ```
+//!
+//! A node has result types (`i32`, `f32`, ..., `ch` for a chain, `glue` for glue), an
+//! opcode (a few ISD opcodes the emitter treats specially, or a machine opcode of the
+//! table in [`crate::mir::opcode`]), operands (results of other nodes, `tN` or `tN:k`,
+//! and inline leaves such as `Register:i32 %5` or `Constant:i32<5>`) and attributes.
+//!
+//! Invariants [`parse`] guarantees (each violation is a line:column error): `tN` names are
+//! unique in the function; every operand names an existing result of a node of the
+//! same block, scheduled on an earlier line; the graph has no cycle; a glue result is
+//! used at most once and only as the last operand of its user; the special ISD nodes have
+//! the operand shapes `docs/formats.md` lists, with matching types.
+//! `print(parse(text))` is a fixpoint and `parse(print(dag)) == dag`.
+
+pub mod eval;
+mod parse;
+mod print;
+pub mod semantics;
+pub mod target;
+
+pub use parse::{asm_groups, letter_type, parse_dag, AsmConstraint, AsmGroup, MAX_INPUT_BYTES};
+pub use print::print_dag;
+
+use crate::entity::{entity_impl, PrimaryMap, SecondaryMap};
+use crate::mir::{Op, RegClass};
+use alloc::string::String;
+use alloc::vec::Vec;
+use core::fmt;
+
+/// A node, by storage index (its `tN` number is [`NodeData::number`]).
+#[derive(Copy, Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Node(u32);
+entity_impl!(Node, "node");
+
+/// A block of the DAG, by storage index (file order).
+#[derive(Copy, Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct DagBlock(u32);
+entity_impl!(DagBlock, "dagblock");
+
+/// A value type, spelled as LLVM spells MVTs.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Vt {
+    I1,
+    I16,
+    I32,
+    I64,
+    I128,
+    F16,
+    V2F16,
+    F32,
+    F64,
+    /// A value with no scalar type: a tuple register (REG_SEQUENCE, a whole fragment).
+    Untyped,
+    /// A chain: ordering only.
+    Ch,
+    /// Glue: the user must be emitted right after the producer.
+    Glue,
+}
+
+pub const VT_NAMES: [(Vt, &str); 12] = [
+    (Vt::I1, "i1"),
+    (Vt::I16, "i16"),
+    (Vt::I32, "i32"),
+    (Vt::I64, "i64"),
+    (Vt::I128, "i128"),
+    (Vt::F16, "f16"),
+    (Vt::V2F16, "v2f16"),
+    (Vt::F32, "f32"),
+    (Vt::F64, "f64"),
+    (Vt::Untyped, "untyped"),
+    (Vt::Ch, "ch"),
+    (Vt::Glue, "glue"),
+];
+
+impl Vt {
+    pub fn name(self) -> &'static str {
+        VT_NAMES
+            .iter()
+            .find(|(v, _)| *v == self)
+            .map_or("?", |e| e.1)
+    }
+    pub fn by_name(s: &str) -> Option<Vt> {
+        VT_NAMES.iter().find(|(_, n)| *n == s).map(|e| e.0)
+    }
+    /// A data value (not a chain or glue).
+    pub fn is_value(self) -> bool {
+        !matches!(self, Vt::Ch | Vt::Glue)
+    }
+    /// Width in bits of a scalar type.
+    pub fn bits(self) -> Option<u32> {
+        Some(match self {
+            Vt::I1 => 1,
+            Vt::I16 | Vt::F16 => 16,
+            Vt::I32 | Vt::F32 | Vt::V2F16 => 32,
+            Vt::I64 | Vt::F64 => 64,
+            Vt::I128 => 128,
+            _ => return None,
+        })
+    }
+    pub fn is_float(self) -> bool {
+        matches!(self, Vt::F16 | Vt::V2F16 | Vt::F32 | Vt::F64)
+    }
+}
+
+impl fmt::Display for Vt {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// One result of one node: `tN` (result 0) or `tN:k`.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Value {
+    pub node: Node,
+    pub res: u16,
+}
+
+/// A register a `Register:` leaf names.
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum RegRef {
+    /// `%N`: a virtual register created before emission (values crossing blocks).
+    Virt(u32),
+    /// `$name`: a physical register; `$r1..$r255` are the kernel parameter registers.
+    Phys(String),
+}
+
+impl RegRef {
+    /// The parameter register number of `$rN`, if this is one.
+    pub fn param_number(&self) -> Option<u32> {
+        match self {
+            RegRef::Phys(n) => param_reg_number(n),
+            RegRef::Virt(_) => None,
+        }
+    }
+}
+
+/// `rN` with 1 ≤ N ≤ 255.
+pub fn param_reg_number(name: &str) -> Option<u32> {
+    let d = name.strip_prefix('r')?;
+    if d.is_empty() || !d.bytes().all(|b| b.is_ascii_digit()) || d.starts_with('0') {
+        return None;
+    }
+    let n: u32 = d.parse().ok()?;
+    (1..=255).contains(&n).then_some(n)
+}
+
+/// An operand: another node's result, or an inline leaf.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Operand {
+    Value(Value),
+    /// `Register:i32 %5`, `Register:i32 %5:int32regs`, `Register:i64 $r1`.
+    Reg {
+        ty: Vt,
+        reg: RegRef,
+        class: Option<RegClass>,
+    },
+    /// `Constant:i32<5>`.
+    Const {
+        ty: Vt,
+        value: i64,
+    },
+    /// `BasicBlock:bb.1` (the MIR block number).
+    Block(u32),
+    /// `ExternalSymbol:'name'`.
+    Symbol(String),
+    /// `"text"`: inline-asm text, an asm constraint, a label name.
+    Str(String),
+    /// `FrameIndex:2`.
+    FrameIndex(u32),
+    /// `SubReg:sub1`.
+    SubReg(u8),
+    /// `RegClass:float32regsx4`.
+    Class(RegClass),
+}
+
+impl Operand {
+    pub fn value(&self) -> Option<Value> {
+        match self {
+            Operand::Value(v) => Some(*v),
+            _ => None,
+        }
+    }
+}
+
+/// The opcodes the emitter dispatches on; everything else is a machine opcode.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum DagOp {
+    EntryToken,
+    TokenFactor,
+    CopyToReg,
+    CopyFromReg,
+    InlineAsm,
+    EhLabel,
+    LifetimeStart,
+    LifetimeEnd,
+    PseudoProbe,
+    Machine(Op),
+}
+
+pub const SPECIAL_OPS: [(DagOp, &str); 9] = [
+    (DagOp::EntryToken, "EntryToken"),
+    (DagOp::TokenFactor, "TokenFactor"),
+    (DagOp::CopyToReg, "CopyToReg"),
+    (DagOp::CopyFromReg, "CopyFromReg"),
+    (DagOp::InlineAsm, "INLINEASM"),
+    (DagOp::EhLabel, "EH_LABEL"),
+    (DagOp::LifetimeStart, "LIFETIME_START"),
+    (DagOp::LifetimeEnd, "LIFETIME_END"),
+    (DagOp::PseudoProbe, "PSEUDO_PROBE"),
+];
+
+impl DagOp {
+    pub fn name(self) -> &'static str {
+        match self {
+            DagOp::Machine(op) => op.name(),
+            s => SPECIAL_OPS
+                .iter()
+                .find(|(o, _)| *o == s)
+                .map_or("?", |e| e.1),
+        }
+    }
+    /// Special ISD opcodes by name; machine opcodes must be in the opcode table.
+    pub fn by_name(s: &str) -> Option<DagOp> {
+        if let Some((o, _)) = SPECIAL_OPS.iter().find(|(_, n)| *n == s) {
+            return Some(*o);
+        }
+        // Pseudos that only exist after emission (or that the emitter never meets as
+        // nodes) are not machine nodes.
+        match Op::by_name(s)? {
+            Op::COPY
+            | Op::PHI
+            | Op::INSERT_SUBREG
+            | Op::EXTRACT_SUBREG
+            | Op::SUBREG_TO_REG
+            | Op::KILL
+            | Op::INLINEASM
+            | Op::EH_LABEL
+            | Op::LIFETIME_START
+            | Op::LIFETIME_END
+            | Op::PSEUDO_PROBE => None,
+            op => Some(DagOp::Machine(op)),
+        }
+    }
+    /// The ISD number the spec's dispatch table shows for the special opcodes.
+    pub fn spec_number(self) -> Option<u16> {
+        Some(match self {
+            DagOp::CopyToReg => 0x0E,
+            DagOp::EhLabel => 0x0F,
+            DagOp::InlineAsm => 0x10,
+            DagOp::TokenFactor => 0x13,
+            DagOp::CopyFromReg => 0x14,
+            DagOp::LifetimeStart | DagOp::LifetimeEnd => 0x1C,
+            DagOp::PseudoProbe => 0x2B,
+            _ => return None,
+        })
+    }
+    pub fn machine(self) -> Option<Op> {
+        match self {
+            DagOp::Machine(op) => Some(op),
+            _ => None,
+        }
+    }
+}
+
+/// Node attributes (the bracketed list at the end of a line).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Attrs {
+    /// `divergent`: the value may differ between the threads of a warp.
+    pub divergent: bool,
+    /// `implicit-glue-consumer`: NVIDIA's bit 36 (0x1000000000) on operand 1 — a glued
+    /// predecessor already produced this node's value.
+    pub glue_consumer: bool,
+    /// `tied`: property bit 2 (isTied); it turns the bit-36 test off.
+    pub tied: bool,
+    /// `debug-value`: property bit 17 (hasDebugValue); it skips the bit-36 test.
+    pub debug_value: bool,
+    /// `inline-fold`: the consumer folded this copy into itself (operand bit 0x10).
+    pub inline_fold: bool,
+    /// `sideeffect`: an inline asm statement with side effects.
+    pub side_effect: bool,
+    /// `mem "..."`: the memory operand MIR prints after `::`.
+    pub mem: Option<String>,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct NodeData {
+    /// The `N` of `tN`.
+    pub number: u32,
+    pub block: DagBlock,
+    pub types: Vec<Vt>,
+    pub op: DagOp,
+    pub operands: Vec<Operand>,
+    pub attrs: Attrs,
+}
+
+impl NodeData {
+    /// Indices of the data results (not chain or glue).
+    pub fn value_results(&self) -> impl Iterator<Item = usize> + '_ {
+        self.types
+            .iter()
+            .enumerate()
+            .filter(|(_, t)| t.is_value())
+            .map(|(i, _)| i)
+    }
+    pub fn has_glue_result(&self) -> bool {
+        self.types.contains(&Vt::Glue)
+    }
+    /// The glue operand (always the last operand when present), given the node table.
+    pub fn glue_operand(&self, nodes: &PrimaryMap<Node, NodeData>) -> Option<Value> {
+        let v = self.operands.last()?.value()?;
+        (nodes[v.node].types.get(v.res as usize) == Some(&Vt::Glue)).then_some(v)
+    }
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct BlockData {
+    /// The `N` of `%bb.N`.
+    pub number: u32,
+    /// The IR block name after the function name in the header (`'f:entry'`).
+    pub name: Option<String>,
+    /// The nodes in schedule (line) order.
+    pub schedule: Vec<Node>,
+}
+
+/// Where each node and operand came from in the text; ignored by `==`.
+#[derive(Clone, Debug, Default)]
+pub struct Spans {
+    pub nodes: SecondaryMap<Node, (u32, u32)>,
+    pub operands: SecondaryMap<Node, Vec<(u32, u32)>>,
+    pub blocks: SecondaryMap<DagBlock, (u32, u32)>,
+}
+
+impl PartialEq for Spans {
+    fn eq(&self, _: &Spans) -> bool {
+        true
+    }
+}
+impl Eq for Spans {}
+
+/// A function's selected DAG, one per block.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Dag {
+    pub name: String,
+    pub blocks: PrimaryMap<DagBlock, BlockData>,
+    pub nodes: PrimaryMap<Node, NodeData>,
+    pub spans: Spans,
+}
+
+/// Every user of every node: (user, operand index), in schedule order of the users.
+#[derive(Clone, Debug, Default)]
+pub struct Users {
+    pub of: SecondaryMap<Node, Vec<(Node, u16)>>,
+}
+
+impl Users {
+    pub fn compute(dag: &Dag) -> Users {
+        let mut u = Users::default();
+        for b in dag.blocks.values() {
+            for &n in &b.schedule {
+                for (k, op) in dag.nodes[n].operands.iter().enumerate() {
+                    if let Some(v) = op.value() {
+                        u.of[v.node].push((n, k as u16));
+                    }
+                }
+            }
+        }
+        u
+    }
+
+    /// Users of one result, with the operand index they read it through.
+    pub fn of_value(&self, v: Value, dag: &Dag) -> Vec<(Node, u16)> {
+        self.of[v.node]
+            .iter()
+            .copied()
+            .filter(|&(u, k)| dag.nodes[u].operands[k as usize].value() == Some(v))
+            .collect()
+    }
+
+    pub fn has_use(&self, v: Value, dag: &Dag) -> bool {
+        !self.of_value(v, dag).is_empty()
+    }
+
+    /// The node glued after `n` (the user of its glue result), if any.
+    pub fn glued_user(&self, n: Node, dag: &Dag) -> Option<Node> {
+        let g = dag.nodes[n].types.iter().position(|&t| t == Vt::Glue)?;
+        self.of_value(
+            Value {
+                node: n,
+                res: g as u16,
+            },
+            dag,
+        )
+        .first()
+        .map(|e| e.0)
+    }
+}
+
+impl Dag {
+    /// `tN` for a node.
+    pub fn name_of(&self, n: Node) -> String {
+        alloc::format!("t{}", self.nodes[n].number)
+    }
+    /// `tN` or `tN:k`.
+    pub fn value_name(&self, v: Value) -> String {
+        if v.res == 0 {
+            self.name_of(v.node)
+        } else {
+            alloc::format!("t{}:{}", self.nodes[v.node].number, v.res)
+        }
+    }
+    pub fn value_type(&self, v: Value) -> Vt {
+        self.nodes[v.node].types[v.res as usize]
+    }
+    /// The node glued before `n` (its glue operand's producer), if any.
+    pub fn glued_pred(&self, n: Node) -> Option<Node> {
+        self.nodes[n].glue_operand(&self.nodes).map(|v| v.node)
+    }
+    /// Line and column of a node in the text it was parsed from (1:1 if built in code).
+    pub fn pos(&self, n: Node) -> (u32, u32) {
+        let p = self.spans.nodes[n];
+        if p.0 == 0 {
+            (1, 1)
+        } else {
+            p
+        }
+    }
+    /// Line and column of operand `k` of `n`.
+    pub fn operand_pos(&self, n: Node, k: usize) -> (u32, u32) {
+        self.spans.operands[n]
+            .get(k)
+            .copied()
+            .unwrap_or_else(|| self.pos(n))
+    }
+    /// Virtual registers the DAG names, with the class each mention gives (first wins).
+    pub fn named_vregs(&self) -> alloc::collections::BTreeMap<u32, (Vt, Option<RegClass>)> {
+        let mut m = alloc::collections::BTreeMap::new();
+        for b in self.blocks.values() {
+            for &n in &b.schedule {
+                for op in &self.nodes[n].operands {
+                    if let Operand::Reg {
+                        ty,
+                        reg: RegRef::Virt(v),
+                        class,
+                    } = op
+                    {
+                        let e = m.entry(*v).or_insert((*ty, *class));
+                        if e.1.is_none() {
+                            e.1 = *class;
+                        }
+                    }
+                }
+            }
+        }
+        m
+    }
+}

@@ -1,0 +1,1267 @@
+//! DAG text → [`Dag`]. The grammar is in `docs/formats.md` ("DAG"). Reading happens in
+//! two rounds: every line is read into nodes whose operands still name `tN` numbers,
+//! then the names are resolved and the whole graph is checked (blocks, cycles, schedule
+//! order, glue, operand shapes and types). Every error carries line:column.
+
+use super::{
+    param_reg_number, Attrs, BlockData, Dag, DagBlock, DagOp, Node, NodeData, Operand, RegRef,
+    Spans, Value, Vt,
+};
+use crate::entity::{EntityRef, PrimaryMap};
+use crate::error::SourceError;
+use crate::mir::RegClass;
+use alloc::collections::BTreeMap;
+use alloc::format;
+use alloc::string::{String, ToString};
+use alloc::vec;
+use alloc::vec::Vec;
+
+/// Inputs larger than this are refused up front.
+pub const MAX_INPUT_BYTES: usize = 64 << 20;
+/// Virtual register numbers above this are refused (they size dense tables later).
+const MAX_VREG: u32 = 1 << 22;
+/// The block header, as LLVM's `-debug-only=isel` prints it.
+const HEADER: &str = "Selected selection DAG:";
+
+type Pos = (u32, u32);
+
+/// An operand before `tN` names are resolved.
+enum Raw {
+    Ref { number: u32, res: u16 },
+    Leaf(Operand),
+}
+
+struct RawNode {
+    number: u32,
+    block: DagBlock,
+    types: Vec<Vt>,
+    op: DagOp,
+    operands: Vec<(Raw, Pos)>,
+    attrs: Attrs,
+    pos: Pos,
+}
+
+/// Parses a whole DAG file (one function).
+pub fn parse_dag(text: &str) -> Result<Dag, SourceError> {
+    if text.len() > MAX_INPUT_BYTES {
+        return Err(SourceError::new(
+            1,
+            1,
+            format!(
+                "input is {} bytes; the limit is {MAX_INPUT_BYTES} bytes",
+                text.len()
+            ),
+        ));
+    }
+    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
+    let mut name: Option<String> = None;
+    let mut blocks: PrimaryMap<DagBlock, BlockData> = PrimaryMap::new();
+    let mut block_pos: Vec<Pos> = Vec::new();
+    let mut raw: Vec<RawNode> = Vec::new();
+    for (ln, line) in text.lines().enumerate() {
+        let ln = ln as u32 + 1;
+        let t = line.trim_start();
+        if t.is_empty() || t.starts_with('#') {
+            continue;
+        }
+        let mut c = Cursor::new(line, ln);
+        c.skip_ws();
+        if t.starts_with(HEADER) {
+            let (number, func, bname) = header(&mut c)?;
+            match &name {
+                None => name = Some(func),
+                Some(n) if *n != func => {
+                    return Err(c.err_at(
+                        c.start_col(),
+                        format!("this block belongs to function `{func}`, but the file began with `{n}`; a DAG file holds one function"),
+                    ))
+                }
+                _ => {}
+            }
+            if let Some(b) = blocks.values().position(|b| b.number == number) {
+                return Err(c.err_at(
+                    c.start_col(),
+                    format!(
+                        "%bb.{number} appears twice (first header on line {})",
+                        block_pos[b].0
+                    ),
+                ));
+            }
+            blocks.push(BlockData {
+                number,
+                name: bname,
+                schedule: Vec::new(),
+            });
+            block_pos.push((ln, c.start_col()));
+        } else if t.starts_with('t') && t[1..].starts_with(|ch: char| ch.is_ascii_digit()) {
+            let Some(block) = blocks.keys().next_back() else {
+                return Err(c.err(format!("a node line before any block header; a block starts with `{HEADER} %bb.0 'function:entry'`")));
+            };
+            raw.push(node_line(&mut c, block)?);
+        } else {
+            return Err(c.err(format!("expected a block header `{HEADER} %bb.N 'function:block'` or a node line `tN: types = Opcode operands`, found {}", c.found())));
+        }
+    }
+    let Some(name) = name else {
+        let line = text.lines().count().max(1) as u32;
+        return Err(SourceError::new(
+            line,
+            1,
+            format!("expected at least one block header `{HEADER} %bb.0 'function:entry'`"),
+        ));
+    };
+    let mut dag = resolve(name, blocks, raw)?;
+    for (b, p) in block_pos.into_iter().enumerate() {
+        dag.spans.blocks[DagBlock::new(b)] = p;
+    }
+    check(&dag)?;
+    Ok(dag)
+}
+
+/// `Selected selection DAG: %bb.N 'function:block'`.
+fn header(c: &mut Cursor<'_>) -> Result<(u32, String, Option<String>), SourceError> {
+    c.pos += HEADER.len();
+    c.skip_ws();
+    c.expect("%bb.", "a block `%bb.N`")?;
+    let number = c.number_u32("a block number")?;
+    c.skip_ws();
+    c.expect("'", "a quoted `'function:block'` name")?;
+    let start = c.pos;
+    let Some(len) = c.rest().find('\'') else {
+        return Err(c.err("unterminated `'function:block'` name"));
+    };
+    let q = &c.s[start..start + len];
+    c.pos += len + 1;
+    let (func, block) = match q.split_once(':') {
+        Some((f, b)) => (f, (!b.is_empty()).then(|| b.to_string())),
+        None => (q, None),
+    };
+    if func.is_empty() || !func.chars().all(is_name_char) {
+        return Err(c.err_at(
+            c.col_of(start),
+            "expected a function name (letters, digits, `_`, `.`, `$`) before `:`",
+        ));
+    }
+    if let Some(b) = &block {
+        if !b.chars().all(is_name_char) {
+            return Err(c.err_at(
+                c.col_of(start + func.len() + 1),
+                "a block name uses letters, digits, `_`, `.` and `$` only",
+            ));
+        }
+    }
+    c.end()?;
+    Ok((number, func.to_string(), block))
+}
+
+fn is_name_char(ch: char) -> bool {
+    ch.is_ascii_alphanumeric() || ch == '_' || ch == '.' || ch == '$'
+}
+
+/// `tN: types = Opcode operands [attributes]`.
+fn node_line(c: &mut Cursor<'_>, block: DagBlock) -> Result<RawNode, SourceError> {
+    let pos = (c.line, c.col());
+    c.pos += 1;
+    let number = c.number_u32("a node number after `t`")?;
+    c.expect(":", "`:` after the node name")?;
+    c.skip_ws();
+    let mut types = Vec::new();
+    loop {
+        let col = c.col();
+        let w = c.word();
+        let Some(t) = Vt::by_name(w) else {
+            return Err(c.err_at(col, format!("expected a value type (i1 i16 i32 i64 i128 f16 v2f16 f32 f64 untyped ch glue), found `{w}`")));
+        };
+        types.push(t);
+        c.skip_ws();
+        if !c.eat(",") {
+            break;
+        }
+        c.skip_ws();
+    }
+    c.expect("=", "`=` after the result types")?;
+    c.skip_ws();
+    let op_col = c.col();
+    let w = c.word();
+    let Some(op) = DagOp::by_name(w) else {
+        return Err(c.err_at(op_col, if w.is_empty() {
+            format!("expected an opcode, found {}", c.found())
+        } else {
+            format!("unknown opcode `{w}`: expected EntryToken, TokenFactor, CopyToReg, CopyFromReg, INLINEASM, EH_LABEL, LIFETIME_START, LIFETIME_END, PSEUDO_PROBE or a machine opcode of the opcode table")
+        }));
+    };
+    let mut operands = Vec::new();
+    c.skip_ws();
+    if !c.at_end() && !c.rest().starts_with('[') {
+        loop {
+            c.skip_ws();
+            let p = (c.line, c.col());
+            operands.push((operand(c)?, p));
+            c.skip_ws();
+            if !c.eat(",") {
+                break;
+            }
+        }
+    }
+    c.skip_ws();
+    let attrs = if c.eat("[") {
+        attributes(c)?
+    } else {
+        Attrs::default()
+    };
+    c.end()?;
+    Ok(RawNode {
+        number,
+        block,
+        types,
+        op,
+        operands,
+        attrs,
+        pos,
+    })
+}
+
+fn operand(c: &mut Cursor<'_>) -> Result<Raw, SourceError> {
+    let r = c.rest();
+    if r.starts_with('t') && r[1..].starts_with(|ch: char| ch.is_ascii_digit()) {
+        c.pos += 1;
+        let number = c.number_u32("a node number")?;
+        let res = if c.eat(":") {
+            let n = c.number_u32("a result number after `:`")?;
+            u16::try_from(n).map_err(|_| c.err("result number too large"))?
+        } else {
+            0
+        };
+        return Ok(Raw::Ref { number, res });
+    }
+    if r.starts_with('"') {
+        return Ok(Raw::Leaf(Operand::Str(c.quoted()?)));
+    }
+    let col = c.col();
+    let w = c.word();
+    let leaf = match w {
+        "Register" => {
+            c.expect(":", "`:` and a type after `Register`")?;
+            let ty = vt(c)?;
+            c.skip_ws();
+            let rcol = c.col();
+            if c.eat("%") {
+                let v = c.number_u32("a virtual register number after `%`")?;
+                if v > MAX_VREG {
+                    return Err(c.err_at(
+                        rcol,
+                        format!("virtual register %{v} is above the limit {MAX_VREG}"),
+                    ));
+                }
+                let class = if c.eat(":") {
+                    let ccol = c.col();
+                    let cw = c.word();
+                    Some(RegClass::parse_nvptx(cw).ok_or_else(|| {
+                        c.err_at(
+                            ccol,
+                            format!(
+                                "unknown register class `{cw}`; expected {}",
+                                crate::mir::regclass::valid_class_names()
+                            ),
+                        )
+                    })?)
+                } else {
+                    None
+                };
+                Operand::Reg {
+                    ty,
+                    reg: RegRef::Virt(v),
+                    class,
+                }
+            } else if c.eat("$") {
+                let n = c.word();
+                if n.is_empty() {
+                    return Err(c.err("expected a register name after `$`"));
+                }
+                if n.starts_with('r')
+                    && n.len() > 1
+                    && n[1..].bytes().all(|b| b.is_ascii_digit())
+                    && param_reg_number(n).is_none()
+                {
+                    return Err(c.err_at(
+                        rcol,
+                        format!("`${n}`: the parameter registers are $r1..$r255"),
+                    ));
+                }
+                Operand::Reg {
+                    ty,
+                    reg: RegRef::Phys(n.to_string()),
+                    class: None,
+                }
+            } else {
+                return Err(c.err(format!(
+                    "expected `%N` or `$name` after the register type, found {}",
+                    c.found()
+                )));
+            }
+        }
+        "Constant" => {
+            c.expect(":", "`:` and a type after `Constant`")?;
+            let ty = vt(c)?;
+            c.expect("<", "`<` and the value")?;
+            let value = c.signed("an integer constant")?;
+            c.expect(">", "`>` after the constant")?;
+            Operand::Const { ty, value }
+        }
+        "BasicBlock" => {
+            c.expect(":bb.", "`:bb.N`")?;
+            Operand::Block(c.number_u32("a block number")?)
+        }
+        "ExternalSymbol" => {
+            c.expect(":'", "`:'name'`")?;
+            let start = c.pos;
+            let Some(len) = c.rest().find('\'') else {
+                return Err(c.err("unterminated symbol name"));
+            };
+            let s = &c.s[start..start + len];
+            if s.is_empty() || !s.chars().all(is_name_char) {
+                return Err(c.err_at(
+                    c.col_of(start),
+                    "a symbol name uses letters, digits, `_`, `.` and `$` only",
+                ));
+            }
+            c.pos += len + 1;
+            Operand::Symbol(s.to_string())
+        }
+        "FrameIndex" => {
+            c.expect(":", "`:N`")?;
+            Operand::FrameIndex(c.number_u32("a frame index")?)
+        }
+        "SubReg" => {
+            c.expect(":sub", "`:subN`")?;
+            let n = c.number_u32("a lane number")?;
+            if n >= crate::mir::regclass::MAX_LANES as u32 {
+                return Err(c.err(format!(
+                    "lane {n} is beyond the largest tuple ({} lanes)",
+                    crate::mir::regclass::MAX_LANES
+                )));
+            }
+            Operand::SubReg(n as u8)
+        }
+        "RegClass" => {
+            c.expect(":", "`:class`")?;
+            let ccol = c.col();
+            let cw = c.word();
+            Operand::Class(RegClass::parse_nvptx(cw).ok_or_else(|| {
+                c.err_at(ccol, format!("unknown register class `{cw}`"))
+            })?)
+        }
+        "" => return Err(c.err_at(col, format!("expected an operand (`tN`, `tN:k`, `Register:`, `Constant:`, `BasicBlock:`, `ExternalSymbol:`, `FrameIndex:`, `SubReg:`, `RegClass:` or a string), found {}", c.found()))),
+        _ => return Err(c.err_at(col, format!("unknown operand `{w}`: expected `tN`, `tN:k`, `Register:`, `Constant:`, `BasicBlock:`, `ExternalSymbol:`, `FrameIndex:`, `SubReg:`, `RegClass:` or a string"))),
+    };
+    Ok(Raw::Leaf(leaf))
+}
+
+fn vt(c: &mut Cursor<'_>) -> Result<Vt, SourceError> {
+    let col = c.col();
+    let w = c.word();
+    Vt::by_name(w).ok_or_else(|| c.err_at(col, format!("expected a value type, found `{w}`")))
+}
+
+fn attributes(c: &mut Cursor<'_>) -> Result<Attrs, SourceError> {
+    let mut a = Attrs::default();
+    loop {
+        c.skip_ws();
+        let col = c.col();
+        let w = c.word();
+        let dup = |set: bool| {
+            if set {
+                Err(SourceError::new(
+                    c.line,
+                    col,
+                    format!("attribute `{w}` given twice"),
+                ))
+            } else {
+                Ok(true)
+            }
+        };
+        match w {
+            "divergent" => a.divergent = dup(a.divergent)?,
+            "implicit-glue-consumer" => a.glue_consumer = dup(a.glue_consumer)?,
+            "tied" => a.tied = dup(a.tied)?,
+            "debug-value" => a.debug_value = dup(a.debug_value)?,
+            "inline-fold" => a.inline_fold = dup(a.inline_fold)?,
+            "sideeffect" => a.side_effect = dup(a.side_effect)?,
+            "mem" => {
+                dup(a.mem.is_some())?;
+                c.skip_ws();
+                a.mem = Some(c.quoted()?);
+            }
+            _ => return Err(c.err_at(col, format!("unknown attribute `{w}`: expected divergent, implicit-glue-consumer, tied, debug-value, inline-fold, sideeffect or mem \"...\""))),
+        }
+        c.skip_ws();
+        if c.eat("]") {
+            return Ok(a);
+        }
+        c.expect(",", "`,` or `]` in the attribute list")?;
+    }
+}
+
+/// Names → nodes; builds the [`Dag`].
+fn resolve(
+    name: String,
+    mut blocks: PrimaryMap<DagBlock, BlockData>,
+    raw: Vec<RawNode>,
+) -> Result<Dag, SourceError> {
+    let mut by_number: BTreeMap<u32, (Node, Pos)> = BTreeMap::new();
+    for (i, r) in raw.iter().enumerate() {
+        if let Some(&(_, p)) = by_number.get(&r.number) {
+            return Err(SourceError::new(
+                r.pos.0,
+                r.pos.1,
+                format!("t{} is defined twice (first on line {})", r.number, p.0),
+            ));
+        }
+        by_number.insert(r.number, (Node::new(i), r.pos));
+    }
+    let mut nodes: PrimaryMap<Node, NodeData> = PrimaryMap::new();
+    let mut spans = Spans::default();
+    for r in &raw {
+        let mut operands = Vec::with_capacity(r.operands.len());
+        let mut pos = Vec::with_capacity(r.operands.len());
+        for (o, p) in &r.operands {
+            operands.push(match o {
+                Raw::Leaf(l) => l.clone(),
+                Raw::Ref { number, res } => {
+                    let Some(&(node, _)) = by_number.get(number) else {
+                        return Err(SourceError::new(
+                            p.0,
+                            p.1,
+                            format!("t{number} is not defined anywhere in this DAG"),
+                        ));
+                    };
+                    let target = &raw[node.index()];
+                    if *res as usize >= target.types.len() {
+                        let types: Vec<&str> = target.types.iter().map(|t| t.name()).collect();
+                        return Err(SourceError::new(
+                            p.0,
+                            p.1,
+                            format!(
+                                "t{number} has {} result{} ({}); result {res} does not exist",
+                                target.types.len(),
+                                if target.types.len() == 1 { "" } else { "s" },
+                                types.join(", ")
+                            ),
+                        ));
+                    }
+                    Operand::Value(Value { node, res: *res })
+                }
+            });
+            pos.push(*p);
+        }
+        let n = nodes.push(NodeData {
+            number: r.number,
+            block: r.block,
+            types: r.types.clone(),
+            op: r.op,
+            operands,
+            attrs: r.attrs.clone(),
+        });
+        spans.nodes[n] = r.pos;
+        spans.operands[n] = pos;
+        blocks[r.block].schedule.push(n);
+    }
+    Ok(Dag {
+        name,
+        blocks,
+        nodes,
+        spans,
+    })
+}
+
+fn err(dag: &Dag, n: Node, k: Option<usize>, msg: impl Into<String>) -> SourceError {
+    let (l, c) = match k {
+        Some(k) => dag.operand_pos(n, k),
+        None => dag.pos(n),
+    };
+    SourceError::new(l, c, msg)
+}
+
+/// The whole-graph checks, in an order that reports the most telling error first.
+fn check(dag: &Dag) -> Result<(), SourceError> {
+    let bname = |b: DagBlock| format!("%bb.{}", dag.blocks[b].number);
+    // 1. Values stay inside their block.
+    for (n, d) in dag.nodes.iter() {
+        for (k, op) in d.operands.iter().enumerate() {
+            if let Some(v) = op.value() {
+                let pb = dag.nodes[v.node].block;
+                if pb != d.block {
+                    let what = if dag.value_type(v) == Vt::Glue {
+                        format!("glue to a node in another block: {} is in {}, {} in {}; glue ties instructions of one block together", dag.value_name(v), bname(pb), dag.name_of(n), bname(d.block))
+                    } else {
+                        format!("{} is a value of {}, but {} is in {}; values cross blocks only through CopyToReg/CopyFromReg of a virtual register", dag.value_name(v), bname(pb), dag.name_of(n), bname(d.block))
+                    };
+                    return Err(err(dag, n, Some(k), what));
+                }
+            }
+        }
+    }
+    // 2. No cycles.
+    find_cycle(dag)?;
+    // 3. Line order is a schedule: producers come first.
+    let mut line_of = crate::entity::SecondaryMap::<Node, u32>::new();
+    for (i, b) in dag.blocks.values().enumerate() {
+        for (k, &n) in b.schedule.iter().enumerate() {
+            line_of[n] = ((i as u32) << 24) | k as u32;
+        }
+    }
+    for (n, d) in dag.nodes.iter() {
+        for (k, op) in d.operands.iter().enumerate() {
+            if let Some(v) = op.value() {
+                if line_of[v.node] > line_of[n] {
+                    return Err(err(
+                        dag,
+                        n,
+                        Some(k),
+                        format!(
+                            "{} uses {}, which is scheduled later (line {}); line order is the schedule, so a producer must come first",
+                            dag.name_of(n),
+                            dag.value_name(v),
+                            dag.pos(v.node).0
+                        ),
+                    ));
+                }
+            }
+        }
+    }
+    // 4. Glue: last operand, one user.
+    let mut glue_user: BTreeMap<Value, Node> = BTreeMap::new();
+    for (n, d) in dag.nodes.iter() {
+        for (k, op) in d.operands.iter().enumerate() {
+            let Some(v) = op.value() else { continue };
+            if dag.value_type(v) != Vt::Glue {
+                continue;
+            }
+            if k + 1 != d.operands.len() {
+                return Err(err(
+                    dag,
+                    n,
+                    Some(k),
+                    format!(
+                        "glue operand {} must be the last operand",
+                        dag.value_name(v)
+                    ),
+                ));
+            }
+            if let Some(&first) = glue_user.get(&v) {
+                return Err(err(
+                    dag,
+                    n,
+                    Some(k),
+                    format!(
+                        "the glue of {} is already used by {}; glue has a single user",
+                        dag.name_of(v.node),
+                        dag.name_of(first)
+                    ),
+                ));
+            }
+            glue_user.insert(v, n);
+        }
+        if d.types.iter().filter(|&&t| t == Vt::Glue).count() > 1 {
+            return Err(err(dag, n, None, "a node has at most one glue result"));
+        }
+    }
+    // 4b. A glued bundle is emitted at its last node: readers of a bundle member's value
+    //     come after that last node (or belong to the same bundle).
+    let users = super::Users::compute(dag);
+    let bottom = |mut n: Node| {
+        while let Some(u) = users.glued_user(n, dag) {
+            n = u;
+        }
+        n
+    };
+    let mut bottoms = crate::entity::SecondaryMap::<Node, Option<Node>>::new();
+    if !glue_user.is_empty() {
+        for n in dag.nodes.keys() {
+            if dag.nodes[n].has_glue_result() || dag.glued_pred(n).is_some() {
+                bottoms[n] = Some(bottom(n));
+            }
+        }
+    }
+    for (n, d) in dag.nodes.iter() {
+        for (k, op) in d.operands.iter().enumerate() {
+            let Some(v) = op.value() else { continue };
+            let Some(b) = bottoms[v.node] else { continue };
+            if bottoms[n] == Some(b) || line_of[b] < line_of[n] {
+                continue;
+            }
+            return Err(err(
+                dag,
+                n,
+                Some(k),
+                format!(
+                    "{} uses {}, which is glued into the bundle ending at {} (line {}); a bundle is emitted where its last node is scheduled, so {} must come after it",
+                    dag.name_of(n),
+                    dag.value_name(v),
+                    dag.name_of(b),
+                    dag.pos(b).0,
+                    dag.name_of(n)
+                ),
+            ));
+        }
+    }
+    // 5. Shapes and types of the special nodes; registers' classes.
+    for (n, _) in dag.nodes.iter() {
+        check_shape(dag, n)?;
+    }
+    check_vregs(dag)?;
+    Ok(())
+}
+
+fn find_cycle(dag: &Dag) -> Result<(), SourceError> {
+    // 0 = unvisited, 1 = on the stack, 2 = done.
+    let mut state = crate::entity::SecondaryMap::<Node, u8>::new();
+    for start in dag.nodes.keys() {
+        if state[start] != 0 {
+            continue;
+        }
+        // Stack of (node, next operand to look at).
+        let mut stack: Vec<(Node, usize)> = vec![(start, 0)];
+        state[start] = 1;
+        while let Some(&mut (n, ref mut k)) = stack.last_mut() {
+            let ops = &dag.nodes[n].operands;
+            if *k >= ops.len() {
+                state[n] = 2;
+                stack.pop();
+                continue;
+            }
+            let kk = *k;
+            *k += 1;
+            let Some(v) = ops[kk].value() else { continue };
+            match state[v.node] {
+                0 => {
+                    state[v.node] = 1;
+                    stack.push((v.node, 0));
+                }
+                1 => {
+                    let from = stack.iter().position(|e| e.0 == v.node).unwrap_or(0);
+                    let mut names: Vec<String> =
+                        stack[from..].iter().map(|e| dag.name_of(e.0)).collect();
+                    names.push(dag.name_of(v.node));
+                    return Err(err(
+                        dag,
+                        n,
+                        Some(kk),
+                        format!(
+                            "cycle: {} (each uses the next); a DAG has no cycles",
+                            names.join(" → ")
+                        ),
+                    ));
+                }
+                _ => {}
+            }
+        }
+    }
+    Ok(())
+}
+
+fn check_shape(dag: &Dag, n: Node) -> Result<(), SourceError> {
+    let d = &dag.nodes[n];
+    let name = d.op.name();
+    let ops = &d.operands;
+    let ty = |k: usize| {
+        ops.get(k)
+            .and_then(Operand::value)
+            .map(|v| dag.value_type(v))
+    };
+    let want_types = |allowed: &[&[Vt]]| -> Result<(), SourceError> {
+        if allowed.contains(&d.types.as_slice()) {
+            return Ok(());
+        }
+        let alts: Vec<String> = allowed
+            .iter()
+            .map(|a| a.iter().map(|t| t.name()).collect::<Vec<_>>().join(","))
+            .collect();
+        Err(err(
+            dag,
+            n,
+            None,
+            format!("{name} produces {}", alts.join(" or ")),
+        ))
+    };
+    let chain_first = || -> Result<(), SourceError> {
+        if ty(0) != Some(Vt::Ch) {
+            return Err(err(
+                dag,
+                n,
+                Some(0).filter(|_| !ops.is_empty()),
+                format!("type mismatch: {name} takes a chain (`ch`) as its first operand"),
+            ));
+        }
+        Ok(())
+    };
+    let has_glue_in = ops
+        .last()
+        .and_then(Operand::value)
+        .is_some_and(|v| dag.value_type(v) == Vt::Glue);
+    let body = ops.len() - has_glue_in as usize;
+    match d.op {
+        DagOp::EntryToken => {
+            want_types(&[&[Vt::Ch], &[Vt::Ch, Vt::Glue]])?;
+            if !ops.is_empty() {
+                return Err(err(dag, n, Some(0), "EntryToken takes no operands"));
+            }
+        }
+        DagOp::TokenFactor => {
+            want_types(&[&[Vt::Ch]])?;
+            if ops.is_empty() {
+                return Err(err(dag, n, None, "TokenFactor joins at least one chain"));
+            }
+            for k in 0..ops.len() {
+                if ty(k) != Some(Vt::Ch) {
+                    return Err(err(
+                        dag,
+                        n,
+                        Some(k),
+                        "type mismatch: TokenFactor joins chains (`ch` results) only",
+                    ));
+                }
+            }
+        }
+        DagOp::CopyToReg => {
+            want_types(&[&[Vt::Ch], &[Vt::Ch, Vt::Glue]])?;
+            chain_first()?;
+            let Some(Operand::Reg { ty: rty, .. }) = ops.get(1) else {
+                return Err(err(
+                    dag,
+                    n,
+                    Some(1).filter(|&k| k < ops.len()),
+                    "CopyToReg takes `chain, Register:<type> <reg>, value`",
+                ));
+            };
+            if body != 3 {
+                return Err(err(
+                    dag,
+                    n,
+                    None,
+                    "CopyToReg takes `chain, Register:<type> <reg>, value` and an optional glue",
+                ));
+            }
+            let Some(v) = ops[2].value() else {
+                return Err(err(
+                    dag,
+                    n,
+                    Some(2),
+                    "CopyToReg copies a node's result (`tN` or `tN:k`)",
+                ));
+            };
+            let vt = dag.value_type(v);
+            if vt != *rty {
+                return Err(err(
+                    dag,
+                    n,
+                    Some(2),
+                    format!(
+                        "type mismatch: Register:{rty} receives {} of type {vt}",
+                        dag.value_name(v)
+                    ),
+                ));
+            }
+        }
+        DagOp::CopyFromReg => {
+            chain_first()?;
+            let Some(Operand::Reg { ty: rty, .. }) = ops.get(1) else {
+                return Err(err(
+                    dag,
+                    n,
+                    Some(1).filter(|&k| k < ops.len()),
+                    "CopyFromReg takes `chain, Register:<type> <reg>`",
+                ));
+            };
+            if body != 2 {
+                return Err(err(
+                    dag,
+                    n,
+                    None,
+                    "CopyFromReg takes `chain, Register:<type> <reg>` and an optional glue",
+                ));
+            }
+            if d.types.first() != Some(rty) {
+                return Err(err(
+                    dag,
+                    n,
+                    None,
+                    format!(
+                        "type mismatch: CopyFromReg of a Register:{rty} produces {rty},ch (and optionally glue), not {}",
+                        d.types.iter().map(|t| t.name()).collect::<Vec<_>>().join(",")
+                    ),
+                ));
+            }
+            want_types(&[&[*rty, Vt::Ch], &[*rty, Vt::Ch, Vt::Glue]])?;
+        }
+        DagOp::InlineAsm => {
+            want_types(&[&[Vt::Ch], &[Vt::Ch, Vt::Glue]])?;
+            chain_first()?;
+            if !matches!(ops.get(1), Some(Operand::Str(_))) {
+                return Err(err(
+                    dag,
+                    n,
+                    Some(1).filter(|&k| k < ops.len()),
+                    "INLINEASM takes the asm text as a string after the chain",
+                ));
+            }
+            check_asm_groups(dag, n)?;
+        }
+        DagOp::EhLabel => {
+            want_types(&[&[Vt::Ch]])?;
+            chain_first()?;
+            if body != 2 || !matches!(ops[1], Operand::Str(_)) {
+                return Err(err(dag, n, None, "EH_LABEL takes `chain, \"label\"`"));
+            }
+        }
+        DagOp::LifetimeStart | DagOp::LifetimeEnd => {
+            want_types(&[&[Vt::Ch]])?;
+            chain_first()?;
+            if body != 2 || !matches!(ops[1], Operand::FrameIndex(_)) {
+                return Err(err(
+                    dag,
+                    n,
+                    None,
+                    format!("{name} takes `chain, FrameIndex:N`"),
+                ));
+            }
+        }
+        DagOp::PseudoProbe => {
+            want_types(&[&[Vt::Ch]])?;
+            chain_first()?;
+            if body != 4 || !ops[1..4].iter().all(|o| matches!(o, Operand::Const { .. })) {
+                return Err(err(
+                    dag,
+                    n,
+                    None,
+                    "PSEUDO_PROBE takes `chain, Constant:i64<guid>, Constant:i64<index>, Constant:i32<attributes>`",
+                ));
+            }
+        }
+        DagOp::Machine(_) => {}
+    }
+    Ok(())
+}
+
+/// The class letters an inline-asm constraint may use, with their register type.
+pub const ASM_LETTERS: [(char, Vt); 6] = [
+    ('b', Vt::I1),
+    ('h', Vt::I16),
+    ('r', Vt::I32),
+    ('l', Vt::I64),
+    ('f', Vt::F32),
+    ('d', Vt::F64),
+];
+
+/// What one inline-asm constraint string asks for.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum AsmConstraint {
+    /// `=r`, `=&r`: an output register (early-clobber with `&`).
+    Output { letter: char, early_clobber: bool },
+    /// `r`: an input register.
+    Input { letter: char },
+    /// `+r`: read and written; written as `"+r" <output register>, <input>`.
+    ReadWrite { letter: char },
+    /// `0`..`9`: an input that must sit in output N's register.
+    Tied { output: u8 },
+    /// `i`, `n`: an immediate.
+    Imm,
+}
+
+impl AsmConstraint {
+    pub fn parse(s: &str) -> Option<AsmConstraint> {
+        let letter = |c: char| ASM_LETTERS.iter().any(|e| e.0 == c).then_some(c);
+        let cs: Vec<char> = s.chars().collect();
+        Some(match cs.as_slice() {
+            ['=', '&', c] => AsmConstraint::Output {
+                letter: letter(*c)?,
+                early_clobber: true,
+            },
+            ['=', c] => AsmConstraint::Output {
+                letter: letter(*c)?,
+                early_clobber: false,
+            },
+            ['+', c] => AsmConstraint::ReadWrite {
+                letter: letter(*c)?,
+            },
+            ['i'] | ['n'] => AsmConstraint::Imm,
+            [d] if d.is_ascii_digit() => AsmConstraint::Tied {
+                output: *d as u8 - b'0',
+            },
+            [c] => AsmConstraint::Input {
+                letter: letter(*c)?,
+            },
+            _ => return None,
+        })
+    }
+    /// The register class letter, if the constraint names one.
+    pub fn letter(self) -> Option<char> {
+        match self {
+            AsmConstraint::Output { letter, .. }
+            | AsmConstraint::Input { letter }
+            | AsmConstraint::ReadWrite { letter } => Some(letter),
+            _ => None,
+        }
+    }
+    /// Operands following the constraint string.
+    pub fn arity(self) -> usize {
+        match self {
+            AsmConstraint::ReadWrite { .. } => 2,
+            _ => 1,
+        }
+    }
+}
+
+pub fn letter_type(letter: char) -> Vt {
+    ASM_LETTERS
+        .iter()
+        .find(|e| e.0 == letter)
+        .map_or(Vt::I32, |e| e.1)
+}
+
+/// One constraint of an INLINEASM node and the operand indices (into the node's
+/// operand list) that follow it. Group `k` is asm operand `$k`; each read-write group
+/// also gets a tied input slot numbered after all groups.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct AsmGroup {
+    pub constraint: AsmConstraint,
+    pub text: String,
+    pub operands: Vec<usize>,
+}
+
+/// The constraint groups of an INLINEASM node (operands after the chain and the text;
+/// `glue_in`: the last operand is glue).
+pub fn asm_groups(ops: &[Operand], glue_in: bool) -> Result<Vec<AsmGroup>, (usize, String)> {
+    let end = ops.len() - glue_in as usize;
+    let mut k = 2;
+    let mut out: Vec<AsmGroup> = Vec::new();
+    while k < end {
+        let Operand::Str(s) = &ops[k] else {
+            return Err((k, "expected a constraint string (`\"=r\"`, `\"r\"`, `\"+r\"`, `\"i\"`, `\"0\"`) before each asm operand".into()));
+        };
+        let Some(c) = AsmConstraint::parse(s) else {
+            return Err((k, format!("unknown constraint \"{s}\": expected =X, =&X, X, +X (X one of b h r l f d), i, n or an operand number")));
+        };
+        if k + c.arity() >= end {
+            return Err((
+                k,
+                format!("constraint \"{s}\" needs {} operand(s) after it", c.arity()),
+            ));
+        }
+        if let AsmConstraint::Tied { output } = c {
+            let ok = out.get(output as usize).is_some_and(|g| {
+                matches!(
+                    g.constraint,
+                    AsmConstraint::Output { .. } | AsmConstraint::ReadWrite { .. }
+                )
+            });
+            if !ok {
+                return Err((k, format!("constraint \"{s}\" ties to asm operand ${output}, which is not an output written before it")));
+            }
+        }
+        out.push(AsmGroup {
+            constraint: c,
+            text: s.clone(),
+            operands: (k + 1..k + 1 + c.arity()).collect(),
+        });
+        k += 1 + c.arity();
+    }
+    Ok(out)
+}
+
+fn check_asm_groups(dag: &Dag, n: Node) -> Result<(), SourceError> {
+    let ops = &dag.nodes[n].operands;
+    let glue_in = dag.nodes[n].glue_operand(&dag.nodes).is_some();
+    let groups = asm_groups(ops, glue_in).map_err(|(k, m)| err(dag, n, Some(k), m))?;
+    let reg_ty = |o: &Operand| match o {
+        Operand::Reg { ty, .. } => Some(*ty),
+        Operand::Value(v) => Some(dag.value_type(*v)),
+        _ => None,
+    };
+    for g in &groups {
+        let s = &g.text;
+        let c = g.constraint;
+        for (j, &pos) in g.operands.iter().enumerate() {
+            let o = &ops[pos];
+            let is_output = j == 0
+                && matches!(
+                    c,
+                    AsmConstraint::Output { .. } | AsmConstraint::ReadWrite { .. }
+                );
+            match c {
+                AsmConstraint::Imm => {
+                    if !matches!(o, Operand::Const { .. }) {
+                        return Err(err(
+                            dag,
+                            n,
+                            Some(pos),
+                            format!("constraint \"{s}\" takes a Constant"),
+                        ));
+                    }
+                }
+                _ if is_output => {
+                    if !matches!(o, Operand::Reg { .. }) {
+                        return Err(err(
+                            dag,
+                            n,
+                            Some(pos),
+                            format!("the output of \"{s}\" is a `Register:` the asm writes"),
+                        ));
+                    }
+                }
+                _ => {
+                    if reg_ty(o).is_none_or(|t| !t.is_value()) {
+                        return Err(err(
+                            dag,
+                            n,
+                            Some(pos),
+                            format!("constraint \"{s}\" reads a register or a value"),
+                        ));
+                    }
+                }
+            }
+            let want = match c {
+                AsmConstraint::Output { letter, .. }
+                | AsmConstraint::Input { letter }
+                | AsmConstraint::ReadWrite { letter } => Some(letter_type(letter)),
+                _ => None,
+            };
+            if let (Some(w), Some(t)) = (want, reg_ty(o)) {
+                if w.bits() != t.bits() {
+                    return Err(err(
+                        dag,
+                        n,
+                        Some(pos),
+                        format!("type mismatch: constraint \"{s}\" is a {}-bit register, the operand is {t}", w.bits().unwrap_or(0)),
+                    ));
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Every mention of a virtual register agrees on its class, and the class fits the type.
+fn check_vregs(dag: &Dag) -> Result<(), SourceError> {
+    let mut seen: BTreeMap<u32, (Vt, Option<RegClass>, Node)> = BTreeMap::new();
+    for b in dag.blocks.values() {
+        for &n in &b.schedule {
+            for (k, op) in dag.nodes[n].operands.iter().enumerate() {
+                let Operand::Reg {
+                    ty,
+                    reg: RegRef::Virt(v),
+                    class,
+                } = op
+                else {
+                    continue;
+                };
+                if let Some(c) = class {
+                    let fits = match ty.bits() {
+                        Some(bits) => {
+                            c.lanes() == 1 && c.family().is_some_and(|f| f.bits() == bits)
+                        }
+                        None => *ty == Vt::Untyped,
+                    };
+                    if !fits {
+                        return Err(err(
+                            dag,
+                            n,
+                            Some(k),
+                            format!(
+                                "type mismatch: %{v} is a {ty} but its class {} does not hold one",
+                                c.display(&Default::default())
+                            ),
+                        ));
+                    }
+                } else if *ty == Vt::Untyped && seen.get(v).and_then(|e| e.1).is_none() {
+                    return Err(err(dag, n, Some(k), format!("an untyped register needs its class: `Register:untyped %{v}:float32regsx4`")));
+                }
+                match seen.get(v) {
+                    Some(&(t0, _, _)) if t0 != *ty => {
+                        return Err(err(
+                            dag,
+                            n,
+                            Some(k),
+                            format!("type mismatch: %{v} was {t0} before, here it is {ty}"),
+                        ));
+                    }
+                    Some(&(_, Some(c0), _)) if class.is_some_and(|c| c != c0) => {
+                        return Err(err(
+                            dag,
+                            n,
+                            Some(k),
+                            format!(
+                                "%{v} was given class {} before",
+                                c0.display(&Default::default())
+                            ),
+                        ));
+                    }
+                    Some(_) => {
+                        if class.is_some() {
+                            seen.get_mut(v).expect("seen").1 = *class;
+                        }
+                    }
+                    None => {
+                        seen.insert(*v, (*ty, *class, n));
+                    }
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
+/// A cursor over one line.
+struct Cursor<'a> {
+    s: &'a str,
+    pos: usize,
+    line: u32,
+    start: usize,
+}
+
+impl<'a> Cursor<'a> {
+    fn new(s: &'a str, line: u32) -> Self {
+        let start = s.len() - s.trim_start().len();
+        Cursor {
+            s,
+            pos: 0,
+            line,
+            start,
+        }
+    }
+    fn rest(&self) -> &'a str {
+        &self.s[self.pos..]
+    }
+    fn col_of(&self, byte: usize) -> u32 {
+        self.s[..byte.min(self.s.len())].chars().count() as u32 + 1
+    }
+    fn col(&self) -> u32 {
+        self.col_of(self.pos)
+    }
+    fn start_col(&self) -> u32 {
+        self.col_of(self.start)
+    }
+    fn err(&self, msg: impl Into<String>) -> SourceError {
+        SourceError::new(self.line, self.col(), msg)
+    }
+    fn err_at(&self, col: u32, msg: impl Into<String>) -> SourceError {
+        SourceError::new(self.line, col, msg)
+    }
+    fn at_end(&self) -> bool {
+        self.rest().trim().is_empty()
+    }
+    fn skip_ws(&mut self) {
+        let r = self.rest();
+        self.pos += r.len() - r.trim_start().len();
+    }
+    fn eat(&mut self, t: &str) -> bool {
+        if self.rest().starts_with(t) {
+            self.pos += t.len();
+            true
+        } else {
+            false
+        }
+    }
+    fn expect(&mut self, t: &str, what: &str) -> Result<(), SourceError> {
+        if self.eat(t) {
+            Ok(())
+        } else {
+            Err(self.err(format!("expected {what}, found {}", self.found())))
+        }
+    }
+    fn end(&mut self) -> Result<(), SourceError> {
+        self.skip_ws();
+        if self.at_end() {
+            Ok(())
+        } else {
+            Err(self.err(format!(
+                "unexpected {} at the end of the line",
+                self.found()
+            )))
+        }
+    }
+    /// A word: letters, digits, `_`, `-`, `.`.
+    fn word(&mut self) -> &'a str {
+        let r = self.rest();
+        let len = r
+            .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_' || c == '-' || c == '.'))
+            .unwrap_or(r.len());
+        self.pos += len;
+        &r[..len]
+    }
+    fn number_u32(&mut self, what: &str) -> Result<u32, SourceError> {
+        let r = self.rest();
+        let len = r.find(|c: char| !c.is_ascii_digit()).unwrap_or(r.len());
+        if len == 0 {
+            return Err(self.err(format!("expected {what}, found {}", self.found())));
+        }
+        let v = r[..len]
+            .parse()
+            .map_err(|_| self.err(format!("{what} is too large")))?;
+        self.pos += len;
+        Ok(v)
+    }
+    fn signed(&mut self, what: &str) -> Result<i64, SourceError> {
+        let neg = self.eat("-");
+        let r = self.rest();
+        let len = r.find(|c: char| !c.is_ascii_digit()).unwrap_or(r.len());
+        if len == 0 {
+            return Err(self.err(format!("expected {what}, found {}", self.found())));
+        }
+        let digits = &r[..len];
+        let v: i128 = digits
+            .parse()
+            .map_err(|_| self.err(format!("{what} does not fit in 64 bits")))?;
+        let v = if neg { -v } else { v };
+        let v =
+            i64::try_from(v).map_err(|_| self.err(format!("{what} does not fit in 64 bits")))?;
+        self.pos += len;
+        Ok(v)
+    }
+    /// `"..."` with `\"` and `\\` escapes.
+    fn quoted(&mut self) -> Result<String, SourceError> {
+        let col = self.col();
+        if !self.eat("\"") {
+            return Err(self.err(format!("expected a string, found {}", self.found())));
+        }
+        let mut out = String::new();
+        let mut chars = self.rest().char_indices();
+        while let Some((i, ch)) = chars.next() {
+            match ch {
+                '"' => {
+                    self.pos += i + 1;
+                    return Ok(out);
+                }
+                '\\' => match chars.next() {
+                    Some((_, '"')) => out.push('"'),
+                    Some((_, '\\')) => out.push('\\'),
+                    Some((_, 'n')) => out.push('\n'),
+                    _ => {
+                        self.pos += i;
+                        return Err(self.err("unknown escape; strings allow \\\", \\\\ and \\n"));
+                    }
+                },
+                c => out.push(c),
+            }
+        }
+        Err(self.err_at(col, "unterminated string"))
+    }
+    fn found(&self) -> String {
+        match self.rest().chars().next() {
+            None => "the end of the line".into(),
+            Some(c) => {
+                let w: String = self
+                    .rest()
+                    .chars()
+                    .take_while(|c| !c.is_whitespace() && *c != ',')
+                    .take(24)
+                    .collect();
+                if w.is_empty() {
+                    format!("`{c}`")
+                } else {
+                    format!("`{w}`")
+                }
+            }
+        }
+    }
+}

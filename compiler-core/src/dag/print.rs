@@ -1,0 +1,113 @@
+//! [`Dag`] → canonical text: one header per block, then its nodes in schedule order,
+//! indented by two spaces; operands and attributes exactly as stored, so
+//! `parse(print(dag)) == dag`.
+
+use super::{Dag, Operand, RegRef};
+use alloc::string::String;
+use core::fmt::Write;
+
+pub fn print_dag(dag: &Dag) -> String {
+    let mut out = String::new();
+    let names = crate::entity::Interner::default();
+    for (i, b) in dag.blocks.values().enumerate() {
+        if i > 0 {
+            out.push('\n');
+        }
+        let _ = write!(
+            out,
+            "Selected selection DAG: %bb.{} '{}",
+            b.number, dag.name
+        );
+        if let Some(n) = &b.name {
+            let _ = write!(out, ":{n}");
+        }
+        out.push_str("'\n");
+        for &n in &b.schedule {
+            let d = &dag.nodes[n];
+            let _ = write!(out, "  t{}: ", d.number);
+            for (k, t) in d.types.iter().enumerate() {
+                if k > 0 {
+                    out.push(',');
+                }
+                out.push_str(t.name());
+            }
+            let _ = write!(out, " = {}", d.op.name());
+            for (k, op) in d.operands.iter().enumerate() {
+                out.push_str(if k == 0 { " " } else { ", " });
+                match op {
+                    Operand::Value(v) => out.push_str(&dag.value_name(*v)),
+                    Operand::Reg { ty, reg, class } => {
+                        let _ = write!(out, "Register:{ty} ");
+                        match reg {
+                            RegRef::Virt(v) => {
+                                let _ = write!(out, "%{v}");
+                            }
+                            RegRef::Phys(p) => {
+                                let _ = write!(out, "${p}");
+                            }
+                        }
+                        if let Some(c) = class {
+                            let _ = write!(out, ":{}", c.display(&names));
+                        }
+                    }
+                    Operand::Const { ty, value } => {
+                        let _ = write!(out, "Constant:{ty}<{value}>");
+                    }
+                    Operand::Block(b) => {
+                        let _ = write!(out, "BasicBlock:bb.{b}");
+                    }
+                    Operand::Symbol(s) => {
+                        let _ = write!(out, "ExternalSymbol:'{s}'");
+                    }
+                    Operand::Str(s) => write_str(&mut out, s),
+                    Operand::FrameIndex(i) => {
+                        let _ = write!(out, "FrameIndex:{i}");
+                    }
+                    Operand::SubReg(l) => {
+                        let _ = write!(out, "SubReg:sub{l}");
+                    }
+                    Operand::Class(c) => {
+                        let _ = write!(out, "RegClass:{}", c.display(&names));
+                    }
+                }
+            }
+            let a = &d.attrs;
+            let mut list: alloc::vec::Vec<String> = alloc::vec::Vec::new();
+            for (on, name) in [
+                (a.divergent, "divergent"),
+                (a.glue_consumer, "implicit-glue-consumer"),
+                (a.tied, "tied"),
+                (a.debug_value, "debug-value"),
+                (a.inline_fold, "inline-fold"),
+                (a.side_effect, "sideeffect"),
+            ] {
+                if on {
+                    list.push(name.into());
+                }
+            }
+            if let Some(m) = &a.mem {
+                let mut s = String::from("mem ");
+                write_str(&mut s, m);
+                list.push(s);
+            }
+            if !list.is_empty() {
+                let _ = write!(out, " [{}]", list.join(", "));
+            }
+            out.push('\n');
+        }
+    }
+    out
+}
+
+fn write_str(out: &mut String, s: &str) {
+    out.push('"');
+    for c in s.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            '\n' => out.push_str("\\n"),
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+}
