@@ -1,0 +1,565 @@
+//! InstrEmitter, as CICC runs it (spec: `instr-emitter-cicc.txt`): the scheduled,
+//! selected DAG becomes machine instructions.
+//!
+//! ```text
+//!  input_snapshot(dag): empty blocks + the virtual registers the DAG names
+//!  for each block:                                        EmitSchedule
+//!    for each node in schedule order:
+//!      glued to a later node ─▶ wait for it
+//!      else walk its glue operands backwards, emit that chain top-down, then the node
+//!  emit_node (one merged dispatch)                        EmitNode
+//!    dead, not forced ────────────▶ skipped (phase 1)
+//!    EntryToken / TokenFactor ────▶ nothing (ordering only)
+//!    CopyToReg (0x0E) ────────────▶ copies::copy_to_reg   IMPLICIT_DEF / same register / COPY
+//!    CopyFromReg (0x14) ──────────▶ copies::copy_from_reg bit-36 site 2, class choice, COPY
+//!    INLINEASM (0x10) ────────────▶ inline_asm            flag words, ties
+//!    EH_LABEL, LIFETIME_*, PSEUDO_PROBE ─▶ labels         one pseudo each
+//!    machine opcode ──────────────▶ machine::emit         bit-36 site 1, CreateVirtualRegisters,
+//!                                   operands (MinRCSize 4), the three hooks, implicit defs,
+//!                                   multi-result recursion into one EXTRACT_SUBREG
+//!  dead_copies::eliminate                                 Phase 12 + the dead list (Phase 14)
+//!    classify every result record ─▶ keep | erase now | defer
+//!    secondary glue walk ─────────▶ more deferrals
+//!    flush the dead list in bulk; the live-ins are the parameter registers still read
+//! ```
+//!
+//! Invariants: every change to the function goes through the [`Editor`] and is part of
+//! a step, so replaying the steps over [`input_snapshot`] reproduces the output; the
+//! output is SSA unless the DAG copies into one virtual register twice; a value is
+//! emitted before any reader (the DAG parser guarantees the schedule allows it).
+//! Deterministic: maps are ordered, nothing depends on hash order.
+
+mod copies;
+mod dead_copies;
+mod inline_asm;
+mod machine;
+
+use crate::dag::{target, Dag, DagBlock, DagOp, Node, Operand, RegRef, Users, Value, Vt};
+use crate::entity::{EntityRef, SecondaryMap};
+use crate::error::SourceError;
+use crate::mir::{Block, BlockData, Function, Inst, Op, Props, Reg, RegClass, Target, VReg};
+use crate::stats::Stats;
+use crate::trace::{Editor, Focus, Payload, Recorder, Step};
+use alloc::collections::BTreeMap;
+use alloc::format;
+use alloc::string::String;
+use alloc::vec::Vec;
+
+/// Options of the pass.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct EmitterOptions {
+    /// The emitter's forceEmit flag: emit even nodes nobody uses.
+    pub force_emit: bool,
+    /// Honour bit 36 (the implicit-glue-consumer flag). Off: such nodes are emitted
+    /// like any other, to show what the flag saves.
+    pub honor_bit36: bool,
+    /// Run dead copy elimination after emission (CICC always does).
+    pub dead_copy_elimination: bool,
+}
+
+impl Default for EmitterOptions {
+    fn default() -> Self {
+        EmitterOptions {
+            force_emit: false,
+            honor_bit36: true,
+            dead_copy_elimination: true,
+        }
+    }
+}
+
+/// The counters DESIGN's CLI contract names first, then the pass's own.
+pub const STAT_NAMES: [&str; 17] = [
+    "instrs_emitted",
+    "copies_emitted",
+    "dead_copies_erased",
+    "bit36_skipped",
+    "nodes_visited",
+    "dead_nodes_skipped",
+    "vregs_created",
+    "copy_to_reg_reused",
+    "classes_constrained",
+    "min_rc_copies",
+    "extract_subreg_pairs",
+    "early_tied_hints",
+    "implicit_defs_dead",
+    "custom_hooks",
+    "records",
+    "deferred",
+    "glue_walk_deferred",
+];
+
+/// The function emission starts from: the DAG's blocks (numbers, names, successors
+/// read off the branches) and the virtual registers the DAG already names, each with
+/// its class. No instructions.
+pub fn input_snapshot(dag: &Dag) -> Result<Function, SourceError> {
+    let mut f = Function::new(&dag.name, Target::Nvptx);
+    f.props = Props {
+        is_ssa: true,
+        no_phis: true,
+        tracks_reg_liveness: true,
+        optnone: false,
+    };
+    let order: Vec<DagBlock> = dag.blocks.keys().collect();
+    for &b in &order {
+        let d = &dag.blocks[b];
+        let name = d.name.as_deref().map(|n| f.names.intern(n));
+        f.add_block(BlockData {
+            number: d.number,
+            name,
+            ..Default::default()
+        });
+    }
+    for (i, &b) in order.iter().enumerate() {
+        let mut succs: Vec<u32> = Vec::new();
+        let mut falls_through = true;
+        for &n in &dag.blocks[b].schedule {
+            let nd = &dag.nodes[n];
+            let Some(op) = nd.op.machine() else { continue };
+            if !matches!(op, Op::GOTO | Op::CBranch | Op::CBranchOther | Op::Return) {
+                continue;
+            }
+            for (k, o) in nd.operands.iter().enumerate() {
+                if let Operand::Block(num) = o {
+                    if !dag.blocks.values().any(|x| x.number == *num) {
+                        let (l, c) = dag.operand_pos(n, k);
+                        return Err(SourceError::new(
+                            l,
+                            c,
+                            format!("branch to %bb.{num}, but the DAG has no such block"),
+                        ));
+                    }
+                    if !succs.contains(num) {
+                        succs.push(*num);
+                    }
+                }
+            }
+            if matches!(op, Op::GOTO | Op::Return) {
+                falls_through = false;
+            }
+        }
+        if falls_through {
+            if let Some(&next) = order.get(i + 1) {
+                let num = dag.blocks[next].number;
+                if !succs.contains(&num) {
+                    succs.push(num);
+                }
+            }
+        }
+        let mb = Block::new(i);
+        f.blocks[mb].succs = succs
+            .iter()
+            .map(|&num| (f.block_by_number(num).expect("checked above"), None))
+            .collect();
+    }
+    for (v, (vt, class)) in dag.named_vregs() {
+        let class = class.or_else(|| target::typed_class(vt));
+        f.declare_vreg(VReg::new(v as usize), class);
+    }
+    Ok(f)
+}
+
+/// Runs the emitter: returns the machine function and the counters.
+pub fn run<R: Recorder>(
+    dag: &Dag,
+    opts: &EmitterOptions,
+    rec: &mut R,
+) -> Result<(Function, Stats), SourceError> {
+    let mut f = input_snapshot(dag)?;
+    let stats = {
+        let mut e = Emitter::new(dag, opts, &mut f, rec);
+        e.start();
+        let blocks: Vec<DagBlock> = dag.blocks.keys().collect();
+        for (i, b) in blocks.into_iter().enumerate() {
+            e.cur_block = Block::new(i);
+            e.emit_schedule(b)?;
+        }
+        if opts.dead_copy_elimination {
+            e.eliminate_dead_copies();
+        }
+        e.finish();
+        e.stats
+    };
+    Ok((f, stats))
+}
+
+/// What an emitted instruction was, for dead copy elimination.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub(crate) enum RecordKind {
+    /// COPY out of a physical register (a CopyFromReg; `$rN` makes it a parameter copy).
+    CopyFromReg,
+    /// COPY into a CopyToReg's register.
+    CopyToReg,
+    /// COPY that captures an implicit physical def.
+    ImplicitCapture,
+    /// COPY into a wider class (the MinRCSize rule).
+    Constrain,
+    /// Any other instruction that defines a register.
+    Other,
+}
+
+/// One emitted result (the spec's 40-byte record: producer, registers, class, flags).
+#[derive(Copy, Clone, Debug)]
+pub(crate) struct ResultRecord {
+    pub node: Node,
+    pub inst: Inst,
+    pub kind: RecordKind,
+}
+
+pub(crate) struct Emitter<'d, 'f, 'r, R: Recorder> {
+    pub dag: &'d Dag,
+    pub users: Users,
+    pub opts: EmitterOptions,
+    pub ed: Editor<'f>,
+    pub rec: &'r mut R,
+    pub stats: Stats,
+    /// VRBaseMap: the register holding each emitted value.
+    pub vr_map: BTreeMap<Value, Reg>,
+    pub emitted: SecondaryMap<Node, bool>,
+    /// The instructions each node produced (the MI map).
+    pub node_insts: SecondaryMap<Node, Vec<Inst>>,
+    pub cur_block: Block,
+    pub records: Vec<ResultRecord>,
+    /// Physical registers whose value a copy already captured in this block, for bit 36.
+    pub captured: BTreeMap<String, VReg>,
+    /// The deferred dead list (Phase 14 deletes it in bulk).
+    pub dead_list: Vec<Inst>,
+}
+
+impl<'d, 'f, 'r, R: Recorder> Emitter<'d, 'f, 'r, R> {
+    fn new(dag: &'d Dag, opts: &EmitterOptions, f: &'f mut Function, rec: &'r mut R) -> Self {
+        Emitter {
+            dag,
+            users: Users::compute(dag),
+            opts: opts.clone(),
+            ed: Editor::new(f, R::ENABLED),
+            rec,
+            stats: Stats::with(&STAT_NAMES),
+            vr_map: BTreeMap::new(),
+            emitted: SecondaryMap::new(),
+            node_insts: SecondaryMap::new(),
+            cur_block: Block::new(0),
+            records: Vec::new(),
+            captured: BTreeMap::new(),
+            dead_list: Vec::new(),
+        }
+    }
+
+    /// Records a step carrying the edits made since the previous one.
+    pub(crate) fn step(&mut self, make: impl FnOnce() -> Step) {
+        if R::ENABLED {
+            let edits = self.ed.take_edits();
+            self.rec.step(move || {
+                let mut s = make();
+                s.edits = edits;
+                s
+            });
+        }
+    }
+
+    fn start(&mut self) {
+        let (blocks, nodes) = (self.dag.blocks.len(), self.dag.nodes.len());
+        let named = self.ed.f.vreg_list().count();
+        let name = self.dag.name.clone();
+        self.step(|| {
+            Step::new(
+                "start",
+                format!("Emitting `{name}`: {nodes} DAG nodes in {blocks} block(s). The function starts empty except for its blocks and the {named} virtual register(s) the DAG already names (values that cross blocks)."),
+            )
+        });
+    }
+
+    /// EmitSchedule for one block: glued chains are emitted together, at the position of
+    /// their last node, so their instructions end up next to each other.
+    fn emit_schedule(&mut self, b: DagBlock) -> Result<(), SourceError> {
+        self.captured.clear();
+        let dag = self.dag;
+        for &n in &dag.blocks[b].schedule {
+            if self.emitted[n] {
+                continue;
+            }
+            if self.users.glued_user(n, dag).is_some() {
+                // Emitted when the bottom of its chain comes up.
+                continue;
+            }
+            let mut chain = alloc::vec![n];
+            let mut cur = n;
+            while let Some(p) = dag.glued_pred(cur) {
+                chain.push(p);
+                cur = p;
+            }
+            chain.reverse();
+            if chain.len() > 1 {
+                let names: Vec<String> = chain.iter().map(|&x| dag.name_of(x)).collect();
+                let bottom = dag.name_of(n);
+                let top = names.len() - 1;
+                let number = dag.nodes[n].number;
+                self.step(|| {
+                    Step::new(
+                        "glue_chain",
+                        format!("{bottom} is glued to the {top} node(s) before it: walking the glue backwards gives {}; they are emitted now, top first, so their instructions stay contiguous.", names.join(" → ")),
+                    )
+                    .focus(Focus::DagNode { number })
+                });
+            }
+            for x in chain {
+                if !self.emitted[x] {
+                    self.emit_node(x)?;
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// The merged EmitNode dispatch.
+    fn emit_node(&mut self, n: Node) -> Result<(), SourceError> {
+        self.emitted[n] = true;
+        self.stats.inc("nodes_visited");
+        let dag = self.dag;
+        let d = &dag.nodes[n];
+        if !self.opts.force_emit && !self.node_has_uses(n) && !has_side_effects(d.op) {
+            self.stats.inc("dead_nodes_skipped");
+            let name = dag.name_of(n);
+            self.node_step(n, "skipped", Vec::new(), format!("{name} ({}) has no users and no side effects: a dead node, not emitted (the forceEmit flag is off).", d.op.name()), "dead_node");
+            return Ok(());
+        }
+        match d.op {
+            DagOp::EntryToken => {
+                let name = dag.name_of(n);
+                self.node_step(n, "skipped", Vec::new(), format!("{name} is the EntryToken: the start of the block's chains. Nothing to emit."), "entry_token");
+            }
+            DagOp::TokenFactor => {
+                let name = dag.name_of(n);
+                let k = d.operands.len();
+                self.node_step(n, "skipped", Vec::new(), format!("{name} is a TokenFactor joining {k} chains: it only orders memory effects, so it produces no instruction."), "token_factor");
+            }
+            DagOp::CopyToReg => self.copy_to_reg(n)?,
+            DagOp::CopyFromReg => self.copy_from_reg(n)?,
+            DagOp::InlineAsm => self.inline_asm(n)?,
+            DagOp::EhLabel | DagOp::LifetimeStart | DagOp::LifetimeEnd | DagOp::PseudoProbe => {
+                self.label(n)
+            }
+            DagOp::Machine(op) => self.emit_machine(n, op)?,
+        }
+        Ok(())
+    }
+
+    pub(crate) fn node_has_uses(&self, n: Node) -> bool {
+        !self.users.of[n].is_empty()
+    }
+
+    /// A step about one node, with the EmitterNode payload.
+    pub(crate) fn node_step(
+        &mut self,
+        n: Node,
+        handler: &'static str,
+        insts: Vec<Inst>,
+        narration: String,
+        kind: &'static str,
+    ) {
+        let d = &self.dag.nodes[n];
+        let (name, opcode, isd, number) = (
+            self.dag.name_of(n),
+            String::from(d.op.name()),
+            d.op.spec_number(),
+            d.number,
+        );
+        self.step(|| {
+            let mut s = Step::new(kind, narration).focus(Focus::DagNode { number });
+            for &i in &insts {
+                s = s.focus(Focus::inst(i));
+            }
+            s.payload(Payload::EmitterNode {
+                node: name,
+                opcode,
+                isd,
+                handler,
+                insts: insts.iter().map(|i| i.index() as u32).collect(),
+            })
+        });
+    }
+
+    /// Label, lifetime and probe nodes: one pseudo instruction each.
+    fn label(&mut self, n: Node) {
+        use crate::mir::{InstData, Opcode, Operand as MOp, OperandKind};
+        let d = &self.dag.nodes[n];
+        let (op, operands, what) = match d.op {
+            DagOp::EhLabel => {
+                let text = match &d.operands[1] {
+                    Operand::Str(s) => format!("<mcsymbol {s}>"),
+                    _ => String::new(),
+                };
+                let sym = self.ed.intern(&text);
+                (
+                    Op::EH_LABEL,
+                    alloc::vec![MOp::new(OperandKind::Verbatim(sym))],
+                    "an exception-handling label: EH_LABEL marks the spot",
+                )
+            }
+            DagOp::LifetimeStart | DagOp::LifetimeEnd => {
+                let index = match d.operands[1] {
+                    Operand::FrameIndex(i) => i,
+                    _ => 0,
+                };
+                let start = d.op == DagOp::LifetimeStart;
+                (
+                    if start {
+                        Op::LIFETIME_START
+                    } else {
+                        Op::LIFETIME_END
+                    },
+                    alloc::vec![MOp::new(OperandKind::Stack {
+                        fixed: false,
+                        index
+                    })],
+                    if start {
+                        "the frame slot's lifetime begins"
+                    } else {
+                        "the frame slot's lifetime ends"
+                    },
+                )
+            }
+            _ => {
+                let ops = d
+                    .operands
+                    .iter()
+                    .filter_map(|o| match o {
+                        Operand::Const { value, .. } => Some(MOp::imm(*value)),
+                        _ => None,
+                    })
+                    .collect();
+                (
+                    Op::PSEUDO_PROBE,
+                    ops,
+                    "a profiling probe: PSEUDO_PROBE carries its ids",
+                )
+            }
+        };
+        let mut data = InstData::new(Opcode::Known(op), operands);
+        data.lhs_defs = 0;
+        let i = self.append(n, data);
+        let name = self.dag.name_of(n);
+        self.node_step(
+            n,
+            "label",
+            alloc::vec![i],
+            format!("{name} is {what}."),
+            "label",
+        );
+    }
+
+    /// Appends an instruction for node `n` at the end of the current block.
+    pub(crate) fn append(&mut self, n: Node, data: crate::mir::InstData) -> Inst {
+        let i = self.ed.insert_at(self.cur_block, None, data);
+        self.node_insts[n].push(i);
+        self.stats.inc("instrs_emitted");
+        i
+    }
+
+    /// The register holding value `v`, read by operand `k` of `user`.
+    pub(crate) fn get_vr(&self, v: Value, user: Node, k: usize) -> Result<Reg, SourceError> {
+        self.vr_map.get(&v).copied().ok_or_else(|| {
+            let (l, c) = self.dag.operand_pos(user, k);
+            SourceError::new(
+                l,
+                c,
+                format!(
+                    "{} reads {}, which produced no register (was it skipped?)",
+                    self.dag.name_of(user),
+                    self.dag.value_name(v)
+                ),
+            )
+        })
+    }
+
+    pub(crate) fn reg_of(&mut self, r: &RegRef) -> Reg {
+        match r {
+            RegRef::Virt(v) => Reg::Virt(VReg::new(*v as usize)),
+            RegRef::Phys(p) => Reg::Phys(self.ed.intern(p)),
+        }
+    }
+
+    pub(crate) fn reg_name(&self, r: Reg) -> String {
+        let mut s = String::new();
+        crate::mir::print::write_reg(&mut s, self.ed.f, r);
+        s
+    }
+
+    pub(crate) fn class_name(&self, c: Option<RegClass>) -> String {
+        match c {
+            Some(c) => format!("{}", c.display(&self.ed.f.names)),
+            None => String::from("none"),
+        }
+    }
+
+    pub(crate) fn value_type(&self, v: Value) -> Vt {
+        self.dag.value_type(v)
+    }
+
+    fn finish(&mut self) {
+        // SSA unless some register got two defs.
+        let mut defs: SecondaryMap<VReg, u32> = SecondaryMap::new();
+        let mut ssa = true;
+        let insts: Vec<Inst> = self.ed.f.all_insts().map(|(_, i)| i).collect();
+        for i in insts {
+            for (_, v) in self.ed.f.insts[i].vreg_defs() {
+                defs[v] += 1;
+                ssa &= defs[v] == 1;
+            }
+        }
+        self.ed.set_props(true, ssa);
+        // Live-ins: the parameter registers still read, each with the register it is
+        // copied into.
+        let mut liveins: Vec<(u32, Reg, Option<VReg>)> = Vec::new();
+        for (_, i) in self.ed.f.all_insts() {
+            let d = &self.ed.f.insts[i];
+            for o in d.operands.iter().filter(|o| o.is_use()) {
+                let Some(Reg::Phys(s)) = o.get_reg() else {
+                    continue;
+                };
+                let Some(num) = crate::dag::param_reg_number(self.ed.f.names.name(s)) else {
+                    continue;
+                };
+                if liveins.iter().all(|e| e.0 != num) {
+                    let copy_def = d.is_copy().then(|| d.operands[0].vreg_of()).flatten();
+                    liveins.push((num, Reg::Phys(s), copy_def));
+                }
+            }
+        }
+        liveins.sort_by_key(|e| e.0);
+        if !liveins.is_empty() {
+            self.ed
+                .set_liveins(liveins.iter().map(|e| (e.1, e.2)).collect());
+        }
+        let s = self.stats.clone();
+        self.step(|| {
+            Step::new(
+                "done",
+                format!(
+                    "Emission finished: {} instructions built ({} of them COPYs), {} dead copies erased, {} bit-36 nodes skipped.{}",
+                    s.get("instrs_emitted"),
+                    s.get("copies_emitted"),
+                    s.get("dead_copies_erased"),
+                    s.get("bit36_skipped"),
+                    if ssa { " The result is in SSA form." } else { " A register is written twice, so the result is not in SSA form." }
+                ),
+            )
+        });
+    }
+}
+
+/// Nodes that must be emitted even when nothing reads their results.
+fn has_side_effects(op: DagOp) -> bool {
+    use crate::mir::flag;
+    match op {
+        DagOp::EntryToken | DagOp::TokenFactor | DagOp::CopyFromReg => false,
+        DagOp::CopyToReg
+        | DagOp::InlineAsm
+        | DagOp::EhLabel
+        | DagOp::LifetimeStart
+        | DagOp::LifetimeEnd
+        | DagOp::PseudoProbe => true,
+        DagOp::Machine(op) => op
+            .desc()
+            .has(flag::SIDE_EFFECTS | flag::MAY_STORE | flag::TERMINATOR | flag::CONVERGENT),
+    }
+}
