@@ -677,11 +677,16 @@ fn check_shape(dag: &Dag, n: Node) -> Result<(), SourceError> {
             .iter()
             .map(|a| a.iter().map(|t| t.name()).collect::<Vec<_>>().join(","))
             .collect();
+        let got: Vec<&str> = d.types.iter().map(|t| t.name()).collect();
         Err(err(
             dag,
             n,
             None,
-            format!("{name} produces {}", alts.join(" or ")),
+            format!(
+                "type mismatch: {name} produces {}, not {}",
+                alts.join(" or "),
+                got.join(",")
+            ),
         ))
     };
     let chain_first = || -> Result<(), SourceError> {

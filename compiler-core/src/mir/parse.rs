@@ -883,6 +883,13 @@ impl<'f> BodyParser<'f> {
                 return Err(c.err("expected metadata `!N`"));
             }
             Operand::new(OperandKind::Verbatim(self.f.names.intern(&format!("!{w}"))))
+        } else if r.starts_with("<mcsymbol ") {
+            // `<mcsymbol .Ltmp0>` (EH_LABEL's operand), kept verbatim.
+            let Some(end) = r.find('>') else {
+                return Err(c.err("unterminated `<mcsymbol ...>`"));
+            };
+            c.pos += end + 1;
+            Operand::new(OperandKind::Verbatim(self.f.names.intern(&r[..=end])))
         } else if r.starts_with('-') || r.starts_with(|ch: char| ch.is_ascii_digit()) {
             let v: i64 = c.number("an integer")?;
             Operand::imm(v)
