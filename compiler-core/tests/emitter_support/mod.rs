@@ -1,3 +1,4 @@
+#![allow(dead_code)] // each test binary uses a different part
 //! Shared helpers of the emitter tests: a small evaluator of machine IR for the opcodes
 //! the DAG examples use, and text normalisation for comparing functions.
 //!

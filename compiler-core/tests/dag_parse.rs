@@ -1,0 +1,313 @@
+//! The DAG text format: malformed inputs give line:column errors that say what is
+//! wrong, and no input makes the parser or the emitter panic.
+
+use compiler_core::dag::{parse_dag, print_dag};
+use compiler_core::passes::instr_emitter::{self, EmitterOptions};
+use compiler_core::trace::NoTrace;
+use std::path::Path;
+
+const HEAD: &str = "Selected selection DAG: %bb.0 'f:entry'\n  t0: ch,glue = EntryToken\n";
+
+/// Parses `body` after a standard header and returns "line:col: message".
+fn error(body: &str) -> String {
+    let text = format!("{HEAD}{body}");
+    match parse_dag(&text) {
+        Ok(d) => panic!("expected an error, parsed:\n{}", print_dag(&d)),
+        Err(e) => e.to_string(),
+    }
+}
+
+#[test]
+fn a_cycle_is_reported_with_its_path() {
+    let e = error("  t1: i32 = ADD32rr t2, t2\n  t2: i32 = ADD32rr t1, t1\n");
+    assert!(e.starts_with("4:21: cycle: t1 → t2 → t1"), "{e}");
+}
+
+#[test]
+fn an_undefined_node_is_reported_where_it_is_named() {
+    let e = error("  t1: i32 = ADD32rr t0, t9\n");
+    assert_eq!(e, "3:25: t9 is not defined anywhere in this DAG");
+}
+
+#[test]
+fn a_result_index_out_of_range_lists_the_results() {
+    let e =
+        error("  t1: i32,ch = CopyFromReg t0, Register:i32 $r1\n  t2: i32 = ADD32rr t1:2, t1\n");
+    assert_eq!(
+        e,
+        "4:21: t1 has 2 results (i32, ch); result 2 does not exist"
+    );
+}
+
+#[test]
+fn a_type_mismatch_names_both_types() {
+    let e = error(
+        "  t1: f32,ch = CopyFromReg t0, Register:f32 $r2\n  t2: ch = CopyToReg t0, Register:i32 %5, t1\n",
+    );
+    assert_eq!(
+        e,
+        "4:43: type mismatch: Register:i32 receives t1 of type f32"
+    );
+    let e = error("  t1: ch = TokenFactor t0, t0:1\n");
+    assert_eq!(
+        e,
+        "3:28: type mismatch: TokenFactor joins chains (`ch` results) only"
+    );
+    let e = error("  t1: i32 = CopyFromReg t0, Register:i32 $r1\n");
+    assert!(e.starts_with("3:3: type mismatch: CopyFromReg"), "{e}");
+    let e = error(
+        "  t1: f32,ch = CopyFromReg t0, Register:f32 $r2\n  t2: ch,glue = INLINEASM t0, \"mov.b64 $0, $1;\", \"=l\", Register:i64 %3, \"l\", t1\n",
+    );
+    assert!(
+        e.contains("type mismatch: constraint \"l\" is a 64-bit register, the operand is f32"),
+        "{e}"
+    );
+}
+
+#[test]
+fn glue_to_a_node_in_another_block_is_refused() {
+    let text = format!(
+        "{HEAD}  t1: i32,glue = MOV_B32_i Constant:i32<1>\n\nSelected selection DAG: %bb.1 'f:next'\n  t2: ch,glue = EntryToken\n  t3: i32 = MOV_B32_i Constant:i32<2>, t1:1\n"
+    );
+    let e = parse_dag(&text).unwrap_err().to_string();
+    assert!(e.starts_with("7:40: "), "{e}");
+    assert!(e.contains("glue to a node in another block"), "{e}");
+    let text = text.replace("MOV_B32_i Constant:i32<2>, t1:1", "ADD32rr t1, t1");
+    let e = parse_dag(&text).unwrap_err().to_string();
+    assert!(
+        e.contains("values cross blocks only through CopyToReg/CopyFromReg"),
+        "{e}"
+    );
+}
+
+#[test]
+fn schedule_and_glue_rules() {
+    // A producer must come first in line order.
+    let e = error("  t2: i32 = ADD32rr t1, t1\n  t1: i32 = MOV_B32_i Constant:i32<1>\n");
+    assert!(
+        e.starts_with("3:21: t2 uses t1, which is scheduled later"),
+        "{e}"
+    );
+    // Glue is the last operand and has one user.
+    let e = error("  t1: i32,glue = MOV_B32_i Constant:i32<1>\n  t2: i32 = ADD32rr t1:1, t1\n");
+    assert!(
+        e.starts_with("4:21: glue operand t1:1 must be the last operand"),
+        "{e}"
+    );
+    let e = error(
+        "  t1: i32,glue = MOV_B32_i Constant:i32<1>\n  t2: i32 = ADD32rr t1, t1, t1:1\n  t3: i32 = ADD32rr t1, t1, t1:1\n",
+    );
+    assert!(e.contains("the glue of t1 is already used by t2"), "{e}");
+    // A bundle is emitted at its last node: readers come after it.
+    let e = error(
+        "  t1: i32,glue = MOV_B32_i Constant:i32<1>\n  t2: i32 = ADD32rr t1, t1\n  t3: i32 = ADD32rr t1, t1, t1:1\n",
+    );
+    assert!(
+        e.contains("which is glued into the bundle ending at t3"),
+        "{e}"
+    );
+}
+
+#[test]
+fn lexical_and_naming_errors() {
+    for (body, want) in [
+        ("  t1: i32 = FROB t0\n", "3:13: unknown opcode `FROB`"),
+        (
+            "  t1: i33 = MOV_B32_i Constant:i32<1>\n",
+            "3:7: expected a value type",
+        ),
+        (
+            "  t0: ch = EntryToken\n",
+            "3:3: t0 is defined twice (first on line 2)",
+        ),
+        (
+            "  t1: i32,ch = CopyFromReg t0, Register:i32 $r0\n",
+            "3:45: `$r0`: the parameter registers are $r1..$r255",
+        ),
+        (
+            "  t1: i32,ch = CopyFromReg t0, Register:i32 $r256\n",
+            "3:45: `$r256`",
+        ),
+        (
+            "  t1: i32 = MOV_B32_i Constant:i32<99999999999999999999>\n",
+            "does not fit in 64 bits",
+        ),
+        (
+            "  t1: ch = EH_LABEL t0, \"open\n",
+            "3:25: unterminated string",
+        ),
+        (
+            "  t1: i32 = MOV_B32_i Constant:i32<1> [shiny]\n",
+            "3:40: unknown attribute `shiny`",
+        ),
+        (
+            "  t1: i32 = MOV_B32_i Constant:i32<1> [divergent, divergent]\n",
+            "attribute `divergent` given twice",
+        ),
+        (
+            "  t1: untyped,ch = CopyFromReg t0, Register:untyped %4\n",
+            "an untyped register needs its class",
+        ),
+        (
+            "  t1: i32,ch = CopyFromReg t0, Register:i32 %4:float64regs\n",
+            "type mismatch: %4 is a i32",
+        ),
+        (
+            "  t1: ch,glue = INLINEASM t0, \"nop;\", \"=q\", Register:i32 %3\n",
+            "unknown constraint \"=q\"",
+        ),
+        (
+            "  t1: ch,glue = INLINEASM t0, \"nop;\", \"0\", Register:i32 %3\n",
+            "ties to asm operand $0, which is not an output",
+        ),
+        (
+            "  t1: ch = LIFETIME_START t0, Constant:i32<1>\n",
+            "LIFETIME_START takes `chain, FrameIndex:N`",
+        ),
+        (
+            "  t1: i32 = MOV_B32_i Constant:i32<1> extra\n",
+            "unexpected `extra` at the end of the line",
+        ),
+    ] {
+        let e = error(body);
+        assert!(e.contains(want), "{body:?}: got {e}");
+        assert!(
+            e.split(':').take(2).all(|p| p.parse::<u32>().is_ok()),
+            "{e}"
+        );
+    }
+    for (text, want) in [
+        (
+            "  t0: ch = EntryToken\n",
+            "1:3: a node line before any block header",
+        ),
+        ("", "expected at least one block header"),
+        (
+            "Selected selection DAG: %bb.0 'f:entry'\nSelected selection DAG: %bb.0 'f:b'\n",
+            "2:1: %bb.0 appears twice",
+        ),
+        (
+            "Selected selection DAG: %bb.0 'f:entry'\nSelected selection DAG: %bb.1 'g:b'\n",
+            "2:1: this block belongs to function `g`",
+        ),
+        ("hello\n", "1:1: expected a block header"),
+    ] {
+        let e = parse_dag(text).unwrap_err().to_string();
+        assert!(e.contains(want), "{text:?}: got {e}");
+    }
+}
+
+#[test]
+fn emission_errors_point_at_the_node() {
+    let text = format!("{HEAD}  t1: i32,i32 = ADD32rr Constant:i32<1>, Constant:i32<2>\n  t2: i32 = ADD32rr t1, t1:1\n  t3: ch = Return t0\n");
+    let dag = parse_dag(&text).unwrap();
+    let e = instr_emitter::run(&dag, &EmitterOptions::default(), &mut NoTrace::default())
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.starts_with("3:3: t1 has 2 data results, but ADD32rr defines 1 register(s)"),
+        "{e}"
+    );
+    let text = format!("{HEAD}  t1: ch = GOTO BasicBlock:bb.7\n");
+    let dag = parse_dag(&text).unwrap();
+    let e = instr_emitter::run(&dag, &EmitterOptions::default(), &mut NoTrace::default())
+        .unwrap_err()
+        .to_string();
+    assert_eq!(e, "3:17: branch to %bb.7, but the DAG has no such block");
+}
+
+/// A tiny deterministic generator, so the mutation test needs no dependency.
+struct Lcg(u64);
+impl Lcg {
+    fn next(&mut self, n: usize) -> usize {
+        self.0 = self
+            .0
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        ((self.0 >> 33) as usize) % n.max(1)
+    }
+}
+
+#[test]
+fn mutated_gallery_files_never_panic() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("gallery");
+    let mut files: Vec<_> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|x| x == "dag"))
+        .collect();
+    files.sort();
+    assert_eq!(files.len(), 7);
+    let pieces = [
+        "t0",
+        "t1:1",
+        ":",
+        ",",
+        " ",
+        "glue",
+        "ch",
+        "\"",
+        "[",
+        "]",
+        "Register:i32 %1",
+        "$r1",
+        "%",
+        "<",
+        ">",
+        "=",
+        "-",
+        "untyped",
+        "Constant:i32<7>",
+        "\n",
+        "t9999",
+    ];
+    let mut rng = Lcg(7);
+    let (mut parsed, mut emitted) = (0, 0);
+    for f in &files {
+        let base = std::fs::read_to_string(f).unwrap();
+        for _ in 0..150 {
+            let mut s: Vec<char> = base.chars().collect();
+            for _ in 0..1 + rng.next(3) {
+                let at = rng.next(s.len());
+                match rng.next(4) {
+                    0 => {
+                        s.remove(at);
+                    }
+                    1 => {
+                        let p = pieces[rng.next(pieces.len())];
+                        for (k, c) in p.chars().enumerate() {
+                            s.insert(at + k, c);
+                        }
+                    }
+                    2 => s.truncate(at),
+                    _ => {
+                        let lines: Vec<String> = s
+                            .iter()
+                            .collect::<String>()
+                            .lines()
+                            .map(String::from)
+                            .collect();
+                        let (a, b) = (rng.next(lines.len()), rng.next(lines.len()));
+                        let mut l = lines.clone();
+                        l.swap(a, b);
+                        s = l.join("\n").chars().collect();
+                    }
+                }
+            }
+            let text: String = s.into_iter().collect();
+            if let Ok(d) = parse_dag(&text) {
+                parsed += 1;
+                assert_eq!(parse_dag(&print_dag(&d)).unwrap(), d);
+                if instr_emitter::run(&d, &EmitterOptions::default(), &mut NoTrace::default())
+                    .is_ok()
+                {
+                    emitted += 1;
+                }
+            }
+        }
+    }
+    assert!(
+        parsed > 0 && emitted > 0,
+        "parsed {parsed}, emitted {emitted}"
+    );
+}
