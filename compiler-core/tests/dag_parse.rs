@@ -311,3 +311,26 @@ fn mutated_gallery_files_never_panic() {
         "parsed {parsed}, emitted {emitted}"
     );
 }
+
+#[test]
+fn the_example_in_docs_formats_parses_and_emits() {
+    let doc =
+        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("../docs/formats.md"))
+            .unwrap();
+    let dag_section = doc.split("## DAG").nth(1).unwrap();
+    let example = dag_section
+        .split("### Example")
+        .nth(1)
+        .and_then(|s| s.split("```text\n").nth(1))
+        .and_then(|s| s.split("```").next())
+        .unwrap();
+    let dag = parse_dag(example).unwrap_or_else(|e| panic!("{e}"));
+    let (f, _) =
+        instr_emitter::run(&dag, &EmitterOptions::default(), &mut NoTrace::default()).unwrap();
+    assert_eq!(
+        f.all_insts()
+            .filter(|&(_, i)| f.insts[i].is(compiler_core::mir::Op::EXTRACT_SUBREG))
+            .count(),
+        1
+    );
+}
