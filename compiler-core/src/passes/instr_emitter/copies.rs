@@ -15,7 +15,7 @@
 //! ```
 
 use super::{Emitter, RecordKind, ResultRecord};
-use crate::dag::{target, AsmConstraint, DagOp, Node, Operand, RegRef, Value, Vt};
+use crate::dag::{target, AsmConstraint, DagOp, Node, Operand, RegRef, Value};
 use crate::entity::EntityRef;
 use crate::error::SourceError;
 use crate::mir::{oflag, InstData, Op, Opcode, Operand as MOp, Reg, RegClass, VReg};
@@ -297,7 +297,7 @@ impl<R: Recorder> Emitter<'_, '_, '_, R> {
         }
         self.stats.inc("bit36_skipped");
         let rn = self.reg_name(r);
-        let what = if d.types.first() == Some(&Vt::Glue) || d.value_results().count() == 0 {
+        let what = if d.value_results().count() == 0 {
             String::new()
         } else {
             format!("; its value is {rn}")

@@ -195,7 +195,7 @@ impl<R: Recorder> Emitter<'_, '_, '_, R> {
         self.implicit_defs(n, mi, &info, implicit_results)?;
         if let (Some(t), Some(tv)) = (tuple, tuple_vreg) {
             let results = &vres[..lanes];
-            self.emit_lane(n, mi, tv, t, results, 0, None)?;
+            self.emit_lane(n, tv, t, results, 0, None)?;
         }
         Ok(())
     }
@@ -403,16 +403,15 @@ impl<R: Recorder> Emitter<'_, '_, '_, R> {
             Op::SHFL_SYNC_IDX_i32 | Op::SHFL_SYNC_DOWN_i32 => "a warp shuffle",
             _ => "this pseudo",
         };
-        for (claimed, kind, slot, text) in [
-            (info.custom_inserter, "custom_inserter", "0xB8", format!("EmitInstrWithCustomInserter (vtable slot 0xB8, not the default stub) claims {} ({family}). In CICC it would expand the pseudo into address setup, sampler or lane-mask set-up and the real instruction; in this model that set-up arrives as the glued nodes before it, so the instruction stays as built.", op.name())),
-            (info.post_ra_pseudo, "post_ra_pseudo", "0x348", format!("expandPostRAPseudo (vtable slot 0x348) claims {}: it is expanded only after register allocation; nothing changes now.", op.name())),
-            (info.subreg_inserter, "subreg_inserter", "0x160", format!("The sub-register inserter (vtable slot 0x160) claims {}: NVPTX keeps it as is here; two-address lowers it into COPYs later.", op.name())),
+        for (claimed, kind, text) in [
+            (info.custom_inserter, "custom_inserter", format!("EmitInstrWithCustomInserter (vtable slot 0xB8, not the default stub) claims {} ({family}). In CICC it would expand the pseudo into address setup, sampler or lane-mask set-up and the real instruction; in this model that set-up arrives as the glued nodes before it, so the instruction stays as built.", op.name())),
+            (info.post_ra_pseudo, "post_ra_pseudo", format!("expandPostRAPseudo (vtable slot 0x348) claims {}: it is expanded only after register allocation; nothing changes now.", op.name())),
+            (info.subreg_inserter, "subreg_inserter", format!("The sub-register inserter (vtable slot 0x160) claims {}: NVPTX keeps it as is here; two-address lowers it into COPYs later.", op.name())),
         ] {
             if !claimed {
                 continue;
             }
             self.stats.inc("custom_hooks");
-            let _ = slot;
             let nm = name.clone();
             self.step(|| {
                 Step::new(kind, format!("{nm}: {text}"))
@@ -544,11 +543,9 @@ impl<R: Recorder> Emitter<'_, '_, '_, R> {
     }
 
     /// One lane of a multi-result node: pair `k` of the EXTRACT_SUBREG, then the next lane.
-    #[allow(clippy::too_many_arguments)]
     fn emit_lane(
         &mut self,
         n: Node,
-        mi: Inst,
         tuple: VReg,
         tclass: RegClass,
         results: &[usize],
@@ -651,10 +648,9 @@ impl<R: Recorder> Emitter<'_, '_, '_, R> {
                     hint_early_tied: hint_early,
                 })
         });
-        let _ = mi;
         if k + 1 < results.len() {
             // The spec's self-recursion: the emitter calls itself for the next result.
-            self.emit_lane(n, mi, tuple, tclass, results, k + 1, Some(es))?;
+            self.emit_lane(n, tuple, tclass, results, k + 1, Some(es))?;
         }
         Ok(())
     }

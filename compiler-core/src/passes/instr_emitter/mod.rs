@@ -27,7 +27,23 @@
 //! a step, so replaying the steps over [`input_snapshot`] reproduces the output; the
 //! output is SSA unless the DAG copies into one virtual register twice; a value is
 //! emitted before any reader (the DAG parser guarantees the schedule allows it).
-//! Deterministic: maps are ordered, nothing depends on hash order.
+//! Deterministic: maps are ordered, nothing depends on hash order (the page's
+//! `key * 37` hash tables with their 3/4 load factor become `BTreeMap`s).
+//!
+//! Where this model fills in what the spec page leaves open, or departs from it:
+//! - Phase 1 skips a node only when none of its results is used and it has no side
+//!   effects; the page's "use count ≤ 1" would drop a value that has one reader.
+//! - CopyFromReg and CreateVirtualRegisters reuse a CopyToReg's register only when that
+//!   CopyToReg is the value's sole user (the page's wording; upstream LLVM looks at any
+//!   CopyToReg user).
+//! - Dead copy elimination runs once, after every block, so a copy read only in a later
+//!   block counts as read. The page's isUnusedReg test is modelled as "nothing
+//!   references either register any more": a copy out of a live-in parameter register
+//!   waits on the dead list, because erasing it retires the live-in too.
+//! - A folded copy (inline-fold bit) that still has readers is not left dangling: at the
+//!   flush its readers are moved to the copy's source, which is what folding means.
+//! - The three hooks are recorded decisions; no NVPTX pseudo in our opcode table needs an
+//!   expansion the glued nodes before it do not already spell out.
 
 mod copies;
 mod dead_copies;
