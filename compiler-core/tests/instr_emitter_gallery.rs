@@ -272,6 +272,24 @@ fn param_cascade_erases_every_unused_parameter_copy_through_the_dead_list() {
     let unused = 60 - used.len() as u64;
     assert_eq!(stats.get("dead_copies_erased"), unused);
     assert_eq!(stats.get("deferred"), unused);
+    // The cascade is recognised up front.
+    let cascade = log
+        .steps
+        .iter()
+        .find(|s| s.kind == "param_cascade")
+        .unwrap();
+    match &cascade.payload {
+        Payload::Counters(c) => assert_eq!(
+            c,
+            &[
+                ("first".to_string(), 1),
+                ("last".to_string(), 60),
+                ("copies".to_string(), 60),
+                ("unread".to_string(), unused as i64),
+            ]
+        ),
+        p => panic!("cascade payload {p:?}"),
+    }
     // Every record is classified in the trace; the unused parameter copies are deferred.
     let records: Vec<_> = log
         .steps

@@ -4,6 +4,7 @@
 //! ```text
 //!  input_snapshot(dag): empty blocks + the virtual registers the DAG names
 //!  for each block:                                        EmitSchedule
+//!    (entry block) runs of CopyFromReg $r1, $r2, ... ──▶ noted as a parameter cascade
 //!    for each node in schedule order:
 //!      glued to a later node ─▶ wait for it
 //!      else walk its glue operands backwards, emit that chain top-down, then the node
@@ -289,6 +290,9 @@ impl<'d, 'f, 'r, R: Recorder> Emitter<'d, 'f, 'r, R> {
     fn emit_schedule(&mut self, b: DagBlock) -> Result<(), SourceError> {
         self.captured.clear();
         let dag = self.dag;
+        if Some(b) == dag.blocks.keys().next() {
+            self.param_cascade(b);
+        }
         for &n in &dag.blocks[b].schedule {
             if self.emitted[n] {
                 continue;
@@ -324,6 +328,53 @@ impl<'d, 'f, 'r, R: Recorder> Emitter<'d, 'f, 'r, R> {
             }
         }
         Ok(())
+    }
+
+    /// At the top of the entry block: the runs of CopyFromReg nodes that read consecutive
+    /// parameter registers ($r1, $r2, ...), which become a dense block of COPYs.
+    fn param_cascade(&mut self, b: DagBlock) {
+        let dag = self.dag;
+        let mut runs: Vec<(u32, u32, usize)> = Vec::new(); // (first, last, count)
+        for &n in &dag.blocks[b].schedule {
+            let d = &dag.nodes[n];
+            let num = match (d.op, d.operands.get(1)) {
+                (DagOp::CopyFromReg, Some(Operand::Reg { reg, .. })) => reg.param_number(),
+                _ => None,
+            };
+            let Some(num) = num else { continue };
+            match runs.last_mut() {
+                Some(r) if r.1 + 1 == num => {
+                    r.1 = num;
+                    r.2 += 1;
+                }
+                _ => runs.push((num, num, 1)),
+            }
+        }
+        for (first, last, count) in runs.into_iter().filter(|r| r.2 >= 2) {
+            let unused = dag.blocks[b]
+                .schedule
+                .iter()
+                .filter(|&&n| {
+                    let d = &dag.nodes[n];
+                    d.op == DagOp::CopyFromReg
+                        && matches!(&d.operands[1], Operand::Reg { reg, .. }
+                            if reg.param_number().is_some_and(|k| (first..=last).contains(&k)))
+                        && !self.users.has_use(Value { node: n, res: 0 }, dag)
+                })
+                .count();
+            self.step(|| {
+                Step::new(
+                    "param_cascade",
+                    format!("A parameter cascade: {count} CopyFromReg nodes read the consecutive parameter registers $r{first}..$r{last}. Each becomes a COPY at the top of the entry block; {unused} of them are never read, and dead copy elimination will take those out again."),
+                )
+                .payload(Payload::Counters(alloc::vec![
+                    (String::from("first"), first as i64),
+                    (String::from("last"), last as i64),
+                    (String::from("copies"), count as i64),
+                    (String::from("unread"), unused as i64),
+                ]))
+            });
+        }
     }
 
     /// The merged EmitNode dispatch.
