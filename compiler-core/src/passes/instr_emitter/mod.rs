@@ -175,7 +175,9 @@ pub fn input_snapshot(dag: &Dag) -> Result<Function, SourceError> {
     Ok(f)
 }
 
-/// Runs the emitter: returns the machine function and the counters.
+/// Runs the emitter: returns the machine function and the counters. `dag` is expected
+/// to satisfy the checks [`parse_dag`](crate::dag::parse_dag) makes (a DAG built in code
+/// should too); problems only emission can see come back as line:column errors.
 pub fn run<R: Recorder>(
     dag: &Dag,
     opts: &EmitterOptions,
