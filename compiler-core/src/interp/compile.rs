@@ -162,6 +162,9 @@ pub(crate) enum TexKind {
     F32F32_2d,
     /// `tex.1d.v4.s32.s32`: four s32 texels from an s32 coordinate.
     S32S32_1d,
+    /// `TEX_2D_V4F32_F32_P`: the 2D f32 fetch, plus a fifth result in the implicit
+    /// `$texpred`: resident (1) when both coordinates are ≥ 0.
+    F32F32_2dResident,
 }
 
 /// The CICC-era multi-result producers, modelled per thread.
@@ -1310,14 +1313,27 @@ impl<'f> Compiler<'f> {
                     a: self.src(uses[0])?,
                 }
             }
-            TEX_UNIFIED_2D_F32_F32_R | TEX_UNIFIED_1D_S32_S32_R | TEX_2D_V4F32_F32 => {
-                let (kind, ncoords) = if op != TEX_UNIFIED_1D_S32_S32_R {
-                    (TexKind::F32F32_2d, 2)
-                } else {
-                    (TexKind::S32S32_1d, 1)
+            TEX_UNIFIED_2D_F32_F32_R
+            | TEX_UNIFIED_1D_S32_S32_R
+            | TEX_2D_V4F32_F32
+            | TEX_2D_V4F32_F32_P => {
+                let (kind, ncoords) = match op {
+                    TEX_UNIFIED_1D_S32_S32_R => (TexKind::S32S32_1d, 1),
+                    TEX_2D_V4F32_F32_P => (TexKind::F32F32_2dResident, 2),
+                    _ => (TexKind::F32F32_2d, 2),
                 };
                 self.expect_uses(&name, uses, 1 + ncoords, 1 + ncoords)?;
-                let ds = self.results(defs, 4)?;
+                let mut ds = self.results(defs, 4)?;
+                if kind == TexKind::F32F32_2dResident {
+                    // The residency predicate goes to the implicit def, when there is one.
+                    if let Some(p) = data
+                        .operands
+                        .iter()
+                        .find(|o| o.has(oflag::IMPLICIT | oflag::DEF))
+                    {
+                        ds.push(self.dst(p)?);
+                    }
+                }
                 let handle = self.src(uses[0])?;
                 let coords = uses[1..]
                     .iter()
@@ -1409,6 +1425,7 @@ impl<'f> Compiler<'f> {
                     mask: self.src(uses[3])?,
                 }
             }
+            EH_LABEL | LIFETIME_START | LIFETIME_END | PSEUDO_PROBE => Exec::Nop,
             PHI => return Err(InterpError::malformed("PHI outside the block header")),
             #[allow(unreachable_patterns)]
             _ => return Err(InterpError::unsupported(&name, NO_SEMANTICS_YET)),

@@ -795,6 +795,10 @@ impl<'p, 'f> Machine<'p, 'f> {
                 for (&d, x) in ds.iter().zip(v) {
                     wr(&mut t.regs, d, x as u128);
                 }
+                if let (TexKind::F32F32_2dResident, Some(&p)) = (kind, ds.get(4)) {
+                    let resident = cs.iter().all(|&c| f32::from_bits(c) >= 0.0);
+                    wr(&mut t.regs, p, resident as u128);
+                }
             }
             Exec::Model { kind, ds, args } => {
                 let v: Vec<u128> = args.iter().map(|&a| self.rd(&t.regs, a)).collect();
@@ -1063,7 +1067,7 @@ pub(crate) fn texels(kind: TexKind, handle: u64, coords: &[u32]) -> [u32; 4] {
     let mut h = splitmix(handle);
     for &c in coords {
         let c = match kind {
-            TexKind::F32F32_2d => {
+            TexKind::F32F32_2d | TexKind::F32F32_2dResident => {
                 let f = f32::from_bits(c);
                 if f == 0.0 {
                     0
@@ -1079,7 +1083,9 @@ pub(crate) fn texels(kind: TexKind, handle: u64, coords: &[u32]) -> [u32; 4] {
     for (k, o) in out.iter_mut().enumerate() {
         let bits16 = (h >> (16 * k)) as u16;
         *o = match kind {
-            TexKind::F32F32_2d => ((((bits16 & 0xff) as i32) - 128) as f32 / 8.0).to_bits(),
+            TexKind::F32F32_2d | TexKind::F32F32_2dResident => {
+                ((((bits16 & 0xff) as i32) - 128) as f32 / 8.0).to_bits()
+            }
             TexKind::S32S32_1d => bits16 as i16 as i32 as u32,
         };
     }

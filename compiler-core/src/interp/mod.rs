@@ -68,6 +68,8 @@
 //! | `INT_PTX_SREG_*` | the launch (`%tid %ntid %ctaid %nctaid %laneid`) |
 //! | `BARRIER_CTA_SYNC_ALIGNED_ALL_i`, `SHFL_SYNC_IDX_i32`, `SHFL_SYNC_DOWN_i32` | collectives (PTX `shfl.sync` lane/clamp/segment rules) |
 //! | `TEX_UNIFIED_2D_F32_F32_R`, `TEX_UNIFIED_1D_S32_S32_R`, `TEX_2D_V4F32_F32` | texels as above |
+//! | `TEX_2D_V4F32_F32_P` | texels as above, and `$texpred` = both coordinates ≥ 0 |
+//! | `EH_LABEL`, `LIFETIME_START`, `LIFETIME_END`, `PSEUDO_PROBE` | nothing |
 //! | `MMA_M16N8K8_TF32` | the table's model: lane i = (a·b + c) + i in f32 |
 //! | `MMA_M16N8K8_TF32_ACC` | the table's model: lane i = a·b + acc[i] in f32 |
 //! | `WMMA_MMA_M16N16K16_F16` | ours, in the same spirit: each f16 half of lane i = a·b + c + i, rounded once to f16 |
