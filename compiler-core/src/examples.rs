@@ -21,42 +21,57 @@ pub struct Example {
     pub forms: &'static [(InputFormat, &'static str)],
 }
 
+/// One form of an example: the gallery file `<name>.<ext>`.
+macro_rules! form {
+    (mir, $name:literal) => {
+        (
+            InputFormat::Mir,
+            include_str!(concat!("../gallery/", $name, ".mir")),
+        )
+    };
+    (dag, $name:literal) => {
+        (
+            InputFormat::Dag,
+            include_str!(concat!("../gallery/", $name, ".dag")),
+        )
+    };
+}
+
 macro_rules! gallery {
-    ($($name:literal => $stage:ident,)*) => {
+    ($($name:literal => $stage:ident $(, $form:ident)+;)*) => {
         /// Every example, in gallery order.
         pub static EXAMPLES: &[Example] = &[$(
             Example {
                 name: $name,
                 stage: Stage::$stage,
-                forms: &[(
-                    InputFormat::Mir,
-                    include_str!(concat!("../gallery/", $name, ".mir")),
-                )],
+                forms: &[$(form!($form, $name),)+],
             },
         )*];
     };
 }
 
 gallery! {
-    "commute" => TwoAddress,
-    "sub-copy" => TwoAddress,
-    "reschedule" => TwoAddress,
-    "tex-v4f32" => TwoAddress,
-    "mma-tf32-4frag" => TwoAddress,
-    "wmma-f16-8frag" => TwoAddress,
-    "wgmma-16frag" => TwoAddress,
-    "async-copy-2result" => TwoAddress,
-    "tma-2result" => TwoAddress,
-    "inline-asm-tied" => TwoAddress,
-    "reg-sequence" => TwoAddress,
-    "insert-subreg" => TwoAddress,
-    "optnone" => TwoAddress,
-    "phi-loop" => RegisterCoalescer,
-    "phi-swap" => RegisterCoalescer,
-    "cross-class" => NvptxCoalescer,
-    "wide-pair" => NvptxCoalescer,
-    "tex-lanes" => NvptxCoalescer,
-    "limits" => NvptxCoalescer,
+    "param-cascade" => InstrEmitter, dag;
+    "tex-glue-bundle" => InstrEmitter, dag;
+    "commute" => TwoAddress, mir;
+    "sub-copy" => TwoAddress, mir;
+    "reschedule" => TwoAddress, mir;
+    "tex-v4f32" => TwoAddress, mir, dag;
+    "mma-tf32-4frag" => TwoAddress, mir;
+    "wmma-f16-8frag" => TwoAddress, mir, dag;
+    "wgmma-16frag" => TwoAddress, mir, dag;
+    "async-copy-2result" => TwoAddress, mir;
+    "tma-2result" => TwoAddress, mir, dag;
+    "inline-asm-tied" => TwoAddress, mir, dag;
+    "reg-sequence" => TwoAddress, mir;
+    "insert-subreg" => TwoAddress, mir;
+    "optnone" => TwoAddress, mir;
+    "phi-loop" => RegisterCoalescer, mir;
+    "phi-swap" => RegisterCoalescer, mir;
+    "cross-class" => NvptxCoalescer, mir;
+    "wide-pair" => NvptxCoalescer, mir;
+    "tex-lanes" => NvptxCoalescer, mir;
+    "limits" => NvptxCoalescer, mir;
 }
 
 /// The example called `name`.
@@ -109,9 +124,11 @@ mod tests {
         for f in std::fs::read_dir(dir).unwrap() {
             let p = f.unwrap().path();
             let stem = p.file_stem().unwrap().to_string_lossy().into_owned();
+            let ext = p.extension().unwrap().to_string_lossy().into_owned();
+            let format = crate::pipeline::InputFormat::parse(&ext).unwrap();
             assert!(
-                find(&stem).is_some(),
-                "gallery/{stem}.mir is not in EXAMPLES"
+                find(&stem).is_some_and(|e| e.text(Some(format)).is_some()),
+                "gallery/{stem}.{ext} is not in EXAMPLES"
             );
         }
     }

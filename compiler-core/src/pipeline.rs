@@ -5,6 +5,7 @@
 //!  text ──detect_format / --from──▶ InputFormat ──parse──▶ Ir ──entry_stage──▶ Stage
 //!  plan(entry, --until | --only | default) ──▶ [Stage]
 //!  for stage: stage_impl(stage) ──▶ StageImpl::Mir(pass) ── per function ──▶ Stats, Steps, remarks
+//!                                 ├─ StageImpl::Emitter: Ir::Dag ──▶ Ir::Mir (one function)
 //!                                 └─ verify (when asked) ──▶ StageRun.verify
 //!  last Ir ──print──▶ RunResult.output
 //! ```
@@ -23,6 +24,7 @@
 //! panics; a run with no stage selected and `emit` equal to the input's kind prints the
 //! canonical form of the input (`copyscope run x.mir --emit mir` == `copyscope fmt x.mir`).
 
+use crate::dag::{parse_dag, print_dag, Dag};
 use crate::entity::EntityRef;
 use crate::error::{text_from_bytes, SourceError};
 use crate::knobs::{Knob, Knobs};
@@ -218,7 +220,7 @@ impl fmt::Display for PipelineError {
             PipelineError::Parse(e) => write!(f, "{e}"),
             PipelineError::Unsupported(fmt_) => write!(
                 f,
-                "{} input is not supported yet: its reader has not landed (only MIR can be read for now)",
+                "{} input is not supported yet: its reader has not landed (MIR, DAG and PTX can be read)",
                 match fmt_ {
                     InputFormat::Dag => "DAG",
                     InputFormat::Mir => "MIR",
@@ -330,9 +332,11 @@ impl RunResult {
     }
 }
 
-/// The IR between two stages. The DAG joins when its reader lands.
+/// The IR between two stages.
 #[derive(Clone, Debug)]
 pub enum Ir {
+    /// A selected DAG: one function, the instr-emitter's input.
+    Dag(Dag),
     Mir(Module),
     Ptx(crate::ptx::Module),
     Ori(crate::ori::Module),
@@ -341,6 +345,7 @@ pub enum Ir {
 impl Ir {
     pub fn kind(&self) -> IrKind {
         match self {
+            Ir::Dag(_) => IrKind::Dag,
             Ir::Mir(_) => IrKind::Mir,
             Ir::Ptx(_) => IrKind::Ptx,
             Ir::Ori(_) => IrKind::Ori,
@@ -349,6 +354,7 @@ impl Ir {
 
     pub fn print(&self) -> String {
         match self {
+            Ir::Dag(d) => print_dag(d),
             Ir::Mir(m) => print_module(m),
             Ir::Ptx(m) => crate::ptx::print(m),
             Ir::Ori(m) => crate::ori::print::print(m),
@@ -384,6 +390,8 @@ pub enum StageImpl {
     NotYet,
     /// A pass over each machine function.
     Mir(MirPass),
+    /// DAG → MIR (instr-emitter).
+    Emitter,
     /// MIR → PTX text (ptx-emit).
     PtxEmit,
     /// PTX → ORI (ptx-lower).
@@ -418,8 +426,8 @@ pub fn stage_impl(stage: Stage) -> StageImpl {
         )),
         Stage::PtxEmit => StageImpl::PtxEmit,
         Stage::PtxLower => StageImpl::PtxLower,
-        Stage::InstrEmitter
-        | Stage::GeneralOptimizeEarly
+        Stage::InstrEmitter => StageImpl::Emitter,
+        Stage::GeneralOptimizeEarly
         | Stage::GeneralOptimize
         | Stage::GeneralOptimizeMid
         | Stage::GeneralOptimizeMid2
@@ -427,6 +435,11 @@ pub fn stage_impl(stage: Stage) -> StageImpl {
         | Stage::GeneralOptimizeLate2 => StageImpl::NotYet,
         Stage::PtxOut => StageImpl::PtxOut,
     }
+}
+
+/// The emitter reads no knob (the spec page names none); its options keep CICC's defaults.
+pub fn emitter_options(_: &Knobs) -> passes::instr_emitter::EmitterOptions {
+    passes::instr_emitter::EmitterOptions::default()
 }
 
 /// PHI elimination: `cssa-coalesce` renames non-interfering PHI operands first.
@@ -484,6 +497,7 @@ pub fn is_implemented(stage: Stage) -> bool {
 /// present), two-address otherwise.
 pub fn entry_stage(ir: &Ir) -> Stage {
     match ir {
+        Ir::Dag(_) => Stage::InstrEmitter,
         Ir::Ptx(_) => Stage::PtxLower,
         Ir::Ori(_) => Stage::GeneralOptimizeEarly,
         Ir::Mir(m) => {
@@ -565,7 +579,10 @@ pub fn parse_input(
             let m = crate::ptx::parse(text).map_err(PipelineError::Parse)?;
             Ok((format, Ir::Ptx(m), Vec::new()))
         }
-        f => Err(PipelineError::Unsupported(f)),
+        InputFormat::Dag => {
+            let d = parse_dag(text).map_err(PipelineError::Parse)?;
+            Ok((format, Ir::Dag(d), Vec::new()))
+        }
     }
 }
 
@@ -681,6 +698,33 @@ fn run_stage(
                     count: out.steps.len() - first,
                 });
             }
+        }
+        (StageImpl::Emitter, Ir::Dag(d)) => {
+            // An emission error is the input's: it points at the DAG's line:column.
+            let opts = emitter_options(knobs);
+            let (f, stats) = if trace {
+                let mut log = StepLog::default();
+                let r = passes::instr_emitter::run(d, &opts, &mut log);
+                out.steps.extend(log.steps);
+                out.remarks.extend(log.remarks);
+                r
+            } else {
+                let mut rec = NoTrace::default();
+                let r = passes::instr_emitter::run(d, &opts, &mut rec);
+                out.remarks.extend(rec.remarks);
+                r
+            }
+            .map_err(PipelineError::Parse)?;
+            out.stats.merge(&stats);
+            out.functions.push(FunctionSteps {
+                function: f.name.clone(),
+                first: 0,
+                count: out.steps.len(),
+            });
+            next = Some(Ir::Mir(Module {
+                ir: None,
+                functions: alloc::vec![f],
+            }));
         }
         (StageImpl::PtxEmit, Ir::Mir(m)) => {
             let opts = ptx_emit_options(knobs);
@@ -807,7 +851,7 @@ fn verify_input(ir: &Ir, spans: &[FunctionSpans]) -> Vec<SourceError> {
                 }
             }
         }
-        Ir::Ptx(_) | Ir::Ori(_) => {}
+        Ir::Dag(_) | Ir::Ptx(_) | Ir::Ori(_) => {}
     }
     out.sort_by_key(|e| (e.line, e.col));
     out
@@ -858,7 +902,7 @@ fn verify_after(stage: Stage, ir: &Ir) -> Vec<String> {
             }
         }
         // PTX and ORI are checked by reading them back and by the real assembler.
-        Ir::Ptx(_) | Ir::Ori(_) => {}
+        Ir::Dag(_) | Ir::Ptx(_) | Ir::Ori(_) => {}
     }
     out
 }
@@ -1049,10 +1093,11 @@ body: |
             from: Some(InputFormat::Dag),
             ..RunOptions::default()
         };
-        assert_eq!(
-            run(SMALL, &opts).unwrap_err(),
-            PipelineError::Unsupported(InputFormat::Dag)
-        );
+        // MIR read as a DAG: the DAG reader says where it stopped making sense.
+        match run(SMALL, &opts).unwrap_err() {
+            PipelineError::Parse(e) => assert_eq!((e.line, e.col), (1, 1), "{e}"),
+            e => panic!("{e:?}"),
+        }
     }
 
     fn verify_errors(text: &str) -> Vec<SourceError> {
