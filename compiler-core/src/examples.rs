@@ -51,8 +51,6 @@ macro_rules! gallery {
 }
 
 gallery! {
-    "param-cascade" => InstrEmitter, dag;
-    "tex-glue-bundle" => InstrEmitter, dag;
     "commute" => TwoAddress, mir;
     "sub-copy" => TwoAddress, mir;
     "reschedule" => TwoAddress, mir;
@@ -72,6 +70,8 @@ gallery! {
     "wide-pair" => NvptxCoalescer, mir;
     "tex-lanes" => NvptxCoalescer, mir;
     "limits" => NvptxCoalescer, mir;
+    "param-cascade" => InstrEmitter, dag;
+    "tex-glue-bundle" => InstrEmitter, dag;
 }
 
 /// The example called `name`.
