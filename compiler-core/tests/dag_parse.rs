@@ -2,6 +2,7 @@
 //! wrong, and no input makes the parser or the emitter panic (mutants of the gallery
 //! that still parse and run must also compute the same after emission).
 
+#[path = "emitter_support/mod.rs"]
 mod support;
 
 use compiler_core::dag::eval::{self, Inputs};
