@@ -54,6 +54,11 @@ pub fn no_form_reason(op: Op) -> Option<&'static str> {
              memory and returns no registers, so the two-register tuple this model opcode \
              defines cannot be printed"
         }
+        TEX_2D_V4F32_F32_P => {
+            "TEX_2D_V4F32_F32_P has no PTX form here: its residency predicate lives in the \
+             model register $texpred, which has no PTX name (the real instruction returns it \
+             as the `|p` of `tex.2d.v4.f32.f32 {d}|p, [...]`)"
+        }
         _ => return None,
     })
 }
@@ -68,6 +73,8 @@ pub fn ptx_form_summary(op: Op) -> Option<&'static str> {
         COPY => "mov.<class type>",
         IMPLICIT_DEF => "// implicit-def comment",
         KILL => "(nothing)",
+        EH_LABEL => "// label comment (PTX has no exception handling)",
+        LIFETIME_START | LIFETIME_END | PSEUDO_PROBE => "(nothing)",
         INLINEASM => "the template text between inline-asm markers",
         GOTO => "bra.uni (or nothing when falling through)",
         CBranch => "@%p bra",
@@ -606,6 +613,26 @@ pub fn emit_inst(cx: &Cx<'_>, i: Inst) -> R<Emitted> {
             stmts: Vec::new(),
             kind: "kill",
             narration: "KILL only marks a live range's end; nothing is printed.".into(),
+        }),
+        EH_LABEL => {
+            let label = d
+                .operands
+                .iter()
+                .find_map(|o| match o.kind {
+                    crate::mir::OperandKind::Verbatim(s) => Some(cx.f.sym(s).to_string()),
+                    _ => None,
+                })
+                .unwrap_or_default();
+            Ok(one(
+                Stmt::Comment(format!("EH_LABEL {label}")),
+                "label",
+                "PTX has no exception handling, so the label survives only as a comment.".into(),
+            ))
+        }
+        LIFETIME_START | LIFETIME_END | PSEUDO_PROBE => Ok(Emitted {
+            stmts: Vec::new(),
+            kind: "marker",
+            narration: format!("{name} only annotates the code; nothing is printed."),
         }),
         INLINEASM => inline_asm(cx, d),
         GOTO => {
