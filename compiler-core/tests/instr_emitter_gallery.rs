@@ -279,7 +279,7 @@ fn param_cascade_erases_every_unused_parameter_copy_through_the_dead_list() {
         .find(|s| s.kind == "param_cascade")
         .unwrap();
     match &cascade.payload {
-        Payload::Counters(c) => assert_eq!(
+        Payload::Counters { values: c } => assert_eq!(
             c,
             &[
                 ("first".to_string(), 1),

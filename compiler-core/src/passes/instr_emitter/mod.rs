@@ -369,12 +369,14 @@ impl<'d, 'f, 'r, R: Recorder> Emitter<'d, 'f, 'r, R> {
                     "param_cascade",
                     format!("A parameter cascade: {count} CopyFromReg nodes read the consecutive parameter registers $r{first}..$r{last}. Each becomes a COPY at the top of the entry block; {unused} of them are never read, and dead copy elimination will take those out again."),
                 )
-                .payload(Payload::Counters(alloc::vec![
+                .payload(Payload::Counters {
+                    values: alloc::vec![
                     (String::from("first"), first as i64),
                     (String::from("last"), last as i64),
                     (String::from("copies"), count as i64),
                     (String::from("unread"), unused as i64),
-                ]))
+                ],
+                })
             });
         }
     }
