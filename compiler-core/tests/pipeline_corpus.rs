@@ -21,7 +21,11 @@ fn mir_files() -> Vec<std::path::PathBuf> {
         }
     }
     for f in std::fs::read_dir(root.join("gallery")).unwrap() {
-        out.push(f.unwrap().path());
+        let f = f.unwrap().path();
+        // The gallery's DAG forms run in the emitter's own tests.
+        if f.extension().is_some_and(|e| e == "mir") {
+            out.push(f);
+        }
     }
     out.sort();
     out
