@@ -332,7 +332,7 @@ fn mutated_gallery_files_never_panic() {
                 };
                 emitted += 1;
                 // Where the mutant still runs, its emitted MIR must store what it stores.
-                // TODO(interp): switch to `compiler_core::interp` once it lands.
+                // Same opcode models on both sides (see `emitter_support`).
                 if let Ok(want) = eval::run(&d, &inputs) {
                     compared += 1;
                     let got = support::mir_eval::run(&f, &inputs).unwrap_or_else(|e| {

@@ -236,8 +236,8 @@ fn every_dag_example_runs_on_through_two_address() {
     }
 }
 
-/// TODO(interp): switch `support::mir_eval::run` to `compiler_core::interp` once the
-/// `interp` branch lands; the DAG side stays `dag::eval`.
+/// DAG and MIR evaluated with the same opcode models (see `emitter_support`); the
+/// reference interpreter's MIR-to-MIR checks are further down.
 #[test]
 fn emitted_mir_computes_what_the_dag_computes() {
     for name in DAGS {

@@ -44,7 +44,7 @@ fn emit_with(body: &str, opts: &EmitterOptions) -> (Function, Stats, StepLog, St
     assert_eq!(print_function(&replayed), printed, "replay");
     let back = parse_module(&printed).unwrap_or_else(|e| panic!("{e}\n{printed}"));
     assert_eq!(print_function(&back.functions[0]), printed);
-    // TODO(interp): switch to `compiler_core::interp` once the `interp` branch lands.
+    // Same opcode models on both sides (see `emitter_support`).
     let want = eval::run(&dag, &inputs()).unwrap_or_else(|e| panic!("DAG: {e}"));
     let got =
         support::mir_eval::run(&f, &inputs()).unwrap_or_else(|e| panic!("MIR: {e}\n{printed}"));

@@ -2,8 +2,12 @@
 //! Shared helpers of the emitter tests: a small evaluator of machine IR for the opcodes
 //! the DAG examples use, and text normalisation for comparing functions.
 //!
-//! TODO(interp): when `crate::interp` (branch `interp`) lands on main, `mir_eval::run`
-//! here should be replaced by it; the tests that call it say so.
+//! Why not `crate::interp` here: the DAG side is checked with `dag::eval`, and the two
+//! sides can only be compared when they share one set of opcode models
+//! (`dag::semantics`); the reference interpreter models textures, TMA and wgmma
+//! differently. `instr_emitter_gallery.rs` uses `crate::interp` for the MIR-to-MIR checks
+//! (emitted MIR vs the `.mir` twins, vs two-address). A DAG → interp bridge would let
+//! `mir_eval` go.
 
 pub mod mir_eval;
 
