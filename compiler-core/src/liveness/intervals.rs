@@ -256,6 +256,75 @@ impl fmt::Display for LiveInterval {
     }
 }
 
+impl LiveRange {
+    /// The union of two ranges whose overlaps hold the same value (what a join of two
+    /// registers produces); values are kept per def point.
+    pub fn union(&self, other: &LiveRange) -> LiveRange {
+        let mut valnos: Vec<VNInfo> = self.valnos.clone();
+        let mut map = Vec::with_capacity(other.valnos.len());
+        for v in &other.valnos {
+            match valnos
+                .iter()
+                .position(|x| x.def == v.def && x.is_phi_def == v.is_phi_def)
+            {
+                Some(p) => map.push(p as ValNo),
+                None => {
+                    valnos.push(*v);
+                    map.push(valnos.len() as ValNo - 1);
+                }
+            }
+        }
+        let mut segs: Vec<Segment> = self.segments.clone();
+        segs.extend(other.segments.iter().map(|s| Segment {
+            start: s.start,
+            end: s.end,
+            valno: map[s.valno as usize],
+        }));
+        LiveRange::from_segments(segs, &valnos)
+    }
+
+    /// Builds a range from unordered, possibly overlapping segments: sorted, overlaps
+    /// resolved (the earlier-starting segment's value wins), touching segments of one
+    /// value merged, unused values dropped and the rest numbered in def order.
+    pub fn from_segments(mut segs: Vec<Segment>, valnos: &[VNInfo]) -> LiveRange {
+        segs.sort_by_key(|s| (s.start, s.end));
+        let mut out: Vec<Segment> = Vec::with_capacity(segs.len());
+        for s in segs {
+            let last = out.last().map(|l| (l.end, l.valno));
+            match last {
+                Some((end, val)) if s.start < end => {
+                    if s.end > end {
+                        if s.valno == val {
+                            out.last_mut().expect("non-empty").end = s.end;
+                        } else {
+                            out.push(Segment {
+                                start: end,
+                                end: s.end,
+                                valno: s.valno,
+                            });
+                        }
+                    }
+                }
+                Some((end, val)) if s.start == end && s.valno == val => {
+                    out.last_mut().expect("non-empty").end = s.end
+                }
+                _ => out.push(s),
+            }
+        }
+        let mut used: Vec<ValNo> = out.iter().map(|s| s.valno).collect();
+        used.sort_by_key(|&v| valnos[v as usize].def);
+        used.dedup();
+        let new_vals: Vec<VNInfo> = used.iter().map(|&v| valnos[v as usize]).collect();
+        for s in &mut out {
+            s.valno = used.iter().position(|&u| u == s.valno).expect("used value") as ValNo;
+        }
+        LiveRange {
+            segments: out,
+            valnos: new_vals,
+        }
+    }
+}
+
 /// Live intervals of every virtual register of a function.
 #[derive(Clone, Debug)]
 pub struct LiveIntervals {

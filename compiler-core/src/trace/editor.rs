@@ -154,3 +154,20 @@ impl<'f> Editor<'f> {
         s
     }
 }
+
+/// Records the step `make` builds, carrying the edits the editor logged since the last
+/// step. With tracing off nothing is built (the closure is never called).
+pub fn record<R: super::Recorder>(
+    rec: &mut R,
+    ed: &mut Editor<'_>,
+    make: impl FnOnce() -> super::Step,
+) {
+    if R::ENABLED {
+        let edits = ed.take_edits();
+        rec.step(move || {
+            let mut s = make();
+            s.edits = edits;
+            s
+        });
+    }
+}

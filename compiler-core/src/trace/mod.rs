@@ -16,7 +16,7 @@ mod editor;
 mod player;
 
 pub use edit::{apply_edit, Edit, ReplayError};
-pub use editor::Editor;
+pub use editor::{record, Editor};
 pub use player::{Player, CHECKPOINT_EVERY};
 
 use crate::mir::{Inst, VReg};

@@ -265,14 +265,7 @@ impl<'d, 'f, 'r, R: Recorder> Emitter<'d, 'f, 'r, R> {
 
     /// Records a step carrying the edits made since the previous one.
     pub(crate) fn step(&mut self, make: impl FnOnce() -> Step) {
-        if R::ENABLED {
-            let edits = self.ed.take_edits();
-            self.rec.step(move || {
-                let mut s = make();
-                s.edits = edits;
-                s
-            });
-        }
+        crate::trace::record(self.rec, &mut self.ed, make);
     }
 
     fn start(&mut self) {

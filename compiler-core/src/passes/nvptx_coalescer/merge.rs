@@ -3,7 +3,7 @@
 use super::classify::{side_class, Candidate, CopyKind, Side};
 use super::{key_pair, Nvptx, Unit, SNAPSHOT_MAX};
 use crate::entity::EntityRef;
-use crate::liveness::{LiveRange, Segment, SlotIndex, VNInfo, ValNo};
+use crate::liveness::{LiveRange, SlotIndex, ValNo};
 use crate::mir::{CopyFamily, Inst, Op, Reg, SubReg, VReg};
 use crate::trace::{Focus, Payload, Recorder, Step};
 use alloc::format;
@@ -219,12 +219,12 @@ impl<R: Recorder> Nvptx<'_, '_, R> {
             }
         }
         // Ranges: the survivor gets the union; a lane join also widens the tuple's main range.
-        let merged = union(self.range(keep), self.range(gone));
+        let merged = self.range(keep).union(self.range(gone));
         let gone_range = self.range(gone).clone();
         match keep.1 {
             Some(l) => {
                 self.lanes[keep.0.index()][l as usize] = merged;
-                let main = union(&self.main[keep.0.index()], &gone_range);
+                let main = self.main[keep.0.index()].union(&gone_range);
                 self.main[keep.0.index()] = main;
             }
             None => self.main[keep.0.index()] = merged,
@@ -269,50 +269,5 @@ impl<R: Recorder> Nvptx<'_, '_, R> {
         if self.tree_built {
             self.step(|| Step::new("tree_update", "The interval tree drops the two old extents and inserts the merged one, rebalancing as it goes.").payload(Payload::TreeChange { events, tree: snap, rotations: rot }));
         }
-    }
-}
-
-/// Union of two ranges (values kept per def point).
-pub(crate) fn union(a: &LiveRange, b: &LiveRange) -> LiveRange {
-    let mut valnos: Vec<VNInfo> = a.valnos.clone();
-    let mut bmap = Vec::with_capacity(b.valnos.len());
-    for v in &b.valnos {
-        match valnos.iter().position(|x| x.def == v.def) {
-            Some(p) => bmap.push(p as ValNo),
-            None => {
-                valnos.push(*v);
-                bmap.push(valnos.len() as ValNo - 1);
-            }
-        }
-    }
-    let mut segs: Vec<Segment> = a.segments.clone();
-    segs.extend(b.segments.iter().map(|s| Segment {
-        start: s.start,
-        end: s.end,
-        valno: bmap[s.valno as usize],
-    }));
-    segs.sort_by_key(|s| (s.start, s.end));
-    let mut out: Vec<Segment> = Vec::with_capacity(segs.len());
-    for s in segs {
-        let last = out.last().map(|l| (l.end, l.valno));
-        match last {
-            Some((end, _)) if s.start < end => {
-                if s.end > end {
-                    out.push(Segment {
-                        start: end,
-                        end: s.end,
-                        valno: s.valno,
-                    });
-                }
-            }
-            Some((end, val)) if s.start == end && s.valno == val => {
-                out.last_mut().expect("non-empty").end = s.end
-            }
-            _ => out.push(s),
-        }
-    }
-    LiveRange {
-        segments: out,
-        valnos,
     }
 }

@@ -164,14 +164,7 @@ fn compute_weights(f: &Function, du: &DefUse) -> SecondaryMap<VReg, u32> {
 
 impl<R: Recorder> Nvptx<'_, '_, R> {
     pub(crate) fn step(&mut self, make: impl FnOnce() -> Step) {
-        if R::ENABLED {
-            let edits = self.ed.take_edits();
-            self.rec.step(move || {
-                let mut s = make();
-                s.edits = edits;
-                s
-            });
-        }
+        crate::trace::record(self.rec, &mut self.ed, make);
     }
 
     pub(crate) fn unit_name(&self, s: Side) -> String {

@@ -10,7 +10,7 @@
 
 use super::{full_copy, Coalescer};
 use crate::entity::EntityRef;
-use crate::liveness::{LiveRange, Segment, SlotIndex, VNInfo, ValNo};
+use crate::liveness::{LiveRange, Segment, SlotIndex, ValNo};
 use crate::mir::{Inst, Reg, RegClass, VReg};
 use crate::trace::{Focus, Payload, Recorder, Step};
 use alloc::format;
@@ -125,7 +125,7 @@ impl<R: Recorder> Coalescer<'_, '_, R> {
         self.ed.set_class(keep, class);
         // Merge the ranges: the union of both, values of identity copies folded into
         // the value they copy.
-        let merged = union(&self.ranges[keep.index()], &self.ranges[gone.index()]);
+        let merged = self.ranges[keep.index()].union(&self.ranges[gone.index()]);
         self.ranges[keep.index()] = merged;
         self.ranges[gone.index()] = LiveRange {
             segments: Vec::new(),
@@ -189,72 +189,6 @@ impl<R: Recorder> Coalescer<'_, '_, R> {
                 valno: map[s.valno as usize],
             })
             .collect();
-        self.ranges[v.index()] = normalize(segs, &r.valnos.clone());
-    }
-}
-
-/// Union of two ranges whose overlaps hold identical values; values are kept per def.
-fn union(a: &LiveRange, b: &LiveRange) -> LiveRange {
-    let mut valnos: Vec<VNInfo> = a.valnos.clone();
-    let mut bmap = Vec::with_capacity(b.valnos.len());
-    for v in &b.valnos {
-        match valnos
-            .iter()
-            .position(|x| x.def == v.def && x.is_phi_def == v.is_phi_def)
-        {
-            Some(p) => bmap.push(p as ValNo),
-            None => {
-                valnos.push(*v);
-                bmap.push(valnos.len() as ValNo - 1);
-            }
-        }
-    }
-    let mut segs: Vec<Segment> = a.segments.clone();
-    segs.extend(b.segments.iter().map(|s| Segment {
-        start: s.start,
-        end: s.end,
-        valno: bmap[s.valno as usize],
-    }));
-    normalize(segs, &valnos)
-}
-
-/// Sorts segments, resolves overlaps (the earlier-starting segment's value wins the
-/// overlap), merges touching segments of one value, drops unused values and numbers
-/// the rest in def order.
-fn normalize(mut segs: Vec<Segment>, valnos: &[VNInfo]) -> LiveRange {
-    segs.sort_by_key(|s| (s.start, s.end));
-    let mut out: Vec<Segment> = Vec::with_capacity(segs.len());
-    for s in segs {
-        let last = out.last().map(|l| (l.end, l.valno));
-        match last {
-            Some((end, val)) if s.start < end => {
-                if s.end > end {
-                    if s.valno == val {
-                        out.last_mut().expect("non-empty").end = s.end;
-                    } else {
-                        out.push(Segment {
-                            start: end,
-                            end: s.end,
-                            valno: s.valno,
-                        });
-                    }
-                }
-            }
-            Some((end, val)) if s.start == end && s.valno == val => {
-                out.last_mut().expect("non-empty").end = s.end
-            }
-            _ => out.push(s),
-        }
-    }
-    let mut used: Vec<ValNo> = out.iter().map(|s| s.valno).collect();
-    used.sort_by_key(|&v| valnos[v as usize].def);
-    used.dedup();
-    let new_vals: Vec<VNInfo> = used.iter().map(|&v| valnos[v as usize]).collect();
-    for s in &mut out {
-        s.valno = used.iter().position(|&u| u == s.valno).expect("used value") as ValNo;
-    }
-    LiveRange {
-        segments: out,
-        valnos: new_vals,
+        self.ranges[v.index()] = LiveRange::from_segments(segs, &r.valnos.clone());
     }
 }

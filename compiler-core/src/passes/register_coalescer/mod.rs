@@ -246,14 +246,7 @@ fn count_copies(f: &Function) -> u64 {
 
 impl<R: Recorder> Coalescer<'_, '_, R> {
     pub(crate) fn step(&mut self, make: impl FnOnce() -> Step) {
-        if R::ENABLED {
-            let edits = self.ed.take_edits();
-            self.rec.step(move || {
-                let mut s = make();
-                s.edits = edits;
-                s
-            });
-        }
+        crate::trace::record(self.rec, &mut self.ed, make);
     }
 
     /// Tries the local copies collected so far; the ones that fail join the global list.

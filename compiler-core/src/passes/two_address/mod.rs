@@ -263,14 +263,7 @@ impl<R: Recorder> TwoAddr<'_, '_, R> {
 
     /// Records a step with the edits made since the previous one.
     pub(crate) fn step(&mut self, make: impl FnOnce() -> Step) {
-        if R::ENABLED {
-            let edits = self.ed.take_edits();
-            self.rec.step(move || {
-                let mut s = make();
-                s.edits = edits;
-                s
-            });
-        }
+        crate::trace::record(self.rec, &mut self.ed, make);
     }
 
     pub(crate) fn reg_name(&self, r: Reg) -> alloc::string::String {

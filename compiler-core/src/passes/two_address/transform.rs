@@ -281,6 +281,30 @@ impl<R: Recorder> TwoAddr<'_, '_, R> {
         desc.has(flag::SIDE_EFFECTS | flag::TERMINATOR | flag::BRANCH)
     }
 
+    /// The kill of `reg` in `mi`'s block (LiveVariables' findKill), when it is another,
+    /// non-copy instruction: both rescheduling directions start from it.
+    fn local_kill(&self, mi: Inst, reg: VReg) -> Result<(crate::mir::Block, Inst), &'static str> {
+        let f = &*self.ed.f;
+        let block = f
+            .layout
+            .inst_block(mi)
+            .ok_or("the instruction is not placed")?;
+        let kill = self.lv.vars[reg]
+            .kills
+            .iter()
+            .copied()
+            .find(|&k| f.layout.inst_block(k) == Some(block));
+        let kill = kill
+            .filter(|_| self.lv.enabled)
+            .ok_or("no kill of the source in this block")?;
+        if kill == mi || f.insts[kill].is_copy() || copy_regs(f, kill).is_some() {
+            return Err(
+                "the kill is this instruction or a copy (copies are left to the coalescer)",
+            );
+        }
+        Ok((block, kill))
+    }
+
     /// rescheduleMIBelowKill: when `reg`'s kill is a later instruction in this block,
     /// sink `mi` (and the COPYs fed by it) just below that kill, so `mi` becomes the kill.
     fn reschedule_mi_below_kill(
@@ -289,26 +313,15 @@ impl<R: Recorder> TwoAddr<'_, '_, R> {
         reg: VReg,
         attempts: &mut Vec<String>,
     ) -> Option<Option<Inst>> {
-        let f = &*self.ed.f;
-        let block = f.layout.inst_block(mi)?;
         let fail = |attempts: &mut Vec<String>, why: &str| {
             attempts.push(format!("reschedule below kill: {why}"));
             None
         };
-        let kill = self.lv.vars[reg]
-            .kills
-            .iter()
-            .copied()
-            .find(|&k| f.layout.inst_block(k) == Some(block));
-        let Some(kill) = kill.filter(|_| self.lv.enabled) else {
-            return fail(attempts, "no kill of the source in this block");
+        let (block, kill) = match self.local_kill(mi, reg) {
+            Ok(x) => x,
+            Err(why) => return fail(attempts, why),
         };
-        if kill == mi || f.insts[kill].is_copy() || copy_regs(f, kill).is_some() {
-            return fail(
-                attempts,
-                "the kill is this instruction or a copy (copies are left to the coalescer)",
-            );
-        }
+        let f = &*self.ed.f;
         if self.blocks_motion(kill) || self.is_two_addr_use(kill, reg) || !self.is_safe_to_move(mi)
         {
             return fail(attempts, "the kill or this instruction cannot move");
@@ -431,23 +444,15 @@ impl<R: Recorder> TwoAddr<'_, '_, R> {
         reg: VReg,
         attempts: &mut Vec<String>,
     ) -> Option<Option<Inst>> {
-        let f = &*self.ed.f;
-        let block = f.layout.inst_block(mi)?;
         let fail = |attempts: &mut Vec<String>, why: &str| {
             attempts.push(format!("reschedule kill above: {why}"));
             None
         };
-        let kill = self.lv.vars[reg]
-            .kills
-            .iter()
-            .copied()
-            .find(|&k| f.layout.inst_block(k) == Some(block));
-        let Some(kill) = kill.filter(|_| self.lv.enabled) else {
-            return fail(attempts, "no kill of the source in this block");
+        let (block, kill) = match self.local_kill(mi, reg) {
+            Ok(x) => x,
+            Err(why) => return fail(attempts, why),
         };
-        if kill == mi || f.insts[kill].is_copy() || copy_regs(f, kill).is_some() {
-            return fail(attempts, "the kill is this instruction or a copy");
-        }
+        let f = &*self.ed.f;
         if self.is_two_addr_use(kill, reg) || !self.is_safe_to_move(kill) {
             return fail(attempts, "the kill cannot move");
         }
