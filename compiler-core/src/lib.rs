@@ -34,6 +34,7 @@ pub mod ori;
 pub mod passes;
 pub mod pipeline;
 pub mod ptx;
+pub mod ptxas;
 pub mod share;
 pub mod stages;
 pub mod stats;

@@ -398,6 +398,30 @@ pub enum StageImpl {
     PtxLower,
     /// ORI → PTX (ptx-out).
     PtxOut,
+    /// A pass over each ORI function (the GeneralOptimize instances).
+    Ori(OriPass),
+}
+
+/// An ORI → ORI pass, instantiated once per recorder like [`MirPass`].
+#[derive(Copy, Clone)]
+pub struct OriPass {
+    pub untraced: fn(&mut crate::ori::Function, &Knobs, &mut NoTrace) -> Stats,
+    pub traced: fn(&mut crate::ori::Function, &Knobs, &mut StepLog) -> Stats,
+}
+
+macro_rules! general_optimize {
+    ($phase:ident) => {
+        StageImpl::Ori(OriPass {
+            untraced: |f, k, r| {
+                use crate::ptxas::general_optimize as go;
+                go::run(f, &go::Options::from_knobs(go::Phase::$phase, k), r)
+            },
+            traced: |f, k, r| {
+                use crate::ptxas::general_optimize as go;
+                go::run(f, &go::Options::from_knobs(go::Phase::$phase, k), r)
+            },
+        })
+    };
 }
 
 /// The stage registry.
@@ -427,12 +451,12 @@ pub fn stage_impl(stage: Stage) -> StageImpl {
         Stage::PtxEmit => StageImpl::PtxEmit,
         Stage::PtxLower => StageImpl::PtxLower,
         Stage::InstrEmitter => StageImpl::Emitter,
-        Stage::GeneralOptimizeEarly
-        | Stage::GeneralOptimize
-        | Stage::GeneralOptimizeMid
-        | Stage::GeneralOptimizeMid2
-        | Stage::GeneralOptimizeLate
-        | Stage::GeneralOptimizeLate2 => StageImpl::NotYet,
+        Stage::GeneralOptimizeEarly => general_optimize!(Early),
+        Stage::GeneralOptimize => general_optimize!(Standard),
+        Stage::GeneralOptimizeMid => general_optimize!(Mid),
+        Stage::GeneralOptimizeMid2 => general_optimize!(Mid2),
+        Stage::GeneralOptimizeLate => general_optimize!(Late),
+        Stage::GeneralOptimizeLate2 => general_optimize!(Late2),
         Stage::PtxOut => StageImpl::PtxOut,
     }
 }
@@ -725,6 +749,32 @@ fn run_stage(
                 ir: None,
                 functions: alloc::vec![f],
             }));
+        }
+        (StageImpl::Ori(pass), Ir::Ori(m)) => {
+            for item in &mut m.items {
+                let crate::ori::Item::Func(f) = item else {
+                    continue;
+                };
+                let first = out.steps.len();
+                let stats = if trace {
+                    let mut log = StepLog::default();
+                    let s = (pass.traced)(f, knobs, &mut log);
+                    out.steps.extend(log.steps);
+                    out.remarks.extend(log.remarks);
+                    s
+                } else {
+                    let mut rec = NoTrace::default();
+                    let s = (pass.untraced)(f, knobs, &mut rec);
+                    out.remarks.extend(rec.remarks);
+                    s
+                };
+                out.stats.merge(&stats);
+                out.functions.push(FunctionSteps {
+                    function: f.name.clone(),
+                    first,
+                    count: out.steps.len() - first,
+                });
+            }
         }
         (StageImpl::PtxEmit, Ir::Mir(m)) => {
             let opts = ptx_emit_options(knobs);

@@ -168,6 +168,43 @@ pub enum Payload {
         mir: String,
         ptx: Vec<String>,
     },
+    /// GeneralOptimize: one round of one block's loop, a cell of the block × iteration
+    /// grid: per-sub-pass counters, whether the round changed anything, and whether the
+    /// option-464 budget stopped the loop there.
+    GoRound {
+        phase: u16,
+        block: u32,
+        iteration: u32,
+        counters: Vec<(String, u64)>,
+        changed: bool,
+        capped: bool,
+    },
+    /// GeneralOptimize: a flag bit (0x100 / 0x200 / 0x400) set on an operand, with the
+    /// operand's flag word before and after.
+    GoMark {
+        inst: u32,
+        operand: u32,
+        class: u16,
+        mask: u32,
+        before: u32,
+        after: u32,
+    },
+    /// GeneralOptimize phase 37: the cost accumulators after a round.
+    GoCost {
+        round: u32,
+        weighted: f64,
+        unweighted: f64,
+        delta: f64,
+        threshold: f64,
+    },
+    /// GeneralOptimize phase 58: the six-slot circular buffer (first and second MOV of
+    /// each slot, printed) and the slot index, with the seven counters.
+    GoBuffer {
+        block: u32,
+        index: u32,
+        slots: Vec<Option<(String, Option<String>)>>,
+        counters: Vec<(String, u64)>,
+    },
     /// ptx-lower: one PTX instruction and the ORI instructions it became, with the
     /// ORI opcode class numbers (the spec's where it names them).
     Lowered {

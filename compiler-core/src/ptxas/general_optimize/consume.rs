@@ -1,0 +1,266 @@
+//! **Downstream consumer of the marks** — not a GeneralOptimize sub-pass of the spec.
+//!
+//! The spec's phase 29 only marks operands (0x100 / 0x200 / 0x400) and leaves their use
+//! to later passes (apply-changes, peepholes). This module is our stand-in for those
+//! later passes, so the playground shows what a mark buys. It runs as Variant A's
+//! apply-changes step between rounds:
+//!
+//! ```text
+//!  1. replace uses   mov d, s marked 0x100: later uses of d in the block read s,
+//!                    until d or s is written again (immediates only where PTX takes one)
+//!  2. fold selects   selp d, a, b, p marked 0x100/0x200: a == b, or p known ─▶ mov d, a|b
+//!  3. resolve guards @p I where p's compare is marked 0x400 and known ─▶ I, or I dropped
+//!  4. drop dead      liveness-gated DCE of the block
+//! ```
+//!
+//! Every rewrite keeps each thread's results; the tests run the ORI interpreter before
+//! and after on random inputs.
+
+use super::forward::{known_predicate, simplify_predicate};
+use super::{dce_block, ent, refresh, text, Options};
+use crate::ori::{flag, ty, Class, Function, InstId, OpKind, Operand, Origin, RegId};
+use crate::ptx::ast::Imm;
+use crate::stats::Stats;
+use crate::trace::{Focus, Recorder, Step};
+use alloc::format;
+use alloc::vec::Vec;
+
+/// Whether source operand `k` of `i` may become an immediate in PTX.
+fn takes_immediate(i: &crate::ori::Inst, k: usize, imm: &Imm) -> bool {
+    let src = k - i.ndst as usize;
+    let o = &i.operands[k];
+    if o.neg || o.abs {
+        return false;
+    }
+    let float_imm = matches!(imm, Imm::F32(_) | Imm::F64(_));
+    if float_imm != (o.ty == ty::FLOAT) {
+        return false;
+    }
+    match i.class {
+        Class::IntAdd | Class::Logic | Class::MinMax | Class::IntMul | Class::SetPred => {
+            !i.opcode.starts_with("mul.wide") || src == 1
+        }
+        Class::FloatAdd | Class::FloatMul | Class::FloatFma => true,
+        Class::Select => src < 2,
+        Class::Shift => src == 1,
+        _ => false,
+    }
+}
+
+/// Replaces register `d` by `s` in one operand; returns how many places changed.
+fn replace_reg(o: &mut Operand, d: RegId, s: RegId) -> u32 {
+    match &mut o.kind {
+        OpKind::Reg(r) if *r == d => {
+            *r = s;
+            1
+        }
+        OpKind::Addr { base, .. } => match base {
+            crate::ori::AddrBase::Reg(r) if *r == d => {
+                *r = s;
+                1
+            }
+            _ => 0,
+        },
+        OpKind::Not(a) => replace_reg(a, d, s),
+        _ => 0,
+    }
+}
+
+/// Step 1 for the move at position `k` of block `b`. Returns (uses replaced,
+/// immediates substituted).
+fn propagate_move<R: Recorder>(f: &mut Function, b: usize, k: usize, rec: &mut R) -> (u64, u64) {
+    let id = f.blocks[b].insts[k];
+    let (d, src) = {
+        let i = &f.insts[id];
+        let OpKind::Reg(d) = i.operands[0].kind else {
+            return (0, 0);
+        };
+        (d, i.operands[1].clone())
+    };
+    let (mut regs, mut imms) = (0u64, 0u64);
+    for j in k + 1..f.blocks[b].insts.len() {
+        let u = f.blocks[b].insts[j];
+        let asm = !matches!(f.insts[u].origin, Origin::Ptx);
+        if !asm {
+            let nd = f.insts[u].ndst as usize;
+            for op in nd..f.insts[u].operands.len() {
+                match &src.kind {
+                    OpKind::Reg(s) => {
+                        regs += u64::from(replace_reg(&mut f.insts[u].operands[op], d, *s));
+                    }
+                    OpKind::Imm(imm) => {
+                        if f.insts[u].operands[op].kind == OpKind::Reg(d)
+                            && takes_immediate(&f.insts[u], op, imm)
+                        {
+                            let o = &mut f.insts[u].operands[op];
+                            o.kind = OpKind::Imm(imm.clone());
+                            o.imm_constraint = src.imm_constraint;
+                            imms += 1;
+                        }
+                    }
+                    _ => {}
+                }
+            }
+            if let (Some((g, n)), OpKind::Reg(s)) = (f.insts[u].guard, &src.kind) {
+                if g == d {
+                    f.insts[u].guard = Some((*s, n));
+                    regs += 1;
+                }
+            }
+        }
+        // Stop where d or s is written again.
+        let written = super::inst_regs(&f.insts[u])
+            .into_iter()
+            .any(|(r, def)| def && (r == d || src.kind == OpKind::Reg(r)));
+        if written {
+            break;
+        }
+    }
+    if R::ENABLED && regs + imms > 0 {
+        let t = text(f, id);
+        rec.step(|| {
+            Step::new(
+                "replace_uses",
+                format!("Consumer (downstream of the marks): `{t}` is marked 0x100, so {regs} later use(s) in block {b} read its source register and {imms} take its immediate."),
+            )
+            .focus(Focus::Inst { inst: ent(id) })
+        });
+    }
+    (regs, imms)
+}
+
+/// Step 2: a marked select that provably picks one source becomes a move.
+fn fold_select<R: Recorder>(f: &mut Function, b: usize, id: InstId, rec: &mut R) -> bool {
+    let i = &f.insts[id];
+    if i.class != Class::Select
+        || i.operands.len() != 4
+        || i.operands[0].flags & (flag::PROPAGATED | flag::DEFERRED_CLEANUP) == 0
+    {
+        return false;
+    }
+    let (a, c, p) = (&i.operands[1], &i.operands[2], &i.operands[3]);
+    let pick = if a.kind == c.kind && a.neg == c.neg && a.abs == c.abs {
+        Some(true)
+    } else if let OpKind::Reg(p) = p.kind {
+        let (hit, _) = simplify_predicate(f, b, id, true);
+        let (hit2, _) = simplify_predicate(f, b, id, false);
+        if hit || hit2 {
+            known_predicate(f, p)
+        } else {
+            None
+        }
+    } else {
+        None
+    };
+    let Some(first) = pick else {
+        return false;
+    };
+    let before = text(f, id);
+    let i = &mut f.insts[id];
+    let chosen = if first {
+        i.operands[1].clone()
+    } else {
+        i.operands[2].clone()
+    };
+    let suffix = alloc::string::String::from(i.opcode.strip_prefix("selp").unwrap_or(""));
+    i.opcode = format!("mov{suffix}");
+    i.class = Class::Mov;
+    i.operands.truncate(1);
+    i.operands.push(chosen);
+    if R::ENABLED {
+        let after = text(f, id);
+        rec.step(|| {
+            Step::new(
+                "fold_select",
+                format!("Consumer: `{before}` picks the same source whatever the predicate, so it becomes `{after}`."),
+            )
+            .focus(Focus::Inst { inst: ent(id) })
+        });
+    }
+    true
+}
+
+/// Step 3: a guard whose compare is marked 0x400 and known. Returns Some(true) to keep
+/// the instruction unguarded, Some(false) to drop it.
+fn resolve_guard(f: &Function, id: InstId) -> Option<bool> {
+    let (g, neg) = f.insts[id].guard?;
+    let def = f.regs[g].def_anchor?;
+    let marked = f.insts[def]
+        .operands
+        .first()
+        .is_some_and(|o| o.flags & flag::PROPAGATED_UNDER_PRED != 0);
+    if !marked || !matches!(f.insts[id].origin, Origin::Ptx) {
+        return None;
+    }
+    known_predicate(f, g).map(|v| v != neg)
+}
+
+/// Apply-changes for one block (phases 29 and 37, and the hooks).
+pub fn apply_block<R: Recorder>(
+    f: &mut Function,
+    b: usize,
+    _opts: &Options,
+    stats: &mut Stats,
+    rec: &mut R,
+) {
+    refresh(f);
+    // 1. Marked moves.
+    for k in 1..f.blocks[b].insts.len() {
+        let id = f.blocks[b].insts[k];
+        let i = &f.insts[id];
+        if i.class == Class::Mov
+            && i.guard.is_none()
+            && i.operands.len() == 2
+            && i.operands[0].flags & flag::PROPAGATED != 0
+            && matches!(i.operands[0].kind, OpKind::Reg(_))
+            && !i.operands[1].neg
+            && !i.operands[1].abs
+        {
+            let (r, m) = propagate_move(f, b, k, rec);
+            stats.add("uses_replaced", r);
+            stats.add("immediates_substituted", m);
+        }
+    }
+    refresh(f);
+    // 2. Marked selects.
+    for k in 1..f.blocks[b].insts.len() {
+        let id = f.blocks[b].insts[k];
+        if fold_select(f, b, id, rec) {
+            stats.inc("selects_folded");
+        }
+    }
+    // 3. Guards on known, 0x400-marked predicates.
+    let mut k = 1;
+    while k < f.blocks[b].insts.len() {
+        let id = f.blocks[b].insts[k];
+        match resolve_guard(f, id) {
+            Some(keep) => {
+                stats.inc("guards_resolved");
+                let t = text(f, id);
+                rec.step(|| {
+                    Step::new(
+                        "resolve_guard",
+                        if keep {
+                            format!("Consumer: the guard of `{t}` is a known-true predicate marked 0x400; the guard goes.")
+                        } else {
+                            format!("Consumer: the guard of `{t}` is a known-false predicate marked 0x400; the instruction never runs and goes.")
+                        },
+                    )
+                    .focus(Focus::Inst { inst: ent(id) })
+                });
+                if keep {
+                    f.insts[id].guard = None;
+                    k += 1;
+                } else {
+                    f.blocks[b].insts.remove(k);
+                    stats.inc("dead_removed");
+                }
+            }
+            None => k += 1,
+        }
+    }
+    // 4. Dead code.
+    dce_block(f, b, stats, rec);
+    refresh(f);
+    let _: Vec<()> = Vec::new();
+}

@@ -1,0 +1,398 @@
+//! Phase 29's forward walk (the spec's Algorithm B, `sub_908EB0`): per block, in order,
+//!
+//! ```text
+//!  class 97 anchor  ─▶ reset the copy-tracking flag (v10), the block is the definition context (v11)
+//!  class 18 setp    ─▶ eligible? ─▶ v10 = false; arch marks predicates (v21)? ─▶ dst |= 0x400
+//!  class 124 selp   ─▶ eligible? ─▶ tier 0: dst |= 0x100
+//!                                   tier ≠ 0, integer: arch predicate? ─▶ dst = (dst & ~0x20F) | 0x201
+//!                                   tier ≠ 0, float: predicate simplifier forward, then backward
+//!                                        hit ─▶ 0x100 · partial ─▶ 0x201 · neither ─▶ nothing
+//!  class 139 mov    ─▶ (our reading of the fold table's "register move: propagated") ─▶ dst |= 0x100
+//!  anything else    ─▶ if !v10: v10 = liveness(instr) has live uses
+//! ```
+//!
+//! The eligibility checker ([`is_eligible`], `sub_8F2E50`) is the spec's: type nibble 10
+//! never; a set-predicate needs nibble 0, no 0x400 yet, register sources without
+//! constraint bits; a select needs no 0x100 yet, no modifier bits (& 0x70), an integer
+//! or float destination, and on SM > 20479 none of the 0x1C00 constraint bits.
+
+use super::{mark, Options};
+use crate::ori::{self, constraint, flag, ty, Class, Function, InstId, OpKind, Origin};
+use crate::ptx::ast::Imm;
+use crate::stats::Stats;
+use crate::trace::{Recorder, Step};
+use alloc::format;
+use alloc::string::String;
+use alloc::vec::Vec;
+
+/// The destination's type nibble as the checker reads it: predicates are untyped (0).
+pub fn dst_nibble(f: &Function, i: &ori::Inst) -> u8 {
+    match i.operands.first().map(|o| (&o.kind, o.ty)) {
+        Some((OpKind::Reg(r), t)) => {
+            if f.regs[*r].decl.contains("pred") {
+                ty::UNTYPED
+            } else {
+                t
+            }
+        }
+        Some((_, t)) => t,
+        None => ty::VECTOR,
+    }
+}
+
+/// The per-register constraint lookup (`sub_91D150`): 0 when nothing blocks folding.
+pub fn reg_constraint(f: &Function, o: &ori::Operand) -> Option<u32> {
+    match o.kind {
+        OpKind::Reg(r) => Some(f.regs[r].constraint),
+        _ => None,
+    }
+}
+
+/// The fold-eligibility checker (`sub_8F2E50`) for classes 18 and 124, and our
+/// register-move rule for class 139.
+pub fn is_eligible(f: &Function, id: InstId, opts: &Options) -> Result<(), &'static str> {
+    let i = &f.insts[id];
+    if i.operands.is_empty() || !matches!(i.origin, Origin::Ptx) {
+        return Err("no plain destination");
+    }
+    let dst = &i.operands[0];
+    match i.class {
+        Class::SetPred => {
+            if i.ndst != 1 || !matches!(dst.kind, OpKind::Reg(_)) {
+                return Err("the destination is not a single predicate");
+            }
+            let n = dst_nibble(f, i);
+            if n == ty::VECTOR {
+                return Err("type nibble 10 is never foldable");
+            }
+            if n != 0 {
+                return Err("the destination's type nibble is not 0");
+            }
+            if dst.flags & flag::PROPAGATED_UNDER_PRED != 0 {
+                return Err("already marked 0x400");
+            }
+            let srcs = i.srcs();
+            if srcs.len() != 2 {
+                return Err("not a two-source compare");
+            }
+            for s in srcs {
+                match reg_constraint(f, s) {
+                    Some(0) => {}
+                    Some(_) => return Err("a source register carries constraint bits"),
+                    None => return Err("a source is not a register"),
+                }
+            }
+            Ok(())
+        }
+        Class::Select => {
+            let n = dst_nibble(f, i);
+            if n == ty::VECTOR {
+                return Err("type nibble 10 is never foldable");
+            }
+            if dst.flags & flag::PROPAGATED != 0 {
+                return Err("already propagated (0x100)");
+            }
+            if dst.flag_word() & 0x70 != 0 {
+                return Err("modifier bits (& 0x70) are set");
+            }
+            if n != ty::INT && n != ty::FLOAT {
+                return Err("the destination type is neither integer (1) nor float (2)");
+            }
+            if !opts.sm_legacy() && dst.imm_constraint != 0 {
+                return Err("SM > 20479 and the 0x1C00 constraint bits are set");
+            }
+            Ok(())
+        }
+        Class::Mov => {
+            let OpKind::Reg(d) = dst.kind else {
+                return Err("the destination is not a register");
+            };
+            if i.guard.is_some() {
+                return Err("a guarded move defines its destination conditionally");
+            }
+            if dst.flags & flag::PROPAGATED != 0 {
+                return Err("already propagated (0x100)");
+            }
+            let bad = constraint::ASM | constraint::VECTOR_LANE | constraint::MULTI_DEF;
+            if f.regs[d].defs != 1 || f.regs[d].constraint & bad != 0 {
+                return Err("the destination is constrained or defined more than once");
+            }
+            let Some(s) = i.srcs().first() else {
+                return Err("no source");
+            };
+            if s.neg || s.abs || s.ty == ty::VECTOR {
+                return Err("modifier bits on the source");
+            }
+            match &s.kind {
+                OpKind::Reg(r) => {
+                    if f.regs[*r].constraint & (constraint::ASM | constraint::VECTOR_LANE) != 0
+                        || f.regs[*r].decl != f.regs[d].decl
+                    {
+                        Err("the source register is constrained or of another type")
+                    } else {
+                        Ok(())
+                    }
+                }
+                OpKind::Imm(_) => Ok(()),
+                _ => Err("the source is neither a register nor an immediate"),
+            }
+        }
+        _ => Err("not a class the checker handles"),
+    }
+}
+
+/// Evaluates `setp.<cmp>.<type> p, a, b` on two integer immediates, or on one register
+/// compared with itself.
+pub fn eval_setp(i: &ori::Inst) -> Option<bool> {
+    if i.class != Class::SetPred || i.ndst != 1 || i.operands.len() != 3 || i.guard.is_some() {
+        return None;
+    }
+    let parts: Vec<&str> = i.opcode.split('.').collect();
+    let cmp = *parts.get(1)?;
+    let t = *parts.last()?;
+    let (a, b) = (&i.operands[1], &i.operands[2]);
+    if a.neg || a.abs || b.neg || b.abs {
+        return None;
+    }
+    if t.starts_with('f') {
+        return None;
+    }
+    let bits: u32 = t[1..].parse().ok()?;
+    let signed = t.starts_with('s');
+    if let (OpKind::Reg(x), OpKind::Reg(y)) = (&a.kind, &b.kind) {
+        if x == y {
+            return match cmp {
+                "eq" | "le" | "ge" | "ls" | "hs" => Some(true),
+                "ne" | "lt" | "gt" | "lo" | "hi" => Some(false),
+                _ => None,
+            };
+        }
+        return None;
+    }
+    let val = |o: &ori::Operand| -> Option<i128> {
+        let raw: u64 = match o.kind {
+            OpKind::Imm(Imm::Int(v)) => v as u64,
+            OpKind::Imm(Imm::Hex(v)) => v,
+            _ => return None,
+        };
+        let masked = if bits >= 64 { raw } else { raw & ((1u64 << bits) - 1) };
+        Some(if signed && bits < 64 && masked >> (bits - 1) & 1 == 1 {
+            masked as i128 - (1i128 << bits)
+        } else if signed {
+            masked as i64 as i128
+        } else {
+            masked as i128
+        })
+    };
+    let (x, y) = (val(a)?, val(b)?);
+    Some(match cmp {
+        "eq" => x == y,
+        "ne" => x != y,
+        "lt" | "lo" => x < y,
+        "le" | "ls" => x <= y,
+        "gt" | "hi" => x > y,
+        "ge" | "hs" => x >= y,
+        _ => return None,
+    })
+}
+
+/// The value of predicate register `p` when it is known: its single definition is a
+/// compare that [`eval_setp`] decides.
+pub fn known_predicate(f: &Function, p: ori::RegId) -> Option<bool> {
+    let info = &f.regs[p];
+    if info.defs != 1 {
+        return None;
+    }
+    let d = info.def_anchor?;
+    let i = &f.insts[d];
+    if i.operands.first().map(|o| &o.kind) != Some(&OpKind::Reg(p)) {
+        return None;
+    }
+    eval_setp(i)
+}
+
+/// The two-pass predicate simplifier (`sub_908A60`) for a select at `id` in block `b`.
+/// `forward` walks from the block's anchor to the select looking for the predicate's
+/// definition; backward follows the predicate's linked (single) definition outside the
+/// block. Returns (hit, partial): hit when the select provably picks one source (its
+/// sources are equal or its predicate is known); partial when the definition was found
+/// but decides nothing, so the other direction need not look.
+pub fn simplify_predicate(f: &Function, b: usize, id: InstId, forward: bool) -> (bool, bool) {
+    let i = &f.insts[id];
+    let srcs = i.srcs();
+    if srcs.len() != 3 {
+        return (false, true);
+    }
+    if srcs[0].kind == srcs[1].kind && srcs[0].neg == srcs[1].neg && srcs[0].abs == srcs[1].abs
+    {
+        return (true, false);
+    }
+    let OpKind::Reg(p) = srcs[2].kind else {
+        return (false, true);
+    };
+    let Some(def) = f.regs[p].def_anchor.filter(|_| f.regs[p].defs == 1) else {
+        return (false, true);
+    };
+    let in_block = f.blocks[b].insts.iter().position(|&x| x == def);
+    if forward {
+        for &x in &f.blocks[b].insts {
+            if x == id || f.insts[x].class == Class::Nop {
+                break;
+            }
+            if x == def {
+                return match known_predicate(f, p) {
+                    Some(_) => (true, false),
+                    None => (false, true),
+                };
+            }
+        }
+        (false, false)
+    } else if in_block.is_none() {
+        match known_predicate(f, p) {
+            Some(_) => (true, false),
+            None => (false, true),
+        }
+    } else {
+        (false, true)
+    }
+}
+
+fn bump(c: &mut Vec<(String, u64)>, k: &str) {
+    match c.iter_mut().find(|(n, _)| n == k) {
+        Some((_, v)) => *v += 1,
+        None => c.push((String::from(k), 1)),
+    }
+}
+
+/// One round of phase 29 on block `b`: the marking walk, then the dead-code scan.
+/// Returns whether anything fired.
+pub fn detect<R: Recorder>(
+    f: &mut Function,
+    b: usize,
+    opts: &Options,
+    stats: &mut Stats,
+    counters: &mut Vec<(String, u64)>,
+    rec: &mut R,
+) -> bool {
+    for k in ["marks_0x100", "marks_0x200", "marks_0x400", "simplifier_hits", "dead_found"] {
+        counters.push((String::from(k), 0));
+    }
+    let mut changed = mark_block(f, b, opts, stats, counters, rec);
+    let dead = super::dead_in_block(f, b).len() as u64;
+    if dead > 0 {
+        counters[4].1 += dead;
+        changed = true;
+    }
+    changed
+}
+
+/// The marking walk over one block. Returns whether a new mark was set.
+pub fn mark_block<R: Recorder>(
+    f: &mut Function,
+    b: usize,
+    opts: &Options,
+    stats: &mut Stats,
+    counters: &mut Vec<(String, u64)>,
+    rec: &mut R,
+) -> bool {
+    let v21 = opts.arch_marks_predicates();
+    let mut v10 = opts.option_487;
+    let mut changed = false;
+    let insts: Vec<InstId> = f.blocks[b].insts.clone();
+    for id in insts {
+        let class = f.insts[id].class;
+        match class {
+            Class::Anchor => {
+                v10 = opts.option_487;
+            }
+            Class::SetPred => {
+                if is_eligible(f, id, opts).is_ok() {
+                    v10 = false;
+                    if v21
+                        && mark(f, id, 0, flag::PROPAGATED_UNDER_PRED, "an eligible set-predicate on an architecture that marks predicates: propagated under its predicate (0x400).", stats, rec)
+                    {
+                        bump(counters, "marks_0x400");
+                        changed = true;
+                    }
+                }
+            }
+            Class::Select => {
+                if let Err(why) = is_eligible(f, id, opts) {
+                    if R::ENABLED && why.starts_with("SM > 20479") {
+                        let t = super::text(f, id);
+                        rec.step(|| {
+                            Step::new(
+                                "sm_boundary",
+                                format!("`{t}`: the SM value 0x{:04x} is above 20479 (0x4FFF) and the destination carries 0x1C00 constraint bits, so the select is not marked.", opts.sm),
+                            )
+                        });
+                    }
+                    continue;
+                }
+                let nib = super::forward::dst_nibble(f, &f.insts[id]);
+                let full = if opts.tier() == 0 {
+                    Some(true)
+                } else if nib == ty::INT {
+                    opts.arch_predicate().then_some(false)
+                } else if !opts.arch_predicate() || opts.tier() & 0x1B != 0 {
+                    let (hit, partial) = simplify_predicate(f, b, id, true);
+                    let (hit, partial) = if hit || partial {
+                        (hit, partial)
+                    } else {
+                        simplify_predicate(f, b, id, false)
+                    };
+                    if R::ENABLED {
+                        let t = super::text(f, id);
+                        rec.step(|| {
+                            Step::new(
+                                "predicate_simplifier",
+                                format!("`{t}`: the two-pass predicate simplifier reports hit = {hit}, partial = {partial}."),
+                            )
+                        });
+                    }
+                    if hit {
+                        bump(counters, "simplifier_hits");
+                        Some(true)
+                    } else if partial {
+                        Some(false)
+                    } else {
+                        None
+                    }
+                } else {
+                    Some(false)
+                };
+                match full {
+                    Some(true) => {
+                        if mark(f, id, 0, flag::PROPAGATED, "an eligible conditional select: propagated (0x100).", stats, rec) {
+                            bump(counters, "marks_0x100");
+                            changed = true;
+                        }
+                    }
+                    Some(false) => {
+                        let d = &mut f.insts[id].operands[0];
+                        d.ty = ty::INT;
+                        if mark(f, id, 0, flag::DEFERRED_CLEANUP, "conservative tier: the type field becomes 1 and deferred cleanup (0x200) is set, (dst & 0xFFFFFDF0) | 0x201.", stats, rec) {
+                            bump(counters, "marks_0x200");
+                            changed = true;
+                        }
+                    }
+                    None => {}
+                }
+            }
+            Class::Mov => {
+                if is_eligible(f, id, opts).is_ok()
+                    && mark(f, id, 0, flag::PROPAGATED, "a register or immediate move: its destination's uses will take its source (0x100).", stats, rec)
+                {
+                    bump(counters, "marks_0x100");
+                    changed = true;
+                }
+            }
+            _ => {
+                if !v10 {
+                    v10 = super::has_live_uses(f, &f.insts[id]);
+                }
+            }
+        }
+    }
+    changed
+}

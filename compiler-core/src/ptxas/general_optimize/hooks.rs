@@ -1,0 +1,73 @@
+//! Phases 46 and 65 (Variant C): the spec dispatches both through the target's vtable
+//! (slot 0x1C0 for 46, with the no-op sentinel `sub_7D6DD0`; offset 392 for 65), so what
+//! runs depends on the SM profile. The spec does not print the bodies; ours are:
+//!
+//! ```text
+//!  SM profile (knob `sm`)            phase 46 (GeneralOptimizeMid2)       phase 65 (GeneralOptimizeLate2)
+//!  generation ≤ 6 (sm_30 … sm_60)    no-op sentinel: the phase is skipped  dead-code sweep per block
+//!  generation 7   (sm_70, sm_80)     one mark + consume round per block    dead-code sweep per block
+//!  generation ≥ 8 (sm_90, sm_100)    one mark + consume round per block    phase 58's MOV-pair window, then the sweep
+//! ```
+
+use super::{consume, dce_block, forward, late, Options, Phase};
+use crate::ori::Function;
+use crate::stats::Stats;
+use crate::trace::{Recorder, Step};
+use alloc::format;
+use alloc::vec::Vec;
+
+/// Phase 46's body for an SM profile, or None for the no-op sentinel.
+pub fn mid2_body(sm: u32) -> Option<&'static str> {
+    (sm >> 12 >= 7).then_some("one mark-and-consume round per block")
+}
+
+/// Phase 65's body for an SM profile.
+pub fn late2_body(sm: u32) -> &'static str {
+    if sm >> 12 >= 8 {
+        "the MOV-pair window of phase 58, then a dead-code sweep"
+    } else {
+        "a dead-code sweep per block"
+    }
+}
+
+/// Runs the hook of phase 46 or 65.
+pub fn run<R: Recorder>(f: &mut Function, opts: &Options, stats: &mut Stats, rec: &mut R) {
+    let body = match opts.phase {
+        Phase::Mid2 => mid2_body(opts.sm).unwrap_or("the no-op sentinel"),
+        _ => late2_body(opts.sm),
+    };
+    let (n, sm) = (opts.phase.number(), opts.sm);
+    rec.step(|| {
+        Step::new(
+            "dispatch",
+            format!("Phase {n} dispatches through the target's vtable; SM profile 0x{sm:04x} runs {body}."),
+        )
+    });
+    match opts.phase {
+        Phase::Mid2 => {
+            for b in 0..f.blocks.len() {
+                stats.inc("iterations");
+                let mut counters = Vec::new();
+                let d0 = stats.get("dead_removed");
+                let marked = forward::mark_block(f, b, opts, stats, &mut counters, rec);
+                consume::apply_block(f, b, opts, stats, rec);
+                if marked || stats.get("dead_removed") > d0 {
+                    stats.inc("changed_blocks");
+                }
+            }
+        }
+        _ => {
+            if opts.sm >> 12 >= 8 {
+                late::run(f, opts, stats, rec);
+            }
+            for b in 0..f.blocks.len() {
+                if opts.sm >> 12 < 8 {
+                    stats.inc("iterations");
+                }
+                if dce_block(f, b, stats, rec) > 0 {
+                    stats.inc("changed_blocks");
+                }
+            }
+        }
+    }
+}

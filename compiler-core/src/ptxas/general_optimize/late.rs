@@ -1,0 +1,247 @@
+//! Phase 58 (GeneralOptimizeLate, `sub_8F6530` per block): one pass per block, no
+//! iteration, a six-slot circular buffer of MOV pairs.
+//!
+//! ```text
+//!  for each instruction of the block:
+//!    mov (class 139, or class 110 unless option 31 is 0) with a plain destination:
+//!      slot with the same opcode and source?  ── yes ─▶ second of the pair; checks on its
+//!        destination: use count == 1, no aliasing bits, same register class as the first,
+//!        single definitions ─▶ its one use reads the first destination, the MOV goes
+//!      no slot ─▶ insert at the slot index, index = (index + 1) % 6 (evicting the oldest);
+//!                option 605 (restricted): only into an empty slot, never evicting
+//!    any write to a slot's source or destination empties that slot
+//! ```
+//!
+//! The seven counters (the context's seven 56-byte groups) are, in order: movs seen,
+//! inserts, hits, evictions, uses rewritten, rejected by the checks, dead removed.
+
+use super::{ent, inst_regs, refresh, text, Options};
+use crate::ori::{constraint, Class, Function, InstId, OpKind, Origin, RegId};
+use crate::stats::Stats;
+use crate::trace::{Focus, Payload, Recorder, Step};
+use alloc::format;
+use alloc::string::String;
+use alloc::vec::Vec;
+
+pub const SLOTS: usize = 6;
+pub const COUNTERS: [&str; 7] = [
+    "movs_seen",
+    "buffer_inserts",
+    "buffer_hits",
+    "buffer_evictions",
+    "uses_rewritten",
+    "checks_rejected",
+    "pair_movs_removed",
+];
+
+#[derive(Clone, Debug)]
+struct Slot {
+    key: String,
+    first: InstId,
+    second: Option<InstId>,
+    dst: RegId,
+    src: Option<RegId>,
+}
+
+/// Phase 58 over the function.
+pub fn run<R: Recorder>(f: &mut Function, opts: &Options, stats: &mut Stats, rec: &mut R) {
+    for b in 0..f.blocks.len() {
+        stats.inc("iterations");
+        let counters = run_block(f, b, opts, rec);
+        for (k, v) in COUNTERS.iter().zip(counters) {
+            stats.add(k, v);
+        }
+        if counters[4] > 0 {
+            stats.inc("changed_blocks");
+            stats.add("dead_removed", counters[6]);
+        }
+    }
+}
+
+fn candidate(f: &Function, id: InstId, opts: &Options) -> Option<(String, RegId, Option<RegId>)> {
+    let i = &f.insts[id];
+    let class_ok = i.class == Class::Mov || (i.class == Class::MovSpecial && opts.option_31 != Some(0));
+    if !class_ok || i.guard.is_some() || !matches!(i.origin, Origin::Ptx) || i.operands.len() != 2 {
+        return None;
+    }
+    let OpKind::Reg(d) = i.operands[0].kind else {
+        return None;
+    };
+    let s = &i.operands[1];
+    if s.neg || s.abs || matches!(s.kind, OpKind::Vec(_)) {
+        return None;
+    }
+    if let OpKind::Special(name) = &s.kind {
+        // Values that change while the thread runs are never equal twice.
+        if name.contains("clock") || name.contains("timer") {
+            return None;
+        }
+    }
+    let src = match s.kind {
+        OpKind::Reg(r) => Some(r),
+        _ => None,
+    };
+    Some((format!("{} {:?}", i.opcode, s.kind), d, src))
+}
+
+/// Rewrites the single use of `d2` after position `k` to `d1`; true when done.
+fn rewrite_single_use(f: &mut Function, b: usize, k: usize, d2: RegId, d1: RegId) -> bool {
+    for j in k + 1..f.blocks[b].insts.len() {
+        let u = f.blocks[b].insts[j];
+        let uses = inst_regs(&f.insts[u])
+            .iter()
+            .filter(|&&(r, def)| !def && r == d2)
+            .count();
+        if uses == 0 {
+            if inst_regs(&f.insts[u]).iter().any(|&(r, def)| def && r == d1) {
+                return false;
+            }
+            continue;
+        }
+        if !matches!(f.insts[u].origin, Origin::Ptx) {
+            return false;
+        }
+        let i = &mut f.insts[u];
+        let nd = i.ndst as usize;
+        let mut done = 0;
+        for o in &mut i.operands[nd..] {
+            if o.kind == OpKind::Reg(d2) {
+                o.kind = OpKind::Reg(d1);
+                done += 1;
+            } else if let OpKind::Addr {
+                base: crate::ori::AddrBase::Reg(r),
+                ..
+            } = &mut o.kind
+            {
+                if *r == d2 {
+                    *r = d1;
+                    done += 1;
+                }
+            }
+        }
+        if let Some((g, n)) = i.guard {
+            if g == d2 {
+                i.guard = Some((d1, n));
+                done += 1;
+            }
+        }
+        return done == uses;
+    }
+    false
+}
+
+/// Phase 58 on one block; returns the seven counters.
+pub fn run_block<R: Recorder>(f: &mut Function, b: usize, opts: &Options, rec: &mut R) -> [u64; 7] {
+    refresh(f);
+    let mut c = [0u64; 7];
+    let mut slots: [Option<Slot>; SLOTS] = Default::default();
+    let mut index = 0usize;
+    let mut k = 1;
+    while k < f.blocks[b].insts.len() {
+        let id = f.blocks[b].insts[k];
+        let mut inserted: Option<usize> = None;
+        let mut removed = false;
+        if let Some((key, d, src)) = candidate(f, id, opts) {
+            c[0] += 1;
+            let hit = slots
+                .iter()
+                .position(|s| s.as_ref().is_some_and(|s| s.key == key && s.dst != d));
+            if let Some(h) = hit {
+                c[2] += 1;
+                let d1 = slots[h].as_ref().map(|s| s.dst).unwrap_or(d);
+                let bad = constraint::ASM | constraint::VECTOR_LANE | constraint::MULTI_DEF;
+                let ok = f.regs[d].uses == 1
+                    && f.regs[d].defs == 1
+                    && f.regs[d1].defs == 1
+                    && f.regs[d].constraint & bad == 0
+                    && f.regs[d1].constraint & bad == 0
+                    && f.regs[d].decl == f.regs[d1].decl;
+                if let Some(s) = slots[h].as_mut() {
+                    s.second = Some(id);
+                }
+                if ok && rewrite_single_use(f, b, k, d, d1) {
+                    c[4] += 1;
+                    c[6] += 1;
+                    removed = true;
+                    if R::ENABLED {
+                        let t = text(f, id);
+                        let first = slots[h].as_ref().map(|s| text(f, s.first)).unwrap_or_default();
+                        rec.step(|| {
+                            Step::new(
+                                "mov_pair",
+                                format!("Block {b}: `{t}` repeats `{first}` held in slot {h}; its one use reads the first destination and the MOV goes."),
+                            )
+                            .focus(Focus::Inst { inst: ent(id) })
+                        });
+                    }
+                } else {
+                    c[5] += 1;
+                }
+            } else if !opts.option_605 || slots[index].is_none() {
+                if opts.option_605 {
+                    // Restricted mode: fill an empty slot only.
+                } else if slots[index].is_some() {
+                    c[3] += 1;
+                }
+                slots[index] = Some(Slot {
+                    key,
+                    first: id,
+                    second: None,
+                    dst: d,
+                    src,
+                });
+                inserted = Some(index);
+                index = (index + 1) % SLOTS;
+                c[1] += 1;
+            }
+            if R::ENABLED && (inserted.is_some() || hit.is_some()) {
+                let view: Vec<Option<(String, Option<String>)>> = slots
+                    .iter()
+                    .map(|s| {
+                        s.as_ref()
+                            .map(|s| (text(f, s.first), s.second.map(|x| text(f, x))))
+                    })
+                    .collect();
+                let counters: Vec<(String, u64)> = COUNTERS
+                    .iter()
+                    .zip(c)
+                    .map(|(n, v)| (String::from(*n), v))
+                    .collect();
+                let idx = index as u32;
+                let narr = match inserted {
+                    Some(s) => format!("Block {b}: a MOV enters slot {s}; the slot index moves to {idx}."),
+                    None => format!("Block {b}: a MOV matches a slot of the buffer."),
+                };
+                rec.step(|| {
+                    Step::new("buffer", narr).payload(Payload::GoBuffer {
+                        block: b as u32,
+                        index: idx,
+                        slots: view,
+                        counters,
+                    })
+                });
+            }
+        }
+        if removed {
+            f.blocks[b].insts.remove(k);
+            refresh(f);
+            continue;
+        }
+        // Writes empty the slots that name the written register.
+        for (r, def) in inst_regs(&f.insts[id]) {
+            if !def {
+                continue;
+            }
+            for (n, s) in slots.iter_mut().enumerate() {
+                if Some(n) == inserted {
+                    continue;
+                }
+                if s.as_ref().is_some_and(|s| s.dst == r || s.src == Some(r)) {
+                    *s = None;
+                }
+            }
+        }
+        k += 1;
+    }
+    c
+}

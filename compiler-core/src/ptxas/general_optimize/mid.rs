@@ -1,0 +1,300 @@
+//! Phase 37 (GeneralOptimizeMid, `sub_90FBA0`): cost-weighted rounds over all blocks
+//! with ConvertMemoryToRegisterOrUniform (local-memory promotion).
+//!
+//! ```text
+//!  threshold = option 135 when set, else option 474 (0.25)
+//!  round: for each block
+//!           promote  st.local [s+o], v ... ld.local d, [s+o]  ─▶  mov.bN d, v
+//!           mark (phase 29's walk) ─▶ consume (replace uses, fold, drop dead)
+//!         every fold costs  exempt class (98 LDL, 130 HSET2): w474 × (0 if dead else 1),
+//!                           but 1.0 when the destination has more than 4 uses
+//!                           any other class: 1.0
+//!         weighted += Σ cost, unweighted += #folds
+//!  stop when the round's weighted delta < threshold (or our hard cap)
+//!  then: stores to a local array nothing else reads any more are removed
+//! ```
+//!
+//! The register-constraint validator ([`constraints_agree`], `sub_8F3FE0`) checks that a
+//! promoted value and the load's destination have the same width and no vector or asm
+//! constraint before a load becomes a move.
+
+use super::{ent, forward, hard_round_cap, inst_regs, refresh, text, Options};
+use crate::ori::{constraint, AddrBase, Class, Function, InstId, OpKind, Operand, Origin};
+use crate::stats::Stats;
+use crate::trace::{Focus, Payload, Recorder, Step};
+use alloc::format;
+use alloc::string::String;
+use alloc::vec::Vec;
+
+/// Classes whose folds pay only option 474's weight (the spec's 130/133/134/137 bitmask
+/// 0x99 and 272/273; of ours, the local load 98 and the packed compare 130).
+pub fn cost_exempt(c: Class) -> bool {
+    matches!(c, Class::LoadLocal | Class::HalfSet2)
+}
+
+/// The cost of one fold on an instruction of class `c` whose destination has `uses`.
+pub fn fold_cost(c: Class, uses: u32, w474: f64) -> f64 {
+    if cost_exempt(c) && uses <= 4 {
+        w474 * if uses == 0 { 0.0 } else { 1.0 }
+    } else {
+        1.0
+    }
+}
+
+fn direct_local(o: &Operand) -> Option<(String, i64)> {
+    match &o.kind {
+        OpKind::Addr {
+            base: AddrBase::Sym(s),
+            offset,
+            extra,
+        } if extra.is_empty() => Some((s.clone(), *offset)),
+        _ => None,
+    }
+}
+
+fn access_bits(opcode: &str) -> Option<u32> {
+    if opcode.contains(".v2") || opcode.contains(".v4") {
+        return None;
+    }
+    let t = opcode.rsplit('.').next()?;
+    let bits: u32 = t.get(1..)?.parse().ok()?;
+    matches!(bits, 16 | 32 | 64).then_some(bits)
+}
+
+/// `sub_8F3FE0`, our reading: the value and the destination agree in width and carry no
+/// vector-lane or asm constraint.
+pub fn constraints_agree(f: &Function, value: &Operand, dst: &Operand, bits: u32) -> bool {
+    let bad = constraint::VECTOR_LANE | constraint::ASM;
+    let OpKind::Reg(d) = dst.kind else {
+        return false;
+    };
+    if f.regs[d].bits != bits || f.regs[d].constraint & bad != 0 {
+        return false;
+    }
+    match value.kind {
+        OpKind::Reg(v) => f.regs[v].bits == bits && f.regs[v].constraint & bad == 0,
+        OpKind::Imm(_) => !value.neg && !value.abs,
+        _ => false,
+    }
+}
+
+struct Known {
+    sym: String,
+    off: i64,
+    bytes: i64,
+    bits: Option<u32>,
+    value: Operand,
+}
+
+/// Promotion in one block; returns the promoted loads' (class, uses) for the cost model.
+fn promote_block<R: Recorder>(f: &mut Function, b: usize, stats: &mut Stats, rec: &mut R) -> Vec<(Class, u32)> {
+    refresh(f);
+    let mut known: Vec<Known> = Vec::new();
+    let mut folds = Vec::new();
+    for k in 1..f.blocks[b].insts.len() {
+        let id = f.blocks[b].insts[k];
+        let i = &f.insts[id];
+        let asm = !matches!(i.origin, Origin::Ptx);
+        let is_st_local = i.class == Class::Store && i.opcode.starts_with("st.local");
+        let is_ld_local = i.opcode.starts_with("ld.local");
+        if is_st_local && !asm && i.guard.is_none() && i.operands.len() == 2 {
+            if let Some((sym, off)) = direct_local(&i.operands[0]) {
+                let bits = access_bits(&i.opcode);
+                let bytes = bits.map_or(16, |b| i64::from(b / 8));
+                known.retain(|e| e.sym != sym || e.off + e.bytes <= off || off + bytes <= e.off);
+                if !matches!(i.operands[1].kind, OpKind::Vec(_)) {
+                    known.push(Known {
+                        sym,
+                        off,
+                        bytes,
+                        bits,
+                        value: i.operands[1].clone(),
+                    });
+                }
+                continue;
+            }
+            known.clear();
+            continue;
+        }
+        if is_ld_local && !asm && i.guard.is_none() && i.ndst == 1 && i.operands.len() == 2 {
+            if let (Some((sym, off)), Some(bits)) = (direct_local(&i.operands[1]), access_bits(&i.opcode)) {
+                let hit = known
+                    .iter()
+                    .find(|e| e.sym == sym && e.off == off && e.bits == Some(bits))
+                    .map(|e| e.value.clone());
+                if let Some(v) = hit.filter(|v| constraints_agree(f, v, &i.operands[0], bits)) {
+                    let before = text(f, id);
+                    let uses = match i.operands[0].kind {
+                        OpKind::Reg(d) => f.regs[d].uses,
+                        _ => 0,
+                    };
+                    folds.push((Class::LoadLocal, uses));
+                    let i = &mut f.insts[id];
+                    i.class = Class::Mov;
+                    i.opcode = format!("mov.b{bits}");
+                    let mut v = v;
+                    v.flags = 0;
+                    v.ty = i.operands[0].ty;
+                    i.operands[1] = v;
+                    stats.inc("promoted_loads");
+                    if R::ENABLED {
+                        let after = text(f, id);
+                        rec.step(|| {
+                            Step::new(
+                                "promote_load",
+                                format!("ConvertMemoryToRegisterOrUniform: `{before}` reads what the block stored there last, so it becomes `{after}`."),
+                            )
+                            .focus(Focus::Inst { inst: ent(id) })
+                        });
+                    }
+                }
+            }
+        } else if matches!(
+            i.class,
+            Class::Store | Class::Call | Class::Other | Class::Matrix | Class::Barrier
+        ) || asm
+        {
+            known.clear();
+        }
+        for (r, def) in inst_regs(&f.insts[id]) {
+            if def {
+                known.retain(|e| e.value.kind != OpKind::Reg(r));
+            }
+        }
+    }
+    folds
+}
+
+fn mentions_sym(o: &Operand, s: &str) -> bool {
+    match &o.kind {
+        OpKind::Sym(x) => x == s,
+        OpKind::Addr { base, extra, .. } => {
+            matches!(base, AddrBase::Sym(x) if x == s) || extra.iter().any(|e| mentions_sym(e, s))
+        }
+        OpKind::Vec(v) | OpKind::Paren(v) => v.iter().any(|e| mentions_sym(e, s)),
+        OpKind::Pair(a, b) => mentions_sym(a, s) || mentions_sym(b, s),
+        OpKind::Not(a) => mentions_sym(a, s),
+        _ => false,
+    }
+}
+
+/// Stores into a local array that nothing reads any more. Returns how many went.
+fn drop_dead_local_stores<R: Recorder>(f: &mut Function, rec: &mut R) -> u64 {
+    let locals: Vec<String> = f
+        .locals
+        .iter()
+        .filter(|v| v.space() == Some(".local"))
+        .map(|v| v.name.clone())
+        .collect();
+    let mut removed = 0;
+    for s in locals {
+        let layout: Vec<(u32, InstId)> = f.layout().collect();
+        let mut stores = Vec::new();
+        let mut other = false;
+        for &(b, id) in &layout {
+            let i = &f.insts[id];
+            if !i.operands.iter().any(|o| mentions_sym(o, &s)) {
+                continue;
+            }
+            let direct_store = i.opcode.starts_with("st.local")
+                && matches!(i.origin, Origin::Ptx)
+                && direct_local(&i.operands[0]).is_some_and(|(x, _)| x == s)
+                && !mentions_sym(&i.operands[1], &s);
+            if direct_store {
+                stores.push((b, id));
+            } else {
+                other = true;
+            }
+        }
+        if other || stores.is_empty() {
+            continue;
+        }
+        let n = stores.len();
+        rec.step(|| {
+            Step::new(
+                "dead_local_stores",
+                format!("ConvertMemoryToRegisterOrUniform: nothing reads the local array {s} any more; its {n} store(s) go."),
+            )
+        });
+        for (b, id) in stores {
+            f.blocks[b as usize].insts.retain(|x| *x != id);
+            removed += 1;
+        }
+    }
+    removed
+}
+
+/// Phase 37 over the function.
+pub fn run<R: Recorder>(f: &mut Function, opts: &Options, stats: &mut Stats, rec: &mut R) {
+    let threshold = opts.option_135.map_or(opts.option_474, |v| v as f64);
+    let total: usize = f.blocks.iter().map(|b| b.insts.len()).sum();
+    let cap = hard_round_cap(total);
+    let (mut weighted, mut unweighted) = (0.0f64, 0.0f64);
+    let mut changed_blocks = alloc::vec![false; f.blocks.len()];
+    let mut round = 0;
+    loop {
+        round += 1;
+        stats.inc("iterations");
+        let (w0, u0) = (weighted, unweighted);
+        for b in 0..f.blocks.len() {
+            let mut folds = promote_block(f, b, stats, rec);
+            let before = fold_events(stats);
+            let mut counters = Vec::new();
+            forward::mark_block(f, b, opts, stats, &mut counters, rec);
+            let dead_before = stats.get("dead_removed");
+            super::consume::apply_block(f, b, opts, stats, rec);
+            let n = fold_events(stats) - before;
+            for _ in 0..n {
+                folds.push((Class::Mov, 1));
+            }
+            if !folds.is_empty() || stats.get("dead_removed") > dead_before {
+                changed_blocks[b] = true;
+            }
+            for (c, uses) in folds {
+                weighted += fold_cost(c, uses, opts.option_474);
+                unweighted += 1.0;
+            }
+        }
+        let delta = weighted - w0;
+        if R::ENABLED {
+            let (w, u) = (weighted, unweighted);
+            let du = unweighted - u0;
+            rec.step(|| {
+                Step::new(
+                    "cost",
+                    format!("Phase 37 round {round}: {du} fold(s), weighted cost +{delta:.2} (total {w:.2}); the loop stops when a round adds less than {threshold:.2}."),
+                )
+                .payload(Payload::GoCost {
+                    round,
+                    weighted: w,
+                    unweighted: u,
+                    delta,
+                    threshold,
+                })
+            });
+        }
+        if delta < threshold || delta == 0.0 {
+            break;
+        }
+        if round >= cap {
+            stats.inc("cap_hits");
+            break;
+        }
+    }
+    let gone = drop_dead_local_stores(f, rec);
+    stats.add("promoted_stores_removed", gone);
+    stats.add("dead_removed", gone);
+    refresh(f);
+    for b in 0..f.blocks.len() {
+        super::dce_block(f, b, stats, rec);
+    }
+    stats.add(
+        "changed_blocks",
+        changed_blocks.iter().filter(|c| **c).count() as u64,
+    );
+    stats.set("cost_weighted_x100", (weighted * 100.0).round() as u64);
+}
+
+fn fold_events(s: &Stats) -> u64 {
+    s.get("uses_replaced") + s.get("immediates_substituted") + s.get("selects_folded") + s.get("guards_resolved")
+}

@@ -1,0 +1,527 @@
+//! GeneralOptimize: the six `ptxas` cleanup bundles (phases 13, 29, 37, 46, 58, 65) on ORI.
+//!
+//! ```text
+//!  stage ──▶ Options::from_knobs(phase, knobs) ──▶ gate(opts)? ──no──▶ "gate" step, stats unchanged
+//!                                                    │yes
+//!   13  Variant A ─ per block: loop { detect = early::match_exit_chain ─ changed? ─ budget(464)? ─ apply = early::rewrite }
+//!   29  Variant A ─ per block: loop { detect = forward::mark_block + dead scan ─ changed? ─ budget(464)? ─ apply = consume::apply_block }
+//!   37  Variant B ─ rounds over all blocks: promote local loads/stores ─ mark ─ consume,
+//!                   cost accumulators (weighted by option 474, exempt set, use count > 4);
+//!                   stop when a round's weighted delta < threshold (474, or 135 when set)
+//!   46  Variant C ─ hooks::mid2(sm): no-op sentinel, or the per-SM body (see `hooks`)
+//!   58  Variant B ─ per block, one pass: late::run_block (6-slot MOV-pair buffer, 7 counters)
+//!   65  Variant C ─ hooks::late2(sm)
+//! ```
+//!
+//! The marks (flag bits 0x100 propagated, 0x200 deferred cleanup, 0x400 propagated under a
+//! predicate) are what the spec's passes leave behind; the spec hands their consumption
+//! to later passes. [`consume`] is our **downstream consumer**, labelled as such: it
+//! replaces uses of a marked move's destination, substitutes immediates, folds marked
+//! selects whose predicate is known or whose sources are equal, drops guards on known
+//! predicates and removes dead instructions. It only makes rewrites that keep every
+//! thread's results, which the tests check with the ORI interpreter.
+//!
+//! Invariants: every loop is capped (option 464's budget where the spec puts it, and a
+//! hard cap of our own — [`hard_round_cap`] — everywhere, so oscillating rewrites end);
+//! after every rewrite the register table (defs, uses, def anchors) is recomputed by
+//! [`refresh`]; blocks keep their class-97 anchor first; nothing iterates a hash map.
+
+pub mod consume;
+pub mod early;
+pub mod forward;
+pub mod hooks;
+pub mod late;
+pub mod mid;
+
+use crate::knobs::{Knob, Knobs};
+use crate::ori::{self, constraint, Class, Function, InstId, OpKind, Operand, Origin, RegId};
+use crate::stats::Stats;
+use crate::trace::{Payload, Recorder, Step};
+use alloc::format;
+use alloc::string::String;
+use alloc::vec::Vec;
+
+/// The six instances, by ptxas phase number.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Phase {
+    Early,
+    Standard,
+    Mid,
+    Mid2,
+    Late,
+    Late2,
+}
+
+impl Phase {
+    pub fn number(self) -> u16 {
+        match self {
+            Phase::Early => 13,
+            Phase::Standard => 29,
+            Phase::Mid => 37,
+            Phase::Mid2 => 46,
+            Phase::Late => 58,
+            Phase::Late2 => 65,
+        }
+    }
+}
+
+/// Stats keys every instance reports (in this order).
+pub const STAT_NAMES: [&str; 6] = [
+    "iterations",
+    "changed_blocks",
+    "marked_0x100",
+    "marked_0x200",
+    "marked_0x400",
+    "dead_removed",
+];
+
+/// What a GeneralOptimize instance reads from the knobs.
+#[derive(Clone, Debug)]
+pub struct Options {
+    pub phase: Phase,
+    /// The encoded SM, `(generation << 12) | variant` (knob `sm`).
+    pub sm: u32,
+    /// The opt-level accessor (`sub_7DDB50`), after option 499's cap.
+    pub opt_level: u8,
+    pub option_31: Option<i64>,
+    pub option_135: Option<i64>,
+    pub option_214: bool,
+    pub option_231: bool,
+    pub option_461: Option<i64>,
+    /// Iteration budget of the Variant A loops; None is unbounded.
+    pub option_464: Option<u64>,
+    pub option_474: f64,
+    pub option_487: bool,
+    pub option_605: bool,
+    pub limit_fold_fp: bool,
+    /// The "ConvertMemoryToRegisterOrUniform" named-phase gate (phase 37).
+    pub convert_memory_to_register: bool,
+}
+
+impl Options {
+    pub fn from_knobs(phase: Phase, k: &Knobs) -> Self {
+        Options {
+            phase,
+            sm: k.sm(),
+            opt_level: k.ptxas_opt_level(),
+            option_31: k.opt_int(Knob::PtxasOption31),
+            option_135: k.opt_int(Knob::PtxasOption135),
+            option_214: k.flag(Knob::PtxasOption214),
+            option_231: k.flag(Knob::PtxasOption231),
+            option_461: k.opt_int(Knob::PtxasOption461),
+            option_464: k.limit(Knob::PtxasOption464),
+            option_474: k.real(Knob::PtxasOption474),
+            option_487: k.flag(Knob::PtxasOption487),
+            option_605: k.flag(Knob::PtxasOption605),
+            limit_fold_fp: k.flag(Knob::LimitFoldFp),
+            convert_memory_to_register: true,
+        }
+    }
+
+    /// The SM generation (the encoded value's high bits).
+    pub fn generation(&self) -> u32 {
+        self.sm >> 12
+    }
+
+    /// Generation 4 and below: at most 20479 (0x4FFF), where select immediates fold
+    /// without looking at the 0x1C00 constraint bits.
+    pub fn sm_legacy(&self) -> bool {
+        self.sm <= 20479
+    }
+
+    /// The tier at ctx+1379 & 7: 0 (aggressive) unless `limit-fold-fp` pushes float
+    /// folds onto the conservative path.
+    pub fn tier(&self) -> u8 {
+        u8::from(self.limit_fold_fp)
+    }
+
+    /// The architecture predicate query (`sub_8F29C0`): dual-issue (class 4, Maxwell
+    /// generation 4), NVLink-capable (Volta+, generation 7 and up), Grace — we map the
+    /// first two onto the generation; no profile of ours is Grace.
+    pub fn arch_predicate(&self) -> bool {
+        let g = self.generation();
+        g == 4 || g >= 7
+    }
+
+    /// Whether the architecture allows predicate marking (the vtable +1312 answer,
+    /// `v21`): our model answers yes from generation 5 on.
+    pub fn arch_marks_predicates(&self) -> bool {
+        self.generation() >= 5
+    }
+
+    /// Why this instance does not run, or None when its gates pass.
+    pub fn gate(&self) -> Option<String> {
+        let n = self.phase.number();
+        let why = match self.phase {
+            Phase::Early => {
+                if self.opt_level < 1 {
+                    Some("the optimization flag (ctx+1382 bit 2) is clear at -O0".into())
+                } else if self.option_214 {
+                    Some("option 214 (DisableMergeEquivalentConditionalFlow) is set".into())
+                } else if !self.option_487 {
+                    Some("option 487 (general optimization) is off".into())
+                } else {
+                    None
+                }
+            }
+            Phase::Standard => {
+                if !self.option_487 {
+                    Some("option 487 (general optimization) is off".into())
+                } else if self.option_231 {
+                    Some("option 231 (dump mode) is set".into())
+                } else if self.option_461 == Some(0) {
+                    Some("option 461 (MembarFlowControl) is 0".into())
+                } else if self.opt_level <= 1 {
+                    Some(format!("the opt-level accessor is {} (needs > 1)", self.opt_level))
+                } else {
+                    None
+                }
+            }
+            Phase::Mid => {
+                if !self.option_487 {
+                    Some("option 487 (general optimization) is off".into())
+                } else if !self.convert_memory_to_register {
+                    Some("--no-phase ConvertMemoryToRegisterOrUniform".into())
+                } else if self.opt_level <= 1 {
+                    Some(format!("the opt-level accessor is {} (needs > 1)", self.opt_level))
+                } else {
+                    None
+                }
+            }
+            Phase::Mid2 => {
+                if hooks::mid2_body(self.sm).is_none() {
+                    Some(format!(
+                        "the SM profile 0x{:04x} has the no-op sentinel in vtable slot 0x1C0",
+                        self.sm
+                    ))
+                } else {
+                    None
+                }
+            }
+            Phase::Late => {
+                if self.opt_level <= 2 {
+                    Some(format!(
+                        "the opt-level accessor is {} (phase 58 needs > 2)",
+                        self.opt_level
+                    ))
+                } else {
+                    None
+                }
+            }
+            Phase::Late2 => {
+                if self.opt_level <= 1 {
+                    Some(format!("the opt-level accessor is {} (needs > 1)", self.opt_level))
+                } else {
+                    None
+                }
+            }
+        };
+        why.map(|w| format!("phase {n} skipped: {w}"))
+    }
+}
+
+/// Our hard cap on any loop of these passes, on top of option 464: no block runs more
+/// rounds than this, whatever the rewrites do.
+pub fn hard_round_cap(block_len: usize) -> u32 {
+    (2 * block_len as u32).saturating_add(16).min(4096)
+}
+
+/// Runs one instance over one function.
+pub fn run<R: Recorder>(f: &mut Function, opts: &Options, rec: &mut R) -> Stats {
+    let mut stats = Stats::with(&STAT_NAMES);
+    if f.is_decl || f.blocks.is_empty() {
+        return stats;
+    }
+    if let Some(why) = opts.gate() {
+        stats.inc("gated");
+        rec.step(|| Step::new("gate", format!("{why}.")));
+        return stats;
+    }
+    refresh(f);
+    match opts.phase {
+        Phase::Early | Phase::Standard => variant_a(f, opts, &mut stats, rec),
+        Phase::Mid => mid::run(f, opts, &mut stats, rec),
+        Phase::Late => late::run(f, opts, &mut stats, rec),
+        Phase::Mid2 | Phase::Late2 => hooks::run(f, opts, &mut stats, rec),
+    }
+    refresh(f);
+    stats
+}
+
+/// Runs one instance over every function of a module.
+pub fn run_module<R: Recorder>(m: &mut ori::Module, opts: &Options, rec: &mut R) -> Stats {
+    let mut stats = Stats::with(&STAT_NAMES);
+    for item in &mut m.items {
+        if let ori::Item::Func(f) = item {
+            stats.merge(&run(f, opts, rec));
+        }
+    }
+    stats
+}
+
+/// Variant A: the per-block fixed-point loop (phases 13 and 29).
+///
+/// ```text
+///  for block in layout order:
+///    loop { changed = detect(block); if !changed break;
+///           if !budget_464.take() { step "cap"; break }   // the emergency brake
+///           apply(block) }                                 // apply-changes between rounds
+/// ```
+fn variant_a<R: Recorder>(f: &mut Function, opts: &Options, stats: &mut Stats, rec: &mut R) {
+    let phase = opts.phase.number();
+    for b in 0..f.blocks.len() {
+        let mut budget = opts.option_464;
+        let cap = hard_round_cap(f.blocks[b].insts.len());
+        let mut block_changed = false;
+        let mut it = 0u32;
+        loop {
+            it += 1;
+            stats.inc("iterations");
+            let mut counters: Vec<(String, u64)> = Vec::new();
+            let changed = match opts.phase {
+                Phase::Early => early::detect(f, b, &mut counters),
+                _ => forward::detect(f, b, opts, stats, &mut counters, rec),
+            };
+            let budget_ok = match &mut budget {
+                None => true,
+                Some(0) => false,
+                Some(n) => {
+                    *n -= 1;
+                    true
+                }
+            };
+            let capped = changed && (!budget_ok || it >= cap);
+            if R::ENABLED {
+                let c = counters.clone();
+                let narr = if !changed {
+                    format!("Phase {phase}, block {b}, round {it}: no sub-pass fired, the block has converged.")
+                } else if capped && !budget_ok {
+                    format!("Phase {phase}, block {b}, round {it}: changes found, but the option-464 budget is spent, so the loop stops here without applying them.")
+                } else if capped {
+                    format!("Phase {phase}, block {b}, round {it}: our hard cap of {cap} rounds stops the loop.")
+                } else {
+                    format!("Phase {phase}, block {b}, round {it}: sub-passes fired; apply-changes rewrites the block and the loop runs again.")
+                };
+                rec.step(|| {
+                    Step::new(if capped { "cap" } else { "round" }, narr).payload(
+                        Payload::GoRound {
+                            phase,
+                            block: b as u32,
+                            iteration: it,
+                            counters: c,
+                            changed,
+                            capped,
+                        },
+                    )
+                });
+            }
+            if !changed {
+                break;
+            }
+            if capped {
+                stats.inc("cap_hits");
+                break;
+            }
+            block_changed = true;
+            match opts.phase {
+                Phase::Early => early::apply(f, b, stats, rec),
+                _ => consume::apply_block(f, b, opts, stats, rec),
+            }
+        }
+        if block_changed {
+            stats.inc("changed_blocks");
+        }
+    }
+}
+
+/// Registers an operand touches: (register, is a definition).
+pub fn regs_of(o: &Operand, def: bool, out: &mut Vec<(RegId, bool)>) {
+    crate::passes::ptx_lower::visit_regs(o, def, out)
+}
+
+/// Every register an instruction touches, guard included.
+pub fn inst_regs(i: &ori::Inst) -> Vec<(RegId, bool)> {
+    let mut v = Vec::new();
+    for (k, o) in i.operands.iter().enumerate() {
+        regs_of(o, k < i.ndst as usize, &mut v);
+    }
+    if let Some((g, _)) = i.guard {
+        v.push((g, false));
+    }
+    v
+}
+
+/// Recomputes defs, uses and def anchors of every register from the instructions in
+/// layout (constraint bits stay; a register defined twice keeps MULTI_DEF).
+pub fn refresh(f: &mut Function) {
+    for r in f.regs.values_mut() {
+        r.defs = 0;
+        r.uses = 0;
+        r.def_anchor = None;
+    }
+    let order: Vec<InstId> = f.layout().map(|(_, i)| i).collect();
+    for i in order {
+        for (r, def) in inst_regs(&f.insts[i]) {
+            let info = &mut f.regs[r];
+            if def {
+                info.defs += 1;
+                info.def_anchor = (info.defs == 1).then_some(i);
+                if info.defs > 1 {
+                    info.constraint |= constraint::MULTI_DEF;
+                }
+            } else {
+                info.uses += 1;
+            }
+        }
+    }
+}
+
+/// True when removing the instruction changes nothing but its destinations.
+pub fn is_pure(i: &ori::Inst) -> bool {
+    use Class::*;
+    if !matches!(i.origin, Origin::Ptx) || i.ndst == 0 {
+        return false;
+    }
+    let op = i.opcode.as_str();
+    if op.contains(".cc") || op.starts_with("addc") || op.starts_with("subc") || op.starts_with("madc") {
+        return false;
+    }
+    matches!(
+        i.class,
+        Mov | MovSpecial
+            | IntAdd
+            | IntMul
+            | Logic
+            | Shift
+            | FloatAdd
+            | FloatMul
+            | FloatFma
+            | Convert
+            | ConvertAddress
+            | SetPred
+            | Select
+            | MinMax
+            | HalfSet2
+    ) && i
+        .dsts()
+        .iter()
+        .all(|d| matches!(d.kind, OpKind::Reg(_) | OpKind::Pair(..)))
+}
+
+/// The liveness check (`sub_7DF3A0`): true when some destination register still has a
+/// use (status bits 0xC in the spec).
+pub fn has_live_uses(f: &Function, i: &ori::Inst) -> bool {
+    let mut v = Vec::new();
+    for d in i.dsts() {
+        regs_of(d, true, &mut v);
+    }
+    v.iter()
+        .any(|(r, _)| f.regs[*r].uses > 0 || f.regs[*r].constraint & constraint::ASM != 0)
+}
+
+/// Dead instructions of a block (pure, no live destination), in layout order.
+pub fn dead_in_block(f: &Function, b: usize) -> Vec<InstId> {
+    f.blocks[b].insts[1..]
+        .iter()
+        .copied()
+        .filter(|&i| is_pure(&f.insts[i]) && !has_live_uses(f, &f.insts[i]))
+        .collect()
+}
+
+/// Liveness-gated DCE on one block: removes dead instructions, walking backwards so a
+/// chain of dead values goes in one sweep. Returns how many went.
+pub fn dce_block<R: Recorder>(f: &mut Function, b: usize, stats: &mut Stats, rec: &mut R) -> u64 {
+    refresh(f);
+    let mut removed = 0;
+    let mut k = f.blocks[b].insts.len();
+    while k > 1 {
+        k -= 1;
+        let id = f.blocks[b].insts[k];
+        if !is_pure(&f.insts[id]) || has_live_uses(f, &f.insts[id]) {
+            continue;
+        }
+        if R::ENABLED {
+            let text = ori::print::inst_line(f, id, &Default::default());
+            rec.step(|| {
+                Step::new(
+                    "dead",
+                    format!("Block {b}: `{}` has no live use (liveness status & 0xC == 0) and is removed.", text.split('\t').next().unwrap_or("").trim()),
+                )
+                .focus(crate::trace::Focus::Inst { inst: ent(id) })
+            });
+        }
+        for (r, def) in inst_regs(&f.insts[id]) {
+            if !def {
+                f.regs[r].uses = f.regs[r].uses.saturating_sub(1);
+            }
+        }
+        f.blocks[b].insts.remove(k);
+        removed += 1;
+    }
+    stats.add("dead_removed", removed);
+    if removed > 0 {
+        refresh(f);
+    }
+    removed
+}
+
+/// An instruction id as a number for trace focus.
+pub fn ent(i: InstId) -> u32 {
+    crate::entity::EntityRef::index(i) as u32
+}
+
+/// The printed PTX of one instruction (no annotation).
+pub fn text(f: &Function, i: InstId) -> String {
+    let mut s = String::new();
+    crate::ptx::print::print_inst(&mut s, &ori::print::to_ptx(f, &f.insts[i], 0));
+    String::from(s.trim())
+}
+
+/// Sets `mask` on the destination operand `k` of `id`; records a [`Payload::GoMark`].
+/// Returns false when the bit was already set.
+pub fn mark<R: Recorder>(
+    f: &mut Function,
+    id: InstId,
+    k: usize,
+    mask: u32,
+    why: &str,
+    stats: &mut Stats,
+    rec: &mut R,
+) -> bool {
+    let before = f.insts[id].operands[k].flag_word();
+    if f.insts[id].operands[k].flags & mask == mask {
+        return false;
+    }
+    f.insts[id].operands[k].flags |= mask;
+    let after = f.insts[id].operands[k].flag_word();
+    for (bit, key) in [
+        (0x100, "marked_0x100"),
+        (0x200, "marked_0x200"),
+        (0x400, "marked_0x400"),
+    ] {
+        if mask & bit != 0 && before & bit == 0 {
+            stats.inc(key);
+        }
+    }
+    if R::ENABLED {
+        let t = text(f, id);
+        let class = f.insts[id].class.number();
+        let why = String::from(why);
+        rec.step(|| {
+            Step::new(
+                "mark",
+                format!("`{t}` (class {class}): destination flag word 0x{before:x} → 0x{after:x}; {why}"),
+            )
+            .focus(crate::trace::Focus::Inst { inst: ent(id) })
+            .payload(Payload::GoMark {
+                inst: ent(id),
+                operand: k as u32,
+                class,
+                mask,
+                before,
+                after,
+            })
+        });
+    }
+    true
+}

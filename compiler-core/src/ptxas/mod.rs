@@ -1,0 +1,3 @@
+//! Re-implementations of `ptxas` phases over ORI.
+
+pub mod general_optimize;
