@@ -35,6 +35,12 @@ macro_rules! form {
             include_str!(concat!("../gallery/", $name, ".dag")),
         )
     };
+    (ptx, $name:literal) => {
+        (
+            InputFormat::Ptx,
+            include_str!(concat!("../gallery/", $name, ".ptx")),
+        )
+    };
 }
 
 macro_rules! gallery {
@@ -72,6 +78,14 @@ gallery! {
     "limits" => NvptxCoalescer, mir;
     "param-cascade" => InstrEmitter, dag;
     "tex-glue-bundle" => InstrEmitter, dag;
+    "redundant-exit" => GeneralOptimizeEarly, ptx;
+    "select-fold" => GeneralOptimize, ptx;
+    "predicate-known" => GeneralOptimize, ptx;
+    "iteration-cap" => GeneralOptimize, ptx;
+    "local-array" => GeneralOptimizeMid, ptx;
+    "mov-pairs" => GeneralOptimizeLate, ptx;
+    "cu-reduce" => PtxOut, ptx;
+    "cu-tex2d" => PtxOut, ptx;
 }
 
 /// The example called `name`.
@@ -88,7 +102,7 @@ impl Example {
         }
     }
 
-    /// The comment at the top of the example's preferred form: leading `#` lines, or the
+    /// The comment at the top of the example's preferred form: leading `//` or `#` lines, or the
     /// `;` lines opening its embedded IR module, joined into one paragraph.
     pub fn summary(&self) -> String {
         let text = self.forms.first().map_or("", |f| f.1);
@@ -101,7 +115,11 @@ impl Example {
                 }
                 break;
             }
-            let Some(c) = t.strip_prefix('#').or_else(|| t.strip_prefix(';')) else {
+            let Some(c) = t
+                .strip_prefix("//")
+                .or_else(|| t.strip_prefix('#'))
+                .or_else(|| t.strip_prefix(';'))
+            else {
                 break;
             };
             if !out.is_empty() {

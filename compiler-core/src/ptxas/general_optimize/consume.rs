@@ -166,6 +166,8 @@ fn fold_select<R: Recorder>(f: &mut Function, b: usize, id: InstId, rec: &mut R)
     i.opcode = format!("mov{suffix}");
     i.class = Class::Mov;
     i.operands.truncate(1);
+    // The select's mark is consumed: the new move starts unmarked, for the next round.
+    i.operands[0].flags = 0;
     i.operands.push(chosen);
     if R::ENABLED {
         let after = text(f, id);

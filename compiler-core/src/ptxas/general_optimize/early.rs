@@ -83,11 +83,14 @@ pub fn equivalent(f: &Function, x: RegId, y: RegId, depth: u32) -> bool {
 }
 
 fn is_branch_target(f: &Function, b: usize) -> bool {
-    f.insts.values().any(|i| {
-        i.operands
-            .iter()
-            .any(|o| matches!(o.kind, OpKind::Block(t) if t as usize == b))
-    })
+    f.insts
+        .values()
+        .filter(|i| i.class != Class::Anchor)
+        .any(|i| {
+            i.operands
+                .iter()
+                .any(|o| matches!(o.kind, OpKind::Block(t) if t as usize == b))
+        })
 }
 
 /// The matcher for block `b`.
@@ -131,10 +134,11 @@ pub fn find(f: &Function, b: usize) -> Option<ChainMatch> {
         let OpKind::Reg(d) = f.insts[c].operands[0].kind else {
             return None;
         };
-        let used_here = chain
-            .iter()
-            .chain(core::iter::once(&u))
-            .any(|&x| inst_regs(&f.insts[x]).iter().any(|&(r, def)| !def && r == d));
+        let used_here = chain.iter().chain(core::iter::once(&u)).any(|&x| {
+            inst_regs(&f.insts[x])
+                .iter()
+                .any(|&(r, def)| !def && r == d)
+        });
         if !used_here {
             return None;
         }

@@ -175,7 +175,11 @@ pub fn eval_setp(i: &ori::Inst) -> Option<bool> {
             OpKind::Imm(Imm::Hex(v)) => v,
             _ => return None,
         };
-        let masked = if bits >= 64 { raw } else { raw & ((1u64 << bits) - 1) };
+        let masked = if bits >= 64 {
+            raw
+        } else {
+            raw & ((1u64 << bits) - 1)
+        };
         Some(if signed && bits < 64 && masked >> (bits - 1) & 1 == 1 {
             masked as i128 - (1i128 << bits)
         } else if signed {
@@ -223,8 +227,7 @@ pub fn simplify_predicate(f: &Function, b: usize, id: InstId, forward: bool) -> 
     if srcs.len() != 3 {
         return (false, true);
     }
-    if srcs[0].kind == srcs[1].kind && srcs[0].neg == srcs[1].neg && srcs[0].abs == srcs[1].abs
-    {
+    if srcs[0].kind == srcs[1].kind && srcs[0].neg == srcs[1].neg && srcs[0].abs == srcs[1].abs {
         return (true, false);
     }
     let OpKind::Reg(p) = srcs[2].kind else {
@@ -274,7 +277,13 @@ pub fn detect<R: Recorder>(
     counters: &mut Vec<(String, u64)>,
     rec: &mut R,
 ) -> bool {
-    for k in ["marks_0x100", "marks_0x200", "marks_0x400", "simplifier_hits", "dead_found"] {
+    for k in [
+        "marks_0x100",
+        "marks_0x200",
+        "marks_0x400",
+        "simplifier_hits",
+        "dead_found",
+    ] {
         counters.push((String::from(k), 0));
     }
     let mut changed = mark_block(f, b, opts, stats, counters, rec);

@@ -60,7 +60,8 @@ pub fn run<R: Recorder>(f: &mut Function, opts: &Options, stats: &mut Stats, rec
 
 fn candidate(f: &Function, id: InstId, opts: &Options) -> Option<(String, RegId, Option<RegId>)> {
     let i = &f.insts[id];
-    let class_ok = i.class == Class::Mov || (i.class == Class::MovSpecial && opts.option_31 != Some(0));
+    let class_ok =
+        i.class == Class::Mov || (i.class == Class::MovSpecial && opts.option_31 != Some(0));
     if !class_ok || i.guard.is_some() || !matches!(i.origin, Origin::Ptx) || i.operands.len() != 2 {
         return None;
     }
@@ -93,7 +94,10 @@ fn rewrite_single_use(f: &mut Function, b: usize, k: usize, d2: RegId, d1: RegId
             .filter(|&&(r, def)| !def && r == d2)
             .count();
         if uses == 0 {
-            if inst_regs(&f.insts[u]).iter().any(|&(r, def)| def && r == d1) {
+            if inst_regs(&f.insts[u])
+                .iter()
+                .any(|&(r, def)| def && r == d1)
+            {
                 return false;
             }
             continue;
@@ -165,7 +169,10 @@ pub fn run_block<R: Recorder>(f: &mut Function, b: usize, opts: &Options, rec: &
                     removed = true;
                     if R::ENABLED {
                         let t = text(f, id);
-                        let first = slots[h].as_ref().map(|s| text(f, s.first)).unwrap_or_default();
+                        let first = slots[h]
+                            .as_ref()
+                            .map(|s| text(f, s.first))
+                            .unwrap_or_default();
                         rec.step(|| {
                             Step::new(
                                 "mov_pair",
@@ -209,7 +216,9 @@ pub fn run_block<R: Recorder>(f: &mut Function, b: usize, opts: &Options, rec: &
                     .collect();
                 let idx = index as u32;
                 let narr = match inserted {
-                    Some(s) => format!("Block {b}: a MOV enters slot {s}; the slot index moves to {idx}."),
+                    Some(s) => {
+                        format!("Block {b}: a MOV enters slot {s}; the slot index moves to {idx}.")
+                    }
                     None => format!("Block {b}: a MOV matches a slot of the buffer."),
                 };
                 rec.step(|| {

@@ -87,7 +87,12 @@ struct Known {
 }
 
 /// Promotion in one block; returns the promoted loads' (class, uses) for the cost model.
-fn promote_block<R: Recorder>(f: &mut Function, b: usize, stats: &mut Stats, rec: &mut R) -> Vec<(Class, u32)> {
+fn promote_block<R: Recorder>(
+    f: &mut Function,
+    b: usize,
+    stats: &mut Stats,
+    rec: &mut R,
+) -> Vec<(Class, u32)> {
     refresh(f);
     let mut known: Vec<Known> = Vec::new();
     let mut folds = Vec::new();
@@ -117,7 +122,9 @@ fn promote_block<R: Recorder>(f: &mut Function, b: usize, stats: &mut Stats, rec
             continue;
         }
         if is_ld_local && !asm && i.guard.is_none() && i.ndst == 1 && i.operands.len() == 2 {
-            if let (Some((sym, off)), Some(bits)) = (direct_local(&i.operands[1]), access_bits(&i.opcode)) {
+            if let (Some((sym, off)), Some(bits)) =
+                (direct_local(&i.operands[1]), access_bits(&i.opcode))
+            {
                 let hit = known
                     .iter()
                     .find(|e| e.sym == sym && e.off == off && e.bits == Some(bits))
@@ -296,5 +303,8 @@ pub fn run<R: Recorder>(f: &mut Function, opts: &Options, stats: &mut Stats, rec
 }
 
 fn fold_events(s: &Stats) -> u64 {
-    s.get("uses_replaced") + s.get("immediates_substituted") + s.get("selects_folded") + s.get("guards_resolved")
+    s.get("uses_replaced")
+        + s.get("immediates_substituted")
+        + s.get("selects_folded")
+        + s.get("guards_resolved")
 }

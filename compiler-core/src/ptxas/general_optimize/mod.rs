@@ -172,7 +172,10 @@ impl Options {
                 } else if self.option_461 == Some(0) {
                     Some("option 461 (MembarFlowControl) is 0".into())
                 } else if self.opt_level <= 1 {
-                    Some(format!("the opt-level accessor is {} (needs > 1)", self.opt_level))
+                    Some(format!(
+                        "the opt-level accessor is {} (needs > 1)",
+                        self.opt_level
+                    ))
                 } else {
                     None
                 }
@@ -183,7 +186,10 @@ impl Options {
                 } else if !self.convert_memory_to_register {
                     Some("--no-phase ConvertMemoryToRegisterOrUniform".into())
                 } else if self.opt_level <= 1 {
-                    Some(format!("the opt-level accessor is {} (needs > 1)", self.opt_level))
+                    Some(format!(
+                        "the opt-level accessor is {} (needs > 1)",
+                        self.opt_level
+                    ))
                 } else {
                     None
                 }
@@ -210,7 +216,10 @@ impl Options {
             }
             Phase::Late2 => {
                 if self.opt_level <= 1 {
-                    Some(format!("the opt-level accessor is {} (needs > 1)", self.opt_level))
+                    Some(format!(
+                        "the opt-level accessor is {} (needs > 1)",
+                        self.opt_level
+                    ))
                 } else {
                     None
                 }
@@ -383,7 +392,11 @@ pub fn is_pure(i: &ori::Inst) -> bool {
         return false;
     }
     let op = i.opcode.as_str();
-    if op.contains(".cc") || op.starts_with("addc") || op.starts_with("subc") || op.starts_with("madc") {
+    if op.contains(".cc")
+        || op.starts_with("addc")
+        || op.starts_with("subc")
+        || op.starts_with("madc")
+    {
         return false;
     }
     matches!(

@@ -1,0 +1,204 @@
+//! The GeneralOptimize gallery: each example shows its mechanism in its stats and trace,
+//! keeps its results under the ORI interpreter, and its output assembles with ptxas.
+
+mod support;
+
+use compiler_core::examples;
+use compiler_core::knobs::Knobs;
+use compiler_core::ori::interp;
+use compiler_core::pipeline::{self, RunOptions, RunResult, StageRun};
+use compiler_core::ptx;
+use compiler_core::stages::Stage;
+use compiler_core::trace::Payload;
+
+fn run(name: &str, knobs: &[&str]) -> RunResult {
+    let e = examples::find(name).unwrap_or_else(|| panic!("no example {name}"));
+    let (_, text) = e.text(None).unwrap();
+    let mut k = Knobs::default();
+    for kv in knobs {
+        k.set_from_str(kv).unwrap();
+    }
+    let opts = RunOptions {
+        until: Some(Stage::PtxOut),
+        knobs: k,
+        trace: true,
+        verify: true,
+        ..Default::default()
+    };
+    let r = pipeline::run(text, &opts).unwrap_or_else(|e| panic!("{name}: {e}"));
+    check_results_and_assemble(name, text, &r);
+    r
+}
+
+fn stage<'a>(r: &'a RunResult, s: Stage) -> &'a StageRun {
+    r.stages.iter().find(|x| x.stage == s).unwrap()
+}
+
+fn stat(r: &RunResult, s: Stage, key: &str) -> u64 {
+    stage(r, s).stats.get(key)
+}
+
+/// The interpreter agrees on the input PTX and the output PTX; ptxas takes the output.
+fn check_results_and_assemble(name: &str, input: &str, r: &RunResult) {
+    let before = ptx::parse(input).unwrap();
+    let after = ptx::parse(&r.output).unwrap_or_else(|e| panic!("{name}: {e}\n{}", r.output));
+    for f in before.items.iter().filter_map(|i| match i {
+        ptx::Item::Func(f) if f.body.is_some() && f.kind == ptx::ast::FuncKind::Entry => Some(f),
+        _ => None,
+    }) {
+        for seed in 0..4 {
+            let inputs = interp::random_inputs(f.params.as_deref().unwrap_or(&[]), seed);
+            let cfg = interp::Config::default();
+            let a = interp::run_ptx(&before, &f.name, &inputs, &cfg).map(|o| o.buffers);
+            let b = interp::run_ptx(&after, &f.name, &inputs, &cfg).map(|o| o.buffers);
+            assert_eq!(a, b, "{name} {} seed {seed}", f.name);
+        }
+    }
+    if let Some(px) = support::ptxas::ptxas() {
+        support::ptxas::assemble(px, &r.output, 90, name)
+            .unwrap_or_else(|e| panic!("{name}: {e}\n{}", r.output));
+    }
+}
+
+#[test]
+fn redundant_exit_removes_the_second_exit_chain() {
+    let r = run("redundant-exit", &[]);
+    assert_eq!(stat(&r, Stage::GeneralOptimizeEarly, "exits_removed"), 1);
+    assert!(stat(&r, Stage::GeneralOptimizeEarly, "dead_removed") >= 2);
+    let s = stage(&r, Stage::GeneralOptimizeEarly);
+    assert!(s
+        .steps
+        .iter()
+        .any(|x| x.kind == "exit_chain" && x.narration.contains("depth 2")));
+    assert_eq!(r.output.matches("setp.gt.s32").count(), 1, "{}", r.output);
+}
+
+#[test]
+fn select_fold_shows_the_20479_boundary() {
+    let old = run("select-fold", &["sm=sm_50"]);
+    let new = run("select-fold", &["sm=sm_90"]);
+    let (o, n) = (
+        stat(&old, Stage::GeneralOptimize, "marked_0x100"),
+        stat(&new, Stage::GeneralOptimize, "marked_0x100"),
+    );
+    assert!(o > 0 && o > n, "sm_50 {o} vs sm_90 {n}");
+    let s = stage(&new, Stage::GeneralOptimize);
+    assert!(
+        s.steps.iter().any(|x| x.kind == "sm_boundary"),
+        "no 0x1C00 step on sm_90"
+    );
+    assert!(!stage(&old, Stage::GeneralOptimize)
+        .steps
+        .iter()
+        .any(|x| x.kind == "sm_boundary"));
+    assert!(stat(&old, Stage::GeneralOptimize, "selects_folded") == 2);
+    assert!(stat(&old, Stage::GeneralOptimize, "dead_removed") > 0);
+    assert!(s
+        .steps
+        .iter()
+        .any(|x| matches!(x.payload, Payload::GoMark { mask: 0x100, .. })));
+    assert!(s
+        .steps
+        .iter()
+        .any(|x| matches!(x.payload, Payload::GoRound { .. })));
+}
+
+#[test]
+fn predicate_known_marks_0x400_and_resolves_guards() {
+    let r = run("predicate-known", &[]);
+    let g = Stage::GeneralOptimize;
+    assert!(stat(&r, g, "marked_0x400") > 0);
+    assert!(stat(&r, g, "marked_0x100") > 0);
+    assert_eq!(stat(&r, g, "guards_resolved"), 2);
+    assert_eq!(stat(&r, g, "selects_folded"), 1);
+    assert!(stat(&r, g, "dead_removed") >= 3);
+    assert!(!r.output.contains("setp"), "{}", r.output);
+}
+
+#[test]
+fn iteration_cap_stops_after_one_round() {
+    let free = run("iteration-cap", &[]);
+    let capped = run("iteration-cap", &["ptxas-option-464=1"]);
+    let g = Stage::GeneralOptimize;
+    assert_eq!(stat(&free, g, "cap_hits"), 0);
+    assert_eq!(stat(&capped, g, "cap_hits"), 1);
+    let s = stage(&capped, g);
+    let cap = s
+        .steps
+        .iter()
+        .find(|x| x.kind == "cap")
+        .expect("a cap step");
+    assert!(cap.narration.contains("option-464"));
+    assert!(matches!(
+        cap.payload,
+        Payload::GoRound {
+            capped: true,
+            iteration: 2,
+            ..
+        }
+    ));
+    assert!(stat(&free, g, "uses_replaced") > stat(&capped, g, "uses_replaced"));
+}
+
+#[test]
+fn local_array_promotes_loads_and_drops_stores() {
+    let r = run("local-array", &[]);
+    let m = Stage::GeneralOptimizeMid;
+    assert_eq!(stat(&r, m, "promoted_loads"), 2);
+    assert_eq!(stat(&r, m, "promoted_stores_removed"), 2);
+    assert!(stat(&r, m, "dead_removed") > 0);
+    assert!(!r.output.contains("st.local"), "{}", r.output);
+    let s = stage(&r, m);
+    assert!(s
+        .steps
+        .iter()
+        .any(|x| matches!(x.payload, Payload::GoCost { .. })));
+    // Disabled by option 487: nothing is promoted.
+    let off = run("local-array", &["ptxas-option-487=false"]);
+    assert_eq!(stat(&off, m, "promoted_loads"), 0);
+    assert_eq!(stat(&off, m, "gated"), 1);
+}
+
+#[test]
+fn mov_pairs_hit_the_circular_buffer() {
+    let r = run("mov-pairs", &[]);
+    let l = Stage::GeneralOptimizeLate;
+    assert_eq!(stat(&r, l, "buffer_hits"), 2);
+    assert_eq!(stat(&r, l, "pair_movs_removed"), 2);
+    let s = stage(&r, l);
+    assert!(s
+        .steps
+        .iter()
+        .any(|x| matches!(&x.payload, Payload::GoBuffer { slots, .. } if slots.len() == 6)));
+    // Option 31 = 0 keeps the special-register moves out.
+    let r31 = run("mov-pairs", &["ptxas-option-31=0"]);
+    assert_eq!(stat(&r31, l, "pair_movs_removed"), 1);
+    // -O2 skips phase 58.
+    let o2 = run("mov-pairs", &["ptxas-opt-level=2"]);
+    assert_eq!(stat(&o2, l, "gated"), 1);
+}
+
+#[test]
+fn real_nvcc_ptx_runs_through_every_phase() {
+    for name in ["cu-reduce", "cu-tex2d"] {
+        let r = run(name, &[]);
+        for s in [
+            Stage::GeneralOptimizeEarly,
+            Stage::GeneralOptimize,
+            Stage::GeneralOptimizeMid,
+            Stage::GeneralOptimizeMid2,
+            Stage::GeneralOptimizeLate,
+            Stage::GeneralOptimizeLate2,
+        ] {
+            assert!(stat(&r, s, "iterations") > 0, "{name} {s:?}");
+        }
+    }
+}
+
+#[test]
+fn phase_46_is_the_no_op_sentinel_on_old_profiles() {
+    let r = run("select-fold", &["sm=sm_60"]);
+    assert_eq!(stat(&r, Stage::GeneralOptimizeMid2, "gated"), 1);
+    let r = run("select-fold", &["sm=sm_90"]);
+    assert_eq!(stat(&r, Stage::GeneralOptimizeMid2, "gated"), 0);
+}
