@@ -30,7 +30,7 @@ fn run(name: &str, knobs: &[&str]) -> RunResult {
     r
 }
 
-fn stage<'a>(r: &'a RunResult, s: Stage) -> &'a StageRun {
+fn stage(r: &RunResult, s: Stage) -> &StageRun {
     r.stages.iter().find(|x| x.stage == s).unwrap()
 }
 

@@ -88,15 +88,14 @@ fn propagate_move<R: Recorder>(f: &mut Function, b: usize, k: usize, rec: &mut R
                     OpKind::Reg(s) => {
                         regs += u64::from(replace_reg(&mut f.insts[u].operands[op], d, *s));
                     }
-                    OpKind::Imm(imm) => {
+                    OpKind::Imm(imm)
                         if f.insts[u].operands[op].kind == OpKind::Reg(d)
-                            && takes_immediate(&f.insts[u], op, imm)
-                        {
-                            let o = &mut f.insts[u].operands[op];
-                            o.kind = OpKind::Imm(imm.clone());
-                            o.imm_constraint = src.imm_constraint;
-                            imms += 1;
-                        }
+                            && takes_immediate(&f.insts[u], op, imm) =>
+                    {
+                        let o = &mut f.insts[u].operands[op];
+                        o.kind = OpKind::Imm(*imm);
+                        o.imm_constraint = src.imm_constraint;
+                        imms += 1;
                     }
                     _ => {}
                 }

@@ -370,17 +370,18 @@ pub fn mark_block<R: Recorder>(
                 } else {
                     Some(false)
                 };
+                const WHY_100: &str = "an eligible conditional select: propagated (0x100).";
+                const WHY_201: &str = "conservative tier: the type field becomes 1 and deferred \
+                                       cleanup (0x200) is set, (dst & 0xFFFFFDF0) | 0x201.";
                 match full {
-                    Some(true) => {
-                        if mark(f, id, 0, flag::PROPAGATED, "an eligible conditional select: propagated (0x100).", stats, rec) {
-                            bump(counters, "marks_0x100");
-                            changed = true;
-                        }
+                    Some(true) if mark(f, id, 0, flag::PROPAGATED, WHY_100, stats, rec) => {
+                        bump(counters, "marks_0x100");
+                        changed = true;
                     }
+                    Some(true) => {}
                     Some(false) => {
-                        let d = &mut f.insts[id].operands[0];
-                        d.ty = ty::INT;
-                        if mark(f, id, 0, flag::DEFERRED_CLEANUP, "conservative tier: the type field becomes 1 and deferred cleanup (0x200) is set, (dst & 0xFFFFFDF0) | 0x201.", stats, rec) {
+                        f.insts[id].operands[0].ty = ty::INT;
+                        if mark(f, id, 0, flag::DEFERRED_CLEANUP, WHY_201, stats, rec) {
                             bump(counters, "marks_0x200");
                             changed = true;
                         }

@@ -243,6 +243,7 @@ pub fn run<R: Recorder>(f: &mut Function, opts: &Options, stats: &mut Stats, rec
         round += 1;
         stats.inc("iterations");
         let (w0, u0) = (weighted, unweighted);
+        #[allow(clippy::needless_range_loop)]
         for b in 0..f.blocks.len() {
             let mut folds = promote_block(f, b, stats, rec);
             let before = fold_events(stats);

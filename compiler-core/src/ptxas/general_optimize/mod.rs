@@ -232,7 +232,7 @@ impl Options {
 /// Our hard cap on any loop of these passes, on top of option 464: no block runs more
 /// rounds than this, whatever the rewrites do.
 pub fn hard_round_cap(block_len: usize) -> u32 {
-    (2 * block_len as u32).saturating_add(16).min(4096)
+    (block_len.min(2040) as u32) * 2 + 16
 }
 
 /// Runs one instance over one function.
