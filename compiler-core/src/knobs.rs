@@ -173,6 +173,7 @@ knobs! {
     PtxasOption499,
     PtxasOption605,
     LimitFoldFp,
+    ConvertMemoryToRegisterOrUniform,
 }
 
 /// What the table knows about one knob.
@@ -307,6 +308,8 @@ pub static KNOBS: [KnobInfo; KNOB_COUNT] = [
         "Phase 58: match only entries already in the six-slot buffer, add no new ones.", GENOPT, S_58),
     k(Knob::LimitFoldFp, "limit-fold-fp", None, K::Bool, V::Bool(false), "false",
         "Send float operands through the conservative, predicate-checked fold path (limits FP folding).", "spec/general-optimize-ptxas.txt, The limit-fold-fp Knob", S_37),
+    k(Knob::ConvertMemoryToRegisterOrUniform, "convert-memory-to-register-or-uniform", Some("ConvertMemoryToRegisterOrUniform"), K::Bool, V::Bool(true), "true",
+        "Phase 37's named-phase gate; false is ptxas' --no-phase ConvertMemoryToRegisterOrUniform and skips the phase.", GENOPT, S_37),
 ];
 
 impl Knob {

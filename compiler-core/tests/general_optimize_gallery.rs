@@ -157,6 +157,13 @@ fn local_array_promotes_loads_and_drops_stores() {
     let off = run("local-array", &["ptxas-option-487=false"]);
     assert_eq!(stat(&off, m, "promoted_loads"), 0);
     assert_eq!(stat(&off, m, "gated"), 1);
+    // Disabled by name (--no-phase ConvertMemoryToRegisterOrUniform).
+    let named = run(
+        "local-array",
+        &["convert-memory-to-register-or-uniform=false"],
+    );
+    assert_eq!(stat(&named, m, "promoted_loads"), 0);
+    assert_eq!(stat(&named, m, "gated"), 1);
 }
 
 #[test]

@@ -300,7 +300,7 @@ pub fn run<R: Recorder>(f: &mut Function, opts: &Options, stats: &mut Stats, rec
         "changed_blocks",
         changed_blocks.iter().filter(|c| **c).count() as u64,
     );
-    stats.set("cost_weighted_x100", (weighted * 100.0).round() as u64);
+    stats.set("cost_weighted_x100", (weighted * 100.0 + 0.5) as u64);
 }
 
 fn fold_events(s: &Stats) -> u64 {

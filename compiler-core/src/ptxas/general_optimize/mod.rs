@@ -114,7 +114,7 @@ impl Options {
             option_487: k.flag(Knob::PtxasOption487),
             option_605: k.flag(Knob::PtxasOption605),
             limit_fold_fp: k.flag(Knob::LimitFoldFp),
-            convert_memory_to_register: true,
+            convert_memory_to_register: k.flag(Knob::ConvertMemoryToRegisterOrUniform),
         }
     }
 
