@@ -22,7 +22,8 @@ fn mir_files() -> Vec<std::path::PathBuf> {
     }
     for f in std::fs::read_dir(root.join("gallery")).unwrap() {
         let f = f.unwrap().path();
-        // The gallery's DAG forms run in the emitter's own tests.
+        // The gallery's DAG forms run in the emitter's own tests, its PTX forms in
+        // general_optimize_gallery.rs.
         if f.extension().is_some_and(|e| e == "mir") {
             out.push(f);
         }
