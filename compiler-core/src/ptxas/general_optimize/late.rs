@@ -48,6 +48,31 @@ pub fn run<R: Recorder>(f: &mut Function, opts: &Options, stats: &mut Stats, rec
     for b in 0..f.blocks.len() {
         stats.inc("iterations");
         let counters = run_block(f, b, opts, rec);
+        if R::ENABLED {
+            let cells: Vec<(String, u64)> = COUNTERS
+                .iter()
+                .zip(counters)
+                .map(|(n, v)| (String::from(*n), v))
+                .collect();
+            let changed = counters[4] > 0;
+            rec.step(|| {
+                Step::new(
+                    "round",
+                    format!(
+                        "Phase 58, block {b}: one pass, no iteration; {} MOV pair(s) merged.",
+                        counters[6]
+                    ),
+                )
+                .payload(Payload::GoRound {
+                    phase: 58,
+                    block: b as u32,
+                    iteration: 1,
+                    counters: cells,
+                    changed,
+                    capped: false,
+                })
+            });
+        }
         for (k, v) in COUNTERS.iter().zip(counters) {
             stats.add(k, v);
         }

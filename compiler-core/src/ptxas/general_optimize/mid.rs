@@ -255,8 +255,33 @@ pub fn run<R: Recorder>(f: &mut Function, opts: &Options, stats: &mut Stats, rec
             for _ in 0..n {
                 folds.push((Class::Mov, 1));
             }
-            if !folds.is_empty() || stats.get("dead_removed") > dead_before {
+            let block_changed = !folds.is_empty() || stats.get("dead_removed") > dead_before;
+            if block_changed {
                 changed_blocks[b] = true;
+            }
+            if R::ENABLED {
+                let promoted = folds.iter().filter(|f| f.0 == Class::LoadLocal).count() as u64;
+                let dead = stats.get("dead_removed") - dead_before;
+                let mut cells: Vec<(String, u64)> = alloc::vec![
+                    (String::from("promoted"), promoted),
+                    (String::from("folds"), n),
+                    (String::from("dead_removed"), dead),
+                ];
+                cells.extend(counters);
+                rec.step(|| {
+                    Step::new(
+                        "round",
+                        format!("Phase 37, block {b}, round {round}: {promoted} load(s) promoted, {n} fold(s), {dead} dead instruction(s) removed."),
+                    )
+                    .payload(Payload::GoRound {
+                        phase: 37,
+                        block: b as u32,
+                        iteration: round,
+                        counters: cells,
+                        changed: block_changed,
+                        capped: false,
+                    })
+                });
             }
             for (c, uses) in folds {
                 weighted += fold_cost(c, uses, opts.option_474);
