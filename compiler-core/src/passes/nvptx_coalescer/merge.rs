@@ -4,7 +4,7 @@ use super::classify::{side_class, Candidate, CopyKind, Side};
 use super::{key_pair, Nvptx, Unit, SNAPSHOT_MAX};
 use crate::entity::EntityRef;
 use crate::liveness::{LiveRange, SlotIndex, ValNo};
-use crate::mir::{CopyFamily, Inst, Op, Reg, SubReg, VReg};
+use crate::mir::{oflag, CopyFamily, Inst, Op, Reg, SubReg, VReg};
 use crate::trace::{Focus, Payload, Recorder, Step};
 use alloc::format;
 use alloc::string::String;
@@ -72,6 +72,37 @@ impl<R: Recorder> Nvptx<'_, '_, R> {
         }
         self.merge(inst, keep, gone, block_level, &dn, &sn);
         true
+    }
+
+    /// A lane def marked `undef` (`undef %t.sub0 = ...`) declares the tuple's other
+    /// lanes dead there. When a merge makes lane `l` live across such a def, the flag
+    /// would drop the merged value: it is cleared wherever lane `l` is live into the
+    /// instruction, as LLVM's coalescer does when it joins into a sub-register.
+    fn revive_undef_defs(&mut self, v: VReg, l: u8) {
+        let defs: Vec<Inst> = self.du.defs[v].to_vec();
+        for i in defs {
+            let Some(idx) = self.si.inst_index(i) else {
+                continue;
+            };
+            if !self.range((v, Some(l))).live_at(idx.base()) {
+                continue;
+            }
+            let stale = self.ed.f.insts[i].operands.iter().any(|o| {
+                o.is_def()
+                    && o.vreg_of() == Some(v)
+                    && o.has(oflag::UNDEF)
+                    && matches!(o.subreg, Some(SubReg::Lane(k)) if k != l)
+            });
+            if stale {
+                self.ed.modify(i, |d| {
+                    for o in d.operands.iter_mut() {
+                        if o.is_def() && o.vreg_of() == Some(v) && o.subreg.is_some() {
+                            o.set(oflag::UNDEF, false);
+                        }
+                    }
+                });
+            }
+        }
     }
 
     fn uses_subregs(&self, v: VReg) -> bool {
@@ -233,6 +264,9 @@ impl<R: Recorder> Nvptx<'_, '_, R> {
             segments: Vec::new(),
             valnos: Vec::new(),
         };
+        if let Some(l) = keep.1 {
+            self.revive_undef_defs(keep.0, l);
+        }
         // Tree (once built): both old extents out, the merged one in.
         for u in [keep, gone].into_iter().filter(|_| self.tree_built) {
             if let Some(iv) = self.in_tree.remove(&key_pair(u)) {
