@@ -71,3 +71,38 @@ body: |
     assert!(out.contains("%4.sub1:b32x2 = MOV_B32_i 3"), "{out}");
     assert!(!out.contains("undef %4.sub0"), "{out}");
 }
+
+/// `%4 = COPY %3` copies a whole tuple, then `%4.sub0 = COPY %1` rewrites one lane
+/// while `%3.sub0` is still read. `%3`'s value there comes from a lane write
+/// (`%3.sub1 = COPY %1`) with the same source: that does not make the two tuples
+/// equal, so they interfere (seed 355). (Two defs each keep `%1` and `%2` out of the
+/// lanes.)
+#[test]
+fn a_partial_def_is_not_a_copy_of_its_source_for_the_whole_tuple() {
+    let out = coalesce_keeps_results(
+        "---
+name: partial_def
+tracksRegLiveness: true
+isSSA: false
+noPhis: true
+body: |
+  bb.0:
+    %0:b64 = LD_i64 0, 0, 101, 3, 64, -1, &partial_def_param_0, 0
+    %1:b32 = LD_i32 0, 0, 101, 3, 32, -1, &partial_def_param_1, 0
+    %1:b32 = ADD32ri %1, 1
+    %2:b32 = LD_i32 0, 0, 101, 3, 32, -1, &partial_def_param_2, 0
+    %2:b32 = ADD32ri %2, 2
+    undef %3.sub0:b32x2 = COPY %2
+    %3.sub1:b32x2 = COPY %1
+    %4:b32x2 = COPY %3
+    %4.sub0:b32x2 = COPY %1
+    ST_i32 %3.sub0, 0, 0, 1, 32, %0, 0
+    ST_i32 %4.sub0, 0, 0, 1, 32, %0, 4
+    ST_i32 %1, 0, 0, 1, 32, %0, 8
+    ST_i32 %2, 0, 0, 1, 32, %0, 12
+    Return
+...
+",
+    );
+    assert!(out.contains("%4:b32x2 = COPY %3"), "{out}");
+}

@@ -186,9 +186,25 @@ impl<R: Recorder> Nvptx<'_, '_, R> {
             }
             let src = d.operands.get(1)?;
             let sv = src.vreg_of()?;
-            let lane = match src.subreg {
-                Some(SubReg::Lane(l)) => Some(l),
-                None => None,
+            let lane_of = |s: Option<SubReg>| match s {
+                Some(SubReg::Lane(l)) => Ok(Some(l)),
+                None => Ok(None),
+                _ => Err(()),
+            };
+            let (Ok(def_lane), Ok(src_lane)) = (lane_of(d.operands[0].subreg), lane_of(src.subreg))
+            else {
+                return Some((info.def, false, u));
+            };
+            // Which unit of the source holds this unit's value.
+            let lane = match (u.1, def_lane) {
+                // A whole register copied whole: the same unit of the source.
+                (None, None) => src_lane,
+                // One lane of a tuple copied whole: that lane of the source tuple.
+                (Some(l), None) if src_lane.is_none() => Some(l),
+                // A lane written by a lane copy: the source as named.
+                (Some(l), Some(k)) if k == l => src_lane,
+                // A partial def changes one lane of the whole register: the whole
+                // value is new here, not the source's.
                 _ => return Some((info.def, false, u)),
             };
             let nu = (sv, lane);
