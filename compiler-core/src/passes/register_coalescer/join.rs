@@ -131,11 +131,13 @@ impl<R: Recorder> Coalescer<'_, '_, R> {
             segments: Vec::new(),
             valnos: Vec::new(),
         };
-        // Copies between the two are now `keep = COPY keep`: erase them.
+        // Copies between the two are now `keep = COPY keep` (or, lane to the same lane,
+        // `keep.subK = COPY keep.subK`: the join checked that value too): erase them.
         let mut erased = 0;
         for &i in &touched {
             if self.ed.f.layout.is_inserted(i)
-                && full_copy(self.ed.f, i).is_some_and(|(d, s)| d == s)
+                && (full_copy(self.ed.f, i).is_some_and(|(d, s)| d == s)
+                    || same_lane_copy(self.ed.f, i, keep))
             {
                 self.erase_copy(i);
                 erased += 1;
@@ -191,4 +193,15 @@ impl<R: Recorder> Coalescer<'_, '_, R> {
             .collect();
         self.ranges[v.index()] = LiveRange::from_segments(segs, &r.valnos.clone());
     }
+}
+
+/// `v.subK = COPY v.subK`: a lane copied onto itself.
+fn same_lane_copy(f: &crate::mir::Function, i: Inst, v: VReg) -> bool {
+    let d = &f.insts[i];
+    d.is(crate::mir::Op::COPY)
+        && d.operands.len() >= 2
+        && d.operands[0].vreg_of() == Some(v)
+        && d.operands[1].vreg_of() == Some(v)
+        && d.operands[0].subreg.is_some()
+        && d.operands[0].subreg == d.operands[1].subreg
 }
