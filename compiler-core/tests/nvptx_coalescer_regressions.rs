@@ -106,3 +106,51 @@ body: |
     );
     assert!(out.contains("%4:b32x2 = COPY %3"), "{out}");
 }
+
+/// `%6 = COPY %5` joins two tuples whole; `%2` may then join lane `%6.sub1` only if
+/// it does not interfere with what `%5` brought, lane by lane: on the `bb.2` path the
+/// texture-memory load writes both lanes while `%2` is still needed in `bb.3`. The
+/// survivor's lane ranges (and their interval-tree extents) must include `%5`'s
+/// (seed 1146).
+#[test]
+fn a_whole_tuple_join_merges_the_lane_ranges_too() {
+    coalesce_keeps_results(
+        "---
+name: stale_lanes
+tracksRegLiveness: true
+isSSA: false
+noPhis: true
+body: |
+  bb.0:
+    successors: %bb.2, %bb.1
+
+    %0:b64 = LD_i64 0, 0, 101, 3, 64, -1, &stale_lanes_param_0, 0
+    %1:b32 = LD_i32 0, 0, 101, 3, 32, -1, &stale_lanes_param_1, 0
+    %2:b32 = MOV_B32_i 16
+    %3:b32 = LD_i32 0, 0, 101, 3, 32, -1, &stale_lanes_param_2, 0
+    %3:b32 = ADD32ri %3, 1
+    %4:b1 = SETP_i32ri %1, 20, 2
+    CBranch %4, %bb.2
+
+  bb.1:
+    successors: %bb.3
+
+    undef %5.sub0:b32x2 = COPY %3
+    %5.sub1:b32x2 = COPY %2
+    GOTO %bb.3
+
+  bb.2:
+    successors: %bb.3
+
+    %5:b32x2 = TMA_LOAD_2D %0, %1
+
+  bb.3:
+    %5.sub0:b32x2 = COPY %2
+    %6:b32x2 = COPY %5
+    ST_i32 %5.sub0, 0, 0, 1, 32, %0, 0
+    ST_i32 %6.sub1, 0, 0, 1, 32, %0, 4
+    Return
+...
+",
+    );
+}

@@ -105,6 +105,17 @@ impl<R: Recorder> Nvptx<'_, '_, R> {
         }
     }
 
+    /// Gives a tuple register one lane range per lane (copies of its main range where
+    /// liveness computed none).
+    fn materialize_lanes(&mut self, v: VReg) {
+        let n = self.ed.f.vreg_class(v).map_or(0, |c| c.lanes() as usize);
+        let i = v.index();
+        while self.lanes[i].len() < n {
+            let main = self.main[i].clone();
+            self.lanes[i].push(main);
+        }
+    }
+
     fn uses_subregs(&self, v: VReg) -> bool {
         self.du.defs[v]
             .iter()
@@ -265,33 +276,71 @@ impl<R: Recorder> Nvptx<'_, '_, R> {
                 erased += 1;
             }
         }
-        // Ranges: the survivor gets the union; a lane join also widens the tuple's main range.
+        // Ranges: the survivor gets the union; a lane join also widens the tuple's main
+        // range; a whole join of two tuples also joins them lane by lane (a register
+        // without lane ranges counts its main range for every lane).
         let merged = self.range(keep).union(self.range(gone));
         let gone_range = self.range(gone).clone();
+        let (k, g) = (keep.0.index(), gone.0.index());
         match keep.1 {
             Some(l) => {
-                self.lanes[keep.0.index()][l as usize] = merged;
-                let main = self.main[keep.0.index()].union(&gone_range);
-                self.main[keep.0.index()] = main;
+                self.materialize_lanes(keep.0);
+                if let Some(slot) = self.lanes[k].get_mut(l as usize) {
+                    *slot = merged;
+                }
+                let main = self.main[k].union(&gone_range);
+                self.main[k] = main;
             }
-            None => self.main[keep.0.index()] = merged,
+            None => {
+                let n = self.lanes[k].len().max(self.lanes[g].len());
+                let lanes: Vec<LiveRange> = (0..n)
+                    .map(|l| {
+                        self.lanes[k]
+                            .get(l)
+                            .unwrap_or(&self.main[k])
+                            .union(self.lanes[g].get(l).unwrap_or(&gone_range))
+                    })
+                    .collect();
+                self.lanes[k] = lanes;
+                self.main[k] = merged;
+            }
         }
-        self.main[gone.0.index()] = LiveRange {
+        self.main[g] = LiveRange {
             segments: Vec::new(),
             valnos: Vec::new(),
         };
+        self.lanes[g] = Vec::new();
         if let Some(l) = keep.1 {
             self.revive_undef_defs(keep.0, l);
         }
-        // Tree (once built): both old extents out, the merged one in.
-        for u in [keep, gone].into_iter().filter(|_| self.tree_built) {
-            if let Some(iv) = self.in_tree.remove(&key_pair(u)) {
-                self.tree.remove(&iv);
+        // Tree (once built): every old extent of both registers (whole and per lane) out,
+        // the survivor's merged ones in.
+        if self.tree_built {
+            let units = |v: VReg, n: usize| {
+                core::iter::once((v, None)).chain((0..n as u8).map(move |l| (v, Some(l))))
+            };
+            let n = self
+                .ed
+                .f
+                .vreg_class(keep.0)
+                .map_or(0, |c| c.lanes() as usize);
+            let m = self
+                .ed
+                .f
+                .vreg_class(gone.0)
+                .map_or(0, |c| c.lanes() as usize);
+            for u in units(keep.0, n).chain(units(gone.0, m)) {
+                if let Some(iv) = self.in_tree.remove(&key_pair(u)) {
+                    self.tree.remove(&iv);
+                }
             }
-        }
-        if let Some(iv) = self.extent(keep).filter(|_| self.tree_built) {
-            self.tree.insert(iv);
-            self.in_tree.insert(key_pair(keep), iv);
+            let lanes = if n > 1 { n } else { 0 };
+            for u in units(keep.0, lanes) {
+                if let Some(iv) = self.extent(u) {
+                    self.tree.insert(iv);
+                    self.in_tree.insert(key_pair(u), iv);
+                }
+            }
         }
         if let Some(cl) = self.ed.f.vreg_class(keep.0) {
             self.ed.set_class(keep.0, Some(cl));
