@@ -38,6 +38,8 @@ pub mod ptxas;
 pub mod share;
 pub mod stages;
 pub mod stats;
+#[cfg(feature = "testgen")]
+pub mod testgen;
 pub mod trace;
 
 pub use error::SourceError;

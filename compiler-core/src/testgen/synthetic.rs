@@ -1,0 +1,241 @@
+//! Large regular functions for benchmarks: about `n` instructions each, SSA MIR text in
+//! llc-22's dialect, so every size runs the same passes on the same shapes.
+//!
+//! ```text
+//!  phi_swaps(n)   one loop whose header swaps n/5 pairs of PHIs every trip
+//!                 (a, b) = (b, a); the exit stores every value      → PHI copies that
+//!                 must survive coalescing, one per pair
+//!  copy_chain(n)  straight-line blocks of COPY chains, adds and stores
+//!                 → copies every coalescer joins
+//!  tuples(n)      texture fetches and MMA fragments split by N-pair EXTRACT_SUBREG,
+//!                 rebuilt with REG_SEQUENCE / INSERT_SUBREG   → two-address work
+//!  phi_swaps_ll(n) the phi_swaps loop as LLVM IR, for llc-22 to lower itself
+//! ```
+
+use alloc::string::String;
+use core::fmt::Write;
+
+/// Every synthetic family: name and generator.
+pub const FAMILIES: &[(&str, fn(usize) -> String)] = &[
+    ("phi-swaps", phi_swaps),
+    ("copy-chain", copy_chain),
+    ("tuples", tuples),
+];
+
+fn header(s: &mut String, name: &str) {
+    let _ = write!(
+        s,
+        "---\nname: {name}\ntracksRegLiveness: true\nisSSA: true\nnoPhis: false\nbody: |\n"
+    );
+}
+
+/// A loop of `n / 5` PHI pairs swapping every trip.
+pub fn phi_swaps(n: usize) -> String {
+    let k = (n / 5).max(1);
+    let mut s = String::with_capacity(n * 48);
+    header(&mut s, "phi_swaps");
+    s.push_str("  bb.0.entry:\n    successors: %bb.1\n\n");
+    s.push_str("    %0:b64 = LD_i64 0, 0, 101, 3, 64, -1, &phi_swaps_param_0, 0\n");
+    s.push_str("    %1:b32 = LD_i32 0, 0, 101, 3, 32, -1, &phi_swaps_param_1, 0\n");
+    s.push_str("    %2:b32 = MOV_B32_i 0\n");
+    // Entry values: %(10 + 4i) and %(11 + 4i); PHIs: %(12 + 4i), %(13 + 4i).
+    for i in 0..k {
+        let v = 10 + 4 * i;
+        let _ = writeln!(s, "    %{v}:b32 = MOV_B32_i {}", 2 * i);
+        let _ = writeln!(s, "    %{}:b32 = MOV_B32_i {}", v + 1, 2 * i + 1);
+    }
+    s.push_str("\n  bb.1.loop:\n    successors: %bb.1, %bb.2\n\n");
+    s.push_str("    %3:b32 = PHI %2, %bb.0, %4, %bb.1\n");
+    for i in 0..k {
+        let v = 10 + 4 * i;
+        let _ = writeln!(s, "    %{}:b32 = PHI %{v}, %bb.0, %{}, %bb.1", v + 2, v + 3);
+        let _ = writeln!(
+            s,
+            "    %{}:b32 = PHI %{}, %bb.0, %{}, %bb.1",
+            v + 3,
+            v + 1,
+            v + 2
+        );
+    }
+    s.push_str("    %4:b32 = ADD32ri %3, 1\n");
+    s.push_str("    %5:b1 = SETP_i32rr %4, %1, 2\n");
+    s.push_str("    CBranch %5, %bb.1\n\n  bb.2.exit:\n");
+    for i in 0..k {
+        let v = 10 + 4 * i;
+        let _ = writeln!(
+            s,
+            "    ST_i32 %{}, 0, 0, 1, 32, %0, {}",
+            v + 2,
+            (8 * i) % 8192
+        );
+        let _ = writeln!(
+            s,
+            "    ST_i32 %{}, 0, 0, 1, 32, %0, {}",
+            v + 3,
+            (8 * i + 4) % 8192
+        );
+    }
+    s.push_str("    Return\n...\n");
+    s
+}
+
+/// The same loop as LLVM IR (`ptx_kernel`), for `llc-22 -stop-before=...`.
+pub fn phi_swaps_ll(n: usize) -> String {
+    let k = (n / 5).max(1);
+    let mut s = String::with_capacity(n * 64);
+    s.push_str("target triple = \"nvptx64-nvidia-cuda\"\n\n");
+    s.push_str("define ptx_kernel void @phi_swaps(ptr addrspace(1) %out, i32 %n) {\n");
+    s.push_str("entry:\n  br label %loop\n\nloop:\n");
+    s.push_str("  %i = phi i32 [ 0, %entry ], [ %i.next, %loop ]\n");
+    for i in 0..k {
+        let _ = writeln!(
+            s,
+            "  %a{i} = phi i32 [ {}, %entry ], [ %b{i}, %loop ]",
+            2 * i
+        );
+        let _ = writeln!(
+            s,
+            "  %b{i} = phi i32 [ {}, %entry ], [ %a{i}, %loop ]",
+            2 * i + 1
+        );
+    }
+    s.push_str("  %i.next = add i32 %i, 1\n  %c = icmp slt i32 %i.next, %n\n");
+    s.push_str("  br i1 %c, label %loop, label %exit\n\nexit:\n");
+    for i in 0..k {
+        let _ = writeln!(
+            s,
+            "  %pa{i} = getelementptr inbounds i32, ptr addrspace(1) %out, i64 {}",
+            2 * i
+        );
+        let _ = writeln!(s, "  store i32 %a{i}, ptr addrspace(1) %pa{i}");
+        let _ = writeln!(
+            s,
+            "  %pb{i} = getelementptr inbounds i32, ptr addrspace(1) %out, i64 {}",
+            2 * i + 1
+        );
+        let _ = writeln!(s, "  store i32 %b{i}, ptr addrspace(1) %pb{i}");
+    }
+    s.push_str("  ret void\n}\n");
+    s
+}
+
+/// Straight-line code: blocks of 64 instructions with COPY chains feeding adds and
+/// stores (no PHIs; the entry stage is two-address).
+pub fn copy_chain(n: usize) -> String {
+    let mut s = String::with_capacity(n * 48);
+    let _ = write!(
+        s,
+        "---\nname: copy_chain\ntracksRegLiveness: true\nisSSA: true\nnoPhis: true\nbody: |\n"
+    );
+    s.push_str("  bb.0.entry:\n");
+    s.push_str("    %0:b64 = LD_i64 0, 0, 101, 3, 64, -1, &copy_chain_param_0, 0\n");
+    s.push_str("    %1:b32 = LD_i32 0, 0, 101, 3, 32, -1, &copy_chain_param_1, 0\n");
+    let mut next = 2u32;
+    let mut acc = 1u32;
+    let mut emitted = 2usize;
+    let mut block = 0;
+    while emitted < n {
+        if emitted % 64 == 0 {
+            block += 1;
+            let _ = write!(s, "\n  bb.{block}:\n");
+        }
+        // %c1 = COPY %acc; %c2 = COPY %c1; %t = ADD32rr %c2, %acc; store; %acc = %t
+        let (c1, c2, t) = (next, next + 1, next + 2);
+        next += 3;
+        let _ = writeln!(s, "    %{c1}:b32 = COPY %{acc}");
+        let _ = writeln!(s, "    %{c2}:b32 = COPY %{c1}");
+        let _ = writeln!(s, "    %{t}:b32 = ADD32rr %{c2}, %{acc}");
+        let _ = writeln!(
+            s,
+            "    ST_i32 %{c1}, 0, 0, 1, 32, %0, {}",
+            (4 * emitted) % 8192
+        );
+        acc = t;
+        emitted += 4;
+    }
+    let _ = writeln!(s, "    ST_i32 %{acc}, 0, 0, 1, 32, %0, 0");
+    s.push_str("    Return\n...\n");
+    s
+}
+
+/// Multi-result producers and the pseudos that split and rebuild their tuples.
+pub fn tuples(n: usize) -> String {
+    let mut s = String::with_capacity(n * 64);
+    let _ = write!(
+        s,
+        "---\nname: tuples\ntracksRegLiveness: true\nisSSA: true\nnoPhis: true\nbody: |\n"
+    );
+    s.push_str("  bb.0.entry:\n");
+    s.push_str("    %0:int64regs = LD_i64 0, 0, 101, 3, 64, -1, &tuples_param_0, 0\n");
+    s.push_str("    %1:float32regs = LD_f32 0, 0, 101, 3, 32, -1, &tuples_param_1, 0\n");
+    s.push_str("    %2:int64regs = LD_i64 0, 0, 101, 3, 64, -1, &tuples_param_2, 0\n");
+    let mut v = 3u32;
+    let mut emitted = 3usize;
+    let mut acc = 1u32;
+    let mut k = 0usize;
+    while emitted < n {
+        // tex → 4 lanes, split by one 4-pair EXTRACT_SUBREG, two adds, a REG_SEQUENCE
+        // of the sums, an INSERT_SUBREG, an MMA accumulating into it, one lane stored.
+        let t = v;
+        let (e0, e1, e2, e3) = (v + 1, v + 2, v + 3, v + 4);
+        let (s0, s1) = (v + 5, v + 6);
+        let (rs, ins, mma, out) = (v + 7, v + 8, v + 9, v + 10);
+        v += 11;
+        let _ = writeln!(
+            s,
+            "    %{t}:float32regsx4 = TEX_2D_V4F32_F32 %2, %{acc}, %1"
+        );
+        let _ = writeln!(
+            s,
+            "    %{e0}:float32regs, early-tied %{e1}:float32regs, %{e2}:float32regs, tied-hint %{e3}:float32regs = EXTRACT_SUBREG %{t}.sub0, %{t}.sub1, %{t}.sub2, %{t}.sub3"
+        );
+        let _ = writeln!(s, "    %{s0}:float32regs = FADDf32rr %{e0}, %{e1}, 0");
+        let _ = writeln!(s, "    %{s1}:float32regs = FADDf32rr %{e2}, %{e3}, 0");
+        let _ = writeln!(
+            s,
+            "    %{rs}:float32regsx4 = REG_SEQUENCE %{s0}, %subreg.sub0, %{s1}, %subreg.sub1, %{e0}, %subreg.sub2, %{e3}, %subreg.sub3"
+        );
+        let _ = writeln!(
+            s,
+            "    %{ins}:float32regsx4 = INSERT_SUBREG %{rs}, %{acc}, %subreg.sub1"
+        );
+        let _ = writeln!(
+            s,
+            "    %{mma}:float32regsx4 = MMA_M16N8K8_TF32_ACC %{s0}, %{s1}, %{ins}"
+        );
+        let _ = writeln!(
+            s,
+            "    %{out}:float32regs = EXTRACT_SUBREG %{mma}, %subreg.sub2"
+        );
+        let _ = writeln!(s, "    ST_i32 %{out}, 0, 0, 1, 32, %0, {}", (4 * k) % 8192);
+        acc = out;
+        emitted += 9;
+        k += 1;
+    }
+    s.push_str("    Return\n...\n");
+    s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::mir::parse_module;
+    use crate::mir::verify::{verify, VerifyLevel};
+
+    #[test]
+    fn synthetic_functions_parse_verify_and_have_their_size() {
+        for &(name, make) in FAMILIES {
+            for n in [100, 1000] {
+                let m = parse_module(&make(n)).unwrap_or_else(|e| panic!("{name} {n}: {e}"));
+                let f = &m.functions[0];
+                let errs = verify(f, VerifyLevel::Ssa);
+                assert!(errs.is_empty(), "{name} {n}: {errs:?}");
+                let count = f.all_insts().count();
+                assert!(
+                    count * 10 >= n * 9 && count * 10 <= n * 12,
+                    "{name} {n}: {count} instructions"
+                );
+            }
+        }
+    }
+}
