@@ -177,6 +177,11 @@ pub const GENERATED_OPS: &[(Op, u32)] = {
         (WGMMA_M64N32K16_F32, 1),
         (TMA_LOAD_2D, 1),
         (CP_ASYNC_CA_SHARED, 1),
+        (TEX_2D_V4F32_F32_P, 1),
+        (EH_LABEL, 1),
+        (LIFETIME_START, 1),
+        (LIFETIME_END, 1),
+        (PSEUDO_PROBE, 1),
     ]
 };
 
@@ -1077,6 +1082,19 @@ impl G<'_> {
             CVT_u32_u64 => {
                 let mode = self.flag_bits(false);
                 self.unop(op, Ty::I32, Ty::I64, &format!(", {mode}"));
+            }
+            EH_LABEL => self.push(format!("EH_LABEL <mcsymbol .Ltmp{}>", self.emitted)),
+            LIFETIME_START | LIFETIME_END => self.push(format!("{} %stack.0", op.name())),
+            PSEUDO_PROBE => self.push("PSEUDO_PROBE 1, 1, 0, 0".into()),
+            TEX_2D_V4F32_F32_P => {
+                let h = self.opnd(Ty::I64, false);
+                let x = self.opnd(Ty::F32, false);
+                let y = self.opnd(Ty::F32, false);
+                let defs = self.results(Lane::F32, 4, 100, h.taint || x.taint || y.taint);
+                self.push(format!(
+                    "{defs} = TEX_2D_V4F32_F32_P {}, {}, {}, implicit-def $texpred",
+                    h.text, x.text, y.text
+                ));
             }
             TEX_UNIFIED_2D_F32_F32_R | TEX_2D_V4F32_F32 => {
                 let h = self.opnd(Ty::I64, false);
