@@ -43,6 +43,10 @@ const E2E: &[&str] = &[
     "chromium",
 ];
 
+/// Random programs the `random-programs` step runs (`COPYSCOPE_RANDOM_PROGRAMS`
+/// overrides it).
+pub const RANDOM_PROGRAMS: u32 = 1000;
+
 /// Every check step, in run order.
 pub fn steps() -> Vec<Step> {
     vec![
@@ -80,6 +84,30 @@ pub fn steps() -> Vec<Step> {
                     &[("PTXAS", ptxas), ("COPYSCOPE_REQUIRE_PTXAS", "1".into())],
                 )
             },
+        },
+        Step {
+            name: "random-programs",
+            about: "1,000 random MIR programs through every pass (release; verifier + interpreter)",
+            needs: &[],
+            run: |ctx| {
+                let args = [
+                    "test",
+                    "--release",
+                    "-p",
+                    "compiler-core",
+                    "--test",
+                    "random_programs",
+                ];
+                let count = std::env::var("COPYSCOPE_RANDOM_PROGRAMS")
+                    .unwrap_or_else(|_| RANDOM_PROGRAMS.to_string());
+                cargo_step(ctx, &args, &[("COPYSCOPE_RANDOM_PROGRAMS", count)])
+            },
+        },
+        Step {
+            name: "fuzz-smoke",
+            about: "every fuzz target for a few seconds (cargo +nightly fuzz, fuzz/)",
+            needs: &["cargo-fuzz"],
+            run: |ctx| crate::fuzz::smoke(ctx),
         },
         Step {
             name: "wasm-build",
@@ -138,7 +166,7 @@ pub fn steps() -> Vec<Step> {
     ]
 }
 
-fn failed(detail: impl Into<String>) -> Outcome {
+pub fn failed(detail: impl Into<String>) -> Outcome {
     Outcome {
         ok: false,
         detail: detail.into(),

@@ -5,7 +5,8 @@
 //! cargo xtask test  [--only S,..] [--skip S,..] [--skip-e2e] [--list]
 //!                                                          install, then every check + summary
 //! cargo xtask bless                                        rewrite golden files (COPYSCOPE_BLESS=1)
-//! cargo xtask bench                                        benchmarks (none yet; lists the plan)
+//! cargo xtask bench [--llc]                                benchmarks → docs/bench.md
+//! cargo xtask fuzz [TARGET] [--seconds N]                  long fuzz runs (cargo +nightly fuzz)
 //! cargo xtask setup                                        only the installs
 //! ```
 //!
@@ -13,6 +14,7 @@
 
 mod checks;
 mod ctx;
+mod fuzz;
 mod http;
 mod proc;
 mod serve;
@@ -34,7 +36,10 @@ commands:
           --skip-e2e             same as --skip e2e        --list   list the steps
   bless   rerun the native test suites with COPYSCOPE_BLESS=1: golden-file tests
           rewrite their expected files instead of comparing; review with `git diff`
-  bench   run the benchmarks (none yet: prints what they will cover)
+  bench   run the benchmarks (release) and write docs/bench.md
+          --llc  also time llc-22 on the same MIR (installs Debian llvm-22 if missing)
+  fuzz    run fuzz targets with cargo +nightly fuzz (installs cargo-fuzz if missing)
+          [TARGET] one target (default: all)   --seconds N  per target (default 600)
   setup   only install the tools (what `serve` and `test` do first)";
 
 fn main() -> ExitCode {
@@ -49,6 +54,7 @@ fn main() -> ExitCode {
         "test" => test_cmd(rest),
         "bless" => bless_cmd(rest),
         "bench" => bench_cmd(rest),
+        "fuzz" => fuzz_cmd(rest),
         "setup" => setup_cmd(rest),
         "help" | "-h" | "--help" => {
             println!("{USAGE}");
@@ -259,16 +265,91 @@ fn bless_cmd(rest: &[String]) -> Result<ExitCode, Usage> {
 }
 
 fn bench_cmd(rest: &[String]) -> Result<ExitCode, Usage> {
-    if let Some(arg) = rest.first() {
-        return Err(Usage(format!("bench takes no options (got `{arg}`)")));
+    let mut llc = false;
+    for arg in rest {
+        match arg.as_str() {
+            "--llc" => llc = true,
+            other => return Err(Usage(format!("bench: unknown option `{other}`"))),
+        }
     }
-    println!(
-        "nothing to benchmark yet. `cargo xtask bench` will measure, in the native release profile:
-  - each pass on the corpus (shared/corpus/*.mir, *.ptx): time per function
-  - parsers and printers (MIR, DAG, PTX): throughput
-  - trace seeking on a large function (checkpoints + replay)
-  - the permalink codec: encode / decode
-and report the site's wasm size after wasm-opt. Speed is measured here, never in tests."
-    );
-    Ok(ExitCode::SUCCESS)
+    let ctx = Ctx::new();
+    if llc && ctx::which("llc-22").is_none() {
+        println!("llc-22 missing: apt-get install -y llvm-22");
+        let status = ctx
+            .command("apt-get", &["install", "-y", "llvm-22"])
+            .status();
+        if !matches!(status, Ok(s) if s.success()) {
+            eprintln!("error: could not install llvm-22");
+            return Ok(ExitCode::FAILURE);
+        }
+    }
+    let out = ctx.root.join("docs").join("bench.md");
+    let mut cmd = ctx.cargo(&[
+        "test",
+        "--release",
+        "-p",
+        "compiler-core",
+        "--test",
+        "bench",
+        "--",
+        "--ignored",
+        "--nocapture",
+        "--test-threads=1",
+    ]);
+    cmd.env("COPYSCOPE_BENCH_OUT", &out);
+    if llc {
+        cmd.env("COPYSCOPE_BENCH_LLC", "1");
+    }
+    Ok(match cmd.status() {
+        Ok(s) if s.success() => {
+            println!("results: {}", ctx.show(&out));
+            ExitCode::SUCCESS
+        }
+        _ => ExitCode::FAILURE,
+    })
+}
+
+fn fuzz_cmd(rest: &[String]) -> Result<ExitCode, Usage> {
+    let (mut target, mut seconds) = (None, 600u32);
+    let mut args = Args::new(rest);
+    while let Some((name, inline)) = args.next() {
+        match name {
+            "--seconds" => {
+                let v = args.value(name, inline)?;
+                seconds = v
+                    .parse()
+                    .map_err(|_| Usage(format!("--seconds: `{v}` is not a number")))?;
+            }
+            t if fuzz::TARGETS.contains(&t) && target.is_none() => target = Some(t.to_string()),
+            other => {
+                return Err(Usage(format!(
+                    "fuzz: unknown option or target `{other}`; targets: {}",
+                    fuzz::TARGETS.join(", ")
+                )))
+            }
+        }
+    }
+    let ctx = Ctx::new();
+    if let Err(e) = install(&ctx, |t| t.id == "cargo-fuzz") {
+        return Ok(setup_failed(e));
+    }
+    let targets: Vec<&str> = match &target {
+        Some(t) => vec![t.as_str()],
+        None => fuzz::TARGETS.to_vec(),
+    };
+    let mut failed = 0;
+    for t in targets {
+        match fuzz::run_target(&ctx, t, seconds) {
+            Ok(line) => println!("{line}"),
+            Err(e) => {
+                eprintln!("{e}");
+                failed += 1;
+            }
+        }
+    }
+    Ok(if failed == 0 {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::FAILURE
+    })
 }

@@ -19,6 +19,8 @@ use std::time::Instant;
 /// Trunk: 0.22 needs a newer rustc than the project's 1.95.
 pub const TRUNK_VERSION: &str = "0.21.14";
 /// Where Debian's chromium package puts the browser and its driver.
+/// cargo-fuzz, run as `cargo +nightly fuzz` by the fuzz-smoke step and `cargo xtask fuzz`.
+pub const CARGO_FUZZ_VERSION: &str = "0.13.2";
 pub const CHROMIUM: &str = "/usr/bin/chromium";
 pub const CHROMEDRIVER: &str = "/usr/bin/chromedriver";
 
@@ -65,6 +67,14 @@ pub fn all(ctx: &Ctx) -> Result<Vec<Tool<'_>>, String> {
         node_packages(ctx),
         chromium(ctx),
         ptxas(ctx),
+        // `cargo +nightly fuzz` (fuzz/ is its own workspace on the nightly toolchain).
+        cargo_installed(
+            ctx,
+            "cargo-fuzz",
+            &["cargo-fuzz"],
+            CARGO_FUZZ_VERSION.into(),
+            false,
+        ),
     ])
 }
 
