@@ -79,7 +79,7 @@ fn bench() {
             let m = parse_module(&make(n)).unwrap();
             let mut f = m.functions.into_iter().next().unwrap();
             let count = f.all_insts().count();
-            for s in 0..4 {
+            for (s, stage) in STAGES.iter().enumerate() {
                 let reps = if n >= 100_000 { 1 } else { 3 };
                 let off = time_untraced(s, &f, reps);
                 let mut g = f.clone();
@@ -99,8 +99,7 @@ fn bench() {
                 };
                 let _ = writeln!(
                     md,
-                    "| {name} | {count} | {} | {:.2} | {:.2} | {:.2} | {} | {per} |",
-                    STAGES[s],
+                    "| {name} | {count} | {stage} | {:.2} | {:.2} | {:.2} | {} | {per} |",
                     ms(off),
                     count as f64 / off.as_secs_f64() / 1e6,
                     ms(on),

@@ -30,7 +30,7 @@ fn configs(seed: u64) -> (GenConfig, CheckConfig) {
     let check = CheckConfig {
         seeds: 3,
         knobs: knobs.iter().map(|s| s.to_string()).collect(),
-        trace: seed % 5 == 0,
+        trace: seed.is_multiple_of(5),
         ..CheckConfig::default()
     };
     (gen, check)

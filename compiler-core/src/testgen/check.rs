@@ -237,7 +237,7 @@ pub fn check(input: &Function, cfg: &CheckConfig) -> Result<CheckReport, CheckFa
         let mut inputs = interp::random_inputs(input, None, seed);
         inputs.launch = interp::Launch {
             grid: [1, 1, 1],
-            block: [if seed % 2 == 0 { 32 } else { 64 }, 1, 1],
+            block: [if seed.is_multiple_of(2) { 32 } else { 64 }, 1, 1],
         };
         let want = p_in.run(&inputs, &config).map(|r| r.outcome);
         match &want {

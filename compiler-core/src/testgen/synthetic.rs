@@ -15,8 +15,11 @@
 use alloc::string::String;
 use core::fmt::Write;
 
+/// A family's generator: about `n` instructions of MIR text.
+pub type Make = fn(usize) -> String;
+
 /// Every synthetic family: name and generator.
-pub const FAMILIES: &[(&str, fn(usize) -> String)] = &[
+pub const FAMILIES: &[(&str, Make)] = &[
     ("phi-swaps", phi_swaps),
     ("copy-chain", copy_chain),
     ("tuples", tuples),
@@ -135,7 +138,7 @@ pub fn copy_chain(n: usize) -> String {
     let mut emitted = 2usize;
     let mut block = 0;
     while emitted < n {
-        if emitted % 64 == 0 {
+        if emitted.is_multiple_of(64) {
             block += 1;
             let _ = write!(s, "\n  bb.{block}:\n");
         }
