@@ -2,15 +2,15 @@
 //! trace into what the playground shows, kept off the page's main thread.
 //!
 //! ```text
-//!  page (web-app, yew) ──Request──▶ Web Worker (bin copyscope-engine: worker::start)
-//!                      ◀─Response──        │
+//!  page (web-app, yew) ──Request──▶ Web Worker (the same wasm: web-app's main sees a
+//!                      ◀─Response──  worker scope and calls worker::start)
 //!                                          ▼
 //!                                  Session (session.rs): run, view(stage, step), diff
 //!                                    lines.rs  printed function + line of each instruction
 //!                                    diff.rs   line diff with folded context
 //!                                    payload.rs a step's payload as table rows
 //!  other pages / tests ──▶ js.rs: run(source, options), examples(), stages(), knobs(),
-//!                                 encodeLink / decodeLink   (exported by the same binary)
+//!                                 encodeLink / decodeLink   (exported by web-app's binary)
 //! ```
 //!
 //! Rules: the library names no DOM type outside `js` and `worker` (both wasm only), so
@@ -30,6 +30,15 @@ pub mod worker;
 
 pub use protocol::{Request, Response, RunRequest};
 pub use session::Session;
+
+/// The engine's greeting: ready, with the stages it can run.
+pub fn ready() -> Response {
+    Response::Ready {
+        implemented: compiler_core::Stage::all()
+            .filter(|&s| compiler_core::pipeline::is_implemented(s))
+            .collect(),
+    }
+}
 
 /// The engine's answer to one request, given the current session (replaced by a run).
 /// `progress` hears about a run's stages as they start. Used by the worker loop and by
@@ -63,7 +72,7 @@ pub fn handle(
                 None => Err(format!("run {run_id} is no longer loaded")),
             };
             match result {
-                Ok(v) => Response::View(v),
+                Ok(v) => Response::View(Box::new(v)),
                 Err(message) => Response::ViewFailed {
                     run_id,
                     stage,

@@ -10,14 +10,16 @@
 //! ```
 //!
 //! Every response names the run (and step) it belongs to, so the page can drop answers
-//! that arrive after it asked for something else.
+//! that arrive after it asked for something else. Enums use serde's default external
+//! tagging (`{"view": {...}}`): internally tagged enums cost a buffering deserializer
+//! that more than doubles the page's decoding code.
 
 use compiler_core::Stage;
 use serde::{Deserialize, Serialize};
 
 /// What the page asks of the engine.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(tag = "type", rename_all = "snake_case")]
+#[serde(rename_all = "snake_case")]
 pub enum Request {
     /// Run the pipeline on a source text; replaces the engine's current session.
     Run { id: u64, run: RunRequest },
@@ -50,14 +52,17 @@ pub struct RunRequest {
 
 /// What the engine answers.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(tag = "type", rename_all = "snake_case")]
+#[serde(rename_all = "snake_case")]
 pub enum Response {
-    /// The engine is loaded and listening (sent once, when the worker starts).
-    Ready,
+    /// The engine is loaded and listening (sent once, when the worker starts), with the
+    /// stages that have an implementation (the page does not link the passes itself).
+    Ready {
+        implemented: Vec<Stage>,
+    },
     Progress(Progress),
     RunDone(RunSummary),
     RunFailed(RunFailure),
-    View(StepView),
+    View(Box<StepView>),
     Diff(DiffView),
     /// A view or diff could not be made (stale run, replay error).
     ViewFailed {
@@ -156,7 +161,7 @@ pub struct SourcePosError {
 }
 
 /// Printed IR with some lines marked.
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct IrText {
     pub text: String,
     /// Marked lines (0-based), sorted by line, at most one mark per line.
@@ -214,7 +219,7 @@ pub struct PayloadRow {
 }
 
 /// What the page shows for one step.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct StepView {
     pub run_id: u64,
     pub stage: Stage,
@@ -228,7 +233,8 @@ pub struct StepView {
     pub narration: String,
     /// The IR before the step (at step 0: the stage's input).
     pub before: IrText,
-    /// The IR after the step; None at step 0.
+    /// The IR after the step (at step 0: the stage's output, unmarked); None when the
+    /// stage has no function to show.
     pub after: Option<IrText>,
     /// Virtual registers the step is about (`%N` numbers).
     pub focus_regs: Vec<u32>,
@@ -239,7 +245,7 @@ pub struct StepView {
 }
 
 /// A line diff between two steps.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct DiffView {
     pub run_id: u64,
     pub stage: Stage,
@@ -255,7 +261,7 @@ pub struct DiffView {
 /// One line of a diff: unchanged context, added, removed, or a run of skipped
 /// unchanged lines.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(tag = "kind", rename_all = "snake_case")]
+#[serde(rename_all = "snake_case")]
 pub enum DiffLine {
     Same { old: u32, new: u32, text: String },
     Added { new: u32, text: String },

@@ -8,8 +8,8 @@
 //!  Session::diff(stage, a, b) ─ the whole module at steps a and b ─ diff::diff_ops ─▶ DiffView
 //! ```
 //!
-//! Step numbering is the page's: step 0 is the stage's input, step k (1-based) shows the
-//! IR before and after the k-th recorded step. Memory stays bounded on large functions:
+//! Step numbering is the page's: step 0 shows the stage's input beside its output, step k
+//! (1-based) shows the IR before and after the k-th recorded step. Memory stays bounded on large functions:
 //! the checkpoint spacing grows with `steps × instructions` (see [`checkpoint_spacing`]).
 
 use crate::diff;
@@ -273,11 +273,17 @@ impl Session {
             return Ok(view);
         }
         if step == 0 {
+            // The input, and beside it where the stage ends up (the first function's).
             let functions = self.result.stages[k].functions.len();
             if functions > 0 {
                 let f = self.seek(k, 0, 0)?;
                 view.function = f.name.clone();
                 view.before.text = print_function(&f);
+                let count = self.result.stages[k].functions[0].count;
+                view.after = Some(IrText {
+                    text: print_function(&self.seek(k, 0, count)?),
+                    marks: Vec::new(),
+                });
             }
             view.narration = match total {
                 0 => format!("The input of {stage}. This stage recorded no steps."),

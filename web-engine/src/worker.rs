@@ -1,7 +1,8 @@
 //! The Web Worker's message loop (wasm only).
 //!
 //! ```text
-//!  start(): in a DedicatedWorkerGlobalScope only
+//!  start(): in a DedicatedWorkerGlobalScope only (static/engine-worker.js loads the
+//!           page's wasm there; its main calls this)
 //!    panic hook ── posts Response::Crashed, then logs to the console
 //!    onmessage  ── Request (serde-wasm-bindgen) ──▶ crate::handle ──▶ postMessage(Response)
 //!    posts Response::Ready once listening
@@ -48,6 +49,11 @@ fn now_ms() -> f64 {
     js_sys::Date::now()
 }
 
+/// True when this code runs in a dedicated Web Worker.
+pub fn in_worker() -> bool {
+    worker_scope().is_some()
+}
+
 /// Starts the loop when running in a worker; does nothing in a page.
 pub fn start() {
     let Some(scope) = worker_scope() else {
@@ -90,5 +96,5 @@ pub fn start() {
     };
     scope.set_onmessage(Some(handler.as_ref().unchecked_ref()));
     handler.forget();
-    post(&scope, &Response::Ready);
+    post(&scope, &crate::ready());
 }

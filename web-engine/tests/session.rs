@@ -70,7 +70,10 @@ fn step_zero_is_the_stage_input() {
     let (mut s, summary) = run(example("tex-v4f32"));
     let v = s.view(Stage::TwoAddress, 0).unwrap();
     assert_eq!(v.kind, "input");
-    assert!(v.after.is_none());
+    // Beside the input: the stage's output.
+    let after = v.after.as_ref().unwrap();
+    assert!(after.marks.is_empty());
+    assert!(after.text.contains("= COPY") && !after.text.contains("EXTRACT_SUBREG"));
     let n = summary.stage(Stage::TwoAddress).unwrap().steps;
     assert!(
         v.narration.contains(&format!("{n} steps follow")),
