@@ -32,14 +32,14 @@ test('the page lists all 14 stages in pipeline order', async () => {
   const phases = await page.locator('.stage-phase').allTextContents();
   assert.deepEqual(phases, PHASES.map((p) => `phase ${p}`));
 
-  // After the default example ran: step counts where stages ran; a stage with no
-  // implementation is drawn dashed and says so in its description.
+  // After the default example (MIR) ran: step counts where stages ran; the emitter,
+  // which reads DAGs, did not run and says so.
   await runState(page, 'done');
   const badge = (id) => page.locator(`li.stage[data-stage-id="${id}"] .stage-badge`).textContent();
   assert.match(await badge('two-address'), /^\d+ steps?$/);
-  const ptxOut = page.locator('li.stage[data-stage-id="ptx-out"]');
-  assert.match(await ptxOut.getAttribute('class'), /not-implemented/);
-  assert.match(await ptxOut.locator('.stage-summary').textContent(), /Not implemented yet/);
+  assert.equal(await badge('instr-emitter'), 'not run');
+  const emitter = page.locator('li.stage[data-stage-id="instr-emitter"]');
+  assert.match(await emitter.locator('.stage-summary').textContent(), /did not reach this stage/);
 
   await page.screenshot({ path: fileURLToPath(new URL('stages.png', OUT_DIR)) });
   assert.deepEqual(errors, []);
@@ -64,10 +64,10 @@ test('choosing a stage highlights it alone, by mouse and by keyboard', async () 
   await page.locator('li.stage.selected[data-stage-id="nvptx-coalescer"]').waitFor();
   assert.equal(await current.count(), 1);
 
-  // A stage with no implementation says so instead of showing steps.
-  await page.locator('li.stage[data-stage-id="ptx-out"] button').click();
-  await page.locator('li.stage.selected[data-stage-id="ptx-out"]').waitFor();
-  assert.match(await page.locator('.narration-text').textContent(), /not implemented yet/);
+  // A stage the run did not reach says why instead of showing steps.
+  await page.locator('li.stage[data-stage-id="instr-emitter"] button').click();
+  await page.locator('li.stage.selected[data-stage-id="instr-emitter"]').waitFor();
+  assert.match(await page.locator('.narration-text').textContent(), /starts at two-address, after instr-emitter/);
   assert.deepEqual(errors, []);
   await page.close();
 });

@@ -397,6 +397,13 @@ fn centre_note(s: &AppState) -> Option<String> {
         ));
     }
     match (&s.summary, &s.run) {
+        (Some(summary), _) if summary.stopped.as_ref().is_some_and(|st| st.stage == stage) => {
+            let st = summary.stopped.as_ref().expect("checked");
+            Some(format!(
+                "{stage} could not handle this input, so the run stops in front of it: {}",
+                st.message
+            ))
+        }
         (Some(summary), _) => Some(if (stage as usize) < (summary.entry as usize) {
             format!(
                 "This input starts at {}, after {stage}, so {stage} did not run.",

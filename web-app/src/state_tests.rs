@@ -319,8 +319,8 @@ fn a_rerun_keeps_the_stage_and_step() {
         text: "5".into(),
     }));
     assert_eq!((again.stage, again.step), (Some(Stage::TwoAddress), 4));
-    // A stage that did not run shows nothing.
-    let other = again.apply(Action::SelectStage(Stage::PtxOut));
+    // A stage that did not run (MIR input starts after the emitter) shows nothing.
+    let other = again.apply(Action::SelectStage(Stage::InstrEmitter));
     assert_eq!(other.total_steps(), 0);
     assert_eq!(other.view_wanted(), None);
 }
@@ -353,9 +353,13 @@ fn the_engine_says_which_stages_exist() {
     let Response::Ready { implemented } = web_engine::ready() else {
         panic!()
     };
-    let s = s.apply(Action::EngineReady(implemented));
-    assert_eq!(s.is_implemented(Stage::TwoAddress), Some(true));
-    assert_eq!(s.is_implemented(Stage::PtxOut), Some(false));
+    let all = s.apply(Action::EngineReady(implemented.clone()));
+    for stage in implemented {
+        assert_eq!(all.is_implemented(stage), Some(true));
+    }
+    let some = s.apply(Action::EngineReady(vec![Stage::TwoAddress]));
+    assert_eq!(some.is_implemented(Stage::TwoAddress), Some(true));
+    assert_eq!(some.is_implemented(Stage::PtxOut), Some(false));
 }
 
 #[test]

@@ -99,6 +99,15 @@ pub struct RunSummary {
     pub output_lines: u32,
     /// Wall time of the run in the engine, in milliseconds (0 when not measured).
     pub elapsed_ms: f64,
+    /// The stage that could not handle the input, when the run stopped in front of it.
+    pub stopped: Option<StageStop>,
+}
+
+/// Why a run stopped before a stage.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct StageStop {
+    pub stage: Stage,
+    pub message: String,
 }
 
 impl RunSummary {

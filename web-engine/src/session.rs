@@ -134,8 +134,31 @@ impl Session {
             inputs: Vec::new(),
             progress,
         };
-        let result =
-            run_observed(&req.source, &opts, &mut watch).map_err(|e| run_failure(run_id, &e))?;
+        let mut stopped = None;
+        let result = match run_observed(&req.source, &opts, &mut watch) {
+            Ok(r) => r,
+            // A stage that cannot handle this input (an opcode with no PTX form, ...):
+            // show everything up to the stage in front of it, and say why it stops.
+            Err(PipelineError::StageFailed { stage, message }) => {
+                let before = Stage::all().take_while(|&s| s != stage).last();
+                let again = RunOptions {
+                    until: before,
+                    ..opts.clone()
+                };
+                watch.inputs.clear();
+                match before.map(|_| run_observed(&req.source, &again, &mut watch)) {
+                    Some(Ok(r)) => {
+                        stopped = Some(StageStop { stage, message });
+                        r
+                    }
+                    _ => {
+                        let e = PipelineError::StageFailed { stage, message };
+                        return Err(run_failure(run_id, &e));
+                    }
+                }
+            }
+            Err(e) => return Err(run_failure(run_id, &e)),
+        };
         let total = watch.total;
         (watch.progress)(Progress {
             run_id,
@@ -154,7 +177,8 @@ impl Session {
             inputs: watch.inputs,
             replays,
         };
-        let summary = session.summary();
+        let mut summary = session.summary();
+        summary.stopped = stopped;
         Ok((session, summary))
     }
 
@@ -207,6 +231,7 @@ impl Session {
             stages,
             output_lines: self.result.output.lines().count() as u32,
             elapsed_ms: 0.0,
+            stopped: None,
         }
     }
 
@@ -433,6 +458,12 @@ fn marks(s: &Step, pa: &Printed, pb: &Printed) -> (Vec<LineMark>, Vec<LineMark>)
                 put(&mut before, pa.header_line(&prefix), MarkKind::Changed);
                 put(&mut after, pb.header_line(&prefix), MarkKind::Changed);
             }
+            Edit::SetLiveins { .. } => {
+                put(&mut before, pa.header_line("liveins:"), MarkKind::Changed);
+                put(&mut after, pb.header_line("liveins:"), MarkKind::Changed);
+            }
+            // A name-table entry prints nowhere by itself.
+            Edit::Intern { .. } => {}
             Edit::SetProps { .. } => {
                 for key in ["isSSA:", "noPhis:"] {
                     let (x, y) = (pa.header_line(key), pb.header_line(key));
@@ -456,7 +487,8 @@ fn marks(s: &Step, pa: &Printed, pb: &Printed) -> (Vec<LineMark>, Vec<LineMark>)
                 put(&mut before, pa.block(*block), MarkKind::Focus);
                 put(&mut after, pb.block(*block), MarkKind::Focus);
             }
-            Focus::VReg { .. } => {}
+            // DAG nodes are not in a MIR view.
+            Focus::VReg { .. } | Focus::DagNode { .. } => {}
         }
     }
     let list = |m: BTreeMap<u32, MarkKind>| {
@@ -504,6 +536,11 @@ fn edit_rows(s: &Step, fa: &Function, fb: &Function) -> Vec<EditRow> {
             Edit::SetProps { no_phis, is_ssa } => {
                 ("set_props", format!("isSSA: {is_ssa}, noPhis: {no_phis}"))
             }
+            Edit::SetLiveins { liveins } => (
+                "set_liveins",
+                format!("{} function live-ins", liveins.len()),
+            ),
+            Edit::Intern { name, .. } => ("intern", format!("name `{name}`")),
         };
         rows.push(EditRow {
             op: op.into(),
