@@ -616,8 +616,29 @@ pub fn run_bytes(bytes: &[u8], opts: &RunOptions) -> Result<RunResult, PipelineE
     run(text, opts)
 }
 
+/// Watches a run from the inside. The web engine reports progress through it and keeps
+/// each stage's input IR, which it needs to replay that stage's steps.
+pub trait Observer {
+    /// The stages about to run, in order; called once, after parsing and planning.
+    fn planned(&mut self, _stages: &[Stage]) {}
+    /// Stage number `index` of the plan is about to run on `input`.
+    fn stage_start(&mut self, _index: usize, _stage: Stage, _input: &Ir) {}
+}
+
+/// Watching nothing.
+impl Observer for () {}
+
 /// Parses, runs the planned stages and prints the result.
 pub fn run(text: &str, opts: &RunOptions) -> Result<RunResult, PipelineError> {
+    run_observed(text, opts, &mut ())
+}
+
+/// [`run`], telling `observer` what is planned and which stage starts on what IR.
+pub fn run_observed(
+    text: &str,
+    opts: &RunOptions,
+    observer: &mut dyn Observer,
+) -> Result<RunResult, PipelineError> {
     let (input_format, mut ir, spans) = parse_input(text, opts.from)?;
     let entry = entry_stage(&ir);
     let stages = plan(entry, opts)?;
@@ -651,8 +672,10 @@ pub fn run(text: &str, opts: &RunOptions) -> Result<RunResult, PipelineError> {
         }
     }
 
+    observer.planned(&stages);
     let mut runs = Vec::with_capacity(stages.len());
-    for &stage in &stages {
+    for (index, &stage) in stages.iter().enumerate() {
+        observer.stage_start(index, stage, &ir);
         let input = opts.trace.then(|| ir.print());
         let mut run = run_stage(stage, &mut ir, &opts.knobs, opts.trace)?;
         run.input = input;
@@ -1052,6 +1075,36 @@ body: |
         k.set_from_str("copy-limit=5").unwrap();
         assert!(register_coalescer_options(&k).join_globalcopies);
         assert_eq!(nvptx_coalescer_options(&k).copy_limit, 5);
+    }
+
+    #[test]
+    fn an_observer_sees_the_plan_and_each_stage_input() {
+        #[derive(Default)]
+        struct Seen {
+            planned: Vec<Stage>,
+            starts: Vec<(usize, Stage, String)>,
+        }
+        impl Observer for Seen {
+            fn planned(&mut self, stages: &[Stage]) {
+                self.planned = stages.to_vec();
+            }
+            fn stage_start(&mut self, index: usize, stage: Stage, input: &Ir) {
+                self.starts.push((index, stage, input.print()));
+            }
+        }
+        let opts = RunOptions {
+            until: Some(Stage::TwoAddress),
+            trace: true,
+            ..RunOptions::default()
+        };
+        let mut seen = Seen::default();
+        let r = run_observed(SMALL, &opts, &mut seen).unwrap();
+        assert_eq!(seen.planned, [Stage::PhiElimination, Stage::TwoAddress]);
+        assert_eq!(seen.starts.len(), 2);
+        for (k, (index, stage, input)) in seen.starts.iter().enumerate() {
+            assert_eq!((*index, *stage), (k, r.stages[k].stage));
+            assert_eq!(Some(input), r.stages[k].input.as_ref());
+        }
     }
 
     #[test]

@@ -1,30 +1,421 @@
-//! The page: header and the stage timeline. The editor, step controls, IR views and pass
-//! pictures of DESIGN.md join here as components under `components/`.
+//! `App`: owns the state (through `use_reducer`) and the engine client, turns what the
+//! state wants into engine requests, and lays out the page.
+//!
+//! ```text
+//!  mount: location.hash ──share::decode──▶ Action::OpenLink | Action::Start
+//!  hashchange ──▶ Action::OpenLink
+//!  state.run_wanted()  ── after its delay ──▶ engine Run,  Action::RunSent
+//!  state.view_wanted() ──▶ engine View      state.diff_wanted() ──▶ engine Diff
+//!  engine Response ──▶ Action (RunProgress, RunDone, ViewArrived, EngineCrashed, ...)
+//!  playing ──▶ an interval dispatching Action::Tick
+//!  run cancelled ──▶ engine restart (a run cannot be interrupted otherwise)
+//!  Copy link ──▶ share::encode_state ──▶ address bar + clipboard ──▶ Action::LinkCopied
+//! ```
 
-use crate::components::StageList;
-use crate::state::{Action, AppState};
-use compiler_core::Stage;
+use crate::components::*;
+use crate::engine::EngineClient;
+use crate::model::keys::HELP;
+use crate::model::layout::Layout;
+use crate::state::{Action, AppState, CentreTab, LeftTab, RunState};
+use compiler_core::share;
+use std::rc::Rc;
+use web_engine::protocol::{Request, Response};
+use web_sys::{HtmlSelectElement, KeyboardEvent};
 use yew::prelude::*;
+
+/// The engine's answer as an action.
+fn response_action(r: Response) -> Action {
+    match r {
+        Response::Ready { implemented } => Action::EngineReady(implemented),
+        Response::Progress(p) => Action::RunProgress(p),
+        Response::RunDone(s) => Action::RunDone(Rc::new(s)),
+        Response::RunFailed(f) => Action::RunFailed(Rc::new(f)),
+        Response::View(v) => Action::ViewArrived(Rc::new(*v)),
+        Response::Diff(d) => Action::DiffArrived(Rc::new(d)),
+        Response::ViewFailed {
+            run_id,
+            stage,
+            step,
+            message,
+        } => Action::ViewFailed {
+            run_id,
+            stage,
+            step,
+            message,
+        },
+        Response::Crashed { message } => Action::EngineCrashed(message),
+    }
+}
+
+/// The link in the address bar, decoded; None when there is none.
+fn link_from_location() -> Option<Result<share::Link, share::LinkError>> {
+    let href = web_sys::window()?.location().href().ok()?;
+    let (_, fragment) = href.split_once('#')?;
+    if fragment.trim().is_empty() {
+        return None;
+    }
+    Some(share::decode(fragment))
+}
+
+#[cfg(target_family = "wasm")]
+fn copy_link(state: &AppState, dispatcher: UseReducerDispatcher<AppState>) {
+    use wasm_bindgen::JsValue;
+    let fragment = share::encode_state(&state.link_state());
+    let Some(window) = web_sys::window() else {
+        return;
+    };
+    let location = window.location();
+    let base = format!(
+        "{}{}{}",
+        location.origin().unwrap_or_default(),
+        location.pathname().unwrap_or_default(),
+        location.search().unwrap_or_default()
+    );
+    let url = format!("{base}#{fragment}");
+    if let Ok(history) = window.history() {
+        let _ = history.replace_state_with_url(&JsValue::NULL, "", Some(&url));
+    }
+    let promise = window.navigator().clipboard().write_text(&url);
+    wasm_bindgen_futures::spawn_local(async move {
+        let copied = wasm_bindgen_futures::JsFuture::from(promise).await.is_ok();
+        dispatcher.dispatch(Action::LinkCopied { url, copied });
+    });
+}
+
+#[cfg(not(target_family = "wasm"))]
+fn copy_link(_: &AppState, _: UseReducerDispatcher<AppState>) {}
 
 #[function_component(App)]
 pub fn app() -> Html {
     let state = use_reducer(AppState::default);
-    let on_select = {
+    let dispatcher = state.dispatcher();
+    let engine = {
+        let dispatcher = dispatcher.clone();
+        use_memo((), move |_| {
+            EngineClient::start(Callback::from(move |r: Response| {
+                dispatcher.dispatch(response_action(r))
+            }))
+        })
+    };
+
+    // Open the link the page was opened with, and any the user pastes later.
+    {
+        let dispatcher = dispatcher.clone();
+        use_effect_with((), move |_| {
+            dispatcher.dispatch(match link_from_location() {
+                Some(link) => Action::OpenLink(link),
+                None => Action::Start,
+            });
+            let listener = web_sys::window().map(|w| {
+                gloo_events::EventListener::new(&w, "hashchange", move |_| {
+                    if let Some(link) = link_from_location() {
+                        dispatcher.dispatch(Action::OpenLink(link));
+                    }
+                })
+            });
+            move || drop(listener)
+        });
+    }
+
+    // A queued run goes to the engine after its delay (typing restarts the delay).
+    {
+        let engine = engine.clone();
+        let dispatcher = dispatcher.clone();
+        let wanted = state.run_wanted();
+        let id = wanted.as_ref().map(|w| w.0);
+        use_effect_with(id, move |_| {
+            let timer = wanted.map(|(id, delay, run)| {
+                gloo_timers::callback::Timeout::new(delay, move || {
+                    engine.send(Request::Run { id, run });
+                    dispatcher.dispatch(Action::RunSent(id));
+                })
+            });
+            move || drop(timer)
+        });
+    }
+    {
+        let engine = engine.clone();
+        use_effect_with(state.view_wanted(), move |wanted| {
+            if let Some((run_id, stage, step)) = *wanted {
+                engine.send(Request::View {
+                    run_id,
+                    stage,
+                    step,
+                });
+            }
+        });
+    }
+    {
+        let engine = engine.clone();
+        use_effect_with(state.diff_wanted(), move |wanted| {
+            if let Some((run_id, stage, from, to)) = *wanted {
+                engine.send(Request::Diff {
+                    run_id,
+                    stage,
+                    from,
+                    to,
+                });
+            }
+        });
+    }
+    {
+        let dispatcher = dispatcher.clone();
+        let playing = state.playing;
+        use_effect_with((playing, state.speed), move |(_, speed)| {
+            let timer = playing.then(|| {
+                gloo_timers::callback::Interval::new(speed.interval_ms(), move || {
+                    dispatcher.dispatch(Action::Tick)
+                })
+            });
+            move || drop(timer)
+        });
+    }
+
+    // Cancelling: the engine cannot interrupt a run, so the worker is restarted.
+    {
+        let engine = engine.clone();
+        let cancelled = match state.run {
+            RunState::Cancelled { id } => Some(id),
+            _ => None,
+        };
+        use_effect_with(cancelled, move |cancelled| {
+            if cancelled.is_some() {
+                engine.restart();
+            }
+        });
+    }
+
+    // Stable callbacks: components whose data did not change then skip re-rendering
+    // (the editor holding a 20 000-line text must not redraw on every progress message).
+    let on_action = {
+        let dispatcher = dispatcher.clone();
+        (*use_memo((), move |_| {
+            Callback::from(move |action: Action| dispatcher.dispatch(action))
+        }))
+        .clone()
+    };
+    let on_copy = {
         let state = state.clone();
-        Callback::from(move |stage: Stage| state.dispatch(Action::SelectStage(stage)))
+        Callback::from(move |()| copy_link(&state, state.dispatcher()))
+    };
+    let on_step_key = {
+        let on_action = on_action.clone();
+        (*use_memo((), move |_| {
+            Callback::from(move |e: KeyboardEvent| {
+                if let Some(a) = key_action(&e) {
+                    e.prevent_default();
+                    on_action.emit(a);
+                }
+            })
+        }))
+        .clone()
+    };
+    let on_layout = on_action.reform(|e: Event| {
+        let el: HtmlSelectElement = e.target_unchecked_into();
+        Action::SetLayout(Layout::from_id(&el.value()))
+    });
+
+    let s = &*state;
+    let summary = s.summary.clone();
+    let stage_summary = s.stage_summary().cloned();
+    let total = s.total_steps();
+    let view = s.view.clone().filter(|v| Some(v.stage) == s.stage);
+    let stale = view.as_ref().is_some_and(|v| v.step != s.step);
+    let note = centre_note(s);
+
+    let left_id = match s.left_tab {
+        LeftTab::Source => "source",
+        LeftTab::Gallery => "gallery",
+        LeftTab::Knobs => "knobs",
+    };
+    // All three left panels stay mounted (the inactive ones hidden): a 20 000-line
+    // textarea costs the browser a long layout every time it is created.
+    let editor = html! {
+        <Editor
+            source={s.source.clone()}
+            format={s.format}
+            effective={s.effective_format()}
+            errors={s.errors.clone()}
+            message={s.run_message.clone().filter(|_| s.errors.is_empty()).map(AttrValue::from)}
+            example={s.example}
+            on_action={on_action.clone()}
+        />
+    };
+    let gallery = html! {
+        <Gallery query={AttrValue::from(s.gallery_query.clone())} current={s.example} on_action={on_action.clone()} />
+    };
+    let knobs = html! {
+        <KnobsPanel
+            knobs={s.knobs.clone()}
+            drafts={s.knob_drafts.clone()}
+            verify={s.verify}
+            stage={s.stage}
+            implemented={s.implemented.clone()}
+            on_action={on_action.clone()}
+        />
+    };
+    let left_panel = |id: &'static str, body: Html| {
+        let active = id == left_id;
+        html! {
+            <div class={classes!("tab-panel", (!active).then_some("inactive"))} id={format!("{id}-panel")}
+                role="tabpanel" aria-labelledby={format!("{id}-tab")} tabindex={active.then_some("0")}>
+                { body }
+            </div>
+        }
+    };
+    let changed = s.knobs.changed().count();
+    let knobs_title = if changed == 0 {
+        "Knobs".to_string()
+    } else {
+        format!("Knobs ({changed})")
+    };
+    let left_tabs = vec![
+        ("source", AttrValue::from("Source")),
+        ("gallery", AttrValue::from("Examples")),
+        ("knobs", AttrValue::from(knobs_title)),
+    ];
+    let on_left = on_action.reform(|id: &'static str| {
+        Action::SetLeftTab(match id {
+            "gallery" => LeftTab::Gallery,
+            "knobs" => LeftTab::Knobs,
+            _ => LeftTab::Source,
+        })
+    });
+    let centre_id = match s.centre_tab {
+        CentreTab::Step => "step",
+        CentreTab::Diff => "diff",
+        CentreTab::Stats => "stats",
+    };
+    let on_centre = on_action.reform(|id: &'static str| {
+        Action::SetCentreTab(match id {
+            "diff" => CentreTab::Diff,
+            "stats" => CentreTab::Stats,
+            _ => CentreTab::Step,
+        })
+    });
+    let centre = match (s.centre_tab, &stage_summary) {
+        (_, None) => html! {},
+        (CentreTab::Step, Some(_)) => match &view {
+            Some(v) => {
+                html! { <IrCompare view={v.clone()} {stale} onkeydown={on_step_key.clone()} /> }
+            }
+            None => html! { <p class="muted" aria-busy="true">{ "Loading the IR…" }</p> },
+        },
+        (CentreTab::Diff, Some(_)) => html! {
+            <DiffPanel from={s.diff_from} to={s.diff_to} step={s.step} {total}
+                diff={s.diff.clone()} on_action={on_action.clone()} />
+        },
+        (CentreTab::Stats, Some(st)) => html! {
+            <StatsPanel stage={st.stage} summary={st.clone()}
+                elapsed_ms={summary.as_ref().map_or(0.0, |r| r.elapsed_ms)} />
+        },
     };
 
     html! {
-        <>
+        <div class={classes!("app", format!("layout-{}", s.layout.id()))}>
             <header class="app-header">
-                <h1>{ "CopyScope" }</h1>
-                <p class="tagline">
-                    { "The life of a register copy, from the selected DAG through the NVPTX back end and ptxas." }
-                </p>
+                <div class="brand">
+                    <h1>{ "CopyScope" }</h1>
+                    <p class="tagline">{ "The life of a register copy, step by step." }</p>
+                </div>
+                <RunStatus run={s.run.clone()} on_action={on_action.clone()} />
+                <LinkBar link={s.link.clone().map(AttrValue::from)} on_action={on_action.clone()} {on_copy} />
+                <label class="inline-field">
+                    { "Layout " }
+                    <select onchange={on_layout}>
+                        { for Layout::ALL.iter().map(|l| html! {
+                            <option value={l.id()} selected={*l == s.layout}>{ l.label() }</option>
+                        }) }
+                    </select>
+                </label>
+                <details class="keys-help">
+                    <summary>{ "Keys" }</summary>
+                    <dl>
+                        { for HELP.iter().map(|(k, what)| html! { <><dt>{ *k }</dt><dd>{ *what }</dd></> }) }
+                    </dl>
+                </details>
             </header>
-            <main class="app-main">
-                <StageList selected={state.selected} {on_select} />
+            <section class="playback" aria-label="Pipeline and step controls">
+                <NoticeBar notice={s.notice.clone()} engine_error={s.engine_error.clone().map(AttrValue::from)}
+                    on_action={on_action.clone()} />
+                <StageList selected={s.stage} summary={summary.clone()} implemented={s.implemented.clone()}
+                    on_select={on_action.reform(Action::SelectStage)} />
+                <StepControls
+                    step={s.step}
+                    {total}
+                    playing={s.playing}
+                    speed={s.speed}
+                    skip_noop={s.skip_noop}
+                    enabled={stage_summary.is_some()}
+                    kind={view.as_ref().filter(|_| !stale).map(|v| AttrValue::from(v.kind.clone()))}
+                    on_action={on_action.clone()}
+                />
+            </section>
+            <main class="workspace">
+                if s.layout != Layout::Presenter {
+                    <section class="column left" aria-label="Input">
+                        <Tabs label="Input" tabs={left_tabs} selected={left_id} on_select={on_left} all_panels=true />
+                        { left_panel("source", editor) }
+                        { left_panel("gallery", gallery) }
+                        { left_panel("knobs", knobs) }
+                    </section>
+                }
+                <section class="column centre" aria-label="Stage view">
+                    <Narration stage={s.stage} step={s.step} {total} view={view.clone()} note={note.map(AttrValue::from)} />
+                    if stage_summary.is_some() {
+                        <Tabs
+                            label="Stage view"
+                            tabs={vec![
+                                ("step", AttrValue::from("Before / after")),
+                                ("diff", AttrValue::from("Diff")),
+                                ("stats", AttrValue::from("Counters & remarks")),
+                            ]}
+                            selected={centre_id}
+                            on_select={on_centre}
+                        />
+                        <div class="tab-panel" id={format!("{centre_id}-panel")} role="tabpanel"
+                            aria-labelledby={format!("{centre_id}-tab")} tabindex="0">
+                            { centre }
+                        </div>
+                    }
+                </section>
+                <PicturePanel view={view.filter(|_| !stale)} />
             </main>
-        </>
+        </div>
+    }
+}
+
+/// Why the centre has no steps to show, when it has none.
+fn centre_note(s: &AppState) -> Option<String> {
+    let stage = s.stage?;
+    if s.stage_summary().is_some() {
+        return None;
+    }
+    if s.is_implemented(stage) == Some(false) {
+        return Some(format!(
+            "{stage} is not implemented yet: its pass arrives in a later version. The timeline shows it so the whole pipeline is in view."
+        ));
+    }
+    match (&s.summary, &s.run) {
+        (Some(summary), _) if summary.stopped.as_ref().is_some_and(|st| st.stage == stage) => {
+            let st = summary.stopped.as_ref().expect("checked");
+            Some(format!(
+                "{stage} could not handle this input, so the run stops in front of it: {}",
+                st.message
+            ))
+        }
+        (Some(summary), _) => Some(if (stage as usize) < (summary.entry as usize) {
+            format!(
+                "This input starts at {}, after {stage}, so {stage} did not run.",
+                summary.entry
+            )
+        } else {
+            format!("{stage} did not run: a stage in front of it is not implemented yet.")
+        }),
+        (None, RunState::Failed { .. }) => {
+            Some("The source could not be run: its errors are listed under the editor.".to_string())
+        }
+        (None, RunState::Cancelled { .. }) => Some("The run was cancelled.".to_string()),
+        (None, _) => Some("Running the pipeline…".to_string()),
     }
 }

@@ -1,22 +1,28 @@
 //! CopyScope's browser playground.
 //!
 //! ```text
-//!  main.rs ── mounts ──▶ App (app.rs)
-//!                         │ owns AppState through use_reducer (state.rs)
-//!                         ▼
-//!                      components/  one component per file, props in, callbacks out
+//!  main.rs ── panic hook (panic.rs: banner) ── mounts ──▶ App (app.rs)
+//!                                                          │ owns AppState (state.rs) via use_reducer
+//!                                                          │ owns the EngineClient (engine.rs)
+//!                                                          ▼
+//!               components/  one component per file, props in, Actions out
+//!  engine.rs ── Request ──▶ Web Worker (web-engine crate) ── Response ──▶ Action ──▶ App
 //! ```
 //!
 //! Rules the app keeps as it grows:
-//! - The model (`state`) holds plain data and pure transitions; it names no DOM or yew
-//!   view types, so it is unit-tested natively.
+//! - The model (`state`, `model/`) holds plain data and pure transitions; it names no DOM
+//!   or yew view types, so it is unit-tested natively.
 //! - Components read state through props and report user intent as [`state::Action`]s;
-//!   only `App` dispatches.
-//! - Pipeline facts (stage ids, formats, spec pages) come from `compiler_core`, never
-//!   from copies kept here.
+//!   only `App` dispatches, and only `App` talks to the engine.
+//! - Pipeline facts (stage ids, formats, knobs, examples) come from `compiler_core`,
+//!   never from copies kept here; the pipeline itself runs in the engine, off the main
+//!   thread.
 
 pub mod app;
 pub mod components;
+pub mod engine;
+pub mod model;
+pub mod panic;
 pub mod state;
 
 pub use app::App;

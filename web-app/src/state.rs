@@ -1,38 +1,752 @@
 //! The playground's state and the actions that change it.
 //!
-//! [`AppState::apply`] is the whole transition function: pure, deterministic and free of
-//! view code. The [`Reducible`] impl only adapts it to yew's `use_reducer`.
+//! ```text
+//!  components ──Action──▶ App ──dispatch──▶ AppState::apply (pure) ──▶ new AppState
+//!                                                                       │
+//!  App's effects read what the state wants from the engine:             ▼
+//!    run_wanted()  (a queued run: id, delay)      ──Request::Run──▶ engine (Web Worker)
+//!    view_wanted() (run, stage, step)             ──Request::View──▶
+//!    diff_wanted() (run, stage, from, to)         ──Request::Diff──▶
+//!  engine ──Response──▶ Action::{RunProgress, RunDone, RunFailed, ViewArrived, ...}
+//! ```
+//!
+//! [`AppState::apply`] is the whole transition function: pure, deterministic, free of view
+//! code and of the DOM, so it is unit-tested natively. Answers from the engine carry the
+//! run id (and stage and step) they belong to; `apply` drops stale ones. The
+//! [`Reducible`] impl only adapts `apply` to yew's `use_reducer`.
 
-use compiler_core::Stage;
+use crate::model::layout::{Layout, Speed};
+use compiler_core::examples::{self, Example};
+use compiler_core::knobs::{format_value, parse_value, Knob, Knobs};
+use compiler_core::share::{Link, LinkError, LinkState};
+use compiler_core::{InputFormat, Stage};
+use std::collections::BTreeMap;
 use std::rc::Rc;
+use web_engine::protocol::{
+    DiffView, Progress, RunFailure, RunRequest, RunSummary, SourcePosError, StageSummary, StepView,
+};
 use yew::Reducible;
 
-/// Everything the page shows that the user can change.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct AppState {
-    /// The stage highlighted in the timeline; `None` until the user picks one.
-    pub selected: Option<Stage>,
+/// The example shown when nothing else is asked for.
+pub const DEFAULT_EXAMPLE: &str = "tex-v4f32";
+/// How long typing pauses before the source runs again, in milliseconds.
+pub const TYPING_DELAY_MS: u32 = 350;
+
+/// The three tabs of the left column.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Default)]
+pub enum LeftTab {
+    #[default]
+    Source,
+    Gallery,
+    Knobs,
 }
 
-/// A user intent, reported by components and applied by [`AppState::apply`].
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+/// The tabs of the centre column.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Default)]
+pub enum CentreTab {
+    #[default]
+    Step,
+    Diff,
+    Stats,
+}
+
+/// Where the engine is with the current input.
+#[derive(Clone, Debug, PartialEq)]
+pub enum RunState {
+    /// Nothing asked yet.
+    Idle,
+    /// A run is wanted; the App sends it after `delay_ms` unless the input changes again.
+    Queued { id: u64, delay_ms: u32 },
+    /// Sent; progress as the engine reports it.
+    Running { id: u64, progress: Option<Progress> },
+    /// The last run finished (its summary is in `summary`).
+    Done { id: u64, elapsed_ms: f64 },
+    /// The last run failed (errors in `errors`, message in `run_message`).
+    Failed { id: u64 },
+    /// The user stopped it.
+    Cancelled { id: u64 },
+}
+
+impl RunState {
+    pub fn id(&self) -> Option<u64> {
+        match *self {
+            RunState::Idle => None,
+            RunState::Queued { id, .. }
+            | RunState::Running { id, .. }
+            | RunState::Done { id, .. }
+            | RunState::Failed { id }
+            | RunState::Cancelled { id } => Some(id),
+        }
+    }
+
+    pub fn is_busy(&self) -> bool {
+        matches!(self, RunState::Queued { .. } | RunState::Running { .. })
+    }
+}
+
+/// A knob value the user typed that is not valid (the knob keeps its last good value).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct KnobDraft {
+    pub text: String,
+    pub error: String,
+}
+
+/// A message above the workspace.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Notice {
+    pub error: bool,
+    pub text: String,
+}
+
+/// Where a link asked to go; applied when the next run finishes.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct Target {
+    pub stage: Option<Stage>,
+    pub step: u32,
+}
+
+/// Everything the page shows that can change.
+#[derive(Clone, Debug, PartialEq)]
+pub struct AppState {
+    // The input.
+    pub source: Rc<str>,
+    /// Forced format; None: detected from the text.
+    pub format: Option<InputFormat>,
+    pub knobs: Knobs,
+    pub knob_drafts: BTreeMap<Knob, KnobDraft>,
+    pub verify: bool,
+    /// The gallery example the source is, while unedited.
+    pub example: Option<&'static str>,
+
+    // The engine.
+    pub run: RunState,
+    /// The id the next run gets.
+    pub next_run_id: u64,
+    /// The last successful run (kept while a new one goes).
+    pub summary: Option<Rc<RunSummary>>,
+    /// Errors of the last failed run, at source positions.
+    pub errors: Rc<Vec<SourcePosError>>,
+    pub run_message: Option<String>,
+    pub engine_error: Option<String>,
+    /// The stages the engine can run (empty until it says so).
+    pub implemented: Rc<Vec<Stage>>,
+
+    // What is shown.
+    pub stage: Option<Stage>,
+    pub step: u32,
+    pub target: Option<Target>,
+    pub view: Option<Rc<StepView>>,
+    pub view_error: Option<String>,
+    pub diff_from: u32,
+    pub diff_to: u32,
+    pub diff: Option<Rc<DiffView>>,
+    pub left_tab: LeftTab,
+    pub centre_tab: CentreTab,
+    pub gallery_query: String,
+
+    // Playback.
+    pub playing: bool,
+    pub speed: Speed,
+    pub skip_noop: bool,
+    pub layout: Layout,
+
+    // Messages.
+    pub notice: Option<Notice>,
+    /// The last link made with "Copy link".
+    pub link: Option<String>,
+}
+
+impl Default for AppState {
+    /// An empty page; [`Action::Start`] loads the default example.
+    fn default() -> Self {
+        AppState {
+            source: Rc::from(""),
+            format: None,
+            knobs: Knobs::default(),
+            knob_drafts: BTreeMap::new(),
+            verify: false,
+            example: None,
+            run: RunState::Idle,
+            next_run_id: 1,
+            summary: None,
+            errors: Rc::new(Vec::new()),
+            run_message: None,
+            engine_error: None,
+            implemented: Rc::new(Vec::new()),
+            stage: None,
+            step: 0,
+            target: None,
+            view: None,
+            view_error: None,
+            diff_from: 0,
+            diff_to: 0,
+            diff: None,
+            left_tab: LeftTab::default(),
+            centre_tab: CentreTab::default(),
+            gallery_query: String::new(),
+            playing: false,
+            speed: Speed::default(),
+            skip_noop: false,
+            layout: Layout::default(),
+            notice: None,
+            link: None,
+        }
+    }
+}
+
+/// A user intent or an engine answer, applied by [`AppState::apply`].
+#[derive(Clone, Debug, PartialEq)]
 pub enum Action {
-    /// Highlight one stage of the pipeline.
+    /// The page opened with no link: load the default example.
+    Start,
+    /// The page opened (or its `#` changed) with this link.
+    OpenLink(Result<Link, LinkError>),
+
+    // Input.
+    SetSource(String),
+    /// Force a format (None: detect).
+    SetFormat(Option<InputFormat>),
+    LoadExample(&'static str),
+    /// Set a knob from text; a bad value is kept as a draft with an error.
+    SetKnob {
+        knob: Knob,
+        text: String,
+    },
+    ResetKnob(Knob),
+    ResetKnobs,
+    SetVerify(bool),
+    /// Run now (no typing delay).
+    RunNow,
+    CancelRun,
+
+    // Engine answers.
+    /// The engine started; these stages have an implementation.
+    EngineReady(Vec<Stage>),
+    RunSent(u64),
+    RunProgress(Progress),
+    RunDone(Rc<RunSummary>),
+    RunFailed(Rc<RunFailure>),
+    ViewArrived(Rc<StepView>),
+    DiffArrived(Rc<DiffView>),
+    ViewFailed {
+        run_id: u64,
+        stage: Stage,
+        step: u32,
+        message: String,
+    },
+    EngineCrashed(String),
+
+    // Navigation.
     SelectStage(Stage),
+    /// Go to step N (clamped).
+    Seek(u32),
+    /// One step forward (+1) or back (-1), honouring "skip steps that change nothing".
+    Step(i32),
+    First,
+    Last,
+    Play,
+    Pause,
+    TogglePlay,
+    /// The play timer fired.
+    Tick,
+    SetSpeed(Speed),
+    SetSkipNoop(bool),
+    SetLayout(Layout),
+    SetDiffRange {
+        from: u32,
+        to: u32,
+    },
+    SetLeftTab(LeftTab),
+    SetCentreTab(CentreTab),
+    SetGalleryQuery(String),
+
+    // Messages.
+    LinkCopied {
+        url: String,
+        copied: bool,
+    },
+    DismissNotice,
 }
 
 impl AppState {
     /// The state after `action`.
     pub fn apply(&self, action: Action) -> AppState {
+        let mut s = self.clone();
+        s.reduce_in_place(action);
+        s
+    }
+
+    fn reduce_in_place(&mut self, action: Action) {
         match action {
-            Action::SelectStage(stage) => AppState {
-                selected: Some(stage),
-            },
+            Action::Start => self.load_example(DEFAULT_EXAMPLE, None),
+            Action::OpenLink(link) => self.open_link(link),
+            Action::SetSource(text) => {
+                if *self.source != *text {
+                    self.example = crate::model::gallery::example_with_text(&text);
+                    self.source = Rc::from(text);
+                    self.queue_run(TYPING_DELAY_MS);
+                }
+            }
+            Action::SetFormat(f) => {
+                if self.format != f {
+                    self.format = f;
+                    self.queue_run(0);
+                }
+            }
+            Action::LoadExample(name) => {
+                let stage = examples::find(name).map(|e| e.stage);
+                self.load_example(
+                    name,
+                    stage.map(|s| Target {
+                        stage: Some(s),
+                        step: 0,
+                    }),
+                );
+            }
+            Action::SetKnob { knob, text } => self.set_knob(knob, text),
+            Action::ResetKnob(knob) => {
+                self.knob_drafts.remove(&knob);
+                if !self.knobs.is_default(knob) {
+                    self.knobs.set(knob, knob.info().default);
+                    self.queue_run(0);
+                }
+            }
+            Action::ResetKnobs => {
+                self.knob_drafts.clear();
+                if self.knobs != Knobs::default() {
+                    self.knobs = Knobs::default();
+                    self.queue_run(0);
+                }
+            }
+            Action::SetVerify(on) => {
+                if self.verify != on {
+                    self.verify = on;
+                    self.queue_run(0);
+                }
+            }
+            Action::RunNow => self.queue_run(0),
+            Action::CancelRun => {
+                if let Some(id) = self.run.id().filter(|_| self.run.is_busy()) {
+                    // The engine restarts empty: nothing of the old run can be shown.
+                    self.run = RunState::Cancelled { id };
+                    self.summary = None;
+                    self.view = None;
+                    self.diff = None;
+                    self.run_message = Some("Run cancelled. Press Run to start it again.".into());
+                }
+            }
+            Action::EngineReady(stages) => {
+                if *self.implemented != stages {
+                    self.implemented = Rc::new(stages);
+                }
+            }
+            Action::RunSent(id) => {
+                if matches!(self.run, RunState::Queued { id: q, .. } if q == id) {
+                    self.run = RunState::Running { id, progress: None };
+                }
+            }
+            Action::RunProgress(p) => {
+                if let RunState::Running { id, progress } = &mut self.run {
+                    if *id == p.run_id {
+                        *progress = Some(p);
+                    }
+                }
+            }
+            Action::RunDone(summary) => self.run_done(summary),
+            Action::RunFailed(f) => {
+                if self.run_is_current(f.run_id) {
+                    self.run = RunState::Failed { id: f.run_id };
+                    self.errors = Rc::new(f.errors.clone());
+                    self.run_message = Some(f.message.clone());
+                    self.summary = None;
+                    self.view = None;
+                    self.diff = None;
+                    self.playing = false;
+                    // A link's target stays until a run succeeds.
+                }
+            }
+            Action::ViewArrived(v) => {
+                let current = self.summary.as_ref().is_some_and(|s| s.run_id == v.run_id)
+                    && self.stage == Some(v.stage)
+                    && self.step == v.step;
+                if current {
+                    self.view = Some(v);
+                    self.view_error = None;
+                }
+            }
+            Action::DiffArrived(d) => {
+                let current = self.summary.as_ref().is_some_and(|s| s.run_id == d.run_id)
+                    && self.stage == Some(d.stage)
+                    && (self.diff_from, self.diff_to) == (d.from, d.to);
+                if current {
+                    self.diff = Some(d);
+                }
+            }
+            Action::ViewFailed {
+                run_id,
+                stage,
+                step,
+                message,
+            } => {
+                let current = self.summary.as_ref().is_some_and(|s| s.run_id == run_id)
+                    && self.stage == Some(stage)
+                    && (self.step == step || self.diff_to == step);
+                if current {
+                    self.view_error = Some(message);
+                }
+            }
+            Action::EngineCrashed(message) => {
+                self.engine_error = Some(message);
+                self.playing = false;
+                if let Some(id) = self.run.id().filter(|_| self.run.is_busy()) {
+                    self.run = RunState::Failed { id };
+                    self.run_message = Some("The engine stopped before the run finished.".into());
+                }
+            }
+            Action::SelectStage(stage) => {
+                if self.stage != Some(stage) {
+                    self.stage = Some(stage);
+                    self.step = 0;
+                    self.playing = false;
+                    self.reset_diff_range();
+                }
+            }
+            Action::Seek(n) => {
+                self.step = n.min(self.total_steps());
+                if self.step == self.total_steps() {
+                    self.playing = false;
+                }
+            }
+            Action::Step(delta) => {
+                self.step = if delta >= 0 {
+                    self.next_step(self.step)
+                } else {
+                    self.prev_step(self.step)
+                };
+            }
+            Action::First => self.step = 0,
+            Action::Last => {
+                self.step = self.total_steps();
+                self.playing = false;
+            }
+            Action::Play => self.play(),
+            Action::Pause => self.playing = false,
+            Action::TogglePlay => {
+                if self.playing {
+                    self.playing = false;
+                } else {
+                    self.play();
+                }
+            }
+            Action::Tick => {
+                if self.playing {
+                    let next = self.next_step(self.step);
+                    self.step = next;
+                    if next >= self.total_steps() {
+                        self.playing = false;
+                    }
+                }
+            }
+            Action::SetSpeed(speed) => self.speed = speed,
+            Action::SetSkipNoop(on) => self.skip_noop = on,
+            Action::SetLayout(layout) => self.layout = layout,
+            Action::SetDiffRange { from, to } => {
+                let total = self.total_steps();
+                self.diff_from = from.min(total);
+                self.diff_to = to.min(total);
+            }
+            Action::SetLeftTab(tab) => self.left_tab = tab,
+            Action::SetCentreTab(tab) => self.centre_tab = tab,
+            Action::SetGalleryQuery(q) => self.gallery_query = q,
+            Action::LinkCopied { url, copied } => {
+                self.notice = Some(Notice {
+                    error: false,
+                    text: if copied {
+                        "Link copied to the clipboard.".into()
+                    } else {
+                        "The browser did not allow copying; select the link below and copy it."
+                            .into()
+                    },
+                });
+                self.link = Some(url);
+            }
+            Action::DismissNotice => self.notice = None,
         }
     }
 
-    pub fn is_selected(&self, stage: Stage) -> bool {
-        self.selected == Some(stage)
+    fn queue_run(&mut self, delay_ms: u32) {
+        let id = self.next_run_id;
+        self.next_run_id += 1;
+        self.run = RunState::Queued { id, delay_ms };
+        self.playing = false;
+    }
+
+    fn run_is_current(&self, id: u64) -> bool {
+        matches!(self.run, RunState::Running { id: r, .. } | RunState::Queued { id: r, .. } if r == id)
+    }
+
+    fn load_example(&mut self, name: &str, target: Option<Target>) {
+        let Some(example) = examples::find(name) else {
+            return;
+        };
+        let Some((_, text)) = example.text(None) else {
+            return;
+        };
+        self.source = Rc::from(text);
+        self.format = None;
+        self.example = Some(example.name);
+        self.errors = Rc::new(Vec::new());
+        self.run_message = None;
+        self.target = target.or(Some(Target {
+            stage: Some(example.stage),
+            step: 0,
+        }));
+        self.queue_run(0);
+    }
+
+    fn open_link(&mut self, link: Result<Link, LinkError>) {
+        match link {
+            Ok(Link::State(s)) => {
+                let s = *s;
+                self.example = crate::model::gallery::example_with_text(&s.source);
+                self.source = Rc::from(s.source);
+                self.format = s.format;
+                self.knobs = s.knobs;
+                self.knob_drafts.clear();
+                self.layout = s.layout.as_deref().map(Layout::from_id).unwrap_or_default();
+                self.target = Some(Target {
+                    stage: s.stage,
+                    step: s.step.unwrap_or(0),
+                });
+                self.errors = Rc::new(Vec::new());
+                self.run_message = None;
+                self.queue_run(0);
+            }
+            Ok(Link::Example(e)) => match examples::find(&e.name) {
+                Some(example) => {
+                    let target = Target {
+                        stage: e.stage.or(Some(example.stage)),
+                        step: e.step.unwrap_or(0),
+                    };
+                    self.load_example(example.name, Some(target));
+                }
+                None => {
+                    self.notice = Some(Notice {
+                        error: true,
+                        text: format!(
+                            "This link names an example that does not exist (`{}`). Showing the default example instead.",
+                            e.name
+                        ),
+                    });
+                    self.load_example(DEFAULT_EXAMPLE, None);
+                }
+            },
+            Err(e) => {
+                self.notice = Some(Notice {
+                    error: true,
+                    text: format!(
+                        "This link could not be read ({e}). It may be cut short or damaged. Showing the default example instead."
+                    ),
+                });
+                self.load_example(DEFAULT_EXAMPLE, None);
+            }
+        }
+    }
+
+    fn set_knob(&mut self, knob: Knob, text: String) {
+        let info = knob.info();
+        match parse_value(info.kind, &text) {
+            Some(v) => {
+                self.knob_drafts.remove(&knob);
+                if self.knobs.get(knob) != v {
+                    self.knobs.set(knob, v);
+                    self.queue_run(TYPING_DELAY_MS);
+                }
+            }
+            None => {
+                let error = format!(
+                    "`{}` is not a valid value for {}; expected {}.",
+                    text.trim(),
+                    info.name,
+                    info.kind.expected()
+                );
+                self.knob_drafts.insert(knob, KnobDraft { text, error });
+            }
+        }
+    }
+
+    fn run_done(&mut self, summary: Rc<RunSummary>) {
+        if !self.run_is_current(summary.run_id) {
+            return;
+        }
+        self.run = RunState::Done {
+            id: summary.run_id,
+            elapsed_ms: summary.elapsed_ms,
+        };
+        self.errors = Rc::new(Vec::new());
+        self.run_message = None;
+        self.engine_error = None;
+        self.view = None;
+        self.view_error = None;
+        self.diff = None;
+        let ran = |s: Stage| summary.stage(s).is_some();
+        let (stage, step) = match self.target.take() {
+            Some(t) => {
+                let stage = t
+                    .stage
+                    .filter(|&s| ran(s))
+                    .or_else(|| self.default_stage(&summary));
+                (stage, t.step)
+            }
+            None => match self.stage {
+                // Same stage as before the rerun, same step when it still exists.
+                Some(s) => (Some(s), self.step),
+                None => (self.default_stage(&summary), 0),
+            },
+        };
+        self.summary = Some(summary);
+        self.stage = stage;
+        self.step = step.min(self.total_steps());
+        self.reset_diff_range();
+    }
+
+    /// The example's stage if it ran, else the first stage that ran.
+    fn default_stage(&self, summary: &RunSummary) -> Option<Stage> {
+        let example = self
+            .example
+            .and_then(examples::find)
+            .map(|e| e.stage)
+            .filter(|&s| summary.stage(s).is_some());
+        example.or_else(|| summary.stages.first().map(|s| s.stage))
+    }
+
+    fn reset_diff_range(&mut self) {
+        self.diff_from = 0;
+        self.diff_to = self.total_steps();
+        self.diff = None;
+    }
+
+    fn play(&mut self) {
+        if self.total_steps() == 0 {
+            return;
+        }
+        if self.step >= self.total_steps() {
+            self.step = 0;
+        }
+        self.playing = true;
+    }
+
+    /// The summary of the stage shown, if it ran.
+    pub fn stage_summary(&self) -> Option<&StageSummary> {
+        self.summary.as_ref()?.stage(self.stage?)
+    }
+
+    pub fn total_steps(&self) -> u32 {
+        self.stage_summary().map_or(0, |s| s.steps)
+    }
+
+    /// True when step `n` (1-based) changed nothing.
+    fn is_noop(&self, n: u32) -> bool {
+        n >= 1
+            && self
+                .stage_summary()
+                .and_then(|s| s.noop.get(n as usize - 1).copied())
+                .unwrap_or(false)
+    }
+
+    /// The step after `from`: the next one, or with "skip" on the next one that changes
+    /// something (the last step when none does).
+    pub fn next_step(&self, from: u32) -> u32 {
+        let total = self.total_steps();
+        let mut n = (from + 1).min(total);
+        if self.skip_noop {
+            while n < total && self.is_noop(n) {
+                n += 1;
+            }
+        }
+        n
+    }
+
+    /// The step before `from`, skipping no-op steps when asked (down to step 0).
+    pub fn prev_step(&self, from: u32) -> u32 {
+        let mut n = from.saturating_sub(1).min(self.total_steps());
+        if self.skip_noop {
+            while n > 0 && self.is_noop(n) {
+                n -= 1;
+            }
+        }
+        n
+    }
+
+    /// The format used to read the source: forced, or detected.
+    pub fn effective_format(&self) -> InputFormat {
+        self.format
+            .or_else(|| compiler_core::pipeline::detect_format(&self.source))
+            .unwrap_or(InputFormat::Mir)
+    }
+
+    /// What to send the engine for the queued run, if one is queued.
+    pub fn run_wanted(&self) -> Option<(u64, u32, RunRequest)> {
+        match self.run {
+            RunState::Queued { id, delay_ms } => Some((
+                id,
+                delay_ms,
+                RunRequest {
+                    source: self.source.to_string(),
+                    format: self.format.map(|f| f.name().into()),
+                    knobs: self.knobs.to_query(),
+                    verify: self.verify,
+                },
+            )),
+            _ => None,
+        }
+    }
+
+    /// The (run, stage, step) whose view the page needs, when it does not have it.
+    pub fn view_wanted(&self) -> Option<(u64, Stage, u32)> {
+        let summary = self.summary.as_ref()?;
+        let stage = self.stage?;
+        summary.stage(stage)?;
+        Some((summary.run_id, stage, self.step))
+    }
+
+    /// The diff the page needs while the diff tab is open.
+    pub fn diff_wanted(&self) -> Option<(u64, Stage, u32, u32)> {
+        if self.centre_tab != CentreTab::Diff {
+            return None;
+        }
+        let (run_id, stage, _) = self.view_wanted()?;
+        Some((run_id, stage, self.diff_from, self.diff_to))
+    }
+
+    /// The state a permalink stores.
+    pub fn link_state(&self) -> LinkState {
+        LinkState {
+            source: self.source.to_string(),
+            format: self.format,
+            knobs: self.knobs.clone(),
+            stage: self.stage,
+            step: Some(self.step),
+            layout: Some(self.layout.id().into()),
+        }
+    }
+
+    /// The text shown in a knob's field: the draft when the user typed a bad value.
+    pub fn knob_text(&self, knob: Knob) -> String {
+        match self.knob_drafts.get(&knob) {
+            Some(d) => d.text.clone(),
+            None => format_value(knob.info().kind, self.knobs.get(knob)),
+        }
+    }
+
+    /// Whether `stage` has an implementation; None until the engine has said.
+    pub fn is_implemented(&self, stage: Stage) -> Option<bool> {
+        (!self.implemented.is_empty()).then(|| self.implemented.contains(&stage))
+    }
+
+    /// The current example, when the source is one.
+    pub fn current_example(&self) -> Option<&'static Example> {
+        self.example.and_then(examples::find)
     }
 }
 
@@ -51,29 +765,5 @@ impl Reducible for AppState {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn nothing_is_selected_at_first() {
-        let state = AppState::default();
-        assert!(Stage::all().all(|s| !state.is_selected(s)));
-    }
-
-    #[test]
-    fn selecting_a_stage_highlights_only_that_stage() {
-        let state = AppState::default().apply(Action::SelectStage(Stage::TwoAddress));
-        let highlighted: Vec<Stage> = Stage::all().filter(|&s| state.is_selected(s)).collect();
-        assert_eq!(highlighted, [Stage::TwoAddress]);
-
-        let state = state.apply(Action::SelectStage(Stage::PtxOut));
-        assert_eq!(state.selected, Some(Stage::PtxOut));
-    }
-
-    #[test]
-    fn reselecting_keeps_the_same_state_object() {
-        let state = Rc::new(AppState::default()).reduce(Action::SelectStage(Stage::PtxEmit));
-        let again = state.clone().reduce(Action::SelectStage(Stage::PtxEmit));
-        assert!(Rc::ptr_eq(&state, &again));
-    }
-}
+#[path = "state_tests.rs"]
+mod tests;

@@ -17,7 +17,7 @@ mod player;
 
 pub use edit::{apply_edit, Edit, ReplayError};
 pub use editor::{record, Editor};
-pub use player::{Player, CHECKPOINT_EVERY};
+pub use player::{Checkpoints, Player, CHECKPOINT_EVERY};
 
 use crate::mir::{Inst, VReg};
 use crate::stages::Stage;

@@ -1,0 +1,69 @@
+//! The right-hand "pass picture" panel. Each pass will draw its own picture here
+//! (issue 10: the EXTRACT_SUBREG fan-out, live-interval bars with the red-black interval
+//! tree, the GeneralOptimize block × iteration grid): add a component per payload type
+//! and a match arm in [`picture_for`]. Until then every step's payload is shown as a
+//! readable table, with the step's edits and the registers it is about.
+
+use super::payload_table::PayloadTable;
+use std::rc::Rc;
+use web_engine::protocol::StepView;
+use yew::prelude::*;
+
+#[derive(Properties, PartialEq)]
+pub struct PicturePanelProps {
+    pub view: Option<Rc<StepView>>,
+}
+
+/// The picture for a step: a pass-specific component chosen by payload type, or the
+/// table.
+///
+/// HOOK(pictures): a picture lands as a match arm on `view.payload_type`, e.g.
+/// `"extract_subreg_pair" => html! { <ExtractSubregFanOut view={..} /> }`.
+fn picture_for(view: &StepView) -> Html {
+    #[allow(clippy::match_single_binding)] // arms join as pictures land
+    match view.payload_type.as_str() {
+        _ => {
+            html! { <PayloadTable kind={view.payload_type.clone()} rows={view.payload.clone()} /> }
+        }
+    }
+}
+
+#[function_component(PicturePanel)]
+pub fn picture_panel(props: &PicturePanelProps) -> Html {
+    html! {
+        <aside class="picture-panel" aria-labelledby="picture-heading">
+            <h2 id="picture-heading" class="panel-title">{ "Pass picture" }</h2>
+            { match &props.view {
+                None => html! { <p class="muted">{ "The current step's data appears here." }</p> },
+                Some(v) if v.step == 0 => html! {
+                    <p class="muted">{ "Step 0 is the stage's input: step forward to see what the pass does." }</p>
+                },
+                Some(v) => html! {
+                    <>
+                        <p class="picture-note">
+                            { "Drawn pictures for this pass are still to come; here is what the step recorded." }
+                        </p>
+                        { picture_for(v) }
+                        <h3 class="panel-subtitle">{ "Edits" }</h3>
+                        if v.edits.is_empty() {
+                            <p class="muted">{ "None: this step changes nothing in the IR." }</p>
+                        } else {
+                            <ul class="edit-list">
+                                { for v.edits.iter().map(|e| html! {
+                                    <li class={classes!("edit", format!("edit-{}", e.op))}>
+                                        <span class="edit-op">{ e.op.replace('_', " ") }</span>
+                                        <code>{ e.text.clone() }</code>
+                                    </li>
+                                }) }
+                            </ul>
+                        }
+                        if !v.focus_regs.is_empty() {
+                            <h3 class="panel-subtitle">{ "Registers" }</h3>
+                            <p>{ for v.focus_regs.iter().map(|r| html! { <code class="tok-reg tok-focus">{ format!("%{r}") }</code> }) }</p>
+                        }
+                    </>
+                },
+            } }
+        </aside>
+    }
+}

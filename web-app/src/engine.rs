@@ -1,0 +1,309 @@
+//! The page's handle on the engine (the `web-engine` crate).
+//!
+//! ```text
+//!  start(): new module Worker "engine-worker.js" (static/, copied by Trunk)
+//!           ──boot {glue: this page's wasm-bindgen JS, module: wasm_bindgen::module()}──▶
+//!           the worker imports the glue, instantiates the same compiled wasm; its main
+//!           sees a worker scope and runs web_engine::worker::start ──Ready──▶
+//!  EngineClient::send(Request) ──▶ worker ──postMessage(Response)──▶ on_response callback
+//!  restart(): terminate the worker (this is how a run is cancelled) and start a new one
+//! ```
+//!
+//! One wasm file serves the page and the worker: the page and the engine share the
+//! standard library, serde and the tables, and the browser fetches and compiles it once.
+//!
+//! Requests sent before the worker says `Ready` wait in a queue. A worker that crashes
+//! or fails to load reports `Response::Crashed` and is started afresh for the next
+//! request. With the `inline-engine` feature (the Chromium wasm tests, which cannot load
+//! a worker script) the same API runs the engine in the page, one request per task.
+//! Natively there is no engine (the reducer's tests drive `web_engine` directly).
+
+use web_engine::protocol::{Request, Response};
+use yew::Callback;
+
+pub use imp::EngineClient;
+
+/// The worker's bootstrap script (static/engine-worker.js, copied by Trunk).
+pub const WORKER_URL: &str = "./engine-worker.js";
+
+fn crashed(message: String) -> Response {
+    Response::Crashed { message }
+}
+
+#[cfg(all(target_family = "wasm", not(feature = "inline-engine")))]
+mod imp {
+    use super::*;
+    use std::cell::RefCell;
+    use std::rc::{Rc, Weak};
+    use wasm_bindgen::prelude::*;
+    use wasm_bindgen::JsCast;
+    use web_sys::{ErrorEvent, Event, MessageEvent, Worker, WorkerOptions, WorkerType};
+
+    /// The URL of this page's wasm-bindgen JS: Trunk preloads it with
+    /// `<link rel="modulepreload">` (and imports it from an inline module script).
+    fn glue_url() -> Option<String> {
+        let document = web_sys::window()?.document()?;
+        let link = document
+            .query_selector("link[rel='modulepreload'][href$='.js']")
+            .ok()??;
+        let href = link.get_attribute("href")?;
+        let base = document.base_uri().ok()??;
+        web_sys::Url::new_with_base(&href, &base)
+            .ok()
+            .map(|u| u.href())
+    }
+
+    /// The first message: where the glue is and the compiled module.
+    fn boot_message(glue: &str) -> Result<JsValue, JsValue> {
+        let message = js_sys::Object::new();
+        js_sys::Reflect::set(&message, &"glue".into(), &glue.into())?;
+        js_sys::Reflect::set(&message, &"module".into(), &wasm_bindgen::module())?;
+        Ok(message.into())
+    }
+
+    type Handlers = (Closure<dyn FnMut(MessageEvent)>, Closure<dyn FnMut(Event)>);
+
+    struct Inner {
+        worker: Option<Worker>,
+        ready: bool,
+        queue: Vec<Request>,
+        on_response: Callback<Response>,
+        _handlers: Option<Handlers>,
+    }
+
+    #[derive(Clone)]
+    pub struct EngineClient(Rc<RefCell<Inner>>);
+
+    impl PartialEq for EngineClient {
+        fn eq(&self, other: &Self) -> bool {
+            Rc::ptr_eq(&self.0, &other.0)
+        }
+    }
+
+    impl EngineClient {
+        pub fn start(on_response: Callback<Response>) -> EngineClient {
+            let client = EngineClient(Rc::new(RefCell::new(Inner {
+                worker: None,
+                ready: false,
+                queue: Vec::new(),
+                on_response,
+                _handlers: None,
+            })));
+            client.spawn();
+            client
+        }
+
+        fn spawn(&self) {
+            let started = glue_url()
+                .ok_or_else(|| JsValue::from_str("the page's wasm-bindgen script was not found"))
+                .and_then(|glue| {
+                    let options = WorkerOptions::new();
+                    options.set_type(WorkerType::Module);
+                    let worker = Worker::new_with_options(WORKER_URL, &options)?;
+                    worker.post_message(&boot_message(&glue)?)?;
+                    Ok(worker)
+                });
+            let worker = match started {
+                Ok(w) => w,
+                Err(e) => {
+                    let cb = self.0.borrow().on_response.clone();
+                    cb.emit(crashed(format!("the engine could not start: {e:?}")));
+                    return;
+                }
+            };
+            let weak: Weak<RefCell<Inner>> = Rc::downgrade(&self.0);
+            let on_message = {
+                let weak = weak.clone();
+                Closure::<dyn FnMut(MessageEvent)>::new(move |event: MessageEvent| {
+                    let Some(inner) = weak.upgrade() else { return };
+                    let response: Response = match serde_wasm_bindgen::from_value(event.data()) {
+                        Ok(r) => r,
+                        Err(e) => crashed(format!("unreadable answer from the engine: {e}")),
+                    };
+                    // Short borrows only: the callback may re-enter `send`.
+                    let (cb, flush) = {
+                        let mut i = inner.borrow_mut();
+                        let flush = match response {
+                            Response::Ready { .. } => {
+                                i.ready = true;
+                                std::mem::take(&mut i.queue)
+                            }
+                            _ => Vec::new(),
+                        };
+                        (i.on_response.clone(), flush)
+                    };
+                    let client = EngineClient(inner);
+                    for req in flush {
+                        client.send(req);
+                    }
+                    if let Response::Crashed { .. } = response {
+                        client.stop();
+                    }
+                    cb.emit(response);
+                })
+            };
+            let on_error = Closure::<dyn FnMut(Event)>::new(move |event: Event| {
+                let Some(inner) = weak.upgrade() else { return };
+                event.prevent_default();
+                let cb = inner.borrow().on_response.clone();
+                EngineClient(inner).stop();
+                // A script error is an ErrorEvent; a worker that failed to load is not.
+                let message = event
+                    .dyn_ref::<ErrorEvent>()
+                    .map(ErrorEvent::message)
+                    .filter(|m| !m.is_empty())
+                    .unwrap_or_else(|| "the engine could not be loaded".into());
+                cb.emit(crashed(message));
+            });
+            worker.set_onmessage(Some(on_message.as_ref().unchecked_ref()));
+            worker.set_onerror(Some(on_error.as_ref().unchecked_ref()));
+            let mut i = self.0.borrow_mut();
+            i.worker = Some(worker);
+            i.ready = false;
+            i._handlers = Some((on_message, on_error));
+        }
+
+        /// Terminates the worker; the next request starts a new one.
+        fn stop(&self) {
+            let mut i = self.0.borrow_mut();
+            if let Some(w) = i.worker.take() {
+                w.set_onmessage(None);
+                w.set_onerror(None);
+                w.terminate();
+            }
+            i.ready = false;
+            i.queue.clear();
+            // Stop may run inside one of these handlers: leak them rather than free a
+            // closure that is executing (two small closures per restart).
+            if let Some((on_message, on_error)) = i._handlers.take() {
+                on_message.forget();
+                on_error.forget();
+            }
+        }
+
+        pub fn send(&self, req: Request) {
+            if self.0.borrow().worker.is_none() {
+                self.spawn();
+            }
+            let mut i = self.0.borrow_mut();
+            if !i.ready {
+                i.queue.push(req);
+                return;
+            }
+            let serializer = serde_wasm_bindgen::Serializer::json_compatible();
+            let posted = serde::Serialize::serialize(&req, &serializer)
+                .map_err(|e| format!("{e}"))
+                .and_then(|v| {
+                    i.worker
+                        .as_ref()
+                        .ok_or_else(|| "no worker".to_string())?
+                        .post_message(&v)
+                        .map_err(|e| format!("{e:?}"))
+                });
+            if let Err(e) = posted {
+                let cb = i.on_response.clone();
+                drop(i);
+                cb.emit(crashed(format!("could not reach the engine: {e}")));
+            }
+        }
+
+        /// Stops whatever the engine is doing (a long run) and starts a fresh worker.
+        pub fn restart(&self) {
+            self.stop();
+            self.spawn();
+        }
+    }
+}
+
+#[cfg(all(target_family = "wasm", feature = "inline-engine"))]
+mod imp {
+    use super::*;
+    use std::cell::RefCell;
+    use std::rc::Rc;
+    use web_engine::Session;
+
+    struct Inner {
+        session: Option<Session>,
+        on_response: Callback<Response>,
+        /// Bumped by restart: queued requests of an older generation are dropped.
+        generation: u64,
+    }
+
+    #[derive(Clone)]
+    pub struct EngineClient(Rc<RefCell<Inner>>);
+
+    impl PartialEq for EngineClient {
+        fn eq(&self, other: &Self) -> bool {
+            Rc::ptr_eq(&self.0, &other.0)
+        }
+    }
+
+    impl EngineClient {
+        pub fn start(on_response: Callback<Response>) -> EngineClient {
+            let ready = on_response.clone();
+            wasm_bindgen_futures::spawn_local(async move { ready.emit(web_engine::ready()) });
+            EngineClient(Rc::new(RefCell::new(Inner {
+                session: None,
+                on_response,
+                generation: 0,
+            })))
+        }
+
+        pub fn send(&self, req: Request) {
+            let inner = self.0.clone();
+            let generation = inner.borrow().generation;
+            wasm_bindgen_futures::spawn_local(async move {
+                yew::platform::time::sleep(std::time::Duration::from_millis(1)).await;
+                if inner.borrow().generation != generation {
+                    return;
+                }
+                let cb = inner.borrow().on_response.clone();
+                let mut progress = Vec::new();
+                let response = {
+                    let mut i = inner.borrow_mut();
+                    web_engine::handle(&mut i.session, req, &mut |p| progress.push(p), &|| {
+                        js_sys::Date::now()
+                    })
+                };
+                for p in progress {
+                    cb.emit(Response::Progress(p));
+                }
+                cb.emit(response);
+            });
+        }
+
+        pub fn restart(&self) {
+            let mut i = self.0.borrow_mut();
+            i.session = None;
+            i.generation += 1;
+        }
+    }
+
+    #[allow(dead_code)]
+    fn unused() -> Response {
+        crashed(String::new())
+    }
+}
+
+#[cfg(not(target_family = "wasm"))]
+mod imp {
+    use super::*;
+    use std::rc::Rc;
+
+    /// Natively the page never runs; this keeps the App compiling for native tests.
+    #[derive(Clone, PartialEq)]
+    pub struct EngineClient(Rc<Callback<Response>>);
+
+    impl EngineClient {
+        pub fn start(on_response: Callback<Response>) -> EngineClient {
+            EngineClient(Rc::new(on_response))
+        }
+
+        pub fn send(&self, req: Request) {
+            let _ = req;
+            let _ = crashed;
+        }
+
+        pub fn restart(&self) {}
+    }
+}

@@ -1,0 +1,393 @@
+//! The JS API (wasm only): plain functions over `JsValue`, exported under JS names by
+//! the engine binary (`src/main.rs`) and called directly by the wasm tests. Values cross
+//! with serde-wasm-bindgen in its JSON-compatible mode (maps become plain objects).
+//!
+//! ```text
+//!  run(source, {from, until, only, knobs, verify, steps}) -> {inputFormat, entry, output,
+//!      stages: [{id, stats, steps, changingSteps, functions, remarks, verify, stepList?}]}
+//!  examples() stages() knobs() encodeLink(state) decodeLink(url) version()
+//! ```
+//! Errors are thrown as JS `Error`s; a source error carries `errors: [{line, col,
+//! message}]`, a refused link `col`.
+
+use compiler_core::examples::EXAMPLES;
+use compiler_core::knobs::{format_value, Knobs, KNOBS};
+use compiler_core::pipeline::{is_implemented, run as run_pipeline, PipelineError};
+use compiler_core::share::{self, Link, LinkState};
+use compiler_core::stats::Stats;
+use compiler_core::{InputFormat, RunOptions, Stage, STAGES};
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+use wasm_bindgen::JsValue;
+
+fn to_js<T: Serialize + ?Sized>(value: &T) -> Result<JsValue, JsValue> {
+    value
+        .serialize(&serde_wasm_bindgen::Serializer::json_compatible())
+        .map_err(|e| error(&e.to_string()))
+}
+
+/// A JS `Error` with `message`.
+fn error(message: &str) -> JsValue {
+    js_sys::Error::new(message).into()
+}
+
+/// A JS `Error` with `message` and an extra property.
+fn error_with(message: &str, key: &str, value: JsValue) -> JsValue {
+    let e = js_sys::Error::new(message);
+    let _ = js_sys::Reflect::set(&e, &JsValue::from_str(key), &value);
+    e.into()
+}
+
+/// `run`'s options; every field may be left out.
+#[derive(Deserialize, Default)]
+#[serde(default, rename_all = "camelCase")]
+struct RunApiOptions {
+    from: Option<String>,
+    until: Option<String>,
+    only: Vec<String>,
+    knobs: Option<KnobsArg>,
+    verify: bool,
+    /// Include every step's kind and narration.
+    steps: bool,
+}
+
+/// Knobs as `"a=1,b=true"` or `{a: 1, b: true}`.
+#[derive(Deserialize)]
+#[serde(untagged)]
+enum KnobsArg {
+    Query(String),
+    Map(BTreeMap<String, KnobValue>),
+}
+
+#[derive(Deserialize)]
+#[serde(untagged)]
+enum KnobValue {
+    Bool(bool),
+    Number(f64),
+    Text(String),
+}
+
+impl KnobValue {
+    fn text(&self) -> String {
+        match self {
+            KnobValue::Bool(b) => b.to_string(),
+            KnobValue::Number(n) if n.fract() == 0.0 && n.abs() < 9.0e15 => {
+                format!("{}", *n as i64)
+            }
+            KnobValue::Number(n) => n.to_string(),
+            KnobValue::Text(s) => s.clone(),
+        }
+    }
+}
+
+fn stage_arg(id: &str) -> Result<Stage, JsValue> {
+    id.parse::<Stage>().map_err(|e| error(&e.to_string()))
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct RunApiResult<'a> {
+    input_format: &'static str,
+    entry: &'static str,
+    stages: Vec<StageApiResult<'a>>,
+    output: &'a str,
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct StageApiResult<'a> {
+    id: &'static str,
+    stats: &'a Stats,
+    steps: usize,
+    /// Steps that changed the IR.
+    changing_steps: usize,
+    functions: Vec<FunctionApi<'a>>,
+    remarks: &'a [String],
+    /// `"ok"`, the verifier's errors, or null when not verified.
+    verify: VerifyApi<'a>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    step_list: Option<Vec<StepApi<'a>>>,
+}
+
+#[derive(Serialize)]
+struct FunctionApi<'a> {
+    function: &'a str,
+    first: usize,
+    count: usize,
+}
+
+#[derive(Serialize)]
+#[serde(untagged)]
+enum VerifyApi<'a> {
+    None(Option<()>),
+    Ok(&'static str),
+    Errors(&'a [String]),
+}
+
+#[derive(Serialize)]
+struct StepApi<'a> {
+    kind: &'static str,
+    narration: &'a str,
+    changes: bool,
+}
+
+/// `run(source, options)`.
+pub fn run(source: &str, options: JsValue) -> Result<JsValue, JsValue> {
+    let o: RunApiOptions = if options.is_undefined() || options.is_null() {
+        RunApiOptions::default()
+    } else {
+        serde_wasm_bindgen::from_value(options).map_err(|e| error(&format!("bad options: {e}")))?
+    };
+    let from = match o.from.as_deref() {
+        None | Some("auto") => None,
+        Some(f) => Some(
+            InputFormat::parse(f)
+                .ok_or_else(|| error(&format!("unknown format `{f}`; expected dag, mir or ptx")))?,
+        ),
+    };
+    let mut knobs = Knobs::default();
+    match &o.knobs {
+        None => {}
+        Some(KnobsArg::Query(q)) => {
+            knobs = Knobs::from_query(q).map_err(|e| error(&e.to_string()))?;
+        }
+        Some(KnobsArg::Map(m)) => {
+            for (name, value) in m {
+                knobs
+                    .set_from_str(&format!("{name}={}", value.text()))
+                    .map_err(|e| error(&e.to_string()))?;
+            }
+        }
+    }
+    let opts = RunOptions {
+        from,
+        until: o.until.as_deref().map(stage_arg).transpose()?,
+        only: o
+            .only
+            .iter()
+            .map(|s| stage_arg(s))
+            .collect::<Result<_, _>>()?,
+        knobs,
+        trace: true,
+        verify: o.verify,
+        ..RunOptions::default()
+    };
+    let r = run_pipeline(source, &opts).map_err(|e| pipeline_error(&e))?;
+    let stages = r
+        .stages
+        .iter()
+        .map(|s| StageApiResult {
+            id: s.stage.id(),
+            stats: &s.stats,
+            steps: s.steps.len(),
+            changing_steps: s.steps.iter().filter(|s| !s.is_noop()).count(),
+            functions: s
+                .functions
+                .iter()
+                .map(|f| FunctionApi {
+                    function: &f.function,
+                    first: f.first,
+                    count: f.count,
+                })
+                .collect(),
+            remarks: &s.remarks,
+            verify: match &s.verify {
+                None => VerifyApi::None(None),
+                Some(v) if v.is_empty() => VerifyApi::Ok("ok"),
+                Some(v) => VerifyApi::Errors(v),
+            },
+            step_list: o.steps.then(|| {
+                s.steps
+                    .iter()
+                    .map(|s| StepApi {
+                        kind: s.kind,
+                        narration: &s.narration,
+                        changes: !s.is_noop(),
+                    })
+                    .collect()
+            }),
+        })
+        .collect();
+    to_js(&RunApiResult {
+        input_format: r.input_format.name(),
+        entry: r.entry.id(),
+        stages,
+        output: &r.output,
+    })
+}
+
+#[derive(Serialize)]
+struct PosApi<'a> {
+    line: u32,
+    col: u32,
+    message: &'a str,
+}
+
+fn pipeline_error(e: &PipelineError) -> JsValue {
+    let errors = e.source_errors();
+    let list: Vec<PosApi> = errors
+        .iter()
+        .map(|e| PosApi {
+            line: e.line,
+            col: e.col,
+            message: &e.message,
+        })
+        .collect();
+    error_with(
+        &e.to_string(),
+        "errors",
+        to_js(&list).unwrap_or(JsValue::NULL),
+    )
+}
+
+#[derive(Serialize)]
+struct ExampleApi {
+    name: &'static str,
+    stage: &'static str,
+    format: &'static str,
+    summary: String,
+    source: &'static str,
+}
+
+/// `examples()`.
+pub fn examples() -> Result<JsValue, JsValue> {
+    let list: Vec<ExampleApi> = EXAMPLES
+        .iter()
+        .filter_map(|e| {
+            let (format, source) = e.text(None)?;
+            Some(ExampleApi {
+                name: e.name,
+                stage: e.stage.id(),
+                format: format.name(),
+                summary: e.summary(),
+                source,
+            })
+        })
+        .collect();
+    to_js(&list)
+}
+
+#[derive(Serialize)]
+struct StageApi {
+    id: &'static str,
+    phase: Option<u8>,
+    input: &'static str,
+    output: &'static str,
+    summary: &'static str,
+    spec: Option<&'static str>,
+    implemented: bool,
+}
+
+/// `stages()`.
+pub fn stages() -> Result<JsValue, JsValue> {
+    let list: Vec<StageApi> = STAGES
+        .iter()
+        .map(|s| StageApi {
+            id: s.id,
+            phase: s.phase,
+            input: s.input.name(),
+            output: s.output.name(),
+            summary: s.summary,
+            spec: s.spec,
+            implemented: is_implemented(s.stage),
+        })
+        .collect();
+    to_js(&list)
+}
+
+#[derive(Serialize)]
+struct KnobApi {
+    name: &'static str,
+    alias: Option<&'static str>,
+    kind: &'static str,
+    default: String,
+    help: &'static str,
+    spec: &'static str,
+    stages: Vec<&'static str>,
+}
+
+/// `knobs()`.
+pub fn knobs() -> Result<JsValue, JsValue> {
+    let list: Vec<KnobApi> = KNOBS
+        .iter()
+        .map(|k| KnobApi {
+            name: k.name,
+            alias: k.alias,
+            kind: k.kind.name(),
+            default: format_value(k.kind, k.default),
+            help: k.help,
+            spec: k.spec,
+            stages: k.stages.iter().map(|s| s.id()).collect(),
+        })
+        .collect();
+    to_js(&list)
+}
+
+/// A permalink's state as JS sees it.
+#[derive(Serialize, Deserialize, Default)]
+#[serde(default)]
+struct LinkApi {
+    /// `state` or `example` (decode only).
+    kind: String,
+    source: String,
+    format: Option<String>,
+    /// `name=value,...` of the non-default knobs.
+    knobs: String,
+    stage: Option<String>,
+    step: Option<u32>,
+    layout: Option<String>,
+    /// The example's name (example links).
+    name: Option<String>,
+}
+
+/// `encodeLink(state)`.
+pub fn encode_link(state: JsValue) -> Result<String, JsValue> {
+    let s: LinkApi =
+        serde_wasm_bindgen::from_value(state).map_err(|e| error(&format!("bad state: {e}")))?;
+    let format = match s.format.as_deref() {
+        None | Some("auto") => None,
+        Some(f) => {
+            Some(InputFormat::parse(f).ok_or_else(|| error(&format!("unknown format `{f}`")))?)
+        }
+    };
+    let link = LinkState {
+        source: s.source,
+        format,
+        knobs: Knobs::from_query(&s.knobs).map_err(|e| error(&e.to_string()))?,
+        stage: s.stage.as_deref().map(stage_arg).transpose()?,
+        step: s.step,
+        layout: s.layout,
+    };
+    Ok(share::encode_state(&link))
+}
+
+/// `decodeLink(url)`.
+pub fn decode_link(url: &str) -> Result<JsValue, JsValue> {
+    let out = match share::decode(url) {
+        Ok(Link::State(s)) => LinkApi {
+            kind: "state".into(),
+            source: s.source,
+            format: s.format.map(|f| f.name().into()),
+            knobs: s.knobs.to_query(),
+            stage: s.stage.map(|s| s.id().into()),
+            step: s.step,
+            layout: s.layout,
+            name: None,
+        },
+        Ok(Link::Example(e)) => LinkApi {
+            kind: "example".into(),
+            name: Some(e.name),
+            stage: e.stage.map(|s| s.id().into()),
+            step: e.step,
+            ..LinkApi::default()
+        },
+        Err(e) => {
+            return Err(error_with(
+                &e.to_string(),
+                "col",
+                JsValue::from_f64(f64::from(e.col)),
+            ))
+        }
+    };
+    to_js(&out)
+}

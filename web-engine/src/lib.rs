@@ -1,0 +1,105 @@
+//! CopyScope's engine for the browser: everything that runs the pipeline and turns a
+//! trace into what the playground shows, kept off the page's main thread.
+//!
+//! ```text
+//!  page (web-app, yew) ──Request──▶ Web Worker (the same wasm: web-app's main sees a
+//!                      ◀─Response──  worker scope and calls worker::start)
+//!                                          ▼
+//!                                  Session (session.rs): run, view(stage, step), diff
+//!                                    lines.rs  printed function + line of each instruction
+//!                                    diff.rs   line diff with folded context
+//!                                    payload.rs a step's payload as table rows
+//!  other pages / tests ──▶ js.rs: run(source, options), examples(), stages(), knobs(),
+//!                                 encodeLink / decodeLink   (exported by web-app's binary)
+//! ```
+//!
+//! Rules: the library names no DOM type outside `js` and `worker` (both wasm only), so
+//! the session, protocol and diff are tested natively; the page and the engine share
+//! nothing but [`protocol`].
+
+pub mod diff;
+pub mod lines;
+pub mod payload;
+pub mod protocol;
+pub mod session;
+
+#[cfg(target_family = "wasm")]
+pub mod js;
+#[cfg(target_family = "wasm")]
+pub mod worker;
+
+pub use protocol::{Request, Response, RunRequest};
+pub use session::Session;
+
+/// The engine's greeting: ready, with the stages it can run.
+pub fn ready() -> Response {
+    Response::Ready {
+        implemented: compiler_core::Stage::all()
+            .filter(|&s| compiler_core::pipeline::is_implemented(s))
+            .collect(),
+    }
+}
+
+/// The engine's answer to one request, given the current session (replaced by a run).
+/// `progress` hears about a run's stages as they start. Used by the worker loop and by
+/// the page's in-process engine in tests.
+pub fn handle(
+    session: &mut Option<Session>,
+    req: Request,
+    progress: &mut dyn FnMut(protocol::Progress),
+    now_ms: &dyn Fn() -> f64,
+) -> Response {
+    match req {
+        Request::Run { id, run } => {
+            *session = None; // free the old run before the new one allocates
+            let start = now_ms();
+            match Session::run(id, &run, progress) {
+                Ok((s, mut summary)) => {
+                    summary.elapsed_ms = now_ms() - start;
+                    *session = Some(s);
+                    Response::RunDone(summary)
+                }
+                Err(f) => Response::RunFailed(f),
+            }
+        }
+        Request::View {
+            run_id,
+            stage,
+            step,
+        } => {
+            let result = match session.as_mut().filter(|s| s.run_id() == run_id) {
+                Some(s) => s.view(stage, step),
+                None => Err(format!("run {run_id} is no longer loaded")),
+            };
+            match result {
+                Ok(v) => Response::View(Box::new(v)),
+                Err(message) => Response::ViewFailed {
+                    run_id,
+                    stage,
+                    step,
+                    message,
+                },
+            }
+        }
+        Request::Diff {
+            run_id,
+            stage,
+            from,
+            to,
+        } => {
+            let result = match session.as_mut().filter(|s| s.run_id() == run_id) {
+                Some(s) => s.diff(stage, from, to),
+                None => Err(format!("run {run_id} is no longer loaded")),
+            };
+            match result {
+                Ok(d) => Response::Diff(d),
+                Err(message) => Response::ViewFailed {
+                    run_id,
+                    stage,
+                    step: to,
+                    message,
+                },
+            }
+        }
+    }
+}

@@ -1,0 +1,279 @@
+//! The messages between the page and the engine. The page sends [`Request`]s and gets
+//! [`Response`]s; in the browser both cross the Web Worker boundary as plain JS objects
+//! (serde-wasm-bindgen), natively and in tests they are passed as values.
+//!
+//! ```text
+//!  page ──Run{id, source, format, knobs, verify}──▶ engine ──Progress…──▶ page
+//!                                                          ──RunDone(summary) | RunFailed──▶
+//!  page ──View{run_id, stage, step}──▶ engine ──View(StepView)──▶ page
+//!  page ──Diff{run_id, stage, from, to}──▶ engine ──Diff(DiffView)──▶ page
+//! ```
+//!
+//! Every response names the run (and step) it belongs to, so the page can drop answers
+//! that arrive after it asked for something else. Enums use serde's default external
+//! tagging (`{"view": {...}}`): internally tagged enums cost a buffering deserializer
+//! that more than doubles the page's decoding code.
+
+use compiler_core::Stage;
+use serde::{Deserialize, Serialize};
+
+/// What the page asks of the engine.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Request {
+    /// Run the pipeline on a source text; replaces the engine's current session.
+    Run { id: u64, run: RunRequest },
+    /// The IR before and after step `step` of `stage` (0: the stage's input).
+    View {
+        run_id: u64,
+        stage: Stage,
+        step: u32,
+    },
+    /// A line diff of the module between two steps of `stage`.
+    Diff {
+        run_id: u64,
+        stage: Stage,
+        from: u32,
+        to: u32,
+    },
+}
+
+/// The inputs of a run.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct RunRequest {
+    pub source: String,
+    /// `dag`, `mir` or `ptx`; None: detect from the text.
+    pub format: Option<String>,
+    /// Non-default knobs as `name=value,name=value` (`compiler_core::Knobs::to_query`).
+    pub knobs: String,
+    /// Check the input and every stage's output with the verifier.
+    pub verify: bool,
+}
+
+/// What the engine answers.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Response {
+    /// The engine is loaded and listening (sent once, when the worker starts), with the
+    /// stages that have an implementation (the page does not link the passes itself).
+    Ready {
+        implemented: Vec<Stage>,
+    },
+    Progress(Progress),
+    RunDone(RunSummary),
+    RunFailed(RunFailure),
+    View(Box<StepView>),
+    Diff(DiffView),
+    /// A view or diff could not be made (stale run, replay error).
+    ViewFailed {
+        run_id: u64,
+        stage: Stage,
+        step: u32,
+        message: String,
+    },
+    /// The engine panicked; it must be restarted.
+    Crashed {
+        message: String,
+    },
+}
+
+/// How far a run is.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Progress {
+    pub run_id: u64,
+    /// Units done out of `total` (stages, plus one for reading and one for summing up).
+    pub done: u32,
+    pub total: u32,
+    pub label: String,
+}
+
+/// A finished run, without the steps themselves (the page asks for views).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct RunSummary {
+    pub run_id: u64,
+    pub input_format: String,
+    /// The first stage that applies to the input.
+    pub entry: Stage,
+    pub stages: Vec<StageSummary>,
+    /// Lines of the printed output of the last stage.
+    pub output_lines: u32,
+    /// Wall time of the run in the engine, in milliseconds (0 when not measured).
+    pub elapsed_ms: f64,
+    /// The stage that could not handle the input, when the run stopped in front of it.
+    pub stopped: Option<StageStop>,
+}
+
+/// Why a run stopped before a stage.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct StageStop {
+    pub stage: Stage,
+    pub message: String,
+}
+
+impl RunSummary {
+    pub fn stage(&self, stage: Stage) -> Option<&StageSummary> {
+        self.stages.iter().find(|s| s.stage == stage)
+    }
+}
+
+/// One stage of a finished run.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct StageSummary {
+    pub stage: Stage,
+    /// How many steps the stage recorded.
+    pub steps: u32,
+    /// Per step: true when it changed nothing in the IR.
+    pub noop: Vec<bool>,
+    /// Which steps belong to which function.
+    pub functions: Vec<FunctionRange>,
+    /// Counters, in the stage's order.
+    pub stats: Vec<(String, u64)>,
+    /// The first remarks (at most [`MAX_REMARKS`]); `remarks_total` counts them all.
+    pub remarks: Vec<String>,
+    pub remarks_total: u32,
+    /// None: not verified; Some(empty): verified and fine; else the errors.
+    pub verify: Option<Vec<String>>,
+    /// False when the engine cannot replay this stage's steps (its IR has no replay yet):
+    /// views then show the stage's input and output only.
+    pub replayable: bool,
+}
+
+/// Remarks a summary carries at most.
+pub const MAX_REMARKS: usize = 200;
+
+/// Steps `first .. first + count` belong to `function`.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct FunctionRange {
+    pub function: String,
+    pub first: u32,
+    pub count: u32,
+}
+
+/// Why a run produced no result.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct RunFailure {
+    pub run_id: u64,
+    /// The whole message, as the CLI would print it.
+    pub message: String,
+    /// Positions in the source (1-based line and column), in source order.
+    pub errors: Vec<SourcePosError>,
+    /// True when the request was wrong rather than the source (a stage that is missing).
+    pub usage: bool,
+}
+
+/// An error at a line and column of the source.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SourcePosError {
+    pub line: u32,
+    pub col: u32,
+    pub message: String,
+}
+
+/// Printed IR with some lines marked.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct IrText {
+    pub text: String,
+    /// Marked lines (0-based), sorted by line, at most one mark per line.
+    pub marks: Vec<LineMark>,
+}
+
+/// Why a line is highlighted.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum MarkKind {
+    /// The step inserted this instruction.
+    Inserted,
+    /// The step erased this instruction.
+    Erased,
+    /// The step rewrote this instruction (operands, flags, opcode) or header line.
+    Changed,
+    /// The step moved this instruction.
+    Moved,
+    /// The step is about this instruction or block but did not change it.
+    Focus,
+}
+
+impl MarkKind {
+    pub const fn name(self) -> &'static str {
+        match self {
+            MarkKind::Inserted => "inserted",
+            MarkKind::Erased => "erased",
+            MarkKind::Changed => "changed",
+            MarkKind::Moved => "moved",
+            MarkKind::Focus => "focus",
+        }
+    }
+}
+
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct LineMark {
+    pub line: u32,
+    pub kind: MarkKind,
+}
+
+/// One IR edit of a step, readable.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct EditRow {
+    /// `insert`, `erase`, `replace`, `move`, `set_class`, `set_props`.
+    pub op: String,
+    /// The instruction (as printed) or what changed.
+    pub text: String,
+}
+
+/// One row of a step's pass-specific payload.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PayloadRow {
+    pub key: String,
+    pub value: String,
+}
+
+/// What the page shows for one step.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct StepView {
+    pub run_id: u64,
+    pub stage: Stage,
+    /// 0: the stage's input; k: after the k-th step.
+    pub step: u32,
+    pub total: u32,
+    /// The function the step belongs to (the first one at step 0).
+    pub function: String,
+    /// The step's kind (`extract_subreg_copy`, ...); `input` at step 0.
+    pub kind: String,
+    pub narration: String,
+    /// The IR before the step (at step 0: the stage's input).
+    pub before: IrText,
+    /// The IR after the step (at step 0: the stage's output, unmarked); None when the
+    /// stage has no function to show.
+    pub after: Option<IrText>,
+    /// Virtual registers the step is about (`%N` numbers).
+    pub focus_regs: Vec<u32>,
+    pub edits: Vec<EditRow>,
+    /// The payload's type (`extract_subreg_pair`, ...) and its fields.
+    pub payload_type: String,
+    pub payload: Vec<PayloadRow>,
+}
+
+/// A line diff between two steps.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct DiffView {
+    pub run_id: u64,
+    pub stage: Stage,
+    pub from: u32,
+    pub to: u32,
+    pub lines: Vec<DiffLine>,
+    pub added: u32,
+    pub removed: u32,
+    /// True when the diff was cut at [`crate::diff::MAX_DIFF_LINES`] lines.
+    pub truncated: bool,
+}
+
+/// One line of a diff: unchanged context, added, removed, or a run of skipped
+/// unchanged lines.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum DiffLine {
+    Same { old: u32, new: u32, text: String },
+    Added { new: u32, text: String },
+    Removed { old: u32, text: String },
+    Skipped { count: u32 },
+}

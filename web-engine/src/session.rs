@@ -1,0 +1,557 @@
+//! One run and everything the page asks about it afterwards.
+//!
+//! ```text
+//!  Session::run(request) ── compiler_core::pipeline::run_observed (tracing on) ──▶ RunResult
+//!                          └─ the observer keeps each stage's input module
+//!  Session::view(stage, step) ─ per function: Checkpoints (built on first use) ─▶ seek(l), seek(l+1)
+//!                              ─ print_with_lines ─▶ before/after text + marks from the step's edits
+//!  Session::diff(stage, a, b) ─ the whole module at steps a and b ─ diff::diff_ops ─▶ DiffView
+//! ```
+//!
+//! Step numbering is the page's: step 0 shows the stage's input beside its output, step k
+//! (1-based) shows the IR before and after the k-th recorded step. Memory stays bounded on large functions:
+//! the checkpoint spacing grows with `steps × instructions` (see [`checkpoint_spacing`]).
+
+use crate::diff;
+use crate::lines::{print_with_lines, Printed};
+use crate::payload;
+use crate::protocol::*;
+use compiler_core::entity::EntityRef;
+use compiler_core::entity::SecondaryMap;
+use compiler_core::knobs::Knobs;
+use compiler_core::mir::print::{defined_vregs, print_function, write_inst};
+use compiler_core::mir::{Function, InstData, Module, VReg};
+use compiler_core::pipeline::{run_observed, Ir, Observer, PipelineError, RunResult};
+use compiler_core::trace::{Checkpoints, Edit, Focus, Step, CHECKPOINT_EVERY};
+use compiler_core::{InputFormat, RunOptions, Stage};
+use std::collections::BTreeMap;
+
+/// Instruction copies all checkpoints of one function may hold together.
+pub const CHECKPOINT_BUDGET: usize = 1 << 20;
+/// Edit rows a view lists at most.
+pub const MAX_EDIT_ROWS: usize = 200;
+
+/// How many steps apart to keep checkpoints for `steps` steps over a function of `insts`
+/// instructions: [`CHECKPOINT_EVERY`], or wider so the copies stay within
+/// [`CHECKPOINT_BUDGET`] instructions.
+pub fn checkpoint_spacing(steps: usize, insts: usize) -> usize {
+    CHECKPOINT_EVERY.max((steps.saturating_mul(insts.max(1))).div_ceil(CHECKPOINT_BUDGET))
+}
+
+/// A finished run, ready to answer view and diff requests.
+pub struct Session {
+    run_id: u64,
+    result: RunResult,
+    /// Parallel to `result.stages`: the module each stage received, when it is MIR.
+    inputs: Vec<Option<Module>>,
+    /// Parallel to `result.stages`, then per function: checkpoints, built on first use.
+    replays: Vec<Vec<Option<Checkpoints>>>,
+}
+
+/// Keeps each stage's input and reports progress.
+struct Watch<'a> {
+    run_id: u64,
+    total: u32,
+    inputs: Vec<Option<Module>>,
+    progress: &'a mut dyn FnMut(Progress),
+}
+
+impl Observer for Watch<'_> {
+    fn planned(&mut self, stages: &[Stage]) {
+        // Reading the source, each stage, summing up.
+        self.total = stages.len() as u32 + 2;
+        (self.progress)(Progress {
+            run_id: self.run_id,
+            done: 1,
+            total: self.total,
+            label: "source read".into(),
+        });
+    }
+
+    fn stage_start(&mut self, index: usize, stage: Stage, input: &Ir) {
+        #[allow(unreachable_patterns)] // more IR kinds join as their stages land
+        let module = match input {
+            Ir::Mir(m) => Some(m.clone()),
+            _ => None,
+        };
+        self.inputs.push(module);
+        (self.progress)(Progress {
+            run_id: self.run_id,
+            done: index as u32 + 1,
+            total: self.total,
+            label: format!("running {stage}"),
+        });
+    }
+}
+
+fn failure(run_id: u64, message: String, usage: bool) -> RunFailure {
+    RunFailure {
+        run_id,
+        message,
+        errors: Vec::new(),
+        usage,
+    }
+}
+
+impl Session {
+    /// Runs the pipeline with tracing on. `progress` hears about each stage as it starts.
+    pub fn run(
+        run_id: u64,
+        req: &RunRequest,
+        progress: &mut dyn FnMut(Progress),
+    ) -> Result<(Session, RunSummary), RunFailure> {
+        let from = match req.format.as_deref() {
+            None | Some("") | Some("auto") => None,
+            Some(name) => match InputFormat::parse(name) {
+                Some(f) => Some(f),
+                None => {
+                    return Err(failure(
+                        run_id,
+                        format!("unknown format `{name}`; expected dag, mir or ptx"),
+                        true,
+                    ))
+                }
+            },
+        };
+        let knobs =
+            Knobs::from_query(&req.knobs).map_err(|e| failure(run_id, e.to_string(), true))?;
+        let opts = RunOptions {
+            from,
+            knobs,
+            trace: true,
+            verify: req.verify,
+            ..RunOptions::default()
+        };
+        progress(Progress {
+            run_id,
+            done: 0,
+            total: 0,
+            label: "reading the source".into(),
+        });
+        let mut watch = Watch {
+            run_id,
+            total: 0,
+            inputs: Vec::new(),
+            progress,
+        };
+        let mut stopped = None;
+        let result = match run_observed(&req.source, &opts, &mut watch) {
+            Ok(r) => r,
+            // A stage that cannot handle this input (an opcode with no PTX form, ...):
+            // show everything up to the stage in front of it, and say why it stops.
+            Err(PipelineError::StageFailed { stage, message }) => {
+                let before = Stage::all().take_while(|&s| s != stage).last();
+                let again = RunOptions {
+                    until: before,
+                    ..opts.clone()
+                };
+                watch.inputs.clear();
+                match before.map(|_| run_observed(&req.source, &again, &mut watch)) {
+                    Some(Ok(r)) => {
+                        stopped = Some(StageStop { stage, message });
+                        r
+                    }
+                    _ => {
+                        let e = PipelineError::StageFailed { stage, message };
+                        return Err(run_failure(run_id, &e));
+                    }
+                }
+            }
+            Err(e) => return Err(run_failure(run_id, &e)),
+        };
+        let total = watch.total;
+        (watch.progress)(Progress {
+            run_id,
+            done: total.saturating_sub(1),
+            total,
+            label: "summing up".into(),
+        });
+        let replays = result
+            .stages
+            .iter()
+            .map(|s| vec![None; s.functions.len()])
+            .collect();
+        let session = Session {
+            run_id,
+            result,
+            inputs: watch.inputs,
+            replays,
+        };
+        let mut summary = session.summary();
+        summary.stopped = stopped;
+        Ok((session, summary))
+    }
+
+    pub fn run_id(&self) -> u64 {
+        self.run_id
+    }
+
+    pub fn result(&self) -> &RunResult {
+        &self.result
+    }
+
+    fn replayable(&self, k: usize) -> bool {
+        self.inputs
+            .get(k)
+            .and_then(Option::as_ref)
+            .is_some_and(|m| m.functions.len() == self.result.stages[k].functions.len())
+    }
+
+    /// The run without its steps.
+    pub fn summary(&self) -> RunSummary {
+        let stages = self
+            .result
+            .stages
+            .iter()
+            .enumerate()
+            .map(|(k, s)| StageSummary {
+                stage: s.stage,
+                steps: s.steps.len() as u32,
+                noop: s.steps.iter().map(Step::is_noop).collect(),
+                functions: s
+                    .functions
+                    .iter()
+                    .map(|f| FunctionRange {
+                        function: f.function.clone(),
+                        first: f.first as u32,
+                        count: f.count as u32,
+                    })
+                    .collect(),
+                stats: s.stats.iter().map(|(n, v)| (n.to_string(), v)).collect(),
+                remarks: s.remarks.iter().take(MAX_REMARKS).cloned().collect(),
+                remarks_total: s.remarks.len() as u32,
+                verify: s.verify.clone(),
+                replayable: self.replayable(k),
+            })
+            .collect();
+        RunSummary {
+            run_id: self.run_id,
+            input_format: self.result.input_format.name().into(),
+            entry: self.result.entry,
+            stages,
+            output_lines: self.result.output.lines().count() as u32,
+            elapsed_ms: 0.0,
+            stopped: None,
+        }
+    }
+
+    fn stage_index(&self, stage: Stage) -> Result<usize, String> {
+        self.result
+            .stages
+            .iter()
+            .position(|s| s.stage == stage)
+            .ok_or_else(|| format!("stage {stage} did not run"))
+    }
+
+    /// Function `j` of stage `k` after `n` of its own steps.
+    fn seek(&mut self, k: usize, j: usize, n: usize) -> Result<Function, String> {
+        let input = &self.inputs[k]
+            .as_ref()
+            .ok_or("stage cannot be replayed")?
+            .functions[j];
+        let range = &self.result.stages[k].functions[j];
+        let steps = &self.result.stages[k].steps[range.first..range.first + range.count];
+        let slot = &mut self.replays[k][j];
+        if slot.is_none() {
+            let every = checkpoint_spacing(steps.len(), input.insts.len());
+            let built = Checkpoints::build(input, steps, every).map_err(|e| e.0)?;
+            *slot = Some(built);
+        }
+        let cp = slot.as_ref().expect("built above");
+        cp.seek(steps, n).map_err(|e| e.0)
+    }
+
+    /// The page's view of step `step` of `stage` (clamped to the stage's step count).
+    pub fn view(&mut self, stage: Stage, step: u32) -> Result<StepView, String> {
+        let k = self.stage_index(stage)?;
+        let total = self.result.stages[k].steps.len() as u32;
+        let step = step.min(total);
+        let mut view = StepView {
+            run_id: self.run_id,
+            stage,
+            step,
+            total,
+            function: String::new(),
+            kind: "input".into(),
+            narration: String::new(),
+            before: IrText::default(),
+            after: None,
+            focus_regs: Vec::new(),
+            edits: Vec::new(),
+            payload_type: "none".into(),
+            payload: Vec::new(),
+        };
+        if !self.replayable(k) {
+            let run = &self.result.stages[k];
+            view.before.text = run.input.clone().unwrap_or_default();
+            view.after = Some(IrText {
+                text: run.output.clone().unwrap_or_default(),
+                marks: Vec::new(),
+            });
+            view.narration =
+                format!("{stage}: its input and output (this IR has no step replay yet).");
+            if step > 0 {
+                let s = &run.steps[step as usize - 1];
+                view.kind = s.kind.into();
+                view.narration = s.narration.clone();
+            }
+            return Ok(view);
+        }
+        if step == 0 {
+            // The input, and beside it where the stage ends up (the first function's).
+            let functions = self.result.stages[k].functions.len();
+            if functions > 0 {
+                let f = self.seek(k, 0, 0)?;
+                view.function = f.name.clone();
+                view.before.text = print_function(&f);
+                let count = self.result.stages[k].functions[0].count;
+                view.after = Some(IrText {
+                    text: print_function(&self.seek(k, 0, count)?),
+                    marks: Vec::new(),
+                });
+            }
+            view.narration = match total {
+                0 => format!("The input of {stage}. This stage recorded no steps."),
+                1 => format!("The input of {stage}. One step follows."),
+                n => format!("The input of {stage}. {n} steps follow."),
+            };
+            if functions > 1 {
+                view.narration.push_str(&format!(
+                    " The module has {functions} functions; this is the first."
+                ));
+            }
+            return Ok(view);
+        }
+        let i = step as usize - 1;
+        let (j, range) = self.result.stages[k]
+            .functions
+            .iter()
+            .enumerate()
+            .find(|(_, r)| (r.first..r.first + r.count).contains(&i))
+            .map(|(j, r)| (j, r.clone()))
+            .ok_or_else(|| format!("step {step} belongs to no function"))?;
+        let l = i - range.first;
+        let fa = self.seek(k, j, l)?;
+        let fb = self.seek(k, j, l + 1)?;
+        let s = &self.result.stages[k].steps[i];
+        let pa = print_with_lines(&fa);
+        let pb = print_with_lines(&fb);
+        let (before_marks, after_marks) = marks(s, &pa, &pb);
+        view.function = range.function.clone();
+        view.kind = s.kind.into();
+        view.narration = s.narration.clone();
+        view.focus_regs = s
+            .focus
+            .iter()
+            .filter_map(|f| match f {
+                Focus::VReg { vreg } => Some(*vreg),
+                _ => None,
+            })
+            .collect();
+        view.edits = edit_rows(s, &fa, &fb);
+        let (kind, rows) = payload::rows(&s.payload);
+        view.payload_type = kind;
+        view.payload = rows;
+        view.before = IrText {
+            text: pa.text,
+            marks: before_marks,
+        };
+        view.after = Some(IrText {
+            text: pb.text,
+            marks: after_marks,
+        });
+        Ok(view)
+    }
+
+    /// The whole module as printed after `step` steps of stage `k`.
+    fn module_text(&mut self, k: usize, step: usize) -> Result<String, String> {
+        if !self.replayable(k) {
+            let run = &self.result.stages[k];
+            let text = if step == 0 { &run.input } else { &run.output };
+            return Ok(text.clone().unwrap_or_default());
+        }
+        let mut out = String::new();
+        let ranges = self.result.stages[k].functions.clone();
+        for (j, r) in ranges.iter().enumerate() {
+            let local = step.saturating_sub(r.first).min(r.count);
+            out.push_str(&print_function(&self.seek(k, j, local)?));
+        }
+        Ok(out)
+    }
+
+    /// A line diff of the module between steps `from` and `to` of `stage`.
+    pub fn diff(&mut self, stage: Stage, from: u32, to: u32) -> Result<DiffView, String> {
+        let k = self.stage_index(stage)?;
+        let total = self.result.stages[k].steps.len() as u32;
+        let (from, to) = (from.min(total), to.min(total));
+        let a = self.module_text(k, from as usize)?;
+        let b = self.module_text(k, to as usize)?;
+        let la: Vec<&str> = a.lines().collect();
+        let lb: Vec<&str> = b.lines().collect();
+        let ops = diff::diff_ops(&la, &lb);
+        let (lines, added, removed, truncated) = diff::render(&ops, &la, &lb);
+        Ok(DiffView {
+            run_id: self.run_id,
+            stage,
+            from,
+            to,
+            lines,
+            added,
+            removed,
+            truncated,
+        })
+    }
+}
+
+fn run_failure(run_id: u64, e: &PipelineError) -> RunFailure {
+    RunFailure {
+        run_id,
+        message: e.to_string(),
+        errors: e
+            .source_errors()
+            .into_iter()
+            .map(|e| SourcePosError {
+                line: e.line,
+                col: e.col,
+                message: e.message,
+            })
+            .collect(),
+        usage: e.is_usage(),
+    }
+}
+
+/// Highlighted lines before and after a step: its edits first, then its focus.
+fn marks(s: &Step, pa: &Printed, pb: &Printed) -> (Vec<LineMark>, Vec<LineMark>) {
+    let mut before: BTreeMap<u32, MarkKind> = BTreeMap::new();
+    let mut after: BTreeMap<u32, MarkKind> = BTreeMap::new();
+    // The strongest mark wins (MarkKind's order: inserted, erased, changed, moved, focus).
+    let put = |m: &mut BTreeMap<u32, MarkKind>, line: Option<u32>, kind: MarkKind| {
+        if let Some(line) = line {
+            let e = m.entry(line).or_insert(kind);
+            *e = (*e).min(kind);
+        }
+    };
+    for e in &s.edits {
+        match e {
+            Edit::Insert {
+                inst, before: at, ..
+            } => {
+                put(&mut after, pb.inst(inst.index() as u32), MarkKind::Inserted);
+                // Where it goes, seen from before the step.
+                if let Some(at) = at {
+                    put(&mut before, pa.inst(at.index() as u32), MarkKind::Focus);
+                }
+            }
+            Edit::Erase { inst } => {
+                put(&mut before, pa.inst(inst.index() as u32), MarkKind::Erased)
+            }
+            Edit::Replace { inst, .. } => {
+                put(&mut before, pa.inst(inst.index() as u32), MarkKind::Changed);
+                put(&mut after, pb.inst(inst.index() as u32), MarkKind::Changed);
+            }
+            Edit::Move { inst, .. } => {
+                put(&mut before, pa.inst(inst.index() as u32), MarkKind::Moved);
+                put(&mut after, pb.inst(inst.index() as u32), MarkKind::Moved);
+            }
+            Edit::SetClass { vreg, .. } => {
+                let prefix = format!("  - {{ id: {}, class", vreg.index());
+                put(&mut before, pa.header_line(&prefix), MarkKind::Changed);
+                put(&mut after, pb.header_line(&prefix), MarkKind::Changed);
+            }
+            Edit::SetLiveins { .. } => {
+                put(&mut before, pa.header_line("liveins:"), MarkKind::Changed);
+                put(&mut after, pb.header_line("liveins:"), MarkKind::Changed);
+            }
+            // A name-table entry prints nowhere by itself.
+            Edit::Intern { .. } => {}
+            Edit::SetProps { .. } => {
+                for key in ["isSSA:", "noPhis:"] {
+                    let (x, y) = (pa.header_line(key), pb.header_line(key));
+                    let differs =
+                        x.map(|l| line_text(&pa.text, l)) != y.map(|l| line_text(&pb.text, l));
+                    if differs {
+                        put(&mut before, x, MarkKind::Changed);
+                        put(&mut after, y, MarkKind::Changed);
+                    }
+                }
+            }
+        }
+    }
+    for f in &s.focus {
+        match f {
+            Focus::Inst { inst } => {
+                put(&mut before, pa.inst(*inst), MarkKind::Focus);
+                put(&mut after, pb.inst(*inst), MarkKind::Focus);
+            }
+            Focus::Block { block } => {
+                put(&mut before, pa.block(*block), MarkKind::Focus);
+                put(&mut after, pb.block(*block), MarkKind::Focus);
+            }
+            // DAG nodes are not in a MIR view.
+            Focus::VReg { .. } | Focus::DagNode { .. } => {}
+        }
+    }
+    let list = |m: BTreeMap<u32, MarkKind>| {
+        m.into_iter()
+            .map(|(line, kind)| LineMark { line, kind })
+            .collect()
+    };
+    (list(before), list(after))
+}
+
+fn line_text(text: &str, line: u32) -> &str {
+    text.lines().nth(line as usize).unwrap_or("")
+}
+
+/// The step's edits as readable rows (at most [`MAX_EDIT_ROWS`]).
+fn edit_rows(s: &Step, fa: &Function, fb: &Function) -> Vec<EditRow> {
+    let defs_a = defined_vregs(fa);
+    let defs_b = defined_vregs(fb);
+    fn inst_text(f: &Function, defs: &SecondaryMap<VReg, bool>, data: &InstData) -> String {
+        let mut t = String::new();
+        write_inst(&mut t, f, data, defs);
+        t
+    }
+    let mut rows = Vec::new();
+    for e in s.edits.iter().take(MAX_EDIT_ROWS) {
+        let (op, text) = match e {
+            Edit::Insert { data, .. } => ("insert", inst_text(fb, &defs_b, data)),
+            Edit::Erase { inst } => ("erase", inst_text(fa, &defs_a, &fa.insts[*inst])),
+            Edit::Replace { old, new, .. } => (
+                "replace",
+                format!(
+                    "{}  ⟶  {}",
+                    inst_text(fa, &defs_a, old),
+                    inst_text(fb, &defs_b, new)
+                ),
+            ),
+            Edit::Move { inst, .. } => ("move", inst_text(fb, &defs_b, &fb.insts[*inst])),
+            Edit::SetClass { vreg, class } => (
+                "set_class",
+                match class {
+                    Some(c) => format!("%{} : {}", vreg.index(), c.display(&fb.names)),
+                    None => format!("%{} : no class", vreg.index()),
+                },
+            ),
+            Edit::SetProps { no_phis, is_ssa } => {
+                ("set_props", format!("isSSA: {is_ssa}, noPhis: {no_phis}"))
+            }
+            Edit::SetLiveins { liveins } => (
+                "set_liveins",
+                format!("{} function live-ins", liveins.len()),
+            ),
+            Edit::Intern { name, .. } => ("intern", format!("name `{name}`")),
+        };
+        rows.push(EditRow {
+            op: op.into(),
+            text,
+        });
+    }
+    if s.edits.len() > MAX_EDIT_ROWS {
+        rows.push(EditRow {
+            op: "more".into(),
+            text: format!("… and {} more edits", s.edits.len() - MAX_EDIT_ROWS),
+        });
+    }
+    rows
+}
