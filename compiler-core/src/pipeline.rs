@@ -35,7 +35,9 @@ use crate::mir::{
 use crate::passes;
 use crate::stages::{IrKind, Stage};
 use crate::stats::Stats;
-use crate::trace::{NoTrace, Step, StepLog};
+#[cfg(not(feature = "traced-only"))]
+use crate::trace::NoTrace;
+use crate::trace::{Step, StepLog};
 use alloc::format;
 use alloc::string::String;
 use alloc::vec::Vec;
@@ -364,10 +366,46 @@ impl Ir {
 
 /// A MIR → MIR pass, instantiated once per recorder so that tracing off compiles to
 /// nothing inside the pass. Build one with [`mir_pass!`](crate::mir_pass).
+///
+/// A `traced-only` build (the web app's) has no untraced instance: every run records.
 #[derive(Copy, Clone)]
 pub struct MirPass {
+    #[cfg(not(feature = "traced-only"))]
     pub untraced: fn(&mut Function, &Knobs, &mut NoTrace) -> Stats,
     pub traced: fn(&mut Function, &Knobs, &mut StepLog) -> Stats,
+}
+
+impl MirPass {
+    /// Runs the instance made for `R`.
+    pub fn run<R: PassRecorder>(&self, f: &mut Function, k: &Knobs, rec: &mut R) -> Stats {
+        (R::mir(self))(f, k, rec)
+    }
+}
+
+/// The two recorders a registered pass is instantiated for, and how each picks its
+/// instance out of a [`MirPass`] or [`OriPass`].
+pub trait PassRecorder: crate::trace::Recorder + Sized {
+    fn mir(p: &MirPass) -> fn(&mut Function, &Knobs, &mut Self) -> Stats;
+    fn ori(p: &OriPass) -> fn(&mut crate::ori::Function, &Knobs, &mut Self) -> Stats;
+}
+
+impl PassRecorder for StepLog {
+    fn mir(p: &MirPass) -> fn(&mut Function, &Knobs, &mut Self) -> Stats {
+        p.traced
+    }
+    fn ori(p: &OriPass) -> fn(&mut crate::ori::Function, &Knobs, &mut Self) -> Stats {
+        p.traced
+    }
+}
+
+#[cfg(not(feature = "traced-only"))]
+impl PassRecorder for NoTrace {
+    fn mir(p: &MirPass) -> fn(&mut Function, &Knobs, &mut Self) -> Stats {
+        p.untraced
+    }
+    fn ori(p: &OriPass) -> fn(&mut crate::ori::Function, &Knobs, &mut Self) -> Stats {
+        p.untraced
+    }
 }
 
 /// Wraps `fn run(&mut Function, &Opts, &mut impl Recorder) -> Stats` and
@@ -377,6 +415,7 @@ pub struct MirPass {
 macro_rules! mir_pass {
     ($run:path, $opts:path) => {
         $crate::pipeline::MirPass {
+            #[cfg(not(feature = "traced-only"))]
             untraced: |f, k, r| $run(f, &$opts(k), r),
             traced: |f, k, r| $run(f, &$opts(k), r),
         }
@@ -405,13 +444,27 @@ pub enum StageImpl {
 /// An ORI → ORI pass, instantiated once per recorder like [`MirPass`].
 #[derive(Copy, Clone)]
 pub struct OriPass {
+    #[cfg(not(feature = "traced-only"))]
     pub untraced: fn(&mut crate::ori::Function, &Knobs, &mut NoTrace) -> Stats,
     pub traced: fn(&mut crate::ori::Function, &Knobs, &mut StepLog) -> Stats,
+}
+
+impl OriPass {
+    /// Runs the instance made for `R`.
+    pub fn run<R: PassRecorder>(
+        &self,
+        f: &mut crate::ori::Function,
+        k: &Knobs,
+        rec: &mut R,
+    ) -> Stats {
+        (R::ori(self))(f, k, rec)
+    }
 }
 
 macro_rules! general_optimize {
     ($phase:ident) => {
         StageImpl::Ori(OriPass {
+            #[cfg(not(feature = "traced-only"))]
             untraced: |f, k, r| {
                 use crate::ptxas::general_optimize as go;
                 go::run(f, &go::Options::from_knobs(go::Phase::$phase, k), r)
@@ -704,6 +757,45 @@ pub fn run_observed(
     })
 }
 
+/// Runs `$body` with `$rec` bound to a recorder and evaluates to its result: a
+/// `StepLog` whose steps and remarks go to `$out` when `$trace` (or when the crate is
+/// built `traced-only`), else a `NoTrace` whose remarks go to `$out`. Each pass is thus
+/// instantiated once per recorder, and a `traced-only` build has no untraced copies.
+macro_rules! recorded {
+    ($trace:expr, $out:expr, |$rec:ident| $body:expr) => {{
+        #[cfg(not(feature = "traced-only"))]
+        let traced = $trace;
+        #[cfg(feature = "traced-only")]
+        let traced = {
+            let _ = $trace;
+            true
+        };
+        if traced {
+            let mut log = StepLog::default();
+            let r = {
+                let $rec = &mut log;
+                $body
+            };
+            $out.steps.extend(log.steps);
+            $out.remarks.extend(log.remarks);
+            r
+        } else {
+            #[cfg(not(feature = "traced-only"))]
+            {
+                let mut log = NoTrace::default();
+                let r = {
+                    let $rec = &mut log;
+                    $body
+                };
+                $out.remarks.extend(log.remarks);
+                r
+            }
+            #[cfg(feature = "traced-only")]
+            unreachable!()
+        }
+    }};
+}
+
 fn run_stage(
     stage: Stage,
     ir: &mut Ir,
@@ -726,18 +818,7 @@ fn run_stage(
         (StageImpl::Mir(pass), Ir::Mir(m)) => {
             for f in &mut m.functions {
                 let first = out.steps.len();
-                let stats = if trace {
-                    let mut log = StepLog::default();
-                    let s = (pass.traced)(f, knobs, &mut log);
-                    out.steps.extend(log.steps);
-                    out.remarks.extend(log.remarks);
-                    s
-                } else {
-                    let mut rec = NoTrace::default();
-                    let s = (pass.untraced)(f, knobs, &mut rec);
-                    out.remarks.extend(rec.remarks);
-                    s
-                };
+                let stats = recorded!(trace, out, |rec| pass.run(f, knobs, rec));
                 out.stats.merge(&stats);
                 out.functions.push(FunctionSteps {
                     function: f.name.clone(),
@@ -749,19 +830,8 @@ fn run_stage(
         (StageImpl::Emitter, Ir::Dag(d)) => {
             // An emission error is the input's: it points at the DAG's line:column.
             let opts = emitter_options(knobs);
-            let (f, stats) = if trace {
-                let mut log = StepLog::default();
-                let r = passes::instr_emitter::run(d, &opts, &mut log);
-                out.steps.extend(log.steps);
-                out.remarks.extend(log.remarks);
-                r
-            } else {
-                let mut rec = NoTrace::default();
-                let r = passes::instr_emitter::run(d, &opts, &mut rec);
-                out.remarks.extend(rec.remarks);
-                r
-            }
-            .map_err(PipelineError::Parse)?;
+            let (f, stats) = recorded!(trace, out, |rec| passes::instr_emitter::run(d, &opts, rec))
+                .map_err(PipelineError::Parse)?;
             out.stats.merge(&stats);
             out.functions.push(FunctionSteps {
                 function: f.name.clone(),
@@ -779,18 +849,7 @@ fn run_stage(
                     continue;
                 };
                 let first = out.steps.len();
-                let stats = if trace {
-                    let mut log = StepLog::default();
-                    let s = (pass.traced)(f, knobs, &mut log);
-                    out.steps.extend(log.steps);
-                    out.remarks.extend(log.remarks);
-                    s
-                } else {
-                    let mut rec = NoTrace::default();
-                    let s = (pass.untraced)(f, knobs, &mut rec);
-                    out.remarks.extend(rec.remarks);
-                    s
-                };
+                let stats = recorded!(trace, out, |rec| pass.run(f, knobs, rec));
                 out.stats.merge(&stats);
                 out.functions.push(FunctionSteps {
                     function: f.name.clone(),
@@ -805,18 +864,8 @@ fn run_stage(
                 stage,
                 message: format!("{e}"),
             };
-            let (ptx, stats) = if trace {
-                let mut log = StepLog::default();
-                let r = passes::ptx_emit::run(m, &opts, &mut log).map_err(fail)?;
-                out.steps.extend(log.steps);
-                out.remarks.extend(log.remarks);
-                r
-            } else {
-                let mut rec = NoTrace::default();
-                let r = passes::ptx_emit::run(m, &opts, &mut rec).map_err(fail)?;
-                out.remarks.extend(rec.remarks);
-                r
-            };
+            let (ptx, stats) =
+                recorded!(trace, out, |rec| passes::ptx_emit::run(m, &opts, rec)).map_err(fail)?;
             out.stats.merge(&stats);
             next = Some(Ir::Ptx(ptx));
         }
@@ -826,18 +875,8 @@ fn run_stage(
                 stage,
                 message: format!("{e}"),
             };
-            let (ori, stats) = if trace {
-                let mut log = StepLog::default();
-                let r = passes::ptx_lower::run(p, &opts, &mut log).map_err(fail)?;
-                out.steps.extend(log.steps);
-                out.remarks.extend(log.remarks);
-                r
-            } else {
-                let mut rec = NoTrace::default();
-                let r = passes::ptx_lower::run(p, &opts, &mut rec).map_err(fail)?;
-                out.remarks.extend(rec.remarks);
-                r
-            };
+            let (ori, stats) =
+                recorded!(trace, out, |rec| passes::ptx_lower::run(p, &opts, rec)).map_err(fail)?;
             out.stats.merge(&stats);
             next = Some(Ir::Ori(ori));
         }
