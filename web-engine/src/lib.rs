@@ -9,6 +9,8 @@
 //!                                    lines.rs  printed function + line of each instruction
 //!                                    diff.rs   line diff with folded context
 //!                                    payload.rs a step's payload as table rows
+//!                                    pictures/  pass pictures as data (fan-out, GO grid)
+//!                                    tours.rs   guided tours, resolved against the run
 //!  other pages / tests ──▶ js.rs: run(source, options), examples(), stages(), knobs(),
 //!                                 encodeLink / decodeLink   (exported by web-app's binary)
 //! ```
@@ -20,8 +22,10 @@
 pub mod diff;
 pub mod lines;
 pub mod payload;
+pub mod pictures;
 pub mod protocol;
 pub mod session;
+pub mod tours;
 
 #[cfg(target_family = "wasm")]
 pub mod js;
@@ -97,6 +101,24 @@ pub fn handle(
                     run_id,
                     stage,
                     step: to,
+                    message,
+                },
+            }
+        }
+        Request::Tour { run_id, example } => {
+            let result = match (
+                session.as_ref().filter(|s| s.run_id() == run_id),
+                tours::find(&example),
+            ) {
+                (None, _) => Err(format!("run {run_id} is no longer loaded")),
+                (_, None) => Err(format!("example `{example}` has no tour")),
+                (Some(s), Some(t)) => tours::resolve(t, run_id, s.result()),
+            };
+            match result {
+                Ok(plan) => Response::Tour(plan),
+                Err(message) => Response::TourFailed {
+                    run_id,
+                    example,
                     message,
                 },
             }

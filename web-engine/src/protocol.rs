@@ -36,6 +36,8 @@ pub enum Request {
         from: u32,
         to: u32,
     },
+    /// The guided tour of a gallery example, resolved against the run (`crate::tours`).
+    Tour { run_id: u64, example: String },
 }
 
 /// The inputs of a run.
@@ -69,6 +71,14 @@ pub enum Response {
         run_id: u64,
         stage: Stage,
         step: u32,
+        message: String,
+    },
+    /// A tour's stops as (stage, step) of the run.
+    Tour(TourPlan),
+    /// The tour could not be resolved against the run (no tour, a stop with no step).
+    TourFailed {
+        run_id: u64,
+        example: String,
         message: String,
     },
     /// The engine panicked; it must be restarted.
@@ -228,7 +238,7 @@ pub struct PayloadRow {
 }
 
 /// What the page shows for one step.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct StepView {
     pub run_id: u64,
     pub stage: Stage,
@@ -251,6 +261,9 @@ pub struct StepView {
     /// The payload's type (`extract_subreg_pair`, ...) and its fields.
     pub payload_type: String,
     pub payload: Vec<PayloadRow>,
+    /// The stage's pass picture at this step, when it has one (`crate::pictures`).
+    #[serde(default)]
+    pub picture: Option<crate::pictures::Picture>,
 }
 
 /// A line diff between two steps.
@@ -276,4 +289,25 @@ pub enum DiffLine {
     Added { new: u32, text: String },
     Removed { old: u32, text: String },
     Skipped { count: u32 },
+}
+
+/// A guided tour resolved against one run.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TourPlan {
+    pub run_id: u64,
+    pub example: String,
+    pub title: String,
+    pub stops: Vec<TourStopView>,
+}
+
+/// One stop of a resolved tour.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TourStopView {
+    pub stage: Stage,
+    /// The step inside `stage` (0: its input).
+    pub step: u32,
+    pub title: String,
+    pub text: String,
+    /// `page § section` of `shared/spec/`.
+    pub spec: String,
 }

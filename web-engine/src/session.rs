@@ -280,6 +280,10 @@ impl Session {
             edits: Vec::new(),
             payload_type: "none".into(),
             payload: Vec::new(),
+            picture: {
+                let run = &self.result.stages[k];
+                crate::pictures::picture(stage, &run.steps, &run.functions, step)
+            },
         };
         if !self.replayable(k) {
             let run = &self.result.stages[k];

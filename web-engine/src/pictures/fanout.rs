@@ -1,0 +1,164 @@
+//! The EXTRACT_SUBREG fan-out: one multi-result pseudo, its def/use pairs in order, each
+//! becoming a COPY from one lane of the source, with the two hint bits per pair and where
+//! the source's LiveVariables kill sits (on the pseudo until the pair that takes it).
+//!
+//! Which pseudo: the one the current step is about; on a step that names none, the
+//! nearest pseudo before it in the same function, else the first after it.
+
+use compiler_core::pipeline::FunctionSteps;
+use compiler_core::trace::{Payload, Step};
+use serde::{Deserialize, Serialize};
+
+/// One def/use pair of the pseudo.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct FanoutPair {
+    /// 0-based pair number, the order COPYs are made in.
+    pub pair: u32,
+    /// The register the pair defines (`%def`).
+    pub def: u32,
+    /// The source lane (`sub<lane>`), when the pair reads one.
+    pub lane: Option<u8>,
+    pub hint_tied: bool,
+    pub hint_early_tied: bool,
+    /// The COPY's def got the secondary tie flag.
+    pub tie_marked: bool,
+    /// The source's kill moved from the pseudo to this pair's COPY.
+    pub kill_moved: bool,
+    pub lv_updates: u32,
+    /// The 1-based step that made this pair's COPY.
+    pub step: u32,
+    /// The COPY exists at the step shown.
+    pub done: bool,
+}
+
+/// The fan-out of one pseudo at one step.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct FanoutPicture {
+    pub function: String,
+    /// The pseudo's instruction number.
+    pub pseudo: u32,
+    /// The wide source register (`%src`).
+    pub src: u32,
+    /// Pairs the pseudo has (from the trace; equals `pairs.len()` when all were recorded).
+    pub total: u32,
+    /// Pairs in COPY order.
+    pub pairs: Vec<FanoutPair>,
+    /// The pair this step made, if it made one.
+    pub current: Option<u32>,
+    /// The pair whose COPY holds the source's kill now; None: still on the pseudo (or
+    /// the source is not killed here).
+    pub kill_on: Option<u32>,
+    /// Every pair is a COPY: the pseudo is gone (or about to be erased).
+    pub all_done: bool,
+    /// Other pseudos of the stage (for "1 of N").
+    pub pseudo_index: u32,
+    pub pseudo_count: u32,
+}
+
+/// A recorded pair: its step index, function and pseudo, and the payload.
+struct PairStep<'a> {
+    index: usize,
+    function: usize,
+    pseudo: u32,
+    payload: &'a Payload,
+}
+
+fn function_of(functions: &[FunctionSteps], i: usize) -> usize {
+    functions
+        .iter()
+        .position(|r| (r.first..r.first + r.count).contains(&i))
+        .unwrap_or(0)
+}
+
+/// The picture after `step` steps (0: the input), or None when no step of the stage
+/// split an EXTRACT_SUBREG.
+pub fn build(steps: &[Step], functions: &[FunctionSteps], step: usize) -> Option<FanoutPicture> {
+    let pairs: Vec<PairStep> = steps
+        .iter()
+        .enumerate()
+        .filter_map(|(index, s)| match s.payload {
+            Payload::ExtractSubregPair { pseudo, .. } => Some(PairStep {
+                index,
+                function: function_of(functions, index),
+                pseudo,
+                payload: &s.payload,
+            }),
+            _ => None,
+        })
+        .collect();
+    let key = |p: &PairStep| (p.function, p.pseudo);
+    // The pseudos in the order their first pair was recorded.
+    let mut pseudos: Vec<(usize, u32)> = Vec::new();
+    for p in &pairs {
+        if !pseudos.contains(&key(p)) {
+            pseudos.push(key(p));
+        }
+    }
+    // Step `step` (1-based) is steps[step - 1]; the chosen pseudo is the one of the
+    // last pair at or before it, else the first pair after it.
+    let shown = pairs
+        .iter()
+        .rev()
+        .find(|p| p.index < step)
+        .or_else(|| pairs.iter().find(|p| p.index >= step))?;
+    let (function, pseudo) = key(shown);
+    let mut out = FanoutPicture {
+        function: functions
+            .get(function)
+            .map(|f| f.function.clone())
+            .unwrap_or_default(),
+        pseudo,
+        src: 0,
+        total: 0,
+        pairs: Vec::new(),
+        current: None,
+        kill_on: None,
+        all_done: false,
+        pseudo_index: pseudos
+            .iter()
+            .position(|&k| k == (function, pseudo))
+            .unwrap_or(0) as u32,
+        pseudo_count: pseudos.len() as u32,
+    };
+    for p in pairs.iter().filter(|p| key(p) == (function, pseudo)) {
+        let Payload::ExtractSubregPair {
+            pair,
+            pairs,
+            def,
+            src,
+            lane,
+            hint_tied,
+            hint_early_tied,
+            tie_marked,
+            kill_moved,
+            lv_updates,
+            ..
+        } = *p.payload
+        else {
+            continue;
+        };
+        let done = p.index < step;
+        out.src = src;
+        out.total = pairs;
+        if p.index + 1 == step {
+            out.current = Some(pair);
+        }
+        if done && kill_moved {
+            out.kill_on = Some(pair);
+        }
+        out.pairs.push(FanoutPair {
+            pair,
+            def,
+            lane,
+            hint_tied,
+            hint_early_tied,
+            tie_marked,
+            kill_moved,
+            lv_updates,
+            step: p.index as u32 + 1,
+            done,
+        });
+    }
+    out.all_done = !out.pairs.is_empty() && out.pairs.iter().all(|p| p.done);
+    Some(out)
+}

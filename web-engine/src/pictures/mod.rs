@@ -1,0 +1,61 @@
+//! Pass pictures as data: what a drawing of a stage at one step shows, built from the
+//! stage's recorded steps alone (no IR replay), so every stage has one, MIR or ORI.
+//!
+//! ```text
+//!  StageRun.steps ──▶ picture(stage, steps, functions, step) ──▶ Option<Picture>
+//!     two-address          fanout::build    EXTRACT_SUBREG pairs fanning out into COPYs
+//!     general-optimize-*   go_grid::build   blocks × rounds grid, cost curve, buffer, marks
+//! ```
+//!
+//! The page draws these (web-app's `fanout_picture` and `go_grid_picture`); the model
+//! is plain data so it is tested natively against the trace it came from.
+
+pub mod fanout;
+pub mod go_grid;
+
+use compiler_core::pipeline::FunctionSteps;
+use compiler_core::trace::Step;
+use compiler_core::Stage;
+use serde::{Deserialize, Serialize};
+
+pub use fanout::{FanoutPair, FanoutPicture};
+pub use go_grid::{GoBufferView, GoCell, GoCostPoint, GoMarkView, GoPicture};
+
+/// A stage's picture at one step.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Picture {
+    Fanout(FanoutPicture),
+    GoGrid(GoPicture),
+}
+
+/// True for the six GeneralOptimize stages.
+pub fn is_general_optimize(stage: Stage) -> bool {
+    matches!(
+        stage,
+        Stage::GeneralOptimizeEarly
+            | Stage::GeneralOptimize
+            | Stage::GeneralOptimizeMid
+            | Stage::GeneralOptimizeMid2
+            | Stage::GeneralOptimizeLate
+            | Stage::GeneralOptimizeLate2
+    )
+}
+
+/// The picture of `stage` after `step` of its steps (0: its input), when the stage has
+/// one and the trace holds something to draw.
+pub fn picture(
+    stage: Stage,
+    steps: &[Step],
+    functions: &[FunctionSteps],
+    step: u32,
+) -> Option<Picture> {
+    let step = (step as usize).min(steps.len());
+    if stage == Stage::TwoAddress {
+        return fanout::build(steps, functions, step).map(Picture::Fanout);
+    }
+    if is_general_optimize(stage) {
+        return go_grid::build(steps, step).map(Picture::GoGrid);
+    }
+    None
+}

@@ -1,0 +1,541 @@
+//! Guided tours: for every gallery example, a short narrated path through the steps that
+//! matter, each stop with a few sentences for a learner and the spec section it rests on.
+//!
+//! ```text
+//!  TOURS[example] ─ stops: (stage, Select) ──resolve(tour, &RunResult)──▶ TourPlan
+//!                           Select::{Input, First(kind), Nth(kind, n), Last(kind),
+//!                                    FirstWhere(kind, Pred), End}
+//! ```
+//!
+//! Stops never name step numbers: a stop picks a step by stage and step kind (and, where
+//! needed, a predicate on its payload), resolved against the run the page actually has,
+//! so a pass that records one more step moves the stop instead of breaking it. A stop
+//! that finds no step is an error the tests catch (`every_stop_of_every_tour_resolves`).
+
+use crate::protocol::{TourPlan, TourStopView};
+use compiler_core::pipeline::RunResult;
+use compiler_core::trace::{Payload, Step};
+use compiler_core::Stage;
+
+/// A predicate on a step's payload.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Pred {
+    /// An EXTRACT_SUBREG pair whose COPY got the secondary tie flag.
+    TieMarked,
+    /// An EXTRACT_SUBREG pair that took the source's kill.
+    KillMoved,
+    /// A GeneralOptimize round that changed its block.
+    RoundChanged,
+    /// A GeneralOptimize round that found nothing (the block converged).
+    RoundConverged,
+    /// A GeneralOptimize mark of this flag bit.
+    Mark(u32),
+}
+
+impl Pred {
+    pub fn holds(self, s: &Step) -> bool {
+        match (self, &s.payload) {
+            (Pred::TieMarked, Payload::ExtractSubregPair { tie_marked, .. }) => *tie_marked,
+            (Pred::KillMoved, Payload::ExtractSubregPair { kill_moved, .. }) => *kill_moved,
+            (Pred::RoundChanged, Payload::GoRound { changed, .. }) => *changed,
+            (Pred::RoundConverged, Payload::GoRound { changed, .. }) => !*changed,
+            (Pred::Mark(bit), Payload::GoMark { mask, .. }) => mask & bit != 0,
+            _ => false,
+        }
+    }
+}
+
+/// How a stop picks its step inside its stage.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Select {
+    /// Step 0: the stage's input.
+    Input,
+    /// The first step of this kind.
+    First(&'static str),
+    /// The n-th (1-based) step of this kind.
+    Nth(&'static str, u32),
+    /// The last step of this kind.
+    Last(&'static str),
+    /// The first step of this kind whose payload satisfies the predicate.
+    FirstWhere(&'static str, Pred),
+    /// The stage's last step.
+    End,
+}
+
+/// One stop of a tour.
+#[derive(Copy, Clone, Debug)]
+pub struct Stop {
+    pub stage: Stage,
+    pub select: Select,
+    pub title: &'static str,
+    pub text: &'static str,
+    /// Where in `shared/spec/` the behaviour is described: `page § section`.
+    pub spec: &'static str,
+}
+
+/// A tour of one gallery example.
+#[derive(Copy, Clone, Debug)]
+pub struct Tour {
+    pub example: &'static str,
+    pub title: &'static str,
+    pub stops: &'static [Stop],
+}
+
+/// The step `select` picks among `steps` (1-based; 0 is the input).
+pub fn select_step(steps: &[Step], select: Select) -> Option<u32> {
+    let of_kind = |kind: &'static str| {
+        steps
+            .iter()
+            .enumerate()
+            .filter(move |(_, s)| s.kind == kind)
+            .map(|(i, _)| i as u32 + 1)
+    };
+    match select {
+        Select::Input => Some(0),
+        Select::First(kind) => of_kind(kind).next(),
+        Select::Nth(kind, n) => of_kind(kind).nth(n.checked_sub(1)? as usize),
+        Select::Last(kind) => of_kind(kind).last(),
+        Select::FirstWhere(kind, pred) => steps
+            .iter()
+            .position(|s| s.kind == kind && pred.holds(s))
+            .map(|i| i as u32 + 1),
+        Select::End => (!steps.is_empty()).then_some(steps.len() as u32),
+    }
+}
+
+/// The tour of `example`.
+pub fn find(example: &str) -> Option<&'static Tour> {
+    TOURS.iter().find(|t| t.example == example)
+}
+
+/// Every stop of `tour` as a (stage, step) of `run`, in order; an error names the first
+/// stop that finds no step.
+pub fn resolve(tour: &Tour, run_id: u64, run: &RunResult) -> Result<TourPlan, String> {
+    let mut stops = Vec::with_capacity(tour.stops.len());
+    for (n, stop) in tour.stops.iter().enumerate() {
+        let stage_run = run
+            .stages
+            .iter()
+            .find(|s| s.stage == stop.stage)
+            .ok_or_else(|| {
+                format!(
+                    "stop {} ({}): {} did not run",
+                    n + 1,
+                    stop.title,
+                    stop.stage
+                )
+            })?;
+        let step = select_step(&stage_run.steps, stop.select).ok_or_else(|| {
+            format!(
+                "stop {} ({}): no step of {} matches {:?}",
+                n + 1,
+                stop.title,
+                stop.stage,
+                stop.select
+            )
+        })?;
+        stops.push(TourStopView {
+            stage: stop.stage,
+            step,
+            title: stop.title.into(),
+            text: stop.text.into(),
+            spec: stop.spec.into(),
+        });
+    }
+    Ok(TourPlan {
+        run_id,
+        example: tour.example.into(),
+        title: tour.title.into(),
+        stops,
+    })
+}
+
+const fn stop(
+    stage: Stage,
+    select: Select,
+    title: &'static str,
+    text: &'static str,
+    spec: &'static str,
+) -> Stop {
+    Stop {
+        stage,
+        select,
+        title,
+        text,
+        spec,
+    }
+}
+
+use Select::*;
+use Stage::*;
+
+// Spec sections the stops point at.
+const TA_DECOMP: &str = "two-address-cicc.txt § Decomposition Pseudocode";
+const TA_LV: &str = "two-address-cicc.txt § LiveVariables Update Chain";
+const TA_MULTI: &str = "two-address-cicc.txt § Multi-Result Producers on NVPTX";
+const TA_ALGO: &str = "two-address-cicc.txt § Algorithm";
+const TA_TIED: &str = "two-address-cicc.txt § Tied Operand Scanning";
+const TA_EQ: &str = "two-address-cicc.txt § Copy-Equivalence Classes";
+const TA_ASM: &str = "two-address-cicc.txt § Inline Assembly Tied Operands";
+const TO_COMMUTE: &str = "two-address-overview.md § Step 2: Operand Commutation";
+const TO_COPY: &str = "two-address-overview.md § Step 3: Copy Insertion";
+const TO_RESCHED: &str = "two-address-overview.md § Step 4: Instruction Rescheduling";
+const RC_ALGO: &str = "register-coalescing-cicc.txt § Coalescing Algorithm";
+const RC_TREE: &str = "register-coalescing-cicc.txt § Interval Tree (Red-Black BST)";
+const RC_PRIO: &str = "register-coalescing-cicc.txt § Priority and Weight System";
+const RC_CLASS: &str = "register-coalescing-cicc.txt § Register Class Constraints";
+const RC_SUB: &str = "register-coalescing-cicc.txt § Sub-Register Handling";
+const RC_CSSA: &str = "register-coalescing-cicc.txt § CSSA Coalescing (PHI-Specific)";
+const RC_KNOBS: &str = "register-coalescing-cicc.txt § Knobs and Thresholds Summary";
+const IE_PARAM: &str = "instr-emitter-cicc.txt § Parameter Cascade Emission";
+const IE_COPYFROM: &str = "instr-emitter-cicc.txt § CopyFromReg Emission";
+const IE_DEAD: &str = "instr-emitter-cicc.txt § Dead Copy Elimination";
+const IE_DEADLIST: &str = "instr-emitter-cicc.txt § Deferred Deletion via Dead List";
+const IE_GLUE: &str = "instr-emitter-cicc.txt § Texture/Surface Glue Bundle Emission";
+const IE_MULTI: &str = "instr-emitter-cicc.txt § Multi-Result SDNode Self-Recursion";
+const IE_BIT36: &str = "instr-emitter-cicc.txt § Where Bit 36 Is Checked";
+const IE_PSEUDO: &str = "instr-emitter-cicc.txt § NVPTX Custom Pseudo-Expansion";
+const GO_MAP: &str = "general-optimize-ptxas.txt § Instance Map";
+const GO_COPY: &str = "general-optimize-ptxas.txt § Copy Propagation Algorithm";
+const GO_FLAGS: &str = "general-optimize-ptxas.txt § Flag Bit Semantics";
+const GO_CONSUME: &str = "general-optimize-ptxas.txt § How Fold Results Are Consumed";
+const GO_SM: &str = "general-optimize-ptxas.txt § SM Version 20479 Threshold";
+const GO_COST: &str = "general-optimize-ptxas.txt § Phase 37 Fold Cost Model";
+const GO_FIX: &str = "general-optimize-ptxas.txt § Fixed-Point Convergence";
+const GO_LIMITS: &str = "general-optimize-ptxas.txt § Iteration Limits";
+const GO_DCE: &str = "general-optimize-ptxas.txt § Dead Code Elimination";
+const GO_PRED: &str = "general-optimize-ptxas.txt § Predicate Simplification";
+const GO_CHAIN: &str = "general-optimize-ptxas.txt § Chain-Walking Algorithm";
+const GO_VARIANTS: &str =
+    "general-optimize-ptxas.txt § Differences Between Early/Mid/Late Variants";
+const GO_LATE: &str = "general-optimize-ptxas.txt § Sub-Pass Decomposition";
+
+/// The stops every EXTRACT_SUBREG example shares, around an opening that names the
+/// producer.
+macro_rules! extract_tour {
+    ($example:literal, $title:literal, $open:literal) => {
+        extract_tour!($example, $title, $open, FirstWhere("extract_subreg_copy", Pred::TieMarked), HINTS_BOTH)
+    };
+    ($example:literal, $title:literal, $open:literal, $hint:expr, $hint_text:expr) => {
+        Tour {
+            example: $example,
+            title: $title,
+            stops: &[
+                stop(TwoAddress, Input, "The producer", $open, TA_MULTI),
+                stop(
+                    TwoAddress,
+                    First("extract_subreg_start"),
+                    "One pseudo, many results",
+                    "Two-address meets the EXTRACT_SUBREG pseudo that hands out the producer's results. It will not keep it: each def/use pair becomes its own COPY, in pair order.",
+                    TA_DECOMP,
+                ),
+                stop(
+                    TwoAddress,
+                    First("extract_subreg_copy"),
+                    "The first COPY",
+                    "Pair 1 reads lane sub0 of the wide register. The first pair never carries the hint bits, so its COPY is plain. Watch the fan-out grow in the picture.",
+                    TA_DECOMP,
+                ),
+                stop(TwoAddress, $hint, "Hint bits on a later pair", $hint_text, TA_DECOMP),
+                stop(
+                    TwoAddress,
+                    FirstWhere("extract_subreg_copy", Pred::KillMoved),
+                    "The kill moves",
+                    "The last reader of the wide source is no longer the pseudo but this COPY, so LiveVariables moves the kill flag onto it. Each COPY costs six LiveVariables updates.",
+                    TA_LV,
+                ),
+                stop(
+                    TwoAddress,
+                    First("extract_subreg_erase"),
+                    "The pseudo goes",
+                    "Every pair is a COPY now, so the pseudo has nothing left to do and is erased.",
+                    TA_DECOMP,
+                ),
+                stop(
+                    RegisterCoalescer,
+                    First("partial"),
+                    "Lanes meet the coalescer",
+                    "LLVM's coalescer can only join part of a wide register here, so these COPYs survive this stage.",
+                    RC_SUB,
+                ),
+                stop(
+                    NvptxCoalescer,
+                    First("merge"),
+                    "NVPTX merges the lanes",
+                    "NVIDIA's own coalescer checks each COPY against the interval tree: the lane and its reader never hold different values at once, so they merge and the COPY disappears.",
+                    RC_ALGO,
+                ),
+            ],
+        }
+    };
+}
+
+const HINTS_BOTH: &str = "From pair 2 on, both hint bits (tied and early-tied) are set on the def, so the COPY's def is marked tied. The coalescer reads that mark later as a wish to share a register.";
+
+/// Every gallery example's tour, in gallery order.
+pub static TOURS: &[Tour] = &[
+    Tour {
+        example: "commute",
+        title: "Commuting instead of copying",
+        stops: &[
+            stop(TwoAddress, Input, "A tied add", "The add must write the register it reads first. Its first source is still needed later, so a plain rewrite would clobber it.", TO_COMMUTE),
+            stop(TwoAddress, First("gate"), "Optimizing mode", "The pass runs with optimizations on, so it may commute, reschedule or convert before falling back to a COPY.", TA_ALGO),
+            stop(TwoAddress, First("commute"), "Swap the sources", "The add is commutable and its second source dies here, so swapping the operands meets the tie with no COPY at all.", TO_COMMUTE),
+            stop(TwoAddress, First("done"), "No COPY needed", "The counters at the end: zero COPYs inserted. Commuting was free.", TA_ALGO),
+            stop(PtxEmit, First("instruction"), "As PTX", "The swapped add prints as an ordinary three-operand PTX add: the tie only mattered in machine IR.", TA_ALGO),
+        ],
+    },
+    Tour {
+        example: "sub-copy",
+        title: "A subtraction cannot commute",
+        stops: &[
+            stop(TwoAddress, Input, "A tied subtraction", "sub is not commutable, and its first source lives on after it.", TO_COPY),
+            stop(TwoAddress, First("three_address"), "Three-address form?", "The pass asks whether the instruction has a three-address form. NVPTX has none to offer here.", TA_ALGO),
+            stop(TwoAddress, First("tied_copy"), "A COPY goes in", "With nothing else left, a COPY of the source goes in front and the use is renamed. The copy-equivalence map remembers the pair.", TO_COPY),
+            stop(RegisterCoalescer, First("conflict"), "The coalescer tries", "Both registers are live with different values at once, so the COPY cannot be joined.", RC_ALGO),
+            stop(NvptxCoalescer, First("interference"), "Interference again", "The NVPTX coalescer finds the same overlap and parks the candidate on the secondary heap.", RC_PRIO),
+            stop(PtxEmit, First("copy_to_mov"), "It becomes a mov", "The COPY that survived prints as a PTX mov.", TA_ALGO),
+        ],
+    },
+    Tour {
+        example: "reschedule",
+        title: "Moving an instruction to save a COPY",
+        stops: &[
+            stop(TwoAddress, Input, "The setup", "A tied instruction whose source is read once more, a little further down.", TO_RESCHED),
+            stop(TwoAddress, First("three_address"), "No three-address form", "Converting is tried first and does not apply.", TA_ALGO),
+            stop(TwoAddress, First("reschedule_below_kill"), "Sink below the kill", "The pass moves the instruction below the last reader of its source, so the tie can reuse the register.", TO_RESCHED),
+            stop(TwoAddress, First("kill_moved"), "The kill follows", "Moving code shifts where the source dies; LiveVariables moves the kill flag with it.", TA_LV),
+            stop(TwoAddress, First("done"), "What it cost", "The counters: how many COPYs went in, and what rescheduling saved.", TA_ALGO),
+        ],
+    },
+    extract_tour!("tex-v4f32", "A texture fetch fans out", "A 4-lane texture fetch writes one wide register; an EXTRACT_SUBREG pseudo hands its four lanes to four registers."),
+    extract_tour!("mma-tf32-4frag", "Four MMA fragments", "A tf32 matrix multiply-add produces four fragments at once; the EXTRACT_SUBREG pseudo splits them out."),
+    extract_tour!("wmma-f16-8frag", "Eight WMMA fragments", "A WMMA load produces eight f16x2 fragments, so its pseudo has eight def/use pairs."),
+    extract_tour!("wgmma-16frag", "Sixteen WGMMA results", "A warpgroup MMA writes sixteen accumulator registers: the longest fan-out in the gallery."),
+    extract_tour!("async-copy-2result", "An async copy with two results", "This producer has only two results, so the fan-out is two COPYs: the smallest case with hint bits."),
+    extract_tour!(
+        "tma-2result",
+        "A TMA load with two results",
+        "A tensor-memory load returns two values through one pseudo.",
+        Nth("extract_subreg_copy", 2),
+        "Pair 2 has only the tied hint bit, not early-tied. Both are needed for the tie mark, so this COPY's def stays unmarked."
+    ),
+    Tour {
+        example: "inline-asm-tied",
+        title: "Ties written in inline assembly",
+        stops: &[
+            stop(TwoAddress, Input, "A \"+r\" operand", "The asm statement reads and writes the same operand, so its input and output are tied.", TA_ASM),
+            stop(TwoAddress, First("tied_copy"), "A COPY for the asm", "An asm block cannot be commuted or rescheduled: the tie is met with a COPY.", TA_ASM),
+            stop(RegisterCoalescer, First("conflict"), "Still both live", "The coalescer cannot join the COPY: the original value is read after the asm.", RC_ALGO),
+            stop(PtxEmit, First("inline_asm"), "The asm text", "The asm body is printed with its operands replaced by the chosen registers.", TA_ASM),
+        ],
+    },
+    Tour {
+        example: "reg-sequence",
+        title: "Building and taking apart a tuple",
+        stops: &[
+            stop(TwoAddress, Input, "REG_SEQUENCE", "Two values are packed into one wide register, and later one lane is read back through EXTRACT_SUBREG.", TA_DECOMP),
+            stop(TwoAddress, First("reg_sequence"), "The tuple becomes COPYs", "REG_SEQUENCE is lowered to one sub-register COPY per lane.", TA_DECOMP),
+            stop(TwoAddress, First("extract_subreg_copy"), "One pair only", "The EXTRACT_SUBREG here has a single pair, so there are no later pairs and no hint bits.", TA_DECOMP),
+            stop(RegisterCoalescer, First("partial"), "Partial joins", "The lane COPYs are only partly joinable in LLVM's coalescer.", RC_SUB),
+            stop(NvptxCoalescer, First("heap_pop"), "The heap decides the order", "The NVPTX coalescer takes candidates lowest register first, weight breaking ties.", RC_PRIO),
+            stop(PtxEmit, First("tuple_result"), "Back in PTX", "The wide register is printed as a vector of scalar registers.", TA_MULTI),
+        ],
+    },
+    Tour {
+        example: "insert-subreg",
+        title: "Writing one lane of a tuple",
+        stops: &[
+            stop(TwoAddress, Input, "INSERT_SUBREG", "One lane of an existing tuple is overwritten; the rest must survive.", TA_DECOMP),
+            stop(TwoAddress, First("reg_sequence"), "First the tuple", "The tuple itself is built from COPYs.", TA_DECOMP),
+            stop(TwoAddress, First("insert_subreg"), "The insert", "INSERT_SUBREG is tied: the result must be the tuple it writes into, so a COPY of the tuple may go first.", TA_TIED),
+            stop(TwoAddress, Nth("extract_subreg_copy", 2), "Reading lanes back", "The second EXTRACT_SUBREG splits into its own COPYs.", TA_DECOMP),
+            stop(NvptxCoalescer, First("interference"), "Two versions of the tuple", "The old and new tuple are live at once, so the NVPTX coalescer cannot merge them.", RC_ALGO),
+            stop(NvptxCoalescer, End, "What is left", "The final counters: merges done and copies that stay.", RC_ALGO),
+        ],
+    },
+    Tour {
+        example: "optnone",
+        title: "optnone: COPYs only",
+        stops: &[
+            stop(TwoAddress, First("gate"), "Optimizations off", "The function is optnone, so every tie is met with a COPY: no commuting, no rescheduling.", TA_ALGO),
+            stop(TwoAddress, First("save_dst_read"), "A read of the destination", "The instruction also reads the register its tie writes. Without SSA that can happen, and the pass saves the value first.", TA_TIED),
+            stop(TwoAddress, First("tied_copy"), "The COPY", "The tie is met by a COPY in front; the equivalence map records the pair.", TA_EQ),
+            stop(RegisterCoalescer, First("terminal_rule"), "Terminal rule", "COPYs whose destination has no other copy go to the end of the work list.", RC_ALGO),
+            stop(RegisterCoalescer, First("conflict"), "Conflicts", "Several COPYs cannot be joined: their registers overlap with different values.", RC_ALGO),
+        ],
+    },
+    Tour {
+        example: "phi-loop",
+        title: "PHIs in a loop",
+        stops: &[
+            stop(PhiElimination, Input, "A loop with PHIs", "Values flow around the loop through PHI nodes, which machines cannot run.", RC_CSSA),
+            stop(PhiElimination, First("phi_copy"), "A COPY for each PHI", "Each PHI becomes a COPY from a new register at the top of its block.", RC_CSSA),
+            stop(PhiElimination, First("phi_pred_copy"), "COPYs in the predecessors", "Each incoming edge gets a COPY into that new register at the end of its block.", RC_CSSA),
+            stop(RegisterCoalescer, First("block_order"), "Loops first", "The coalescer visits the deepest loop first, where a saved COPY counts most.", RC_PRIO),
+            stop(RegisterCoalescer, First("join"), "A join", "Two registers never hold different values at once: one is renamed and the COPY disappears.", RC_ALGO),
+            stop(RegisterCoalescer, First("retry_round"), "Another round", "COPYs that failed get a second chance after the others are joined.", RC_ALGO),
+            stop(RegisterCoalescer, End, "Result", "Nine COPYs came in, one stays: the value that really crosses the loop edge.", RC_ALGO),
+        ],
+    },
+    Tour {
+        example: "phi-swap",
+        title: "The PHI swap problem",
+        stops: &[
+            stop(PhiElimination, Input, "Two PHIs swap", "Each iteration swaps two values, so the PHIs read each other.", RC_CSSA),
+            stop(PhiElimination, First("phi_copy"), "PHI COPYs", "Each PHI becomes a COPY; the swap needs a temporary, which the extra register provides.", RC_CSSA),
+            stop(RegisterCoalescer, First("conflict"), "The swap resists", "The swapped values are live together, so some COPYs can never be joined.", RC_ALGO),
+            stop(RegisterCoalescer, First("join"), "Other COPYs go", "COPYs outside the swap join without trouble.", RC_ALGO),
+            stop(NvptxCoalescer, First("heap_pop"), "The NVPTX pass", "The survivors are tried once more from the heap.", RC_PRIO),
+            stop(GeneralOptimize, First("mark"), "ptxas looks again", "Phase 29 marks the remaining moves so their uses can read the source directly.", GO_FLAGS),
+        ],
+    },
+    Tour {
+        example: "cross-class",
+        title: "Copies between register classes",
+        stops: &[
+            stop(NvptxCoalescer, Input, "Two classes", "A value moves between registers of different classes.", RC_CLASS),
+            stop(NvptxCoalescer, First("kept_cross_class"), "Kept on purpose", "A copy across classes is a real conversion on NVPTX, so the coalescer keeps it.", RC_CLASS),
+            stop(NvptxCoalescer, First("merge"), "Same class merges", "A same-class copy next to it merges as usual.", RC_ALGO),
+            stop(PtxEmit, First("register_move"), "A move in PTX", "The kept copy prints as a move between the two register files.", RC_CLASS),
+        ],
+    },
+    Tour {
+        example: "wide-pair",
+        title: "Wide registers keep their layout",
+        stops: &[
+            stop(NvptxCoalescer, Input, "Pairs of 32-bit halves", "A 64-bit value is built from two halves and taken apart again.", RC_SUB),
+            stop(NvptxCoalescer, First("kept_layout"), "Layout first", "Merging would change how the wide register's lanes are laid out, so the copy stays.", RC_SUB),
+            stop(NvptxCoalescer, First("merge"), "A safe merge", "Where the layout is unaffected, the copy merges.", RC_ALGO),
+            stop(PtxEmit, First("unpack"), "Unpacking in PTX", "The halves are read with a PTX unpack move.", RC_SUB),
+        ],
+    },
+    extract_tour!("tex-lanes", "Texture lanes all the way to PTX", "Four texture lanes again; this time follow them on through both coalescers."),
+    Tour {
+        example: "limits",
+        title: "The NVPTX coalescer's heap",
+        stops: &[
+            stop(NvptxCoalescer, Input, "A chain of copies", "Each register copies the one before it, down a long chain.", RC_ALGO),
+            stop(NvptxCoalescer, First("merge"), "Block-level merges", "Copies whose registers never disagree merge at once, block by block.", RC_ALGO),
+            stop(NvptxCoalescer, First("interference"), "A clash", "Two registers are live together with different values: the candidate goes to the secondary heap.", RC_PRIO),
+            stop(NvptxCoalescer, First("tree_built"), "The interval tree", "Live extents go into a red-black tree ordered by start, so overlaps are found fast.", RC_TREE),
+            stop(NvptxCoalescer, First("heap_pop"), "Retry from the heap", "The parked candidate comes back; it still interferes.", RC_KNOBS),
+            stop(GeneralOptimize, First("mark"), "ptxas tidies up", "Phase 29 marks the surviving move for propagation.", GO_FLAGS),
+        ],
+    },
+    Tour {
+        example: "param-cascade",
+        title: "Parameters flowing in",
+        stops: &[
+            stop(InstrEmitter, Input, "The selected DAG", "Kernel parameters arrive as a cascade of CopyFromReg nodes.", IE_PARAM),
+            stop(InstrEmitter, First("param_cascade"), "The cascade", "The emitter walks the chain of parameter reads in order.", IE_PARAM),
+            stop(InstrEmitter, First("copy_from_reg"), "CopyFromReg", "Each read from a physical parameter register becomes a COPY into a virtual one.", IE_COPYFROM),
+            stop(InstrEmitter, First("record"), "Result records", "After emission, every produced COPY is classified: keep, erase now, or defer.", IE_DEAD),
+            stop(InstrEmitter, First("flush_dead_list"), "The dead list", "Deferred COPYs that nobody reads are deleted together.", IE_DEADLIST),
+            stop(RegisterCoalescer, First("physical"), "Physical registers", "COPYs from physical registers are left to the coalescer's special rules.", RC_ALGO),
+        ],
+    },
+    Tour {
+        example: "tex-glue-bundle",
+        title: "A glued texture bundle",
+        stops: &[
+            stop(InstrEmitter, Input, "Glued nodes", "A texture fetch is glued to the nodes that feed it: they must be emitted together.", IE_GLUE),
+            stop(InstrEmitter, First("glue_chain"), "Following the glue", "The emitter walks the glue chain and emits the bundle as one unit.", IE_GLUE),
+            stop(InstrEmitter, First("custom_inserter"), "A custom pseudo", "The texture pseudo is expanded by NVPTX's own inserter.", IE_PSEUDO),
+            stop(InstrEmitter, First("extract_lane"), "One lane per result", "Each result of the multi-result node becomes one pair of an EXTRACT_SUBREG.", IE_MULTI),
+            stop(InstrEmitter, First("bit36_skip"), "Bit 36", "The implicit-glue test on this node is switched off by a property bit, so no copy is folded.", IE_BIT36),
+            stop(TwoAddress, FirstWhere("extract_subreg_copy", Pred::TieMarked), "Two-address picks it up", "The pairs the emitter made now fan out into COPYs, with the hint bits it set.", TA_DECOMP),
+        ],
+    },
+    Tour {
+        example: "redundant-exit",
+        title: "Removing a repeated exit",
+        stops: &[
+            stop(PtxLower, First("block"), "Into ORI", "ptxas' instruction form starts with a block anchor per basic block.", GO_MAP),
+            stop(GeneralOptimizeEarly, Input, "Phase 13", "Two blocks end in the same guarded exit.", GO_CHAIN),
+            stop(GeneralOptimizeEarly, FirstWhere("round", Pred::RoundChanged), "A round that fired", "The exit-chain matcher found a match, so this round changed the block and the loop runs again.", GO_FIX),
+            stop(GeneralOptimizeEarly, First("exit_chain"), "The repeated exit", "The second exit's guard is defined the same way as the first's, two levels deep, so it goes.", GO_CHAIN),
+            stop(GeneralOptimizeEarly, End, "Converged", "Every block ran until a round found nothing: the grid's last cells are unchanged.", GO_FIX),
+        ],
+    },
+    Tour {
+        example: "select-fold",
+        title: "Folding a select",
+        stops: &[
+            stop(GeneralOptimize, Input, "Phase 29", "Two selects pick between equal values; only one of them may be touched.", GO_COPY),
+            stop(GeneralOptimize, First("sm_boundary"), "The SM boundary", "This select's destination carries bits that, above SM value 20479, make it ineligible. It is left alone.", GO_SM),
+            stop(GeneralOptimize, First("mark"), "A 0x100 mark", "The other select is eligible: its destination is marked 0x100, to be propagated.", GO_FLAGS),
+            stop(GeneralOptimize, First("round"), "Round 1 of the grid", "The first cell of block 0: marks were set, so the round changed something and the loop goes on.", GO_FIX),
+            stop(GeneralOptimize, First("fold_select"), "The fold", "A select whose two sources agree needs no predicate: it becomes a move.", GO_CONSUME),
+            stop(GeneralOptimize, First("dead"), "Dead code", "The move's result is never read, so it is removed.", GO_DCE),
+            stop(GeneralOptimize, End, "Converged", "Round 3 finds nothing to do: the block has reached its fixed point.", GO_FIX),
+        ],
+    },
+    Tour {
+        example: "predicate-known",
+        title: "A predicate known in advance",
+        stops: &[
+            stop(GeneralOptimize, Input, "Constants and a compare", "The compare only reads constants, so its answer is known before the kernel runs.", GO_PRED),
+            stop(GeneralOptimize, FirstWhere("mark", Pred::Mark(0x400)), "A 0x400 mark", "The set-predicate gets the 0x400 bit: its value is known.", GO_FLAGS),
+            stop(GeneralOptimize, First("round"), "Round 1", "The grid's first cell counts the marks of each kind.", GO_FIX),
+            stop(GeneralOptimize, First("resolve_guard"), "Guards resolved", "A store guarded by a known-true predicate loses its guard; one guarded by known-false goes entirely.", GO_PRED),
+            stop(GeneralOptimize, First("dead"), "Clean-up", "The compare and the moves are no longer read and are removed.", GO_DCE),
+            stop(GeneralOptimize, End, "Fixed point", "The last round changes nothing.", GO_FIX),
+        ],
+    },
+    Tour {
+        example: "iteration-cap",
+        title: "How many rounds a block gets",
+        stops: &[
+            stop(GeneralOptimize, Input, "A block that needs rounds", "Each fold here enables the next, so one pass over the block is not enough.", GO_LIMITS),
+            stop(GeneralOptimize, First("round"), "Round 1", "Marks and a fold: the round changed the block.", GO_FIX),
+            stop(GeneralOptimize, Nth("round", 2), "Round 2", "The fold made a new move, which is marked and propagated in turn.", GO_FIX),
+            stop(GeneralOptimize, Last("round"), "The last round", "Nothing left. With option 464 set lower, the budget would stop the loop earlier and the cell would show the cap.", GO_LIMITS),
+        ],
+    },
+    Tour {
+        example: "local-array",
+        title: "A local array becomes registers",
+        stops: &[
+            stop(GeneralOptimizeMid, Input, "Phase 37", "A small local array is written and read back in the same block.", GO_VARIANTS),
+            stop(GeneralOptimizeMid, First("promote_load"), "Loads promoted", "Each load reads what the block just stored, so it becomes a move from the stored register.", GO_VARIANTS),
+            stop(GeneralOptimizeMid, First("mark"), "Moves marked", "The new moves are marked 0x100 for propagation.", GO_FLAGS),
+            stop(GeneralOptimizeMid, First("cost"), "The cost curve", "Round 1's folds add weighted cost 2.5, well over the threshold, so another round runs.", GO_COST),
+            stop(GeneralOptimizeMid, Last("cost"), "Below the threshold", "Round 2 adds nothing: the delta falls under 0.25 and the loop stops.", GO_COST),
+            stop(GeneralOptimizeMid, First("dead_local_stores"), "The stores go", "Nothing reads the array any more, so its stores are dropped too.", GO_DCE),
+        ],
+    },
+    Tour {
+        example: "mov-pairs",
+        title: "The six-slot MOV buffer",
+        stops: &[
+            stop(GeneralOptimizeLate, Input, "Phase 58", "Two pairs of moves load the same value twice.", GO_LATE),
+            stop(GeneralOptimizeLate, First("buffer"), "Into the buffer", "The first move takes slot 0 of a six-slot circular buffer.", GO_LATE),
+            stop(GeneralOptimizeLate, First("mov_pair"), "A repeat", "The next move repeats the one in slot 0, so its use reads the first destination instead.", GO_LATE),
+            stop(GeneralOptimizeLate, Nth("buffer", 3), "Slot 1", "A different move takes the next slot.", GO_LATE),
+            stop(GeneralOptimizeLate, First("round"), "One pass", "Phase 58 does not iterate: one pass, two pairs merged.", GO_VARIANTS),
+            stop(GeneralOptimizeLate2, First("dispatch"), "Phase 65", "The same window runs again through the target's dispatch table.", GO_VARIANTS),
+        ],
+    },
+    Tour {
+        example: "cu-reduce",
+        title: "A real reduction kernel",
+        stops: &[
+            stop(PtxLower, First("block"), "Ten blocks", "An nvcc reduction kernel lowers to ten ORI blocks.", GO_MAP),
+            stop(GeneralOptimizeEarly, End, "Phase 13's grid", "One cell per block: every block converges in one round.", GO_FIX),
+            stop(GeneralOptimizeMid, First("cost"), "Phase 37's cost", "No folds, so the cost curve stays flat under the threshold.", GO_COST),
+            stop(GeneralOptimizeLate, First("buffer"), "Phase 58's buffer", "Moves fill the buffer, but none repeats: nothing merges.", GO_LATE),
+            stop(GeneralOptimizeLate, End, "Already tidy", "nvcc's output leaves ptxas little to clean up.", GO_VARIANTS),
+        ],
+    },
+    Tour {
+        example: "cu-tex2d",
+        title: "A real texture kernel",
+        stops: &[
+            stop(PtxLower, First("lower"), "Into ORI", "Each PTX instruction becomes one or more ORI instructions with class numbers.", GO_MAP),
+            stop(GeneralOptimize, End, "Phase 29", "One block, one round: nothing to propagate.", GO_FIX),
+            stop(GeneralOptimizeLate, First("buffer"), "The buffer fills", "The kernel's moves take buffer slots one by one.", GO_LATE),
+            stop(GeneralOptimizeLate, Last("buffer"), "Four moves, no repeat", "No move repeats another, so no pair merges.", GO_LATE),
+        ],
+    },
+];
