@@ -103,6 +103,7 @@ fn encode(args: &[String]) -> CmdResult {
             stage,
             step,
             layout,
+            pictures: Vec::new(),
             source: input::read(&input::one_file(&a.positional, "link encode")?)?.text,
         };
         share::encode_state(&state)

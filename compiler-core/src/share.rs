@@ -4,6 +4,7 @@
 //! ```text
 //!  state link:    #v1.<base64url(deflate(payload))>
 //!  payload:       format=mir\n knobs=sm=sm_80,...\n stage=two-address\n step=12\n layout=...\n
+//!                 pictures=two-address:3,nvptx-coalescer:2,general-optimize:5\n
 //!                 \n
 //!                 <source text, verbatim>
 //!  example link:  #example=NAME[&stage=ID][&step=N]
@@ -48,7 +49,13 @@ pub struct LinkState {
     pub step: Option<u32>,
     /// The app's layout id (`single`, `side-by-side`, ...): see [`valid_name`].
     pub layout: Option<String>,
+    /// The side-by-side pictures: each slot's stage and the step it shows (empty: the
+    /// layout's defaults). Links written before this key existed decode to empty.
+    pub pictures: Vec<(Stage, u32)>,
 }
+
+/// Slots a link's `pictures` list holds at most.
+pub const MAX_PICTURES: usize = 8;
 
 /// A short link to a gallery example.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -116,6 +123,16 @@ pub fn encode_state(s: &LinkState) -> String {
     }
     if let Some(l) = s.layout.as_deref().filter(|l| valid_name(l)) {
         payload.push_str(&format!("layout={l}\n"));
+    }
+    if !s.pictures.is_empty() {
+        payload.push_str("pictures=");
+        for (k, (stage, step)) in s.pictures.iter().take(MAX_PICTURES).enumerate() {
+            if k > 0 {
+                payload.push(',');
+            }
+            payload.push_str(&format!("{}:{step}", stage.id()));
+        }
+        payload.push('\n');
     }
     payload.push('\n');
     payload.push_str(&s.source);
@@ -232,11 +249,33 @@ fn parse_payload(text: &str, col: usize) -> Result<LinkState, LinkError> {
                 }
                 s.layout = Some(v.into());
             }
+            "pictures" => s.pictures = parse_pictures(v).map_err(|m| bad(&m))?,
             _ => {} // a key from a later v1 writer
         }
     }
     s.source = rest.into();
     Ok(s)
+}
+
+/// `stage:step,stage:step` (at most [`MAX_PICTURES`] entries).
+fn parse_pictures(v: &str) -> Result<Vec<(Stage, u32)>, String> {
+    let mut out = Vec::new();
+    for item in v.split(',').filter(|i| !i.is_empty()) {
+        if out.len() == MAX_PICTURES {
+            return Err(format!("pictures holds at most {MAX_PICTURES} entries"));
+        }
+        let (stage, step) = item
+            .split_once(':')
+            .ok_or_else(|| format!("pictures entry `{item}`: expected stage:step"))?;
+        let stage: Stage = stage
+            .parse()
+            .map_err(|e| format!("pictures entry `{item}`: {e}"))?;
+        let step = step
+            .parse()
+            .map_err(|_| format!("pictures entry `{item}`: step must be a number"))?;
+        out.push((stage, step));
+    }
+    Ok(out)
 }
 
 fn decode_example(frag: &str) -> Result<ExampleLink, LinkError> {
@@ -341,7 +380,65 @@ mod tests {
             stage: Some(Stage::TwoAddress),
             step: Some(7),
             layout: Some("side-by-side".into()),
+            pictures: alloc::vec![
+                (Stage::TwoAddress, 3),
+                (Stage::NvptxCoalescer, 0),
+                (Stage::GeneralOptimize, 11),
+            ],
         }
+    }
+
+    /// A state link around a raw payload.
+    fn pack(t: &str) -> String {
+        let mut out = String::from("v1.");
+        base64url_encode(
+            &miniz_oxide::deflate::compress_to_vec(t.as_bytes(), 6),
+            &mut out,
+        );
+        out
+    }
+
+    #[test]
+    fn links_written_before_pictures_existed_still_decode() {
+        // Made by the previous writer: `copyscope link encode --stage two-address
+        // --step 7 --layout presenter` on a five-line MIR file.
+        let old = "v1.DcjBCcAgDAXQ-58iCyi9FQSX6AYRQw9tVUykCB2-nh48NT4l2lsd59xFFWrS4o6bZx0W2zopJh1wzqHwI4EupJpnoA9EKfktLIkOsdELvPf4AQ";
+        let Link::State(s) = decode(old).unwrap() else {
+            panic!("a state link")
+        };
+        assert_eq!(
+            (s.stage, s.step, s.layout.as_deref()),
+            (Some(Stage::TwoAddress), Some(7), Some("presenter"))
+        );
+        assert!(s.pictures.is_empty());
+        assert!(s.source.contains("name: k"));
+        // And the new key round-trips, bad entries are refused with the header line.
+        let Link::State(s) =
+            decode(&pack("pictures=two-address:3,general-optimize-mid:0\n\nx")).unwrap()
+        else {
+            panic!("a state link")
+        };
+        assert_eq!(
+            s.pictures,
+            [(Stage::TwoAddress, 3), (Stage::GeneralOptimizeMid, 0)]
+        );
+        for bad in [
+            "pictures=two-address\n\nx",
+            "pictures=nowhere:1\n\nx",
+            "pictures=two-address:x\n\nx",
+        ] {
+            let e = decode(&pack(bad)).unwrap_err();
+            assert!(
+                e.message.contains("header line 1: pictures entry"),
+                "{}",
+                e.message
+            );
+        }
+        let many = format!("pictures={}\n\nx", ["two-address:1"; 9].join(","));
+        assert!(decode(&pack(&many))
+            .unwrap_err()
+            .message
+            .contains("at most 8"));
     }
 
     #[test]
@@ -413,14 +510,6 @@ mod tests {
 
     #[test]
     fn payload_errors_name_the_header_line() {
-        let pack = |t: &str| {
-            let mut out = String::from("v1.");
-            base64url_encode(
-                &miniz_oxide::deflate::compress_to_vec(t.as_bytes(), 6),
-                &mut out,
-            );
-            out
-        };
         let e = decode(&pack("format=mir\nknobs=nope=1\n\nsrc")).unwrap_err();
         assert!(e.message.contains("header line 2") && e.message.contains("unknown knob"));
         let e = decode(&pack("format=mir")).unwrap_err();

@@ -357,6 +357,7 @@ pub fn encode_link(state: JsValue) -> Result<String, JsValue> {
         stage: s.stage.as_deref().map(stage_arg).transpose()?,
         step: s.step,
         layout: s.layout,
+        pictures: Vec::new(),
     };
     Ok(share::encode_state(&link))
 }
