@@ -8,6 +8,8 @@
 //!  state.view_wanted() ──▶ engine View      state.diff_wanted() ──▶ engine Diff
 //!  engine Response ──▶ Action (RunProgress, RunDone, ViewArrived, EngineCrashed, ...)
 //!  playing ──▶ an interval dispatching Action::Tick
+//!  side-by-side layout: state.side_views_wanted() ──▶ engine View per slot
+//!  tour: state.tour_wanted() ──▶ engine Tour ──▶ Action::TourArrived; autoplay ──▶ TourTick
 //!  run cancelled ──▶ engine restart (a run cannot be interrupted otherwise)
 //!  Copy link ──▶ share::encode_state ──▶ address bar + clipboard ──▶ Action::LinkCopied
 //! ```
@@ -41,6 +43,16 @@ fn response_action(r: Response) -> Action {
             run_id,
             stage,
             step,
+            message,
+        },
+        Response::Tour(plan) => Action::TourArrived(Rc::new(plan)),
+        Response::TourFailed {
+            run_id,
+            example,
+            message,
+        } => Action::TourFailed {
+            run_id,
+            example,
             message,
         },
         Response::Crashed { message } => Action::EngineCrashed(message),
@@ -156,6 +168,42 @@ pub fn app() -> Html {
                     to,
                 });
             }
+        });
+    }
+    {
+        let engine = engine.clone();
+        use_effect_with(state.side_views_wanted(), move |wanted| {
+            for &(run_id, stage, step) in wanted {
+                engine.send(Request::View {
+                    run_id,
+                    stage,
+                    step,
+                });
+            }
+        });
+    }
+    {
+        let engine = engine.clone();
+        use_effect_with(state.tour_wanted(), move |wanted| {
+            if let Some((run_id, example)) = *wanted {
+                engine.send(Request::Tour {
+                    run_id,
+                    example: example.into(),
+                });
+            }
+        });
+    }
+    {
+        let dispatcher = dispatcher.clone();
+        let autoplay = state.tour.as_ref().is_some_and(|t| t.autoplay);
+        use_effect_with((autoplay, state.speed), move |(_, speed)| {
+            let dwell = speed.interval_ms() * crate::model::tour::DWELL_INTERVALS;
+            let timer = autoplay.then(|| {
+                gloo_timers::callback::Interval::new(dwell, move || {
+                    dispatcher.dispatch(Action::TourTick)
+                })
+            });
+            move || drop(timer)
         });
     }
     {
@@ -340,6 +388,8 @@ pub fn app() -> Html {
                     on_action={on_action.clone()} />
                 <StageList selected={s.stage} summary={summary.clone()} implemented={s.implemented.clone()}
                     on_select={on_action.reform(Action::SelectStage)} />
+                <TourBar tour={s.tour.clone()} example={s.example.filter(|e| web_engine::tours::find(e).is_some())}
+                    layout={s.layout} on_action={on_action.clone()} />
                 <StepControls
                     step={s.step}
                     {total}
@@ -351,6 +401,12 @@ pub fn app() -> Html {
                     on_action={on_action.clone()}
                 />
             </section>
+            if s.layout == Layout::SideBySide {
+                <main class="workspace side-by-side-workspace">
+                    <SideBySide slots={s.picture_slots()} summary={summary.clone()}
+                        views={s.side_views.clone()} on_action={on_action.clone()} />
+                </main>
+            } else {
             <main class="workspace">
                 if s.layout != Layout::Presenter {
                     <section class="column left" aria-label="Input">
@@ -381,6 +437,7 @@ pub fn app() -> Html {
                 </section>
                 <PicturePanel view={view.filter(|_| !stale)} />
             </main>
+            }
         </div>
     }
 }

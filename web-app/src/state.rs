@@ -16,6 +16,8 @@
 //! [`Reducible`] impl only adapts `apply` to yew's `use_reducer`.
 
 use crate::model::layout::{Layout, Speed};
+use crate::model::slots;
+use crate::model::tour::TourState;
 use compiler_core::examples::{self, Example};
 use compiler_core::knobs::{format_value, parse_value, Knob, Knobs};
 use compiler_core::share::{Link, LinkError, LinkState};
@@ -24,6 +26,7 @@ use std::collections::BTreeMap;
 use std::rc::Rc;
 use web_engine::protocol::{
     DiffView, Progress, RunFailure, RunRequest, RunSummary, SourcePosError, StageSummary, StepView,
+    TourPlan,
 };
 use yew::Reducible;
 
@@ -154,6 +157,14 @@ pub struct AppState {
     pub notice: Option<Notice>,
     /// The last link made with "Copy link".
     pub link: Option<String>,
+
+    // Pictures side by side and guided tours.
+    /// The side-by-side slots the user stepped (stage, step); empty: each slot's default
+    /// stage at its last step (see [`AppState::picture_slots`]).
+    pub pictures: Vec<(Stage, u32)>,
+    /// The latest view of each slot's stage.
+    pub side_views: BTreeMap<Stage, Rc<StepView>>,
+    pub tour: Option<TourState>,
 }
 
 impl Default for AppState {
@@ -190,6 +201,9 @@ impl Default for AppState {
             layout: Layout::default(),
             notice: None,
             link: None,
+            pictures: Vec::new(),
+            side_views: BTreeMap::new(),
+            tour: None,
         }
     }
 }
@@ -260,6 +274,40 @@ pub enum Action {
     SetCentreTab(CentreTab),
     SetGalleryQuery(String),
 
+    // Pictures side by side.
+    /// Step a side-by-side slot forward (+1) or back (-1).
+    PictureStep {
+        slot: usize,
+        delta: i32,
+    },
+    /// Show step N (clamped) in a slot.
+    PictureSeek {
+        slot: usize,
+        step: u32,
+    },
+    /// Show another stage in a slot (slot 2: one of the GeneralOptimize stages).
+    SetPictureStage {
+        slot: usize,
+        stage: Stage,
+    },
+
+    // Guided tours.
+    /// Start the tour of a gallery example (loading it first when needed).
+    StartTour(&'static str),
+    TourArrived(Rc<TourPlan>),
+    TourFailed {
+        run_id: u64,
+        example: String,
+        message: String,
+    },
+    NextStop,
+    PrevStop,
+    GoToStop(usize),
+    ToggleAutoplay,
+    /// The tour's autoplay timer fired.
+    TourTick,
+    EndTour,
+
     // Messages.
     LinkCopied {
         url: String,
@@ -283,6 +331,7 @@ impl AppState {
             Action::SetSource(text) => {
                 if *self.source != *text {
                     self.example = crate::model::gallery::example_with_text(&text);
+                    self.end_tour_unless(self.example);
                     self.source = Rc::from(text);
                     self.queue_run(TYPING_DELAY_MS);
                 }
@@ -294,6 +343,7 @@ impl AppState {
                 }
             }
             Action::LoadExample(name) => {
+                self.end_tour_unless(Some(name));
                 let stage = examples::find(name).map(|e| e.stage);
                 self.load_example(
                     name,
@@ -369,6 +419,12 @@ impl AppState {
                 let current = self.summary.as_ref().is_some_and(|s| s.run_id == v.run_id)
                     && self.stage == Some(v.stage)
                     && self.step == v.step;
+                let side = self.layout == Layout::SideBySide
+                    && self.summary.as_ref().is_some_and(|s| s.run_id == v.run_id)
+                    && self.picture_slots().contains(&(v.stage, v.step));
+                if side {
+                    self.side_views.insert(v.stage, v.clone());
+                }
                 if current {
                     self.view = Some(v);
                     self.view_error = None;
@@ -471,7 +527,172 @@ impl AppState {
                 self.link = Some(url);
             }
             Action::DismissNotice => self.notice = None,
+            Action::PictureStep { slot, delta } => {
+                if let Some(&(stage, step)) = self.picture_slots().get(slot) {
+                    let next = if delta >= 0 {
+                        step.saturating_add(delta as u32)
+                    } else {
+                        step.saturating_sub(delta.unsigned_abs())
+                    };
+                    self.set_slot(slot, stage, next);
+                }
+            }
+            Action::PictureSeek { slot, step } => {
+                if let Some(&(stage, _)) = self.picture_slots().get(slot) {
+                    self.set_slot(slot, stage, step);
+                }
+            }
+            Action::SetPictureStage { slot, stage } => {
+                if slots::allowed(slot, stage) {
+                    self.set_slot(slot, stage, self.stage_steps(stage));
+                }
+            }
+            Action::StartTour(name) => {
+                if web_engine::tours::find(name).is_some() {
+                    if self.example != Some(name) {
+                        self.load_example(name, None);
+                    }
+                    self.tour = Some(TourState::new(name));
+                    self.playing = false;
+                }
+            }
+            Action::TourArrived(plan) => {
+                let current = self.summary.as_ref().is_some_and(|s| s.run_id == plan.run_id);
+                if let Some(t) = self.tour.as_mut().filter(|t| current && t.example == plan.example) {
+                    t.stop = t.stop.min(plan.stops.len().saturating_sub(1));
+                    t.plan = Some(plan);
+                    t.error = None;
+                    self.apply_stop();
+                }
+            }
+            Action::TourFailed {
+                run_id,
+                example,
+                message,
+            } => {
+                let current = self.summary.as_ref().is_some_and(|s| s.run_id == run_id);
+                if let Some(t) = self.tour.as_mut().filter(|t| current && t.example == example) {
+                    t.error = Some(message);
+                    t.autoplay = false;
+                }
+            }
+            Action::NextStop => self.go_to_stop(|t| t.stop + 1),
+            Action::PrevStop => self.go_to_stop(|t| t.stop.saturating_sub(1)),
+            Action::GoToStop(n) => self.go_to_stop(|_| n),
+            Action::ToggleAutoplay => {
+                if let Some(t) = self.tour.as_mut().filter(|t| !t.is_empty()) {
+                    t.autoplay = !t.autoplay;
+                    if t.autoplay && t.at_end() {
+                        t.stop = 0;
+                        self.apply_stop();
+                    }
+                }
+            }
+            Action::TourTick => {
+                if let Some(t) = self.tour.as_mut().filter(|t| t.autoplay) {
+                    if t.at_end() {
+                        t.autoplay = false;
+                    } else {
+                        t.stop += 1;
+                        if t.at_end() {
+                            t.autoplay = false;
+                        }
+                        self.apply_stop();
+                    }
+                }
+            }
+            Action::EndTour => self.tour = None,
         }
+    }
+
+    /// Ends the tour when the source is no longer its example.
+    fn end_tour_unless(&mut self, example: Option<&str>) {
+        if self.tour.as_ref().is_some_and(|t| Some(t.example) != example) {
+            self.tour = None;
+        }
+    }
+
+    /// Moves the tour to the stop `pick` chooses (clamped) and shows it.
+    fn go_to_stop(&mut self, pick: impl Fn(&TourState) -> usize) {
+        if let Some(t) = self.tour.as_mut().filter(|t| !t.is_empty()) {
+            t.stop = pick(t).min(t.len() - 1);
+            self.apply_stop();
+        }
+    }
+
+    /// Shows the tour's current stop: its stage and step.
+    fn apply_stop(&mut self) {
+        let Some(stop) = self.tour.as_ref().and_then(|t| t.current()).cloned() else {
+            return;
+        };
+        if self.summary.as_ref().and_then(|s| s.stage(stop.stage)).is_none() {
+            return;
+        }
+        if self.stage != Some(stop.stage) {
+            self.stage = Some(stop.stage);
+            self.step = 0;
+            self.reset_diff_range();
+        }
+        self.step = stop.step.min(self.total_steps());
+        self.playing = false;
+    }
+
+    /// Steps `stage` recorded in the current run (0 when it did not run).
+    pub fn stage_steps(&self, stage: Stage) -> u32 {
+        self.summary
+            .as_ref()
+            .and_then(|s| s.stage(stage))
+            .map_or(0, |s| s.steps)
+    }
+
+    /// The side-by-side slots as shown: the stepped ones, or each default stage at its
+    /// last step; steps clamped to the current run.
+    pub fn picture_slots(&self) -> Vec<(Stage, u32)> {
+        if self.pictures.is_empty() {
+            slots::DEFAULT_STAGES
+                .iter()
+                .map(|&s| (s, self.stage_steps(s)))
+                .collect()
+        } else {
+            self.pictures
+                .iter()
+                .map(|&(s, n)| (s, n.min(self.stage_steps(s))))
+                .collect()
+        }
+    }
+
+    fn set_slot(&mut self, slot: usize, stage: Stage, step: u32) {
+        let mut all = self.picture_slots();
+        if let Some(entry) = all.get_mut(slot) {
+            *entry = (stage, step.min(self.stage_steps(stage)));
+            self.pictures = all;
+        }
+    }
+
+    /// The views the side-by-side layout needs: (run, stage, step) of each slot whose
+    /// stage ran.
+    pub fn side_views_wanted(&self) -> Vec<(u64, Stage, u32)> {
+        let Some(summary) = self.summary.as_ref().filter(|_| self.layout == Layout::SideBySide)
+        else {
+            return Vec::new();
+        };
+        self.picture_slots()
+            .into_iter()
+            .filter(|&(s, _)| summary.stage(s).is_some())
+            .map(|(s, n)| (summary.run_id, s, n))
+            .collect()
+    }
+
+    /// The tour to resolve: (run, example) once the example's run is done and the tour
+    /// has no plan for it yet.
+    pub fn tour_wanted(&self) -> Option<(u64, &'static str)> {
+        let t = self.tour.as_ref()?;
+        if t.plan.is_some() || t.error.is_some() || self.example != Some(t.example) {
+            return None;
+        }
+        let summary = self.summary.as_ref()?;
+        matches!(self.run, RunState::Done { id, .. } if id == summary.run_id)
+            .then_some((summary.run_id, t.example))
     }
 
     fn queue_run(&mut self, delay_ms: u32) {
@@ -514,6 +735,7 @@ impl AppState {
                 self.knobs = s.knobs;
                 self.knob_drafts.clear();
                 self.layout = s.layout.as_deref().map(Layout::from_id).unwrap_or_default();
+                self.pictures = slots::from_link(&s.pictures);
                 self.target = Some(Target {
                     stage: s.stage,
                     step: s.step.unwrap_or(0),
@@ -589,6 +811,12 @@ impl AppState {
         self.view = None;
         self.view_error = None;
         self.diff = None;
+        self.side_views.clear();
+        if let Some(t) = self.tour.as_mut() {
+            // Resolved again against the new run.
+            t.plan = None;
+            t.error = None;
+        }
         let ran = |s: Stage| summary.stage(s).is_some();
         let (stage, step) = match self.target.take() {
             Some(t) => {
@@ -728,6 +956,7 @@ impl AppState {
             stage: self.stage,
             step: Some(self.step),
             layout: Some(self.layout.id().into()),
+            pictures: self.pictures.clone(),
         }
     }
 

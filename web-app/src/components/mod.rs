@@ -6,14 +6,20 @@
 //!       ├─ StageList ─ StageItem×14                       StepControls
 //!       ├─ left:   Tabs ─ Editor (CodeLine overlay) | Gallery | KnobsPanel ─ KnobField
 //!       ├─ centre: Narration, Tabs ─ IrCompare (CodeView×2 ─ CodeLine) | DiffPanel | StatsPanel
-//!       └─ right:  PicturePanel ─ PayloadTable        (pass pictures join here)
+//!       └─ right:  PicturePanel ─ PassPicture (FanoutPictureView | GoGridPictureView)
+//!                                 | PayloadTable, ExportButtons
+//!  side-by-side layout: SideBySide ─ PictureSlot×3 (picture_for, ExportButtons)
+//!  playback row: TourBar (a guided tour's stop, controls; or the offer to start one)
 //! ```
 
 mod code_line;
 mod code_view;
 mod diff_panel;
 mod editor;
+mod export_buttons;
+mod fanout_picture;
 mod gallery;
+mod go_grid_picture;
 mod icon;
 mod ir_compare;
 mod knob_field;
@@ -21,20 +27,28 @@ mod knobs_panel;
 mod link_bar;
 mod narration;
 mod notice_bar;
+mod pass_picture;
 mod payload_table;
 mod picture_panel;
+mod picture_slot;
 mod run_status;
+mod side_by_side;
 mod stage_item;
 mod stage_list;
 mod stats_panel;
 mod step_controls;
+mod svg_style;
 mod tabs;
+mod tour_bar;
 
 pub use code_line::{CodeLine, CodeLineProps};
 pub use code_view::{CodeView, CodeViewProps};
 pub use diff_panel::{DiffPanel, DiffPanelProps};
 pub use editor::{Editor, EditorProps};
+pub use export_buttons::{ExportButtons, ExportButtonsProps};
+pub use fanout_picture::{FanoutPictureProps, FanoutPictureView};
 pub use gallery::{Gallery, GalleryProps};
+pub use go_grid_picture::{GoGridPictureProps, GoGridPictureView};
 pub use icon::{Icon, IconName, IconProps};
 pub use ir_compare::{IrCompare, IrCompareProps};
 pub use knob_field::{KnobField, KnobFieldProps};
@@ -42,11 +56,15 @@ pub use knobs_panel::{KnobsPanel, KnobsPanelProps};
 pub use link_bar::{LinkBar, LinkBarProps};
 pub use narration::{Narration, NarrationProps};
 pub use notice_bar::{NoticeBar, NoticeBarProps};
+pub use pass_picture::{PassPicture, PassPictureProps};
 pub use payload_table::{PayloadTable, PayloadTableProps};
 pub use picture_panel::{PicturePanel, PicturePanelProps};
+pub use picture_slot::{PictureSlot, PictureSlotProps};
 pub use run_status::{RunStatus, RunStatusProps};
+pub use side_by_side::{SideBySide, SideBySideProps};
 pub use stage_item::{StageItem, StageItemProps, StageStatus};
 pub use stage_list::{status as stage_status, StageList, StageListProps};
 pub use stats_panel::{StatsPanel, StatsPanelProps};
 pub use step_controls::{key_action, StepControls, StepControlsProps};
 pub use tabs::{Tabs, TabsProps};
+pub use tour_bar::{TourBar, TourBarProps};

@@ -4,6 +4,8 @@
 //! and a match arm in [`picture_for`]. Until then every step's payload is shown as a
 //! readable table, with the step's edits and the registers it is about.
 
+use super::export_buttons::ExportButtons;
+use super::pass_picture::PassPicture;
 use super::payload_table::PayloadTable;
 use std::rc::Rc;
 use web_engine::protocol::StepView;
@@ -18,8 +20,13 @@ pub struct PicturePanelProps {
 /// table.
 ///
 /// HOOK(pictures): a picture lands as a match arm on `view.payload_type`, e.g.
-/// `"extract_subreg_pair" => html! { <ExtractSubregFanOut view={..} /> }`.
-fn picture_for(view: &StepView) -> Html {
+/// `"extract_subreg_pair" => html! { <ExtractSubregFanOut view={..} /> }`. Stages whose
+/// picture the engine draws from the whole trace (`view.picture`: the EXTRACT_SUBREG
+/// fan-out, the GeneralOptimize grid) come first. The side-by-side slots use this too.
+pub(crate) fn picture_for(view: &StepView) -> Html {
+    if let Some(p) = &view.picture {
+        return html! { <PassPicture picture={p.clone()} /> };
+    }
     #[allow(clippy::match_single_binding)] // arms join as pictures land
     match view.payload_type.as_str() {
         _ => {
@@ -35,15 +42,20 @@ pub fn picture_panel(props: &PicturePanelProps) -> Html {
             <h2 id="picture-heading" class="panel-title">{ "Pass picture" }</h2>
             { match &props.view {
                 None => html! { <p class="muted">{ "The current step's data appears here." }</p> },
-                Some(v) if v.step == 0 => html! {
+                Some(v) if v.step == 0 && v.picture.is_none() => html! {
                     <p class="muted">{ "Step 0 is the stage's input: step forward to see what the pass does." }</p>
                 },
                 Some(v) => html! {
                     <>
-                        <p class="picture-note">
-                            { "Drawn pictures for this pass are still to come; here is what the step recorded." }
-                        </p>
-                        { picture_for(v) }
+                        if v.picture.is_none() {
+                            <p class="picture-note">
+                                { "Drawn pictures for this pass are still to come; here is what the step recorded." }
+                            </p>
+                        } else {
+                            <ExportButtons target="picture-body" what="pass picture"
+                                name={format!("copyscope-{}-step{}", v.stage.id(), v.step)} />
+                        }
+                        <div id="picture-body">{ picture_for(v) }</div>
                         <h3 class="panel-subtitle">{ "Edits" }</h3>
                         if v.edits.is_empty() {
                             <p class="muted">{ "None: this step changes nothing in the IR." }</p>

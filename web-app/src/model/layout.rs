@@ -8,16 +8,20 @@ pub enum Layout {
     Standard,
     /// For a projector: the source column folds away and the text grows.
     Presenter,
+    /// Three pass pictures at once (EXTRACT_SUBREG, coalescing, GeneralOptimize), each
+    /// at its own step.
+    SideBySide,
 }
 
 impl Layout {
-    pub const ALL: [Layout; 2] = [Layout::Standard, Layout::Presenter];
+    pub const ALL: [Layout; 3] = [Layout::Standard, Layout::Presenter, Layout::SideBySide];
 
     /// The id stored in permalinks (`layout=...`).
     pub const fn id(self) -> &'static str {
         match self {
             Layout::Standard => "standard",
             Layout::Presenter => "presenter",
+            Layout::SideBySide => "side-by-side",
         }
     }
 
@@ -25,6 +29,7 @@ impl Layout {
         match self {
             Layout::Standard => "Standard",
             Layout::Presenter => "Presenter (large text, no source)",
+            Layout::SideBySide => "Pictures side by side",
         }
     }
 

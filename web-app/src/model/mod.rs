@@ -5,4 +5,6 @@ pub mod gallery;
 pub mod highlight;
 pub mod keys;
 pub mod layout;
+pub mod slots;
 pub mod text;
+pub mod tour;
