@@ -557,8 +557,15 @@ impl AppState {
                 }
             }
             Action::TourArrived(plan) => {
-                let current = self.summary.as_ref().is_some_and(|s| s.run_id == plan.run_id);
-                if let Some(t) = self.tour.as_mut().filter(|t| current && t.example == plan.example) {
+                let current = self
+                    .summary
+                    .as_ref()
+                    .is_some_and(|s| s.run_id == plan.run_id);
+                if let Some(t) = self
+                    .tour
+                    .as_mut()
+                    .filter(|t| current && t.example == plan.example)
+                {
                     t.stop = t.stop.min(plan.stops.len().saturating_sub(1));
                     t.plan = Some(plan);
                     t.error = None;
@@ -571,7 +578,11 @@ impl AppState {
                 message,
             } => {
                 let current = self.summary.as_ref().is_some_and(|s| s.run_id == run_id);
-                if let Some(t) = self.tour.as_mut().filter(|t| current && t.example == example) {
+                if let Some(t) = self
+                    .tour
+                    .as_mut()
+                    .filter(|t| current && t.example == example)
+                {
                     t.error = Some(message);
                     t.autoplay = false;
                 }
@@ -607,7 +618,11 @@ impl AppState {
 
     /// Ends the tour when the source is no longer its example.
     fn end_tour_unless(&mut self, example: Option<&str>) {
-        if self.tour.as_ref().is_some_and(|t| Some(t.example) != example) {
+        if self
+            .tour
+            .as_ref()
+            .is_some_and(|t| Some(t.example) != example)
+        {
             self.tour = None;
         }
     }
@@ -625,7 +640,12 @@ impl AppState {
         let Some(stop) = self.tour.as_ref().and_then(|t| t.current()).cloned() else {
             return;
         };
-        if self.summary.as_ref().and_then(|s| s.stage(stop.stage)).is_none() {
+        if self
+            .summary
+            .as_ref()
+            .and_then(|s| s.stage(stop.stage))
+            .is_none()
+        {
             return;
         }
         if self.stage != Some(stop.stage) {
@@ -672,7 +692,10 @@ impl AppState {
     /// The views the side-by-side layout needs: (run, stage, step) of each slot whose
     /// stage ran.
     pub fn side_views_wanted(&self) -> Vec<(u64, Stage, u32)> {
-        let Some(summary) = self.summary.as_ref().filter(|_| self.layout == Layout::SideBySide)
+        let Some(summary) = self
+            .summary
+            .as_ref()
+            .filter(|_| self.layout == Layout::SideBySide)
         else {
             return Vec::new();
         };
@@ -996,3 +1019,7 @@ impl Reducible for AppState {
 #[cfg(test)]
 #[path = "state_tests.rs"]
 mod tests;
+
+#[cfg(test)]
+#[path = "state_tour_tests.rs"]
+mod tour_tests;

@@ -41,7 +41,13 @@ fn mask_name(mask: u32) -> &'static str {
 pub fn go_grid_picture(props: &GoGridPictureProps) -> Html {
     let p = &props.picture;
     let rounds = p.rounds.max(1) as i32;
-    let counters = p.cells.iter().map(|c| c.counters.len()).max().unwrap_or(2).max(2) as i32;
+    let counters = p
+        .cells
+        .iter()
+        .map(|c| c.counters.len())
+        .max()
+        .unwrap_or(2)
+        .max(2) as i32;
     let cell_h = 22 + counters * LINE;
     let grid_top = 56;
     let grid_h = p.blocks.len().max(1) as i32 * (cell_h + 6);
@@ -62,7 +68,9 @@ pub fn go_grid_picture(props: &GoGridPictureProps) -> Html {
         y += 26 + p.marks.len() as i32 * 18;
     }
     let height = y + 24;
-    let phase = p.phase.map_or("GeneralOptimize".to_string(), |n| format!("Phase {n}"));
+    let phase = p
+        .phase
+        .map_or("GeneralOptimize".to_string(), |n| format!("Phase {n}"));
     let title = format!(
         "{phase} grid at step {}: {} of {} rounds recorded, {} of {} marks",
         p.step,

@@ -41,7 +41,10 @@ pub fn tour_bar(props: &TourBarProps) -> Html {
     } else {
         Action::SetLayout(Layout::Presenter)
     };
-    let title = t.plan.as_ref().map_or_else(String::new, |p| p.title.clone());
+    let title = t
+        .plan
+        .as_ref()
+        .map_or_else(String::new, |p| p.title.clone());
     html! {
         <section class="tour-bar" aria-label="Guided tour" data-tour={t.example}>
             <div class="tour-main">

@@ -45,7 +45,10 @@ pub fn allowed(slot: usize, stage: Stage) -> bool {
 /// each an allowed stage); anything else falls back to the defaults (empty).
 pub fn from_link(pictures: &[(Stage, u32)]) -> Vec<(Stage, u32)> {
     let fits = pictures.len() == DEFAULT_STAGES.len()
-        && pictures.iter().enumerate().all(|(k, &(s, _))| allowed(k, s));
+        && pictures
+            .iter()
+            .enumerate()
+            .all(|(k, &(s, _))| allowed(k, s));
     if fits {
         pictures.to_vec()
     } else {
