@@ -94,7 +94,7 @@ pub fn select_step(steps: &[Step], select: Select) -> Option<u32> {
         Select::Input => Some(0),
         Select::First(kind) => of_kind(kind).next(),
         Select::Nth(kind, n) => of_kind(kind).nth(n.checked_sub(1)? as usize),
-        Select::Last(kind) => of_kind(kind).last(),
+        Select::Last(kind) => of_kind(kind).next_back(),
         Select::FirstWhere(kind, pred) => steps
             .iter()
             .position(|s| s.kind == kind && pred.holds(s))

@@ -168,6 +168,9 @@ fn fanout_hint_bits_and_the_kill_follow_the_trace() {
     assert!(at.pairs.iter().all(|p| p.lv_updates == 6));
 }
 
+/// A recorded GoRound: step index, block, iteration, counters, changed, capped.
+type Round = (usize, u32, u32, Vec<(String, u64)>, bool, bool);
+
 #[test]
 fn go_grid_cells_equal_the_go_round_payloads() {
     let mut stages = 0;
@@ -179,7 +182,7 @@ fn go_grid_cells_equal_the_go_round_payloads() {
             .iter()
             .filter(|r| is_general_optimize(r.stage))
         {
-            let rounds: Vec<(usize, u32, u32, Vec<(String, u64)>, bool, bool)> = r
+            let rounds: Vec<Round> = r
                 .steps
                 .iter()
                 .enumerate()
