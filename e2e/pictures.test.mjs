@@ -81,7 +81,7 @@ test('the GeneralOptimize grid of select-fold shows the rounds recorded so far',
   // Phase 37 draws its cost curve against the threshold.
   await page.locator('li.stage[data-stage-id="general-optimize-mid"] button').click();
   await page.getByRole('button', { name: 'Last step', exact: true }).click();
-  await page.locator('.picture-panel .go-svg line.threshold').waitFor();
+  await page.locator('.picture-panel .go-svg line.threshold').waitFor({ state: 'attached' });
   assert.deepEqual(errors, []);
   await page.close();
 });

@@ -13,13 +13,13 @@ pub struct FanoutPictureProps {
 
 const ROW: i32 = 34;
 const TOP: i32 = 44;
-const WIDTH: i32 = 560;
+const WIDTH: i32 = 580;
 
 #[function_component(FanoutPictureView)]
 pub fn fanout_picture(props: &FanoutPictureProps) -> Html {
     let p = &props.picture;
     let rows = p.pairs.len().max(1) as i32;
-    let height = (TOP + rows * ROW + 40).max(170);
+    let height = (TOP + rows * ROW + 52).max(182);
     let mid = TOP + rows * ROW / 2 - 4;
     let has_kill = p.pairs.iter().any(|x| x.kill_moved);
     let kill_on_pseudo = has_kill && p.kill_on.is_none() && !p.all_done;
@@ -90,8 +90,11 @@ pub fn fanout_picture(props: &FanoutPictureProps) -> Html {
                     </g>
                 }
             }) }
-            <text class="small" x="12" y={(height - 12).to_string()}>
-                { "T: tied hint · E: early-tied hint · tied2: both set, the COPY's def is marked tied · kill: where the source dies" }
+            <text class="small" x="12" y={(height - 24).to_string()}>
+                { "T: tied hint · E: early-tied hint · tied2: both set, so the COPY's def is marked tied" }
+            </text>
+            <text class="small" x="12" y={(height - 10).to_string()}>
+                { "kill: where the wide source dies now (on the pseudo until a COPY takes it)" }
             </text>
         </svg>
     }

@@ -64,11 +64,11 @@ pub fn picture_slot(props: &PictureSlotProps) -> Html {
                 <p class="muted">{ format!("{} did not run for this input.", props.stage) }</p>
             } else {
                 <div class="slot-controls" role="group" aria-label={label("Steps")}>
-                    <button type="button" aria-label={label("First step")} onclick={act(Action::PictureSeek { slot, step: 0 })} disabled={props.step == 0}>{ "⏮" }</button>
+                    <button type="button" aria-label={label("First step")} onclick={act(Action::PictureSeek { slot, step: 0 })} disabled={props.step == 0}>{ "First" }</button>
                     <button type="button" aria-label={label("Previous step")} onclick={act(Action::PictureStep { slot, delta: -1 })} disabled={props.step == 0}>{ "◀" }</button>
                     <span class="slot-counter" aria-live="polite">{ format!("Step {} of {}", props.step, total) }</span>
                     <button type="button" aria-label={label("Next step")} onclick={act(Action::PictureStep { slot, delta: 1 })} disabled={props.step >= total}>{ "▶" }</button>
-                    <button type="button" aria-label={label("Last step")} onclick={act(Action::PictureSeek { slot, step: total })} disabled={props.step >= total}>{ "⏭" }</button>
+                    <button type="button" aria-label={label("Last step")} onclick={act(Action::PictureSeek { slot, step: total })} disabled={props.step >= total}>{ "Last" }</button>
                     if view.is_some_and(|v| v.picture.is_some()) {
                         <ExportButtons target={body_id.clone()} what={format!("{title} picture")}
                             name={format!("copyscope-{}-step{}", props.stage.id(), props.step)} />

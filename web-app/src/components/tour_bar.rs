@@ -26,10 +26,10 @@ pub fn tour_bar(props: &TourBarProps) -> Html {
         return match props.example.and_then(web_engine::tours::find) {
             Some(tour) => html! {
                 <div class="tour-offer">
-                    <button type="button" class="tour-start" onclick={act(Action::StartTour(tour.example))}
-                        aria-label={format!("Start the guided tour of {}", tour.example)}>
-                        { format!("▶ Guided tour: {}", tour.title) }
+                    <button type="button" class="tour-start" onclick={act(Action::StartTour(tour.example))}>
+                        { format!("Start the guided tour of {}", tour.example) }
                     </button>
+                    <span class="tour-offer-title">{ tour.title }</span>
                 </div>
             },
             None => html! {},
@@ -69,12 +69,12 @@ pub fn tour_bar(props: &TourBarProps) -> Html {
             </div>
             <div class="tour-controls" role="group" aria-label="Tour controls">
                 <button type="button" onclick={act(Action::PrevStop)} disabled={t.stop == 0 || t.is_empty()}
-                    aria-label="Previous stop">{ "◀ Back" }</button>
+                    aria-label="Previous stop">{ "◀ Previous" }</button>
                 <button type="button" class="tour-next" onclick={act(Action::NextStop)} disabled={t.at_end()}
                     aria-label="Next stop">{ "Next ▶" }</button>
                 <button type="button" onclick={act(Action::ToggleAutoplay)} disabled={t.is_empty()}
                     aria-pressed={if t.autoplay { "true" } else { "false" }} aria-label="Autoplay the tour">
-                    { if t.autoplay { "⏸ Autoplay" } else { "⏵ Autoplay" } }
+                    { "▶ Autoplay" }
                 </button>
                 <button type="button" onclick={act(present)} aria-pressed={if presenting { "true" } else { "false" }}
                     aria-label="Presenter mode">{ "Presenter" }</button>
