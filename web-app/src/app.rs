@@ -376,6 +376,7 @@ pub fn app() -> Html {
                         }) }
                     </select>
                 </label>
+                <TourOffer example={s.example} running={s.tour.is_some()} on_action={on_action.clone()} />
                 <details class="keys-help">
                     <summary>{ "Keys" }</summary>
                     <dl>
@@ -388,8 +389,7 @@ pub fn app() -> Html {
                     on_action={on_action.clone()} />
                 <StageList selected={s.stage} summary={summary.clone()} implemented={s.implemented.clone()}
                     on_select={on_action.reform(Action::SelectStage)} />
-                <TourBar tour={s.tour.clone()} example={s.example.filter(|e| web_engine::tours::find(e).is_some())}
-                    layout={s.layout} on_action={on_action.clone()} />
+                <TourBar tour={s.tour.clone()} layout={s.layout} on_action={on_action.clone()} />
                 <StepControls
                     step={s.step}
                     {total}

@@ -9,7 +9,7 @@
 //!       └─ right:  PicturePanel ─ PassPicture (FanoutPictureView | GoGridPictureView)
 //!                                 | PayloadTable, ExportButtons
 //!  side-by-side layout: SideBySide ─ PictureSlot×3 (picture_for, ExportButtons)
-//!  playback row: TourBar (a guided tour's stop, controls; or the offer to start one)
+//!  header: TourOffer (start the example's tour); playback row: TourBar (a tour's stop)
 //! ```
 
 mod code_line;
@@ -40,6 +40,7 @@ mod step_controls;
 mod svg_style;
 mod tabs;
 mod tour_bar;
+mod tour_offer;
 
 pub use code_line::{CodeLine, CodeLineProps};
 pub use code_view::{CodeView, CodeViewProps};
@@ -68,3 +69,4 @@ pub use stats_panel::{StatsPanel, StatsPanelProps};
 pub use step_controls::{key_action, StepControls, StepControlsProps};
 pub use tabs::{Tabs, TabsProps};
 pub use tour_bar::{TourBar, TourBarProps};
+pub use tour_offer::{TourOffer, TourOfferProps};

@@ -56,6 +56,12 @@ pub fn picture_panel(props: &PicturePanelProps) -> Html {
                                 name={format!("copyscope-{}-step{}", v.stage.id(), v.step)} />
                         }
                         <div id="picture-body">{ picture_for(v) }</div>
+                        if v.picture.is_some() && !v.payload.is_empty() {
+                            <details class="step-data">
+                                <summary>{ "What the step recorded" }</summary>
+                                <PayloadTable kind={v.payload_type.clone()} rows={v.payload.clone()} />
+                            </details>
+                        }
                         <h3 class="panel-subtitle">{ "Edits" }</h3>
                         if v.edits.is_empty() {
                             <p class="muted">{ "None: this step changes nothing in the IR." }</p>

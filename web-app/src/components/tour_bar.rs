@@ -1,6 +1,6 @@
 //! The guided tour's card: the stop's title and explanation, the spec section it rests
-//! on, and the controls (previous, next, autoplay, presenter, end). With no tour running
-//! it offers the current example's tour.
+//! on, and the controls (previous, next, autoplay, presenter, end). `TourOffer` starts
+//! one.
 
 use crate::model::layout::Layout;
 use crate::model::tour::TourState;
@@ -10,8 +10,6 @@ use yew::prelude::*;
 #[derive(Properties, PartialEq)]
 pub struct TourBarProps {
     pub tour: Option<TourState>,
-    /// The example the source is, when it has a tour.
-    pub example: Option<&'static str>,
     pub layout: Layout,
     pub on_action: Callback<Action>,
 }
@@ -23,17 +21,7 @@ pub fn tour_bar(props: &TourBarProps) -> Html {
         Callback::from(move |_: MouseEvent| cb.emit(a.clone()))
     };
     let Some(t) = &props.tour else {
-        return match props.example.and_then(web_engine::tours::find) {
-            Some(tour) => html! {
-                <div class="tour-offer">
-                    <button type="button" class="tour-start" onclick={act(Action::StartTour(tour.example))}>
-                        { format!("Start the guided tour of {}", tour.example) }
-                    </button>
-                    <span class="tour-offer-title">{ tour.title }</span>
-                </div>
-            },
-            None => html! {},
-        };
+        return html! {};
     };
     let presenting = props.layout == Layout::Presenter;
     let present = if presenting {
