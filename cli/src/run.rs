@@ -63,7 +63,26 @@ pub fn pipeline_failure(name: &str, e: PipelineError) -> Failure {
     if e.is_usage() {
         Failure::Usage(e.to_string())
     } else {
-        Failure::Input(e.source_errors().iter().map(|s| diag(name, s)).collect())
+        let lines: Vec<String> = e.source_errors().iter().map(|s| diag(name, s)).collect();
+        if lines.is_empty() {
+            // A stage that cannot handle its input (an opcode with no PTX form, ...):
+            // the message names what, and where in the function.
+            Failure::Input(
+                e.to_string()
+                    .lines()
+                    .enumerate()
+                    .map(|(k, l)| {
+                        if k == 0 {
+                            format!("{name}: error: {l}")
+                        } else {
+                            l.to_string()
+                        }
+                    })
+                    .collect(),
+            )
+        } else {
+            Failure::Input(lines)
+        }
     }
 }
 

@@ -202,8 +202,19 @@ fn lex(text: &str) -> Result<Vec<Token>, SourceError> {
         if is_ident_start(c) {
             let start = i;
             adv!();
-            while i < b.len() && is_ident_char(b[i]) {
-                adv!();
+            loop {
+                if i < b.len() && is_ident_char(b[i]) {
+                    adv!();
+                } else if b.get(i) == Some(&':')
+                    && b.get(i + 1) == Some(&':')
+                    && b.get(i + 2).is_some_and(|&c| is_ident_char(c))
+                {
+                    // `shared::cta`, `mbarrier::complete_tx::bytes` inside an opcode.
+                    adv!();
+                    adv!();
+                } else {
+                    break;
+                }
             }
             let s: String = b[start..i].iter().collect();
             if s == "%" {

@@ -44,21 +44,6 @@ pub fn no_form_reason(op: Op) -> Option<&'static str> {
         REG_SEQUENCE | INSERT_SUBREG | EXTRACT_SUBREG | SUBREG_TO_REG => {
             "sub-register pseudos have no PTX form: two-address must lower them to COPYs first"
         }
-        TMA_LOAD_2D => {
-            "TMA_LOAD_2D has no PTX form: the real cp.async.bulk.tensor writes shared memory \
-             and signals an mbarrier, it returns no registers, so the two-register tuple this \
-             model opcode defines cannot be printed"
-        }
-        CP_ASYNC_CA_SHARED => {
-            "CP_ASYNC_CA_SHARED has no PTX form: the real cp.async copies global to shared \
-             memory and returns no registers, so the two-register tuple this model opcode \
-             defines cannot be printed"
-        }
-        TEX_2D_V4F32_F32_P => {
-            "TEX_2D_V4F32_F32_P has no PTX form here: its residency predicate lives in the \
-             model register $texpred, which has no PTX name (the real instruction returns it \
-             as the `|p` of `tex.2d.v4.f32.f32 {d}|p, [...]`)"
-        }
         _ => return None,
     })
 }
@@ -111,6 +96,11 @@ pub fn ptx_form_summary(op: Op) -> Option<&'static str> {
         }
         WMMA_MMA_M16N16K16_F16 => "wmma.mma.sync.aligned.row.col.m16n16k16.f32.f16",
         WGMMA_M64N32K16_F32 => "wgmma.mma_async.sync.aligned.m64n32k16.f32.f16.f16 (sm_90a)",
+        TEX_2D_V4F32_F32_P => "tex.2d.v4.f32.f32 {d}|%texpred",
+        CP_ASYNC_CA_SHARED => "cp.async.ca.shared.global, wait_group 0, ld.shared (sm_80)",
+        TMA_LOAD_2D => {
+            "mbarrier + cp.async.bulk.shared::cluster.global, try_wait, ld.shared (sm_90)"
+        }
         SHFL_SYNC_IDX_i32 => "shfl.sync.idx.b32",
         SHFL_SYNC_DOWN_i32 => "shfl.sync.down.b32",
         SETP_i32rr | SETP_i32ri => "setp.<cmp>.<b|s|u>32",
@@ -182,6 +172,16 @@ pub fn mov_type(c: RegClass) -> &'static str {
 }
 
 impl Cx<'_> {
+    /// A register operand's PTX names, one per lane (for the sibling form files).
+    pub fn names_of(&self, o: &MOp) -> R<Vec<String>> {
+        self.names(o)
+    }
+
+    /// A register, immediate or symbol used as a 32-bit value.
+    pub fn value_of(&self, o: &MOp) -> R<P> {
+        self.value(o, 32)
+    }
+
     fn class(&self, o: &MOp) -> R<RegClass> {
         let v = o.vreg_of().ok_or("expected a virtual register operand")?;
         self.f
@@ -554,6 +554,9 @@ pub fn emit_inst(cx: &Cx<'_>, i: Inst) -> R<Emitted> {
         COPY => {
             let (dst, src) = (defs.first().ok_or("COPY without a result")?, need(d, 1)?);
             let src = &src[0];
+            if let Some(crate::mir::Reg::Phys(p)) = src.get_reg() {
+                return copy_from_physical(cx, dst, cx.f.sym(p));
+            }
             let dn = cx.names(dst)?;
             let sn = cx.names(src)?;
             if dn.len() != sn.len() {
@@ -903,6 +906,36 @@ pub fn emit_inst(cx: &Cx<'_>, i: Inst) -> R<Emitted> {
                 format!("{name} returns four texels; their registers print in braces."),
             ))
         }
+        TEX_2D_V4F32_F32_P => {
+            let ops = need(d, 3)?;
+            let dsts = tuple_or_defs(cx, &defs)?;
+            if dsts.len() != 4 {
+                return Err(format!("{name} needs four results, found {}", dsts.len()));
+            }
+            let P::Reg(h) = cx.reg(&ops[0])? else {
+                return Err("expected a texture handle register".into());
+            };
+            let coords = vec![cx.reg(&ops[1])?, cx.reg(&ops[2])?];
+            let a = P::Addr {
+                base: AddrBase::Reg(h),
+                offset: 0,
+                extra: vec![P::Vec(coords)],
+            };
+            let result = P::Pair(
+                alloc::boxed::Box::new(P::Vec(dsts)),
+                alloc::boxed::Box::new(P::reg(TEXPRED)),
+            );
+            Ok(one(
+                ins("tex.2d.v4.f32.f32", vec![result, a]),
+                "tuple_result",
+                format!(
+                    "{name} returns four texels and, after the `|`, the residency predicate \
+                     the DAG kept in $texpred; it prints into the function's {TEXPRED}."
+                ),
+            ))
+        }
+        CP_ASYNC_CA_SHARED => super::async_copy::cp_async(cx, &defs, need(d, 1)?),
+        TMA_LOAD_2D => super::async_copy::tma_load(cx, i, &defs, need(d, 2)?),
         MMA_M16N8K8_TF32 | MMA_M16N8K8_TF32_ACC => {
             let ops = need(d, 3)?;
             let dsts = tuple_or_defs(cx, &defs)?;
@@ -1017,6 +1050,54 @@ pub fn emit_inst(cx: &Cx<'_>, i: Inst) -> R<Emitted> {
         }
         _ => Err(format!("`{name}` has no PTX form in this emitter")),
     }
+}
+
+/// The PTX register `$texpred` prints as (declared by functions that use it).
+pub const TEXPRED: &str = "%texpred";
+
+/// The parameter index of a CICC parameter register `$rN` (N counts from 1).
+pub fn param_register(name: &str) -> Option<u32> {
+    let n: u32 = name.strip_prefix('r')?.parse().ok()?;
+    (n >= 1 && name[1..].bytes().all(|b| b.is_ascii_digit())).then(|| n - 1)
+}
+
+/// `COPY` out of a physical register: `$rN` is kernel parameter N-1, read with
+/// `ld.param`; `$texpred` is the function's texture residency predicate.
+fn copy_from_physical(cx: &Cx<'_>, dst: &MOp, phys: &str) -> R<Emitted> {
+    let d = cx.reg(dst)?;
+    let c = cx.class(dst)?;
+    if phys == "texpred" {
+        return Ok(Emitted {
+            stmts: vec![ins("mov.pred", vec![d, P::reg(TEXPRED)])],
+            kind: "copy_to_mov",
+            narration: format!(
+                "COPY $texpred reads the predicate the texture fetch wrote after its `|`: \
+                 `mov.pred` from {TEXPRED}."
+            ),
+        });
+    }
+    let Some(n) = param_register(phys) else {
+        return Err(format!(
+            "COPY from the physical register ${phys} has no PTX form (only the parameter \
+             registers $r1.. and $texpred have one)"
+        ));
+    };
+    let t = mov_type(c);
+    if t == "pred" {
+        return Err(format!(
+            "${phys} is a parameter register; a predicate register cannot receive it"
+        ));
+    }
+    let param = format!("{}_param_{n}", cx.f.name);
+    let text = format!("ld.param.{t}");
+    Ok(Emitted {
+        stmts: vec![ins(&text, vec![d, P::addr_sym(param.clone(), 0)])],
+        kind: "param_copy",
+        narration: format!(
+            "${phys} is CICC's register for parameter {n}; PTX has no parameter registers, so \
+             the copy out of it is `{text}` from [{param}]."
+        ),
+    })
 }
 
 /// The registers of a multi-result instruction: the lanes of its one tuple def, or

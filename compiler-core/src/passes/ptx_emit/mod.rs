@@ -26,6 +26,7 @@
 //! the form is never guessed. Registers are numbered exactly as llc numbers them,
 //! so the output can be compared line by line with `llc.ptx`.
 
+mod async_copy;
 mod forms;
 mod ir;
 
@@ -151,6 +152,55 @@ pub fn run<R: Recorder>(
                 "target_features",
                 "The module uses wgmma, which only sm_90a has: the target becomes sm_90a and \
                  the ISA version at least 8.0.",
+            )
+        });
+    }
+    // cp.async needs sm_80; the bulk copy engine and mbarrier transactions of the TMA
+    // form need sm_90 and PTX 8.0.
+    let (uses_cp_async, uses_tma) = m.functions.iter().fold((false, false), |acc, f| {
+        let u = async_copy::used(f);
+        (acc.0 | u.0, acc.1 | u.1)
+    });
+    let need_sm = |op: &str, sm: u32| EmitError {
+        function: String::new(),
+        block: None,
+        inst: None,
+        message: format!(
+            "`{op}` prints as an instruction sequence that needs sm_{sm} or later; the target \
+             is sm_{}",
+            opts.sm
+        ),
+    };
+    if uses_cp_async && opts.sm < 80 {
+        return Err(need_sm("CP_ASYNC_CA_SHARED", 80));
+    }
+    if uses_tma {
+        if opts.sm < 90 {
+            return Err(need_sm("TMA_LOAD_2D", 90));
+        }
+        if (maj, min) < (8, 0) {
+            (maj, min) = (8, 0);
+            rec.step(|| {
+                Step::new(
+                    "target_features",
+                    "The module uses the bulk copy engine (TMA_LOAD_2D), whose mbarrier \
+                     transaction counts need PTX ISA 8.0: the version becomes 8.0.",
+                )
+            });
+        }
+    }
+    // `tex ... {d}|p` (the residency predicate) needs PTX ISA 7.1.
+    let uses_texpred_fetch = m.functions.iter().any(|f| {
+        f.all_insts()
+            .any(|(_, i)| f.insts[i].is(Op::TEX_2D_V4F32_F32_P))
+    });
+    if uses_texpred_fetch && (maj, min) < (7, 1) {
+        (maj, min) = (7, 1);
+        rec.step(|| {
+            Step::new(
+                "target_features",
+                "The module fetches texels with a residency predicate (`tex ... {d}|p`), \
+                 which needs PTX ISA 7.1: the version becomes 7.1.",
             )
         });
     }
@@ -410,6 +460,34 @@ fn emit_function<R: Recorder>(
             });
         }
     }
+    if uses_texpred(f) {
+        body.push(Stmt::Reg(ptx::RegDecl {
+            words: vec![".pred".into()],
+            names: vec![(forms::TEXPRED.into(), None)],
+        }));
+        rec.step(|| {
+            Step::new(
+                "register_file",
+                format!(
+                    "The texture fetch's residency predicate ($texpred in the MIR) gets its \
+                     own predicate register, {}.",
+                    forms::TEXPRED
+                ),
+            )
+        });
+    }
+    let (cpa, tma) = async_copy::used(f);
+    let arrays = async_copy::shared_arrays(cpa, tma);
+    if !arrays.is_empty() {
+        rec.step(|| {
+            Step::new(
+                "demoted_variable",
+                "The asynchronous copies land in per-thread slots of shared arrays declared \
+                 in the function body.",
+            )
+        });
+    }
+    body.extend(arrays);
     for g in locals {
         body.push(Stmt::Comment("demoted variable".into()));
         body.push(Stmt::Var(g.decl()));
@@ -609,6 +687,32 @@ fn params_from_loads<R: Recorder>(f: &Function, rec: &mut R) -> Vec<ptx::Param> 
             found.entry(idx).or_insert(ty);
         }
     }
+    // CICC's parameter registers: `COPY $rN` reads parameter N-1.
+    for (_, i) in f.all_insts() {
+        let d = &f.insts[i];
+        if !d.is_copy() {
+            continue;
+        }
+        let src = d
+            .operands
+            .get(d.lhs_defs as usize)
+            .and_then(|o| o.get_reg());
+        let Some(crate::mir::Reg::Phys(p)) = src else {
+            continue;
+        };
+        let Some(idx) = forms::param_register(f.sym(p)) else {
+            continue;
+        };
+        let class = d.vreg_defs().next().and_then(|(_, v)| f.vreg_class(v));
+        let ty = match class.map(|c| (forms::mov_type(c), family_bits(c))) {
+            Some(("f32", _)) => ".f32",
+            Some(("f64", _)) => ".f64",
+            Some((_, 64)) => ".u64",
+            Some((_, 16)) => ".u16",
+            _ => ".u32",
+        };
+        found.entry(idx).or_insert(ty);
+    }
     let count = found.keys().next_back().map_or(0, |&m| m + 1);
     let mut params = Vec::new();
     for idx in 0..count {
@@ -634,6 +738,16 @@ fn params_from_loads<R: Recorder>(f: &Function, rec: &mut R) -> Vec<ptx::Param> 
         });
     }
     params
+}
+
+/// True when some instruction of `f` reads or writes `$texpred`.
+fn uses_texpred(f: &Function) -> bool {
+    f.all_insts().any(|(_, i)| {
+        f.insts[i]
+            .operands
+            .iter()
+            .any(|o| matches!(o.get_reg(), Some(crate::mir::Reg::Phys(p)) if f.sym(p) == "texpred"))
+    })
 }
 
 /// The family (bit width) of a register class, for messages.
