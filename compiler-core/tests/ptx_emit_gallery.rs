@@ -1,102 +1,131 @@
-//! Gallery examples flow from their entry MIR through PHI elimination, two-address and
-//! both coalescers to ptx-emit and PTX. Each
-//! example's PTX assembles with ptxas 13.0.88, except where the table's model opcode
-//! has no PTX form (an error naming it); wgmma raises the target to sm_90a.
+//! Every gallery example, in every form it has (DAG, MIR, PTX), runs from its entry
+//! stage through the whole pipeline to `ptx-out`, and the PTX that comes out assembles
+//! with ptxas 13.0.88 — for sm_90 and for sm_80.
+//!
+//! Where an example's instructions do not exist on a target the run must stop at
+//! ptx-emit with an error naming the opcode and the architecture it needs: wgmma
+//! (sm_90a; the module's target becomes `sm_90a`, which is what ptxas is given) and
+//! the TMA form (sm_90). PTX-form examples carry their own `.target` (nvcc's sm_90
+//! kernels), so they are assembled for that target only.
 
 mod support;
 
-use compiler_core::passes::ptx_emit::{self, PtxEmitOptions};
-use compiler_core::ptx;
-use compiler_core::trace::NoTrace;
-use std::path::Path;
+use compiler_core::examples::EXAMPLES;
+use compiler_core::knobs::Knobs;
+use compiler_core::pipeline::{self, InputFormat, PipelineError, RunOptions};
+use compiler_core::stages::{IrKind, Stage};
+
+fn knobs(sm: u32) -> Knobs {
+    let mut k = Knobs::default();
+    k.set_from_str(&format!("sm=sm_{sm}")).unwrap();
+    k
+}
+
+/// The architecture an opcode needs when it has none on `sm`, if any.
+fn missing_on(text: &str, sm: u32) -> Option<&'static str> {
+    if sm < 90 && text.contains("WGMMA_M64N32K16_F32") {
+        return Some("WGMMA_M64N32K16_F32");
+    }
+    if sm < 90 && text.contains("TMA_LOAD_2D") {
+        return Some("TMA_LOAD_2D");
+    }
+    None
+}
+
+fn target_of(ptx: &str) -> String {
+    ptx.lines()
+        .find_map(|l| l.trim().strip_prefix(".target "))
+        .map(|t| t.split(',').next().unwrap_or("").trim().to_string())
+        .unwrap_or_default()
+}
 
 #[test]
-fn gallery_examples_reach_ptx_that_assembles() {
+fn every_gallery_example_reaches_ptx_out_and_assembles() {
     let ptxas = support::ptxas::ptxas();
-    let mut report = Vec::new();
-    for p in support::gallery_files() {
-        let name = p.file_stem().unwrap().to_string_lossy().into_owned();
-        let m = support::gallery_coalesced(&p);
-        let wgmma = name.starts_with("wgmma");
-        let opts = PtxEmitOptions {
-            sm: 90,
-            ptx_version: None,
-        };
-        match ptx_emit::run(&m, &opts, &mut NoTrace::default()) {
-            Err(e) => {
-                let msg = e.to_string();
-                assert!(
-                    msg.contains("TMA_LOAD_2D") || msg.contains("CP_ASYNC_CA_SHARED"),
-                    "{name}: {msg}"
-                );
-                report.push(format!("{name}: refused ({})", msg.lines().next().unwrap()));
-            }
-            Ok((out, _)) => {
-                if wgmma {
-                    assert_eq!(out.target, ["sm_90a"], "{name}: wgmma needs sm_90a");
-                }
-                let text = ptx::print(&out);
-                if let Some(px) = ptxas {
-                    let arch = if wgmma { "90a" } else { "90" };
-                    let r = if wgmma {
-                        assemble_arch(px, &text, arch)
-                    } else {
-                        support::ptxas::assemble(px, &text, 90, &name)
-                    };
-                    if let Err(e) = r {
-                        panic!("{name}: {e}\n{text}");
+    let mut reached = Vec::new();
+    let mut refused = Vec::new();
+    let mut forms = 0;
+    for ex in EXAMPLES {
+        for &(format, text) in ex.forms {
+            forms += 1;
+            let sms: &[u32] = if format == InputFormat::Ptx {
+                &[90]
+            } else {
+                &[90, 80]
+            };
+            for &sm in sms {
+                let tag = format!("{} ({format}) sm_{sm}", ex.name);
+                let opts = RunOptions {
+                    until: Some(Stage::PtxOut),
+                    knobs: knobs(sm),
+                    ..RunOptions::default()
+                };
+                match pipeline::run(text, &opts) {
+                    Err(PipelineError::StageFailed { stage, message }) => {
+                        let op = missing_on(text, sm)
+                            .unwrap_or_else(|| panic!("{tag}: stopped at {stage}: {message}"));
+                        assert_eq!(stage, Stage::PtxEmit, "{tag}");
+                        assert!(message.contains(op), "{tag}: {message}");
+                        assert!(message.contains("sm_90"), "{tag}: {message}");
+                        refused.push(format!("{tag}: {op} needs sm_90"));
+                    }
+                    Err(e) => panic!("{tag}: {e}"),
+                    Ok(r) => {
+                        assert!(missing_on(text, sm).is_none(), "{tag}: should not emit");
+                        assert_eq!(r.output_kind, IrKind::Ptx, "{tag}");
+                        assert_eq!(
+                            r.stages.last().map(|s| s.stage),
+                            Some(Stage::PtxOut),
+                            "{tag}"
+                        );
+                        let target = target_of(&r.output);
+                        if format != InputFormat::Ptx {
+                            let want = if text.contains("WGMMA_M64N32K16_F32") {
+                                "sm_90a".to_string()
+                            } else {
+                                format!("sm_{sm}")
+                            };
+                            assert_eq!(target, want, "{tag}");
+                        }
+                        if let Some(px) = ptxas {
+                            let arch = target.trim_start_matches("sm_");
+                            if let Err(e) = support::ptxas::assemble_target(px, &r.output, arch, &tag)
+                            {
+                                panic!("{tag}: {e}\n{}", r.output);
+                            }
+                        }
+                        reached.push(format!("{tag}: assembles for {target}"));
                     }
                 }
-                let ran = same_before_and_after_lowering(&name, &out);
-                report.push(format!(
-                    "{name}: assembles (sm_{}); {ran}",
-                    if wgmma { "90a" } else { "90" }
-                ));
             }
         }
     }
-    eprintln!("{report:#?}");
-    assert_eq!(report.len(), support::gallery_files().len());
+    eprintln!("reached ptx-out: {reached:#?}\nrefused: {refused:#?}");
+    // 21 MIR/DAG examples with 28 forms, plus 9 PTX examples.
+    assert_eq!(forms, EXAMPLES.iter().map(|e| e.forms.len()).sum::<usize>());
+    let non_ptx: usize = EXAMPLES
+        .iter()
+        .flat_map(|e| e.forms.iter())
+        .filter(|f| f.0 != InputFormat::Ptx)
+        .count();
+    let ptx_forms = forms - non_ptx;
+    // Every form reaches PTX for sm_90; for sm_80 all but the wgmma and TMA forms.
+    let sm80_refused = refused.len();
+    assert_eq!(reached.len() + sm80_refused, 2 * non_ptx + ptx_forms);
+    assert_eq!(sm80_refused, 4, "{refused:#?}");
 }
 
-/// Runs the PTX and its ORI on random inputs; says how many runs agreed.
-fn same_before_and_after_lowering(name: &str, p: &ptx::Module) -> String {
-    use compiler_core::ori::interp;
-    use compiler_core::passes::ptx_lower::{self, PtxLowerOptions};
-    let (o, _) = ptx_lower::run(p, &PtxLowerOptions::default(), &mut NoTrace::default())
-        .unwrap_or_else(|e| panic!("{name}: {e}"));
-    let mut n = 0;
-    for f in o.functions() {
-        for seed in 0..4 {
-            let inputs = interp::random_inputs(f.params.as_deref().unwrap_or(&[]), seed);
-            let cfg = interp::Config::default();
-            let a = interp::run_ptx(p, &f.name, &inputs, &cfg);
-            let b = interp::run_ori(&o, &f.name, &inputs, &cfg);
-            assert_eq!(a, b, "{name} seed {seed}");
-            if let Err(e) = a {
-                return format!("evaluator: {e}");
-            }
-            n += 1;
-        }
-    }
-    format!("{n} evaluator runs agree before and after ptx-lower")
-}
-
-fn assemble_arch(px: &Path, text: &str, arch: &str) -> Result<(), String> {
-    let dir = std::env::temp_dir().join(format!("copyscope-gallery-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let src = dir.join("wgmma.ptx");
-    std::fs::write(&src, text).unwrap();
-    let o = std::process::Command::new(px)
-        .arg(format!("-arch=sm_{arch}"))
-        .arg(&src)
-        .arg("-o")
-        .arg(dir.join("wgmma.cubin"))
-        .output()
-        .unwrap();
-    if o.status.success() {
-        Ok(())
-    } else {
-        Err(String::from_utf8_lossy(&o.stderr).into_owned())
-    }
+/// ptx-emit alone, as the corpus test runs it: the TMA form needs sm_90, and says so
+/// when asked for sm_80.
+#[test]
+fn tma_on_sm_80_is_refused_with_the_opcode_named() {
+    let ex = EXAMPLES.iter().find(|e| e.name == "tma-2result").unwrap();
+    let opts = RunOptions {
+        until: Some(Stage::PtxEmit),
+        knobs: knobs(80),
+        ..RunOptions::default()
+    };
+    let e = pipeline::run(ex.forms[0].1, &opts).unwrap_err();
+    let msg = e.to_string();
+    assert!(msg.contains("TMA_LOAD_2D") && msg.contains("sm_90"), "{msg}");
 }

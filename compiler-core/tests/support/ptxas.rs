@@ -172,3 +172,41 @@ pub fn assemble(ptxas: &Path, text: &str, arch: u32, tag: &str) -> Result<(), St
         ))
     }
 }
+
+/// Assembles PTX text for `sm_<target>` where the target may carry a feature suffix
+/// (`90a`); Err holds ptxas' messages.
+pub fn assemble_target(ptxas: &Path, text: &str, target: &str, tag: &str) -> Result<(), String> {
+    match target.parse::<u32>() {
+        Ok(arch) => assemble(ptxas, text, arch, tag),
+        Err(_) => {
+            let dir = std::env::temp_dir().join(format!("copyscope-ptxas-{}", std::process::id()));
+            std::fs::create_dir_all(&dir).map_err(|e| e.to_string())?;
+            let safe: String = tag
+                .chars()
+                .map(|c| if c.is_ascii_alphanumeric() { c } else { '_' })
+                .collect();
+            let src = dir.join(format!("{safe}-{target}.ptx"));
+            let out = dir.join(format!("{safe}-{target}.cubin"));
+            std::fs::write(&src, text).map_err(|e| e.to_string())?;
+            let o = Command::new(ptxas)
+                .arg(format!("-arch=sm_{target}"))
+                .arg(&src)
+                .arg("-o")
+                .arg(&out)
+                .output()
+                .map_err(|e| format!("running ptxas: {e}"))?;
+            let _ = std::fs::remove_file(&out);
+            if o.status.success() {
+                let _ = std::fs::remove_file(&src);
+                Ok(())
+            } else {
+                Err(format!(
+                    "ptxas -arch=sm_{target} {} failed:\n{}{}",
+                    src.display(),
+                    String::from_utf8_lossy(&o.stdout),
+                    String::from_utf8_lossy(&o.stderr)
+                ))
+            }
+        }
+    }
+}
