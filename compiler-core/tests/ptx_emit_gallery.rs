@@ -89,7 +89,8 @@ fn every_gallery_example_reaches_ptx_out_and_assembles() {
                         }
                         if let Some(px) = ptxas {
                             let arch = target.trim_start_matches("sm_");
-                            if let Err(e) = support::ptxas::assemble_target(px, &r.output, arch, &tag)
+                            if let Err(e) =
+                                support::ptxas::assemble_target(px, &r.output, arch, &tag)
                             {
                                 panic!("{tag}: {e}\n{}", r.output);
                             }
@@ -127,5 +128,8 @@ fn tma_on_sm_80_is_refused_with_the_opcode_named() {
     };
     let e = pipeline::run(ex.forms[0].1, &opts).unwrap_err();
     let msg = e.to_string();
-    assert!(msg.contains("TMA_LOAD_2D") && msg.contains("sm_90"), "{msg}");
+    assert!(
+        msg.contains("TMA_LOAD_2D") && msg.contains("sm_90"),
+        "{msg}"
+    );
 }

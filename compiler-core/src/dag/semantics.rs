@@ -341,13 +341,14 @@ pub fn exec(op: Op, args: &[Arg<'_>], mem: &mut Mem<'_>) -> Result<Vec<Lanes>, S
                 .map(|i| fw((da.wrapping_add(db).wrapping_add(i) % 1024) as f32 * s))
                 .collect()])
         }
-        // Model: data = the word at address + 4·coordinate; token = coordinate | 0x100.
+        // Model: data = the word at address + 4·coordinate (signed); token = 1, the
+        // copy having completed (what the PTX form's mbarrier wait establishes).
         TMA_LOAD_2D => {
-            let (a, c) = (reg(0)?, m32(reg(1)?));
-            let data = mem.load(a.wrapping_add(4 * c), 32);
-            Ok(vec![vec![data, c | 0x100]])
+            let (a, c) = (reg(0)?, m32(reg(1)?) as u32 as i32 as i64 as u64);
+            let data = mem.load(a.wrapping_add(c.wrapping_mul(4)), 32);
+            Ok(vec![vec![data, 1]])
         }
-        // Model: data = the word at the address; token = 1.
+        // Model: data = the word at the address; token = 1 (the copy completed).
         CP_ASYNC_CA_SHARED => Ok(vec![vec![mem.load(reg(0)?, 32), 1]]),
         // One thread's view: every lane reads its own value.
         SHFL_SYNC_IDX_i32 | SHFL_SYNC_DOWN_i32 => one(reg(0)?),

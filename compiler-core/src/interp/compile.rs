@@ -31,6 +31,7 @@
 use super::asm::{self, AsmBlock};
 use super::error::{InterpError, Location};
 use super::float::{self, mask};
+use super::matrix::Shape;
 use super::memory::{param_addr, retval_addr, Space};
 use crate::entity::{EntityRef, SecondaryMap};
 use crate::mir::operand::{oflag, OperandKind, Sigil};
@@ -170,13 +171,6 @@ pub(crate) enum TexKind {
 /// The CICC-era multi-result producers, modelled per thread.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub(crate) enum ModelKind {
-    /// `MMA_M16N8K8_TF32 a, b, c`: lane i = (a·b + c) + i, in f32.
-    MmaTf32,
-    /// `MMA_M16N8K8_TF32_ACC a, b, acc`: lane i = a·b + acc[i], in f32.
-    MmaTf32Acc,
-    /// `WMMA_MMA_M16N16K16_F16 a, b, c` (f16x2 operands): lane i, each half =
-    /// a·b + c + i computed in f32 and rounded once to f16.
-    WmmaF16,
     /// No model in the opcode table: a deterministic hash of the operands, lane by lane
     /// (small floats for float results), so passes can be checked to keep data flow.
     Opaque { tag: u64, float: bool },
@@ -317,6 +311,22 @@ pub(crate) enum Exec {
         kind: ModelKind,
         ds: Vec<Dst>,
         args: Vec<Src>,
+    },
+    /// A warp-wide matrix multiply-accumulate (a collective, see [`super::matrix`]):
+    /// this lane's fragment registers.
+    Mma {
+        shape: Shape,
+        ds: Vec<Dst>,
+        a: Vec<Src>,
+        b: Vec<Src>,
+        c: Vec<Src>,
+    },
+    /// `CP_ASYNC_CA_SHARED` / `TMA_LOAD_2D`: `ds[0]` = the 32-bit word at global
+    /// `base + 4·index`, `ds[1]` = 1 (the copy completed).
+    AsyncLoad {
+        ds: Vec<Dst>,
+        base: Src,
+        index: Option<Src>,
     },
     Asm(Box<AsmBlock>),
     Branch {
@@ -461,6 +471,15 @@ pub(crate) fn param_index(name: &str) -> Option<u32> {
         return None;
     }
     n.parse().ok()
+}
+
+/// The kernel parameter index CICC's parameter register `$rN` holds (`r1` → 0).
+pub fn param_register(name: &str) -> Option<u32> {
+    let digits = name.strip_prefix('r')?;
+    if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    digits.parse::<u32>().ok()?.checked_sub(1)
 }
 
 /// Return-value slot of a `&func_retvalN` symbol.
@@ -914,6 +933,21 @@ impl<'f> Compiler<'f> {
                         "{name} takes one def and one source"
                     )));
                 };
+                // CICC's parameter registers: `$rN` holds kernel parameter N-1.
+                if let Some(Reg::Phys(p)) = s.get_reg() {
+                    if let Some(n) = param_register(self.f.sym(p)) {
+                        let ds = self.dst_lanes(d)?;
+                        let bits = ds.first().map_or(32, |x| x.bits as u32).min(64);
+                        return Ok(Exec::Load {
+                            space: Space::Param,
+                            ext: Ext::Zero,
+                            bits,
+                            ds,
+                            base: Src::Imm(param_addr(n) as u128),
+                            off: 0,
+                        });
+                    }
+                }
                 let dsts = self.dst_lanes(d)?;
                 let srcs = self.src_lanes(s)?;
                 let m = self.lane_moves(&dsts, &srcs)?;
@@ -1346,59 +1380,60 @@ impl<'f> Compiler<'f> {
                     coords,
                 }
             }
-            MMA_M16N8K8_TF32
-            | MMA_M16N8K8_TF32_ACC
-            | WMMA_MMA_M16N16K16_F16
-            | WGMMA_M64N32K16_F32
-            | TMA_LOAD_2D
-            | CP_ASYNC_CA_SHARED => {
-                let (kind, nargs, lanes) = match op {
-                    MMA_M16N8K8_TF32 => (ModelKind::MmaTf32, 3, 4),
-                    MMA_M16N8K8_TF32_ACC => (ModelKind::MmaTf32Acc, 3, 4),
-                    WMMA_MMA_M16N16K16_F16 => (ModelKind::WmmaF16, 3, 8),
-                    WGMMA_M64N32K16_F32 => (
-                        ModelKind::Opaque {
-                            tag: op as u64,
-                            float: true,
-                        },
-                        3,
-                        16,
-                    ),
-                    TMA_LOAD_2D => (
-                        ModelKind::Opaque {
-                            tag: op as u64,
-                            float: false,
-                        },
-                        2,
-                        2,
-                    ),
-                    _ => (
-                        ModelKind::Opaque {
-                            tag: op as u64,
-                            float: false,
-                        },
-                        1,
-                        2,
-                    ),
+            MMA_M16N8K8_TF32 | MMA_M16N8K8_TF32_ACC | WMMA_MMA_M16N16K16_F16 => {
+                self.expect_uses(&name, uses, 3, 3)?;
+                let (shape, nd) = if op == WMMA_MMA_M16N16K16_F16 {
+                    (Shape::WmmaM16N16K16F32F16, 8)
+                } else {
+                    (Shape::MmaM16N8K8Tf32, 4)
                 };
-                self.expect_uses(&name, uses, nargs, nargs)?;
-                let ds = self.results(defs, lanes)?;
-                let mut args: Vec<Src> = Vec::new();
-                for (k, u) in uses.iter().enumerate() {
-                    if kind == ModelKind::MmaTf32Acc && k == 2 {
-                        let acc = self.src_lanes(u)?;
-                        if acc.len() != 4 {
-                            return Err(InterpError::malformed(format!(
-                                "{name} accumulates into a 4-lane tuple, found {} lane(s)",
-                                acc.len()
-                            )));
-                        }
-                        args.extend(acc);
-                    } else {
-                        args.push(self.src(u)?);
+                let ds = self.results(defs, nd)?;
+                let (na, nb, nc, _) = shape.regs();
+                let (a, b) = (self.src(uses[0])?, self.src(uses[1])?);
+                let c = if op == MMA_M16N8K8_TF32_ACC {
+                    let acc = self.src_lanes(uses[2])?;
+                    if acc.len() != nc {
+                        return Err(InterpError::malformed(format!(
+                            "{name} accumulates into a {nc}-lane tuple, found {} lane(s)",
+                            acc.len()
+                        )));
                     }
+                    acc
+                } else {
+                    vec![self.src(uses[2])?; nc]
+                };
+                Exec::Mma {
+                    shape,
+                    ds,
+                    a: vec![a; na],
+                    b: vec![b; nb],
+                    c,
                 }
-                Exec::Model { kind, ds, args }
+            }
+            TMA_LOAD_2D | CP_ASYNC_CA_SHARED => {
+                let n = if op == TMA_LOAD_2D { 2 } else { 1 };
+                self.expect_uses(&name, uses, n, n)?;
+                let ds = self.results(defs, 2)?;
+                let base = self.src(uses[0])?;
+                let index = if n == 2 {
+                    Some(self.src(uses[1])?)
+                } else {
+                    None
+                };
+                Exec::AsyncLoad { ds, base, index }
+            }
+            WGMMA_M64N32K16_F32 => {
+                self.expect_uses(&name, uses, 3, 3)?;
+                let ds = self.results(defs, 16)?;
+                let args = uses.iter().map(|u| self.src(u)).collect::<Result<_, _>>()?;
+                Exec::Model {
+                    kind: ModelKind::Opaque {
+                        tag: op as u64,
+                        float: true,
+                    },
+                    ds,
+                    args,
+                }
             }
             SHFL_SYNC_IDX_i32 | SHFL_SYNC_DOWN_i32 => {
                 self.expect_uses(&name, uses, 4, 4)?;

@@ -20,6 +20,7 @@ use super::compile::{
 };
 use super::error::InterpError;
 use super::float::{self, cvt_mode, mask, sext, FRound, IRound};
+use super::matrix::{self, LaneFragments};
 use super::memory::{resolve_generic, retval_addr, symbol_addr, Bank, Region, Space};
 use super::{Config, Inputs, Launch, Outcome, Run, DEFAULT_SYMBOL_BYTES, RETVAL_BYTES};
 use alloc::format;
@@ -275,6 +276,10 @@ impl<'p, 'f> Machine<'p, 'f> {
                     self.shuffle(&mut threads, &live, at)?;
                     progress = true;
                 }
+                if together && matches!(self.prog.blocks[at.0].code[at.1], Exec::Mma { .. }) {
+                    self.warp_mma(&mut threads, &live, at)?;
+                    progress = true;
+                }
             }
             if !progress {
                 self.barrier(&mut threads)?;
@@ -402,6 +407,62 @@ impl<'p, 'f> Machine<'p, 'f> {
         Ok(())
     }
 
+    /// A warp-wide matrix multiply-accumulate every lane of the warp waits at.
+    fn warp_mma(
+        &mut self,
+        threads: &mut [Thread],
+        live: &[usize],
+        at: (usize, usize),
+    ) -> Result<(), InterpError> {
+        let Exec::Mma {
+            shape,
+            ref ds,
+            ref a,
+            ref b,
+            ref c,
+        } = self.prog.blocks[at.0].code[at.1]
+        else {
+            return Ok(());
+        };
+        if live.len() != 32 {
+            return Err(InterpError::Divergence {
+                message: format!(
+                    "a warp-wide matrix multiply needs all 32 lanes; {} reach it ({})",
+                    live.len(),
+                    self.prog.location(at.0, at.1)
+                ),
+            });
+        }
+        let frags: Vec<LaneFragments> = live
+            .iter()
+            .map(|&i| {
+                let r = |v: &[Src]| -> Vec<u32> {
+                    v.iter()
+                        .map(|&s| self.rd(&threads[i].regs, s) as u32)
+                        .collect()
+                };
+                LaneFragments {
+                    a: r(a),
+                    b: r(b),
+                    c: r(c),
+                }
+            })
+            .collect();
+        let d = matrix::mma(shape, &frags).map_err(|message| InterpError::Malformed {
+            message,
+            at: Some(self.prog.location(at.0, at.1)),
+        })?;
+        for (&i, regs) in live.iter().zip(d) {
+            let t = &mut threads[i];
+            for (&dst, v) in ds.iter().zip(regs) {
+                wr(&mut t.regs, dst, v as u128);
+            }
+            t.status = Status::Running;
+            t.pc += 1;
+        }
+        Ok(())
+    }
+
     /// Runs one thread until it returns or blocks at a collective instruction.
     fn run_thread(&mut self, t: &mut Thread, shared: &mut Bank) -> Result<(), InterpError> {
         let prog = self.prog;
@@ -420,7 +481,7 @@ impl<'p, 'f> Machine<'p, 'f> {
                 return Err(InterpError::OutOfFuel { fuel: self.fuel });
             }
             match &blk.code[t.pc] {
-                Exec::Barrier { .. } | Exec::Shfl { .. } => {
+                Exec::Barrier { .. } | Exec::Shfl { .. } | Exec::Mma { .. } => {
                     t.status = Status::Waiting;
                     return Ok(());
                 }
@@ -800,6 +861,18 @@ impl<'p, 'f> Machine<'p, 'f> {
                     wr(&mut t.regs, p, resident as u128);
                 }
             }
+            Exec::AsyncLoad { ds, base, index } => {
+                let mut addr = self.rd(&t.regs, *base) as u64;
+                if let Some(i) = index {
+                    let c = self.rd(&t.regs, *i) as u32 as i32 as i64 as u64;
+                    addr = addr.wrapping_add(c.wrapping_mul(4));
+                }
+                let v = self.load(t, shared, Space::Global, addr, 4)?;
+                if let [data, token, ..] = ds[..] {
+                    wr(&mut t.regs, data, v);
+                    wr(&mut t.regs, token, 1);
+                }
+            }
             Exec::Model { kind, ds, args } => {
                 let v: Vec<u128> = args.iter().map(|&a| self.rd(&t.regs, a)).collect();
                 for (i, &d) in ds.iter().enumerate() {
@@ -814,7 +887,11 @@ impl<'p, 'f> Machine<'p, 'f> {
                 }
             }
             Exec::Nop => {}
-            Exec::Barrier { .. } | Exec::Shfl { .. } | Exec::Branch { .. } | Exec::Return => {}
+            Exec::Barrier { .. }
+            | Exec::Shfl { .. }
+            | Exec::Mma { .. }
+            | Exec::Branch { .. }
+            | Exec::Return => {}
         }
         Ok(())
     }
@@ -1026,19 +1103,7 @@ pub(crate) fn cvt(to: NumTy, from: NumTy, mode: u32, v: u128) -> Option<u128> {
 
 /// Lane `i` of a modelled multi-result instruction (see [`ModelKind`]).
 fn model(kind: ModelKind, v: &[u128], i: usize) -> u128 {
-    let f = |k: usize| f32::from_bits(v[k] as u32);
     match kind {
-        ModelKind::MmaTf32 => float::canon32(f(0) * f(1) + f(2) + i as f32) as u128,
-        ModelKind::MmaTf32Acc => float::canon32(f(0) * f(1) + f(2 + i)) as u128,
-        ModelKind::WmmaF16 => {
-            let mut r = 0u128;
-            for h in 0..2 {
-                let x = |k: usize| float::f16_to_f32((v[k] >> (16 * h)) as u16);
-                let s = x(0) * x(1) + x(2) + i as f32;
-                r |= (float::canon16_from_f32(s) as u128) << (16 * h);
-            }
-            r
-        }
         ModelKind::Opaque { tag, float } => {
             let mut h = splitmix(tag);
             for &x in v {

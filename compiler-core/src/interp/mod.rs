@@ -117,10 +117,11 @@ mod compile;
 mod error;
 mod exec;
 pub mod float;
+pub mod matrix;
 pub mod memory;
 pub mod random;
 
-pub use compile::{has_semantics, Program, SymbolRef, POISON};
+pub use compile::{has_semantics, param_register, Program, SymbolRef, POISON};
 pub use error::{InterpError, Location};
 pub use memory::{Region, Space};
 pub use random::{random_inputs, Rng};

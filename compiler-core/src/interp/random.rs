@@ -196,6 +196,35 @@ pub fn shape(f: &Function, ir: Option<&str>) -> Shape {
                 }
             }
         }
+        // CICC's parameter registers: `COPY $rN` reads parameter N-1.
+        if op == Op::COPY {
+            let src = explicit_uses(data).first().and_then(|o| o.get_reg());
+            if let Some(crate::mir::Reg::Phys(s)) = src {
+                if let Some(p) = super::compile::param_register(f.sym(s)) {
+                    if (p as usize) < MAX_PARAMS {
+                        let width = data
+                            .vreg_defs()
+                            .next()
+                            .and_then(|(_, v)| f.vreg_class(v))
+                            .map_or(32, |c| c.lane_class().family().map_or(32, |x| x.bits()))
+                            .clamp(8, 64);
+                        if params.len() <= p as usize {
+                            params.resize(p as usize + 1, None);
+                        }
+                        let e = params[p as usize].get_or_insert(ParamInfo {
+                            index: p,
+                            bytes: 0,
+                            width,
+                            kind: ParamKind::Int,
+                        });
+                        e.bytes = e.bytes.max(width as usize / 8);
+                        for (_, d) in data.vreg_defs() {
+                            origins[d].push(Origin::Param(p));
+                        }
+                    }
+                }
+            }
+        }
         let Some((sp_idx, base_idx, off_idx, n, w_idx)) = memory_layout(op) else {
             continue;
         };
@@ -289,7 +318,11 @@ pub fn shape(f: &Function, ir: Option<&str>) -> Shape {
         };
         let float_use = is_float_consumer(f, data);
         let uses = explicit_uses(data);
-        let mem = memory_layout(op);
+        // The asynchronous copies read global memory at their first operand.
+        let mem = memory_layout(op).or(match op {
+            Op::TMA_LOAD_2D | Op::CP_ASYNC_CA_SHARED => Some((None, 0, 0, 1, 0)),
+            _ => None,
+        });
         for (k, u) in uses.iter().enumerate() {
             let Some(v) = u.vreg_of() else { continue };
             for o in &origins[v] {

@@ -37,6 +37,7 @@
 //! Errors are values, never panics; runaway loops stop when the fuel runs out.
 
 use super::{AddrBase as OAddr, OpKind};
+use crate::interp::matrix::{self, LaneFragments, Shape};
 use crate::ptx::ast::{self as ptx, Imm, Stmt};
 use crate::ptx::op::{decode, Decoded, Kind, Space, Ty};
 use alloc::boxed::Box;
@@ -112,6 +113,8 @@ pub enum InterpError {
     /// The program is not well-formed enough to run.
     Malformed(String),
     Memory(String),
+    /// Lanes of a warp that must meet at a collective do not.
+    Divergence(String),
     OutOfFuel,
     NoSuchFunction(String),
 }
@@ -121,6 +124,7 @@ impl fmt::Display for InterpError {
         match self {
             InterpError::Unsupported(s) => write!(f, "unsupported: {s}"),
             InterpError::Malformed(s) => write!(f, "malformed: {s}"),
+            InterpError::Divergence(s) => write!(f, "divergence: {s}"),
             InterpError::Memory(s) => write!(f, "memory: {s}"),
             InterpError::OutOfFuel => f.write_str("out of fuel"),
             InterpError::NoSuchFunction(s) => write!(f, "no function `{s}`"),
@@ -258,12 +262,36 @@ fn check_supported(code: &[X]) -> R<()> {
                 | "nop"
                 | "membar"
                 | "fence"
-        );
+                | "cp"
+                | "mbarrier"
+        ) || (matches!(b, "mma" | "wmma") && matrix_shape(&x.d).is_some());
         if !ok {
             return unsupported(format!("`{}` has no semantics here", b));
         }
     }
     Ok(())
+}
+
+/// The warp-level matrix instruction a decoded opcode is, if it is one we run.
+fn matrix_shape(d: &Decoded) -> Option<Shape> {
+    let all = |ms: &[&str]| ms.iter().all(|m| d.has(m));
+    let tys: Vec<String> = d.types.iter().map(|t| t.name()).collect();
+    // `tf32` reads as a 32-bit bit type.
+    match d.base.as_str() {
+        "mma"
+            if all(&["sync", "aligned", "m16n8k8", "row", "col"])
+                && tys == ["f32", "b32", "b32", "f32"] =>
+        {
+            Some(Shape::MmaM16N8K8Tf32)
+        }
+        "wmma"
+            if all(&["mma", "sync", "aligned", "row", "col", "m16n16k16"])
+                && tys == ["f32", "f16"] =>
+        {
+            Some(Shape::WmmaM16N16K16F32F16)
+        }
+        _ => None,
+    }
 }
 
 // ---------------------------------------------------------------------------
@@ -566,11 +594,15 @@ fn finish(
 enum St {
     Run,
     Barrier,
+    /// Waiting at a warp-collective instruction (its code index in `Thread::at`).
+    Warp,
     Done,
 }
 
 struct Thread {
     pc: usize,
+    /// The collective instruction the thread waits at (valid in `St::Warp`).
+    at: usize,
     regs: Vec<u64>,
     local: Vec<u8>,
     st: St,
@@ -632,6 +664,15 @@ pub fn f16_to_f32(h: u16) -> f32 {
 }
 
 /// f32 → f16 bits, rounding to nearest even.
+/// An f16 arithmetic result: PTX's canonical NaN (0x7fff) for any NaN.
+fn canon16(f: f32) -> u16 {
+    if f.is_nan() {
+        0x7fff
+    } else {
+        f32_to_f16(f)
+    }
+}
+
 pub fn f32_to_f16(f: f32) -> u16 {
     let b = f.to_bits();
     let sign = ((b >> 16) & 0x8000) as u16;
@@ -1065,6 +1106,12 @@ impl Machine<'_> {
             }
             "ret" | "exit" => t.st = St::Done,
             "bar" | "barrier" => t.st = St::Barrier,
+            "mma" | "wmma" => {
+                t.at = t.pc - 1;
+                t.st = St::Warp;
+            }
+            "cp" => self.async_copy(t, x)?,
+            "mbarrier" => self.mbarrier(t, x)?,
             "nop" | "membar" | "fence" => {}
             "mov" => {
                 need(2)?;
@@ -1214,9 +1261,20 @@ impl Machine<'_> {
                     _ => return malformed("tex needs coordinates"),
                 };
                 let texels = texels(float, handle, &coords);
-                let V::Vec(lanes) = &o[0].v else {
-                    return malformed("tex needs four results");
+                // `{d}|p`: the residency predicate (the MIR interpreter's model:
+                // resident when every coordinate is ≥ 0).
+                let (lanes, pred) = match &o[0].v {
+                    V::Vec(lanes) => (lanes, None),
+                    V::Pair(d, p) => match &d.v {
+                        V::Vec(lanes) => (lanes, Some(p)),
+                        _ => return malformed("tex needs four results"),
+                    },
+                    _ => return malformed("tex needs four results"),
                 };
+                if let Some(p) = pred {
+                    let resident = coords.iter().all(|&c| f32::from_bits(c) >= 0.0);
+                    self.set(t, p, resident as u64)?;
+                }
                 for (l, v) in lanes.iter().zip(texels) {
                     self.set(t, l, v as u64)?;
                 }
@@ -1225,6 +1283,163 @@ impl Machine<'_> {
                 let r = self.arith(t, x)?;
                 self.set(t, &o[0], r)?;
             }
+        }
+        Ok(())
+    }
+
+    /// `cp.async.ca.shared.global [dst], [src], n`, `cp.async.bulk.shared::cluster.global
+    /// .mbarrier::complete_tx::bytes [dst], [src], n, [mbar]`, and the group commits and
+    /// waits. Copies complete at once (so every wait is already satisfied); the bulk
+    /// copy then reports its bytes to the mbarrier.
+    fn async_copy(&mut self, t: &mut Thread, x: &X) -> R<()> {
+        let d = &x.d;
+        if !d.has("async") {
+            return unsupported(format!("cp.{}", d.mods.join(".")));
+        }
+        if d.has("commit_group") || d.has("wait_group") || d.has("wait_all") {
+            return Ok(());
+        }
+        let o = &x.ops;
+        if o.len() < 3 {
+            return malformed("cp.async needs a destination, a source and a size");
+        }
+        let (dsym, da) = self.addr(t, &o[0])?;
+        let (ssym, sa) = self.addr(t, &o[1])?;
+        let n = self.val(t, &o[2], None)? as usize;
+        if !matches!(n, 4 | 8 | 16) && !(d.has("bulk") && n % 16 == 0 && n <= 1 << 20) {
+            return malformed(format!("cp.async of {n} bytes"));
+        }
+        let mut buf = Vec::with_capacity(n);
+        buf.extend_from_slice(self.mem(t, Space::Global, ssym.as_deref(), sa, n)?);
+        self.mem(t, Space::Shared, dsym.as_deref(), da, n)?
+            .copy_from_slice(&buf);
+        if d.has("bulk") {
+            let bar = o
+                .get(3)
+                .ok_or_else(|| InterpError::Malformed("cp.async.bulk needs its mbarrier".into()))?;
+            let (bsym, ba) = self.addr(t, bar)?;
+            let w = self.load(t, Space::Shared, bsym.as_deref(), ba, 8)?;
+            let tx = ((w >> 32) as u32).wrapping_sub(n as u32);
+            self.store(
+                t,
+                Space::Shared,
+                bsym.as_deref(),
+                ba,
+                8,
+                (w & 0xffff_ffff) | ((tx as u64) << 32),
+            )?;
+        }
+        Ok(())
+    }
+
+    /// `mbarrier.init [b], count`, `mbarrier.arrive.expect_tx state, [b], tx`,
+    /// `mbarrier.try_wait.parity p, [b], 0`. The barrier word holds the pending
+    /// arrivals (low half) and pending transaction bytes (high half); phase 0 completes
+    /// when both are zero. Only the first phase is modelled.
+    fn mbarrier(&mut self, t: &mut Thread, x: &X) -> R<()> {
+        let d = &x.d;
+        let o = &x.ops;
+        let word = |m: &mut Self, t: &mut Thread, k: usize| -> R<(Option<String>, u64, u64)> {
+            let (sym, a) = m.addr(
+                t,
+                o.get(k)
+                    .ok_or_else(|| InterpError::Malformed("mbarrier needs its address".into()))?,
+            )?;
+            let w = m.load(t, Space::Shared, sym.as_deref(), a, 8)?;
+            Ok((sym, a, w))
+        };
+        match d.mods.first().map(String::as_str) {
+            Some("init") => {
+                let (sym, a, _) = word(self, t, 0)?;
+                let count = self.val(
+                    t,
+                    o.get(1).ok_or_else(|| {
+                        InterpError::Malformed("mbarrier.init needs a count".into())
+                    })?,
+                    None,
+                )?;
+                self.store(t, Space::Shared, sym.as_deref(), a, 8, count & 0xffff_ffff)
+            }
+            Some("arrive") => {
+                let (sym, a, w) = word(self, t, 1)?;
+                let tx = if d.has("expect_tx") {
+                    self.val(
+                        t,
+                        o.get(2).ok_or_else(|| {
+                            InterpError::Malformed("expect_tx needs a byte count".into())
+                        })?,
+                        None,
+                    )? as u32
+                } else {
+                    0
+                };
+                let pending = (w as u32).wrapping_sub(1);
+                let bytes = ((w >> 32) as u32).wrapping_add(tx);
+                self.store(
+                    t,
+                    Space::Shared,
+                    sym.as_deref(),
+                    a,
+                    8,
+                    pending as u64 | ((bytes as u64) << 32),
+                )?;
+                self.set(t, &o[0], w)
+            }
+            Some("try_wait") | Some("test_wait") if d.has("parity") => {
+                let (_, _, w) = word(self, t, 1)?;
+                let parity = self.val(
+                    t,
+                    o.get(2).ok_or_else(|| {
+                        InterpError::Malformed("try_wait.parity needs a parity".into())
+                    })?,
+                    None,
+                )?;
+                if parity != 0 {
+                    return unsupported("mbarrier phases after the first");
+                }
+                self.set(t, &o[0], (w == 0) as u64)
+            }
+            _ => unsupported(format!("mbarrier.{}", d.mods.join("."))),
+        }
+    }
+
+    /// A warp-wide `mma` / `wmma` every lane of the warp waits at.
+    fn warp_mma(&mut self, threads: &mut [Thread], lanes: &[usize], at: usize) -> R<()> {
+        let x = &self.p.code[at];
+        let shape = matrix_shape(&x.d)
+            .ok_or_else(|| InterpError::Unsupported(format!("`{}` shape", x.d.base)))?;
+        let o = &x.ops;
+        let group = |k: usize| -> R<&Vec<VOp>> {
+            match o.get(k).map(|v| &v.v) {
+                Some(V::Vec(v)) => Ok(v),
+                _ => malformed("matrix operands are register lists in braces"),
+            }
+        };
+        let (d, a, b, c) = (group(0)?, group(1)?, group(2)?, group(3)?);
+        let mut frags = Vec::with_capacity(32);
+        for &i in lanes {
+            let t = &threads[i];
+            let read = |v: &Vec<VOp>| -> R<Vec<u32>> {
+                v.iter()
+                    .map(|r| self.val(t, r, None).map(|x| x as u32))
+                    .collect()
+            };
+            frags.push(LaneFragments {
+                a: read(a)?,
+                b: read(b)?,
+                c: read(c)?,
+            });
+        }
+        let out = matrix::mma(shape, &frags).map_err(InterpError::Divergence)?;
+        for (&i, regs) in lanes.iter().zip(out) {
+            let t = &mut threads[i];
+            if regs.len() != d.len() {
+                return malformed("wrong number of matrix result registers");
+            }
+            for (r, v) in d.iter().zip(regs) {
+                self.set(t, r, v as u64)?;
+            }
+            t.st = St::Run;
         }
         Ok(())
     }
@@ -1400,7 +1615,7 @@ fn float_op(d: &Decoded, ty: Ty, a: u64, b: u64, c: u64) -> R<u64> {
                 "mul" => x * y,
                 b => return unsupported(format!("{b}.f16")),
             };
-            Ok(f32_to_f16(r) as u64)
+            Ok(canon16(r) as u64)
         }
         (Kind::HalfX2, _) => {
             let mut out = 0u64;
@@ -1415,7 +1630,7 @@ fn float_op(d: &Decoded, ty: Ty, a: u64, b: u64, c: u64) -> R<u64> {
                     "mul" => x * y,
                     b => return unsupported(format!("{b}.f16x2")),
                 };
-                out |= (f32_to_f16(r) as u64) << (16 * k);
+                out |= (canon16(r) as u64) << (16 * k);
             }
             Ok(out)
         }
@@ -1656,6 +1871,7 @@ pub fn run(p: &Program, inputs: &Inputs, cfg: &Config) -> R<Outcome> {
                         for tx in 0..l.block[0] {
                             threads.push(Thread {
                                 pc: 0,
+                                at: 0,
                                 regs: vec![POISON; p.reg_bits.len()],
                                 local: vec![0u8; p.local_size as usize],
                                 st: St::Run,
@@ -1670,6 +1886,39 @@ pub fn run(p: &Program, inputs: &Inputs, cfg: &Config) -> R<Outcome> {
                     }
                     if threads.iter().all(|t| t.st == St::Done) {
                         break;
+                    }
+                    // Warps (32 consecutive threads) whose live lanes all wait at the
+                    // same collective perform it.
+                    let mut progress = false;
+                    for w in 0..threads.len().div_ceil(32) {
+                        let live: Vec<usize> = (w * 32..threads.len().min(w * 32 + 32))
+                            .filter(|&i| threads[i].st != St::Done)
+                            .collect();
+                        let Some(&first) = live.first() else { continue };
+                        let at = threads[first].at;
+                        if live
+                            .iter()
+                            .all(|&i| threads[i].st == St::Warp && threads[i].at == at)
+                        {
+                            if live.len() != 32 {
+                                return Err(InterpError::Divergence(format!(
+                                    "a warp-wide matrix multiply needs all 32 lanes; {} reach it",
+                                    live.len()
+                                )));
+                            }
+                            m.warp_mma(&mut threads, &live, at)?;
+                            progress = true;
+                        }
+                    }
+                    if progress {
+                        continue;
+                    }
+                    if threads.iter().any(|t| t.st == St::Warp) {
+                        return Err(InterpError::Divergence(
+                            "lanes of a warp wait at different collectives (or some at a \
+                             barrier)"
+                                .into(),
+                        ));
                     }
                     // Every live thread waits at the barrier: open it.
                     for t in threads.iter_mut() {

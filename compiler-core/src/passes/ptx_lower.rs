@@ -169,7 +169,13 @@ pub fn classify(d: &Decoded, operands: &[ptx::Operand]) -> (Class, u8) {
             | "call"
             | "prefetch"
             | "sust"
-    ) || (d.base == "wmma" && d.mods.first().is_some_and(|m| m == "store"));
+            | "cp"
+    ) || (d.base == "wmma" && d.mods.first().is_some_and(|m| m == "store"))
+        || (d.base == "mbarrier" && d.mods.first().is_some_and(|m| m == "init"))
+        || (d.base == "wgmma"
+            && d.mods
+                .first()
+                .is_some_and(|m| matches!(m.as_str(), "fence" | "commit_group" | "wait_group")));
     (class, if no_dst || operands.is_empty() { 0 } else { 1 })
 }
 

@@ -6,6 +6,7 @@
 //! ```text
 //!  CP_ASYNC_CA_SHARED addr        data = the 32-bit word at global addr,        token = 1
 //!  TMA_LOAD_2D addr, c            data = the 32-bit word at global addr + 4·c,  token = 1
+//!                                 (c a signed 32-bit element index)
 //! ```
 //!
 //! The printed sequences really move the word through shared memory and wait for the
@@ -183,7 +184,7 @@ pub fn tma_load(cx: &Cx<'_>, i: Inst, defs: &[&MOp], uses: &[MOp]) -> Result<Emi
             vec![r("%tma3"), r("%tma1"), P::int(8), r("%tma3")],
         ),
         // The element's address, its 16-byte chunk, and where it lands in the slot.
-        ins("mul.wide.u32", vec![r("%tmad1"), coord, P::int(4)]),
+        ins("mul.wide.s32", vec![r("%tmad1"), coord, P::int(4)]),
         ins("add.s64", vec![r("%tmad1"), r(&addr), r("%tmad1")]),
         ins("and.b64", vec![r("%tmad2"), r("%tmad1"), P::int(-16)]),
         ins("cvt.u32.u64", vec![r("%tma4"), r("%tmad1")]),

@@ -1055,11 +1055,7 @@ pub fn emit_inst(cx: &Cx<'_>, i: Inst) -> R<Emitted> {
 /// The PTX register `$texpred` prints as (declared by functions that use it).
 pub const TEXPRED: &str = "%texpred";
 
-/// The parameter index of a CICC parameter register `$rN` (N counts from 1).
-pub fn param_register(name: &str) -> Option<u32> {
-    let n: u32 = name.strip_prefix('r')?.parse().ok()?;
-    (n >= 1 && name[1..].bytes().all(|b| b.is_ascii_digit())).then(|| n - 1)
-}
+pub use crate::interp::param_register;
 
 /// `COPY` out of a physical register: `$rN` is kernel parameter N-1, read with
 /// `ld.param`; `$texpred` is the function's texture residency predicate.
