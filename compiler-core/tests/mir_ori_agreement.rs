@@ -101,8 +101,7 @@ fn gallery_mir_and_ori_agree() {
     let (mut forms, mut runs, mut both_failed) = (0, 0, 0);
     for ex in EXAMPLES {
         for &(format, text) in ex.forms {
-            // wgmma: in progress (its descriptors need shared memory the example lacks).
-            if format == InputFormat::Ptx || ex.name.starts_with("wgmma") {
+            if format == InputFormat::Ptx {
                 continue;
             }
             forms += 1;
@@ -175,7 +174,6 @@ fn gallery_mir_and_ori_agree() {
     );
     let want = EXAMPLES
         .iter()
-        .filter(|e| !e.name.starts_with("wgmma"))
         .flat_map(|e| e.forms.iter())
         .filter(|f| f.0 != InputFormat::Ptx)
         .count();

@@ -168,14 +168,6 @@ pub(crate) enum TexKind {
     F32F32_2dResident,
 }
 
-/// The CICC-era multi-result producers, modelled per thread.
-#[derive(Copy, Clone, Debug, PartialEq, Eq)]
-pub(crate) enum ModelKind {
-    /// No model in the opcode table: a deterministic hash of the operands, lane by lane
-    /// (small floats for float results), so passes can be checked to keep data flow.
-    Opaque { tag: u64, float: bool },
-}
-
 /// How a load extends a narrower memory value into its register.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub(crate) enum Ext {
@@ -307,11 +299,6 @@ pub(crate) enum Exec {
         handle: Src,
         coords: Vec<Src>,
     },
-    Model {
-        kind: ModelKind,
-        ds: Vec<Dst>,
-        args: Vec<Src>,
-    },
     /// A warp-wide matrix multiply-accumulate (a collective, see [`super::matrix`]):
     /// this lane's fragment registers.
     Mma {
@@ -320,6 +307,14 @@ pub(crate) enum Exec {
         a: Vec<Src>,
         b: Vec<Src>,
         c: Vec<Src>,
+    },
+    /// `WGMMA_M64N32K16_F32 a, b, s`: a warpgroup collective (128 threads), see
+    /// [`super::matrix::wgmma_m64n32k16`] and the PTX form's documentation.
+    Wgmma {
+        ds: Vec<Dst>,
+        a: Src,
+        b: Src,
+        s: Src,
     },
     /// `CP_ASYNC_CA_SHARED` / `TMA_LOAD_2D`: `ds[0]` = the 32-bit word at global
     /// `base + 4·index`, `ds[1]` = 1 (the copy completed).
@@ -1424,15 +1419,11 @@ impl<'f> Compiler<'f> {
             }
             WGMMA_M64N32K16_F32 => {
                 self.expect_uses(&name, uses, 3, 3)?;
-                let ds = self.results(defs, 16)?;
-                let args = uses.iter().map(|u| self.src(u)).collect::<Result<_, _>>()?;
-                Exec::Model {
-                    kind: ModelKind::Opaque {
-                        tag: op as u64,
-                        float: true,
-                    },
-                    ds,
-                    args,
+                Exec::Wgmma {
+                    ds: self.results(defs, 16)?,
+                    a: self.src(uses[0])?,
+                    b: self.src(uses[1])?,
+                    s: self.src(uses[2])?,
                 }
             }
             SHFL_SYNC_IDX_i32 | SHFL_SYNC_DOWN_i32 => {

@@ -15,8 +15,7 @@
 //! ```
 
 use super::compile::{
-    Dst, Exec, Ext, FOp, IntOp, ModelKind, Move, NumTy, Program, ShflMode, Slot, Src, Sreg,
-    TexKind, POISON,
+    Dst, Exec, Ext, FOp, IntOp, Move, NumTy, Program, ShflMode, Slot, Src, Sreg, TexKind, POISON,
 };
 use super::error::InterpError;
 use super::float::{self, cvt_mode, mask, sext, FRound, IRound};
@@ -281,6 +280,23 @@ impl<'p, 'f> Machine<'p, 'f> {
                     progress = true;
                 }
             }
+            // Warpgroups (four warps) whose threads all wait at the same wgmma.
+            for g in 0..n.div_ceil(128) {
+                let live: Vec<usize> = (g * 128..n.min(g * 128 + 128))
+                    .filter(|&i| threads[i].status != Status::Done)
+                    .collect();
+                let Some(&first) = live.first() else {
+                    continue;
+                };
+                let at = (threads[first].block, threads[first].pc);
+                let together = live.iter().all(|&i| {
+                    threads[i].status == Status::Waiting && (threads[i].block, threads[i].pc) == at
+                });
+                if together && matches!(self.prog.blocks[at.0].code[at.1], Exec::Wgmma { .. }) {
+                    self.warpgroup_mma(&mut threads, &mut shared, &live, at)?;
+                    progress = true;
+                }
+            }
             if !progress {
                 self.barrier(&mut threads)?;
             }
@@ -463,6 +479,79 @@ impl<'p, 'f> Machine<'p, 'f> {
         Ok(())
     }
 
+    /// `WGMMA_M64N32K16_F32` over a warpgroup every thread of which waits at it: thread
+    /// j brings 16 bytes of A (row j/2) from its a + 16j and 8 bytes of B (column j/4)
+    /// from its b + 8j; every accumulator starts at the thread's s.
+    fn warpgroup_mma(
+        &mut self,
+        threads: &mut [Thread],
+        shared: &mut Bank,
+        live: &[usize],
+        at: (usize, usize),
+    ) -> Result<(), InterpError> {
+        let Exec::Wgmma { ref ds, a, b, s } = self.prog.blocks[at.0].code[at.1] else {
+            return Ok(());
+        };
+        if live.len() != 128 {
+            return Err(InterpError::Divergence {
+                message: format!(
+                    "wgmma needs a whole warpgroup of 128 threads; {} reach it ({})",
+                    live.len(),
+                    self.prog.location(at.0, at.1)
+                ),
+            });
+        }
+        let mut am = vec![0f64; 64 * 16];
+        let mut bm = vec![0f64; 16 * 32];
+        let mut acc = Vec::with_capacity(128);
+        for (j, &i) in live.iter().enumerate() {
+            let (pa, pb, sv) = {
+                let regs = &threads[i].regs;
+                (
+                    self.rd(regs, a) as u64,
+                    self.rd(regs, b) as u64,
+                    self.rd(regs, s) as u32,
+                )
+            };
+            let t = &mut threads[i];
+            for h in 0..8 {
+                let v = self.load(
+                    t,
+                    shared,
+                    Space::Global,
+                    pa.wrapping_add(16 * j as u64 + 2 * h),
+                    2,
+                )?;
+                am[(j / 2) * 16 + 8 * (j % 2) + h as usize] = matrix::f16_value(v as u16);
+            }
+            for h in 0..4 {
+                let v = self.load(
+                    t,
+                    shared,
+                    Space::Global,
+                    pb.wrapping_add(8 * j as u64 + 2 * h),
+                    2,
+                )?;
+                bm[(4 * (j % 4) + h as usize) * 32 + j / 4] = matrix::f16_value(v as u16);
+            }
+            acc.push(vec![sv; ds.len()]);
+        }
+        let d =
+            matrix::wgmma_m64n32k16(&am, &bm, &acc).map_err(|message| InterpError::Malformed {
+                message,
+                at: Some(self.prog.location(at.0, at.1)),
+            })?;
+        for (&i, regs) in live.iter().zip(d) {
+            let t = &mut threads[i];
+            for (&dst, v) in ds.iter().zip(regs) {
+                wr(&mut t.regs, dst, v as u128);
+            }
+            t.status = Status::Running;
+            t.pc += 1;
+        }
+        Ok(())
+    }
+
     /// Runs one thread until it returns or blocks at a collective instruction.
     fn run_thread(&mut self, t: &mut Thread, shared: &mut Bank) -> Result<(), InterpError> {
         let prog = self.prog;
@@ -481,7 +570,10 @@ impl<'p, 'f> Machine<'p, 'f> {
                 return Err(InterpError::OutOfFuel { fuel: self.fuel });
             }
             match &blk.code[t.pc] {
-                Exec::Barrier { .. } | Exec::Shfl { .. } | Exec::Mma { .. } => {
+                Exec::Barrier { .. }
+                | Exec::Shfl { .. }
+                | Exec::Mma { .. }
+                | Exec::Wgmma { .. } => {
                     t.status = Status::Waiting;
                     return Ok(());
                 }
@@ -873,12 +965,6 @@ impl<'p, 'f> Machine<'p, 'f> {
                     wr(&mut t.regs, token, 1);
                 }
             }
-            Exec::Model { kind, ds, args } => {
-                let v: Vec<u128> = args.iter().map(|&a| self.rd(&t.regs, a)).collect();
-                for (i, &d) in ds.iter().enumerate() {
-                    wr(&mut t.regs, d, model(*kind, &v, i));
-                }
-            }
             Exec::Asm(block) => {
                 let init: Vec<u128> = block.init.iter().map(|&s| self.rd(&t.regs, s)).collect();
                 let out = block.execute(init);
@@ -890,6 +976,7 @@ impl<'p, 'f> Machine<'p, 'f> {
             Exec::Barrier { .. }
             | Exec::Shfl { .. }
             | Exec::Mma { .. }
+            | Exec::Wgmma { .. }
             | Exec::Branch { .. }
             | Exec::Return => {}
         }
@@ -1098,24 +1185,6 @@ pub(crate) fn cvt(to: NumTy, from: NumTy, mode: u32, v: u128) -> Option<u128> {
             Some(float::canon32(sat01(f)) as u128)
         }
         _ => None,
-    }
-}
-
-/// Lane `i` of a modelled multi-result instruction (see [`ModelKind`]).
-fn model(kind: ModelKind, v: &[u128], i: usize) -> u128 {
-    match kind {
-        ModelKind::Opaque { tag, float } => {
-            let mut h = splitmix(tag);
-            for &x in v {
-                h = splitmix(h ^ x as u64) ^ splitmix((x >> 64) as u64);
-            }
-            let x = splitmix(h ^ i as u64);
-            if float {
-                (((x & 0xff) as i32 - 128) as f32 / 8.0).to_bits() as u128
-            } else {
-                x as u32 as u128
-            }
-        }
     }
 }
 

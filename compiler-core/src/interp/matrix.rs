@@ -172,6 +172,76 @@ pub fn mma(shape: Shape, lanes: &[LaneFragments]) -> Result<Vec<Vec<u32>>, Strin
         .collect())
 }
 
+/// `wgmma.mma_async.sync.aligned.m64n32k16.f32.f16.f16` over one warpgroup (128
+/// threads, four warps): `a` is A (64×16, `a[m·16 + k]`), `b` is B (16×32,
+/// `b[k·32 + n]`), both f16 values; `c[j]` is thread j's 16 accumulators (f32 bit
+/// patterns). Returns each thread's 16 results, `D = A·B + C`.
+///
+/// Accumulator layout (PTX ISA, m64nNk16 with f32 results): thread j is lane l of warp
+/// w = j / 32, g = l / 4, t = l % 4; register i holds
+/// D[16w + g + 8·((i>>1)&1)][8·(i>>2) + 2t + (i&1)].
+pub fn wgmma_m64n32k16(a: &[f64], b: &[f64], c: &[Vec<u32>]) -> Result<Vec<Vec<u32>>, String> {
+    if a.len() != 64 * 16 || b.len() != 16 * 32 {
+        return Err("wgmma m64n32k16 takes a 64×16 A and a 16×32 B".into());
+    }
+    if c.len() != 128 || c.iter().any(|r| r.len() != 16) {
+        return Err(format!(
+            "wgmma needs a whole warpgroup of 128 threads with 16 accumulators each; {} took part",
+            c.len()
+        ));
+    }
+    Ok(c.iter()
+        .enumerate()
+        .map(|(j, acc)| {
+            acc.iter()
+                .enumerate()
+                .map(|(i, &cv)| {
+                    let (row, col) = wgmma_d_position(j, i);
+                    let mut s = f32::from_bits(cv) as f64;
+                    for k in 0..16 {
+                        s += a[row * 16 + k] * b[k * 32 + col];
+                    }
+                    float::canon32(s as f32)
+                })
+                .collect()
+        })
+        .collect())
+}
+
+/// (row, column) of accumulator register `i` of warpgroup thread `j` (m64nNk16, f32).
+pub fn wgmma_d_position(j: usize, i: usize) -> (usize, usize) {
+    let (w, l) = (j / 32, j % 32);
+    let (g, t) = (l / 4, l % 4);
+    (
+        16 * w + g + 8 * ((i >> 1) & 1),
+        8 * (i >> 2) + 2 * t + (i & 1),
+    )
+}
+
+/// An f16 value from its bit pattern.
+pub fn f16_value(bits: u16) -> f64 {
+    float::f16_to_f32(bits) as f64
+}
+
+/// The byte offset of element (row, k) of a K-major operand in the no-swizzle
+/// canonical layout a wgmma matrix descriptor describes: 8×8 core matrices of f16
+/// (eight 16-byte rows, 128 contiguous bytes), `lbo` bytes apart along K and `sbo`
+/// bytes apart along M (or N).
+pub fn kmajor_offset(row: usize, k: usize, lbo: u64, sbo: u64) -> u64 {
+    (row / 8) as u64 * sbo + (k / 8) as u64 * lbo + (row % 8) as u64 * 16 + (k % 8) as u64 * 2
+}
+
+/// A wgmma matrix descriptor's fields: (start byte address in shared memory, leading
+/// byte offset, stride byte offset, swizzle mode).
+pub fn decode_descriptor(d: u64) -> (u64, u64, u64, u64) {
+    (
+        (d & 0x3fff) << 4,
+        ((d >> 16) & 0x3fff) << 4,
+        ((d >> 32) & 0x3fff) << 4,
+        d >> 62,
+    )
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -251,6 +321,43 @@ mod tests {
                 assert_eq!(f32::from_bits(v), want, "lane {l} d{i}");
             }
         }
+    }
+
+    #[test]
+    fn wgmma_accumulators_follow_the_isa_layout() {
+        // A = row index, B = 1 everywhere, C = column: D[r][c] = 16·r + c.
+        let a: Vec<f64> = (0..64 * 16).map(|x| (x / 16) as f64).collect();
+        let b = vec![1.0; 16 * 32];
+        let c: Vec<Vec<u32>> = (0..128)
+            .map(|j| {
+                (0..16)
+                    .map(|i| (wgmma_d_position(j, i).1 as f32).to_bits())
+                    .collect()
+            })
+            .collect();
+        let d = wgmma_m64n32k16(&a, &b, &c).unwrap();
+        for (j, regs) in d.iter().enumerate() {
+            for (i, &v) in regs.iter().enumerate() {
+                let (r, col) = wgmma_d_position(j, i);
+                assert_eq!(f32::from_bits(v), (16 * r + col) as f32);
+            }
+        }
+        // Every (row, column) is held by exactly one register.
+        let mut seen = vec![false; 64 * 32];
+        for j in 0..128 {
+            for i in 0..16 {
+                let (r, col) = wgmma_d_position(j, i);
+                assert!(!seen[r * 32 + col]);
+                seen[r * 32 + col] = true;
+            }
+        }
+    }
+
+    #[test]
+    fn descriptors_decode_their_fields() {
+        let d = (0x1230 >> 4) | (8u64 << 16) | (16u64 << 32);
+        assert_eq!(decode_descriptor(d), (0x1230, 128, 256, 0));
+        assert_eq!(kmajor_offset(9, 10, 128, 256), 256 + 128 + 16 + 4);
     }
 
     #[test]

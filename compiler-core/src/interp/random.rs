@@ -321,13 +321,18 @@ pub fn shape(f: &Function, ir: Option<&str>) -> Shape {
         // The asynchronous copies read global memory at their first operand.
         let mem = memory_layout(op).or(match op {
             Op::TMA_LOAD_2D | Op::CP_ASYNC_CA_SHARED => Some((None, 0, 0, 1, 0)),
+            Op::WGMMA_M64N32K16_F32 => Some((None, usize::MAX, 0, 1, 0)),
             _ => None,
         });
+        // wgmma reads A and B through its first two operands.
+        let wgmma_pointer = |k: usize| op == Op::WGMMA_M64N32K16_F32 && k < 2;
         for (k, u) in uses.iter().enumerate() {
             let Some(v) = u.vreg_of() else { continue };
             for o in &origins[v] {
                 match (o, mem) {
-                    (Origin::Param(p), Some((_, base_idx, ..))) if k == base_idx => {
+                    (Origin::Param(p), Some((_, base_idx, ..)))
+                        if k == base_idx || wgmma_pointer(k) =>
+                    {
                         if let Some(Some(e)) = params.get_mut(*p as usize) {
                             e.kind = ParamKind::Pointer;
                         }
@@ -395,6 +400,11 @@ fn random_words(rng: &mut Rng, n: usize) -> Vec<u8> {
     out
 }
 
+fn uses_wgmma(f: &Function) -> bool {
+    f.all_insts()
+        .any(|(_, i)| f.insts[i].is(Op::WGMMA_M64N32K16_F32))
+}
+
 /// Random inputs for `f` from `seed` (see the module documentation). `ir` is the
 /// module's embedded LLVM IR (`Module::ir`), used for the sizes and spaces of module
 /// variables; without it, variables get [`DEFAULT_SYMBOL_BYTES`] in the space their uses
@@ -402,9 +412,11 @@ fn random_words(rng: &mut Rng, n: usize) -> Vec<u8> {
 pub fn random_inputs(f: &Function, ir: Option<&str>, seed: u64) -> Inputs {
     let shape = shape(f, ir);
     let mut rng = Rng::new(seed);
+    // Whole warps; whole warpgroups (128 threads) when the function uses wgmma.
+    let unit = if uses_wgmma(f) { 128 } else { 32 };
     let launch = Launch {
         grid: [1 + rng.below(2) as u32, 1 + rng.below(2) as u32, 1],
-        block: [32 * (1 + rng.below(2) as u32), 1, 1],
+        block: [unit * (1 + rng.below(2) as u32), 1, 1],
     };
     let mut params = Vec::with_capacity(shape.params.len());
     let mut buffers = Vec::new();

@@ -264,7 +264,8 @@ fn check_supported(code: &[X]) -> R<()> {
                 | "fence"
                 | "cp"
                 | "mbarrier"
-        ) || (matches!(b, "mma" | "wmma") && matrix_shape(&x.d).is_some());
+        ) || (matches!(b, "mma" | "wmma") && matrix_shape(&x.d).is_some())
+            || (b == "wgmma" && wgmma_kind(&x.d).is_some());
         if !ok {
             return unsupported(format!("`{}` has no semantics here", b));
         }
@@ -289,6 +290,21 @@ fn matrix_shape(d: &Decoded) -> Option<Shape> {
                 && tys == ["f32", "f16"] =>
         {
             Some(Shape::WmmaM16N16K16F32F16)
+        }
+        _ => None,
+    }
+}
+
+/// What a `wgmma` opcode is: Some(true) for the m64n32k16 f32/f16 multiply we run,
+/// Some(false) for the fence, commit and wait (no-ops here: the multiply completes at
+/// once), None for anything else.
+fn wgmma_kind(d: &Decoded) -> Option<bool> {
+    let m = d.mods.first().map(String::as_str)?;
+    match m {
+        "fence" | "commit_group" | "wait_group" => Some(false),
+        "mma_async" => {
+            let tys: Vec<String> = d.types.iter().map(|t| t.name()).collect();
+            (d.has("m64n32k16") && tys == ["f32", "f16", "f16"]).then_some(true)
         }
         _ => None,
     }
@@ -1110,6 +1126,12 @@ impl Machine<'_> {
                 t.at = t.pc - 1;
                 t.st = St::Warp;
             }
+            "wgmma" => {
+                if wgmma_kind(d) == Some(true) {
+                    t.at = t.pc - 1;
+                    t.st = St::Warp;
+                }
+            }
             "cp" => self.async_copy(t, x)?,
             "mbarrier" => self.mbarrier(t, x)?,
             "nop" | "membar" | "fence" => {}
@@ -1436,6 +1458,83 @@ impl Machine<'_> {
             if regs.len() != d.len() {
                 return malformed("wrong number of matrix result registers");
             }
+            for (r, v) in d.iter().zip(regs) {
+                self.set(t, r, v as u64)?;
+            }
+            t.st = St::Run;
+        }
+        Ok(())
+    }
+
+    /// `wgmma.mma_async.sync.aligned.m64n32k16.f32.f16.f16 {d}, da, db, scale-d, ±1,
+    /// ±1, 0, 0` over a warpgroup: A and B are read from shared memory through the
+    /// descriptors (no swizzle, K-major), taken from the warpgroup's first thread (the
+    /// ISA requires them uniform); the accumulators are each thread's `d` registers, or
+    /// zero when scale-d is false.
+    fn warpgroup_mma(&mut self, threads: &mut [Thread], lanes: &[usize], at: usize) -> R<()> {
+        let x = &self.p.code[at];
+        let o = &x.ops;
+        if o.len() != 8 {
+            return malformed(
+                "wgmma.mma_async takes {d}, two descriptors, scale-d and four immediates",
+            );
+        }
+        let V::Vec(d) = &o[0].v else {
+            return malformed("wgmma results are a register list in braces");
+        };
+        let t0 = &threads[lanes[0]];
+        let (da, db) = (self.val(t0, &o[1], None)?, self.val(t0, &o[2], None)?);
+        let imm = |k: usize| self.val(t0, &o[k], None).map(|v| v as i64);
+        let (sa, sb) = (imm(4)?, imm(5)?);
+        if imm(6)? != 0 || imm(7)? != 0 {
+            return unsupported("transposed wgmma operands");
+        }
+        let mat = |desc: u64, rows: usize, scale: i64| -> R<Vec<f64>> {
+            let (start, lbo, sbo, swizzle) = matrix::decode_descriptor(desc);
+            if swizzle != 0 {
+                return unsupported("swizzled wgmma operands");
+            }
+            let mut v = vec![0f64; rows * 16];
+            for r in 0..rows {
+                for k in 0..16 {
+                    let a = start + matrix::kmajor_offset(r, k, lbo, sbo);
+                    let b = self.shared.get(a as usize..a as usize + 2).ok_or_else(|| {
+                        InterpError::Memory(format!("wgmma reads shared 0x{a:x} out of bounds"))
+                    })?;
+                    let h = u16::from_le_bytes([b[0], b[1]]);
+                    v[r * 16 + k] = matrix::f16_value(h) * if scale < 0 { -1.0 } else { 1.0 };
+                }
+            }
+            Ok(v)
+        };
+        let a = mat(da, 64, sa)?;
+        let bt = mat(db, 32, sb)?;
+        // bt is B by column (N rows of K); make it B[k][n].
+        let mut b = vec![0f64; 16 * 32];
+        for n in 0..32 {
+            for k in 0..16 {
+                b[k * 32 + n] = bt[n * 16 + k];
+            }
+        }
+        let mut acc = Vec::with_capacity(128);
+        for &i in lanes {
+            let t = &threads[i];
+            let keep = self.val(t, &o[3], None)? != 0;
+            let regs: Vec<u32> = d
+                .iter()
+                .map(|r| {
+                    Ok(if keep {
+                        self.val(t, r, None)? as u32
+                    } else {
+                        0
+                    })
+                })
+                .collect::<R<_>>()?;
+            acc.push(regs);
+        }
+        let out = matrix::wgmma_m64n32k16(&a, &b, &acc).map_err(InterpError::Divergence)?;
+        for (&i, regs) in lanes.iter().zip(out) {
+            let t = &mut threads[i];
             for (r, v) in d.iter().zip(regs) {
                 self.set(t, r, v as u64)?;
             }
@@ -1889,24 +1988,37 @@ pub fn run(p: &Program, inputs: &Inputs, cfg: &Config) -> R<Outcome> {
                     }
                     // Warps (32 consecutive threads) whose live lanes all wait at the
                     // same collective perform it.
+                    // (Warpgroups of 128 threads for wgmma.)
                     let mut progress = false;
-                    for w in 0..threads.len().div_ceil(32) {
-                        let live: Vec<usize> = (w * 32..threads.len().min(w * 32 + 32))
-                            .filter(|&i| threads[i].st != St::Done)
-                            .collect();
-                        let Some(&first) = live.first() else { continue };
-                        let at = threads[first].at;
-                        if live
-                            .iter()
-                            .all(|&i| threads[i].st == St::Warp && threads[i].at == at)
-                        {
-                            if live.len() != 32 {
+                    for size in [32usize, 128] {
+                        for w in 0..threads.len().div_ceil(size) {
+                            let live: Vec<usize> = (w * size..threads.len().min(w * size + size))
+                                .filter(|&i| threads[i].st != St::Done)
+                                .collect();
+                            let Some(&first) = live.first() else { continue };
+                            let at = threads[first].at;
+                            let group = match p.code.get(at) {
+                                Some(x) if x.d.base == "wgmma" => 128,
+                                _ => 32,
+                            };
+                            if group != size
+                                || !live
+                                    .iter()
+                                    .all(|&i| threads[i].st == St::Warp && threads[i].at == at)
+                            {
+                                continue;
+                            }
+                            if live.len() != size {
                                 return Err(InterpError::Divergence(format!(
-                                    "a warp-wide matrix multiply needs all 32 lanes; {} reach it",
+                                    "a matrix multiply needs {size} threads together; {} reach it",
                                     live.len()
                                 )));
                             }
-                            m.warp_mma(&mut threads, &live, at)?;
+                            if size == 32 {
+                                m.warp_mma(&mut threads, &live, at)?;
+                            } else {
+                                m.warpgroup_mma(&mut threads, &live, at)?;
+                            }
                             progress = true;
                         }
                     }

@@ -95,7 +95,10 @@ pub fn ptx_form_summary(op: Op) -> Option<&'static str> {
             "mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32"
         }
         WMMA_MMA_M16N16K16_F16 => "wmma.mma.sync.aligned.row.col.m16n16k16.f32.f16",
-        WGMMA_M64N32K16_F32 => "wgmma.mma_async.sync.aligned.m64n32k16.f32.f16.f16 (sm_90a)",
+        WGMMA_M64N32K16_F32 => {
+            "A and B staged in shared memory, wgmma.mma_async.sync.aligned.m64n32k16.f32.f16.f16 \
+             (sm_90a)"
+        }
         TEX_2D_V4F32_F32_P => "tex.2d.v4.f32.f32 {d}|%texpred",
         CP_ASYNC_CA_SHARED => "cp.async.ca.shared.global, wait_group 0, ld.shared (sm_80)",
         TMA_LOAD_2D => {
@@ -996,40 +999,7 @@ pub fn emit_inst(cx: &Cx<'_>, i: Inst) -> R<Emitted> {
             if dsts.len() != 16 {
                 return Err(format!("{name} needs a sixteen-register result"));
             }
-            let (da, db) = (cx.reg(&ops[0])?, cx.reg(&ops[1])?);
-            let scale = cx.reg(&ops[2])?;
-            // The scale-d operand is a predicate: set it from the scale register.
-            let mut scope = vec![
-                Stmt::Reg(crate::ptx::ast::RegDecl {
-                    words: vec![".pred".into()],
-                    names: vec![("%wgmma_scale".into(), None)],
-                }),
-                ins(
-                    "setp.ne.f32",
-                    vec![P::reg("%wgmma_scale"), scale, P::Imm(Imm::F32(0))],
-                ),
-            ];
-            scope.push(ins(
-                "wgmma.mma_async.sync.aligned.m64n32k16.f32.f16.f16",
-                vec![
-                    P::Vec(dsts),
-                    da,
-                    db,
-                    P::reg("%wgmma_scale"),
-                    P::Imm(Imm::Int(1)),
-                    P::Imm(Imm::Int(1)),
-                    P::Imm(Imm::Int(0)),
-                    P::Imm(Imm::Int(0)),
-                ],
-            ));
-            Ok(one(
-                Stmt::Scope(scope),
-                "tuple_result",
-                format!(
-                    "{name} prints as wgmma.mma_async (needs sm_90a) with sixteen result \
-                     registers in braces; its scale operand becomes a scoped predicate."
-                ),
-            ))
+            super::wgmma::emit(cx, dsts, ops)
         }
         SHFL_SYNC_IDX_i32 | SHFL_SYNC_DOWN_i32 => {
             let ops = need(d, 4)?;

@@ -29,6 +29,7 @@
 mod async_copy;
 mod forms;
 mod ir;
+mod wgmma;
 
 use crate::entity::EntityRef;
 use crate::mir::{Block, Family, Function, Inst, Module, Op, OperandKind, RegClass, Target, VReg};
@@ -488,6 +489,9 @@ fn emit_function<R: Recorder>(
         });
     }
     body.extend(arrays);
+    if wgmma::used(f) {
+        body.push(wgmma::shared_array());
+    }
     for g in locals {
         body.push(Stmt::Comment("demoted variable".into()));
         body.push(Stmt::Var(g.decl()));
