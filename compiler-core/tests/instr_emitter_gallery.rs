@@ -428,12 +428,8 @@ fn the_reference_interpreter_agrees_with_the_twins_and_two_address() {
         );
         let a = compare(&f, &g, None, 0..16, &cfg).unwrap_or_else(|e| panic!("{name}: {e}"));
         assert!(a.all_agree(), "{name}: emitted vs two-address: {a}");
-        // The interpreter's inputs give kernel parameters as `.param` symbols, not as the
-        // CICC-era parameter registers `$rN`, so param-cascade stops alike on both sides
-        // at its first store (our own evaluators above cover it).
-        if name != "param-cascade" {
-            assert_eq!(a.agreed, a.runs, "{name}: {a}");
-        }
+        // The CICC-era parameter registers `$rN` read the kernel parameters.
+        assert_eq!(a.agreed, a.runs, "{name}: {a}");
         agreed_runs += a.agreed;
         if std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
             .join(format!("gallery/{name}.mir"))

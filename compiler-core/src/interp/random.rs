@@ -76,6 +76,8 @@ pub enum ParamKind {
     Pointer,
     Float,
     Int,
+    /// An element index into a buffer (a TMA coordinate): never negative.
+    Index,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -330,6 +332,13 @@ pub fn shape(f: &Function, ir: Option<&str>) -> Shape {
             let Some(v) = u.vreg_of() else { continue };
             for o in &origins[v] {
                 match (o, mem) {
+                    (Origin::Param(p), _) if op == Op::TMA_LOAD_2D && k == 1 => {
+                        if let Some(Some(e)) = params.get_mut(*p as usize) {
+                            if e.kind == ParamKind::Int {
+                                e.kind = ParamKind::Index;
+                            }
+                        }
+                    }
                     (Origin::Param(p), Some((_, base_idx, ..)))
                         if k == base_idx || wgmma_pointer(k) =>
                     {
@@ -434,6 +443,7 @@ pub fn random_inputs(f: &Function, ir: Option<&str>, seed: u64) -> Inputs {
             }
             ParamKind::Float if p.width == 64 => (rng.small_float() as f64).to_le_bytes().to_vec(),
             ParamKind::Float => rng.small_float().to_bits().to_le_bytes().to_vec(),
+            ParamKind::Index => rng.range(0, 63).to_le_bytes().to_vec(),
             ParamKind::Int if bytes <= 8 => rng.small_int().to_le_bytes().to_vec(),
             ParamKind::Int => random_words(&mut rng, bytes),
         };

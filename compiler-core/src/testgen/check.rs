@@ -235,9 +235,21 @@ pub fn check(input: &Function, cfg: &CheckConfig) -> Result<CheckReport, CheckFa
     }
     for seed in 0..cfg.seeds as u64 {
         let mut inputs = interp::random_inputs(input, None, seed);
+        // wgmma needs whole warpgroups.
+        let wgmma = input
+            .all_insts()
+            .any(|(_, i)| input.insts[i].is(crate::mir::Op::WGMMA_M64N32K16_F32));
         inputs.launch = interp::Launch {
             grid: [1, 1, 1],
-            block: [if seed.is_multiple_of(2) { 32 } else { 64 }, 1, 1],
+            block: [
+                match (wgmma, seed.is_multiple_of(2)) {
+                    (true, _) => 128,
+                    (false, true) => 32,
+                    (false, false) => 64,
+                },
+                1,
+                1,
+            ],
         };
         let want = p_in.run(&inputs, &config).map(|r| r.outcome);
         match &want {

@@ -1118,12 +1118,13 @@ impl G<'_> {
                 let defs = self.results(Lane::I32, 4, 0, h.taint || x.taint);
                 self.push(format!("{defs} = {} {}, {}", op.name(), h.text, x.text));
             }
+            // Warp- and warpgroup-wide: only `collective` places them; an asynchronous
+            // copy stands in here.
             MMA_M16N8K8_TF32
             | MMA_M16N8K8_TF32_ACC
             | WMMA_MMA_M16N16K16_F16
-            | WGMMA_M64N32K16_F32
-            | TMA_LOAD_2D
-            | CP_ASYNC_CA_SHARED => self.model(op),
+            | WGMMA_M64N32K16_F32 => self.async_load(CP_ASYNC_CA_SHARED),
+            TMA_LOAD_2D | CP_ASYNC_CA_SHARED => self.async_load(op),
             // Placed by the structure, never as an ordinary instruction.
             PHI
             | GOTO
@@ -1360,24 +1361,45 @@ impl G<'_> {
         ));
     }
 
-    fn model(&mut self, op: Op) {
+    /// A matrix multiply-accumulate with clean operands: every lane's operands feed
+    /// every lane's results. wgmma reads A and B from the start of `in`.
+    fn matrix(&mut self, op: Op) {
         use Op::*;
-        let (args, lane, n): (&[Ty], Lane, u8) = match op {
-            MMA_M16N8K8_TF32 => (&[Ty::F32, Ty::F32, Ty::F32], Lane::F32, 4),
-            MMA_M16N8K8_TF32_ACC => (&[Ty::F32, Ty::F32, Ty::Tup(Lane::F32, 4)], Lane::F32, 4),
-            WMMA_MMA_M16N16K16_F16 => (&[Ty::H2, Ty::H2, Ty::H2], Lane::H2, 8),
-            WGMMA_M64N32K16_F32 => (&[Ty::I64, Ty::I64, Ty::I32], Lane::F32, 16),
-            TMA_LOAD_2D => (&[Ty::I64, Ty::I32], Lane::I32, 2),
-            _ => (&[Ty::I64], Lane::I32, 2),
+        let texts: Vec<String> = match op {
+            MMA_M16N8K8_TF32 => (0..3).map(|_| self.clean(Ty::F32)).collect(),
+            MMA_M16N8K8_TF32_ACC => vec![
+                self.clean(Ty::F32),
+                self.clean(Ty::F32),
+                self.clean(Ty::Tup(Lane::F32, 4)),
+            ],
+            WMMA_MMA_M16N16K16_F16 => (0..3).map(|_| self.clean(Ty::H2)).collect(),
+            _ => vec![
+                format!("%{}", self.bases.in_p),
+                format!("%{}", self.bases.in_p),
+                self.clean(Ty::F32),
+            ],
         };
-        let mut texts = Vec::new();
-        let mut taint = false;
-        for &a in args {
-            let o = self.opnd(a, false);
-            taint |= o.taint;
-            texts.push(o.text);
+        let (lane, n) = match op {
+            WMMA_MMA_M16N16K16_F16 => (Lane::H2, 8),
+            WGMMA_M64N32K16_F32 => (Lane::F32, 16),
+            _ => (Lane::F32, 4),
+        };
+        let defs = self.results(lane, n, 100, false);
+        self.push(format!("{defs} = {} {}", op.name(), texts.join(", ")));
+    }
+
+    /// `CP_ASYNC_CA_SHARED` / `TMA_LOAD_2D` from this thread's slice of `in` (TMA at a
+    /// constant element index inside it).
+    fn async_load(&mut self, op: Op) {
+        let mut texts = vec![format!("%{}", self.bases.in_t)];
+        if op == Op::TMA_LOAD_2D {
+            let k = self.new_vreg();
+            let dt = self.def_text(k, Ty::I32);
+            let idx = self.below(32);
+            self.push(format!("{dt} = MOV_B32_i {idx}"));
+            texts.push(format!("%{k}"));
         }
-        let defs = self.results(lane, n, 100, taint);
+        let defs = self.results(Lane::I32, 2, 100, false);
         self.push(format!("{defs} = {} {}", op.name(), texts.join(", ")));
     }
 
@@ -1449,6 +1471,17 @@ impl G<'_> {
     fn collective(&mut self) {
         if self.chance(40) {
             self.push("BARRIER_CTA_SYNC_ALIGNED_ALL_i 0".into());
+            return;
+        }
+        if self.chance(30) {
+            use Op::*;
+            let op = *self.pick(&[
+                MMA_M16N8K8_TF32,
+                MMA_M16N8K8_TF32_ACC,
+                WMMA_MMA_M16N16K16_F16,
+                WGMMA_M64N32K16_F32,
+            ]);
+            self.matrix(op);
             return;
         }
         let v = self.clean(Ty::I32);
