@@ -479,3 +479,24 @@ fn links_round_trip_through_the_cli() {
     assert_eq!(bad.code, 1);
     assert!(bad.stderr.contains("version 9 is not supported"));
 }
+
+/// A stage that cannot handle its input is bad input: exit 1, and the message names
+/// the opcode (llc-22's anonymous WMMA records have no PTX form).
+#[test]
+fn an_opcode_without_a_ptx_form_exits_1_naming_it() {
+    for case in ["cu_wmma", "ll_wmma"] {
+        let file = format!("{}/5-coalesced.mir", corpus(case));
+        let text = std::fs::read_to_string(&file).unwrap();
+        let out = copyscope(&["run", &file, "--only", "ptx-emit", "--emit", "ptx"], None);
+        assert_eq!(out.code, 1, "{case}: {}", out.stderr);
+        assert!(out.stdout.is_empty(), "{case}");
+        let first = out.stderr.lines().next().unwrap_or_default();
+        assert!(first.starts_with(&format!("{file}: error: ")), "{first}");
+        let named = out
+            .stderr
+            .split('`')
+            .find(|w| w.starts_with("anonymous_"))
+            .unwrap_or_else(|| panic!("{case}: no opcode named: {}", out.stderr));
+        assert!(text.contains(named), "{case}: {named} is not in the input");
+    }
+}
