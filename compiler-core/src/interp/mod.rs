@@ -66,14 +66,17 @@
 //! | `LD_*`, `LDV_*`, `LD_GLOBAL_NC_*`, `ST_*`, `STV_*` | the modelled memories; the sign immediate picks sign or zero extension |
 //! | `StoreRetvalI32/F32` | the thread's `func_retval0` slot |
 //! | `INT_PTX_SREG_*` | the launch (`%tid %ntid %ctaid %nctaid %laneid`) |
-//! | `BARRIER_CTA_SYNC_ALIGNED_ALL_i`, `SHFL_SYNC_IDX_i32`, `SHFL_SYNC_DOWN_i32` | collectives (PTX `shfl.sync` lane/clamp/segment rules) |
+//! | `BARRIER_CTA_SYNC_ALIGNED_ALL_i`, `SHFL_SYNC_IDX_i32`, `SHFL_SYNC_DOWN_i32` | collectives (PTX `shfl.sync` lane/clamp/segment rules); the matrix opcodes below are collectives too (all 32 lanes of the warp, or all 128 threads of the warpgroup, at the same instruction) |
 //! | `TEX_UNIFIED_2D_F32_F32_R`, `TEX_UNIFIED_1D_S32_S32_R`, `TEX_2D_V4F32_F32` | texels as above |
 //! | `TEX_2D_V4F32_F32_P` | texels as above, and `$texpred` = both coordinates ≥ 0 |
 //! | `EH_LABEL`, `LIFETIME_START`, `LIFETIME_END`, `PSEUDO_PROBE` | nothing |
-//! | `MMA_M16N8K8_TF32` | the table's model: lane i = (a·b + c) + i in f32 |
-//! | `MMA_M16N8K8_TF32_ACC` | the table's model: lane i = a·b + acc[i] in f32 |
-//! | `WMMA_MMA_M16N16K16_F16` | ours, in the same spirit: each f16 half of lane i = a·b + c + i, rounded once to f16 |
-//! | `WGMMA_M64N32K16_F32`, `TMA_LOAD_2D`, `CP_ASYNC_CA_SHARED` | no model in the table: a deterministic hash of the operands per lane (small floats for f32 results); memory is not read |
+//! | `MMA_M16N8K8_TF32 a, b, c` | warp-wide `mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32` with every A register `a`, every B register `b`, every C register `c` (the PTX form's operands); see [`matrix`] |
+//! | `MMA_M16N8K8_TF32_ACC a, b, acc` | the same with C the four lanes of `acc` |
+//! | `WMMA_MMA_M16N16K16_F16 a, b, c` | warp-wide `wmma.mma.sync.aligned.row.col.m16n16k16.f32.f16` (A and B registers `a`, `b`; C registers `c`, f16x2; eight f32 results); see [`matrix`] |
+//! | `WGMMA_M64N32K16_F32 a, b, s` | warpgroup-wide (128 threads) `D = A·B + s`: A (64×16 f16, row-major) and B (16×32 f16, by column) read from global memory at `a` and `b`, each thread bringing its share; see [`matrix::wgmma_m64n32k16`] and `passes/ptx_emit/wgmma.rs` |
+//! | `CP_ASYNC_CA_SHARED addr` | (the 32-bit word at global `addr`, 1) |
+//! | `TMA_LOAD_2D addr, c` | (the 32-bit word at global `addr + 4·c`, c signed, 1) |
+//! | `COPY $rN` | CICC's parameter register: kernel parameter N-1 |
 //! | `INLINEASM` | the PTX subset listed under *Inline asm* below |
 //! | `GOTO`, `CBranch`, `CBranchOther`, `Return` | control flow; a block without a taken branch falls through |
 //! | `LoadParamMem*`, `StoreParam*` | **none**: call sequences are not modelled ([`has_semantics`]) |

@@ -15,8 +15,14 @@
 //! **Execution model.** A launch is `grid × block` threads; CTAs run one after another.
 //! Inside a CTA each thread runs on its own (registers, program counter, local memory)
 //! until it reaches `bar.sync` or returns; when every live thread waits at the barrier
-//! it opens. Threads that returned count as arrived. Warp-collective instructions
-//! (shuffles, wmma/mma) are refused as unsupported, up front.
+//! it opens. Threads that returned count as arrived. `mma.sync` (m16n8k8 tf32) and
+//! `wmma.mma.sync` (m16n16k16 f32.f16) are warp collectives, `wgmma.mma_async`
+//! (m64n32k16 f32.f16.f16, operands through shared-memory descriptors, no swizzle) a
+//! warpgroup collective: they run when every live thread of the warp (warpgroup)
+//! waits at the same one, with the MIR interpreter's arithmetic
+//! (`crate::interp::matrix`). `cp.async` / `cp.async.bulk` copy at once; `mbarrier`
+//! init / arrive.expect_tx / try_wait.parity model the first phase. Shuffles and
+//! other matrix shapes are refused as unsupported, up front.
 //!
 //! **Values.** Registers hold bit patterns masked to their declared width and start at
 //! a fixed poison pattern. Float arithmetic is IEEE binary32/64 with PTX's canonical
