@@ -1334,7 +1334,12 @@ impl Machine<'_> {
         let (dsym, da) = self.addr(t, &o[0])?;
         let (ssym, sa) = self.addr(t, &o[1])?;
         let n = self.val(t, &o[2], None)? as usize;
-        if !matches!(n, 4 | 8 | 16) && !(d.has("bulk") && n % 16 == 0 && n <= 1 << 20) {
+        let size_ok = if d.has("bulk") {
+            n.is_multiple_of(16) && n <= 1 << 20
+        } else {
+            matches!(n, 4 | 8 | 16)
+        };
+        if !size_ok {
             return malformed(format!("cp.async of {n} bytes"));
         }
         let mut buf = Vec::with_capacity(n);
