@@ -133,3 +133,52 @@ fn tma_on_sm_80_is_refused_with_the_opcode_named() {
         "{msg}"
     );
 }
+
+/// GeneralOptimize keeps what the new instruction sequences compute: for every
+/// DAG/MIR form, the PTX ptx-emit prints and the PTX ptx-out prints give the same
+/// global memory in the PTX evaluator (128-thread CTAs: whole warps and warpgroups).
+#[test]
+fn ptx_out_computes_what_ptx_emit_printed() {
+    use compiler_core::ori::interp;
+    use compiler_core::ptx;
+    let mut compared = 0;
+    for ex in EXAMPLES {
+        for &(format, text) in ex.forms {
+            if format == InputFormat::Ptx {
+                continue;
+            }
+            let tag = format!("{} ({format})", ex.name);
+            let at = |until: Stage| {
+                let opts = RunOptions {
+                    until: Some(until),
+                    ..RunOptions::default()
+                };
+                let r = pipeline::run(text, &opts).unwrap_or_else(|e| panic!("{tag}: {e}"));
+                ptx::parse(&r.output).unwrap_or_else(|e| panic!("{tag}: {e}"))
+            };
+            let (emitted, out) = (at(Stage::PtxEmit), at(Stage::PtxOut));
+            for f in emitted.items.iter().filter_map(|i| match i {
+                ptx::ast::Item::Func(f) if f.body.is_some() => Some(f),
+                _ => None,
+            }) {
+                for seed in 0..4 {
+                    let mut inputs =
+                        interp::random_inputs(f.params.as_deref().unwrap_or(&[]), seed);
+                    inputs.launch = interp::Launch {
+                        grid: [1, 1, 1],
+                        block: [128, 1, 1],
+                    };
+                    let cfg = interp::Config::default();
+                    let a = interp::run_ptx(&emitted, &f.name, &inputs, &cfg);
+                    let b = interp::run_ptx(&out, &f.name, &inputs, &cfg);
+                    let a = a.unwrap_or_else(|e| panic!("{tag} seed {seed}: ptx-emit's PTX: {e}"));
+                    let b = b.unwrap_or_else(|e| panic!("{tag} seed {seed}: ptx-out's PTX: {e}"));
+                    assert_eq!(a.buffers, b.buffers, "{tag} seed {seed}");
+                    compared += 1;
+                }
+            }
+        }
+    }
+    eprintln!("{compared} runs agree");
+    assert!(compared >= 26 * 4, "{compared}");
+}

@@ -25,7 +25,8 @@
 //! instruction and PHI, but never a store, a branch condition, an address or a
 //! collective, so a pass may give an undefined value any content without changing
 //! what the interpreter observes. Barriers and shuffles sit only in code every thread
-//! runs exactly once (the top-level sequence).
+//! runs exactly once (the top-level sequence); so do the warp and warpgroup matrix
+//! multiplies, whose results depend on every lane.
 
 use crate::interp::Rng;
 use crate::liveness::set_kill_flags;
