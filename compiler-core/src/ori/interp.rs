@@ -2214,4 +2214,78 @@ mod tests {
             assert_eq!(u32::from_le_bytes(w.try_into().unwrap()), t);
         }
     }
+
+    /// One kernel, one thread: the two words it stores.
+    fn two_words(body: &str) -> R<[u32; 2]> {
+        let text = format!(
+            ".version 8.0\n.target sm_90\n.address_size 64\n.visible .entry k(\n\t.param .u64 k_param_0\n)\n{{\n{body}\n}}\n"
+        );
+        let m = crate::ptx::parse(&text).unwrap();
+        let f = match &m.items[0] {
+            ptx::Item::Func(f) => f,
+            _ => unreachable!(),
+        };
+        let mut inputs = random_inputs(f.params.as_deref().unwrap(), 1);
+        inputs.launch = Launch {
+            grid: [1, 1, 1],
+            block: [1, 1, 1],
+        };
+        let out = run_ptx(&m, "k", &inputs, &Config::default())?;
+        let w = |k: usize| {
+            u32::from_le_bytes(out.buffers[0].bytes[4 * k..4 * k + 4].try_into().unwrap())
+        };
+        Ok([w(0), w(1)])
+    }
+
+    #[test]
+    fn an_mbarrier_phase_completes_after_its_arrival_and_bytes() {
+        let body = "
+\t.reg .b32 %r<6>;
+\t.reg .b64 %rd<4>;
+\t.reg .pred %p<3>;
+\t.shared .align 16 .b8 buf[16];
+\t.shared .align 8 .b64 bar;
+\tld.param.b64 %rd1, [k_param_0];
+\tmov.u32 %r1, bar;
+\tmov.u32 %r4, buf;
+\tmbarrier.init.shared::cta.b64 [%r1], 1;
+\tmbarrier.arrive.expect_tx.shared::cta.b64 %rd2, [%r1], 16;
+\tmbarrier.try_wait.parity.shared::cta.b64 %p1, [%r1], 0;
+\tcp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%r4], [%rd1], 16, [%r1];
+\tmbarrier.try_wait.parity.shared::cta.b64 %p2, [%r1], 0;
+\tselp.u32 %r2, 1, 0, %p1;
+\tselp.u32 %r3, 1, 0, %p2;
+\tld.shared.b32 %r5, [%r4+4];
+\tst.global.b32 [%rd1], %r2;
+\tst.global.b32 [%rd1+4], %r3;
+\tst.global.b32 [%rd1+8], %r5;
+\tret;";
+        // Arrived but 16 bytes outstanding: not complete; after the bulk copy: complete.
+        assert_eq!(two_words(body).unwrap(), [0, 1]);
+        // Without the arrival the phase never completes: the wait loop runs dry.
+        let spin = "
+\t.reg .b32 %r<2>;
+\t.reg .b64 %rd<2>;
+\t.reg .pred %p<2>;
+\t.shared .align 8 .b64 bar;
+\tld.param.b64 %rd1, [k_param_0];
+\tmov.u32 %r1, bar;
+\tmbarrier.init.shared::cta.b64 [%r1], 1;
+$L__wait:
+\tmbarrier.try_wait.parity.shared::cta.b64 %p1, [%r1], 0;
+\t@!%p1 bra $L__wait;
+\tret;";
+        assert_eq!(two_words(spin), Err(InterpError::OutOfFuel));
+    }
+
+    #[test]
+    fn a_partial_warp_cannot_run_mma() {
+        let body = "
+\t.reg .b32 %r<8>;
+\t.reg .f32 %f<5>;
+\tmov.b32 %r1, 0;
+\tmma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32 {%f1, %f2, %f3, %f4}, {%r1, %r1, %r1, %r1}, {%r1, %r1}, {%f1, %f1, %f1, %f1};
+\tret;";
+        assert!(matches!(two_words(body), Err(InterpError::Divergence(_))));
+    }
 }
