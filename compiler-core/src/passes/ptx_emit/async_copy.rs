@@ -29,9 +29,9 @@
 use super::forms::{Cx, Emitted};
 use crate::entity::EntityRef;
 use crate::mir::{Inst, Operand as MOp};
-use crate::ptx::ast::{Guard, Inst as PInst, Operand as P, RegDecl, Stmt, VarDecl};
+use crate::ptx::ast::{Operand as P, Stmt, VarDecl};
 use alloc::format;
-use alloc::string::String;
+use alloc::string::{String, ToString};
 use alloc::vec;
 use alloc::vec::Vec;
 
@@ -41,34 +41,71 @@ pub const CP_ASYNC_BUF: &str = "__cp_async_buf";
 pub const TMA_BUF: &str = "__tma_buf";
 pub const TMA_BAR: &str = "__tma_bar";
 
-fn ins(opcode: &str, ops: Vec<P>) -> Stmt {
-    Stmt::Inst(PInst::new(opcode, ops))
+/// `{T}1 = linear thread index` (tid.x + ntid.x·(tid.y + ntid.y·tid.z)); `{T}2` and
+/// `{T}3` are scratch. `{T}` is replaced by the caller's register prefix.
+pub const LINEAR_TID: &str = "
+mov.u32 {T}1, %tid.z;
+mov.u32 {T}2, %ntid.y;
+mov.u32 {T}3, %tid.y;
+mad.lo.s32 {T}1, {T}1, {T}2, {T}3;
+mov.u32 {T}2, %ntid.x;
+mov.u32 {T}3, %tid.x;
+mad.lo.s32 {T}1, {T}1, {T}2, {T}3;
+";
+
+const CP_ASYNC: &str = "
+.reg .b32 %cpa<4>;
+{TID}
+mov.u32 %cpa2, __cp_async_buf;
+mad.lo.s32 %cpa2, %cpa1, 4, %cpa2;
+cp.async.ca.shared.global [%cpa2], [{addr}], 4;
+cp.async.commit_group;
+cp.async.wait_group 0;
+ld.shared.b32 {data}, [%cpa2];
+mov.b32 {token}, 1;
+";
+
+/// %tma2: this thread's 16-byte slot, %tma3: its mbarrier, %tmad1: the element's
+/// address, %tmad2: its 16-byte chunk, %tma4: where the element lands in the slot.
+const TMA: &str = "
+.reg .b32 %tma<6>;
+.reg .b64 %tmad<4>;
+.reg .pred %tmap;
+{TID}
+mov.u32 %tma2, __tma_buf;
+mad.lo.s32 %tma2, %tma1, 16, %tma2;
+mov.u32 %tma3, __tma_bar;
+mad.lo.s32 %tma3, %tma1, 8, %tma3;
+mul.wide.s32 %tmad1, {coord}, 4;
+add.s64 %tmad1, {addr}, %tmad1;
+and.b64 %tmad2, %tmad1, -16;
+cvt.u32.u64 %tma4, %tmad1;
+and.b32 %tma4, %tma4, 12;
+add.s32 %tma4, %tma2, %tma4;
+mbarrier.init.shared::cta.b64 [%tma3], 1;
+fence.proxy.async.shared::cta;
+mbarrier.arrive.expect_tx.shared::cta.b64 %tmad3, [%tma3], 16;
+cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%tma2], [%tmad2], 16, [%tma3];
+{label}:
+mbarrier.try_wait.parity.shared::cta.b64 %tmap, [%tma3], 0;
+@!%tmap bra {label};
+ld.shared.b32 {data}, [%tma4];
+mov.b32 {token}, 1;
+";
+
+/// Fills a sequence template (`{name}` → value) and reads it as PTX statements.
+pub fn fill(template: &str, subst: &[(&str, &str)]) -> Result<Vec<Stmt>, String> {
+    let mut text = template.to_string();
+    for (k, v) in subst {
+        text = text.replace(&format!("{{{k}}}"), v);
+    }
+    crate::ptx::parse::parse_body(&text)
+        .map_err(|e| format!("internal: an instruction sequence does not read as PTX ({e})"))
 }
 
-fn reg_decl(ty: &str, prefix: &str, n: u32) -> Stmt {
-    Stmt::Reg(RegDecl {
-        words: vec![ty.into()],
-        names: vec![(prefix.into(), Some(n))],
-    })
-}
-
-fn at(r: &str) -> P {
-    P::addr_reg(r, 0)
-}
-
-/// `dst = linear thread index` (tid.x + ntid.x·(tid.y + ntid.y·tid.z)), using `t1`
-/// and `t2` as scratch.
-fn linear_tid(dst: &str, t1: &str, t2: &str) -> Vec<Stmt> {
-    let r = |s: &str| P::reg(s);
-    vec![
-        ins("mov.u32", vec![r(dst), r("%tid.z")]),
-        ins("mov.u32", vec![r(t1), r("%ntid.y")]),
-        ins("mov.u32", vec![r(t2), r("%tid.y")]),
-        ins("mad.lo.s32", vec![r(dst), r(dst), r(t1), r(t2)]),
-        ins("mov.u32", vec![r(t1), r("%ntid.x")]),
-        ins("mov.u32", vec![r(t2), r("%tid.x")]),
-        ins("mad.lo.s32", vec![r(dst), r(dst), r(t1), r(t2)]),
-    ]
+/// The linear thread index into `{prefix}1`.
+pub fn linear_tid(prefix: &str) -> String {
+    LINEAR_TID.replace("{T}", prefix)
 }
 
 /// The function-scope shared arrays a function's async copies use.
@@ -97,14 +134,13 @@ pub fn shared_arrays(uses_cp_async: bool, uses_tma: bool) -> Vec<Stmt> {
     v
 }
 
-fn pair(cx: &Cx<'_>, defs: &[&MOp], name: &str) -> Result<(P, P), String> {
+/// The (data, token) register names of a pair-defining instruction.
+fn pair(cx: &Cx<'_>, defs: &[&MOp], name: &str) -> Result<(String, String), String> {
     let mut regs = Vec::new();
     for d in defs {
-        for n in cx.names_of(d)? {
-            regs.push(P::Reg(n));
-        }
+        regs.extend(cx.names_of(d)?);
     }
-    match <[P; 2]>::try_from(regs) {
+    match <[String; 2]>::try_from(regs) {
         Ok([a, b]) => Ok((a, b)),
         Err(v) => Err(format!(
             "{name} defines a (data, token) pair; found {} result register(s)",
@@ -113,32 +149,29 @@ fn pair(cx: &Cx<'_>, defs: &[&MOp], name: &str) -> Result<(P, P), String> {
     }
 }
 
+/// A register operand's name (`what` names it in the error).
+fn reg_name(cx: &Cx<'_>, o: &MOp, what: &str) -> Result<String, String> {
+    match cx.value_of(o)? {
+        P::Reg(r) => Ok(r),
+        _ => Err(format!("{what} must be in a register")),
+    }
+}
+
 /// `CP_ASYNC_CA_SHARED addr`.
 pub fn cp_async(cx: &Cx<'_>, defs: &[&MOp], uses: &[MOp]) -> Result<Emitted, String> {
-    let name = "CP_ASYNC_CA_SHARED";
-    let (data, token) = pair(cx, defs, name)?;
+    let (data, token) = pair(cx, defs, "CP_ASYNC_CA_SHARED")?;
     let addr = uses.first().ok_or("CP_ASYNC_CA_SHARED needs an address")?;
-    let addr = match cx.value_of(addr)? {
-        P::Reg(r) => r,
-        _ => return Err("CP_ASYNC_CA_SHARED needs its address in a register".into()),
-    };
-    let mut s = vec![reg_decl(".b32", "%cpa", 4)];
-    s.extend(linear_tid("%cpa1", "%cpa2", "%cpa3"));
-    s.extend([
-        ins("mov.u32", vec![P::reg("%cpa2"), P::sym(CP_ASYNC_BUF)]),
-        ins(
-            "mad.lo.s32",
-            vec![P::reg("%cpa2"), P::reg("%cpa1"), P::int(4), P::reg("%cpa2")],
-        ),
-        ins(
-            "cp.async.ca.shared.global",
-            vec![at("%cpa2"), at(&addr), P::int(4)],
-        ),
-        ins("cp.async.commit_group", vec![]),
-        ins("cp.async.wait_group", vec![P::int(0)]),
-        ins("ld.shared.b32", vec![data, at("%cpa2")]),
-        ins("mov.b32", vec![token, P::int(1)]),
-    ]);
+    let addr = reg_name(cx, addr, "CP_ASYNC_CA_SHARED's address")?;
+    let tid = linear_tid("%cpa");
+    let s = fill(
+        CP_ASYNC,
+        &[
+            ("TID", &tid),
+            ("addr", &addr),
+            ("data", &data),
+            ("token", &token),
+        ],
+    )?;
     Ok(Emitted {
         stmts: vec![Stmt::Scope(s)],
         kind: "async_copy",
@@ -151,72 +184,29 @@ pub fn cp_async(cx: &Cx<'_>, defs: &[&MOp], uses: &[MOp]) -> Result<Emitted, Str
 
 /// `TMA_LOAD_2D addr, c`.
 pub fn tma_load(cx: &Cx<'_>, i: Inst, defs: &[&MOp], uses: &[MOp]) -> Result<Emitted, String> {
-    let name = "TMA_LOAD_2D";
-    let (data, token) = pair(cx, defs, name)?;
+    let (data, token) = pair(cx, defs, "TMA_LOAD_2D")?;
     let [addr, coord, ..] = uses else {
         return Err("TMA_LOAD_2D needs an address and a coordinate".into());
     };
-    let P::Reg(addr) = cx.value_of(addr)? else {
-        return Err("TMA_LOAD_2D needs its address in a register".into());
+    let addr = reg_name(cx, addr, "TMA_LOAD_2D's address")?;
+    let coord = match cx.value_of(coord)? {
+        P::Reg(r) => r,
+        P::Imm(v) => format!("{}", v.bits() as i64),
+        _ => return Err("TMA_LOAD_2D's coordinate must be a register or an immediate".into()),
     };
-    let coord = cx.value_of(coord)?;
     let label = format!("$L__tma_wait{}_{}", cx.k, i.index());
-    let r = |s: &str| P::reg(s);
-    let mut s = vec![
-        reg_decl(".b32", "%tma", 6),
-        reg_decl(".b64", "%tmad", 4),
-        Stmt::Reg(RegDecl {
-            words: vec![".pred".into()],
-            names: vec![("%tmap".into(), None)],
-        }),
-    ];
-    s.extend(linear_tid("%tma1", "%tma2", "%tma3"));
-    s.extend([
-        // This thread's 16-byte data slot and its mbarrier.
-        ins("mov.u32", vec![r("%tma2"), P::sym(TMA_BUF)]),
-        ins(
-            "mad.lo.s32",
-            vec![r("%tma2"), r("%tma1"), P::int(16), r("%tma2")],
-        ),
-        ins("mov.u32", vec![r("%tma3"), P::sym(TMA_BAR)]),
-        ins(
-            "mad.lo.s32",
-            vec![r("%tma3"), r("%tma1"), P::int(8), r("%tma3")],
-        ),
-        // The element's address, its 16-byte chunk, and where it lands in the slot.
-        ins("mul.wide.s32", vec![r("%tmad1"), coord, P::int(4)]),
-        ins("add.s64", vec![r("%tmad1"), r(&addr), r("%tmad1")]),
-        ins("and.b64", vec![r("%tmad2"), r("%tmad1"), P::int(-16)]),
-        ins("cvt.u32.u64", vec![r("%tma4"), r("%tmad1")]),
-        ins("and.b32", vec![r("%tma4"), r("%tma4"), P::int(12)]),
-        ins("add.s32", vec![r("%tma4"), r("%tma2"), r("%tma4")]),
-        ins(
-            "mbarrier.init.shared::cta.b64",
-            vec![at("%tma3"), P::int(1)],
-        ),
-        ins("fence.proxy.async.shared::cta", vec![]),
-        ins(
-            "mbarrier.arrive.expect_tx.shared::cta.b64",
-            vec![r("%tmad3"), at("%tma3"), P::int(16)],
-        ),
-        ins(
-            "cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes",
-            vec![at("%tma2"), at("%tmad2"), P::int(16), at("%tma3")],
-        ),
-        Stmt::Label(label.clone()),
-        ins(
-            "mbarrier.try_wait.parity.shared::cta.b64",
-            vec![r("%tmap"), at("%tma3"), P::int(0)],
-        ),
-    ]);
-    let mut wait = PInst::new("bra", vec![P::sym(label)]);
-    wait.guard = Some(Guard {
-        negated: true,
-        reg: "%tmap".into(),
-    });
-    s.push(Stmt::Inst(wait));
-    s.push(ins("ld.shared.b32", vec![data, at("%tma4")]));
-    s.push(ins("mov.b32", vec![token, P::int(1)]));
+    let tid = linear_tid("%tma");
+    let s = fill(
+        TMA,
+        &[
+            ("TID", &tid),
+            ("addr", &addr),
+            ("coord", &coord),
+            ("label", &label),
+            ("data", &data),
+            ("token", &token),
+        ],
+    )?;
     Ok(Emitted {
         stmts: vec![Stmt::Scope(s)],
         kind: "async_copy",

@@ -22,9 +22,10 @@
 //! `wgmma.fence` / `wgmma.mma_async` (scale-d true) / `commit_group` / `wait_group 0`
 //! run the multiply and wait for it.
 
+use super::async_copy::{fill, linear_tid};
 use super::forms::{Cx, Emitted};
 use crate::mir::Operand as MOp;
-use crate::ptx::ast::{Imm, Inst as PInst, Operand as P, RegDecl, Stmt, VarDecl};
+use crate::ptx::ast::{Operand as P, Stmt, VarDecl};
 use alloc::format;
 use alloc::string::String;
 use alloc::vec;
@@ -33,17 +34,6 @@ use alloc::vec::Vec;
 pub const SMEM: &str = "__wgmma_smem";
 /// Bytes of shared memory per warpgroup: A (2048) then B (1024).
 pub const PER_WARPGROUP: u32 = 3072;
-/// Leading (K) and stride (M/N) byte offsets between core matrices.
-pub const LBO: u64 = 128;
-pub const SBO: u64 = 256;
-
-fn ins(opcode: &str, ops: Vec<P>) -> Stmt {
-    Stmt::Inst(PInst::new(opcode, ops))
-}
-
-fn r(s: &str) -> P {
-    P::reg(s)
-}
 
 /// The function-scope shared array (eight warpgroups: a 1024-thread CTA).
 pub fn shared_array() -> Stmt {
@@ -60,43 +50,80 @@ pub fn shared_array() -> Stmt {
     })
 }
 
-/// `dst = byte offset of K-major element (row, 8·kchunk..)`: (row>>3)·256 +
-/// (kbyte>>4)·128 + (row&7)·16 + (kbyte&15), with `row` and `kbyte` in registers.
-fn kmajor(dst: &str, row: &str, kbyte: &str, t: &str) -> Vec<Stmt> {
-    vec![
-        ins("shr.u32", vec![r(dst), r(row), P::int(3)]),
-        ins("shl.b32", vec![r(dst), r(dst), P::int(8)]),
-        ins("shr.u32", vec![r(t), r(kbyte), P::int(4)]),
-        ins("shl.b32", vec![r(t), r(t), P::int(7)]),
-        ins("add.s32", vec![r(dst), r(dst), r(t)]),
-        ins("and.b32", vec![r(t), r(row), P::int(7)]),
-        ins("shl.b32", vec![r(t), r(t), P::int(4)]),
-        ins("add.s32", vec![r(dst), r(dst), r(t)]),
-        ins("and.b32", vec![r(t), r(kbyte), P::int(15)]),
-        ins("add.s32", vec![r(dst), r(dst), r(t)]),
-    ]
-}
+/// `%wg6 = K-major byte offset of (row %wg4, byte %wg5 along K)`: (row>>3)·SBO +
+/// (byte>>4)·LBO + (row&7)·16 + (byte&15), then plus the tile base `%wg3` and `{base}`.
+const KMAJOR: &str = "
+shr.u32 %wg6, %wg4, 3;
+shl.b32 %wg6, %wg6, 8;
+shr.u32 %wg7, %wg5, 4;
+shl.b32 %wg7, %wg7, 7;
+add.s32 %wg6, %wg6, %wg7;
+and.b32 %wg7, %wg4, 7;
+shl.b32 %wg7, %wg7, 4;
+add.s32 %wg6, %wg6, %wg7;
+and.b32 %wg7, %wg5, 15;
+add.s32 %wg6, %wg6, %wg7;
+add.s32 %wg6, %wg6, %wg3;
+";
 
-/// Copies `words` 32-bit words from global `[src]` to shared `[dst]`.
-fn copy_words(src: &str, dst: &str, tmp: &str, words: i64) -> Vec<Stmt> {
-    let mut v = Vec::new();
-    for k in 0..words {
-        v.push(ins("ld.global.b32", vec![r(tmp), P::addr_reg(src, 4 * k)]));
-        v.push(ins("st.shared.b32", vec![P::addr_reg(dst, 4 * k), r(tmp)]));
-    }
-    v
-}
+/// `{desc} = ((addr >> 4) & 0x3fff) | (LBO/16) << 16 | (SBO/16) << 32`.
+const DESCRIPTOR: &str = "
+cvt.u64.u32 {desc}, {addr};
+shr.u64 {desc}, {desc}, 4;
+and.b64 {desc}, {desc}, 16383;
+or.b64 {desc}, {desc}, 0x1000080000;
+";
 
-/// `desc = ((addr >> 4) & 0x3fff) | LBO/16 << 16 | SBO/16 << 32`.
-fn descriptor(desc: &str, addr: &str) -> Vec<Stmt> {
-    let fields = ((LBO >> 4) << 16) | ((SBO >> 4) << 32);
-    vec![
-        ins("cvt.u64.u32", vec![r(desc), r(addr)]),
-        ins("shr.u64", vec![r(desc), r(desc), P::int(4)]),
-        ins("and.b64", vec![r(desc), r(desc), P::int(0x3fff)]),
-        ins("or.b64", vec![r(desc), r(desc), P::Imm(Imm::Hex(fields))]),
-    ]
-}
+/// %wg1 linear thread index, %wg2 = j (index in the warpgroup), %wg3 the warpgroup's
+/// A tile (B 2048 bytes on); A: row j>>1, K bytes 16·(j&1).., 16 bytes from a + 16j;
+/// B: column j>>2, K bytes 8·(j&3).., 8 bytes from b + 8j.
+const WGMMA: &str = "
+.reg .b32 %wg<9>;
+.reg .b64 %wgd<4>;
+.reg .pred %wgp;
+{TID}
+and.b32 %wg2, %wg1, 127;
+shr.u32 %wg3, %wg1, 7;
+mov.u32 %wg4, __wgmma_smem;
+mad.lo.s32 %wg3, %wg3, 3072, %wg4;
+shr.u32 %wg4, %wg2, 1;
+and.b32 %wg5, %wg2, 1;
+shl.b32 %wg5, %wg5, 4;
+{KMAJOR}
+mul.wide.u32 %wgd1, %wg2, 16;
+add.s64 %wgd1, {a}, %wgd1;
+ld.global.b32 %wg8, [%wgd1];
+st.shared.b32 [%wg6], %wg8;
+ld.global.b32 %wg8, [%wgd1+4];
+st.shared.b32 [%wg6+4], %wg8;
+ld.global.b32 %wg8, [%wgd1+8];
+st.shared.b32 [%wg6+8], %wg8;
+ld.global.b32 %wg8, [%wgd1+12];
+st.shared.b32 [%wg6+12], %wg8;
+shr.u32 %wg4, %wg2, 2;
+and.b32 %wg5, %wg2, 3;
+shl.b32 %wg5, %wg5, 3;
+{KMAJOR}
+add.s32 %wg6, %wg6, 2048;
+mul.wide.u32 %wgd1, %wg2, 8;
+add.s64 %wgd1, {b}, %wgd1;
+ld.global.b32 %wg8, [%wgd1];
+st.shared.b32 [%wg6], %wg8;
+ld.global.b32 %wg8, [%wgd1+4];
+st.shared.b32 [%wg6+4], %wg8;
+bar.sync 0;
+fence.proxy.async.shared::cta;
+{DESCA}
+add.s32 %wg4, %wg3, 2048;
+{DESCB}
+{INIT}
+mov.u32 %wg4, 0;
+setp.eq.u32 %wgp, %wg4, 0;
+wgmma.fence.sync.aligned;
+wgmma.mma_async.sync.aligned.m64n32k16.f32.f16.f16 {D}, %wgd2, %wgd3, %wgp, 1, 1, 0, 0;
+wgmma.commit_group.sync.aligned;
+wgmma.wait_group.sync.aligned 0;
+";
 
 /// `WGMMA_M64N32K16_F32 a, b, s` with its sixteen result registers `dsts`.
 pub fn emit(cx: &Cx<'_>, dsts: Vec<P>, uses: &[MOp]) -> Result<Emitted, String> {
@@ -112,106 +139,38 @@ pub fn emit(cx: &Cx<'_>, dsts: Vec<P>, uses: &[MOp]) -> Result<Emitted, String> 
         reg(b, "B's address")?,
         reg(s, "the start value")?,
     );
-    let mut v = vec![
-        Stmt::Reg(RegDecl {
-            words: vec![".b32".into()],
-            names: vec![("%wg".into(), Some(9))],
-        }),
-        Stmt::Reg(RegDecl {
-            words: vec![".b64".into()],
-            names: vec![("%wgd".into(), Some(4))],
-        }),
-        Stmt::Reg(RegDecl {
-            words: vec![".pred".into()],
-            names: vec![("%wgp".into(), None)],
-        }),
-    ];
-    // %wg1 = linear thread index; %wg2 = j, its index in the warpgroup; %wg3 = the
-    // warpgroup's A tile in shared memory (B follows 2048 bytes on).
-    v.extend([
-        ins("mov.u32", vec![r("%wg1"), r("%tid.z")]),
-        ins("mov.u32", vec![r("%wg2"), r("%ntid.y")]),
-        ins("mov.u32", vec![r("%wg3"), r("%tid.y")]),
-        ins(
-            "mad.lo.s32",
-            vec![r("%wg1"), r("%wg1"), r("%wg2"), r("%wg3")],
-        ),
-        ins("mov.u32", vec![r("%wg2"), r("%ntid.x")]),
-        ins("mov.u32", vec![r("%wg3"), r("%tid.x")]),
-        ins(
-            "mad.lo.s32",
-            vec![r("%wg1"), r("%wg1"), r("%wg2"), r("%wg3")],
-        ),
-        ins("and.b32", vec![r("%wg2"), r("%wg1"), P::int(127)]),
-        ins("shr.u32", vec![r("%wg3"), r("%wg1"), P::int(7)]),
-        ins("mov.u32", vec![r("%wg4"), P::sym(SMEM)]),
-        ins(
-            "mad.lo.s32",
-            vec![
-                r("%wg3"),
-                r("%wg3"),
-                P::int(PER_WARPGROUP as i64),
-                r("%wg4"),
-            ],
-        ),
-    ]);
-    // A: row j>>1, bytes 16·(j&1)..: 16 bytes from a + 16j.
-    v.extend([
-        ins("shr.u32", vec![r("%wg4"), r("%wg2"), P::int(1)]),
-        ins("and.b32", vec![r("%wg5"), r("%wg2"), P::int(1)]),
-        ins("shl.b32", vec![r("%wg5"), r("%wg5"), P::int(4)]),
-    ]);
-    v.extend(kmajor("%wg6", "%wg4", "%wg5", "%wg7"));
-    v.extend([
-        ins("add.s32", vec![r("%wg6"), r("%wg6"), r("%wg3")]),
-        ins("mul.wide.u32", vec![r("%wgd1"), r("%wg2"), P::int(16)]),
-        ins("add.s64", vec![r("%wgd1"), r(&a), r("%wgd1")]),
-    ]);
-    v.extend(copy_words("%wgd1", "%wg6", "%wg8", 4));
-    // B: column j>>2, bytes 8·(j&3)..: 8 bytes from b + 8j.
-    v.extend([
-        ins("shr.u32", vec![r("%wg4"), r("%wg2"), P::int(2)]),
-        ins("and.b32", vec![r("%wg5"), r("%wg2"), P::int(3)]),
-        ins("shl.b32", vec![r("%wg5"), r("%wg5"), P::int(3)]),
-    ]);
-    v.extend(kmajor("%wg6", "%wg4", "%wg5", "%wg7"));
-    v.extend([
-        ins("add.s32", vec![r("%wg6"), r("%wg6"), r("%wg3")]),
-        ins("add.s32", vec![r("%wg6"), r("%wg6"), P::int(2048)]),
-        ins("mul.wide.u32", vec![r("%wgd1"), r("%wg2"), P::int(8)]),
-        ins("add.s64", vec![r("%wgd1"), r(&b), r("%wgd1")]),
-    ]);
-    v.extend(copy_words("%wgd1", "%wg6", "%wg8", 2));
-    v.extend([
-        ins("bar.sync", vec![P::int(0)]),
-        ins("fence.proxy.async.shared::cta", vec![]),
-    ]);
-    v.extend(descriptor("%wgd2", "%wg3"));
-    v.push(ins("add.s32", vec![r("%wg4"), r("%wg3"), P::int(2048)]));
-    v.extend(descriptor("%wgd3", "%wg4"));
-    for d in &dsts {
-        v.push(ins("mov.b32", vec![d.clone(), r(&s)]));
-    }
-    v.extend([
-        ins("mov.u32", vec![r("%wg4"), P::int(0)]),
-        ins("setp.eq.u32", vec![r("%wgp"), r("%wg4"), P::int(0)]),
-        ins("wgmma.fence.sync.aligned", vec![]),
-        ins(
-            "wgmma.mma_async.sync.aligned.m64n32k16.f32.f16.f16",
-            vec![
-                P::Vec(dsts),
-                r("%wgd2"),
-                r("%wgd3"),
-                r("%wgp"),
-                P::int(1),
-                P::int(1),
-                P::int(0),
-                P::int(0),
-            ],
-        ),
-        ins("wgmma.commit_group.sync.aligned", vec![]),
-        ins("wgmma.wait_group.sync.aligned", vec![P::int(0)]),
-    ]);
+    let names: Vec<String> = dsts
+        .iter()
+        .map(|d| match d {
+            P::Reg(r) => Ok(r.clone()),
+            _ => Err(String::from("wgmma results must be registers")),
+        })
+        .collect::<Result<_, _>>()?;
+    let init: String = names
+        .iter()
+        .map(|d| format!("mov.b32 {d}, {s};\n"))
+        .collect();
+    let list = format!("{{{}}}", names.join(", "));
+    let desc_a = DESCRIPTOR
+        .replace("{desc}", "%wgd2")
+        .replace("{addr}", "%wg3");
+    let desc_b = DESCRIPTOR
+        .replace("{desc}", "%wgd3")
+        .replace("{addr}", "%wg4");
+    let tid = linear_tid("%wg");
+    let v = fill(
+        WGMMA,
+        &[
+            ("TID", &tid),
+            ("KMAJOR", KMAJOR),
+            ("DESCA", &desc_a),
+            ("DESCB", &desc_b),
+            ("INIT", &init),
+            ("D", &list),
+            ("a", &a),
+            ("b", &b),
+        ],
+    )?;
     Ok(Emitted {
         stmts: vec![Stmt::Scope(v)],
         kind: "tuple_result",
@@ -227,4 +186,26 @@ pub fn emit(cx: &Cx<'_>, dsts: Vec<P>, uses: &[MOp]) -> Result<Emitted, String> 
 pub fn used(f: &crate::mir::Function) -> bool {
     f.all_insts()
         .any(|(_, i)| f.insts[i].is(crate::mir::Op::WGMMA_M64N32K16_F32))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::interp::matrix;
+
+    /// The descriptor constant, the copies' offsets and the evaluator's reading of the
+    /// layout agree: leading offset 128 bytes (along K), stride offset 256 (along M/N).
+    #[test]
+    fn the_descriptor_describes_the_layout_the_copies_write() {
+        let fields: u64 = 0x1000080000;
+        assert!(DESCRIPTOR.contains(&format!("{fields:#x}")));
+        let (start, lbo, sbo, swizzle) = matrix::decode_descriptor(fields | (0x400 >> 4));
+        assert_eq!((start, lbo, sbo, swizzle), (0x400, 128, 256, 0));
+        // KMAJOR: (row>>3)·256 + (byte>>4)·128 + (row&7)·16 + (byte&15).
+        assert!(
+            KMAJOR.contains("shl.b32 %wg6, %wg6, 8;") && KMAJOR.contains("shl.b32 %wg7, %wg7, 7;")
+        );
+        assert_eq!(matrix::kmajor_offset(9, 10, lbo, sbo), 256 + 128 + 16 + 4);
+        assert_eq!(PER_WARPGROUP, 64 * 16 * 2 + 16 * 32 * 2);
+    }
 }
