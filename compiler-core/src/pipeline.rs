@@ -763,20 +763,18 @@ pub fn run_observed(
 /// instantiated once per recorder, and a `traced-only` build has no untraced copies.
 macro_rules! recorded {
     ($trace:expr, $out:expr, |$rec:ident| $body:expr) => {{
-        #[cfg(not(feature = "traced-only"))]
-        let traced = $trace;
-        #[cfg(feature = "traced-only")]
-        let traced = {
-            let _ = $trace;
-            true
-        };
+        let wanted: bool = $trace;
+        // A `traced-only` build records anyway and drops the steps nobody asked for.
+        let traced = wanted || cfg!(feature = "traced-only");
         if traced {
             let mut log = StepLog::default();
             let r = {
                 let $rec = &mut log;
                 $body
             };
-            $out.steps.extend(log.steps);
+            if wanted {
+                $out.steps.extend(log.steps);
+            }
             $out.remarks.extend(log.remarks);
             r
         } else {
