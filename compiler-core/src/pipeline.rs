@@ -794,7 +794,9 @@ macro_rules! recorded {
     }};
 }
 
-fn run_stage(
+/// Runs one stage on `ir` (replacing it when the stage changes the IR kind), with
+/// tracing on or off. The benchmark times stages through this.
+pub fn run_stage(
     stage: Stage,
     ir: &mut Ir,
     knobs: &Knobs,

@@ -274,7 +274,8 @@ fn bench_cmd(rest: &[String]) -> Result<ExitCode, Usage> {
     }
     let ctx = Ctx::new();
     if llc && ctx::which("llc-22").is_none() {
-        println!("llc-22 missing: apt-get install -y llvm-22");
+        println!("llc-22 missing: apt-get update && apt-get install -y llvm-22");
+        let _ = ctx.command("apt-get", &["update"]).status();
         let status = ctx
             .command("apt-get", &["install", "-y", "llvm-22"])
             .status();
@@ -284,6 +285,14 @@ fn bench_cmd(rest: &[String]) -> Result<ExitCode, Usage> {
         }
     }
     let out = ctx.root.join("docs").join("bench.md");
+    // The llc-22 comparison runs our command line as a whole process.
+    println!("building the release CLI");
+    if !matches!(ctx.cargo(&["build", "--release", "-p", "cli"]).status(), Ok(s) if s.success())
+    {
+        eprintln!("error: could not build the CLI");
+        return Ok(ExitCode::FAILURE);
+    }
+    println!("running compiler-core/tests/bench.rs (progress: one dot per stage)");
     let mut cmd = ctx.cargo(&[
         "test",
         "--release",
@@ -297,6 +306,10 @@ fn bench_cmd(rest: &[String]) -> Result<ExitCode, Usage> {
         "--test-threads=1",
     ]);
     cmd.env("COPYSCOPE_BENCH_OUT", &out);
+    cmd.env(
+        "COPYSCOPE_BIN",
+        ctx.target_dir().join("release").join("copyscope"),
+    );
     if llc {
         cmd.env("COPYSCOPE_BENCH_LLC", "1");
     }

@@ -84,6 +84,20 @@ pub fn run<R: Recorder>(f: &mut Function, opts: &PhiElimOptions, rec: &mut R) ->
         let preds = preds_of(ed.f, b);
         let all_edges_critical =
             preds.len() >= 2 && preds.iter().all(|&p| ed.f.blocks[p].succs.len() >= 2);
+        // The last PHI of the block's leading run: the first non-PHI follows it until it
+        // is lowered itself (lowering never puts anything between the PHIs).
+        let mut last_phi = ed.f.layout.first_inst(b);
+        while let Some(n) = last_phi.and_then(|i| ed.f.layout.next_inst(i)) {
+            if !ed.f.insts[n].is(Op::PHI) {
+                break;
+            }
+            last_phi = Some(n);
+        }
+        let at = BlockAt {
+            block: b,
+            last_phi,
+            n_preds: preds.len(),
+        };
         while let Some(phi) =
             ed.f.layout
                 .first_inst(b)
@@ -97,7 +111,7 @@ pub fn run<R: Recorder>(f: &mut Function, opts: &PhiElimOptions, rec: &mut R) ->
                 &mut stats,
                 &implicit_only,
                 &mut lowered,
-                b,
+                &at,
                 phi,
                 all_edges_critical,
             );
@@ -209,6 +223,15 @@ fn phi_pairs(d: &InstData) -> impl Iterator<Item = (Operand, Block)> + '_ {
     })
 }
 
+/// What [`lower_phi`] needs to know about the PHIs' block, found once per block.
+struct BlockAt {
+    block: Block,
+    /// The last PHI of the block's leading run of PHIs, as it was before lowering.
+    last_phi: Option<Inst>,
+    /// How many predecessors the block has (the CFG does not change here).
+    n_preds: usize,
+}
+
 fn preds_of(f: &Function, b: Block) -> Vec<Block> {
     f.layout
         .blocks()
@@ -245,10 +268,11 @@ fn lower_phi<R: Recorder>(
     stats: &mut Stats,
     implicit_only: &SecondaryMap<VReg, bool>,
     lowered: &mut BTreeMap<Vec<(Reg, u32)>, VReg>,
-    b: Block,
+    at: &BlockAt,
     phi: Inst,
     all_edges_critical: bool,
 ) {
+    let b = at.block;
     let data = ed.f.insts[phi].clone();
     let Some(dst) = data.operands.first().and_then(|o| o.vreg_of()) else {
         ed.erase(phi);
@@ -259,10 +283,12 @@ fn lower_phi<R: Recorder>(
     stats.inc("phis_lowered");
     // Unlink the PHI first: the copy goes at the first non-PHI position.
     ed.erase(phi);
-    let after_phis =
-        ed.f.layout
-            .block_insts(b)
-            .find(|&i| !ed.f.insts[i].is(Op::PHI));
+    // The first non-PHI: right after the last PHI while that one is still there (`phi`
+    // is always the block's first instruction, so the ones before it are gone).
+    let after_phis = match at.last_phi {
+        Some(last) if last != phi => ed.f.layout.next_inst(last),
+        _ => ed.f.layout.first_inst(b),
+    };
     let all_undef = pairs
         .iter()
         .all(|(v, _)| v.has(oflag::UNDEF) || v.vreg_of().is_some_and(|r| implicit_only[r]));
@@ -453,7 +479,7 @@ fn lower_phi<R: Recorder>(
         let inc_n = inc_name.clone().unwrap_or_default();
         let live_out = !src_undef && remaining == 0 && kill_at.is_none();
         let edits = ed.take_edits();
-        let critical = ed.f.blocks[pred].succs.len() > 1 && preds_of(ed.f, b).len() > 1;
+        let critical = ed.f.blocks[pred].succs.len() > 1 && at.n_preds > 1;
         rec.step(|| {
             let mut txt = match new_copy {
                 Some(_) if src_undef => format!("In %bb.{pn}: the incoming value is undefined, so {inc_n} gets an IMPLICIT_DEF."),

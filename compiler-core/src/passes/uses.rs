@@ -3,14 +3,29 @@
 
 use crate::entity::SecondaryMap;
 use crate::mir::{Function, Inst, VReg};
+use alloc::collections::BTreeMap;
 use alloc::vec::Vec;
+
+/// Lists longer than this also keep a position index, so removing an instruction from
+/// the list of a register with thousands of uses (a kernel's base pointer) costs a
+/// lookup, not a scan.
+const INDEX_AFTER: usize = 16;
+
+/// Where each instruction sits in one list (positions ascending).
+type Positions = BTreeMap<Inst, Vec<u32>>;
 
 /// For every virtual register: its defining instructions and its using instructions
 /// (an instruction appears once per operand).
+///
+/// The order of each list is part of what passes observe: new entries go to the end,
+/// and removing an entry moves the last one into its place (the first occurrence is the
+/// one removed), with or without the position index.
 #[derive(Clone, Debug, Default)]
 pub struct DefUse {
     pub defs: SecondaryMap<VReg, Vec<Inst>>,
     pub uses: SecondaryMap<VReg, Vec<Inst>>,
+    def_index: SecondaryMap<VReg, Option<Positions>>,
+    use_index: SecondaryMap<VReg, Option<Positions>>,
 }
 
 impl DefUse {
@@ -25,20 +40,20 @@ impl DefUse {
     /// Records every operand of `i`.
     pub fn add_inst(&mut self, f: &Function, i: Inst) {
         for (_, v) in f.insts[i].vreg_defs() {
-            self.defs[v].push(i);
+            push(&mut self.defs[v], &mut self.def_index[v], i);
         }
         for (_, v) in f.insts[i].vreg_uses() {
-            self.uses[v].push(i);
+            push(&mut self.uses[v], &mut self.use_index[v], i);
         }
     }
 
     /// Forgets every operand of `i` (call before changing or erasing it).
     pub fn remove_inst(&mut self, f: &Function, i: Inst) {
         for (_, v) in f.insts[i].vreg_defs() {
-            remove_one(&mut self.defs[v], i);
+            remove_one(&mut self.defs[v], &mut self.def_index[v], i);
         }
         for (_, v) in f.insts[i].vreg_uses() {
-            remove_one(&mut self.uses[v], i);
+            remove_one(&mut self.uses[v], &mut self.use_index[v], i);
         }
     }
 
@@ -55,8 +70,78 @@ impl DefUse {
     }
 }
 
-fn remove_one(list: &mut Vec<Inst>, i: Inst) {
-    if let Some(p) = list.iter().position(|&x| x == i) {
-        list.swap_remove(p);
+fn push(list: &mut Vec<Inst>, index: &mut Option<Positions>, i: Inst) {
+    list.push(i);
+    match index {
+        Some(ix) => ix.entry(i).or_default().push((list.len() - 1) as u32),
+        None if list.len() > INDEX_AFTER => {
+            let mut ix = Positions::new();
+            for (p, &x) in list.iter().enumerate() {
+                ix.entry(x).or_default().push(p as u32);
+            }
+            *index = Some(ix);
+        }
+        None => {}
+    }
+}
+
+/// Removes the first occurrence of `i`, moving the last entry into its place.
+fn remove_one(list: &mut Vec<Inst>, index: &mut Option<Positions>, i: Inst) {
+    let Some(ix) = index else {
+        if let Some(p) = list.iter().position(|&x| x == i) {
+            list.swap_remove(p);
+        }
+        return;
+    };
+    let Some(ps) = ix.get_mut(&i) else {
+        return;
+    };
+    let p = ps.remove(0);
+    if ps.is_empty() {
+        ix.remove(&i);
+    }
+    let last = (list.len() - 1) as u32;
+    if p != last {
+        // The last entry moves to `p`: its highest position becomes `p`.
+        let moved = list[last as usize];
+        let mps = ix.get_mut(&moved).expect("every entry is indexed");
+        mps.pop();
+        let at = mps.partition_point(|&x| x < p);
+        mps.insert(at, p);
+    }
+    list.swap_remove(p as usize);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::entity::EntityRef;
+
+    /// The indexed removal leaves every list exactly as the plain scan does.
+    #[test]
+    fn indexed_removal_keeps_the_scan_order() {
+        let mut state: u64 = 7;
+        let mut rnd = move |n: usize| {
+            state = state.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            ((state >> 33) as usize) % n
+        };
+        for round in 0..200 {
+            let (mut a, mut b): (Vec<Inst>, Vec<Inst>) = (Vec::new(), Vec::new());
+            let mut ix = None;
+            let distinct = 1 + round % 40;
+            for _ in 0..400 {
+                let i = Inst::new(rnd(distinct));
+                if rnd(3) == 0 {
+                    if let Some(p) = b.iter().position(|&x| x == i) {
+                        b.swap_remove(p);
+                    }
+                    remove_one(&mut a, &mut ix, i);
+                } else {
+                    b.push(i);
+                    push(&mut a, &mut ix, i);
+                }
+                assert_eq!(a, b);
+            }
+        }
     }
 }

@@ -10,6 +10,8 @@
 //!  tuples(n)      texture fetches and MMA fragments split by N-pair EXTRACT_SUBREG,
 //!                 rebuilt with REG_SEQUENCE / INSERT_SUBREG   → two-address work
 //!  phi_swaps_ll(n) the phi_swaps loop as LLVM IR, for llc-22 to lower itself
+//!  dag_chain(n)   a selected DAG of about n nodes: blocks of add/mul/xor chains
+//!                 passing values on through CopyToReg / CopyFromReg → instr-emitter
 //! ```
 
 use alloc::string::String;
@@ -23,6 +25,7 @@ pub const FAMILIES: &[(&str, Make)] = &[
     ("phi-swaps", phi_swaps),
     ("copy-chain", copy_chain),
     ("tuples", tuples),
+    ("dag-chain", dag_chain),
 ];
 
 fn header(s: &mut String, name: &str) {
@@ -161,6 +164,63 @@ pub fn copy_chain(n: usize) -> String {
     s
 }
 
+/// A selected DAG of about `n` nodes: an entry block copying two parameters into
+/// virtual registers, then blocks of about 64 nodes, each reading the running value
+/// and the pointer back (CopyFromReg), an add/mul/xor chain, a store, and a
+/// CopyToReg of the new value for the next block; the last block returns.
+pub fn dag_chain(n: usize) -> String {
+    let mut s = String::with_capacity(n * 48);
+    let mut t = 0u32;
+    let mut next = || {
+        t += 1;
+        t - 1
+    };
+    s.push_str("Selected selection DAG: %bb.0 'dag_chain:entry'\n");
+    let (e, p, x) = (next(), next(), next());
+    let _ = writeln!(s, "  t{e}: ch,glue = EntryToken");
+    let _ = writeln!(s, "  t{p}: i64,ch = CopyFromReg t{e}, Register:i64 $r1");
+    let _ = writeln!(s, "  t{x}: i32,ch = CopyFromReg t{e}, Register:i32 $r2");
+    let tf = next();
+    let _ = writeln!(s, "  t{tf}: ch = TokenFactor t{p}:1, t{x}:1");
+    let (c1, c2) = (next(), next());
+    let _ = writeln!(s, "  t{c1}: ch = CopyToReg t{tf}, Register:i64 %100, t{p}");
+    let _ = writeln!(s, "  t{c2}: ch = CopyToReg t{c1}, Register:i32 %101, t{x}");
+    let blocks = (n / 64).max(1);
+    let triples = ((n / blocks).saturating_sub(5) / 3).max(1);
+    for b in 1..=blocks {
+        let _ = write!(s, "\nSelected selection DAG: %bb.{b} 'dag_chain:b{b}'\n");
+        let (e, p, v) = (next(), next(), next());
+        let _ = writeln!(s, "  t{e}: ch,glue = EntryToken");
+        let _ = writeln!(s, "  t{p}: i64,ch = CopyFromReg t{e}, Register:i64 %100");
+        let _ = writeln!(
+            s,
+            "  t{v}: i32,ch = CopyFromReg t{e}, Register:i32 %{}",
+            100 + b
+        );
+        let mut prev = v;
+        for _ in 0..triples {
+            let (a, m, x) = (next(), next(), next());
+            let _ = writeln!(s, "  t{a}: i32 = ADD32rr t{prev}, t{v}");
+            let _ = writeln!(s, "  t{m}: i32 = MULT32rr t{a}, t{prev}");
+            let _ = writeln!(s, "  t{x}: i32 = XOR_b32rr t{m}, t{a}");
+            prev = x;
+        }
+        let st = next();
+        let _ = writeln!(s, "  t{st}: ch = ST_i32 t{prev}, Constant:i32<0>, Constant:i32<0>, Constant:i32<1>, Constant:i32<32>, t{p}, Constant:i32<{}>, t{p}:1 [mem \"(store (s32), addrspace 1)\"]", (4 * b) % 8192);
+        let ct = next();
+        let _ = writeln!(
+            s,
+            "  t{ct}: ch = CopyToReg t{st}, Register:i32 %{}, t{prev}",
+            101 + b
+        );
+        if b == blocks {
+            let r = next();
+            let _ = writeln!(s, "  t{r}: ch = Return t{ct}");
+        }
+    }
+    s
+}
+
 /// Multi-result producers and the pseudos that split and rebuild their tuples.
 pub fn tuples(n: usize) -> String {
     let mut s = String::with_capacity(n * 64);
@@ -227,7 +287,7 @@ mod tests {
 
     #[test]
     fn synthetic_functions_parse_verify_and_have_their_size() {
-        for &(name, make) in FAMILIES {
+        for &(name, make) in FAMILIES.iter().filter(|(n, _)| *n != "dag-chain") {
             for n in [100, 1000] {
                 let m = parse_module(&make(n)).unwrap_or_else(|e| panic!("{name} {n}: {e}"));
                 let f = &m.functions[0];
@@ -239,6 +299,30 @@ mod tests {
                     "{name} {n}: {count} instructions"
                 );
             }
+        }
+    }
+
+    /// The DAG family parses, has its size in nodes, and the emitter turns it into
+    /// MIR that verifies, with one store per block.
+    #[test]
+    fn dag_chain_parses_emits_and_has_its_size() {
+        use crate::passes::instr_emitter::{run, EmitterOptions};
+        for n in [100, 1000] {
+            let d = crate::dag::parse_dag(&dag_chain(n)).unwrap_or_else(|e| panic!("{n}: {e}"));
+            let nodes = d.nodes.len();
+            assert!(
+                nodes * 10 >= n * 9 && nodes * 10 <= n * 13,
+                "{n}: {nodes} nodes"
+            );
+            let (f, _) = run(&d, &EmitterOptions::default(), &mut crate::trace::NoTrace::default())
+                .unwrap_or_else(|e| panic!("{n}: {e}"));
+            let errs = verify(&f, VerifyLevel::Ssa);
+            assert!(errs.is_empty(), "{n}: {errs:?}");
+            let stores = f
+                .all_insts()
+                .filter(|&(_, i)| f.insts[i].is(crate::mir::Op::ST_i32))
+                .count();
+            assert_eq!(stores, (n / 64).max(1), "{n}");
         }
     }
 }

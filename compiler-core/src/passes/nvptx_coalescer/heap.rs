@@ -3,7 +3,7 @@
 //! deeper loops come before all others.
 
 use super::classify::Candidate;
-use alloc::collections::BinaryHeap;
+use alloc::collections::BTreeSet;
 use alloc::vec::Vec;
 use core::cmp::{Ordering, Reverse};
 
@@ -18,7 +18,7 @@ struct Entry {
 
 impl Ord for Entry {
     fn cmp(&self, o: &Self) -> Ordering {
-        // BinaryHeap pops the greatest: hotter, then lower register, then heavier, then earlier.
+        // The greatest pops first: hotter, then lower register, then heavier, then earlier.
         (self.hot, Reverse(self.reg), self.weight, Reverse(self.seq)).cmp(&(
             o.hot,
             Reverse(o.reg),
@@ -36,14 +36,17 @@ impl PartialOrd for Entry {
 
 #[derive(Clone, Debug, Default)]
 pub struct CandidateHeap {
-    heap: BinaryHeap<Entry>,
+    /// Ordered by [`Entry`]'s `Ord` (every entry has its own `seq`, so the order is
+    /// total): the last entry pops first, and the preview reads the top without
+    /// disturbing the rest.
+    heap: BTreeSet<Entry>,
     seq: u32,
 }
 
 impl CandidateHeap {
     pub fn push(&mut self, cand: Candidate, weight: u32, hot: u32) {
         self.seq += 1;
-        self.heap.push(Entry {
+        self.heap.insert(Entry {
             hot,
             reg: cand.dst.reg,
             weight,
@@ -53,7 +56,7 @@ impl CandidateHeap {
     }
 
     pub fn pop(&mut self) -> Option<(Candidate, u32)> {
-        self.heap.pop().map(|e| (e.cand, e.weight))
+        self.heap.pop_last().map(|e| (e.cand, e.weight))
     }
 
     pub fn len(&self) -> usize {
@@ -66,8 +69,11 @@ impl CandidateHeap {
 
     /// The first few entries in pop order, as (register, weight), for the picture.
     pub fn preview(&self) -> Vec<(u32, u32)> {
-        let mut v: Vec<&Entry> = self.heap.iter().collect();
-        v.sort_by(|a, b| b.cmp(a));
-        v.into_iter().take(12).map(|e| (e.reg, e.weight)).collect()
+        self.heap
+            .iter()
+            .rev()
+            .take(12)
+            .map(|e| (e.reg, e.weight))
+            .collect()
     }
 }

@@ -58,10 +58,7 @@ impl<R: Recorder> Nvptx<'_, '_, R> {
         let conflicts = self.interference(keep, gone, inst);
         if !conflicts.is_empty() {
             self.stats.inc("interference_rejections");
-            let (kr, gr) = (
-                format!("{}", self.range(keep)),
-                format!("{}", self.range(gone)),
-            );
+            let (kr, gr) = self.range_texts(keep, gone);
             let first = conflicts[0].0.clone();
             self.step(|| {
                 Step::new("interference", format!("{dn} and {sn} are live together at {first} with different values: the candidate goes to the secondary heap."))
@@ -135,14 +132,15 @@ impl<R: Recorder> Nvptx<'_, '_, R> {
         };
         // Once the tree is built it narrows the search: no overlapping extent, no
         // interference. (The block-level pass runs before it exists and checks directly.)
+        // `in_tree` mirrors the tree's nodes unit by unit, so "does the tree hold an
+        // extent of `a` overlapping `b`'s" is one lookup (the same test `overlapping`
+        // applies to each node), not a walk over every extent live across `b`.
         if self.tree_built {
-            let ka = super::tree_key(a);
-            if !self
-                .tree
-                .overlapping(eb.start, eb.end)
-                .iter()
-                .any(|iv| iv.key == ka)
-            {
+            let hit = self
+                .in_tree
+                .get(&key_pair(a))
+                .is_some_and(|iv| iv.start < eb.end && iv.end > eb.start && iv.start < iv.end);
+            if !hit {
                 return Vec::new();
             }
         }
@@ -232,11 +230,17 @@ impl<R: Recorder> Nvptx<'_, '_, R> {
         }
     }
 
+    /// Both ranges as LLVM prints them, for a step's payload (empty with tracing off).
+    fn range_texts(&self, a: Unit, b: Unit) -> (String, String) {
+        if R::ENABLED {
+            (format!("{}", self.range(a)), format!("{}", self.range(b)))
+        } else {
+            (String::new(), String::new())
+        }
+    }
+
     fn merge(&mut self, copy: Inst, keep: Unit, gone: Unit, block_level: bool, dn: &str, sn: &str) {
-        let (kr, gr) = (
-            format!("{}", self.range(keep)),
-            format!("{}", self.range(gone)),
-        );
+        let (kr, gr) = self.range_texts(keep, gone);
         let mut touched: Vec<Inst> = self.du.defs[gone.0]
             .iter()
             .chain(self.du.uses[gone.0].iter())

@@ -234,9 +234,18 @@ impl<R: Recorder> Nvptx<'_, '_, R> {
     /// Candidates whose registers live entirely inside the copy's block go first.
     fn block_level_pass(&mut self, cands: &[Candidate]) {
         let blocks: Vec<Block> = self.ed.f.layout.blocks().collect();
+        // Candidates by the block they start in, in candidate order (merges erase
+        // copies but never move one to another block, so each block re-checks its own).
+        let mut by_block: SecondaryMap<Block, Vec<usize>> = SecondaryMap::new();
+        for (k, c) in cands.iter().enumerate() {
+            if let Some(b) = self.ed.f.layout.inst_block(Inst::new(c.inst as usize)) {
+                by_block[b].push(k);
+            }
+        }
         for b in blocks {
-            let here: Vec<&Candidate> = cands
-                .iter()
+            let here: Vec<&Candidate> = core::mem::take(&mut by_block[b])
+                .into_iter()
+                .map(|k| &cands[k])
                 .filter(|c| self.ed.f.layout.inst_block(Inst::new(c.inst as usize)) == Some(b))
                 .collect();
             for c in here {
@@ -334,7 +343,11 @@ impl<R: Recorder> Nvptx<'_, '_, R> {
                 if !self.ed.f.layout.is_inserted(inst) {
                     continue;
                 }
-                let (hp, sp) = (heap.preview(), secondary.preview());
+                let (hp, sp) = if R::ENABLED {
+                    (heap.preview(), secondary.preview())
+                } else {
+                    (Vec::new(), Vec::new())
+                };
                 self.step(|| {
                     Step::new("heap_pop", format!("Next candidate from the heap: copy into %{} (lowest register number first; weight {w} breaks ties).", c.dst.reg))
                         .focus(Focus::inst(inst))

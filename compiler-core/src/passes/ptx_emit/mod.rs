@@ -508,11 +508,14 @@ fn emit_function<R: Recorder>(
     }
     // Which blocks are branch targets (and so need a label).
     let blocks: Vec<Block> = f.layout.blocks().collect();
-    let next_of = |b: Block| -> Option<Block> {
-        let p = blocks.iter().position(|&x| x == b)?;
-        blocks.get(p + 1).copied()
-    };
-    let mut targeted: Vec<Block> = Vec::new();
+    let mut next: crate::entity::SecondaryMap<Block, Option<Block>> =
+        crate::entity::SecondaryMap::new();
+    for w in blocks.windows(2) {
+        next[w[0]] = Some(w[1]);
+    }
+    let next_of = |b: Block| -> Option<Block> { next[b] };
+    let mut targeted: crate::entity::SecondaryMap<Block, bool> =
+        crate::entity::SecondaryMap::new();
     for &b in &blocks {
         for i in f.layout.block_insts(b) {
             let d = &f.insts[i];
@@ -523,17 +526,23 @@ fn emit_function<R: Recorder>(
             for o in &d.operands {
                 if let OperandKind::Block(t) = o.kind {
                     let fallthrough = is_goto && next_of(b) == Some(t);
-                    if !fallthrough && !targeted.contains(&t) {
-                        targeted.push(t);
+                    if !fallthrough {
+                        targeted[t] = true;
                     }
                 }
             }
         }
     }
     let cx = forms::Cx { f, regs: &regs, k };
+    // Which registers have a def, for printing instructions into the steps.
+    let has_def = if R::ENABLED {
+        crate::mir::print::defined_vregs(f)
+    } else {
+        crate::entity::SecondaryMap::new()
+    };
     for &b in &blocks {
         let n = f.blocks[b].number;
-        if targeted.contains(&b) {
+        if targeted[b] {
             body.push(Stmt::Label(block_label(k, n)));
             stats.inc("labels");
             let label = block_label(k, n);
@@ -578,7 +587,7 @@ fn emit_function<R: Recorder>(
                 inst: Some(crate::mir::print::inst_to_string(f, d).trim().to_string()),
                 message,
             })?;
-            record_inst(f, i, &emitted, rec, stats);
+            record_inst(f, i, &emitted, rec, stats, &has_def);
             body.extend(emitted.stmts);
         }
     }
@@ -599,6 +608,7 @@ fn record_inst<R: Recorder>(
     e: &forms::Emitted,
     rec: &mut R,
     stats: &mut Stats,
+    has_def: &crate::entity::SecondaryMap<crate::mir::VReg, bool>,
 ) {
     let n_inst = count_insts(&e.stmts);
     stats.add("instrs_emitted", n_inst as u64);
@@ -610,9 +620,9 @@ fn record_inst<R: Recorder>(
         stats.inc("inline_asm_blocks");
     }
     if R::ENABLED {
-        let mir = crate::mir::print::inst_to_string(f, &f.insts[i])
-            .trim()
-            .to_string();
+        let mut mir = String::new();
+        crate::mir::print::write_inst(&mut mir, f, &f.insts[i], has_def);
+        let mir = mir.trim().to_string();
         let mut lines = String::new();
         crate::ptx::print::print_stmts(&mut lines, &e.stmts);
         let ptx_lines: Vec<String> = lines.lines().map(|l| l.trim().to_string()).collect();

@@ -321,8 +321,13 @@ impl<R: Recorder> Coalescer<'_, '_, R> {
         format!("%{}", v.index())
     }
 
+    /// The range as LLVM prints it, for a step's payload (empty with tracing off).
     pub(crate) fn range_text(&self, v: VReg) -> String {
-        format!("{}", self.ranges[v.index()])
+        if R::ENABLED {
+            format!("{}", self.ranges[v.index()])
+        } else {
+            String::new()
+        }
     }
 
     /// isTerminalReg: `dst` has no copy other than `copy`.
