@@ -169,7 +169,10 @@ fn bench_input(
     seek_pick: &mut Option<(Function, Vec<compiler_core::trace::Step>)>,
 ) -> Vec<Row> {
     let knobs = Knobs::default();
-    let (_, mut ir, _) = parse_input(text, None).unwrap_or_else(|e| panic!("{family}: {e}"));
+    let Ok((_, mut ir, _)) = parse_input(text, None) else {
+        println!("\n{family}: does not parse");
+        return Vec::new();
+    };
     let insts = size_of(&ir);
     let entry = compiler_core::pipeline::entry_stage(&ir);
     let stages = plan(entry, &RunOptions::default()).unwrap();
@@ -182,8 +185,11 @@ fn bench_input(
             let mut x = ir.clone();
             let base = reset_peak();
             let t = Cpu::start();
-            untraced_stage(stage, &mut x, &knobs)
-                .unwrap_or_else(|e| panic!("{family} {stage}: {e}"));
+            if let Err(e) = untraced_stage(stage, &mut x, &knobs) {
+                // Some gallery examples stop a stage on purpose (limits, bad input).
+                println!("\n{family}: {stage} stops: {e}");
+                return rows;
+            }
             off = off.min(t.elapsed());
             peak_off = peak_off.max(peak_above(base));
             next = Some(x);
@@ -262,13 +268,13 @@ fn bench() {
     let mut md = String::new();
     let _ = writeln!(md, "# Benchmarks\n");
     let _ = writeln!(md, "Written by `cargo xtask bench{}` on {}. Reproduce: `cargo xtask bench` (add `--llc` for the llc-22 comparison; it installs Debian `llvm-22` when missing). The bench is `compiler-core/tests/bench.rs`, an ignored test run in the release profile.\n", if std::env::var("COPYSCOPE_BENCH_LLC").is_ok_and(|v| v == "1") { " --llc" } else { "" }, conditions());
-    let _ = writeln!(md, "Each stage runs on the output of the stages before it, starting from the input's entry stage. *off*: the best of {} / {} / {} runs (≤2k / ≤20k / larger inputs) with tracing off; *on*: one run recording every step. *size*: MIR instructions, DAG nodes, or PTX lines of the stage's input family. Times in ms. *peak*: the most heap the stage held above what was live before it (a counting allocator in the bench binary), tracing off / on. Trace bytes are the steps as JSON.\n", reps_for(1), reps_for(10_000), reps_for(100_000));
+    let _ = writeln!(md, "Each stage runs on the output of the stages before it, starting from the input's entry stage (MIR families: phi-elimination or two-address; `dag-chain`: instr-emitter). Times are this thread's CPU time (`CLOCK_THREAD_CPUTIME_ID`) in ms, so time other jobs hold the core is not counted; cache and memory-bandwidth contention from them still is. *off*: the best of {} / {} / {} runs (≤2k / ≤20k / larger inputs) with tracing off; *on*: one run recording every step. *insts*: instructions of the family's input (MIR instructions; DAG nodes for `dag-chain`). *peak*: the most heap the stage held above what was live before it (a counting global allocator in the bench binary), tracing off / on. Trace bytes are the recorded steps serialized as JSON. Load-independent instruction counts of the same runs (callgrind) are in [bench-callgrind.md](bench-callgrind.md).\n", reps_for(1), reps_for(10_000), reps_for(100_000));
     let _ = writeln!(md, "## Per-stage time\n\n| family | N | insts | stage | off (ms) | M insts/s | on (ms) | steps | trace bytes/step | peak off / on (KB) |\n|---|---:|---:|---|---:|---:|---:|---:|---:|---:|");
     for r in &rows {
         table_row(&mut md, r);
     }
 
-    let _ = writeln!(md, "\n## Scaling: time(10N) / time(N), tracing off (target ≤ 12)\n\nStages under 0.05 ms at N are shown but their ratio is mostly timer noise.\n\n| family | stage | 1k (ms) | 10k (ms) | 100k (ms) | 10k/1k | 100k/10k |\n|---|---|---:|---:|---:|---:|---:|");
+    let _ = writeln!(md, "\n## Scaling: time(10N) / time(N), tracing off (target ≤ 12)\n\nA 1k-instruction function and everything a stage builds for it stay in the core's caches across the repeated runs; at 10k and 100k they do not, so even a linear stage shows a ratio above 10 from 1k to 10k. The instruction counts in [bench-callgrind.md](bench-callgrind.md) separate the algorithm from the caches.\n\n| family | stage | 1k (ms) | 10k (ms) | 100k (ms) | 10k/1k | 100k/10k |\n|---|---|---:|---:|---:|---:|---:|");
     let mut worst = (0.0f64, String::new());
     for &(name, _) in FAMILIES.iter().filter(|(n, _)| wanted(n)) {
         let stages: Vec<Stage> = {

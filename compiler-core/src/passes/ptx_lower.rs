@@ -260,15 +260,46 @@ fn collect<'a>(
 
 struct Lowerer<'a> {
     decls: Decls,
+    /// Registers met so far that are not a member of a `%p<N>` range by number.
     reg_ids: BTreeMap<String, RegId>,
+    /// Members of `%p<N>` ranges met so far, by prefix then number (names are mostly
+    /// of this kind: a lookup costs an index, not a string comparison per tree level).
+    by_number: BTreeMap<String, Vec<Option<RegId>>>,
     labels: BTreeMap<&'a str, u32>,
     f: ori::Function,
 }
 
 impl Lowerer<'_> {
+    /// `name` as (prefix, number) when it is a member of a declared range spelled
+    /// without leading zeros (`%r7`, not `%r07`) and no single declaration shadows it.
+    fn range_slot<'n>(&self, name: &'n str) -> Option<(&'n str, usize)> {
+        let prefix = name.trim_end_matches(|c: char| c.is_ascii_digit());
+        let digits = &name[prefix.len()..];
+        if digits.is_empty()
+            || digits.len() > 6
+            || (digits.len() > 1 && digits.starts_with('0'))
+            || self.decls.singles.contains_key(name)
+        {
+            return None;
+        }
+        let n: u32 = digits.parse().ok()?;
+        let (count, _) = self.decls.ranges.get(prefix)?;
+        (n < *count).then_some((prefix, n as usize))
+    }
+
     fn reg(&mut self, name: &str) -> Result<RegId, String> {
-        if let Some(&r) = self.reg_ids.get(name) {
-            return Ok(r);
+        let slot = self.range_slot(name);
+        match slot {
+            Some((p, n)) => {
+                if let Some(&Some(r)) = self.by_number.get(p).and_then(|v| v.get(n)) {
+                    return Ok(r);
+                }
+            }
+            None => {
+                if let Some(&r) = self.reg_ids.get(name) {
+                    return Ok(r);
+                }
+            }
         }
         let decl = self
             .decls
@@ -302,7 +333,18 @@ impl Lowerer<'_> {
             defs: 0,
             uses: 0,
         });
-        self.reg_ids.insert(name.into(), id);
+        match slot {
+            Some((p, n)) => {
+                let v = self.by_number.entry(p.into()).or_default();
+                if v.len() <= n {
+                    v.resize(n + 1, None);
+                }
+                v[n] = Some(id);
+            }
+            None => {
+                self.reg_ids.insert(name.into(), id);
+            }
+        }
         Ok(id)
     }
 
@@ -519,6 +561,7 @@ fn lower_function<R: Recorder>(
     let mut lw = Lowerer {
         decls: d,
         reg_ids: BTreeMap::new(),
+        by_number: BTreeMap::new(),
         labels,
         f,
     };
