@@ -137,7 +137,10 @@ fn size_of(ir: &Ir) -> usize {
 }
 
 fn reps_for(size: usize) -> u32 {
-    if let Some(r) = std::env::var("COPYSCOPE_BENCH_REPS").ok().and_then(|v| v.parse().ok()) {
+    if let Some(r) = std::env::var("COPYSCOPE_BENCH_REPS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+    {
         return r;
     }
     match size {
@@ -209,9 +212,7 @@ fn bench_input(
         // The seek test wants a MIR trace of at least 10,000 steps over one function.
         if let (Ir::Mir(m), [only]) = (&ir, run.functions.as_slice()) {
             let n = run.steps.len();
-            if n >= 10_000
-                && only.count == n
-                && seek_pick.as_ref().is_none_or(|(_, s)| s.len() > n)
+            if n >= 10_000 && only.count == n && seek_pick.as_ref().is_none_or(|(_, s)| s.len() > n)
             {
                 *seek_pick = Some((m.functions[0].clone(), run.steps.clone()));
             }
@@ -242,7 +243,11 @@ fn bench() {
         .map(|v| v.iter().map(|s| s.parse().unwrap()).collect())
         .unwrap_or_else(|| vec![1_000, 10_000, 100_000]);
     let families = env_list("COPYSCOPE_BENCH_FAMILIES");
-    let wanted = |name: &str| families.as_ref().is_none_or(|f| f.iter().any(|x| x == name));
+    let wanted = |name: &str| {
+        families
+            .as_ref()
+            .is_none_or(|f| f.iter().any(|x| x == name))
+    };
     let started = Instant::now();
     let mut rows = Vec::new();
     let mut seek_pick = None;
@@ -278,7 +283,11 @@ fn bench() {
     let mut worst = (0.0f64, String::new());
     for &(name, _) in FAMILIES.iter().filter(|(n, _)| wanted(n)) {
         let stages: Vec<Stage> = {
-            let mut v: Vec<Stage> = rows.iter().filter(|r| r.family == name).map(|r| r.stage).collect();
+            let mut v: Vec<Stage> = rows
+                .iter()
+                .filter(|r| r.family == name)
+                .map(|r| r.stage)
+                .collect();
             v.dedup();
             v.sort();
             v.dedup();
@@ -388,7 +397,10 @@ fn conditions() -> String {
 /// through `Checkpoints` at the player's spacing and at the web engine's spacing.
 fn seek_section(md: &mut String, pick: Option<(Function, Vec<compiler_core::trace::Step>)>) {
     let Some((input, steps)) = pick else {
-        let _ = writeln!(md, "\n## Seeking\n\nNo run recorded 10,000 steps in one function.");
+        let _ = writeln!(
+            md,
+            "\n## Seeking\n\nNo run recorded 10,000 steps in one function."
+        );
         return;
     };
     let n = steps.len();
@@ -511,7 +523,10 @@ fn children_cpu() -> Duration {
 }
 
 /// Runs `cmd` to completion `reps` times: best child CPU time and best wall time.
-fn time_process(reps: u32, mut make: impl FnMut() -> std::process::Command) -> (Duration, Duration) {
+fn time_process(
+    reps: u32,
+    mut make: impl FnMut() -> std::process::Command,
+) -> (Duration, Duration) {
     let (mut cpu, mut wall) = (Duration::MAX, Duration::MAX);
     for _ in 0..reps {
         let before = children_cpu();
@@ -539,13 +554,30 @@ fn llc_side_by_side(md: &mut String) {
     let llc_out = dir.join("swaps.llc.mir");
     let ours_out = dir.join("swaps.ours.mir");
     let pairs = 10_000;
-    std::fs::write(&ll, phi_swaps_ll(5 * pairs)).unwrap();
-    let made = std::process::Command::new("llc-22")
-        .args(["-march=nvptx64", "-mcpu=sm_90", "-stop-before=twoaddressinstruction"])
-        .arg(&ll)
-        .arg("-o")
-        .arg(&pre)
-        .status();
+    // llc-22 itself takes a while to lower this much IR to MIR: reuse its MIR while the
+    // IR is unchanged.
+    let source = phi_swaps_ll(5 * pairs);
+    let fresh = std::fs::read_to_string(&ll).is_ok_and(|old| old == source)
+        && std::fs::metadata(&pre).is_ok_and(|m| m.len() > 0);
+    std::fs::write(&ll, &source).unwrap();
+    let made = if fresh {
+        Ok(std::process::ExitStatus::default())
+    } else {
+        std::process::Command::new("llc-22")
+            .args([
+                "-march=nvptx64",
+                "-mcpu=sm_90",
+                "-stop-before=twoaddressinstruction",
+            ])
+            .arg(&ll)
+            .arg("-o")
+            .arg(dir.join("swaps.pre.mir.part"))
+            .status()
+            .and_then(|st| {
+                // Only a finished file takes the name that is reused.
+                std::fs::rename(dir.join("swaps.pre.mir.part"), &pre).map(|()| st)
+            })
+    };
     if !matches!(made, Ok(s) if s.success()) {
         let _ = writeln!(md, "\n## llc-22 side by side\n\nllc-22 could not produce the input MIR (is `llvm-22` installed? `cargo xtask bench --llc` installs it).");
         return;
@@ -557,7 +589,7 @@ fn llc_side_by_side(md: &mut String) {
             exe.parent().unwrap().parent().unwrap().join("copyscope")
         });
     if !copyscope.exists() {
-        let _ = writeln!(md, "\n## llc-22 side by side\n\n`{}` is missing: build it with `cargo build --release -p cli` (`cargo xtask bench` does).", copyscope.display());
+        let _ = writeln!(md, "\n## llc-22 side by side\n\n`{}` is missing: build it with `cargo build --release -p copyscope` (`cargo xtask bench` does).", copyscope.display());
         return;
     }
     let text = std::fs::read_to_string(&pre).unwrap();
@@ -597,5 +629,9 @@ fn llc_side_by_side(md: &mut String) {
             let k = a.iter().zip(&b).position(|(x, y)| x != y).unwrap_or(a.len().min(b.len()));
             format!("DIFFERENT (llc {} lines, ours {}; first difference at line {k}: `{}` vs `{}`)", a.len(), b.len(), a.get(k).map_or("", |s| s), b.get(k).map_or("", |s| s))
         });
-    println!("llc-22: cpu {:.0} ms, ours {:.0} ms, copies same: {same}", ms(llc_cpu), ms(our_cpu));
+    println!(
+        "llc-22: cpu {:.0} ms, ours {:.0} ms, copies same: {same}",
+        ms(llc_cpu),
+        ms(our_cpu)
+    );
 }

@@ -287,7 +287,7 @@ fn bench_cmd(rest: &[String]) -> Result<ExitCode, Usage> {
     let out = ctx.root.join("docs").join("bench.md");
     // The llc-22 comparison runs our command line as a whole process.
     println!("building the release CLI");
-    if !matches!(ctx.cargo(&["build", "--release", "-p", "cli"]).status(), Ok(s) if s.success())
+    if !matches!(ctx.cargo(&["build", "--release", "-p", "copyscope"]).status(), Ok(s) if s.success())
     {
         eprintln!("error: could not build the CLI");
         return Ok(ExitCode::FAILURE);

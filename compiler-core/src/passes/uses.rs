@@ -122,7 +122,9 @@ mod tests {
     fn indexed_removal_keeps_the_scan_order() {
         let mut state: u64 = 7;
         let mut rnd = move |n: usize| {
-            state = state.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            state = state
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
             ((state >> 33) as usize) % n
         };
         for round in 0..200 {

@@ -164,8 +164,8 @@ pub fn copy_chain(n: usize) -> String {
     s
 }
 
-/// A selected DAG of about `n` nodes: an entry block copying two parameters into
-/// virtual registers, then blocks of about 64 nodes, each reading the running value
+/// A selected DAG of about `n` nodes: an entry block loading two parameters and
+/// copying them into virtual registers, then blocks of about 64 nodes, each reading the running value
 /// and the pointer back (CopyFromReg), an add/mul/xor chain, a store, and a
 /// CopyToReg of the new value for the next block; the last block returns.
 pub fn dag_chain(n: usize) -> String {
@@ -178,8 +178,8 @@ pub fn dag_chain(n: usize) -> String {
     s.push_str("Selected selection DAG: %bb.0 'dag_chain:entry'\n");
     let (e, p, x) = (next(), next(), next());
     let _ = writeln!(s, "  t{e}: ch,glue = EntryToken");
-    let _ = writeln!(s, "  t{p}: i64,ch = CopyFromReg t{e}, Register:i64 $r1");
-    let _ = writeln!(s, "  t{x}: i32,ch = CopyFromReg t{e}, Register:i32 $r2");
+    let _ = writeln!(s, "  t{p}: i64,ch = LD_i64 Constant:i32<0>, Constant:i32<0>, Constant:i32<101>, Constant:i32<3>, Constant:i32<64>, Constant:i32<-1>, ExternalSymbol:'dag_chain_param_0', Constant:i32<0>, t{e} [mem \"(dereferenceable invariant load (s64), addrspace 101)\"]");
+    let _ = writeln!(s, "  t{x}: i32,ch = LD_i32 Constant:i32<0>, Constant:i32<0>, Constant:i32<101>, Constant:i32<3>, Constant:i32<32>, Constant:i32<-1>, ExternalSymbol:'dag_chain_param_1', Constant:i32<0>, t{e} [mem \"(dereferenceable invariant load (s32), addrspace 101)\"]");
     let tf = next();
     let _ = writeln!(s, "  t{tf}: ch = TokenFactor t{p}:1, t{x}:1");
     let (c1, c2) = (next(), next());
@@ -302,8 +302,8 @@ mod tests {
         }
     }
 
-    /// The DAG family parses, has its size in nodes, and the emitter turns it into
-    /// MIR that verifies, with one store per block.
+    /// The DAG family parses, has its size in nodes, the emitter turns it into MIR
+    /// that verifies with one store per block, and every stage after it runs.
     #[test]
     fn dag_chain_parses_emits_and_has_its_size() {
         use crate::passes::instr_emitter::{run, EmitterOptions};
@@ -314,8 +314,12 @@ mod tests {
                 nodes * 10 >= n * 9 && nodes * 10 <= n * 13,
                 "{n}: {nodes} nodes"
             );
-            let (f, _) = run(&d, &EmitterOptions::default(), &mut crate::trace::NoTrace::default())
-                .unwrap_or_else(|e| panic!("{n}: {e}"));
+            let (f, _) = run(
+                &d,
+                &EmitterOptions::default(),
+                &mut crate::trace::NoTrace::default(),
+            )
+            .unwrap_or_else(|e| panic!("{n}: {e}"));
             let errs = verify(&f, VerifyLevel::Ssa);
             assert!(errs.is_empty(), "{n}: {errs:?}");
             let stores = f
@@ -323,6 +327,15 @@ mod tests {
                 .filter(|&(_, i)| f.insts[i].is(crate::mir::Op::ST_i32))
                 .count();
             assert_eq!(stores, (n / 64).max(1), "{n}");
+            // And every later stage takes it, through to PTX.
+            let run = crate::pipeline::run(&dag_chain(n), &crate::pipeline::RunOptions::default())
+                .unwrap_or_else(|e| panic!("{n}: {e}"));
+            assert_eq!(run.stages.len(), crate::stages::STAGES.len(), "{n}");
+            assert!(
+                run.output.contains("st.global.b32") || run.output.contains("st.global.u32"),
+                "{n}: {}",
+                run.output
+            );
         }
     }
 }

@@ -514,8 +514,7 @@ fn emit_function<R: Recorder>(
         next[w[0]] = Some(w[1]);
     }
     let next_of = |b: Block| -> Option<Block> { next[b] };
-    let mut targeted: crate::entity::SecondaryMap<Block, bool> =
-        crate::entity::SecondaryMap::new();
+    let mut targeted: crate::entity::SecondaryMap<Block, bool> = crate::entity::SecondaryMap::new();
     for &b in &blocks {
         for i in f.layout.block_insts(b) {
             let d = &f.insts[i];
