@@ -163,13 +163,18 @@ impl<R: Recorder> Nvptx<'_, '_, R> {
                 if !v.is_phi_def && self.same_value(x, vi as ValNo, y, w, copy) {
                     continue;
                 }
-                let seg = ry
-                    .segments
-                    .iter()
-                    .find(|s| s.contains(v.def))
-                    .map(|s| format!("{s}"))
-                    .unwrap_or_default();
-                out.push((format!("{}", v.def), seg));
+                // The texts are for the trace only; with tracing off the count matters.
+                if R::ENABLED {
+                    let seg = ry
+                        .segments
+                        .iter()
+                        .find(|s| s.contains(v.def))
+                        .map(|s| format!("{s}"))
+                        .unwrap_or_default();
+                    out.push((format!("{}", v.def), seg));
+                } else {
+                    out.push((String::new(), String::new()));
+                }
                 if out.len() >= 4 {
                     return out;
                 }

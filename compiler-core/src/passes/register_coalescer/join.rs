@@ -76,16 +76,21 @@ impl<R: Recorder> Coalescer<'_, '_, R> {
                 if !v.is_phi_def && self.values_identical(x, vi as ValNo, y, w) {
                     continue;
                 }
-                let seg = ry
-                    .segments
-                    .iter()
-                    .find(|s| s.contains(v.def))
-                    .map(|s| format!("{s}"))
-                    .unwrap_or_default();
-                conflicts.push((
-                    format!("{} ({} defines a value)", v.def, self.name(x)),
-                    format!("{} {}", self.name(y), seg),
-                ));
+                // The texts are for the trace only; with tracing off the count matters.
+                if R::ENABLED {
+                    let seg = ry
+                        .segments
+                        .iter()
+                        .find(|s| s.contains(v.def))
+                        .map(|s| format!("{s}"))
+                        .unwrap_or_default();
+                    conflicts.push((
+                        format!("{} ({} defines a value)", v.def, self.name(x)),
+                        format!("{} {}", self.name(y), seg),
+                    ));
+                } else {
+                    conflicts.push((String::new(), String::new()));
+                }
                 if conflicts.len() >= 4 {
                     return Err(conflicts);
                 }
