@@ -405,7 +405,7 @@ fn seek_section(md: &mut String, pick: Option<(Function, Vec<compiler_core::trac
     };
     let n = steps.len();
     let insts = input.all_insts().count();
-    let _ = writeln!(md, "\n## Seeking\n\nA {n}-step trace over one {insts}-instruction function. 200 seeks to pseudo-random steps (after one build of the checkpoints).\n\n| spacing | build (ms) | checkpoint memory (KB) | mean seek (ms) | worst seek (ms) |\n|---|---:|---:|---:|---:|");
+    let _ = writeln!(md, "\n## Seeking\n\nA {n}-step trace over one {insts}-instruction function. 200 seeks to pseudo-random steps (after one build of the checkpoints).\n\nTwo ways to seek: into the function the previous seek left (`Checkpoints::seek_into`, which reuses its memory, as a player stepping back and forth does) and to a fresh copy (`seek`).\n\n| spacing | build (ms) | checkpoint memory (KB) | mean seek into (ms) | worst seek into (ms) | mean seek to a copy (ms) | worst seek to a copy (ms) |\n|---|---:|---:|---:|---:|---:|---:|");
     let web = web_spacing(n, input.insts.len());
     for every in [CHECKPOINT_EVERY, web] {
         let base = reset_peak();
@@ -414,12 +414,19 @@ fn seek_section(md: &mut String, pick: Option<(Function, Vec<compiler_core::trac
         let build = t.elapsed();
         let mem = peak_above(base);
         let (mut worst, mut total) = (Duration::ZERO, Duration::ZERO);
+        let (mut worst_into, mut total_into) = (Duration::ZERO, Duration::ZERO);
+        let mut current = input.clone();
         let mut x: u64 = 0x9e37_79b9_7f4a_7c15;
         for _ in 0..200 {
             x ^= x << 13;
             x ^= x >> 7;
             x ^= x << 17;
             let at = (x % (n as u64 + 1)) as usize;
+            let t = Cpu::start();
+            cp.seek_into(&steps, at, &mut current).unwrap();
+            let e = t.elapsed();
+            worst_into = worst_into.max(e);
+            total_into += e;
             let t = Cpu::start();
             let f = cp.seek(&steps, at).unwrap();
             let e = t.elapsed();
@@ -434,9 +441,11 @@ fn seek_section(md: &mut String, pick: Option<(Function, Vec<compiler_core::trac
         };
         let _ = writeln!(
             md,
-            "| {label} | {:.1} | {} | {:.3} | {:.3} |",
+            "| {label} | {:.1} | {} | {:.3} | {:.3} | {:.3} | {:.3} |",
             ms(build),
             mem / 1024,
+            ms(total_into) / 200.0,
+            ms(worst_into),
             ms(total) / 200.0,
             ms(worst)
         );

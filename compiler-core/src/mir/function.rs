@@ -81,6 +81,39 @@ pub struct Function {
 }
 
 impl Function {
+    /// Makes `self` equal to `src`, reusing `self`'s instruction and operand buffers:
+    /// what a player seeking back and forth does instead of cloning a whole function
+    /// (on a large function the fresh memory of a clone costs more than the copying).
+    pub fn assign_from(&mut self, src: &Function) {
+        let mut pool: Vec<Vec<super::operand::Operand>> = self
+            .insts
+            .values_mut()
+            .map(|d| core::mem::take(&mut d.operands))
+            .collect();
+        pool.reverse();
+        self.insts.clear();
+        self.insts.reserve(src.insts.len());
+        for d in src.insts.values() {
+            let operands = match pool.pop() {
+                Some(mut v) => {
+                    v.clone_from(&d.operands);
+                    v
+                }
+                None => d.operands.clone(),
+            };
+            self.insts.push(InstData { operands, ..*d });
+        }
+        self.name.clone_from(&src.name);
+        self.target = src.target.clone();
+        self.props = src.props.clone();
+        self.vregs.clone_from(&src.vregs);
+        self.vreg_end = src.vreg_end;
+        self.liveins.clone_from(&src.liveins);
+        self.blocks.clone_from(&src.blocks);
+        self.layout.clone_from(&src.layout);
+        self.names.clone_from(&src.names);
+    }
+
     pub fn new(name: &str, target: Target) -> Self {
         Function {
             name: name.into(),

@@ -72,12 +72,45 @@ impl Checkpoints {
         let n = n.min(self.len);
         let k = (n / self.every).min(self.saved.len() - 1);
         let mut f = self.saved[k].clone();
+        self.replay(steps, k, n, &mut f)?;
+        Ok(f)
+    }
+
+    /// [`seek`](Self::seek) into `out`, reusing its memory: the way to step back and forth
+    /// through a large function.
+    pub fn seek_into(
+        &self,
+        steps: &[Step],
+        n: usize,
+        out: &mut Function,
+    ) -> Result<(), ReplayError> {
+        if steps.len() != self.len {
+            return Err(ReplayError(alloc::format!(
+                "checkpoints were built over {} steps, seek got {}",
+                self.len,
+                steps.len()
+            )));
+        }
+        let n = n.min(self.len);
+        let k = (n / self.every).min(self.saved.len() - 1);
+        out.assign_from(&self.saved[k]);
+        self.replay(steps, k, n, out)
+    }
+
+    /// Applies steps `k * every .. n` to `f`, the `k`-th checkpoint.
+    fn replay(
+        &self,
+        steps: &[Step],
+        k: usize,
+        n: usize,
+        f: &mut Function,
+    ) -> Result<(), ReplayError> {
         for s in &steps[k * self.every..n] {
             for e in &s.edits {
-                apply_edit(&mut f, e)?;
+                apply_edit(f, e)?;
             }
         }
-        Ok(f)
+        Ok(())
     }
 }
 
@@ -131,8 +164,20 @@ mod tests {
         let steps = log.steps;
         assert!(steps.len() > 4);
         let player = Player::new(&input, &steps).unwrap();
+        let mut scratch = input.clone();
         for every in [1, 2, 3, 100] {
             let cp = Checkpoints::build(&input, &steps, every).unwrap();
+            // Seeking into a reused function, back and forth, gives what a fresh copy gives.
+            for n in (0..=steps.len()).chain((0..=steps.len()).rev()) {
+                cp.seek_into(&steps, n, &mut scratch).unwrap();
+                let fresh = cp.seek(&steps, n).unwrap();
+                assert_eq!(print_function(&scratch), print_function(&fresh), "into {n}");
+                assert!(
+                    scratch.insts.values().eq(fresh.insts.values()),
+                    "storage {n}"
+                );
+                assert_eq!(scratch.vreg_end, fresh.vreg_end);
+            }
             for n in 0..=steps.len() + 1 {
                 assert_eq!(
                     print_function(&cp.seek(&steps, n).unwrap()),
