@@ -104,8 +104,8 @@ impl Function {
             self.insts.push(InstData { operands, ..*d });
         }
         self.name.clone_from(&src.name);
-        self.target = src.target.clone();
-        self.props = src.props.clone();
+        self.target = src.target;
+        self.props = src.props;
         self.vregs.clone_from(&src.vregs);
         self.vreg_end = src.vreg_end;
         self.liveins.clone_from(&src.liveins);
