@@ -9,6 +9,7 @@
 //!                                    lines.rs  printed function + line of each instruction
 //!                                    diff.rs   line diff with folded context
 //!                                    payload.rs a step's payload as table rows
+//!                                    pictures/  the pass pictures' models (coalescing)
 //!  other pages / tests ──▶ js.rs: run(source, options), examples(), stages(), knobs(),
 //!                                 encodeLink / decodeLink   (exported by web-app's binary)
 //! ```
@@ -20,6 +21,7 @@
 pub mod diff;
 pub mod lines;
 pub mod payload;
+pub mod pictures;
 pub mod protocol;
 pub mod session;
 

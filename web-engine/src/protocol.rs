@@ -251,6 +251,9 @@ pub struct StepView {
     /// The payload's type (`extract_subreg_pair`, ...) and its fields.
     pub payload_type: String,
     pub payload: Vec<PayloadRow>,
+    /// The coalescing picture (register-coalescer, nvptx-coalescer), after this step.
+    #[serde(default)]
+    pub coalesce: Option<Box<crate::pictures::coalesce::CoalescePicture>>,
 }
 
 /// A line diff between two steps.
