@@ -4,6 +4,7 @@
 //! and a match arm in [`picture_for`]. Until then every step's payload is shown as a
 //! readable table, with the step's edits and the registers it is about.
 
+use super::coalesce_picture::CoalescePictureView;
 use super::payload_table::PayloadTable;
 use std::rc::Rc;
 use web_engine::protocol::StepView;
@@ -20,6 +21,9 @@ pub struct PicturePanelProps {
 /// HOOK(pictures): a picture lands as a match arm on `view.payload_type`, e.g.
 /// `"extract_subreg_pair" => html! { <ExtractSubregFanOut view={..} /> }`.
 fn picture_for(view: &StepView) -> Html {
+    if let Some(p) = &view.coalesce {
+        return html! { <CoalescePictureView picture={Rc::new((**p).clone())} /> };
+    }
     #[allow(clippy::match_single_binding)] // arms join as pictures land
     match view.payload_type.as_str() {
         _ => {
@@ -40,9 +44,11 @@ pub fn picture_panel(props: &PicturePanelProps) -> Html {
                 },
                 Some(v) => html! {
                     <>
-                        <p class="picture-note">
-                            { "Drawn pictures for this pass are still to come; here is what the step recorded." }
-                        </p>
+                        if v.coalesce.is_none() {
+                            <p class="picture-note">
+                                { "Drawn pictures for this pass are still to come; here is what the step recorded." }
+                            </p>
+                        }
                         { picture_for(v) }
                         <h3 class="panel-subtitle">{ "Edits" }</h3>
                         if v.edits.is_empty() {
