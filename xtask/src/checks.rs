@@ -171,7 +171,7 @@ pub fn steps() -> Vec<Step> {
                     ("CHROMEDRIVER", CHROMEDRIVER.to_string()),
                     ("WASM_BINDGEN_TEST_WEBDRIVER_JSON", config),
                 ];
-                let mut args = wasm_test_args("web-app", &["render"]);
+                let mut args = wasm_test_args("web-app", &["render", "coalesce_picture"]);
                 args.extend(["--features", "inline-engine"]);
                 cargo_step(ctx, &args, &env)
             },

@@ -13,13 +13,15 @@ use yew::prelude::*;
 #[derive(Properties, PartialEq)]
 pub struct CoalescePictureViewProps {
     pub picture: Rc<CoalescePicture>,
+    /// The step shown (written on the element, so tests and tours can wait for it).
+    pub step: u32,
 }
 
 #[function_component(CoalescePictureView)]
 pub fn coalesce_picture_view(props: &CoalescePictureViewProps) -> Html {
     let p = &props.picture;
     html! {
-        <div class="coalesce-picture">
+        <div class="coalesce-picture" data-step={props.step.to_string()}>
             <p class="picture-caption">{ p.caption.clone() }</p>
             if let Some(v) = &p.verdict {
                 <p class={classes!("verdict", format!("verdict-{}", v.verdict))} data-verdict={v.verdict.clone()}>

@@ -22,7 +22,7 @@ pub struct PicturePanelProps {
 /// `"extract_subreg_pair" => html! { <ExtractSubregFanOut view={..} /> }`.
 fn picture_for(view: &StepView) -> Html {
     if let Some(p) = &view.coalesce {
-        return html! { <CoalescePictureView picture={Rc::new((**p).clone())} /> };
+        return html! { <CoalescePictureView picture={Rc::new((**p).clone())} step={view.step} /> };
     }
     #[allow(clippy::match_single_binding)] // arms join as pictures land
     match view.payload_type.as_str() {
