@@ -382,7 +382,10 @@ async fn interval_bars_match_the_intervals() {
                         .iter()
                         .map(|r| (num(r, "data-start"), num(r, "data-end")))
                         .collect();
-                    assert_eq!(&spans, conflict_spans, "{stage} step {k}: %{reg}");
+                    let mut want = conflict_spans.clone();
+                    want.sort_unstable();
+                    want.dedup();
+                    assert_eq!(spans, want, "{stage} step {k}: %{reg}");
                 }
                 if !conflict_spans.is_empty() {
                     assert!(text(&m.root, ".picture-caption").contains("red span"));

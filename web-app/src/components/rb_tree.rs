@@ -73,6 +73,7 @@ pub fn rb_tree(props: &RbTreeProps) -> Html {
                 <span class="legend-item"><span class="swatch swatch-red"></span>{ "R: red node" }</span>
                 <span class="legend-item"><span class="swatch swatch-black"></span>{ "B: black node" }</span>
                 <span class="legend-item"><span class="swatch swatch-touched"></span>{ "changed at this step" }</span>
+                <span class="legend-item"><span class="swatch swatch-node-candidate"></span>{ "the copy's registers" }</span>
                 if hidden > 0 {
                     <span class="legend-item muted">{ format!("{hidden} deeper node(s) not drawn") }</span>
                 }

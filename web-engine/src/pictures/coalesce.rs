@@ -272,16 +272,20 @@ pub fn picture(steps: &[Step]) -> Option<CoalescePicture> {
             src,
             conflict_spans,
             ..
-        } => Some(Verdict {
-            verdict: verdict.to_string(),
-            dst: *dst,
-            src: *src,
-            spans: conflict_spans.clone(),
-            span_text: conflict_spans
-                .iter()
-                .map(|&(a, b)| format!("[{},{})", slot_text(a), slot_text(b)))
-                .collect(),
-        }),
+        } => {
+            // Both directions of the check may find the same overlap: draw it once.
+            let spans = distinct_spans(conflict_spans);
+            Some(Verdict {
+                verdict: verdict.to_string(),
+                dst: *dst,
+                src: *src,
+                span_text: spans
+                    .iter()
+                    .map(|&(a, b)| format!("[{},{})", slot_text(a), slot_text(b)))
+                    .collect(),
+                spans,
+            })
+        }
         _ => None,
     };
     let (tree, tree_error) = match replay_tree(steps) {
@@ -307,6 +311,14 @@ pub fn picture(steps: &[Step]) -> Option<CoalescePicture> {
         candidate,
         caption,
     })
+}
+
+/// The spans in order, each once.
+pub fn distinct_spans(spans: &[(u32, u32)]) -> Vec<(u32, u32)> {
+    let mut v = spans.to_vec();
+    v.sort_unstable();
+    v.dedup();
+    v
 }
 
 fn select_rows(
