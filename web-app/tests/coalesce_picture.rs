@@ -393,7 +393,7 @@ async fn interval_bars_match_the_intervals() {
             }
         }
         assert!(
-            all(&m.root, ".interval-bars svg title").len() >= 1
+            !all(&m.root, ".interval-bars svg title").is_empty()
                 && !text(&m.root, ".interval-bars svg desc").is_empty(),
             "the bars have a title and a description"
         );

@@ -48,9 +48,12 @@ fn each_function(mut f: impl FnMut(&str, Stage, &[Step])) {
     }
 }
 
-fn row<'a>(p: &'a CoalescePicture, reg: u32) -> Option<&'a BarRow> {
+fn row(p: &CoalescePicture, reg: u32) -> Option<&BarRow> {
     p.rows.iter().find(|r| r.reg == reg)
 }
+
+/// A register and its segments as (start, end, value).
+type Row = (u32, Vec<(u32, u32, u32)>);
 
 fn extents(r: &BarRow) -> Vec<(u32, u32, u32)> {
     r.segments
@@ -158,7 +161,7 @@ fn the_first_bars_are_the_live_intervals_of_the_stage_input() {
         let f = &input.functions[0];
         let lis = LiveIntervals::compute(f);
         let p = picture(&st.steps[..1]).unwrap();
-        let mut expected = Vec::new();
+        let mut expected: Vec<Row> = Vec::new();
         for n in 0..f.vreg_end as usize {
             let r = lis.range(VReg::new(n));
             if !r.is_empty() {
@@ -170,8 +173,7 @@ fn the_first_bars_are_the_live_intervals_of_the_stage_input() {
                 expected.push((n as u32, segs));
             }
         }
-        let drawn: Vec<(u32, Vec<(u32, u32, u32)>)> =
-            p.rows.iter().map(|r| (r.reg, extents(r))).collect();
+        let drawn: Vec<Row> = p.rows.iter().map(|r| (r.reg, extents(r))).collect();
         assert_eq!(drawn, expected, "{}", st.stage);
         assert!(
             p.axis.start

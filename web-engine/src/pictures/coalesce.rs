@@ -262,9 +262,7 @@ pub fn picture(steps: &[Step]) -> Option<CoalescePicture> {
             _ => {}
         }
     }
-    if ranges.first_extent.is_none() {
-        return None;
-    }
+    let extent = ranges.first_extent?;
     let verdict = match &last.payload {
         Payload::CoalesceDecision {
             verdict,
@@ -302,7 +300,7 @@ pub fn picture(steps: &[Step]) -> Option<CoalescePicture> {
         caption.push_str(&format!(" (The tree could not be rebuilt: {e}.)"));
     }
     Some(CoalescePicture {
-        axis: axis(ranges.first_extent.unwrap_or((0, 0))),
+        axis: axis(extent),
         rows,
         hidden_rows,
         tree,

@@ -276,7 +276,7 @@ mod tests {
             let mut replay = ReplayTree::default();
             let mut live: Vec<Interval> = Vec::new();
             for k in 0..150u32 {
-                if rng(&mut seed) % 3 == 0 && !live.is_empty() {
+                if rng(&mut seed).is_multiple_of(3) && !live.is_empty() {
                     let i = rng(&mut seed) as usize % live.len();
                     assert!(t.remove(&live.swap_remove(i)));
                 } else {

@@ -188,9 +188,11 @@ impl<R: Recorder> Nvptx<'_, '_, R> {
     fn ranges_step(&mut self) {
         let n = self.main.iter().filter(|r| !r.is_empty()).count();
         let main = &self.main;
-        let rows = R::ENABLED
-            .then(|| range_rows(main.iter().enumerate().map(|(v, r)| (v as u32, r))))
-            .unwrap_or_default();
+        let rows = if R::ENABLED {
+            range_rows(main.iter().enumerate().map(|(v, r)| (v as u32, r)))
+        } else {
+            Vec::new()
+        };
         self.step(|| {
             Step::new("live_ranges", format!("Live intervals computed: {n} registers each have a range of program points; a copy's two registers may merge only where these ranges never hold different values."))
                 .payload(Payload::LiveRanges { rows })

@@ -307,9 +307,11 @@ impl<R: Recorder> Coalescer<'_, '_, R> {
     fn ranges_step(&mut self) {
         let n = self.ranges.iter().filter(|r| !r.is_empty()).count();
         let ranges = &self.ranges;
-        let rows = R::ENABLED
-            .then(|| range_rows(ranges.iter().enumerate().map(|(v, r)| (v as u32, r))))
-            .unwrap_or_default();
+        let rows = if R::ENABLED {
+            range_rows(ranges.iter().enumerate().map(|(v, r)| (v as u32, r)))
+        } else {
+            Vec::new()
+        };
         self.step(|| {
             Step::new("live_ranges", format!("Live intervals computed: {n} registers each have a range of program points; two registers can share one only where these ranges never disagree."))
                 .payload(Payload::LiveRanges { rows })
