@@ -159,7 +159,7 @@ pub fn steps() -> Vec<Step> {
         },
         Step {
             name: "wasm-chromium",
-            about: "wasm-bindgen tests in headless Chromium (web-app/tests/render.rs, engine in the page)",
+            about: "wasm-bindgen tests in headless Chromium (web-app/tests/render.rs and coalesce_picture.rs, engine in the page)",
             needs: BROWSER,
             run: |ctx| {
                 let config = match webdriver_config(ctx) {

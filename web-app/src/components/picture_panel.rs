@@ -1,8 +1,10 @@
 //! The right-hand "pass picture" panel. Each pass will draw its own picture here
 //! (issue 10: the EXTRACT_SUBREG fan-out, live-interval bars with the red-black interval
 //! tree, the GeneralOptimize block × iteration grid): add a component per payload type
-//! and a match arm in [`picture_for`]. Until then every step's payload is shown as a
-//! readable table, with the step's edits and the registers it is about.
+//! and a match arm in [`picture_for`]. The coalescing picture (bars, interval tree,
+//! heaps) comes with the view itself (`StepView::coalesce`) for the two coalescer
+//! stages; other steps' payloads are shown as a readable table, with the step's edits
+//! and the registers they are about.
 
 use super::coalesce_picture::CoalescePictureView;
 use super::payload_table::PayloadTable;
