@@ -20,7 +20,6 @@ use compiler_core::liveness::SlotIndex;
 use compiler_core::passes::nvptx_coalescer::interval_tree::{Color, TreeEvent};
 use compiler_core::trace::{Payload, SegmentView, Step};
 use serde::{Deserialize, Serialize};
-use std::collections::{BTreeMap, BTreeSet};
 
 /// Bar rows drawn at most (the step's candidate registers always among them).
 pub const MAX_ROWS: usize = 40;
@@ -169,23 +168,53 @@ fn bars(segs: &[SegmentView]) -> Vec<Bar> {
         .collect()
 }
 
-/// The registers' ranges after a prefix of the steps.
+/// The registers' ranges after a prefix of the steps. Indexed by register number
+/// (registers are numbered densely; plain vectors keep map code out of the wasm).
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Ranges {
-    /// Register → segments (registers merged away are absent).
-    pub rows: BTreeMap<u32, Vec<SegmentView>>,
-    pub joined: BTreeMap<u32, Vec<u32>>,
+    /// Per register its segments; None for registers without a range or merged away.
+    rows: Vec<Option<Vec<SegmentView>>>,
+    /// Per register the registers merged into it, in merge order.
+    joined: Vec<Vec<u32>>,
     /// The extent of the first state (so the axis does not move while stepping).
     pub first_extent: Option<(u32, u32)>,
 }
 
 impl Ranges {
+    /// The segments of `reg`, when it has a row.
+    pub fn row(&self, reg: u32) -> Option<&[SegmentView]> {
+        self.rows.get(reg as usize)?.as_deref()
+    }
+
+    /// Registers with a row, in register order.
+    pub fn regs(&self) -> impl Iterator<Item = u32> + '_ {
+        (0..self.rows.len() as u32).filter(|&r| self.row(r).is_some())
+    }
+
+    /// What joined `reg` so far.
+    pub fn joined(&self, reg: u32) -> &[u32] {
+        self.joined.get(reg as usize).map_or(&[], Vec::as_slice)
+    }
+
+    fn slot(&mut self, reg: u32) -> usize {
+        let i = reg as usize;
+        if self.rows.len() <= i {
+            self.rows.resize(i + 1, None);
+            self.joined.resize(i + 1, Vec::new());
+        }
+        i
+    }
+
     /// Applies one step's payload.
     pub fn apply(&mut self, p: &Payload) {
         match p {
             Payload::LiveRanges { rows } => {
-                self.rows = rows.iter().map(|r| (r.reg, r.segments.clone())).collect();
+                self.rows.clear();
                 self.joined.clear();
+                for r in rows {
+                    let i = self.slot(r.reg);
+                    self.rows[i] = Some(r.segments.clone());
+                }
                 let all = rows.iter().flat_map(|r| r.segments.iter());
                 let start = all.clone().map(|s| s.start).min();
                 let end = all.map(|s| s.end).max();
@@ -198,12 +227,12 @@ impl Ranges {
                 merged,
                 ..
             } if is_join(verdict) => {
-                self.rows.remove(src);
-                self.rows.insert(*dst, merged.clone());
-                let mut folded = self.joined.remove(src).unwrap_or_default();
-                let list = self.joined.entry(*dst).or_default();
-                list.push(*src);
-                list.append(&mut folded);
+                let (s, d) = (self.slot(*src), self.slot(*dst));
+                self.rows[s] = None;
+                self.rows[d] = Some(merged.clone());
+                let mut folded = core::mem::take(&mut self.joined[s]);
+                self.joined[d].push(*src);
+                self.joined[d].append(&mut folded);
             }
             _ => {}
         }
@@ -324,28 +353,27 @@ fn select_rows(
     candidate: Option<(u32, u32)>,
     changed: Option<u32>,
 ) -> (Vec<BarRow>, u32) {
-    let want: BTreeSet<u32> = candidate
+    let mut keep: Vec<u32> = candidate
         .map(|(a, b)| [a, b])
         .into_iter()
         .flatten()
+        .filter(|&r| ranges.row(r).is_some())
         .collect();
-    let mut keep: BTreeSet<u32> = want
-        .iter()
-        .copied()
-        .filter(|r| ranges.rows.contains_key(r))
-        .collect();
-    for &r in ranges.rows.keys() {
+    let total = ranges.regs().count();
+    for r in ranges.regs() {
         if keep.len() >= MAX_ROWS {
             break;
         }
-        keep.insert(r);
+        keep.push(r);
     }
-    let rows = keep
+    keep.sort_unstable();
+    keep.dedup();
+    let rows: Vec<BarRow> = keep
         .iter()
         .map(|&reg| BarRow {
             reg,
-            segments: bars(&ranges.rows[&reg]),
-            joined: ranges.joined.get(&reg).cloned().unwrap_or_default(),
+            segments: bars(ranges.row(reg).unwrap_or_default()),
+            joined: ranges.joined(reg).to_vec(),
             role: match candidate {
                 Some((d, _)) if d == reg => "dst".into(),
                 Some((_, s)) if s == reg => "src".into(),
@@ -354,7 +382,7 @@ fn select_rows(
             changed: changed == Some(reg),
         })
         .collect();
-    (rows, (ranges.rows.len() - keep.len()) as u32)
+    (rows, (total - keep.len()) as u32)
 }
 
 /// Ticks at whole instruction indexes: steps of 16, 32, 64 ... so at most ten fit.
@@ -378,12 +406,18 @@ fn axis((start, end): (u32, u32)) -> Axis {
 
 fn layout_tree(t: &ReplayTree, payload: &Payload, candidate: Option<(u32, u32)>) -> TreePicture {
     let snap = t.snapshot();
-    let by_id: BTreeMap<u32, &_> = snap.nodes.iter().map(|n| (n.id.0, n)).collect();
+    // Snapshot nodes come sorted by id.
+    let by_id = |id: u32| {
+        snap.nodes
+            .binary_search_by_key(&id, |n| n.id.0)
+            .ok()
+            .map(|k| &snap.nodes[k])
+    };
     // In-order walk of the drawn levels, with depths.
     let mut order: Vec<(u32, u32)> = Vec::new();
     let mut stack: Vec<(u32, u32, bool)> = snap.root.map(|r| (r.0, 0, false)).into_iter().collect();
     while let Some((id, depth, expanded)) = stack.pop() {
-        let Some(n) = by_id.get(&id) else { continue };
+        let Some(n) = by_id(id) else { continue };
         if expanded {
             order.push((id, depth));
             continue;
@@ -396,7 +430,7 @@ fn layout_tree(t: &ReplayTree, payload: &Payload, candidate: Option<(u32, u32)>)
             stack.push((l.0, depth + 1, false));
         }
     }
-    let touched: BTreeSet<u32> = match payload {
+    let touched: Vec<u32> = match payload {
         Payload::TreeChange { events, .. } => events
             .iter()
             .map(|e| match e {
@@ -406,7 +440,7 @@ fn layout_tree(t: &ReplayTree, payload: &Payload, candidate: Option<(u32, u32)>)
                 TreeEvent::Rotate { pivot, .. } => pivot.0,
             })
             .collect(),
-        _ => BTreeSet::new(),
+        _ => Vec::new(),
     };
     let count = |f: fn(&TreeEvent) -> bool| match payload {
         Payload::TreeChange { events, .. } => events.iter().filter(|e| f(e)).count() as u32,
@@ -417,11 +451,11 @@ fn layout_tree(t: &ReplayTree, payload: &Payload, candidate: Option<(u32, u32)>)
     let mut nodes: Vec<TreeNode> = order
         .iter()
         .enumerate()
-        .map(|(i, &(id, depth))| {
-            let n = by_id[&id];
+        .filter_map(|(i, &(id, depth))| {
+            let n = by_id(id)?;
             let key = n.interval.key;
             let reg = key >> 6;
-            TreeNode {
+            Some(TreeNode {
                 id,
                 reg,
                 lane: (key & 63).checked_sub(1).map(|l| l as u8),
@@ -437,7 +471,7 @@ fn layout_tree(t: &ReplayTree, payload: &Payload, candidate: Option<(u32, u32)>)
                 y: TREE_PAD + depth * TREE_DY,
                 touched: touched.contains(&id),
                 candidate: regs.contains(&reg),
-            }
+            })
         })
         .collect();
     nodes.sort_by_key(|n| n.id);
@@ -544,9 +578,10 @@ mod tests {
             merged: vec![seg(10, 30)],
             conflict_spans: Vec::new(),
         });
-        assert_eq!(r.rows.len(), 1);
-        assert_eq!(r.rows[&1], vec![seg(10, 30)]);
-        assert_eq!(r.joined[&1], vec![2]);
+        assert_eq!(r.regs().collect::<Vec<_>>(), [1]);
+        assert_eq!(r.row(1), Some(&[seg(10, 30)][..]));
+        assert_eq!(r.row(2), None);
+        assert_eq!(r.joined(1), [2]);
         assert_eq!(r.first_extent, Some((10, 30)));
     }
 }

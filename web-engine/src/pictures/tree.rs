@@ -19,7 +19,6 @@
 use compiler_core::passes::nvptx_coalescer::interval_tree::{
     Color, Interval, NodeId, Side, SnapshotNode, TreeEvent, TreeSnapshot,
 };
-use std::collections::BTreeMap;
 
 #[derive(Clone, Debug)]
 struct Node {
@@ -30,12 +29,18 @@ struct Node {
     parent: Option<u32>,
 }
 
-/// A tree rebuilt event by event; nodes keep the ids the pass gave them.
+/// A tree rebuilt event by event; nodes keep the ids the pass gave them (indexes into
+/// its arena, so a plain vector holds them: no map code in the page's wasm).
 #[derive(Clone, Debug, Default)]
 pub struct ReplayTree {
-    nodes: BTreeMap<u32, Node>,
+    nodes: Vec<Option<Node>>,
+    len: usize,
     root: Option<u32>,
 }
+
+/// Node ids beyond this many past the arena's end are refused (the pass numbers nodes
+/// densely from 0).
+const MAX_ID_GAP: usize = 1 << 16;
 
 fn less(a: &Interval, b: &Interval) -> bool {
     (a.start, a.key, a.end) < (b.start, b.key, b.end)
@@ -43,22 +48,26 @@ fn less(a: &Interval, b: &Interval) -> bool {
 
 impl ReplayTree {
     pub fn len(&self) -> usize {
-        self.nodes.len()
+        self.len
     }
 
     pub fn is_empty(&self) -> bool {
-        self.nodes.is_empty()
+        self.len == 0
+    }
+
+    fn get(&self, id: u32) -> Option<&Node> {
+        self.nodes.get(id as usize).and_then(Option::as_ref)
     }
 
     fn n(&self, id: u32) -> Result<&Node, String> {
-        self.nodes
-            .get(&id)
+        self.get(id)
             .ok_or_else(|| format!("tree event names node {id}, which is not in the tree"))
     }
 
     fn nm(&mut self, id: u32) -> Result<&mut Node, String> {
         self.nodes
-            .get_mut(&id)
+            .get_mut(id as usize)
+            .and_then(Option::as_mut)
             .ok_or_else(|| format!("tree event names node {id}, which is not in the tree"))
     }
 
@@ -100,8 +109,11 @@ impl ReplayTree {
     }
 
     fn insert(&mut self, id: u32, iv: Interval) -> Result<(), String> {
-        if self.nodes.contains_key(&id) {
+        if self.get(id).is_some() {
             return Err(format!("node {id} is inserted twice"));
+        }
+        if id as usize > self.nodes.len() + MAX_ID_GAP {
+            return Err(format!("node id {id} is far beyond the tree's arena"));
         }
         let mut parent = None;
         let mut went_left = false;
@@ -109,7 +121,7 @@ impl ReplayTree {
         let mut guard = 0;
         while let Some(c) = cur {
             guard += 1;
-            if guard > self.nodes.len() {
+            if guard > self.len {
                 return Err("cycle in the tree".into());
             }
             let cn = self.n(c)?;
@@ -117,16 +129,17 @@ impl ReplayTree {
             went_left = less(&iv, &cn.iv);
             cur = if went_left { cn.left } else { cn.right };
         }
-        self.nodes.insert(
-            id,
-            Node {
-                iv,
-                color: Color::Red,
-                left: None,
-                right: None,
-                parent,
-            },
-        );
+        if self.nodes.len() <= id as usize {
+            self.nodes.resize(id as usize + 1, None);
+        }
+        self.nodes[id as usize] = Some(Node {
+            iv,
+            color: Color::Red,
+            left: None,
+            right: None,
+            parent,
+        });
+        self.len += 1;
         match parent {
             None => self.root = Some(id),
             Some(p) if went_left => self.nm(p)?.left = Some(id),
@@ -159,7 +172,8 @@ impl ReplayTree {
                 self.nm(y)?.color = zn.color;
             }
         }
-        self.nodes.remove(&z);
+        self.nodes[z as usize] = None;
+        self.len -= 1;
         Ok(())
     }
 
@@ -199,29 +213,31 @@ impl ReplayTree {
     /// The tree in the pass's snapshot form (nodes by id; `max_end`, count, minimum and
     /// maximum recomputed from the links).
     pub fn snapshot(&self) -> TreeSnapshot {
-        let mut max_end: BTreeMap<u32, u32> = BTreeMap::new();
+        let mut max_end: Vec<Option<u32>> = vec![None; self.nodes.len()];
+        let mut visits = 0;
         // Children before parents: a post-order walk from the root.
         let mut stack: Vec<(u32, bool)> = self.root.into_iter().map(|r| (r, false)).collect();
         while let Some((id, done)) = stack.pop() {
-            let Some(n) = self.nodes.get(&id) else {
+            let Some(n) = self.get(id) else {
                 continue;
             };
             if done {
                 let m = [n.left, n.right]
                     .into_iter()
                     .flatten()
-                    .filter_map(|c| max_end.get(&c).copied())
+                    .filter_map(|c| max_end[c as usize])
                     .fold(n.iv.end, u32::max);
-                max_end.insert(id, m);
-            } else if max_end.len() <= self.nodes.len() {
+                max_end[id as usize] = Some(m);
+            } else if visits <= self.len {
+                visits += 1;
                 stack.push((id, true));
                 stack.extend([n.left, n.right].into_iter().flatten().map(|c| (c, false)));
             }
         }
         let extreme = |left: bool| {
             let mut cur = self.root?;
-            for _ in 0..self.nodes.len() {
-                let n = self.nodes.get(&cur)?;
+            for _ in 0..self.len {
+                let n = self.get(cur)?;
                 match if left { n.left } else { n.right } {
                     Some(c) => cur = c,
                     None => break,
@@ -234,16 +250,20 @@ impl ReplayTree {
             nodes: self
                 .nodes
                 .iter()
-                .map(|(&id, n)| SnapshotNode {
-                    id: NodeId(id),
-                    interval: n.iv,
-                    color: n.color,
-                    left: n.left.map(NodeId),
-                    right: n.right.map(NodeId),
-                    max_end: max_end.get(&id).copied().unwrap_or(n.iv.end),
+                .enumerate()
+                .filter_map(|(id, n)| {
+                    let n = n.as_ref()?;
+                    Some(SnapshotNode {
+                        id: NodeId(id as u32),
+                        interval: n.iv,
+                        color: n.color,
+                        left: n.left.map(NodeId),
+                        right: n.right.map(NodeId),
+                        max_end: max_end[id].unwrap_or(n.iv.end),
+                    })
                 })
                 .collect(),
-            len: self.nodes.len() as u32,
+            len: self.len as u32,
             min: extreme(true),
             max: extreme(false),
         }
@@ -251,7 +271,7 @@ impl ReplayTree {
 
     /// Each node's parent, by id.
     pub fn parent(&self, id: u32) -> Option<u32> {
-        self.nodes.get(&id).and_then(|n| n.parent)
+        self.get(id).and_then(|n| n.parent)
     }
 }
 
