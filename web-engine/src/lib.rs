@@ -9,7 +9,7 @@
 //!                                    lines.rs  printed function + line of each instruction
 //!                                    diff.rs   line diff with folded context
 //!                                    payload.rs a step's payload as table rows
-//!                                    pictures/  pass pictures as data (fan-out, GO grid)
+//!                                    pictures/  pass pictures as data (fan-out, GO grid, coalescing)
 //!                                    tours.rs   guided tours, resolved against the run
 //!  other pages / tests ──▶ js.rs: run(source, options), examples(), stages(), knobs(),
 //!                                 encodeLink / decodeLink   (exported by web-app's binary)

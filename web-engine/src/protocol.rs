@@ -264,6 +264,9 @@ pub struct StepView {
     /// The stage's pass picture at this step, when it has one (`crate::pictures`).
     #[serde(default)]
     pub picture: Option<crate::pictures::Picture>,
+    /// The coalescing picture (register-coalescer, nvptx-coalescer), after this step.
+    #[serde(default)]
+    pub coalesce: Option<Box<crate::pictures::coalesce::CoalescePicture>>,
 }
 
 /// A line diff between two steps.

@@ -284,6 +284,7 @@ impl Session {
                 let run = &self.result.stages[k];
                 crate::pictures::picture(stage, &run.steps, &run.functions, step)
             },
+            coalesce: None,
         };
         if !self.replayable(k) {
             let run = &self.result.stages[k];
@@ -356,6 +357,10 @@ impl Session {
         let (kind, rows) = payload::rows(&s.payload);
         view.payload_type = kind;
         view.payload = rows;
+        if matches!(stage, Stage::RegisterCoalescer | Stage::NvptxCoalescer) {
+            let steps = &self.result.stages[k].steps[range.first..=i];
+            view.coalesce = crate::pictures::coalesce::picture(steps).map(Box::new);
+        }
         view.before = IrText {
             text: pa.text,
             marks: before_marks,

@@ -159,7 +159,7 @@ pub fn steps() -> Vec<Step> {
         },
         Step {
             name: "wasm-chromium",
-            about: "wasm-bindgen tests in headless Chromium (web-app/tests/render.rs, engine in the page)",
+            about: "wasm-bindgen tests in headless Chromium (web-app/tests/render.rs and coalesce_picture.rs, engine in the page)",
             needs: BROWSER,
             run: |ctx| {
                 let config = match webdriver_config(ctx) {
@@ -171,7 +171,7 @@ pub fn steps() -> Vec<Step> {
                     ("CHROMEDRIVER", CHROMEDRIVER.to_string()),
                     ("WASM_BINDGEN_TEST_WEBDRIVER_JSON", config),
                 ];
-                let mut args = wasm_test_args("web-app", &["render"]);
+                let mut args = wasm_test_args("web-app", &["render", "coalesce_picture"]);
                 args.extend(["--features", "inline-engine"]);
                 cargo_step(ctx, &args, &env)
             },

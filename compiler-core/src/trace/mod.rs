@@ -19,6 +19,7 @@ pub use edit::{apply_edit, Edit, ReplayError};
 pub use editor::{record, Editor};
 pub use player::{Checkpoints, Player, CHECKPOINT_EVERY};
 
+use crate::liveness::LiveRange;
 use crate::mir::{Inst, VReg};
 use crate::stages::Stage;
 use alloc::string::String;
@@ -135,6 +136,21 @@ pub enum Payload {
         src_range: String,
         /// Where the two ranges are live at once with different values.
         conflicts: Vec<(String, String)>,
+        /// When `dst` joins as one lane of a tuple (NVPTX coalescer): that lane; the
+        /// `dst_*` ranges are then the lane's, `merged` the whole register's.
+        dst_lane: Option<u8>,
+        /// The two ranges again as numbers (before the decision), for the bars.
+        dst_segments: Vec<SegmentView>,
+        src_segments: Vec<SegmentView>,
+        /// After a join: the surviving register's whole range (`src` is then empty).
+        merged: Vec<SegmentView>,
+        /// The conflicting overlaps as raw `[start, end)` slot pairs (one per entry of
+        /// `conflicts`, where both registers are live around the conflicting def).
+        conflict_spans: Vec<(u32, u32)>,
+    },
+    /// Coalescing: every register's live range as the pass starts (the bars' first state).
+    LiveRanges {
+        rows: Vec<RangeView>,
     },
     /// NVPTX coalescer: the interval tree changed (events in order, and the tree after,
     /// when it is small enough to copy into every step).
@@ -282,6 +298,45 @@ pub enum Payload {
         /// Live-in registers no longer read.
         liveins_dropped: Vec<String>,
     },
+}
+
+/// One live segment `[start, end)` in raw slot numbers ([`crate::liveness::SlotIndex::raw`]: index × 4 +
+/// slot), holding value number `valno`.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct SegmentView {
+    pub start: u32,
+    pub end: u32,
+    pub valno: u32,
+}
+
+/// One register's live range as numbers.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct RangeView {
+    pub reg: u32,
+    pub segments: Vec<SegmentView>,
+}
+
+/// The segments of `r` as [`SegmentView`]s.
+pub fn segments_of(r: &LiveRange) -> Vec<SegmentView> {
+    r.segments
+        .iter()
+        .map(|s| SegmentView {
+            start: s.start.raw(),
+            end: s.end.raw(),
+            valno: s.valno,
+        })
+        .collect()
+}
+
+/// The rows of every register with a non-empty range, by register number.
+pub fn range_rows<'a>(ranges: impl Iterator<Item = (u32, &'a LiveRange)>) -> Vec<RangeView> {
+    ranges
+        .filter(|(_, r)| !r.is_empty())
+        .map(|(reg, r)| RangeView {
+            reg,
+            segments: segments_of(r),
+        })
+        .collect()
 }
 
 /// Where passes report their steps.

@@ -10,8 +10,10 @@
 //!                                 | PayloadTable, ExportButtons
 //!  side-by-side layout: SideBySide ─ PictureSlot×3 (picture_for, ExportButtons)
 //!  header: TourOffer (start the example's tour); playback row: TourBar (a tour's stop)
+//!  coalescing stages: PicturePanel ─ CoalescePictureView ─ IntervalBars, HeapView, RbTree
 //! ```
 
+mod coalesce_picture;
 mod code_line;
 mod code_view;
 mod diff_panel;
@@ -20,7 +22,9 @@ mod export_buttons;
 mod fanout_picture;
 mod gallery;
 mod go_grid_picture;
+mod heap_view;
 mod icon;
+mod interval_bars;
 mod ir_compare;
 mod knob_field;
 mod knobs_panel;
@@ -31,6 +35,7 @@ mod pass_picture;
 mod payload_table;
 mod picture_panel;
 mod picture_slot;
+mod rb_tree;
 mod run_status;
 mod side_by_side;
 mod stage_item;
@@ -42,6 +47,7 @@ mod tabs;
 mod tour_bar;
 mod tour_offer;
 
+pub use coalesce_picture::{CoalescePictureView, CoalescePictureViewProps};
 pub use code_line::{CodeLine, CodeLineProps};
 pub use code_view::{CodeView, CodeViewProps};
 pub use diff_panel::{DiffPanel, DiffPanelProps};
@@ -50,7 +56,9 @@ pub use export_buttons::{ExportButtons, ExportButtonsProps};
 pub use fanout_picture::{FanoutPictureProps, FanoutPictureView};
 pub use gallery::{Gallery, GalleryProps};
 pub use go_grid_picture::{GoGridPictureProps, GoGridPictureView};
+pub use heap_view::{HeapView, HeapViewProps};
 pub use icon::{Icon, IconName, IconProps};
+pub use interval_bars::{IntervalBars, IntervalBarsProps};
 pub use ir_compare::{IrCompare, IrCompareProps};
 pub use knob_field::{KnobField, KnobFieldProps};
 pub use knobs_panel::{KnobsPanel, KnobsPanelProps};
@@ -61,6 +69,7 @@ pub use pass_picture::{PassPicture, PassPictureProps};
 pub use payload_table::{PayloadTable, PayloadTableProps};
 pub use picture_panel::{PicturePanel, PicturePanelProps};
 pub use picture_slot::{PictureSlot, PictureSlotProps};
+pub use rb_tree::{RbTree, RbTreeProps};
 pub use run_status::{RunStatus, RunStatusProps};
 pub use side_by_side::{SideBySide, SideBySideProps};
 pub use stage_item::{StageItem, StageItemProps, StageStatus};

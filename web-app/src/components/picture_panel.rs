@@ -1,9 +1,12 @@
 //! The right-hand "pass picture" panel. Each pass will draw its own picture here
 //! (issue 10: the EXTRACT_SUBREG fan-out, live-interval bars with the red-black interval
 //! tree, the GeneralOptimize block × iteration grid): add a component per payload type
-//! and a match arm in [`picture_for`]. Until then every step's payload is shown as a
-//! readable table, with the step's edits and the registers it is about.
+//! and a match arm in [`picture_for`]. The coalescing picture (bars, interval tree,
+//! heaps) comes with the view itself (`StepView::coalesce`) for the two coalescer
+//! stages; other steps' payloads are shown as a readable table, with the step's edits
+//! and the registers they are about.
 
+use super::coalesce_picture::CoalescePictureView;
 use super::export_buttons::ExportButtons;
 use super::pass_picture::PassPicture;
 use super::payload_table::PayloadTable;
@@ -21,9 +24,13 @@ pub struct PicturePanelProps {
 ///
 /// HOOK(pictures): a picture lands as a match arm on `view.payload_type`, e.g.
 /// `"extract_subreg_pair" => html! { <ExtractSubregFanOut view={..} /> }`. Stages whose
-/// picture the engine draws from the whole trace (`view.picture`: the EXTRACT_SUBREG
-/// fan-out, the GeneralOptimize grid) come first. The side-by-side slots use this too.
+/// picture the engine draws from the whole trace come first: the coalescing picture
+/// (`view.coalesce`), the EXTRACT_SUBREG fan-out and the GeneralOptimize grid
+/// (`view.picture`). The side-by-side slots use this too.
 pub(crate) fn picture_for(view: &StepView) -> Html {
+    if let Some(p) = &view.coalesce {
+        return html! { <CoalescePictureView picture={Rc::new((**p).clone())} step={view.step} /> };
+    }
     if let Some(p) = &view.picture {
         return html! { <PassPicture picture={p.clone()} /> };
     }
@@ -47,7 +54,7 @@ pub fn picture_panel(props: &PicturePanelProps) -> Html {
                 },
                 Some(v) => html! {
                     <>
-                        if v.picture.is_none() {
+                        if v.picture.is_none() && v.coalesce.is_none() {
                             <p class="picture-note">
                                 { "Drawn pictures for this pass are still to come; here is what the step recorded." }
                             </p>
@@ -56,7 +63,7 @@ pub fn picture_panel(props: &PicturePanelProps) -> Html {
                                 name={format!("copyscope-{}-step{}", v.stage.id(), v.step)} />
                         }
                         <div id="picture-body">{ picture_for(v) }</div>
-                        if v.picture.is_some() && !v.payload.is_empty() {
+                        if (v.picture.is_some() || v.coalesce.is_some()) && !v.payload.is_empty() {
                             <details class="step-data">
                                 <summary>{ "What the step recorded" }</summary>
                                 <PayloadTable kind={v.payload_type.clone()} rows={v.payload.clone()} />

@@ -5,13 +5,17 @@
 //!  StageRun.steps ──▶ picture(stage, steps, functions, step) ──▶ Option<Picture>
 //!     two-address          fanout::build    EXTRACT_SUBREG pairs fanning out into COPYs
 //!     general-optimize-*   go_grid::build   blocks × rounds grid, cost curve, buffer, marks
+//!  Session::view ──▶ coalesce::build (register-coalescer, nvptx-coalescer): live-range
+//!     bars, the red-black interval tree rebuilt from its events (tree.rs), heaps, verdict
 //! ```
 //!
 //! The page draws these (web-app's `fanout_picture` and `go_grid_picture`); the model
 //! is plain data so it is tested natively against the trace it came from.
 
+pub mod coalesce;
 pub mod fanout;
 pub mod go_grid;
+pub mod tree;
 
 use compiler_core::pipeline::FunctionSteps;
 use compiler_core::trace::Step;

@@ -5,7 +5,8 @@ use super::{key_pair, Nvptx, Unit, SNAPSHOT_MAX};
 use crate::entity::EntityRef;
 use crate::liveness::{LiveRange, SlotIndex, ValNo};
 use crate::mir::{oflag, CopyFamily, Inst, Op, Reg, SubReg, VReg};
-use crate::trace::{Focus, Payload, Recorder, Step};
+use crate::passes::register_coalescer::conflict_span;
+use crate::trace::{segments_of, Focus, Payload, Recorder, Step};
 use alloc::format;
 use alloc::string::String;
 use alloc::vec::Vec;
@@ -59,11 +60,17 @@ impl<R: Recorder> Nvptx<'_, '_, R> {
         if !conflicts.is_empty() {
             self.stats.inc("interference_rejections");
             let (kr, gr) = self.range_texts(keep, gone);
+            let (ks, gs) = if R::ENABLED {
+                (segments_of(self.range(keep)), segments_of(self.range(gone)))
+            } else {
+                Default::default()
+            };
+            let (conflicts, conflict_spans): (Vec<_>, Vec<_>) = conflicts.into_iter().unzip();
             let first = conflicts[0].0.clone();
             self.step(|| {
                 Step::new("interference", format!("{dn} and {sn} are live together at {first} with different values: the candidate goes to the secondary heap."))
                     .focus(Focus::inst(inst))
-                    .payload(Payload::CoalesceDecision { copy: c.inst, dst: keep.0.index() as u32, src: gone.0.index() as u32, verdict: "interference", dst_range: kr, src_range: gr, conflicts })
+                    .payload(Payload::CoalesceDecision { copy: c.inst, dst: keep.0.index() as u32, src: gone.0.index() as u32, verdict: "interference", dst_range: kr, src_range: gr, conflicts, dst_lane: keep.1, dst_segments: ks, src_segments: gs, merged: Vec::new(), conflict_spans })
             });
             return false;
         }
@@ -125,8 +132,10 @@ impl<R: Recorder> Nvptx<'_, '_, R> {
             })
     }
 
-    /// Points where `a` and `b` hold different values, after a tree query.
-    fn interference(&self, a: Unit, b: Unit, copy: Inst) -> Vec<(String, String)> {
+    /// Points where `a` and `b` hold different values, after a tree query, each with
+    /// the raw `[start, end)` where both are live around it.
+    #[allow(clippy::type_complexity)]
+    fn interference(&self, a: Unit, b: Unit, copy: Inst) -> Vec<((String, String), (u32, u32))> {
         let Some(eb) = self.extent(b) else {
             return Vec::new();
         };
@@ -164,17 +173,18 @@ impl<R: Recorder> Nvptx<'_, '_, R> {
                     continue;
                 }
                 // The texts are for the trace only; with tracing off the count matters.
-                if R::ENABLED {
+                let text = if R::ENABLED {
                     let seg = ry
                         .segments
                         .iter()
                         .find(|s| s.contains(v.def))
                         .map(|s| format!("{s}"))
                         .unwrap_or_default();
-                    out.push((format!("{}", v.def), seg));
+                    (format!("{}", v.def), seg)
                 } else {
-                    out.push((String::new(), String::new()));
-                }
+                    (String::new(), String::new())
+                };
+                out.push((text, conflict_span(rx, ry, v.def)));
                 if out.len() >= 4 {
                     return out;
                 }
@@ -246,6 +256,11 @@ impl<R: Recorder> Nvptx<'_, '_, R> {
 
     fn merge(&mut self, copy: Inst, keep: Unit, gone: Unit, block_level: bool, dn: &str, sn: &str) {
         let (kr, gr) = self.range_texts(keep, gone);
+        let (ks, gs) = if R::ENABLED {
+            (segments_of(self.range(keep)), segments_of(self.range(gone)))
+        } else {
+            Default::default()
+        };
         let mut touched: Vec<Inst> = self.du.defs[gone.0]
             .iter()
             .chain(self.du.uses[gone.0].iter())
@@ -355,6 +370,7 @@ impl<R: Recorder> Nvptx<'_, '_, R> {
             self.ed.set_class(keep.0, Some(cl));
         }
         self.stats.inc("joined");
+        let merged = segments_of(&self.main[keep.0.index()]);
         let events = self.tree.take_events();
         let rot = self.tree.rotations;
         let snap = (self.tree.len() <= SNAPSHOT_MAX).then(|| self.tree.snapshot());
@@ -372,7 +388,7 @@ impl<R: Recorder> Nvptx<'_, '_, R> {
         self.step(|| {
             Step::new("merge", format!("{level}: {dn} ← {sn} — the two never hold different values at once, so they become one register and the copy is erased.{lane_note}"))
                 .focus(Focus::vreg(keep.0))
-                .payload(Payload::CoalesceDecision { copy: copy.index() as u32, dst: keep.0.index() as u32, src: gone.0.index() as u32, verdict: "merged", dst_range: kr, src_range: gr, conflicts: Vec::new() })
+                .payload(Payload::CoalesceDecision { copy: copy.index() as u32, dst: keep.0.index() as u32, src: gone.0.index() as u32, verdict: "merged", dst_range: kr, src_range: gr, conflicts: Vec::new(), dst_lane: keep.1, dst_segments: ks, src_segments: gs, merged, conflict_spans: Vec::new() })
         });
         if self.tree_built {
             self.step(|| Step::new("tree_update", "The interval tree drops the two old extents and inserts the merged one, rebalancing as it goes.").payload(Payload::TreeChange { events, tree: snap, rotations: rot }));

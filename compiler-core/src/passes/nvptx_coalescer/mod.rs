@@ -33,7 +33,7 @@ use crate::mir::{Block, Function, Inst, RegClass, VReg};
 use crate::passes::register_coalescer::order::loop_depths;
 use crate::passes::uses::DefUse;
 use crate::stats::Stats;
-use crate::trace::{Editor, Focus, Payload, Recorder, Step};
+use crate::trace::{range_rows, Editor, Focus, Payload, Recorder, Step};
 use alloc::format;
 use alloc::string::String;
 use alloc::vec::Vec;
@@ -130,6 +130,7 @@ pub fn run<R: Recorder>(f: &mut Function, opts: &NvptxCoalescerOptions, rec: &mu
         coalesced: SecondaryMap::new(),
         tree_built: false,
     };
+    p.ranges_step();
     let cands = p.filter_candidates(cands);
     p.block_level_pass(&cands);
     p.build_tree();
@@ -181,6 +182,21 @@ impl<R: Recorder> Nvptx<'_, '_, R> {
                 .unwrap_or(&self.main[u.0.index()]),
             None => &self.main[u.0.index()],
         }
+    }
+
+    /// Every register's whole live range as the pass starts (the picture's bars).
+    fn ranges_step(&mut self) {
+        let n = self.main.iter().filter(|r| !r.is_empty()).count();
+        let main = &self.main;
+        let rows = if R::ENABLED {
+            range_rows(main.iter().enumerate().map(|(v, r)| (v as u32, r)))
+        } else {
+            Vec::new()
+        };
+        self.step(|| {
+            Step::new("live_ranges", format!("Live intervals computed: {n} registers each have a range of program points; a copy's two registers may merge only where these ranges never hold different values."))
+                .payload(Payload::LiveRanges { rows })
+        });
     }
 
     fn participates(&self, v: VReg) -> bool {

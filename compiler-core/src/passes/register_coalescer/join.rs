@@ -12,7 +12,7 @@ use super::{full_copy, Coalescer};
 use crate::entity::EntityRef;
 use crate::liveness::{LiveRange, Segment, SlotIndex, ValNo};
 use crate::mir::{Inst, Reg, RegClass, VReg};
-use crate::trace::{Focus, Payload, Recorder, Step};
+use crate::trace::{segments_of, Focus, Payload, Recorder, Step};
 use alloc::format;
 use alloc::string::String;
 use alloc::vec::Vec;
@@ -62,8 +62,16 @@ impl<R: Recorder> Coalescer<'_, '_, R> {
 
     /// Ok when `a` and `b` never hold different values at once; otherwise the points
     /// where they do, with the two segments (for the trace).
-    pub(crate) fn check_join(&self, a: VReg, b: VReg) -> Result<(), Vec<(String, String)>> {
+    /// The conflicts come with the raw `[start, end)` where both are live around each
+    /// conflicting def.
+    #[allow(clippy::type_complexity)]
+    pub(crate) fn check_join(
+        &self,
+        a: VReg,
+        b: VReg,
+    ) -> Result<(), (Vec<(String, String)>, Vec<(u32, u32)>)> {
         let mut conflicts = Vec::new();
+        let mut spans = Vec::new();
         for (x, y) in [(a, b), (b, a)] {
             let (rx, ry) = (&self.ranges[x.index()], &self.ranges[y.index()]);
             for (vi, v) in rx.valnos.iter().enumerate() {
@@ -91,15 +99,16 @@ impl<R: Recorder> Coalescer<'_, '_, R> {
                 } else {
                     conflicts.push((String::new(), String::new()));
                 }
+                spans.push(conflict_span(rx, ry, v.def));
                 if conflicts.len() >= 4 {
-                    return Err(conflicts);
+                    return Err((conflicts, spans));
                 }
             }
         }
         if conflicts.is_empty() {
             Ok(())
         } else {
-            Err(conflicts)
+            Err((conflicts, spans))
         }
     }
 
@@ -108,6 +117,10 @@ impl<R: Recorder> Coalescer<'_, '_, R> {
     pub(crate) fn join(&mut self, copy: Inst, keep: VReg, gone: VReg, class: Option<RegClass>) {
         let (kn, gn) = (self.name(keep), self.name(gone));
         let (kr, gr) = (self.range_text(keep), self.range_text(gone));
+        let (ks, gs) = (
+            segments_of(&self.ranges[keep.index()]),
+            segments_of(&self.ranges[gone.index()]),
+        );
         // Rename every operand of `gone`.
         let mut touched: Vec<Inst> = self.du.defs[gone]
             .iter()
@@ -150,11 +163,12 @@ impl<R: Recorder> Coalescer<'_, '_, R> {
         }
         self.fold_erased_values(keep);
         self.stats.inc("joined");
+        let merged = segments_of(&self.ranges[keep.index()]);
         self.step(|| {
             let extra = if erased > 1 { format!(" {} other copies between them became self-copies and are erased too.", erased - 1) } else { String::new() };
             Step::new("join", format!("Join: {gn} and {kn} never hold different values at once, so {gn} is renamed to {kn} and the COPY disappears.{extra}"))
                 .focus(Focus::vreg(keep))
-                .payload(Payload::CoalesceDecision { copy: copy.index() as u32, dst: keep.index() as u32, src: gone.index() as u32, verdict: "joined", dst_range: kr, src_range: gr, conflicts: Vec::new() })
+                .payload(Payload::CoalesceDecision { copy: copy.index() as u32, dst: keep.index() as u32, src: gone.index() as u32, verdict: "joined", dst_range: kr, src_range: gr, conflicts: Vec::new(), dst_lane: None, dst_segments: ks, src_segments: gs, merged, conflict_spans: Vec::new() })
         });
     }
 
@@ -209,4 +223,21 @@ fn same_lane_copy(f: &crate::mir::Function, i: Inst, v: VReg) -> bool {
         && d.operands[1].vreg_of() == Some(v)
         && d.operands[0].subreg.is_some()
         && d.operands[0].subreg == d.operands[1].subreg
+}
+
+/// Where `x` (defining a value at `def`) and `y` are both live around that def: the
+/// common part of their segments there, as raw slot numbers.
+pub(crate) fn conflict_span(x: &LiveRange, y: &LiveRange, def: SlotIndex) -> (u32, u32) {
+    let around = |r: &LiveRange| {
+        r.segments
+            .iter()
+            .find(|s| s.contains(def))
+            .map(|s| (s.start, s.end))
+    };
+    match (around(x), around(y)) {
+        (Some((xs, xe)), Some((ys, ye))) => (xs.max(ys).raw(), xe.min(ye).raw()),
+        (None, Some((ys, ye))) => (def.raw().max(ys.raw()), ye.raw()),
+        (Some((xs, xe)), None) => (xs.raw(), xe.raw()),
+        (None, None) => (def.raw(), def.raw()),
+    }
 }

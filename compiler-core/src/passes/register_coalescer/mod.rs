@@ -21,6 +21,7 @@
 //! rematerializable, so that path never fires for NVPTX.
 
 mod join;
+pub(crate) use join::conflict_span;
 pub mod order;
 
 use crate::entity::{EntityRef, SecondaryMap};
@@ -28,7 +29,7 @@ use crate::liveness::{LiveIntervals, LiveRange, SlotIndexes};
 use crate::mir::{oflag, Function, Inst, Op, Reg, RegClass, VReg};
 use crate::passes::uses::DefUse;
 use crate::stats::Stats;
-use crate::trace::{Editor, Focus, Payload, Recorder, Step};
+use crate::trace::{range_rows, segments_of, Editor, Focus, Payload, Recorder, Step};
 use alloc::format;
 use alloc::string::String;
 use alloc::vec::Vec;
@@ -138,6 +139,7 @@ pub fn run<R: Recorder>(f: &mut Function, opts: &CoalescerOptions, rec: &mut R) 
         join_count: SecondaryMap::new(),
     };
     let blocks: Vec<crate::mir::Block> = order.iter().map(|&(b, _)| b).collect();
+    c.ranges_step();
     c.intro_step(&blocks);
     if c.opts.verify_coalescing {
         c.verify_step("before");
@@ -301,6 +303,21 @@ impl<R: Recorder> Coalescer<'_, '_, R> {
         });
     }
 
+    /// The live range of every register as the pass starts (the picture's bars).
+    fn ranges_step(&mut self) {
+        let n = self.ranges.iter().filter(|r| !r.is_empty()).count();
+        let ranges = &self.ranges;
+        let rows = if R::ENABLED {
+            range_rows(ranges.iter().enumerate().map(|(v, r)| (v as u32, r)))
+        } else {
+            Vec::new()
+        };
+        self.step(|| {
+            Step::new("live_ranges", format!("Live intervals computed: {n} registers each have a range of program points; two registers can share one only where these ranges never disagree."))
+                .payload(Payload::LiveRanges { rows })
+        });
+    }
+
     fn intro_step(&mut self, order: &[crate::mir::Block]) {
         let names: Vec<String> = order
             .iter()
@@ -392,7 +409,7 @@ impl<R: Recorder> Coalescer<'_, '_, R> {
             self.step(|| {
                 Step::new("partial", format!("{dn} = COPY {sn} reads or writes one lane of a tuple; lane joins are the NVPTX coalescer's job."))
                     .focus(Focus::inst(copy))
-                    .payload(Payload::CoalesceDecision { copy: copy.index() as u32, dst: dst.index() as u32, src: src.index() as u32, verdict: "partial", dst_range: String::new(), src_range: String::new(), conflicts: Vec::new() })
+                    .payload(Payload::CoalesceDecision { copy: copy.index() as u32, dst: dst.index() as u32, src: src.index() as u32, verdict: "partial", dst_range: String::new(), src_range: String::new(), conflicts: Vec::new(), dst_lane: None, dst_segments: Vec::new(), src_segments: Vec::new(), merged: Vec::new(), conflict_spans: Vec::new() })
             });
             return true;
         }
@@ -426,15 +443,19 @@ impl<R: Recorder> Coalescer<'_, '_, R> {
                 self.join(copy, keep, gone, class);
                 true
             }
-            Err(conflicts) => {
+            Err((conflicts, conflict_spans)) => {
                 self.stats.inc("interference_rejections");
                 let (kn, gn) = (self.name(keep), self.name(gone));
                 let (kr, gr) = (self.range_text(keep), self.range_text(gone));
+                let (ks, gs) = (
+                    segments_of(&self.ranges[keep.index()]),
+                    segments_of(&self.ranges[gone.index()]),
+                );
                 let first = conflicts.first().map(|c| c.0.clone()).unwrap_or_default();
                 self.step(|| {
                     Step::new("conflict", format!("{kn} and {gn} are both live at {first} holding different values: they cannot share a register, so this COPY stays (for now)."))
                         .focus(Focus::inst(copy))
-                        .payload(Payload::CoalesceDecision { copy: copy.index() as u32, dst: keep.index() as u32, src: gone.index() as u32, verdict: "conflict", dst_range: kr, src_range: gr, conflicts })
+                        .payload(Payload::CoalesceDecision { copy: copy.index() as u32, dst: keep.index() as u32, src: gone.index() as u32, verdict: "conflict", dst_range: kr, src_range: gr, conflicts, dst_lane: None, dst_segments: ks, src_segments: gs, merged: Vec::new(), conflict_spans })
                 });
                 false
             }
