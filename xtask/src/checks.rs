@@ -333,10 +333,10 @@ impl std::fmt::Display for TestCounts {
 }
 
 /// What the site's wasm may weigh, gzip-compressed, all files together: a guard against
-/// regressions. The goal is under 400 KB; with every stage of the pipeline linked (the
-/// emitter, PTX, the six GeneralOptimize instances, each pass traced and untraced) the
-/// one wasm is about 545 KB, so the guard sits above that until the size work is done.
-const WASM_GZIP_BUDGET: u64 = 600 * 1024;
+/// regressions. The goal is under 400 KB and is not met: with every stage of the pipeline
+/// (traced instances only, feature `traced-only`) and the three pass pictures and tours
+/// the one wasm is about 600 KB, so the guard sits above that until the size work is done.
+const WASM_GZIP_BUDGET: u64 = 680 * 1024;
 
 fn trunk_build(ctx: &Ctx) -> Outcome {
     let (ok, _) = proc::tee(&mut ctx.command("trunk", &["build", "--release"]));
