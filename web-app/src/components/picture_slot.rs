@@ -69,15 +69,15 @@ pub fn picture_slot(props: &PictureSlotProps) -> Html {
                     <span class="slot-counter" aria-live="polite">{ format!("Step {} of {}", props.step, total) }</span>
                     <button type="button" aria-label={label("Next step")} onclick={act(Action::PictureStep { slot, delta: 1 })} disabled={props.step >= total}>{ "▶" }</button>
                     <button type="button" aria-label={label("Last step")} onclick={act(Action::PictureSeek { slot, step: total })} disabled={props.step >= total}>{ "Last" }</button>
-                    if view.is_some_and(|v| v.picture.is_some()) {
+                    if view.is_some_and(|v| v.picture.is_some() || v.coalesce.is_some()) {
                         <ExportButtons target={body_id.clone()} what={format!("{title} picture")}
                             name={format!("copyscope-{}-step{}", props.stage.id(), props.step)} />
                     }
                 </div>
-                <div class="slot-body" id={body_id.clone()}>
+                <div class="slot-body" id={body_id.clone()} tabindex="0" role="region" aria-label={format!("{title} picture")}>
                     { match view {
                         None => html! { <p class="muted" aria-busy="true">{ "Loading…" }</p> },
-                        Some(v) if v.step == 0 && v.picture.is_none() => html! {
+                        Some(v) if v.step == 0 && v.picture.is_none() && v.coalesce.is_none() => html! {
                             <p class="muted">{ "Step 0 is the stage's input: step forward." }</p>
                         },
                         Some(v) => html! {
