@@ -141,6 +141,12 @@ pub fn ptxas() -> Option<&'static Path> {
 
 /// Assembles PTX text for `sm_<arch>`; Err holds ptxas' messages.
 pub fn assemble(ptxas: &Path, text: &str, arch: u32, tag: &str) -> Result<(), String> {
+    assemble_target(ptxas, text, &arch.to_string(), tag)
+}
+
+/// Assembles PTX text for `sm_<target>`, where the target may carry a feature suffix
+/// (`90a`); Err holds ptxas' messages.
+pub fn assemble_target(ptxas: &Path, text: &str, target: &str, tag: &str) -> Result<(), String> {
     static N: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
     let n = N.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
     let dir = std::env::temp_dir().join(format!("copyscope-ptxas-{}", std::process::id()));
@@ -149,11 +155,11 @@ pub fn assemble(ptxas: &Path, text: &str, arch: u32, tag: &str) -> Result<(), St
         .chars()
         .map(|c| if c.is_ascii_alphanumeric() { c } else { '_' })
         .collect();
-    let src = dir.join(format!("{n}-{safe}.ptx"));
-    let out = dir.join(format!("{n}-{safe}.cubin"));
+    let src = dir.join(format!("{n}-{safe}-{target}.ptx"));
+    let out = dir.join(format!("{n}-{safe}-{target}.cubin"));
     std::fs::write(&src, text).map_err(|e| e.to_string())?;
     let o = Command::new(ptxas)
-        .arg(format!("-arch=sm_{arch}"))
+        .arg(format!("-arch=sm_{target}"))
         .arg(&src)
         .arg("-o")
         .arg(&out)
@@ -165,48 +171,10 @@ pub fn assemble(ptxas: &Path, text: &str, arch: u32, tag: &str) -> Result<(), St
         Ok(())
     } else {
         Err(format!(
-            "ptxas -arch=sm_{arch} {} failed:\n{}{}",
+            "ptxas -arch=sm_{target} {} failed:\n{}{}",
             src.display(),
             String::from_utf8_lossy(&o.stdout),
             String::from_utf8_lossy(&o.stderr)
         ))
-    }
-}
-
-/// Assembles PTX text for `sm_<target>` where the target may carry a feature suffix
-/// (`90a`); Err holds ptxas' messages.
-pub fn assemble_target(ptxas: &Path, text: &str, target: &str, tag: &str) -> Result<(), String> {
-    match target.parse::<u32>() {
-        Ok(arch) => assemble(ptxas, text, arch, tag),
-        Err(_) => {
-            let dir = std::env::temp_dir().join(format!("copyscope-ptxas-{}", std::process::id()));
-            std::fs::create_dir_all(&dir).map_err(|e| e.to_string())?;
-            let safe: String = tag
-                .chars()
-                .map(|c| if c.is_ascii_alphanumeric() { c } else { '_' })
-                .collect();
-            let src = dir.join(format!("{safe}-{target}.ptx"));
-            let out = dir.join(format!("{safe}-{target}.cubin"));
-            std::fs::write(&src, text).map_err(|e| e.to_string())?;
-            let o = Command::new(ptxas)
-                .arg(format!("-arch=sm_{target}"))
-                .arg(&src)
-                .arg("-o")
-                .arg(&out)
-                .output()
-                .map_err(|e| format!("running ptxas: {e}"))?;
-            let _ = std::fs::remove_file(&out);
-            if o.status.success() {
-                let _ = std::fs::remove_file(&src);
-                Ok(())
-            } else {
-                Err(format!(
-                    "ptxas -arch=sm_{target} {} failed:\n{}{}",
-                    src.display(),
-                    String::from_utf8_lossy(&o.stdout),
-                    String::from_utf8_lossy(&o.stderr)
-                ))
-            }
-        }
     }
 }
