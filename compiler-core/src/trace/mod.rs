@@ -328,6 +328,16 @@ pub fn segments_of(r: &LiveRange) -> Vec<SegmentView> {
         .collect()
 }
 
+/// [`segments_of`] when `R` records steps, nothing otherwise: the coalescers' payloads
+/// call this so that a run without a trace never builds them.
+pub fn recorded_segments<R: Recorder>(r: &LiveRange) -> Vec<SegmentView> {
+    if R::ENABLED {
+        segments_of(r)
+    } else {
+        Vec::new()
+    }
+}
+
 /// The rows of every register with a non-empty range, by register number.
 pub fn range_rows<'a>(ranges: impl Iterator<Item = (u32, &'a LiveRange)>) -> Vec<RangeView> {
     ranges

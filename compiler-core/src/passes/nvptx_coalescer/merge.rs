@@ -6,7 +6,7 @@ use crate::entity::EntityRef;
 use crate::liveness::{LiveRange, SlotIndex, ValNo};
 use crate::mir::{oflag, CopyFamily, Inst, Op, Reg, SubReg, VReg};
 use crate::passes::register_coalescer::conflict_span;
-use crate::trace::{segments_of, Focus, Payload, Recorder, Step};
+use crate::trace::{recorded_segments, Focus, Payload, Recorder, Step};
 use alloc::format;
 use alloc::string::String;
 use alloc::vec::Vec;
@@ -60,11 +60,10 @@ impl<R: Recorder> Nvptx<'_, '_, R> {
         if !conflicts.is_empty() {
             self.stats.inc("interference_rejections");
             let (kr, gr) = self.range_texts(keep, gone);
-            let (ks, gs) = if R::ENABLED {
-                (segments_of(self.range(keep)), segments_of(self.range(gone)))
-            } else {
-                Default::default()
-            };
+            let (ks, gs) = (
+                recorded_segments::<R>(self.range(keep)),
+                recorded_segments::<R>(self.range(gone)),
+            );
             let (conflicts, conflict_spans): (Vec<_>, Vec<_>) = conflicts.into_iter().unzip();
             let first = conflicts[0].0.clone();
             self.step(|| {
@@ -256,11 +255,10 @@ impl<R: Recorder> Nvptx<'_, '_, R> {
 
     fn merge(&mut self, copy: Inst, keep: Unit, gone: Unit, block_level: bool, dn: &str, sn: &str) {
         let (kr, gr) = self.range_texts(keep, gone);
-        let (ks, gs) = if R::ENABLED {
-            (segments_of(self.range(keep)), segments_of(self.range(gone)))
-        } else {
-            Default::default()
-        };
+        let (ks, gs) = (
+            recorded_segments::<R>(self.range(keep)),
+            recorded_segments::<R>(self.range(gone)),
+        );
         let mut touched: Vec<Inst> = self.du.defs[gone.0]
             .iter()
             .chain(self.du.uses[gone.0].iter())
@@ -370,7 +368,7 @@ impl<R: Recorder> Nvptx<'_, '_, R> {
             self.ed.set_class(keep.0, Some(cl));
         }
         self.stats.inc("joined");
-        let merged = segments_of(&self.main[keep.0.index()]);
+        let merged = recorded_segments::<R>(&self.main[keep.0.index()]);
         let events = self.tree.take_events();
         let rot = self.tree.rotations;
         let snap = (self.tree.len() <= SNAPSHOT_MAX).then(|| self.tree.snapshot());

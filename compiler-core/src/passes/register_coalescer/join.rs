@@ -12,7 +12,7 @@ use super::{full_copy, Coalescer};
 use crate::entity::EntityRef;
 use crate::liveness::{LiveRange, Segment, SlotIndex, ValNo};
 use crate::mir::{Inst, Reg, RegClass, VReg};
-use crate::trace::{segments_of, Focus, Payload, Recorder, Step};
+use crate::trace::{recorded_segments, Focus, Payload, Recorder, Step};
 use alloc::format;
 use alloc::string::String;
 use alloc::vec::Vec;
@@ -118,8 +118,8 @@ impl<R: Recorder> Coalescer<'_, '_, R> {
         let (kn, gn) = (self.name(keep), self.name(gone));
         let (kr, gr) = (self.range_text(keep), self.range_text(gone));
         let (ks, gs) = (
-            segments_of(&self.ranges[keep.index()]),
-            segments_of(&self.ranges[gone.index()]),
+            recorded_segments::<R>(&self.ranges[keep.index()]),
+            recorded_segments::<R>(&self.ranges[gone.index()]),
         );
         // Rename every operand of `gone`.
         let mut touched: Vec<Inst> = self.du.defs[gone]
@@ -163,7 +163,7 @@ impl<R: Recorder> Coalescer<'_, '_, R> {
         }
         self.fold_erased_values(keep);
         self.stats.inc("joined");
-        let merged = segments_of(&self.ranges[keep.index()]);
+        let merged = recorded_segments::<R>(&self.ranges[keep.index()]);
         self.step(|| {
             let extra = if erased > 1 { format!(" {} other copies between them became self-copies and are erased too.", erased - 1) } else { String::new() };
             Step::new("join", format!("Join: {gn} and {kn} never hold different values at once, so {gn} is renamed to {kn} and the COPY disappears.{extra}"))

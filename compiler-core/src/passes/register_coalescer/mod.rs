@@ -29,7 +29,7 @@ use crate::liveness::{LiveIntervals, LiveRange, SlotIndexes};
 use crate::mir::{oflag, Function, Inst, Op, Reg, RegClass, VReg};
 use crate::passes::uses::DefUse;
 use crate::stats::Stats;
-use crate::trace::{range_rows, segments_of, Editor, Focus, Payload, Recorder, Step};
+use crate::trace::{range_rows, recorded_segments, Editor, Focus, Payload, Recorder, Step};
 use alloc::format;
 use alloc::string::String;
 use alloc::vec::Vec;
@@ -448,8 +448,8 @@ impl<R: Recorder> Coalescer<'_, '_, R> {
                 let (kn, gn) = (self.name(keep), self.name(gone));
                 let (kr, gr) = (self.range_text(keep), self.range_text(gone));
                 let (ks, gs) = (
-                    segments_of(&self.ranges[keep.index()]),
-                    segments_of(&self.ranges[gone.index()]),
+                    recorded_segments::<R>(&self.ranges[keep.index()]),
+                    recorded_segments::<R>(&self.ranges[gone.index()]),
                 );
                 let first = conflicts.first().map(|c| c.0.clone()).unwrap_or_default();
                 self.step(|| {
