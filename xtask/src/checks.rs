@@ -446,6 +446,17 @@ fn e2e(ctx: &Ctx) -> Outcome {
 
 /// Runs the selected steps and prints the summary; returns the number that failed.
 pub fn run(ctx: &Ctx, steps: &[Step]) -> usize {
+    let free_at_start = free_disk(ctx);
+    if let Some(free) = free_at_start {
+        println!("disk: {} free where target/ lives", gib(free));
+        if free < LOW_DISK {
+            println!(
+                "warning: a full run from a clean checkout writes about {} (target/, fuzz/target, \
+                 node_modules); expect 'No space left on device' below that",
+                gib(LOW_DISK)
+            );
+        }
+    }
     let mut results = Vec::new();
     for (i, step) in steps.iter().enumerate() {
         println!();
@@ -459,32 +470,72 @@ pub fn run(ctx: &Ctx, steps: &[Step]) -> usize {
         let start = Instant::now();
         let outcome = (step.run)(ctx);
         let took = start.elapsed();
+        let free = free_disk(ctx);
         println!(
-            "<== {} {} in {}",
+            "<== {} {} in {}{}",
             step.name,
             if outcome.ok { "ok" } else { "FAILED" },
-            secs(took)
+            secs(took),
+            free.map(|f| format!(" ({} free)", gib(f)))
+                .unwrap_or_default()
         );
-        results.push((step, outcome, took));
+        results.push((step, outcome, took, free));
     }
 
-    let failed = results.iter().filter(|(_, o, _)| !o.ok).count();
+    let failed = results.iter().filter(|(_, o, _, _)| !o.ok).count();
     let width = steps.iter().map(|s| s.name.len()).max().unwrap_or(4).max(4);
     println!();
-    println!("{:<width$}  {:<6}  {:>8}  detail", "step", "result", "time");
-    for (step, outcome, took) in &results {
+    println!(
+        "{:<width$}  {:<6}  {:>8}  {:>9}  detail",
+        "step", "result", "time", "disk free"
+    );
+    for (step, outcome, took, free) in &results {
         println!(
-            "{:<width$}  {:<6}  {:>8}  {}",
+            "{:<width$}  {:<6}  {:>8}  {:>9}  {}",
             step.name,
             if outcome.ok { "ok" } else { "FAILED" },
             secs(*took),
+            free.map(gib).unwrap_or_else(|| "?".into()),
             outcome.detail
         );
     }
-    let total: Duration = results.iter().map(|(_, _, t)| *t).sum();
-    println!("{:<width$}  {:<6}  {:>8}", "total", "", secs(total));
+    let total: Duration = results.iter().map(|(_, _, t, _)| *t).sum();
+    let used = match (free_at_start, results.last().and_then(|r| r.3)) {
+        (Some(a), Some(b)) if a >= b => format!("{} used", gib(a - b)),
+        _ => String::new(),
+    };
+    println!(
+        "{:<width$}  {:<6}  {:>8}  {:>9}",
+        "total",
+        "",
+        secs(total),
+        used
+    );
     println!("{} passed, {} failed", results.len() - failed, failed);
     failed
+}
+
+/// Below this much free space a run from a clean checkout may not fit: one measured
+/// 2.9 GiB (target/ 2.4, fuzz/target 0.5; node_modules, ptxas and chromium besides).
+const LOW_DISK: u64 = 6 << 30;
+
+/// Free bytes on the file system holding target/, from `df` (None where df is missing).
+fn free_disk(ctx: &Ctx) -> Option<u64> {
+    let dir = ctx.target_dir();
+    let probe_dir = if dir.exists() { dir } else { ctx.root.clone() };
+    let out = proc::probe(&mut ctx.command("df", &["-Pk", &probe_dir.display().to_string()]))?;
+    let kib: u64 = out
+        .lines()
+        .nth(1)?
+        .split_whitespace()
+        .nth(3)?
+        .parse()
+        .ok()?;
+    Some(kib * 1024)
+}
+
+fn gib(bytes: u64) -> String {
+    format!("{:.1} GiB", bytes as f64 / (1u64 << 30) as f64)
 }
 
 fn secs(d: Duration) -> String {

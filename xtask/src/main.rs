@@ -221,6 +221,11 @@ fn test_cmd(rest: &[String]) -> Result<ExitCode, Usage> {
         .collect();
 
     let ctx = Ctx::new();
+    // A check run builds each crate once; incremental caches would only add gigabytes
+    // of disk (CI's machine ran out). Local `cargo test` keeps them.
+    if std::env::var_os("CARGO_INCREMENTAL").is_none() {
+        std::env::set_var("CARGO_INCREMENTAL", "0");
+    }
     let needed = |tool: &tools::Tool| selected.iter().any(|s| s.needs.contains(&tool.id));
     if let Err(e) = install(&ctx, needed) {
         return Ok(setup_failed(e));
