@@ -451,8 +451,8 @@ pub fn run(ctx: &Ctx, steps: &[Step]) -> usize {
         println!("disk: {} free where target/ lives", gib(free));
         if free < LOW_DISK {
             println!(
-                "warning: a full run from a clean checkout writes about {} (target/, fuzz/target, \
-                 node_modules); expect 'No space left on device' below that",
+                "warning: under {} free; a run from a clean checkout writes about 3 GiB \
+                 (target/, fuzz/target, node_modules), so 'No space left on device' may follow",
                 gib(LOW_DISK)
             );
         }
