@@ -5,13 +5,14 @@
 //! cargo xtask test  [--only S,..] [--skip S,..] [--skip-e2e] [--list]
 //!                                                          install, then every check + summary
 //! cargo xtask bless                                        rewrite golden files (COPYSCOPE_BLESS=1)
-//! cargo xtask bench [--llc]                                benchmarks → docs/bench.md
+//! cargo xtask bench [--llc] [--wasm | --wasm-only]        benchmarks → docs/bench.md, bench-wasm.md
 //! cargo xtask fuzz [TARGET] [--seconds N]                  long fuzz runs (cargo +nightly fuzz)
 //! cargo xtask setup                                        only the installs
 //! ```
 //!
 //! Installs (tools.rs) are idempotent: present tools are skipped after a version probe.
 
+mod bench_wasm;
 mod checks;
 mod ctx;
 mod fuzz;
@@ -37,7 +38,9 @@ commands:
   bless   rerun the native test suites with COPYSCOPE_BLESS=1: golden-file tests
           rewrite their expected files instead of comparing; review with `git diff`
   bench   run the benchmarks (release) and write docs/bench.md
-          --llc  also time llc-22 on the same MIR (installs Debian llvm-22 if missing)
+          --llc        also time llc-22 on the same MIR (installs Debian llvm-22 if missing)
+          --wasm       also time the release site in headless Chromium beside the same
+                       calls natively → docs/bench-wasm.md   --wasm-only  just that
   fuzz    run fuzz targets with cargo +nightly fuzz (installs cargo-fuzz if missing)
           [TARGET] one target (default: all)   --seconds N  per target (default 600)
   setup   only install the tools (what `serve` and `test` do first)";
@@ -270,14 +273,38 @@ fn bless_cmd(rest: &[String]) -> Result<ExitCode, Usage> {
 }
 
 fn bench_cmd(rest: &[String]) -> Result<ExitCode, Usage> {
-    let mut llc = false;
+    let (mut llc, mut wasm, mut native) = (false, false, true);
     for arg in rest {
         match arg.as_str() {
             "--llc" => llc = true,
+            "--wasm" => wasm = true,
+            "--wasm-only" => (wasm, native) = (true, false),
             other => return Err(Usage(format!("bench: unknown option `{other}`"))),
         }
     }
     let ctx = Ctx::new();
+    if wasm {
+        if let Err(e) = install(&ctx, |t| bench_wasm::NEEDS.contains(&t.id)) {
+            return Ok(setup_failed(e));
+        }
+    }
+    if native {
+        let code = bench_native(&ctx, llc);
+        if code != ExitCode::SUCCESS {
+            return Ok(code);
+        }
+    }
+    if wasm {
+        if let Err(e) = bench_wasm::run(&ctx) {
+            eprintln!("error: {e}");
+            return Ok(ExitCode::FAILURE);
+        }
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// The native bench (compiler-core/tests/bench.rs) into docs/bench.md.
+fn bench_native(ctx: &Ctx, llc: bool) -> ExitCode {
     if llc && ctx::which("llc-22").is_none() {
         println!("llc-22 missing: apt-get update && apt-get install -y llvm-22");
         let _ = ctx.command("apt-get", &["update"]).status();
@@ -286,7 +313,7 @@ fn bench_cmd(rest: &[String]) -> Result<ExitCode, Usage> {
             .status();
         if !matches!(status, Ok(s) if s.success()) {
             eprintln!("error: could not install llvm-22");
-            return Ok(ExitCode::FAILURE);
+            return ExitCode::FAILURE;
         }
     }
     let out = ctx.root.join("docs").join("bench.md");
@@ -295,7 +322,7 @@ fn bench_cmd(rest: &[String]) -> Result<ExitCode, Usage> {
     if !matches!(ctx.cargo(&["build", "--release", "-p", "copyscope"]).status(), Ok(s) if s.success())
     {
         eprintln!("error: could not build the CLI");
-        return Ok(ExitCode::FAILURE);
+        return ExitCode::FAILURE;
     }
     println!("running compiler-core/tests/bench.rs (progress: one dot per stage)");
     let mut cmd = ctx.cargo(&[
@@ -307,6 +334,8 @@ fn bench_cmd(rest: &[String]) -> Result<ExitCode, Usage> {
         "bench",
         "--",
         "--ignored",
+        "--exact",
+        "bench",
         "--nocapture",
         "--test-threads=1",
     ]);
@@ -318,13 +347,13 @@ fn bench_cmd(rest: &[String]) -> Result<ExitCode, Usage> {
     if llc {
         cmd.env("COPYSCOPE_BENCH_LLC", "1");
     }
-    Ok(match cmd.status() {
+    match cmd.status() {
         Ok(s) if s.success() => {
             println!("results: {}", ctx.show(&out));
             ExitCode::SUCCESS
         }
         _ => ExitCode::FAILURE,
-    })
+    }
 }
 
 fn fuzz_cmd(rest: &[String]) -> Result<ExitCode, Usage> {

@@ -1,0 +1,76 @@
+// `cargo xtask bench --wasm`: the pipeline's speed as the playground runs it, in
+// headless Chromium, through the JS API of the release build (dist/).
+//
+// For the largest gallery example (most source lines) and every stage from its entry,
+// times `run(source, {until: stage})` and reports each stage as the difference from the
+// run that stops one stage earlier (so parsing and the stages before are not counted
+// twice), plus the whole run. Tracing is on, as in the page. Best of REPS runs each.
+// Then it times the page itself: open the example's link and wait until the Web
+// Worker's run is done and the view is drawn.
+//
+// Prints one JSON object on stdout; xtask turns it into a section of docs/bench.md.
+
+import { launch, openApp, runState, urlFrom } from '../support.mjs';
+
+const REPS = Number(process.env.COPYSCOPE_WASM_REPS || 7);
+
+const url = urlFrom('COPYSCOPE_URL');
+const browser = await launch();
+try {
+  const { page, errors } = await openApp(browser.context, url);
+  const result = await page.evaluate((reps) => {
+    const api = window.wasmBindings;
+    const lines = (s) => s.split('\n').length;
+    const largest = api
+      .examples()
+      .reduce((best, e) => (!best || lines(e.source) > lines(best.source) ? e : best), null);
+    const stages = api.stages().map((s) => s.id);
+    const best = (f) => {
+      let min = Infinity;
+      let out = null;
+      for (let i = 0; i < reps; i++) {
+        const t0 = performance.now();
+        out = f();
+        min = Math.min(min, performance.now() - t0);
+      }
+      return { ms: min, out };
+    };
+    const whole = best(() => api.run(largest.source, {}));
+    const ran = whole.out.stages.map((s) => s.id);
+    const rows = [];
+    let before = 0;
+    for (const id of ran) {
+      const r = best(() => api.run(largest.source, { until: id }));
+      const steps = r.out.stages[r.out.stages.length - 1].steps;
+      rows.push({ stage: id, cumulativeMs: r.ms, stageMs: Math.max(0, r.ms - before), steps });
+      before = r.ms;
+    }
+    return {
+      example: largest.name,
+      format: largest.format,
+      sourceLines: lines(largest.source),
+      knownStages: stages.length,
+      wholeMs: whole.ms,
+      rows,
+      userAgent: navigator.userAgent,
+    };
+  }, REPS);
+
+  // The page: open the example's link in a fresh page (wasm load and compile, engine
+  // start in its Web Worker, the run, the first view) until the run shows as done.
+  const pageRuns = [];
+  for (let i = 0; i < Math.min(REPS, 5); i++) {
+    const fresh = await browser.context.newPage();
+    const t0 = Date.now();
+    await fresh.goto(`${url}#example=${result.example}`);
+    await runState(fresh, 'done');
+    pageRuns.push(Date.now() - t0);
+    await fresh.close();
+  }
+  result.pageFirstMs = pageRuns[0];
+  result.pageMs = Math.min(...pageRuns);
+  result.errors = errors;
+  process.stdout.write(`${JSON.stringify(result)}\n`);
+} finally {
+  await browser.close();
+}

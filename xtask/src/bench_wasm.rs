@@ -1,0 +1,172 @@
+//! `cargo xtask bench --wasm`: the pipeline as the playground runs it, in headless
+//! Chromium, beside the same calls natively; written to `docs/bench-wasm.md`.
+//!
+//! ```text
+//!  trunk build --release ──▶ dist/ ──static server──▶ node e2e/bench/wasm-timings.mjs
+//!                                                      (JSON: per-stage ms, page ms)
+//!  cargo test --release --test bench native_twin  ──▶ "twin <stage> <ms>" lines
+//!                                    both ──▶ docs/bench-wasm.md
+//! ```
+
+use crate::ctx::Ctx;
+use crate::tools::CHROMIUM;
+use crate::{http, proc};
+use serde_json::Value;
+use std::fmt::Write as _;
+use std::process::Stdio;
+
+/// Tools the wasm bench needs (tools.rs ids).
+pub const NEEDS: &[&str] = &[
+    "wasm32-target",
+    "crate-sources",
+    "trunk",
+    "wasm-bindgen-cli",
+    "node-packages",
+    "chromium",
+];
+
+/// Builds the site, measures it in Chromium and natively, writes the report.
+pub fn run(ctx: &Ctx) -> Result<(), String> {
+    println!("building the site (trunk build --release)");
+    let (ok, _) = proc::tee(&mut ctx.command("trunk", &["build", "--release"]));
+    if !ok {
+        return Err("trunk build --release failed".into());
+    }
+    let site = http::StaticServer::start(ctx.root.join("dist"))
+        .map_err(|e| format!("static server: {e}"))?;
+    println!(
+        "timing the JS API and the page in Chromium ({})",
+        site.url()
+    );
+    let out = ctx
+        .command("node", &["bench/wasm-timings.mjs"])
+        .current_dir(ctx.e2e())
+        .env("COPYSCOPE_URL", site.url())
+        .env("COPYSCOPE_CHROMIUM", CHROMIUM)
+        .stderr(Stdio::inherit())
+        .output()
+        .map_err(|e| format!("cannot run node: {e}"));
+    site.stop();
+    let out = out?;
+    if !out.status.success() {
+        return Err("e2e/bench/wasm-timings.mjs failed".into());
+    }
+    let text = String::from_utf8_lossy(&out.stdout);
+    let json: Value = text
+        .lines()
+        .rev()
+        .find_map(|l| serde_json::from_str(l).ok())
+        .ok_or("wasm-timings.mjs printed no JSON")?;
+    let example = json["example"].as_str().ok_or("no example in the JSON")?;
+
+    println!("timing the same example natively (compiler-core/tests/bench.rs native_twin)");
+    let twin = ctx
+        .cargo(&[
+            "test",
+            "--release",
+            "-p",
+            "compiler-core",
+            "--test",
+            "bench",
+            "--",
+            "--ignored",
+            "--exact",
+            "native_twin",
+            "--nocapture",
+        ])
+        .env("COPYSCOPE_TWIN_EXAMPLE", example)
+        .stderr(Stdio::inherit())
+        .output()
+        .map_err(|e| format!("cannot run the native twin: {e}"))?;
+    if !twin.status.success() {
+        return Err("the native twin failed".into());
+    }
+    let native: Vec<(String, f64)> = String::from_utf8_lossy(&twin.stdout)
+        .lines()
+        .filter_map(|l| {
+            let mut w = l.strip_prefix("twin ")?.split_whitespace();
+            Some((w.next()?.to_string(), w.next()?.parse().ok()?))
+        })
+        .collect();
+
+    let md = report(&json, &native);
+    let path = ctx.root.join("docs").join("bench-wasm.md");
+    std::fs::write(&path, &md).map_err(|e| format!("{}: {e}", path.display()))?;
+    println!("{md}");
+    println!("results: {}", ctx.show(&path));
+    Ok(())
+}
+
+/// The Markdown report from the page's JSON and the native `(stage, cumulative ms)`.
+fn report(json: &Value, native: &[(String, f64)]) -> String {
+    let num = |v: &Value| v.as_f64().unwrap_or(f64::NAN);
+    let native_at = |stage: &str| native.iter().find(|(s, _)| s == stage).map(|(_, t)| *t);
+    let mut md = String::new();
+    let _ = writeln!(md, "# Benchmarks: the pipeline in the browser\n");
+    let _ = writeln!(
+        md,
+        "Written by `cargo xtask bench --wasm`: the release site (`trunk build --release`, \
+         wasm-opt -Oz) in headless Chromium ({}), beside the same calls natively (release \
+         profile). Example: `{}` ({} source lines, {}), the largest in the gallery. Both \
+         sides call the pipeline with tracing on, as the playground does: the JS API's \
+         `run(source, {{until: stage}})` in the page, `pipeline::run` natively; a stage's \
+         time is the run until it minus the run until the stage before. Wall times in \
+         ms, best of 7.\n",
+        json["userAgent"]
+            .as_str()
+            .and_then(|ua| ua
+                .split_whitespace()
+                .find(|w| w.starts_with("HeadlessChrome/")))
+            .unwrap_or("headless"),
+        json["example"].as_str().unwrap_or("?"),
+        num(&json["sourceLines"]),
+        json["format"].as_str().unwrap_or("?"),
+    );
+    let _ = writeln!(
+        md,
+        "| stage | steps | wasm (ms) | native (ms) | wasm / native |\n|---|---:|---:|---:|---:|"
+    );
+    let mut before = 0.0;
+    for row in json["rows"].as_array().into_iter().flatten() {
+        let stage = row["stage"].as_str().unwrap_or("?");
+        let wasm = num(&row["stageMs"]);
+        let native = native_at(stage).map(|t| {
+            let d = (t - before).max(0.0);
+            before = t;
+            d
+        });
+        let _ = writeln!(
+            md,
+            "| {stage} | {} | {wasm:.2} | {} | {} |",
+            row["steps"],
+            native.map_or("–".into(), |n| format!("{n:.2}")),
+            native
+                .filter(|&n| n > 0.01)
+                .map_or("–".into(), |n| format!("{:.1}×", wasm / n)),
+        );
+    }
+    let whole = num(&json["wholeMs"]);
+    let native_whole = native_at("all");
+    let _ = writeln!(
+        md,
+        "| **whole run** | | **{whole:.2}** | **{}** | **{}** |",
+        native_whole.map_or("–".into(), |n| format!("{n:.2}")),
+        native_whole
+            .filter(|&n| n > 0.01)
+            .map_or("–".into(), |n| format!("{:.1}×", whole / n)),
+    );
+    let _ = writeln!(
+        md,
+        "\nThe page, from opening `#example={}` in a fresh tab (wasm fetched from the \
+         browser's cache, compiled, the engine started in its Web Worker, the run, the \
+         first view drawn) until the run shows as done: {:.0} ms the first time, {:.0} \
+         ms at best over 5.",
+        json["example"].as_str().unwrap_or("?"),
+        num(&json["pageFirstMs"]),
+        num(&json["pageMs"]),
+    );
+    if let Some(errors) = json["errors"].as_array().filter(|e| !e.is_empty()) {
+        let _ = writeln!(md, "\nThe page logged errors: {errors:?}");
+    }
+    md
+}
