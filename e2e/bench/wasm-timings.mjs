@@ -1,14 +1,15 @@
 // `cargo xtask bench --wasm`: the pipeline's speed as the playground runs it, in
 // headless Chromium, through the JS API of the release build (dist/).
 //
-// For the largest gallery example (most source lines) and every stage from its entry,
-// times `run(source, {until: stage})` and reports each stage as the difference from the
-// run that stops one stage earlier (so parsing and the stages before are not counted
-// twice), plus the whole run. Tracing is on, as in the page. Best of REPS runs each.
+// For the largest gallery example (the most steps in a whole traced run) and every stage
+// from its entry, times `run(source, {until: stage})` and reports each stage as the
+// difference from the run that stops one stage earlier (so parsing and the stages before
+// are not counted twice), plus the whole run. Tracing is on, as in the page. Each figure
+// is the mean of a batch of runs (performance.now() is coarse in a page), best of REPS.
 // Then it times the page itself: open the example's link and wait until the Web
 // Worker's run is done and the view is drawn.
 //
-// Prints one JSON object on stdout; xtask turns it into a section of docs/bench.md.
+// Prints one JSON object on stdout; xtask turns it into docs/bench-wasm.md.
 
 import { launch, openApp, runState, urlFrom } from '../support.mjs';
 
@@ -21,20 +22,37 @@ try {
   const result = await page.evaluate((reps) => {
     const api = window.wasmBindings;
     const lines = (s) => s.split('\n').length;
-    const largest = api
-      .examples()
-      .reduce((best, e) => (!best || lines(e.source) > lines(best.source) ? e : best), null);
+    // The largest example: the most steps in a whole traced run.
+    const stepsOf = (e) => api.run(e.source, {}).stages.reduce((n, s) => n + s.steps, 0);
+    const sized = api.examples().map((e) => ({ e, steps: stepsOf(e) }));
+    const { e: largest, steps: totalSteps } = sized.reduce((a, b) => (b.steps > a.steps ? b : a));
     const stages = api.stages().map((s) => s.id);
+    // performance.now() is coarse in a page (0.1 ms), so each figure is the mean over
+    // a batch of runs lasting at least BATCH_MS; the best of `reps` batches.
+    const BATCH_MS = 40;
     const best = (f) => {
       let min = Infinity;
       let out = null;
       for (let i = 0; i < reps; i++) {
+        let n = 0;
         const t0 = performance.now();
-        out = f();
-        min = Math.min(min, performance.now() - t0);
+        let t = t0;
+        do {
+          out = f();
+          n += 1;
+          t = performance.now();
+        } while (t - t0 < BATCH_MS);
+        min = Math.min(min, (t - t0) / n);
       }
       return { ms: min, out };
     };
+    // The first run after load meets baseline-compiled code (V8 tiers hot functions up
+    // later): reported apart, then a second of warm-up before anything is measured.
+    const f0 = performance.now();
+    api.run(largest.source, {});
+    const firstMs = performance.now() - f0;
+    const w0 = performance.now();
+    while (performance.now() - w0 < 1000) api.run(largest.source, {});
     const whole = best(() => api.run(largest.source, {}));
     const ran = whole.out.stages.map((s) => s.id);
     const rows = [];
@@ -49,8 +67,11 @@ try {
       example: largest.name,
       format: largest.format,
       sourceLines: lines(largest.source),
+      totalSteps,
+      examples: sized.length,
       knownStages: stages.length,
       wholeMs: whole.ms,
+      firstMs,
       rows,
       userAgent: navigator.userAgent,
     };

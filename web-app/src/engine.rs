@@ -37,6 +37,7 @@ mod imp {
     use std::rc::{Rc, Weak};
     use wasm_bindgen::prelude::*;
     use wasm_bindgen::JsCast;
+    use web_engine::protocol::{decode, encode};
     use web_sys::{ErrorEvent, Event, MessageEvent, Worker, WorkerOptions, WorkerType};
 
     /// The URL of this page's wasm-bindgen JS: Trunk preloads it with
@@ -54,6 +55,21 @@ mod imp {
     }
 
     /// The first message: where the glue is and the compiled module.
+    /// A message from the worker: postcard bytes, or the plain `{crashed: {message}}`
+    /// object engine-worker.js posts when the wasm cannot even load there.
+    fn read_response(data: JsValue) -> Response {
+        if let Some(bytes) = data.dyn_ref::<js_sys::Uint8Array>() {
+            return decode(&bytes.to_vec())
+                .unwrap_or_else(|e| crashed(format!("unreadable answer from the engine: {e}")));
+        }
+        let message = js_sys::Reflect::get(&data, &"crashed".into())
+            .and_then(|c| js_sys::Reflect::get(&c, &"message".into()))
+            .ok()
+            .and_then(|m| m.as_string())
+            .unwrap_or_else(|| "unreadable answer from the engine".into());
+        crashed(message)
+    }
+
     fn boot_message(glue: &str) -> Result<JsValue, JsValue> {
         let message = js_sys::Object::new();
         js_sys::Reflect::set(&message, &"glue".into(), &glue.into())?;
@@ -116,10 +132,7 @@ mod imp {
                 let weak = weak.clone();
                 Closure::<dyn FnMut(MessageEvent)>::new(move |event: MessageEvent| {
                     let Some(inner) = weak.upgrade() else { return };
-                    let response: Response = match serde_wasm_bindgen::from_value(event.data()) {
-                        Ok(r) => r,
-                        Err(e) => crashed(format!("unreadable answer from the engine: {e}")),
-                    };
+                    let response = read_response(event.data());
                     // Short borrows only: the callback may re-enter `send`.
                     let (cb, flush) = {
                         let mut i = inner.borrow_mut();
@@ -190,16 +203,13 @@ mod imp {
                 i.queue.push(req);
                 return;
             }
-            let serializer = serde_wasm_bindgen::Serializer::json_compatible();
-            let posted = serde::Serialize::serialize(&req, &serializer)
-                .map_err(|e| format!("{e}"))
-                .and_then(|v| {
-                    i.worker
-                        .as_ref()
-                        .ok_or_else(|| "no worker".to_string())?
-                        .post_message(&v)
-                        .map_err(|e| format!("{e:?}"))
-                });
+            let posted = encode(&req).and_then(|bytes| {
+                i.worker
+                    .as_ref()
+                    .ok_or_else(|| "no worker".to_string())?
+                    .post_message(&js_sys::Uint8Array::from(bytes.as_slice()))
+                    .map_err(|e| format!("{e:?}"))
+            });
             if let Err(e) = posted {
                 let cb = i.on_response.clone();
                 drop(i);

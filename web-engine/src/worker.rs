@@ -4,7 +4,7 @@
 //!  start(): in a DedicatedWorkerGlobalScope only (static/engine-worker.js loads the
 //!           page's wasm there; its main calls this)
 //!    panic hook ── posts Response::Crashed, then logs to the console
-//!    onmessage  ── Request (serde-wasm-bindgen) ──▶ crate::handle ──▶ postMessage(Response)
+//!    onmessage  ── Request (postcard bytes) ──▶ crate::handle ──▶ postMessage(Response bytes)
 //!    posts Response::Ready once listening
 //! ```
 //!
@@ -12,7 +12,7 @@
 //! the page while the run goes on. Cancelling is the page's job: it terminates this
 //! worker and starts a fresh one.
 
-use crate::protocol::{Request, Response};
+use crate::protocol::{decode, encode, Request, Response};
 use crate::Session;
 use std::cell::RefCell;
 use wasm_bindgen::prelude::*;
@@ -29,20 +29,17 @@ fn worker_scope() -> Option<DedicatedWorkerGlobalScope> {
         .ok()
 }
 
-/// Posts a response to the page; a response that cannot be converted is reported as a
-/// crash so the page never waits forever.
+/// Posts a response to the page as postcard bytes; a response that cannot be encoded is
+/// reported as a crash so the page never waits forever.
 fn post(scope: &DedicatedWorkerGlobalScope, response: &Response) {
-    let serializer = serde_wasm_bindgen::Serializer::json_compatible();
-    let value = match serde::Serialize::serialize(response, &serializer) {
-        Ok(v) => v,
-        Err(e) => {
-            let crash = Response::Crashed {
-                message: format!("the engine could not send its answer: {e}"),
-            };
-            serde::Serialize::serialize(&crash, &serializer).unwrap_or(JsValue::NULL)
-        }
-    };
-    let _ = scope.post_message(&value);
+    let bytes = encode(response).or_else(|e| {
+        encode(&Response::Crashed {
+            message: format!("the engine could not send its answer: {e}"),
+        })
+    });
+    if let Ok(bytes) = bytes {
+        let _ = scope.post_message(&js_sys::Uint8Array::from(bytes.as_slice()));
+    }
 }
 
 fn now_ms() -> f64 {
@@ -73,7 +70,12 @@ pub fn start() {
     let handler = {
         let scope = scope.clone();
         Closure::<dyn FnMut(MessageEvent)>::new(move |event: MessageEvent| {
-            let request: Request = match serde_wasm_bindgen::from_value(event.data()) {
+            let bytes = event
+                .data()
+                .dyn_into::<js_sys::Uint8Array>()
+                .map(|a| a.to_vec())
+                .map_err(|_| "not a byte array".to_string());
+            let request: Request = match bytes.and_then(|b| decode(&b)) {
                 Ok(r) => r,
                 Err(e) => {
                     post(

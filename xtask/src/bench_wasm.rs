@@ -107,11 +107,13 @@ fn report(json: &Value, native: &[(String, f64)]) -> String {
         md,
         "Written by `cargo xtask bench --wasm`: the release site (`trunk build --release`, \
          wasm-opt -Oz) in headless Chromium ({}), beside the same calls natively (release \
-         profile). Example: `{}` ({} source lines, {}), the largest in the gallery. Both \
-         sides call the pipeline with tracing on, as the playground does: the JS API's \
-         `run(source, {{until: stage}})` in the page, `pipeline::run` natively; a stage's \
-         time is the run until it minus the run until the stage before. Wall times in \
-         ms, best of 7.\n",
+         profile). Example: `{}` ({} source lines, {}, {} steps in a whole run), the largest \
+         of the {} gallery examples by steps. Both sides call the pipeline with tracing \
+         on, as the playground does: the JS API's `run(source, {{until: stage}})` in \
+         the page, `pipeline::run` natively; a stage's time is the run until it minus \
+         the run until the stage before (differences within the noise show as 0). Wall \
+         times in ms: the mean over a batch of runs lasting at least 40 ms, best of 7 \
+         batches.\n",
         json["userAgent"]
             .as_str()
             .and_then(|ua| ua
@@ -121,6 +123,8 @@ fn report(json: &Value, native: &[(String, f64)]) -> String {
         json["example"].as_str().unwrap_or("?"),
         num(&json["sourceLines"]),
         json["format"].as_str().unwrap_or("?"),
+        num(&json["totalSteps"]),
+        num(&json["examples"]),
     );
     let _ = writeln!(
         md,
@@ -154,6 +158,13 @@ fn report(json: &Value, native: &[(String, f64)]) -> String {
         native_whole
             .filter(|&n| n > 0.01)
             .map_or("–".into(), |n| format!("{:.1}×", whole / n)),
+    );
+    let _ = writeln!(
+        md,
+        "\nThe first whole run in the page, before the warm-up that precedes every figure \
+         above (V8 first runs baseline-compiled code and optimizes hot functions later): \
+         {:.1} ms.",
+        num(&json["firstMs"]),
     );
     let _ = writeln!(
         md,

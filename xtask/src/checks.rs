@@ -334,9 +334,10 @@ impl std::fmt::Display for TestCounts {
 
 /// What the site's wasm may weigh, gzip-compressed, all files together: a guard against
 /// regressions. The goal is under 400 KB and is not met: with every stage of the pipeline
-/// (traced instances only, feature `traced-only`) and the three pass pictures and tours
-/// the one wasm is about 600 KB, so the guard sits above that until the size work is done.
-const WASM_GZIP_BUDGET: u64 = 680 * 1024;
+/// (traced instances only, feature `traced-only`), the three pass pictures and tours, and
+/// postcard messages between page and worker, the one wasm is 567 KB; the guard sits a
+/// little above that.
+const WASM_GZIP_BUDGET: u64 = 600 * 1024;
 
 fn trunk_build(ctx: &Ctx) -> Outcome {
     let (ok, _) = proc::tee(&mut ctx.command("trunk", &["build", "--release"]));
