@@ -70,6 +70,9 @@ pub fn run<R: Recorder>(f: &mut Function, opts: &PhiElimOptions, rec: &mut R) ->
     }
     let mut ed = Editor::new(f, R::ENABLED);
     let blocks: Vec<Block> = ed.f.layout.blocks().collect();
+    // Predecessors once, up front (the CFG does not change here): asking per PHI block
+    // scanned every block and made many-block functions quadratic.
+    let preds_by_block = preds_table(ed.f);
     // Registers defined only by IMPLICIT_DEF count as undefined sources.
     let implicit_only = implicitly_defined(ed.f);
     let mut lowered: BTreeMap<Vec<(Reg, u32)>, VReg> = BTreeMap::new();
@@ -81,7 +84,7 @@ pub fn run<R: Recorder>(f: &mut Function, opts: &PhiElimOptions, rec: &mut R) ->
         if !first_is_phi {
             continue;
         }
-        let preds = preds_of(ed.f, b);
+        let preds = preds_by_block[b].clone();
         let all_edges_critical =
             preds.len() >= 2 && preds.iter().all(|&p| ed.f.blocks[p].succs.len() >= 2);
         // The last PHI of the block's leading run: the first non-PHI follows it until it
@@ -232,11 +235,17 @@ struct BlockAt {
     n_preds: usize,
 }
 
-fn preds_of(f: &Function, b: Block) -> Vec<Block> {
-    f.layout
-        .blocks()
-        .filter(|&p| f.blocks[p].succs.iter().any(|&(s, _)| s == b))
-        .collect()
+/// Every block's predecessors, each once, in layout order.
+fn preds_table(f: &Function) -> SecondaryMap<Block, Vec<Block>> {
+    let mut preds: SecondaryMap<Block, Vec<Block>> = SecondaryMap::new();
+    for p in f.layout.blocks() {
+        for &(s, _) in &f.blocks[p].succs {
+            if !preds[s].contains(&p) {
+                preds[s].push(p);
+            }
+        }
+    }
+    preds
 }
 
 fn implicitly_defined(f: &Function) -> SecondaryMap<VReg, bool> {

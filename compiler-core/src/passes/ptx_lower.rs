@@ -457,26 +457,32 @@ fn type_nibble(t: Option<crate::ptx::op::Ty>) -> u8 {
 
 /// Registers an operand touches: (register, is a definition).
 pub fn visit_regs(o: &Operand, def: bool, out: &mut Vec<(RegId, bool)>) {
+    each_reg(o, def, &mut |r, d| out.push((r, d)));
+}
+
+/// Calls `f(register, is a definition)` for every register an operand touches, in
+/// operand order, without collecting them.
+pub fn each_reg(o: &Operand, def: bool, f: &mut dyn FnMut(RegId, bool)) {
     match &o.kind {
-        OpKind::Reg(r) => out.push((*r, def)),
+        OpKind::Reg(r) => f(*r, def),
         OpKind::Addr { base, extra, .. } => {
             if let AddrBase::Reg(r) = base {
-                out.push((*r, false));
+                f(*r, false);
             }
             for e in extra {
-                visit_regs(e, false, out);
+                each_reg(e, false, f);
             }
         }
         OpKind::Vec(v) | OpKind::Paren(v) => {
             for e in v {
-                visit_regs(e, def, out);
+                each_reg(e, def, f);
             }
         }
         OpKind::Pair(a, b) => {
-            visit_regs(a, def, out);
-            visit_regs(b, def, out);
+            each_reg(a, def, f);
+            each_reg(b, def, f);
         }
-        OpKind::Not(a) => visit_regs(a, false, out),
+        OpKind::Not(a) => each_reg(a, false, f),
         _ => {}
     }
 }

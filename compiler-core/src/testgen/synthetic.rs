@@ -12,6 +12,9 @@
 //!  phi_swaps_ll(n) the phi_swaps loop as LLVM IR, for llc-22 to lower itself
 //!  dag_chain(n)   a selected DAG of about n nodes: blocks of add/mul/xor chains
 //!                 passing values on through CopyToReg / CopyFromReg → instr-emitter
+//!  branches(n)    n/7 diamonds in a row (compare, branch, a COPY on one arm, a PHI at
+//!                 the join): thousands of small blocks → per-block work must not
+//!                 grow with the function
 //! ```
 
 use alloc::string::String;
@@ -26,6 +29,7 @@ pub const FAMILIES: &[(&str, Make)] = &[
     ("copy-chain", copy_chain),
     ("tuples", tuples),
     ("dag-chain", dag_chain),
+    ("branches", branches),
 ];
 
 fn header(s: &mut String, name: &str) {
@@ -122,6 +126,45 @@ pub fn phi_swaps_ll(n: usize) -> String {
         let _ = writeln!(s, "  store i32 %b{i}, ptr addrspace(1) %pb{i}");
     }
     s.push_str("  ret void\n}\n");
+    s
+}
+
+/// Many small blocks: a chain of n/7 diamonds. Each head compares the running value and
+/// branches over an arm that adds one and copies the sum; the join takes the running
+/// value or the copy through a PHI, adds, stores and carries the result on.
+pub fn branches(n: usize) -> String {
+    let k = (n / 7).max(1);
+    let mut s = String::with_capacity(n * 56);
+    header(&mut s, "branches");
+    s.push_str("  bb.0.entry:\n    successors: %bb.1\n\n");
+    s.push_str("    %0:b64 = LD_i64 0, 0, 101, 3, 64, -1, &branches_param_0, 0\n");
+    s.push_str("    %1:b32 = LD_i32 0, 0, 101, 3, 32, -1, &branches_param_1, 0\n");
+    let mut acc = 1u32;
+    for u in 0..k as u32 {
+        let (head, arm, join) = (1 + 3 * u, 2 + 3 * u, 3 + 3 * u);
+        let r = 2 + 5 * u;
+        let (p, a, c, m, t) = (r, r + 1, r + 2, r + 3, r + 4);
+        let _ = write!(
+            s,
+            "\n  bb.{head}:\n    successors: %bb.{arm}, %bb.{join}\n\n    %{p}:b1 = SETP_i32rr %{acc}, %1, 2\n    CBranch %{p}, %bb.{join}\n"
+        );
+        let _ = write!(
+            s,
+            "\n  bb.{arm}:\n    successors: %bb.{join}\n\n    %{a}:b32 = ADD32ri %{acc}, 1\n    %{c}:b32 = COPY %{a}\n"
+        );
+        let _ = write!(
+            s,
+            "\n  bb.{join}:\n    successors: %bb.{}\n\n    %{m}:b32 = PHI %{acc}, %bb.{head}, %{c}, %bb.{arm}\n    %{t}:b32 = ADD32rr %{m}, %{acc}\n    ST_i32 %{t}, 0, 0, 1, 32, %0, {}\n",
+            join + 1,
+            (4 * u) % 8192
+        );
+        acc = t;
+    }
+    let _ = write!(
+        s,
+        "\n  bb.{}:\n    ST_i32 %{acc}, 0, 0, 1, 32, %0, 0\n    Return\n...\n",
+        1 + 3 * k
+    );
     s
 }
 
@@ -300,6 +343,26 @@ mod tests {
                 );
             }
         }
+    }
+
+    /// The many-block family: every stage takes it with the verifier on (in debug
+    /// builds GeneralOptimize's block tally is checked against a full count at every
+    /// recount), and the blocks stay as small as they were made.
+    #[test]
+    fn branches_has_many_small_blocks_and_runs_every_stage() {
+        let text = branches(700);
+        let m = parse_module(&text).unwrap();
+        assert_eq!(m.functions[0].layout.blocks().count(), 2 + 3 * 100);
+        let opts = crate::pipeline::RunOptions {
+            verify: true,
+            ..Default::default()
+        };
+        let run = crate::pipeline::run(&text, &opts).unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(run.stages.len(), crate::stages::STAGES.len() - 1);
+        for s in &run.stages {
+            assert_eq!(s.verify.as_deref(), Some(&[][..]), "{}", s.stage);
+        }
+        assert!(run.output.contains("st.global"), "{}", run.output);
     }
 
     /// The DAG family parses, has its size in nodes, the emitter turns it into MIR

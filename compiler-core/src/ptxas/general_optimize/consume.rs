@@ -17,7 +17,7 @@
 //! and after on random inputs.
 
 use super::forward::{known_predicate, simplify_predicate};
-use super::{dce_block, ent, refresh, text, Options};
+use super::{dce_block, ent, text, Options, Tally};
 use crate::ori::{flag, ty, Class, Function, InstId, OpKind, Operand, Origin, RegId};
 use crate::ptx::ast::Imm;
 use crate::stats::Stats;
@@ -201,10 +201,11 @@ pub fn apply_block<R: Recorder>(
     f: &mut Function,
     b: usize,
     _opts: &Options,
+    tally: &mut Tally,
     stats: &mut Stats,
     rec: &mut R,
 ) {
-    refresh(f);
+    tally.recount(f, b);
     // 1. Marked moves.
     for k in 1..f.blocks[b].insts.len() {
         let id = f.blocks[b].insts[k];
@@ -222,7 +223,7 @@ pub fn apply_block<R: Recorder>(
             stats.add("immediates_substituted", m);
         }
     }
-    refresh(f);
+    tally.recount(f, b);
     // 2. Marked selects.
     for k in 1..f.blocks[b].insts.len() {
         let id = f.blocks[b].insts[k];
@@ -261,7 +262,7 @@ pub fn apply_block<R: Recorder>(
         }
     }
     // 4. Dead code.
-    dce_block(f, b, stats, rec);
-    refresh(f);
+    dce_block(f, b, tally, stats, rec);
+    tally.recount(f, b);
     let _: Vec<()> = Vec::new();
 }

@@ -178,7 +178,13 @@ pub fn detect(f: &mut Function, b: usize, counters: &mut Vec<(String, u64)>) -> 
 }
 
 /// The rewrite (`sub_753B50`): the redundant exit and its chain leave block `b + 1`.
-pub fn apply<R: Recorder>(f: &mut Function, b: usize, stats: &mut Stats, rec: &mut R) {
+pub fn apply<R: Recorder>(
+    f: &mut Function,
+    b: usize,
+    tally: &mut super::Tally,
+    stats: &mut Stats,
+    rec: &mut R,
+) {
     let Some(m) = find(f, b) else {
         return;
     };
@@ -202,5 +208,5 @@ pub fn apply<R: Recorder>(f: &mut Function, b: usize, stats: &mut Stats, rec: &m
     blk.retain(|i| *i != m.exit && !m.chain.contains(i));
     stats.inc("exits_removed");
     stats.add("dead_removed", m.chain.len() as u64 + 1);
-    super::refresh(f);
+    tally.recount(f, m.block);
 }

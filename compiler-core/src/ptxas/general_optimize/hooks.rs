@@ -31,7 +31,13 @@ pub fn late2_body(sm: u32) -> &'static str {
 }
 
 /// Runs the hook of phase 46 or 65.
-pub fn run<R: Recorder>(f: &mut Function, opts: &Options, stats: &mut Stats, rec: &mut R) {
+pub fn run<R: Recorder>(
+    f: &mut Function,
+    opts: &Options,
+    tally: &mut super::Tally,
+    stats: &mut Stats,
+    rec: &mut R,
+) {
     let body = match opts.phase {
         Phase::Mid2 => mid2_body(opts.sm).unwrap_or("the no-op sentinel"),
         _ => late2_body(opts.sm),
@@ -50,7 +56,7 @@ pub fn run<R: Recorder>(f: &mut Function, opts: &Options, stats: &mut Stats, rec
                 let mut counters = Vec::new();
                 let d0 = stats.get("dead_removed");
                 let marked = forward::mark_block(f, b, opts, stats, &mut counters, rec);
-                consume::apply_block(f, b, opts, stats, rec);
+                consume::apply_block(f, b, opts, tally, stats, rec);
                 if marked || stats.get("dead_removed") > d0 {
                     stats.inc("changed_blocks");
                 }
@@ -58,13 +64,13 @@ pub fn run<R: Recorder>(f: &mut Function, opts: &Options, stats: &mut Stats, rec
         }
         _ => {
             if opts.sm >> 12 >= 8 {
-                late::run(f, opts, stats, rec);
+                late::run(f, opts, tally, stats, rec);
             }
             for b in 0..f.blocks.len() {
                 if opts.sm >> 12 < 8 {
                     stats.inc("iterations");
                 }
-                if dce_block(f, b, stats, rec) > 0 {
+                if dce_block(f, b, tally, stats, rec) > 0 {
                     stats.inc("changed_blocks");
                 }
             }

@@ -15,7 +15,7 @@
 //! The seven counters (the context's seven 56-byte groups) are, in order: movs seen,
 //! inserts, hits, evictions, uses rewritten, rejected by the checks, dead removed.
 
-use super::{ent, inst_regs, refresh, text, Options};
+use super::{ent, inst_regs, text, Options, Tally};
 use crate::ori::{constraint, Class, Function, InstId, OpKind, Origin, RegId};
 use crate::stats::Stats;
 use crate::trace::{Focus, Payload, Recorder, Step};
@@ -44,10 +44,16 @@ struct Slot {
 }
 
 /// Phase 58 over the function.
-pub fn run<R: Recorder>(f: &mut Function, opts: &Options, stats: &mut Stats, rec: &mut R) {
+pub fn run<R: Recorder>(
+    f: &mut Function,
+    opts: &Options,
+    tally: &mut Tally,
+    stats: &mut Stats,
+    rec: &mut R,
+) {
     for b in 0..f.blocks.len() {
         stats.inc("iterations");
-        let counters = run_block(f, b, opts, rec);
+        let counters = run_block(f, b, opts, tally, rec);
         if R::ENABLED {
             let cells: Vec<(String, u64)> = COUNTERS
                 .iter()
@@ -160,8 +166,14 @@ fn rewrite_single_use(f: &mut Function, b: usize, k: usize, d2: RegId, d1: RegId
 }
 
 /// Phase 58 on one block; returns the seven counters.
-pub fn run_block<R: Recorder>(f: &mut Function, b: usize, opts: &Options, rec: &mut R) -> [u64; 7] {
-    refresh(f);
+pub fn run_block<R: Recorder>(
+    f: &mut Function,
+    b: usize,
+    opts: &Options,
+    tally: &mut Tally,
+    rec: &mut R,
+) -> [u64; 7] {
+    tally.recount(f, b);
     let mut c = [0u64; 7];
     let mut slots: [Option<Slot>; SLOTS] = Default::default();
     let mut index = 0usize;
@@ -258,7 +270,7 @@ pub fn run_block<R: Recorder>(f: &mut Function, b: usize, opts: &Options, rec: &
         }
         if removed {
             f.blocks[b].insts.remove(k);
-            refresh(f);
+            tally.recount(f, b);
             continue;
         }
         // Writes empty the slots that name the written register.
@@ -277,5 +289,7 @@ pub fn run_block<R: Recorder>(f: &mut Function, b: usize, opts: &Options, rec: &
         }
         k += 1;
     }
+    // Uses rewritten without a removal still change the counts.
+    tally.recount(f, b);
     c
 }

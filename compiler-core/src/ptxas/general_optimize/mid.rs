@@ -18,7 +18,7 @@
 //! promoted value and the load's destination have the same width and no vector or asm
 //! constraint before a load becomes a move.
 
-use super::{ent, forward, hard_round_cap, inst_regs, refresh, text, Options};
+use super::{ent, forward, hard_round_cap, inst_regs, text, Options, Tally};
 use crate::ori::{constraint, AddrBase, Class, Function, InstId, OpKind, Operand, Origin};
 use crate::stats::Stats;
 use crate::trace::{Focus, Payload, Recorder, Step};
@@ -90,10 +90,11 @@ struct Known {
 fn promote_block<R: Recorder>(
     f: &mut Function,
     b: usize,
+    tally: &mut Tally,
     stats: &mut Stats,
     rec: &mut R,
 ) -> Vec<(Class, u32)> {
-    refresh(f);
+    tally.recount(f, b);
     let mut known: Vec<Known> = Vec::new();
     let mut folds = Vec::new();
     for k in 1..f.blocks[b].insts.len() {
@@ -232,7 +233,13 @@ fn drop_dead_local_stores<R: Recorder>(f: &mut Function, rec: &mut R) -> u64 {
 }
 
 /// Phase 37 over the function.
-pub fn run<R: Recorder>(f: &mut Function, opts: &Options, stats: &mut Stats, rec: &mut R) {
+pub fn run<R: Recorder>(
+    f: &mut Function,
+    opts: &Options,
+    tally: &mut Tally,
+    stats: &mut Stats,
+    rec: &mut R,
+) {
     let threshold = opts.option_135.map_or(opts.option_474, |v| v as f64);
     let total: usize = f.blocks.iter().map(|b| b.insts.len()).sum();
     let cap = hard_round_cap(total);
@@ -245,12 +252,12 @@ pub fn run<R: Recorder>(f: &mut Function, opts: &Options, stats: &mut Stats, rec
         let (w0, u0) = (weighted, unweighted);
         #[allow(clippy::needless_range_loop)]
         for b in 0..f.blocks.len() {
-            let mut folds = promote_block(f, b, stats, rec);
+            let mut folds = promote_block(f, b, tally, stats, rec);
             let before = fold_events(stats);
             let mut counters = Vec::new();
             forward::mark_block(f, b, opts, stats, &mut counters, rec);
             let dead_before = stats.get("dead_removed");
-            super::consume::apply_block(f, b, opts, stats, rec);
+            super::consume::apply_block(f, b, opts, tally, stats, rec);
             let n = fold_events(stats) - before;
             for _ in 0..n {
                 folds.push((Class::Mov, 1));
@@ -317,9 +324,10 @@ pub fn run<R: Recorder>(f: &mut Function, opts: &Options, stats: &mut Stats, rec
     let gone = drop_dead_local_stores(f, rec);
     stats.add("promoted_stores_removed", gone);
     stats.add("dead_removed", gone);
-    refresh(f);
+    // The stores went from any block: count everything once.
+    *tally = Tally::new(f);
     for b in 0..f.blocks.len() {
-        super::dce_block(f, b, stats, rec);
+        super::dce_block(f, b, tally, stats, rec);
     }
     stats.add(
         "changed_blocks",

@@ -32,6 +32,9 @@ pub mod forward;
 pub mod hooks;
 pub mod late;
 pub mod mid;
+pub mod tally;
+
+pub use tally::Tally;
 
 use crate::knobs::{Knob, Knobs};
 use crate::ori::{self, constraint, Class, Function, InstId, OpKind, Operand, Origin, RegId};
@@ -246,12 +249,12 @@ pub fn run<R: Recorder>(f: &mut Function, opts: &Options, rec: &mut R) -> Stats 
         rec.step(|| Step::new("gate", format!("{why}.")));
         return stats;
     }
-    refresh(f);
+    let tally = &mut Tally::new(f);
     match opts.phase {
-        Phase::Early | Phase::Standard => variant_a(f, opts, &mut stats, rec),
-        Phase::Mid => mid::run(f, opts, &mut stats, rec),
-        Phase::Late => late::run(f, opts, &mut stats, rec),
-        Phase::Mid2 | Phase::Late2 => hooks::run(f, opts, &mut stats, rec),
+        Phase::Early | Phase::Standard => variant_a(f, opts, tally, &mut stats, rec),
+        Phase::Mid => mid::run(f, opts, tally, &mut stats, rec),
+        Phase::Late => late::run(f, opts, tally, &mut stats, rec),
+        Phase::Mid2 | Phase::Late2 => hooks::run(f, opts, tally, &mut stats, rec),
     }
     refresh(f);
     stats
@@ -276,7 +279,13 @@ pub fn run_module<R: Recorder>(m: &mut ori::Module, opts: &Options, rec: &mut R)
 ///           if !budget_464.take() { step "cap"; break }   // the emergency brake
 ///           apply(block) }                                 // apply-changes between rounds
 /// ```
-fn variant_a<R: Recorder>(f: &mut Function, opts: &Options, stats: &mut Stats, rec: &mut R) {
+fn variant_a<R: Recorder>(
+    f: &mut Function,
+    opts: &Options,
+    tally: &mut Tally,
+    stats: &mut Stats,
+    rec: &mut R,
+) {
     let phase = opts.phase.number();
     for b in 0..f.blocks.len() {
         let mut budget = opts.option_464;
@@ -333,8 +342,8 @@ fn variant_a<R: Recorder>(f: &mut Function, opts: &Options, stats: &mut Stats, r
             }
             block_changed = true;
             match opts.phase {
-                Phase::Early => early::apply(f, b, stats, rec),
-                _ => consume::apply_block(f, b, opts, stats, rec),
+                Phase::Early => early::apply(f, b, tally, stats, rec),
+                _ => consume::apply_block(f, b, opts, tally, stats, rec),
             }
         }
         if block_changed {
@@ -350,37 +359,51 @@ pub fn regs_of(o: &Operand, def: bool, out: &mut Vec<(RegId, bool)>) {
 
 /// Every register an instruction touches, guard included.
 pub fn inst_regs(i: &ori::Inst) -> Vec<(RegId, bool)> {
-    let mut v = Vec::new();
-    for (k, o) in i.operands.iter().enumerate() {
-        regs_of(o, k < i.ndst as usize, &mut v);
-    }
-    if let Some((g, _)) = i.guard {
-        v.push((g, false));
-    }
+    let mut v = Vec::with_capacity(i.operands.len() + 1);
+    for_each_reg(i, |r, def| v.push((r, def)));
     v
 }
 
+/// Calls `f(register, is a definition)` for every register an instruction touches,
+/// guard last, in the order [`inst_regs`] lists them.
+pub fn for_each_reg(i: &ori::Inst, mut f: impl FnMut(RegId, bool)) {
+    for (k, o) in i.operands.iter().enumerate() {
+        crate::passes::ptx_lower::each_reg(o, k < i.ndst as usize, &mut f);
+    }
+    if let Some((g, _)) = i.guard {
+        f(g, false);
+    }
+}
+
 /// Recomputes defs, uses and def anchors of every register from the instructions in
-/// layout (constraint bits stay; a register defined twice keeps MULTI_DEF).
+/// layout (constraint bits stay; a register defined twice keeps MULTI_DEF). Whole
+/// function: inside the per-block loops a [`Tally`] recounts one block instead.
 pub fn refresh(f: &mut Function) {
     for r in f.regs.values_mut() {
         r.defs = 0;
         r.uses = 0;
         r.def_anchor = None;
     }
-    let order: Vec<InstId> = f.layout().map(|(_, i)| i).collect();
-    for i in order {
-        for (r, def) in inst_regs(&f.insts[i]) {
-            let info = &mut f.regs[r];
-            if def {
-                info.defs += 1;
-                info.def_anchor = (info.defs == 1).then_some(i);
-                if info.defs > 1 {
-                    info.constraint |= constraint::MULTI_DEF;
+    let Function {
+        blocks,
+        insts,
+        regs,
+        ..
+    } = f;
+    for blk in blocks.iter() {
+        for &i in &blk.insts {
+            for_each_reg(&insts[i], |r, def| {
+                let info = &mut regs[r];
+                if def {
+                    info.defs += 1;
+                    info.def_anchor = (info.defs == 1).then_some(i);
+                    if info.defs > 1 {
+                        info.constraint |= constraint::MULTI_DEF;
+                    }
+                } else {
+                    info.uses += 1;
                 }
-            } else {
-                info.uses += 1;
-            }
+            });
         }
     }
 }
@@ -443,8 +466,14 @@ pub fn dead_in_block(f: &Function, b: usize) -> Vec<InstId> {
 
 /// Liveness-gated DCE on one block: removes dead instructions, walking backwards so a
 /// chain of dead values goes in one sweep. Returns how many went.
-pub fn dce_block<R: Recorder>(f: &mut Function, b: usize, stats: &mut Stats, rec: &mut R) -> u64 {
-    refresh(f);
+pub fn dce_block<R: Recorder>(
+    f: &mut Function,
+    b: usize,
+    tally: &mut Tally,
+    stats: &mut Stats,
+    rec: &mut R,
+) -> u64 {
+    tally.recount(f, b);
     let mut removed = 0;
     let mut k = f.blocks[b].insts.len();
     while k > 1 {
@@ -463,17 +492,13 @@ pub fn dce_block<R: Recorder>(f: &mut Function, b: usize, stats: &mut Stats, rec
                 .focus(crate::trace::Focus::Inst { inst: ent(id) })
             });
         }
-        for (r, def) in inst_regs(&f.insts[id]) {
-            if !def {
-                f.regs[r].uses = f.regs[r].uses.saturating_sub(1);
-            }
-        }
+        tally.forget(f, b, id);
         f.blocks[b].insts.remove(k);
         removed += 1;
     }
     stats.add("dead_removed", removed);
     if removed > 0 {
-        refresh(f);
+        tally.recount(f, b);
     }
     removed
 }
