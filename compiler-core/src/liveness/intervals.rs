@@ -274,13 +274,34 @@ impl LiveRange {
                 }
             }
         }
-        let mut segs: Vec<Segment> = self.segments.clone();
-        segs.extend(other.segments.iter().map(|s| Segment {
+        let theirs = other.segments.iter().map(|s| Segment {
             start: s.start,
             end: s.end,
             valno: map[s.valno as usize],
-        }));
-        LiveRange::from_segments(segs, &valnos)
+        });
+        let key = |s: &Segment| (s.start, s.end);
+        let sorted = |v: &[Segment]| v.windows(2).all(|w| key(&w[0]) <= key(&w[1]));
+        if !(sorted(&self.segments) && sorted(&other.segments)) {
+            let mut segs: Vec<Segment> = self.segments.clone();
+            segs.extend(theirs);
+            return LiveRange::from_segments(segs, &valnos);
+        }
+        // Both sides are in order: merge them (ours first on equal keys, as a stable
+        // sort of ours-then-theirs would), in time linear in the two ranges. Joins
+        // that grow one register across a whole function stay linear per join.
+        let mut segs: Vec<Segment> = Vec::with_capacity(self.segments.len() + other.segments.len());
+        let mut ours = self.segments.iter().copied().peekable();
+        let mut theirs = theirs.peekable();
+        loop {
+            let next = match (ours.peek(), theirs.peek()) {
+                (Some(a), Some(b)) if key(a) <= key(b) => ours.next(),
+                (Some(_), Some(_)) | (None, Some(_)) => theirs.next(),
+                (Some(_), None) => ours.next(),
+                (None, None) => break,
+            };
+            segs.extend(next);
+        }
+        LiveRange::from_sorted_segments(segs, &valnos)
     }
 
     /// Builds a range from unordered, possibly overlapping segments: sorted, overlaps
@@ -288,6 +309,11 @@ impl LiveRange {
     /// value merged, unused values dropped and the rest numbered in def order.
     pub fn from_segments(mut segs: Vec<Segment>, valnos: &[VNInfo]) -> LiveRange {
         segs.sort_by_key(|s| (s.start, s.end));
+        LiveRange::from_sorted_segments(segs, valnos)
+    }
+
+    /// [`LiveRange::from_segments`] for segments already ordered by (start, end).
+    fn from_sorted_segments(segs: Vec<Segment>, valnos: &[VNInfo]) -> LiveRange {
         let mut out: Vec<Segment> = Vec::with_capacity(segs.len());
         for s in segs {
             let last = out.last().map(|l| (l.end, l.valno));
@@ -315,8 +341,16 @@ impl LiveRange {
         used.sort_by_key(|&v| valnos[v as usize].def);
         used.dedup();
         let new_vals: Vec<VNInfo> = used.iter().map(|&v| valnos[v as usize]).collect();
+        // Old number → new number: the first place it has in `used`.
+        let mut renumber: Vec<Option<ValNo>> = alloc::vec![None; valnos.len()];
+        for (k, &u) in used.iter().enumerate() {
+            let slot = &mut renumber[u as usize];
+            if slot.is_none() {
+                *slot = Some(k as ValNo);
+            }
+        }
         for s in &mut out {
-            s.valno = used.iter().position(|&u| u == s.valno).expect("used value") as ValNo;
+            s.valno = renumber[s.valno as usize].expect("used value");
         }
         LiveRange {
             segments: out,

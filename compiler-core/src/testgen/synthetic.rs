@@ -15,6 +15,8 @@
 //!  branches(n)    n/7 diamonds in a row (compare, branch, a COPY on one arm, a PHI at
 //!                 the join): thousands of small blocks → per-block work must not
 //!                 grow with the function
+//!  loops(n)       n/8 counted loops one after another, each carrying a sum through
+//!                 two PHIs and a back edge → liveness around loops, PHI copies
 //! ```
 
 use alloc::string::String;
@@ -30,6 +32,7 @@ pub const FAMILIES: &[(&str, Make)] = &[
     ("tuples", tuples),
     ("dag-chain", dag_chain),
     ("branches", branches),
+    ("loops", loops),
 ];
 
 fn header(s: &mut String, name: &str) {
@@ -165,6 +168,43 @@ pub fn branches(n: usize) -> String {
         "\n  bb.{}:\n    ST_i32 %{acc}, 0, 0, 1, 32, %0, 0\n    Return\n...\n",
         1 + 3 * k
     );
+    s
+}
+
+/// Many loops: n/8 single-block loops in a row. Each counts `i` up to the second
+/// parameter while summing into `s` (two PHIs, a back edge), and its exit block copies
+/// the sum, stores it and hands it to the next loop.
+pub fn loops(n: usize) -> String {
+    let k = (n / 8).max(1);
+    let mut s = String::with_capacity(n * 56);
+    header(&mut s, "loops");
+    s.push_str("  bb.0.entry:\n    successors: %bb.1\n\n");
+    s.push_str("    %0:b64 = LD_i64 0, 0, 101, 3, 64, -1, &loops_param_0, 0\n");
+    s.push_str("    %1:b32 = LD_i32 0, 0, 101, 3, 32, -1, &loops_param_1, 0\n");
+    s.push_str("    %2:b32 = MOV_B32_i 0\n");
+    let (mut acc, mut prev) = (2u32, 0u32);
+    for u in 0..k as u32 {
+        let (body, exit) = (1 + 2 * u, 2 + 2 * u);
+        let r = 3 + 6 * u;
+        let (i, sum, i2, s2, p, c) = (r, r + 1, r + 2, r + 3, r + 4, r + 5);
+        let _ = write!(
+            s,
+            "\n  bb.{body}:\n    successors: %bb.{body}, %bb.{exit}\n\n    %{i}:b32 = PHI %2, %bb.{prev}, %{i2}, %bb.{body}\n    %{sum}:b32 = PHI %{acc}, %bb.{prev}, %{s2}, %bb.{body}\n    %{i2}:b32 = ADD32ri %{i}, 1\n    %{s2}:b32 = ADD32rr %{sum}, %{i}\n    %{p}:b1 = SETP_i32rr %{i2}, %1, 2\n    CBranch %{p}, %bb.{body}\n"
+        );
+        let next = if u + 1 < k as u32 { exit + 1 } else { exit };
+        let _ = write!(s, "\n  bb.{exit}:\n");
+        if next != exit {
+            let _ = write!(s, "    successors: %bb.{next}\n\n");
+        }
+        let _ = write!(
+            s,
+            "    %{c}:b32 = COPY %{s2}\n    ST_i32 %{c}, 0, 0, 1, 32, %0, {}\n",
+            (4 * u) % 8192
+        );
+        acc = c;
+        prev = exit;
+    }
+    s.push_str("    Return\n...\n");
     s
 }
 

@@ -13,9 +13,13 @@ pub fn loop_depths(f: &Function) -> SecondaryMap<Block, u32> {
     let cfg = Cfg::new(f);
     let dom = DomTree::new(&cfg);
     let mut depth: SecondaryMap<Block, u32> = SecondaryMap::new();
-    // Headers in layout order, each with all its back edges.
+    // Headers in layout order, each with all its back edges. `seen[b]` holds the
+    // number of the last loop that took `b` in, so one map serves every loop and each
+    // loop costs its own size, not the function's.
     let blocks: Vec<Block> = f.layout.blocks().collect();
-    for &h in &blocks {
+    let mut seen: SecondaryMap<Block, u32> = SecondaryMap::new();
+    for (n, &h) in blocks.iter().enumerate() {
+        let stamp = n as u32 + 1;
         let latches: Vec<Block> = cfg
             .preds(h)
             .iter()
@@ -26,25 +30,21 @@ pub fn loop_depths(f: &Function) -> SecondaryMap<Block, u32> {
             continue;
         }
         // The natural loop: the header plus everything reaching a latch without it.
-        let mut in_loop: SecondaryMap<Block, bool> = SecondaryMap::new();
-        in_loop[h] = true;
+        seen[h] = stamp;
+        depth[h] += 1;
         let mut stack = latches;
         while let Some(b) = stack.pop() {
-            if in_loop[b] {
+            if seen[b] == stamp {
                 continue;
             }
-            in_loop[b] = true;
+            seen[b] = stamp;
+            depth[b] += 1;
             stack.extend(
                 cfg.preds(b)
                     .iter()
                     .copied()
                     .filter(|&p| cfg.is_reachable(p)),
             );
-        }
-        for &b in &blocks {
-            if in_loop[b] {
-                depth[b] += 1;
-            }
         }
     }
     depth
