@@ -43,7 +43,15 @@ impl Tally {
             *self = Tally::new(f);
             return;
         }
-        let old = core::mem::take(&mut self.shares[b]);
+        let mut old = core::mem::take(&mut self.shares[b]);
+        // Instructions forgotten since the last count: their entries are out already.
+        let forgotten = core::mem::take(&mut self.forgotten);
+        let mut gone_ids: Vec<InstId> = forgotten.iter().map(|x| x.1).collect();
+        gone_ids.sort_unstable();
+        gone_ids.dedup();
+        if !gone_ids.is_empty() {
+            old.retain(|e| gone_ids.binary_search(&e.2).is_err());
+        }
         let new = share_of(f, b);
         for &(r, def, _) in &old {
             let info = &mut f.regs[r];
@@ -61,27 +69,42 @@ impl Tally {
                 info.uses += 1;
             }
         }
+        // Lookups by sorted tables, so that a recount costs the block's size (times a
+        // logarithm), never its square.
+        let mut new_defs: Vec<(RegId, InstId)> =
+            new.iter().filter(|e| e.1).map(|e| (e.0, e.2)).collect();
+        new_defs.sort_unstable();
+        let mut old_ids: Vec<InstId> = old.iter().map(|e| e.2).collect();
+        old_ids.extend(&gone_ids);
+        old_ids.sort_unstable();
+        old_ids.dedup();
+        let mut named: Vec<RegId> = old
+            .iter()
+            .chain(&new)
+            .map(|e| e.0)
+            .chain(forgotten.iter().map(|x| x.0))
+            .collect();
+        named.sort_unstable();
+        named.dedup();
         // Anchors and the sticky multi-def bit, for every register the block names.
-        let forgotten = core::mem::take(&mut self.forgotten);
-        let gone =
-            |a: &InstId| old.iter().any(|o| o.2 == *a) || forgotten.iter().any(|x| x.1 == *a);
-        let named = old.iter().chain(&new).map(|e| e.0);
-        for r in named.chain(forgotten.iter().map(|x| x.0)) {
+        for r in named {
             let defs = f.regs[r].defs;
             if defs > 1 {
                 f.regs[r].constraint |= constraint::MULTI_DEF;
             }
             let anchor = match defs {
-                1 => new
-                    .iter()
-                    .find(|&&(x, def, _)| def && x == r)
-                    .map(|&(_, _, i)| i)
-                    .or_else(|| {
-                        // The one definition is in another block: the old anchor if it
-                        // was not this block's, else a search of the other shares.
-                        let kept = f.regs[r].def_anchor.filter(|a| !gone(a));
-                        kept.or_else(|| self.find_def(r, b))
-                    }),
+                1 => {
+                    let at = new_defs.partition_point(|&(x, _)| x < r);
+                    match new_defs.get(at) {
+                        Some(&(x, i)) if x == r => Some(i),
+                        // The one definition is in another block: the old anchor if
+                        // it was not this block's, else a search of the other shares.
+                        _ => f.regs[r]
+                            .def_anchor
+                            .filter(|a| old_ids.binary_search(a).is_err())
+                            .or_else(|| self.find_def(r, b)),
+                    }
+                }
                 _ => None,
             };
             f.regs[r].def_anchor = anchor;
@@ -95,24 +118,21 @@ impl Tally {
 
     /// Takes instruction `id` of block `b` out of the counts before it is removed, so a
     /// backward walk sees the values it used lose a use at once. Anchors are settled by
-    /// the next [`Tally::recount`] of the block, which must follow.
+    /// the next [`Tally::recount`] of the block, which must follow. Costs the
+    /// instruction's size: the block's share is trimmed at that recount.
     pub fn forget(&mut self, f: &mut Function, b: usize, id: InstId) {
-        let Some(share) = self.shares.get_mut(b) else {
+        if b >= self.shares.len() {
             return;
-        };
-        let forgotten = &mut self.forgotten;
-        share.retain(|&(r, def, i)| {
-            if i != id {
-                return true;
-            }
-            forgotten.push((r, i));
-            let info = &mut f.regs[r];
+        }
+        let Function { insts, regs, .. } = f;
+        for_each_reg(&insts[id], |r, def| {
+            self.forgotten.push((r, id));
+            let info = &mut regs[r];
             if def {
                 info.defs -= 1;
             } else {
                 info.uses -= 1;
             }
-            false
         });
     }
 
