@@ -15,15 +15,8 @@ use serde_json::Value;
 use std::fmt::Write as _;
 use std::process::Stdio;
 
-/// Tools the wasm bench needs (tools.rs ids).
-pub const NEEDS: &[&str] = &[
-    "wasm32-target",
-    "crate-sources",
-    "trunk",
-    "wasm-bindgen-cli",
-    "node-packages",
-    "chromium",
-];
+/// Tools the wasm bench needs: the e2e check's (site build, node packages, Chromium).
+pub const NEEDS: &[&str] = crate::checks::E2E;
 
 /// Builds the site, measures it in Chromium and natively, writes the report.
 pub fn run(ctx: &Ctx) -> Result<(), String> {

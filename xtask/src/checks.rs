@@ -34,7 +34,7 @@ const SITE: &[&str] = &[
     "wasm-bindgen-cli",
     "node-packages",
 ];
-const E2E: &[&str] = &[
+pub const E2E: &[&str] = &[
     "wasm32-target",
     "crate-sources",
     "trunk",

@@ -72,7 +72,7 @@ pub fn run<R: Recorder>(f: &mut Function, opts: &PhiElimOptions, rec: &mut R) ->
     let blocks: Vec<Block> = ed.f.layout.blocks().collect();
     // Predecessors once, up front (the CFG does not change here): asking per PHI block
     // scanned every block and made many-block functions quadratic.
-    let preds_by_block = preds_table(ed.f);
+    let preds_by_block = ed.f.predecessors();
     // Registers defined only by IMPLICIT_DEF count as undefined sources.
     let implicit_only = implicitly_defined(ed.f);
     let mut lowered: BTreeMap<Vec<(Reg, u32)>, VReg> = BTreeMap::new();
@@ -233,19 +233,6 @@ struct BlockAt {
     last_phi: Option<Inst>,
     /// How many predecessors the block has (the CFG does not change here).
     n_preds: usize,
-}
-
-/// Every block's predecessors, each once, in layout order.
-fn preds_table(f: &Function) -> SecondaryMap<Block, Vec<Block>> {
-    let mut preds: SecondaryMap<Block, Vec<Block>> = SecondaryMap::new();
-    for p in f.layout.blocks() {
-        for &(s, _) in &f.blocks[p].succs {
-            if !preds[s].contains(&p) {
-                preds[s].push(p);
-            }
-        }
-    }
-    preds
 }
 
 fn implicitly_defined(f: &Function) -> SecondaryMap<VReg, bool> {
