@@ -19,6 +19,7 @@ import {
   pickStage,
   currentStage,
   generatedMir,
+  waitForApi,
 } from './support.mjs';
 
 const require = createRequire(import.meta.url);
@@ -290,6 +291,7 @@ test('keys act where focus is: IR panes and step controls step, the editor does 
 
 test('the JS API runs the pipeline headless', async () => {
   const { page, errors } = await open();
+  await waitForApi(page);
   const result = await page.evaluate(() => {
     const api = window.wasmBindings;
     const tex = api.examples().find((e) => e.name === 'tex-v4f32');

@@ -93,6 +93,14 @@ export async function openApp(context, url) {
   return { page, errors };
 }
 
+/**
+ * Waits until the page has the JS API: `window.wasmBindings`, the engine's module, which
+ * index.html instantiates once the engine's wasm has loaded (after the page's own).
+ */
+export async function waitForApi(page, timeout = 30_000) {
+  await page.waitForFunction(() => typeof window.wasmBindings?.run === 'function', null, { timeout });
+}
+
 /** The data-stage-id of every stage item, in document order. */
 export async function stageIds(page) {
   return page

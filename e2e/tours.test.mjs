@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import { mkdir } from 'node:fs/promises';
-import { OUT_DIR, urlFrom, launch, openApp, runState, stepCounter, currentStage } from './support.mjs';
+import { OUT_DIR, urlFrom, launch, openApp, runState, stepCounter, currentStage, waitForApi } from './support.mjs';
 
 const require = createRequire(import.meta.url);
 const AXE = require.resolve('axe-core/axe.min.js');
@@ -58,6 +58,7 @@ async function expectAtStop(page, where) {
 test('every gallery example has a tour, and each plays to its end', async () => {
   const { page, errors } = await openApp(browser.context, url());
   await runState(page, 'done');
+  await waitForApi(page);
   const names = await page.evaluate(() => window.wasmBindings.examples().map((e) => e.name));
   assert.ok(names.length >= 29, `examples: ${names.length}`);
   let stops = 0;

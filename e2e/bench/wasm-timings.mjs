@@ -11,7 +11,7 @@
 //
 // Prints one JSON object on stdout; xtask turns it into docs/bench-wasm.md.
 
-import { launch, openApp, runState, urlFrom } from '../support.mjs';
+import { launch, openApp, runState, urlFrom, waitForApi } from '../support.mjs';
 
 const REPS = Number(process.env.COPYSCOPE_WASM_REPS || 7);
 
@@ -19,6 +19,7 @@ const url = urlFrom('COPYSCOPE_URL');
 const browser = await launch();
 try {
   const { page, errors } = await openApp(browser.context, url);
+  await waitForApi(page);
   const result = await page.evaluate((reps) => {
     const api = window.wasmBindings;
     const lines = (s) => s.split('\n').length;

@@ -1,16 +1,19 @@
-//! The page's handle on the engine (the `web-engine` crate).
+//! The page's handle on the engine (the `web-engine` crate's `copyscope-engine` wasm).
 //!
 //! ```text
+//!  index.html: fetch + compile copyscope-engine_bg.wasm once ─▶ window.copyscopeEngine,
+//!              a promise of {glue: the engine's wasm-bindgen JS, module: the compiled wasm}
 //!  start(): new module Worker "engine-worker.js" (static/, copied by Trunk)
-//!           ──boot {glue: this page's wasm-bindgen JS, module: wasm_bindgen::module()}──▶
-//!           the worker imports the glue, instantiates the same compiled wasm; its main
-//!           sees a worker scope and runs web_engine::worker::start ──Ready──▶
+//!           ── boot: the resolved {glue, module} ──▶ the worker imports the glue and
+//!           instantiates the module; its main sees a worker scope and runs
+//!           web_engine::worker::start ──Ready──▶
 //!  EngineClient::send(Request) ──▶ worker ──postMessage(Response)──▶ on_response callback
 //!  restart(): terminate the worker (this is how a run is cancelled) and start a new one
 //! ```
 //!
-//! One wasm file serves the page and the worker: the page and the engine share the
-//! standard library, serde and the tables, and the browser fetches and compiles it once.
+//! The page's wasm and the engine's are two files: the UI paints without waiting for
+//! the pipeline, and neither carries the other's code. The engine is compiled once; each
+//! restarted worker instantiates the same module.
 //!
 //! Requests sent before the worker says `Ready` wait in a queue. A worker that crashes
 //! or fails to load reports `Response::Crashed` and is started afresh for the next
@@ -26,6 +29,9 @@ pub use imp::EngineClient;
 /// The worker's bootstrap script (static/engine-worker.js, copied by Trunk).
 pub const WORKER_URL: &str = "./engine-worker.js";
 
+/// The global under which index.html keeps its promise of the compiled engine.
+pub const ENGINE_GLOBAL: &str = "copyscopeEngine";
+
 fn crashed(message: String) -> Response {
     Response::Crashed { message }
 }
@@ -40,21 +46,15 @@ mod imp {
     use web_engine::protocol::{decode, encode};
     use web_sys::{ErrorEvent, Event, MessageEvent, Worker, WorkerOptions, WorkerType};
 
-    /// The URL of this page's wasm-bindgen JS: Trunk preloads it with
-    /// `<link rel="modulepreload">` (and imports it from an inline module script).
-    fn glue_url() -> Option<String> {
-        let document = web_sys::window()?.document()?;
-        let link = document
-            .query_selector("link[rel='modulepreload'][href$='.js']")
-            .ok()??;
-        let href = link.get_attribute("href")?;
-        let base = document.base_uri().ok()??;
-        web_sys::Url::new_with_base(&href, &base)
+    /// The page script's promise of the compiled engine (index.html sets it).
+    fn engine_promise() -> Option<js_sys::Promise> {
+        let window = web_sys::window()?;
+        js_sys::Reflect::get(&window, &ENGINE_GLOBAL.into())
+            .ok()?
+            .dyn_into::<js_sys::Promise>()
             .ok()
-            .map(|u| u.href())
     }
 
-    /// The first message: where the glue is and the compiled module.
     /// A message from the worker: postcard bytes, or the plain `{crashed: {message}}`
     /// object engine-worker.js posts when the wasm cannot even load there.
     fn read_response(data: JsValue) -> Response {
@@ -68,13 +68,6 @@ mod imp {
             .and_then(|m| m.as_string())
             .unwrap_or_else(|| "unreadable answer from the engine".into());
         crashed(message)
-    }
-
-    fn boot_message(glue: &str) -> Result<JsValue, JsValue> {
-        let message = js_sys::Object::new();
-        js_sys::Reflect::set(&message, &"glue".into(), &glue.into())?;
-        js_sys::Reflect::set(&message, &"module".into(), &wasm_bindgen::module())?;
-        Ok(message.into())
     }
 
     type Handlers = (Closure<dyn FnMut(MessageEvent)>, Closure<dyn FnMut(Event)>);
@@ -110,16 +103,17 @@ mod imp {
         }
 
         fn spawn(&self) {
-            let started = glue_url()
-                .ok_or_else(|| JsValue::from_str("the page's wasm-bindgen script was not found"))
-                .and_then(|glue| {
+            let started = engine_promise()
+                .ok_or_else(|| {
+                    JsValue::from_str("the page did not load the engine (window.copyscopeEngine)")
+                })
+                .and_then(|engine| {
                     let options = WorkerOptions::new();
                     options.set_type(WorkerType::Module);
                     let worker = Worker::new_with_options(WORKER_URL, &options)?;
-                    worker.post_message(&boot_message(&glue)?)?;
-                    Ok(worker)
+                    Ok((engine, worker))
                 });
-            let worker = match started {
+            let (engine, worker) = match started {
                 Ok(w) => w,
                 Err(e) => {
                     let cb = self.0.borrow().on_response.clone();
@@ -127,6 +121,7 @@ mod imp {
                     return;
                 }
             };
+            self.boot(engine, worker.clone());
             let weak: Weak<RefCell<Inner>> = Rc::downgrade(&self.0);
             let on_message = {
                 let weak = weak.clone();
@@ -174,6 +169,31 @@ mod imp {
             i.worker = Some(worker);
             i.ready = false;
             i._handlers = Some((on_message, on_error));
+        }
+
+        /// Sends the worker its boot message once the compiled engine is there. A worker
+        /// stopped in the meantime is left alone; a page that could not load the engine
+        /// reports why, like a crash.
+        fn boot(&self, engine: js_sys::Promise, worker: Worker) {
+            let weak = Rc::downgrade(&self.0);
+            wasm_bindgen_futures::spawn_local(async move {
+                let loaded = wasm_bindgen_futures::JsFuture::from(engine).await;
+                let Some(inner) = weak.upgrade() else { return };
+                let current = inner.borrow().worker.as_ref() == Some(&worker);
+                if !current {
+                    return;
+                }
+                let posted = loaded.and_then(|boot| worker.post_message(&boot));
+                if let Err(e) = posted {
+                    let cb = inner.borrow().on_response.clone();
+                    EngineClient(inner).stop();
+                    let why = e
+                        .dyn_ref::<js_sys::Error>()
+                        .map(|e| String::from(e.message()))
+                        .unwrap_or_else(|| format!("{e:?}"));
+                    cb.emit(crashed(format!("the engine could not load: {why}")));
+                }
+            });
         }
 
         /// Terminates the worker; the next request starts a new one.

@@ -38,7 +38,7 @@ pub fn wait_until_served(url: &str, child: &mut Child, limit: Duration) -> Resul
     let start = Instant::now();
     loop {
         if let Some((200, body)) = http::get(url) {
-            if body.contains("web-app") && body.contains(".wasm") {
+            if body.contains("web-app-") && body.contains("_bg.wasm") {
                 return Ok(());
             }
         }

@@ -1,0 +1,70 @@
+//! The engine's own wasm binary, `copyscope-engine` (Trunk builds it as a worker:
+//! `dist/copyscope-engine.js` + `dist/copyscope-engine_bg.wasm`, names without a hash).
+//!
+//! ```text
+//!  page (index.html) ── fetch + compile copyscope-engine_bg.wasm once ──┬─▶ instantiate in the
+//!                                                                       │   page: window.wasmBindings
+//!                                                                       └─▶ post the module to the
+//!  static/engine-worker.js ── instantiate ──▶ main(): worker scope ──▶ worker::start (message loop)
+//! ```
+//!
+//! The page's own wasm (web-app) holds the UI only; the pipeline is here. Both roles use
+//! one compiled module: in a worker `main` runs the message loop, anywhere else it does
+//! nothing and the JS API below is what the host calls (README, "JS API").
+
+fn main() {
+    #[cfg(target_family = "wasm")]
+    web_engine::worker::start();
+}
+
+#[cfg(target_family = "wasm")]
+mod js_api {
+    use wasm_bindgen::prelude::*;
+    use web_engine::js;
+
+    /// `run(source, options?)`: runs the pipeline; returns the stages with their stats,
+    /// step counts and remarks, and the output text. Throws on bad input, with `errors`
+    /// (line, col, message) on the thrown Error.
+    #[wasm_bindgen]
+    pub fn run(source: &str, options: JsValue) -> Result<JsValue, JsValue> {
+        js::run(source, options)
+    }
+
+    /// `examples()`: the gallery, `[{name, stage, format, summary, source}]`.
+    #[wasm_bindgen]
+    pub fn examples() -> Result<JsValue, JsValue> {
+        js::examples()
+    }
+
+    /// `stages()`: every stage in pipeline order, `[{id, phase, input, output, summary,
+    /// spec, implemented}]`.
+    #[wasm_bindgen]
+    pub fn stages() -> Result<JsValue, JsValue> {
+        js::stages()
+    }
+
+    /// `knobs()`: every knob, `[{name, alias, kind, default, help, spec, stages}]`.
+    #[wasm_bindgen]
+    pub fn knobs() -> Result<JsValue, JsValue> {
+        js::knobs()
+    }
+
+    /// `encodeLink(state)`: the `#` fragment (without `#`) of a permalink to `state`
+    /// (`{source, format?, knobs?, stage?, step?, layout?}`).
+    #[wasm_bindgen(js_name = encodeLink)]
+    pub fn encode_link(state: JsValue) -> Result<String, JsValue> {
+        js::encode_link(state)
+    }
+
+    /// `decodeLink(url)`: a permalink's state, or throws with the column and reason.
+    #[wasm_bindgen(js_name = decodeLink)]
+    pub fn decode_link(url: &str) -> Result<JsValue, JsValue> {
+        js::decode_link(url)
+    }
+
+    /// `version()`: the crate version.
+    #[wasm_bindgen]
+    pub fn version() -> String {
+        env!("CARGO_PKG_VERSION").into()
+    }
+}
