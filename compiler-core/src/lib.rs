@@ -36,6 +36,7 @@ pub mod pipeline;
 pub mod ptx;
 pub mod ptxas;
 pub mod share;
+pub mod sort;
 pub mod stages;
 pub mod stats;
 #[cfg(feature = "testgen")]

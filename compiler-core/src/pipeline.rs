@@ -965,7 +965,7 @@ fn verify_input(ir: &Ir, spans: &[FunctionSpans]) -> Vec<SourceError> {
         }
         Ir::Dag(_) | Ir::Ptx(_) | Ir::Ori(_) => {}
     }
-    out.sort_by_key(|e| (e.line, e.col));
+    crate::sort::sort_by_key(&mut out, |e| crate::sort::key4(0, 0, e.line, e.col));
     out
 }
 

@@ -3,20 +3,14 @@
 
 use crate::protocol::PayloadRow;
 use compiler_core::trace::Payload;
-use serde::de::{Deserialize, Deserializer, MapAccess, Visitor};
-use serde_json::Value;
+use serde::ser::{self, Serialize};
 
 /// Longest value text in a row.
 const MAX_VALUE: usize = 2000;
 
 /// The payload's type name and one row per field, in declaration order.
 pub fn rows(p: &Payload) -> (String, Vec<PayloadRow>) {
-    // Through JSON text, so the top-level fields keep their declaration order (a
-    // `serde_json::Value` map would sort them).
-    let Ok(Ordered(map)) = serde_json::to_string(p)
-        .map_err(|_| ())
-        .and_then(|json| serde_json::from_str::<Ordered>(&json).map_err(|_| ()))
-    else {
+    let Ok(Value::Object(map)) = p.serialize(Tree) else {
         return ("none".into(), Vec::new());
     };
     let mut kind = String::from("none");
@@ -43,26 +37,321 @@ pub fn rows(p: &Payload) -> (String, Vec<PayloadRow>) {
     (kind, out)
 }
 
-/// A JSON object's entries in document order.
-struct Ordered(Vec<(String, Value)>);
+/// A serialized value, shaped as JSON would have it (objects keep their field order).
+#[derive(Debug)]
+enum Value {
+    Null,
+    Bool(bool),
+    Int(i128),
+    Float(f64),
+    String(String),
+    Array(Vec<Value>),
+    Object(Vec<(String, Value)>),
+}
 
-impl<'de> Deserialize<'de> for Ordered {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        struct Entries;
-        impl<'de> Visitor<'de> for Entries {
-            type Value = Ordered;
-            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
-                f.write_str("an object")
-            }
-            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Ordered, A::Error> {
-                let mut out = Vec::new();
-                while let Some(entry) = map.next_entry::<String, Value>()? {
-                    out.push(entry);
-                }
-                Ok(Ordered(out))
-            }
+/// A serde serializer that builds a [`Value`] the way serde_json lays data out: unit
+/// and `None` are null, an enum variant with data is a one-entry object named after it,
+/// map keys are strings.
+struct Tree;
+
+#[derive(Debug)]
+struct Unsupported(String);
+
+impl std::fmt::Display for Unsupported {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for Unsupported {}
+
+impl ser::Error for Unsupported {
+    fn custom<T: std::fmt::Display>(msg: T) -> Self {
+        Unsupported(msg.to_string())
+    }
+}
+
+/// A sequence or map being built; `variant` wraps the result as `{variant: result}`.
+struct Building {
+    items: Vec<Value>,
+    fields: Vec<(String, Value)>,
+    key: Option<String>,
+    variant: Option<&'static str>,
+}
+
+impl Building {
+    fn new(variant: Option<&'static str>) -> Building {
+        Building {
+            items: Vec::new(),
+            fields: Vec::new(),
+            key: None,
+            variant,
         }
-        d.deserialize_map(Entries)
+    }
+
+    fn wrap(variant: Option<&'static str>, v: Value) -> Value {
+        match variant {
+            Some(name) => Value::Object(vec![(name.to_string(), v)]),
+            None => v,
+        }
+    }
+
+    fn array(self) -> Result<Value, Unsupported> {
+        Ok(Building::wrap(self.variant, Value::Array(self.items)))
+    }
+
+    fn object(self) -> Result<Value, Unsupported> {
+        Ok(Building::wrap(self.variant, Value::Object(self.fields)))
+    }
+
+    fn item<T: ?Sized + Serialize>(&mut self, v: &T) -> Result<(), Unsupported> {
+        self.items.push(v.serialize(Tree)?);
+        Ok(())
+    }
+
+    fn field<T: ?Sized + Serialize>(&mut self, key: &str, v: &T) -> Result<(), Unsupported> {
+        self.fields.push((key.to_string(), v.serialize(Tree)?));
+        Ok(())
+    }
+}
+
+impl ser::Serializer for Tree {
+    type Ok = Value;
+    type Error = Unsupported;
+    type SerializeSeq = Building;
+    type SerializeTuple = Building;
+    type SerializeTupleStruct = Building;
+    type SerializeTupleVariant = Building;
+    type SerializeMap = Building;
+    type SerializeStruct = Building;
+    type SerializeStructVariant = Building;
+
+    fn serialize_bool(self, v: bool) -> Result<Value, Unsupported> {
+        Ok(Value::Bool(v))
+    }
+    fn serialize_i8(self, v: i8) -> Result<Value, Unsupported> {
+        Ok(Value::Int(v.into()))
+    }
+    fn serialize_i16(self, v: i16) -> Result<Value, Unsupported> {
+        Ok(Value::Int(v.into()))
+    }
+    fn serialize_i32(self, v: i32) -> Result<Value, Unsupported> {
+        Ok(Value::Int(v.into()))
+    }
+    fn serialize_i64(self, v: i64) -> Result<Value, Unsupported> {
+        Ok(Value::Int(v.into()))
+    }
+    fn serialize_u8(self, v: u8) -> Result<Value, Unsupported> {
+        Ok(Value::Int(v.into()))
+    }
+    fn serialize_u16(self, v: u16) -> Result<Value, Unsupported> {
+        Ok(Value::Int(v.into()))
+    }
+    fn serialize_u32(self, v: u32) -> Result<Value, Unsupported> {
+        Ok(Value::Int(v.into()))
+    }
+    fn serialize_u64(self, v: u64) -> Result<Value, Unsupported> {
+        Ok(Value::Int(v.into()))
+    }
+    fn serialize_f32(self, v: f32) -> Result<Value, Unsupported> {
+        Ok(Value::Float(v.into()))
+    }
+    fn serialize_f64(self, v: f64) -> Result<Value, Unsupported> {
+        Ok(Value::Float(v))
+    }
+    fn serialize_char(self, v: char) -> Result<Value, Unsupported> {
+        Ok(Value::String(v.to_string()))
+    }
+    fn serialize_str(self, v: &str) -> Result<Value, Unsupported> {
+        Ok(Value::String(v.to_string()))
+    }
+    fn serialize_bytes(self, v: &[u8]) -> Result<Value, Unsupported> {
+        Ok(Value::Array(
+            v.iter().map(|&b| Value::Int(b.into())).collect(),
+        ))
+    }
+    fn serialize_none(self) -> Result<Value, Unsupported> {
+        Ok(Value::Null)
+    }
+    fn serialize_some<T: ?Sized + Serialize>(self, v: &T) -> Result<Value, Unsupported> {
+        v.serialize(Tree)
+    }
+    fn serialize_unit(self) -> Result<Value, Unsupported> {
+        Ok(Value::Null)
+    }
+    fn serialize_unit_struct(self, _: &'static str) -> Result<Value, Unsupported> {
+        Ok(Value::Null)
+    }
+    fn serialize_unit_variant(
+        self,
+        _: &'static str,
+        _: u32,
+        variant: &'static str,
+    ) -> Result<Value, Unsupported> {
+        Ok(Value::String(variant.to_string()))
+    }
+    fn serialize_newtype_struct<T: ?Sized + Serialize>(
+        self,
+        _: &'static str,
+        v: &T,
+    ) -> Result<Value, Unsupported> {
+        v.serialize(Tree)
+    }
+    fn serialize_newtype_variant<T: ?Sized + Serialize>(
+        self,
+        _: &'static str,
+        _: u32,
+        variant: &'static str,
+        v: &T,
+    ) -> Result<Value, Unsupported> {
+        Ok(Building::wrap(Some(variant), v.serialize(Tree)?))
+    }
+    fn serialize_seq(self, _: Option<usize>) -> Result<Building, Unsupported> {
+        Ok(Building::new(None))
+    }
+    fn serialize_tuple(self, _: usize) -> Result<Building, Unsupported> {
+        Ok(Building::new(None))
+    }
+    fn serialize_tuple_struct(self, _: &'static str, _: usize) -> Result<Building, Unsupported> {
+        Ok(Building::new(None))
+    }
+    fn serialize_tuple_variant(
+        self,
+        _: &'static str,
+        _: u32,
+        variant: &'static str,
+        _: usize,
+    ) -> Result<Building, Unsupported> {
+        Ok(Building::new(Some(variant)))
+    }
+    fn serialize_map(self, _: Option<usize>) -> Result<Building, Unsupported> {
+        Ok(Building::new(None))
+    }
+    fn serialize_struct(self, _: &'static str, _: usize) -> Result<Building, Unsupported> {
+        Ok(Building::new(None))
+    }
+    fn serialize_struct_variant(
+        self,
+        _: &'static str,
+        _: u32,
+        variant: &'static str,
+        _: usize,
+    ) -> Result<Building, Unsupported> {
+        Ok(Building::new(Some(variant)))
+    }
+}
+
+impl ser::SerializeSeq for Building {
+    type Ok = Value;
+    type Error = Unsupported;
+    fn serialize_element<T: ?Sized + Serialize>(&mut self, v: &T) -> Result<(), Unsupported> {
+        self.item(v)
+    }
+    fn end(self) -> Result<Value, Unsupported> {
+        self.array()
+    }
+}
+
+impl ser::SerializeTuple for Building {
+    type Ok = Value;
+    type Error = Unsupported;
+    fn serialize_element<T: ?Sized + Serialize>(&mut self, v: &T) -> Result<(), Unsupported> {
+        self.item(v)
+    }
+    fn end(self) -> Result<Value, Unsupported> {
+        self.array()
+    }
+}
+
+impl ser::SerializeTupleStruct for Building {
+    type Ok = Value;
+    type Error = Unsupported;
+    fn serialize_field<T: ?Sized + Serialize>(&mut self, v: &T) -> Result<(), Unsupported> {
+        self.item(v)
+    }
+    fn end(self) -> Result<Value, Unsupported> {
+        self.array()
+    }
+}
+
+impl ser::SerializeTupleVariant for Building {
+    type Ok = Value;
+    type Error = Unsupported;
+    fn serialize_field<T: ?Sized + Serialize>(&mut self, v: &T) -> Result<(), Unsupported> {
+        self.item(v)
+    }
+    fn end(self) -> Result<Value, Unsupported> {
+        self.array()
+    }
+}
+
+impl ser::SerializeMap for Building {
+    type Ok = Value;
+    type Error = Unsupported;
+    fn serialize_key<T: ?Sized + Serialize>(&mut self, k: &T) -> Result<(), Unsupported> {
+        self.key = Some(match k.serialize(Tree)? {
+            Value::String(s) => s,
+            Value::Int(n) => n.to_string(),
+            Value::Bool(b) => b.to_string(),
+            other => {
+                return Err(Unsupported(format!(
+                    "a map key that is not text: {other:?}"
+                )))
+            }
+        });
+        Ok(())
+    }
+    fn serialize_value<T: ?Sized + Serialize>(&mut self, v: &T) -> Result<(), Unsupported> {
+        let key = self.key.take().unwrap_or_default();
+        self.field(&key, v)
+    }
+    fn end(self) -> Result<Value, Unsupported> {
+        self.object()
+    }
+}
+
+impl ser::SerializeStruct for Building {
+    type Ok = Value;
+    type Error = Unsupported;
+    fn serialize_field<T: ?Sized + Serialize>(
+        &mut self,
+        key: &'static str,
+        v: &T,
+    ) -> Result<(), Unsupported> {
+        self.field(key, v)
+    }
+    fn end(self) -> Result<Value, Unsupported> {
+        self.object()
+    }
+}
+
+impl ser::SerializeStructVariant for Building {
+    type Ok = Value;
+    type Error = Unsupported;
+    fn serialize_field<T: ?Sized + Serialize>(
+        &mut self,
+        key: &'static str,
+        v: &T,
+    ) -> Result<(), Unsupported> {
+        self.field(key, v)
+    }
+    fn end(self) -> Result<Value, Unsupported> {
+        self.object()
+    }
+}
+
+/// A float as JSON writes it: a whole number keeps its `.0`; NaN and infinities, which
+/// JSON cannot hold, are null.
+fn write_float(out: &mut String, x: f64) {
+    use std::fmt::Write;
+    if !x.is_finite() {
+        out.push('—');
+        return;
+    }
+    let start = out.len();
+    let _ = write!(out, "{x}");
+    if !out[start..].contains('.') {
+        out.push_str(".0");
     }
 }
 
@@ -70,7 +359,11 @@ fn write_value(out: &mut String, v: &Value, top: bool) {
     match v {
         Value::Null => out.push('—'),
         Value::Bool(b) => out.push_str(if *b { "yes" } else { "no" }),
-        Value::Number(n) => out.push_str(&n.to_string()),
+        Value::Int(n) => {
+            use std::fmt::Write;
+            let _ = write!(out, "{n}");
+        }
+        Value::Float(x) => write_float(out, *x),
         Value::String(s) if top => out.push_str(s),
         Value::String(s) => {
             out.push('"');

@@ -586,7 +586,7 @@ impl<'f> Compiler<'f> {
                 }
             }
         }
-        self.retvals.sort_unstable();
+        crate::sort::sort_ints(&mut self.retvals);
         self.retvals.dedup();
         Ok(Program {
             f,

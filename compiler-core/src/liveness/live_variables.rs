@@ -572,7 +572,11 @@ pub fn undefined_reads(f: &Function) -> Vec<UndefinedRead> {
             }
         }
     }
-    out.sort_by_key(|r| (r.inst, r.vreg, r.lane));
+    // A lane-less read sorts before lane 0 (None < Some), hence the shift by one.
+    crate::sort::sort_by_key(&mut out, |r| {
+        let lane = r.lane.map_or(0, |l| u32::from(l) + 1);
+        crate::sort::key4(r.inst.as_u32(), r.vreg.as_u32(), lane, 0)
+    });
     out.dedup();
     out
 }

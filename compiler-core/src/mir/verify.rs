@@ -230,7 +230,11 @@ pub fn verify(f: &Function, level: VerifyLevel) -> Vec<VerifyError> {
             (block_pos(b), ip, n, e)
         })
         .collect();
-    keyed.sort_by_key(|k| (k.0, k.1, k.2));
+    // None (function-level) first: positions are shifted up by one.
+    let pos = |p: Option<u32>| p.map_or(0, |p| p + 1);
+    crate::sort::sort_by_key(&mut keyed, |k| {
+        crate::sort::key4(pos(k.0.map(|b| b as u32)), pos(k.1), k.2 as u32, 0)
+    });
     keyed.into_iter().map(|k| k.3).collect()
 }
 

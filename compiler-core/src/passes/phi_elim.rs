@@ -175,7 +175,7 @@ fn cssa_coalesce<R: Recorder>(f: &mut Function, rec: &mut R, stats: &mut Stats) 
                 .chain(du.uses[x].iter())
                 .copied()
                 .collect();
-            touched.sort();
+            crate::sort::sort_by_key(&mut touched, |i| i.as_u32().into());
             touched.dedup();
             for i in touched {
                 du.remove_inst(ed.f, i);

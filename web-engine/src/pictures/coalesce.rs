@@ -343,7 +343,7 @@ pub fn picture(steps: &[Step]) -> Option<CoalescePicture> {
 /// The spans in order, each once.
 pub fn distinct_spans(spans: &[(u32, u32)]) -> Vec<(u32, u32)> {
     let mut v = spans.to_vec();
-    v.sort_unstable();
+    compiler_core::sort::sort_by_key(&mut v, |s| compiler_core::sort::key4(0, 0, s.0, s.1));
     v.dedup();
     v
 }
@@ -366,7 +366,7 @@ fn select_rows(
         }
         keep.push(r);
     }
-    keep.sort_unstable();
+    compiler_core::sort::sort_ints(&mut keep);
     keep.dedup();
     let rows: Vec<BarRow> = keep
         .iter()
@@ -474,7 +474,7 @@ fn layout_tree(t: &ReplayTree, payload: &Payload, candidate: Option<(u32, u32)>)
             })
         })
         .collect();
-    nodes.sort_by_key(|n| n.id);
+    compiler_core::sort::sort_by_key(&mut nodes, |n| n.id.into());
     TreePicture {
         total: snap.len,
         width: 2 * TREE_PAD + (order.len().max(1) as u32 - 1) * TREE_DX,

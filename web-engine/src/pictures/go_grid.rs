@@ -195,7 +195,7 @@ pub fn build(steps: &[Step], step: usize) -> Option<GoPicture> {
         }
         p.rounds = p.rounds.max(c.iteration);
     }
-    p.blocks.sort_unstable();
+    compiler_core::sort::sort_ints(&mut p.blocks);
     Some(p)
 }
 

@@ -589,7 +589,7 @@ impl<'d, 'f, 'r, R: Recorder> Emitter<'d, 'f, 'r, R> {
                 }
             }
         }
-        liveins.sort_by_key(|e| e.0);
+        crate::sort::sort_by_key(&mut liveins, |e| e.0.into());
         if !liveins.is_empty() {
             self.ed
                 .set_liveins(liveins.iter().map(|e| (e.1, e.2)).collect());

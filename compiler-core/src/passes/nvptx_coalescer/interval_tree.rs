@@ -503,7 +503,9 @@ impl IntervalTree {
                 }
             }
         }
-        found.sort_by_key(|a| (a.0.start, a.0.key, a.0.end));
+        crate::sort::sort_by_key(&mut found, |a| {
+            crate::sort::key4(a.0.start, a.0.key, a.0.end, 0)
+        });
         found.into_iter().map(|x| x.0).collect()
     }
 

@@ -127,7 +127,7 @@ impl<R: Recorder> Coalescer<'_, '_, R> {
             .chain(self.du.uses[gone].iter())
             .copied()
             .collect();
-        touched.sort();
+        crate::sort::sort_by_key(&mut touched, |i| i.as_u32().into());
         touched.dedup();
         for &i in &touched {
             self.du.remove_inst(self.ed.f, i);

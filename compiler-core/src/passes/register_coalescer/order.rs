@@ -78,11 +78,9 @@ pub fn block_priority(f: &Function, join_splitedges: bool) -> Vec<(Block, u32)> 
             )
         })
         .collect();
-    blocks.sort_by(|a, b| {
-        b.0.cmp(&a.0)
-            .then(b.1.cmp(&a.1))
-            .then(b.2.cmp(&a.2))
-            .then(a.3.cmp(&b.3))
+    // Deeper, split edges, more edges first (complemented: descending), then by number.
+    crate::sort::sort_by_key(&mut blocks, |b| {
+        crate::sort::key4(!b.0, !(b.1 as u32), !(b.2 as u32), b.3)
     });
     blocks.into_iter().map(|x| (x.4, x.0)).collect()
 }
