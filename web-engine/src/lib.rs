@@ -2,8 +2,8 @@
 //! trace into what the playground shows, kept off the page's main thread.
 //!
 //! ```text
-//!  page (web-app, yew) ──Request──▶ Web Worker (the same wasm: web-app's main sees a
-//!                      ◀─Response──  worker scope and calls worker::start)
+//!  page (web-app, yew) ──Request──▶ Web Worker (the engine's own wasm, bin/copyscope-engine.rs:
+//!                      ◀─Response──  its main sees a worker scope and calls worker::start)
 //!                                          ▼
 //!                                  Session (session.rs): run, view(stage, step), diff
 //!                                    lines.rs  printed function + line of each instruction
@@ -12,7 +12,7 @@
 //!                                    pictures/  pass pictures as data (fan-out, GO grid, coalescing)
 //!                                    tours.rs   guided tours, resolved against the run
 //!  other pages / tests ──▶ js.rs: run(source, options), examples(), stages(), knobs(),
-//!                                 encodeLink / decodeLink   (exported by web-app's binary)
+//!                                 encodeLink / decodeLink   (exported by bin/copyscope-engine.rs)
 //! ```
 //!
 //! Rules: the library names no DOM type outside `js` and `worker` (both wasm only), so
