@@ -82,7 +82,8 @@ pub fn run(ctx: &Ctx) -> Result<(), String> {
         })
         .collect();
 
-    let md = report(&json, &native);
+    let sizes = crate::checks::wasm_sizes(&ctx.root.join("dist"));
+    let md = report(&json, &native, &sizes);
     let path = ctx.root.join("docs").join("bench-wasm.md");
     std::fs::write(&path, &md).map_err(|e| format!("{}: {e}", path.display()))?;
     println!("{md}");
@@ -90,8 +91,9 @@ pub fn run(ctx: &Ctx) -> Result<(), String> {
     Ok(())
 }
 
-/// The Markdown report from the page's JSON and the native `(stage, cumulative ms)`.
-fn report(json: &Value, native: &[(String, f64)]) -> String {
+/// The Markdown report from the page's JSON, the native `(stage, cumulative ms)` and the
+/// site's wasm files `(name, bytes, gzip bytes)`.
+fn report(json: &Value, native: &[(String, f64)], sizes: &[(String, u64, u64)]) -> String {
     let num = |v: &Value| v.as_f64().unwrap_or(f64::NAN);
     let native_at = |stage: &str| native.iter().find(|(s, _)| s == stage).map(|(_, t)| *t);
     let mut md = String::new();
@@ -168,6 +170,27 @@ fn report(json: &Value, native: &[(String, f64)]) -> String {
         json["example"].as_str().unwrap_or("?"),
         num(&json["pageFirstMs"]),
         num(&json["pageMs"]),
+    );
+    let _ = writeln!(
+        md,
+        "\n## Size\n\nThe site's wasm files (release, wasm-opt -Oz), in KB; gzip is gzip -9. \
+         The page's (`web-app-…`) holds the UI; the engine's (`copyscope-engine`) the \
+         pipeline, fetched while the page's loads.\n\n| file | raw | gzip |\n|---|---:|---:|"
+    );
+    for (name, raw, gz) in sizes {
+        let _ = writeln!(
+            md,
+            "| `{name}` | {} | {} |",
+            raw.div_ceil(1024),
+            gz.div_ceil(1024)
+        );
+    }
+    let (raw, gz) = sizes.iter().fold((0, 0), |(r, g), f| (r + f.1, g + f.2));
+    let _ = writeln!(
+        md,
+        "| together | {} | {} |",
+        raw.div_ceil(1024),
+        gz.div_ceil(1024)
     );
     if let Some(errors) = json["errors"].as_array().filter(|e| !e.is_empty()) {
         let _ = writeln!(md, "\nThe page logged errors: {errors:?}");

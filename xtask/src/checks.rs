@@ -347,22 +347,7 @@ fn trunk_build(ctx: &Ctx) -> Outcome {
     if !ok {
         return failed("trunk build failed");
     }
-    let dist = ctx.root.join("dist");
-    let mut files: Vec<(String, u64, u64)> = std::fs::read_dir(&dist)
-        .into_iter()
-        .flatten()
-        .flatten()
-        .filter(|e| e.path().extension().is_some_and(|x| x == "wasm"))
-        .filter_map(|e| {
-            let bytes = std::fs::read(e.path()).ok()?;
-            Some((
-                e.file_name().to_string_lossy().into_owned(),
-                bytes.len() as u64,
-                gzip_size(&bytes),
-            ))
-        })
-        .collect();
-    files.sort();
+    let files = wasm_sizes(&ctx.root.join("dist"));
     if files.is_empty() {
         return failed("no .wasm in dist/");
     }
@@ -401,6 +386,26 @@ fn trunk_build(ctx: &Ctx) -> Outcome {
             }
         ),
     }
+}
+
+/// Every `.wasm` in `dir` by name: (name, bytes, gzip -9 bytes).
+pub fn wasm_sizes(dir: &std::path::Path) -> Vec<(String, u64, u64)> {
+    let mut files: Vec<(String, u64, u64)> = std::fs::read_dir(dir)
+        .into_iter()
+        .flatten()
+        .flatten()
+        .filter(|e| e.path().extension().is_some_and(|x| x == "wasm"))
+        .filter_map(|e| {
+            let bytes = std::fs::read(e.path()).ok()?;
+            Some((
+                e.file_name().to_string_lossy().into_owned(),
+                bytes.len() as u64,
+                gzip_size(&bytes),
+            ))
+        })
+        .collect();
+    files.sort();
+    files
 }
 
 /// The size of `bytes` as gzip -9 would write it (deflate stream + 18 bytes of frame).
