@@ -11,6 +11,7 @@ import { fileURLToPath } from 'node:url';
 import { mkdir } from 'node:fs/promises';
 import {
   OUT_DIR,
+  STAGE_IDS,
   urlFrom,
   launch,
   openApp,
@@ -440,3 +441,36 @@ for (const colorScheme of ['light', 'dark']) {
     await page.close();
   });
 }
+
+test('the page paints before the engine loads, and says so when the engine cannot load', async () => {
+  // A slow engine: the UI (its own wasm) is up and answering while the engine's wasm is
+  // still on its way; the run completes once it arrives.
+  const slow = await browser.context.newPage();
+  let release;
+  const held = new Promise((resolve) => { release = resolve; });
+  await slow.route('**/copyscope-engine_bg.wasm', async (route) => {
+    await held;
+    await route.continue();
+  });
+  await slow.goto(url() + '#example=tex-v4f32');
+  await slow.locator('ol.stage-list > li.stage').nth(STAGE_IDS.length - 1).waitFor();
+  await slow.getByRole('tab', { name: 'Examples' }).click();
+  await slow.locator('.gallery-list').first().waitFor();
+  assert.equal(await slow.locator('[data-run-state="done"]').count(), 0, 'ran without the engine');
+  assert.equal(await slow.evaluate(() => typeof window.wasmBindings), 'undefined');
+  release();
+  await runState(slow, 'done');
+  await waitForApi(slow);
+  await slow.close();
+
+  // No engine at all: the page stays usable and names the failure.
+  const broken = await browser.context.newPage();
+  await broken.route('**/copyscope-engine_bg.wasm', (route) => route.fulfill({ status: 404, body: 'gone' }));
+  await broken.goto(url() + '#example=tex-v4f32');
+  const alert = broken.getByRole('alert').filter({ hasText: 'could not load' });
+  await alert.waitFor();
+  assert.match(await alert.textContent(), /copyscope-engine_bg\.wasm: HTTP 404/);
+  await broken.getByRole('tab', { name: 'Examples' }).click();
+  await broken.locator('.gallery-list').first().waitFor();
+  await broken.close();
+});

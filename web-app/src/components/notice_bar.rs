@@ -27,9 +27,9 @@ pub fn notice_bar(props: &NoticeBarProps) -> Html {
             if let Some(e) = &props.engine_error {
                 <div class="notice error" role="alert">
                     <span>
-                        { "The engine stopped with an internal error and was restarted: " }
+                        { "The engine stopped: " }
                         <code>{ e.clone() }</code>
-                        { " Change the input or press Run to try again." }
+                        { " It starts afresh with the next run: change the input or press Run to try again." }
                     </span>
                 </div>
             }
