@@ -6,6 +6,7 @@ use compiler_core::mir::print::{print_function_annotated, AnnotateAt};
 use compiler_core::mir::Function;
 
 /// A printed function and its line map (0-based lines of `text`).
+#[derive(Default)]
 pub struct Printed {
     pub text: String,
     /// By instruction storage index: the line it printed on, if it is placed.

@@ -22,7 +22,7 @@ use compiler_core::knobs::Knobs;
 use compiler_core::mir::print::{defined_vregs, print_function, write_inst};
 use compiler_core::mir::{Function, InstData, Module, VReg};
 use compiler_core::pipeline::{run_observed, Ir, Observer, PipelineError, RunResult};
-use compiler_core::trace::{Checkpoints, Edit, Focus, Step, CHECKPOINT_EVERY};
+use compiler_core::trace::{apply_edit, Checkpoints, Edit, Focus, Step, CHECKPOINT_EVERY};
 use compiler_core::{InputFormat, RunOptions, Stage};
 use std::collections::BTreeMap;
 
@@ -46,6 +46,18 @@ pub struct Session {
     inputs: Vec<Option<Module>>,
     /// Parallel to `result.stages`, then per function: checkpoints, built on first use.
     replays: Vec<Vec<Option<Checkpoints>>>,
+    /// The last step viewed, kept so that the next one (most often the step after it)
+    /// costs one step of edits and one printing instead of two seeks and two.
+    cursor: Option<Cursor>,
+}
+
+/// Function `at.1` of stage `at.0` before (`a`) and after (`b`) its step `at.2`, printed.
+struct Cursor {
+    at: (usize, usize, usize),
+    a: Function,
+    b: Function,
+    pa: Printed,
+    pb: Printed,
 }
 
 /// Keeps each stage's input and reports progress.
@@ -176,6 +188,7 @@ impl Session {
             result,
             inputs: watch.inputs,
             replays,
+            cursor: None,
         };
         let mut summary = session.summary();
         summary.stopped = stopped;
@@ -245,6 +258,15 @@ impl Session {
 
     /// Function `j` of stage `k` after `n` of its own steps.
     fn seek(&mut self, k: usize, j: usize, n: usize) -> Result<Function, String> {
+        self.checkpoints(k, j)?;
+        let range = &self.result.stages[k].functions[j];
+        let steps = &self.result.stages[k].steps[range.first..range.first + range.count];
+        let cp = self.replays[k][j].as_ref().expect("built above");
+        cp.seek(steps, n).map_err(|e| e.0)
+    }
+
+    /// Checkpoints of function `j` of stage `k`, built on first use.
+    fn checkpoints(&mut self, k: usize, j: usize) -> Result<&Checkpoints, String> {
         let input = &self.inputs[k]
             .as_ref()
             .ok_or("stage cannot be replayed")?
@@ -254,11 +276,59 @@ impl Session {
         let slot = &mut self.replays[k][j];
         if slot.is_none() {
             let every = checkpoint_spacing(steps.len(), input.insts.len());
-            let built = Checkpoints::build(input, steps, every).map_err(|e| e.0)?;
-            *slot = Some(built);
+            *slot = Some(Checkpoints::build(input, steps, every).map_err(|e| e.0)?);
         }
-        let cp = slot.as_ref().expect("built above");
-        cp.seek(steps, n).map_err(|e| e.0)
+        Ok(slot.as_ref().expect("built above"))
+    }
+
+    /// Moves the cursor to function `j` of stage `k` around its own step `l`: from the
+    /// step before by one step of edits (the previous "after" becomes "before"), from
+    /// anywhere else by a seek. Leaves the cursor unset on error.
+    fn move_cursor(&mut self, k: usize, j: usize, l: usize) -> Result<&Cursor, String> {
+        let first = self.result.stages[k].functions[j].first;
+        let mut cur = match self.cursor.take() {
+            Some(c) if c.at == (k, j, l) => {
+                return Ok(self.cursor.insert(c));
+            }
+            Some(mut c) if c.at == (k, j, l.wrapping_sub(1)) => {
+                core::mem::swap(&mut c.a, &mut c.b);
+                core::mem::swap(&mut c.pa, &mut c.pb);
+                c
+            }
+            old => {
+                self.checkpoints(k, j)?;
+                let range = &self.result.stages[k].functions[j];
+                let steps = &self.result.stages[k].steps[range.first..range.first + range.count];
+                let cp = self.replays[k][j].as_ref().expect("built above");
+                // Reuse the old cursor's memory when there is one.
+                let (a, b) = match old {
+                    Some(mut c) => {
+                        cp.seek_into(steps, l, &mut c.a).map_err(|e| e.0)?;
+                        (c.a, c.b)
+                    }
+                    None => {
+                        let a = cp.seek(steps, l).map_err(|e| e.0)?;
+                        let b = a.clone();
+                        (a, b)
+                    }
+                };
+                let pa = print_with_lines(&a);
+                Cursor {
+                    at: (k, j, l),
+                    a,
+                    b,
+                    pb: Printed::default(),
+                    pa,
+                }
+            }
+        };
+        cur.at = (k, j, l);
+        cur.b.assign_from(&cur.a);
+        for e in &self.result.stages[k].steps[first + l].edits {
+            apply_edit(&mut cur.b, e).map_err(|e| e.0)?;
+        }
+        cur.pb = print_with_lines(&cur.b);
+        Ok(self.cursor.insert(cur))
     }
 
     /// The page's view of step `step` of `stage` (clamped to the stage's step count).
@@ -336,12 +406,11 @@ impl Session {
             .map(|(j, r)| (j, r.clone()))
             .ok_or_else(|| format!("step {step} belongs to no function"))?;
         let l = i - range.first;
-        let fa = self.seek(k, j, l)?;
-        let fb = self.seek(k, j, l + 1)?;
+        self.move_cursor(k, j, l)?;
+        let cur = self.cursor.as_ref().expect("moved above");
+        let (fa, fb, pa, pb) = (&cur.a, &cur.b, &cur.pa, &cur.pb);
         let s = &self.result.stages[k].steps[i];
-        let pa = print_with_lines(&fa);
-        let pb = print_with_lines(&fb);
-        let (before_marks, after_marks) = marks(s, &pa, &pb);
+        let (before_marks, after_marks) = marks(s, pa, pb);
         view.function = range.function.clone();
         view.kind = s.kind.into();
         view.narration = s.narration.clone();
@@ -353,7 +422,7 @@ impl Session {
                 _ => None,
             })
             .collect();
-        view.edits = edit_rows(s, &fa, &fb);
+        view.edits = edit_rows(s, fa, fb);
         let (kind, rows) = payload::rows(&s.payload);
         view.payload_type = kind;
         view.payload = rows;
@@ -362,11 +431,11 @@ impl Session {
             view.coalesce = crate::pictures::coalesce::picture(steps).map(Box::new);
         }
         view.before = IrText {
-            text: pa.text,
+            text: pa.text.clone(),
             marks: before_marks,
         };
         view.after = Some(IrText {
-            text: pb.text,
+            text: pb.text.clone(),
             marks: after_marks,
         });
         Ok(view)

@@ -314,3 +314,63 @@ fn a_generated_large_input_runs_and_seeks() {
     let d = s.diff(Stage::TwoAddress, 0, two.steps).unwrap();
     assert!(d.added > 1000, "{}", d.added);
 }
+
+/// A view is the same whichever way it is reached: stepping forward one at a time (the
+/// session moves its cursor by one step), jumping in a scrambled order (a seek), or
+/// asking twice; across every stage of every gallery example.
+#[test]
+fn views_do_not_depend_on_the_order_they_are_asked_in() {
+    let text = |v: &StepView| {
+        (
+            v.function.clone(),
+            v.before.text.clone(),
+            v.before.marks.iter().map(|m| m.line).collect::<Vec<_>>(),
+            v.after.as_ref().map(|a| (a.text.clone(), a.marks.len())),
+            v.edits.len(),
+            v.narration.clone(),
+        )
+    };
+    let mut compared = 0;
+    // The gallery, and a generated input long enough for checkpoints to be spaced out.
+    let generated = generated_mir(40);
+    let inputs = EXAMPLES
+        .iter()
+        .map(|e| (e.name, e.text(None).unwrap().1))
+        .chain([("generated", generated.as_str())]);
+    for (name, source) in inputs {
+        let (mut forward, summary) = run(source);
+        let (mut jumping, _) = run(source);
+        for st in summary.stages.iter().filter(|s| s.replayable) {
+            let stepped: Vec<_> = (0..=st.steps)
+                .map(|n| text(&forward.view(st.stage, n).unwrap()))
+                .collect();
+            // A fixed scramble: every step once, far from the one before.
+            let n = st.steps + 1;
+            let stride = (1..n)
+                .rev()
+                .find(|k| gcd(*k, n) == 1 && *k > n / 3)
+                .unwrap_or(1);
+            for q in 0..n {
+                let step = (q * stride) % n;
+                let got = text(&jumping.view(st.stage, step).unwrap());
+                assert_eq!(
+                    got, stepped[step as usize],
+                    "{name} {} step {step}",
+                    st.stage
+                );
+                let again = text(&jumping.view(st.stage, step).unwrap());
+                assert_eq!(again, got, "{name} {} step {step} asked twice", st.stage);
+                compared += 1;
+            }
+        }
+    }
+    assert!(compared > 1000, "{compared} views compared");
+}
+
+fn gcd(a: u32, b: u32) -> u32 {
+    if b == 0 {
+        a
+    } else {
+        gcd(b, a % b)
+    }
+}

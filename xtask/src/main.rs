@@ -347,9 +347,31 @@ fn bench_native(ctx: &Ctx, llc: bool) -> ExitCode {
     if llc {
         cmd.env("COPYSCOPE_BENCH_LLC", "1");
     }
+    if !matches!(cmd.status(), Ok(s) if s.success()) {
+        return ExitCode::FAILURE;
+    }
+    println!("results: {}", ctx.show(&out));
+    // Seeking as the playground does it: web-engine's Session::view.
+    let view_out = ctx.root.join("docs").join("bench-view.md");
+    println!("running web-engine/tests/bench_view.rs (progress: one dot per stage)");
+    let mut cmd = ctx.cargo(&[
+        "test",
+        "--release",
+        "-p",
+        "web-engine",
+        "--test",
+        "bench_view",
+        "--",
+        "--ignored",
+        "--exact",
+        "view_bench",
+        "--nocapture",
+        "--test-threads=1",
+    ]);
+    cmd.env("COPYSCOPE_BENCH_VIEW_OUT", &view_out);
     match cmd.status() {
         Ok(s) if s.success() => {
-            println!("results: {}", ctx.show(&out));
+            println!("results: {}", ctx.show(&view_out));
             ExitCode::SUCCESS
         }
         _ => ExitCode::FAILURE,

@@ -82,12 +82,11 @@ pub fn print_function_annotated(
                 out.push('\n');
                 any = true;
             }
-            let _ = writeln!(
-                out,
-                "  - {{ id: {}, class: {} }}",
-                v.index(),
-                c.display(&f.names)
-            );
+            out.push_str("  - { id: ");
+            push_uint(out, v.index() as u64);
+            out.push_str(", class: ");
+            push_class(out, f, c);
+            out.push_str(" }\n");
         }
     }
     if !any {
@@ -274,7 +273,8 @@ fn write_operand(
             if let Reg::Virt(v) = r {
                 if lhs || !has_def[v] {
                     if let Some(c) = f.vreg_class(v) {
-                        let _ = write!(out, ":{}", c.display(&f.names));
+                        out.push(':');
+                        push_class(out, f, c);
                     }
                 }
             }
@@ -286,7 +286,10 @@ fn write_operand(
             }
         }
         OperandKind::Imm(v) => {
-            let _ = write!(out, "{v}");
+            if v < 0 {
+                out.push('-');
+            }
+            push_uint(out, v.unsigned_abs());
         }
         OperandKind::FpImm(fp) => {
             let _ = write!(out, "{} {}", f.sym(fp.ty), f.sym(fp.text));
@@ -296,7 +299,8 @@ fn write_operand(
             write_subreg(out, f, s);
         }
         OperandKind::Block(b) => {
-            let _ = write!(out, "%bb.{}", f.blocks[b].number);
+            out.push_str("%bb.");
+            push_uint(out, u64::from(f.blocks[b].number));
         }
         OperandKind::Global { sym, sigil, offset } => {
             match sigil {
@@ -326,10 +330,45 @@ fn write_operand(
     }
 }
 
+/// Appends `n` in decimal (the printer's hot path; `write!` costs several times more).
+fn push_uint(out: &mut String, mut n: u64) {
+    if n < 10 {
+        out.push(char::from(b'0' + n as u8));
+        return;
+    }
+    let mut digits = [0u8; 20];
+    let mut at = digits.len();
+    loop {
+        at -= 1;
+        digits[at] = b'0' + (n % 10) as u8;
+        n /= 10;
+        if n == 0 {
+            break;
+        }
+    }
+    for &d in &digits[at..] {
+        out.push(char::from(d));
+    }
+}
+
+/// Appends a register class's name (`float32regs`, `b32x4`, or a foreign name).
+fn push_class(out: &mut String, f: &Function, c: super::RegClass) {
+    match c {
+        super::RegClass::Scalar(s) => out.push_str(s.info().name),
+        super::RegClass::Tuple { base, lanes } => {
+            out.push_str(base.info().name);
+            out.push('x');
+            push_uint(out, u64::from(lanes));
+        }
+        super::RegClass::Foreign(s) => out.push_str(f.names.name(s)),
+    }
+}
+
 pub fn write_reg(out: &mut String, f: &Function, r: Reg) {
     match r {
         Reg::Virt(v) => {
-            let _ = write!(out, "%{}", v.index());
+            out.push('%');
+            push_uint(out, v.index() as u64);
         }
         Reg::Phys(s) => {
             let _ = write!(out, "${}", f.sym(s));
@@ -341,7 +380,8 @@ pub fn write_reg(out: &mut String, f: &Function, r: Reg) {
 fn write_subreg(out: &mut String, f: &Function, s: SubReg) {
     match s {
         SubReg::Lane(n) => {
-            let _ = write!(out, "sub{n}");
+            out.push_str("sub");
+            push_uint(out, u64::from(n));
         }
         SubReg::Named(n) => out.push_str(f.sym(n)),
     }
