@@ -115,6 +115,15 @@ impl Building {
     }
 }
 
+/// The `serialize_<int>` methods: every integer is a JSON number.
+macro_rules! ints {
+    ($($method:ident: $t:ty),*) => {$(
+        fn $method(self, v: $t) -> Result<Value, Unsupported> {
+            Ok(Value::Int(v.into()))
+        }
+    )*};
+}
+
 impl ser::Serializer for Tree {
     type Ok = Value;
     type Error = Unsupported;
@@ -129,30 +138,16 @@ impl ser::Serializer for Tree {
     fn serialize_bool(self, v: bool) -> Result<Value, Unsupported> {
         Ok(Value::Bool(v))
     }
-    fn serialize_i8(self, v: i8) -> Result<Value, Unsupported> {
-        Ok(Value::Int(v.into()))
-    }
-    fn serialize_i16(self, v: i16) -> Result<Value, Unsupported> {
-        Ok(Value::Int(v.into()))
-    }
-    fn serialize_i32(self, v: i32) -> Result<Value, Unsupported> {
-        Ok(Value::Int(v.into()))
-    }
-    fn serialize_i64(self, v: i64) -> Result<Value, Unsupported> {
-        Ok(Value::Int(v.into()))
-    }
-    fn serialize_u8(self, v: u8) -> Result<Value, Unsupported> {
-        Ok(Value::Int(v.into()))
-    }
-    fn serialize_u16(self, v: u16) -> Result<Value, Unsupported> {
-        Ok(Value::Int(v.into()))
-    }
-    fn serialize_u32(self, v: u32) -> Result<Value, Unsupported> {
-        Ok(Value::Int(v.into()))
-    }
-    fn serialize_u64(self, v: u64) -> Result<Value, Unsupported> {
-        Ok(Value::Int(v.into()))
-    }
+    ints!(
+        serialize_i8: i8,
+        serialize_i16: i16,
+        serialize_i32: i32,
+        serialize_i64: i64,
+        serialize_u8: u8,
+        serialize_u16: u16,
+        serialize_u32: u32,
+        serialize_u64: u64
+    );
     fn serialize_f32(self, v: f32) -> Result<Value, Unsupported> {
         Ok(Value::Float(v.into()))
     }
@@ -241,49 +236,50 @@ impl ser::Serializer for Tree {
     }
 }
 
-impl ser::SerializeSeq for Building {
-    type Ok = Value;
-    type Error = Unsupported;
-    fn serialize_element<T: ?Sized + Serialize>(&mut self, v: &T) -> Result<(), Unsupported> {
-        self.item(v)
-    }
-    fn end(self) -> Result<Value, Unsupported> {
-        self.array()
-    }
+/// Sequences, tuples and tuple variants: each element is the next item of an array.
+macro_rules! items {
+    ($($trait:ident :: $method:ident),*) => {$(
+        impl ser::$trait for Building {
+            type Ok = Value;
+            type Error = Unsupported;
+            fn $method<T: ?Sized + Serialize>(&mut self, v: &T) -> Result<(), Unsupported> {
+                self.item(v)
+            }
+            fn end(self) -> Result<Value, Unsupported> {
+                self.array()
+            }
+        }
+    )*};
 }
 
-impl ser::SerializeTuple for Building {
-    type Ok = Value;
-    type Error = Unsupported;
-    fn serialize_element<T: ?Sized + Serialize>(&mut self, v: &T) -> Result<(), Unsupported> {
-        self.item(v)
-    }
-    fn end(self) -> Result<Value, Unsupported> {
-        self.array()
-    }
+items!(
+    SerializeSeq::serialize_element,
+    SerializeTuple::serialize_element,
+    SerializeTupleStruct::serialize_field,
+    SerializeTupleVariant::serialize_field
+);
+
+/// Structs and struct variants: each field is the next entry of an object.
+macro_rules! fields {
+    ($($trait:ident),*) => {$(
+        impl ser::$trait for Building {
+            type Ok = Value;
+            type Error = Unsupported;
+            fn serialize_field<T: ?Sized + Serialize>(
+                &mut self,
+                key: &'static str,
+                v: &T,
+            ) -> Result<(), Unsupported> {
+                self.field(key, v)
+            }
+            fn end(self) -> Result<Value, Unsupported> {
+                self.object()
+            }
+        }
+    )*};
 }
 
-impl ser::SerializeTupleStruct for Building {
-    type Ok = Value;
-    type Error = Unsupported;
-    fn serialize_field<T: ?Sized + Serialize>(&mut self, v: &T) -> Result<(), Unsupported> {
-        self.item(v)
-    }
-    fn end(self) -> Result<Value, Unsupported> {
-        self.array()
-    }
-}
-
-impl ser::SerializeTupleVariant for Building {
-    type Ok = Value;
-    type Error = Unsupported;
-    fn serialize_field<T: ?Sized + Serialize>(&mut self, v: &T) -> Result<(), Unsupported> {
-        self.item(v)
-    }
-    fn end(self) -> Result<Value, Unsupported> {
-        self.array()
-    }
-}
+fields!(SerializeStruct, SerializeStructVariant);
 
 impl ser::SerializeMap for Building {
     type Ok = Value;
@@ -304,36 +300,6 @@ impl ser::SerializeMap for Building {
     fn serialize_value<T: ?Sized + Serialize>(&mut self, v: &T) -> Result<(), Unsupported> {
         let key = self.key.take().unwrap_or_default();
         self.field(&key, v)
-    }
-    fn end(self) -> Result<Value, Unsupported> {
-        self.object()
-    }
-}
-
-impl ser::SerializeStruct for Building {
-    type Ok = Value;
-    type Error = Unsupported;
-    fn serialize_field<T: ?Sized + Serialize>(
-        &mut self,
-        key: &'static str,
-        v: &T,
-    ) -> Result<(), Unsupported> {
-        self.field(key, v)
-    }
-    fn end(self) -> Result<Value, Unsupported> {
-        self.object()
-    }
-}
-
-impl ser::SerializeStructVariant for Building {
-    type Ok = Value;
-    type Error = Unsupported;
-    fn serialize_field<T: ?Sized + Serialize>(
-        &mut self,
-        key: &'static str,
-        v: &T,
-    ) -> Result<(), Unsupported> {
-        self.field(key, v)
     }
     fn end(self) -> Result<Value, Unsupported> {
         self.object()
