@@ -262,35 +262,40 @@ pub fn replay_tree(steps: &[Step]) -> Result<Option<ReplayTree>, String> {
 pub fn picture(steps: &[Step]) -> Option<CoalescePicture> {
     let last = steps.last()?;
     let mut ranges = Ranges::default();
-    let mut heap: Option<HeapPicture> = None;
+    // The latest heap pop is drawn; it is copied out once, after the walk.
+    let mut last_pop: Option<&Payload> = None;
     let mut candidate = None;
     for s in steps {
         ranges.apply(&s.payload);
         match &s.payload {
-            Payload::HeapPop {
-                copy,
-                dst,
-                src,
-                weight,
-                heap: h,
-                secondary,
-            } => {
-                heap = Some(HeapPicture {
-                    current: Some(HeapCandidate {
-                        copy: *copy,
-                        dst: *dst,
-                        src: *src,
-                        weight: *weight,
-                    }),
-                    heap: h.clone(),
-                    secondary: secondary.clone(),
-                });
+            p @ Payload::HeapPop { dst, src, .. } => {
+                last_pop = Some(p);
                 candidate = Some((*dst, *src));
             }
             Payload::CoalesceDecision { dst, src, .. } => candidate = Some((*dst, *src)),
             _ => {}
         }
     }
+    let heap = match last_pop {
+        Some(Payload::HeapPop {
+            copy,
+            dst,
+            src,
+            weight,
+            heap: h,
+            secondary,
+        }) => Some(HeapPicture {
+            current: Some(HeapCandidate {
+                copy: *copy,
+                dst: *dst,
+                src: *src,
+                weight: *weight,
+            }),
+            heap: h.clone(),
+            secondary: secondary.clone(),
+        }),
+        _ => None,
+    };
     let extent = ranges.first_extent?;
     let verdict = match &last.payload {
         Payload::CoalesceDecision {
