@@ -477,3 +477,93 @@ fn slot_indexes_insert_and_remove_without_renumbering() {
     }
     panic!("midpoints never ran out");
 }
+
+// ---------------------------------------------------------------------------------
+// `LiveRange::join` (in place, small into big) against `LiveRange::union`.
+
+use proptest::prelude::*;
+
+/// A range as the coalescers hold them: built by `from_segments` from raw segments
+/// over slots `base..base + 64` and values at distinct slots (PHI or not).
+fn built_range(base: u32, segs: &[(u32, u32, usize)], defs: &[(u32, bool)]) -> LiveRange {
+    let mut valnos: Vec<VNInfo> = defs
+        .iter()
+        .map(|&(d, phi)| VNInfo {
+            def: SlotIndex::from_raw(base + d),
+            is_phi_def: phi,
+        })
+        .collect();
+    valnos.sort_by_key(|v| v.def);
+    valnos.dedup_by_key(|v| v.def);
+    let segments = segs
+        .iter()
+        .map(|&(start, len, v)| Segment {
+            start: SlotIndex::from_raw(base + start),
+            end: SlotIndex::from_raw(base + start + len),
+            valno: (v % valnos.len()) as u32,
+        })
+        .collect();
+    LiveRange::from_segments(segments, &valnos)
+}
+
+fn raw_segments() -> impl Strategy<Value = Vec<(u32, u32, usize)>> {
+    proptest::collection::vec((0u32..64, 1u32..10, 0usize..8), 0..12)
+}
+
+fn raw_defs() -> impl Strategy<Value = Vec<(u32, bool)>> {
+    proptest::collection::vec((0u32..64, proptest::bool::weighted(0.2)), 1..8)
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(2000))]
+
+    /// Overlapping and touching segments, shared and clashing values (the same def
+    /// as PHI and not: the fallback), either side bigger, the second range anywhere
+    /// from inside the first to after it.
+    #[test]
+    fn join_equals_union(
+        a in (raw_segments(), raw_defs()),
+        b in (raw_segments(), raw_defs()),
+        shift in prop_oneof![Just(0u32), 0u32..80],
+    ) {
+        let x = built_range(0, &a.0, &a.1);
+        let y = built_range(shift, &b.0, &b.1);
+        prop_assert!(x.is_canonical() && y.is_canonical());
+        let want = x.union(&y);
+        let mut got = x.clone();
+        got.join(y.clone());
+        prop_assert_eq!(&got, &want, "{} join {}", x, y);
+        let want = y.union(&x);
+        let mut got = y.clone();
+        got.join(x.clone());
+        prop_assert_eq!(&got, &want, "{} join {}", y, x);
+    }
+
+    /// A small side that is not canonical (unsorted, overlapping, unused values) goes
+    /// through `union` itself.
+    #[test]
+    fn join_with_a_raw_small_side(
+        a in (raw_segments(), raw_defs()),
+        b in proptest::collection::vec((0u32..64, 1u32..10, 0u32..3), 0..4),
+    ) {
+        let x = built_range(0, &a.0, &a.1);
+        let y = LiveRange {
+            segments: b
+                .iter()
+                .map(|&(s, l, v)| Segment {
+                    start: SlotIndex::from_raw(s),
+                    end: SlotIndex::from_raw(s + l),
+                    valno: v,
+                })
+                .collect(),
+            valnos: (0..3)
+                .map(|k| VNInfo { def: SlotIndex::from_raw(7 * k), is_phi_def: false })
+                .collect(),
+        };
+        prop_assume!(y.segments.len() <= x.segments.len());
+        let want = x.union(&y);
+        let mut got = x.clone();
+        got.join(y);
+        prop_assert_eq!(got, want);
+    }
+}

@@ -316,26 +316,7 @@ impl LiveRange {
     fn from_sorted_segments(segs: Vec<Segment>, valnos: &[VNInfo]) -> LiveRange {
         let mut out: Vec<Segment> = Vec::with_capacity(segs.len());
         for s in segs {
-            let last = out.last().map(|l| (l.end, l.valno));
-            match last {
-                Some((end, val)) if s.start < end => {
-                    if s.end > end {
-                        if s.valno == val {
-                            out.last_mut().expect("non-empty").end = s.end;
-                        } else {
-                            out.push(Segment {
-                                start: end,
-                                end: s.end,
-                                valno: s.valno,
-                            });
-                        }
-                    }
-                }
-                Some((end, val)) if s.start == end && s.valno == val => {
-                    out.last_mut().expect("non-empty").end = s.end
-                }
-                _ => out.push(s),
-            }
+            fold_segment(&mut out, s);
         }
         let mut used: Vec<ValNo> = out.iter().map(|s| s.valno).collect();
         used.sort_by_key(|&v| valnos[v as usize].def);
@@ -355,6 +336,51 @@ impl LiveRange {
         LiveRange {
             segments: out,
             valnos: new_vals,
+        }
+    }
+}
+
+/// What [`fold_segment`] did with a segment.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub(super) enum Folded {
+    /// Appended as it was.
+    Pushed,
+    /// Appended from the end of the last segment on (its start was covered).
+    Clipped,
+    /// The last segment (same value) grew to its end.
+    Extended,
+    /// Entirely covered by the last segment: nothing appended.
+    Dropped,
+}
+
+/// One step of building a range from segments ordered by (start, end): `s` goes after
+/// `out`'s last segment, overlaps resolved (the earlier-starting segment's value wins)
+/// and touching segments of one value merged.
+pub(super) fn fold_segment(out: &mut Vec<Segment>, s: Segment) -> Folded {
+    let last = out.last().map(|l| (l.end, l.valno));
+    match last {
+        Some((end, val)) if s.start < end => {
+            if s.end <= end {
+                Folded::Dropped
+            } else if s.valno == val {
+                out.last_mut().expect("non-empty").end = s.end;
+                Folded::Extended
+            } else {
+                out.push(Segment {
+                    start: end,
+                    end: s.end,
+                    valno: s.valno,
+                });
+                Folded::Clipped
+            }
+        }
+        Some((end, val)) if s.start == end && s.valno == val => {
+            out.last_mut().expect("non-empty").end = s.end;
+            Folded::Extended
+        }
+        _ => {
+            out.push(s);
+            Folded::Pushed
         }
     }
 }

@@ -21,6 +21,7 @@ mod bitset;
 pub mod cfg;
 pub mod intervals;
 pub mod live_variables;
+mod range_join;
 pub mod slot_indexes;
 
 pub use accesses::{LaneMask, ALL_LANES};

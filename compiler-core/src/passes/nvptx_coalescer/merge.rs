@@ -301,37 +301,32 @@ impl<R: Recorder> Nvptx<'_, '_, R> {
         // Ranges: the survivor gets the union; a lane join also widens the tuple's main
         // range; a whole join of two tuples also joins them lane by lane (a register
         // without lane ranges counts its main range for every lane).
-        let merged = self.range(keep).union(self.range(gone));
-        let gone_range = self.range(gone).clone();
+        // (`gone` is always a whole register; joins go small into big in place.)
         let (k, g) = (keep.0.index(), gone.0.index());
+        let gone_range = core::mem::take(&mut self.main[g]);
+        let gone_lanes = core::mem::take(&mut self.lanes[g]);
         match keep.1 {
             Some(l) => {
                 self.materialize_lanes(keep.0);
                 if let Some(slot) = self.lanes[k].get_mut(l as usize) {
-                    *slot = merged;
+                    slot.join(gone_range.clone());
                 }
-                let main = self.main[k].union(&gone_range);
-                self.main[k] = main;
+                self.main[k].join(gone_range);
             }
             None => {
-                let n = self.lanes[k].len().max(self.lanes[g].len());
+                let n = self.lanes[k].len().max(gone_lanes.len());
+                let mut keep_lanes = core::mem::take(&mut self.lanes[k]).into_iter();
                 let lanes: Vec<LiveRange> = (0..n)
                     .map(|l| {
-                        self.lanes[k]
-                            .get(l)
-                            .unwrap_or(&self.main[k])
-                            .union(self.lanes[g].get(l).unwrap_or(&gone_range))
+                        let mut lane = keep_lanes.next().unwrap_or_else(|| self.main[k].clone());
+                        lane.join(gone_lanes.get(l).unwrap_or(&gone_range).clone());
+                        lane
                     })
                     .collect();
                 self.lanes[k] = lanes;
-                self.main[k] = merged;
+                self.main[k].join(gone_range);
             }
         }
-        self.main[g] = LiveRange {
-            segments: Vec::new(),
-            valnos: Vec::new(),
-        };
-        self.lanes[g] = Vec::new();
         if let Some(l) = keep.1 {
             self.revive_undef_defs(keep.0, l);
         }

@@ -143,12 +143,8 @@ impl<R: Recorder> Coalescer<'_, '_, R> {
         self.ed.set_class(keep, class);
         // Merge the ranges: the union of both, values of identity copies folded into
         // the value they copy.
-        let merged = self.ranges[keep.index()].union(&self.ranges[gone.index()]);
-        self.ranges[keep.index()] = merged;
-        self.ranges[gone.index()] = LiveRange {
-            segments: Vec::new(),
-            valnos: Vec::new(),
-        };
+        let gone_range = core::mem::take(&mut self.ranges[gone.index()]);
+        self.ranges[keep.index()].join(gone_range);
         // Copies between the two are now `keep = COPY keep` (or, lane to the same lane,
         // `keep.subK = COPY keep.subK`: the join checked that value too): erase them.
         let mut erased = 0;
