@@ -57,6 +57,37 @@ impl DefUse {
         }
     }
 
+    /// Forgets the defs of `i` only ([`DefUse::remove_inst`] for the def lists).
+    pub fn remove_defs(&mut self, f: &Function, i: Inst) {
+        for (_, v) in f.insts[i].vreg_defs() {
+            remove_one(&mut self.defs[v], &mut self.def_index[v], i);
+        }
+    }
+
+    /// Records the defs of `i` only ([`DefUse::add_inst`] for the def lists).
+    pub fn add_defs(&mut self, f: &Function, i: Inst) {
+        for (_, v) in f.insts[i].vreg_defs() {
+            push(&mut self.defs[v], &mut self.def_index[v], i);
+        }
+    }
+
+    /// Empties both lists of `v`, returning them as (defs, uses).
+    pub fn take(&mut self, v: VReg) -> (Vec<Inst>, Vec<Inst>) {
+        self.def_index[v] = None;
+        self.use_index[v] = None;
+        (
+            core::mem::take(&mut self.defs[v]),
+            core::mem::take(&mut self.uses[v]),
+        )
+    }
+
+    /// Appends `insts` to the use list of `v`, in order.
+    pub fn push_uses(&mut self, v: VReg, insts: &[Inst]) {
+        for &i in insts {
+            push(&mut self.uses[v], &mut self.use_index[v], i);
+        }
+    }
+
     /// The single placed def of `v`, if it has exactly one.
     pub fn unique_def(&self, v: VReg) -> Option<Inst> {
         match self.defs[v].as_slice() {

@@ -267,8 +267,17 @@ impl<R: Recorder> Nvptx<'_, '_, R> {
         touched.sort();
         touched.dedup();
         let new_sub = keep.1.map(SubReg::Lane);
+        // Every operand of `gone` now names `keep`. The def lists change as
+        // `remove_inst` / `add_inst` around each rewrite would change them (their order
+        // is what `revive_undef_defs` walks). Use lists are multisets to this pass (it
+        // only sorts, counts or searches them): `gone`'s uses move to `keep`'s list in
+        // instruction order and other registers' use lists stay as they are, so a merge
+        // costs the renamed operands rather than a remove and re-add of every operand of
+        // every instruction `gone` appears in (`gone` may be a register already grown
+        // across the whole function by earlier merges).
+        let (_, mut gone_uses) = self.du.take(gone.0);
         for &i in &touched {
-            self.du.remove_inst(self.ed.f, i);
+            self.du.remove_defs(self.ed.f, i);
             self.ed.modify(i, |d| {
                 for o in d.operands.iter_mut() {
                     if o.vreg_of() == Some(gone.0) {
@@ -279,8 +288,10 @@ impl<R: Recorder> Nvptx<'_, '_, R> {
                     }
                 }
             });
-            self.du.add_inst(self.ed.f, i);
+            self.du.add_defs(self.ed.f, i);
         }
+        gone_uses.sort();
+        self.du.push_uses(keep.0, &gone_uses);
         self.coalesced[copy] = true;
         // The copy now copies a unit onto itself: erase it (and any other such copy).
         let mut erased = 0;
