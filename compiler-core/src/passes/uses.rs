@@ -6,13 +6,30 @@ use crate::mir::{Function, Inst, VReg};
 use alloc::collections::BTreeMap;
 use alloc::vec::Vec;
 
-/// Lists longer than this also keep a position index, so removing an instruction from
-/// the list of a register with thousands of uses (a kernel's base pointer) costs a
-/// lookup, not a scan.
+/// Lists longer than this get a position index once removals have scanned them enough
+/// ([`Index`]), so removing an instruction from the list of a register with thousands
+/// of uses (a kernel's base pointer) costs a lookup, not a scan.
 const INDEX_AFTER: usize = 16;
 
 /// Where each instruction sits in one list (positions ascending).
 type Positions = BTreeMap<Inst, Vec<u32>>;
+
+/// A list's position index, built lazily: removals scan the list until they have
+/// scanned twice its length in all, then the index is built and kept current. A list
+/// that only grows (a register renamed into by merge after merge) never pays for one,
+/// and a list that sees many removals pays its scans at most twice over.
+#[derive(Clone, Debug)]
+enum Index {
+    /// Entries scanned by removals so far.
+    Off(usize),
+    On(Positions),
+}
+
+impl Default for Index {
+    fn default() -> Self {
+        Index::Off(0)
+    }
+}
 
 /// For every virtual register: its defining instructions and its using instructions
 /// (an instruction appears once per operand).
@@ -24,8 +41,8 @@ type Positions = BTreeMap<Inst, Vec<u32>>;
 pub struct DefUse {
     pub defs: SecondaryMap<VReg, Vec<Inst>>,
     pub uses: SecondaryMap<VReg, Vec<Inst>>,
-    def_index: SecondaryMap<VReg, Option<Positions>>,
-    use_index: SecondaryMap<VReg, Option<Positions>>,
+    def_index: SecondaryMap<VReg, Index>,
+    use_index: SecondaryMap<VReg, Index>,
 }
 
 impl DefUse {
@@ -73,8 +90,8 @@ impl DefUse {
 
     /// Empties both lists of `v`, returning them as (defs, uses).
     pub fn take(&mut self, v: VReg) -> (Vec<Inst>, Vec<Inst>) {
-        self.def_index[v] = None;
-        self.use_index[v] = None;
+        self.def_index[v] = Index::default();
+        self.use_index[v] = Index::default();
         (
             core::mem::take(&mut self.defs[v]),
             core::mem::take(&mut self.uses[v]),
@@ -101,27 +118,31 @@ impl DefUse {
     }
 }
 
-fn push(list: &mut Vec<Inst>, index: &mut Option<Positions>, i: Inst) {
+fn push(list: &mut Vec<Inst>, index: &mut Index, i: Inst) {
     list.push(i);
-    match index {
-        Some(ix) => ix.entry(i).or_default().push((list.len() - 1) as u32),
-        None if list.len() > INDEX_AFTER => {
-            let mut ix = Positions::new();
-            for (p, &x) in list.iter().enumerate() {
-                ix.entry(x).or_default().push(p as u32);
-            }
-            *index = Some(ix);
-        }
-        None => {}
+    if let Index::On(ix) = index {
+        ix.entry(i).or_default().push((list.len() - 1) as u32);
     }
 }
 
 /// Removes the first occurrence of `i`, moving the last entry into its place.
-fn remove_one(list: &mut Vec<Inst>, index: &mut Option<Positions>, i: Inst) {
-    let Some(ix) = index else {
-        if let Some(p) = list.iter().position(|&x| x == i) {
-            list.swap_remove(p);
+fn remove_one(list: &mut Vec<Inst>, index: &mut Index, i: Inst) {
+    if let Index::Off(scanned) = index {
+        if list.len() <= INDEX_AFTER || *scanned < 2 * list.len() {
+            let p = list.iter().position(|&x| x == i);
+            *scanned += p.map_or(list.len(), |p| p + 1);
+            if let Some(p) = p {
+                list.swap_remove(p);
+            }
+            return;
         }
+        let mut ix = Positions::new();
+        for (p, &x) in list.iter().enumerate() {
+            ix.entry(x).or_default().push(p as u32);
+        }
+        *index = Index::On(ix);
+    }
+    let Index::On(ix) = index else {
         return;
     };
     let Some(ps) = ix.get_mut(&i) else {
@@ -160,7 +181,7 @@ mod tests {
         };
         for round in 0..200 {
             let (mut a, mut b): (Vec<Inst>, Vec<Inst>) = (Vec::new(), Vec::new());
-            let mut ix = None;
+            let mut ix = Index::default();
             let distinct = 1 + round % 40;
             for _ in 0..400 {
                 let i = Inst::new(rnd(distinct));
