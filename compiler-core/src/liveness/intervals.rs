@@ -308,7 +308,9 @@ impl LiveRange {
     /// resolved (the earlier-starting segment's value wins), touching segments of one
     /// value merged, unused values dropped and the rest numbered in def order.
     pub fn from_segments(mut segs: Vec<Segment>, valnos: &[VNInfo]) -> LiveRange {
-        segs.sort_by_key(|s| (s.start, s.end));
+        crate::sort::sort_by_key(&mut segs, |s| {
+            crate::sort::key4(0, 0, s.start.raw(), s.end.raw())
+        });
         LiveRange::from_sorted_segments(segs, valnos)
     }
 
@@ -319,7 +321,7 @@ impl LiveRange {
             fold_segment(&mut out, s);
         }
         let mut used: Vec<ValNo> = out.iter().map(|s| s.valno).collect();
-        used.sort_by_key(|&v| valnos[v as usize].def);
+        crate::sort::sort_by_key(&mut used, |&v| valnos[v as usize].def.raw().into());
         used.dedup();
         let new_vals: Vec<VNInfo> = used.iter().map(|&v| valnos[v as usize]).collect();
         // Old number → new number: the first place it has in `used`.
@@ -586,11 +588,10 @@ impl<'a> Builder<'a> {
                 .copied()
                 .filter(|&b| self.solver.flags(b) & LIVE_IN != 0),
         );
-        live_in.sort_by_key(|&b| {
-            (
-                cfg.rpo_number(b).unwrap_or(usize::MAX),
-                cfg.layout_position(b).unwrap_or(usize::MAX),
-            )
+        // Unnumbered blocks last (u32::MAX; no function has that many blocks).
+        let pos = |p: Option<usize>| p.map_or(u32::MAX, |p| p as u32);
+        crate::sort::sort_by_key(live_in, |&b| {
+            crate::sort::key4(0, 0, pos(cfg.rpo_number(b)), pos(cfg.layout_position(b)))
         });
         // Optimistic fixpoint: TOP → one value → own PHI value.
         let mut changed = true;
@@ -654,7 +655,9 @@ impl<'a> Builder<'a> {
         let blocks = &mut sc.blocks;
         blocks.clear();
         blocks.extend_from_slice(self.solver.touched());
-        blocks.sort_by_key(|&b| si.block_start(b).map_or(u32::MAX, |s| s.raw()));
+        crate::sort::sort_by_key(blocks, |&b| {
+            si.block_start(b).map_or(u32::MAX, |s| s.raw()).into()
+        });
         let mut segs: Vec<Segment> = Vec::new();
         let mut k = 0;
         let effects = &self.effects;
@@ -742,7 +745,9 @@ fn renumber(mut segs: Vec<Segment>, sc: &mut Scratch) -> LiveRange {
     sc.order.clear();
     sc.order
         .extend((0..vals.len() as u32).filter(|&v| sc.used[v as usize]));
-    sc.order.sort_by_key(|&v| (vals[v as usize].def, v));
+    crate::sort::sort_by_key(&mut sc.order, |&v| {
+        crate::sort::key4(0, 0, vals[v as usize].def.raw(), v)
+    });
     sc.map.clear();
     sc.map.resize(vals.len(), 0);
     let mut valnos = Vec::with_capacity(sc.order.len());

@@ -146,7 +146,7 @@ impl LiveRange {
         // A swallowed value is gone if no segment holds it any more: look in the folded
         // part first, everywhere only if needed (rare: a join over a copy whose value
         // the other register covers entirely).
-        swallowed.sort_unstable();
+        crate::sort::sort_ints(&mut swallowed);
         swallowed.dedup();
         let mut alive = vec![false; swallowed.len()];
         let mark = |segs: &[Segment], alive: &mut [bool]| {

@@ -264,7 +264,7 @@ impl<R: Recorder> Nvptx<'_, '_, R> {
             .chain(self.du.uses[gone.0].iter())
             .copied()
             .collect();
-        touched.sort();
+        crate::sort::sort_by_key(&mut touched, |i| i.as_u32().into());
         touched.dedup();
         let new_sub = keep.1.map(SubReg::Lane);
         // Every operand of `gone` now names `keep`. The def lists change as
@@ -290,7 +290,7 @@ impl<R: Recorder> Nvptx<'_, '_, R> {
             });
             self.du.add_defs(self.ed.f, i);
         }
-        gone_uses.sort();
+        crate::sort::sort_by_key(&mut gone_uses, |i| i.as_u32().into());
         self.du.push_uses(keep.0, &gone_uses);
         self.coalesced[copy] = true;
         // The copy now copies a unit onto itself: erase it (and any other such copy).
