@@ -258,15 +258,13 @@ impl Session {
 
     /// Function `j` of stage `k` after `n` of its own steps.
     fn seek(&mut self, k: usize, j: usize, n: usize) -> Result<Function, String> {
-        self.checkpoints(k, j)?;
-        let range = &self.result.stages[k].functions[j];
-        let steps = &self.result.stages[k].steps[range.first..range.first + range.count];
-        let cp = self.replays[k][j].as_ref().expect("built above");
+        let (cp, steps) = self.checkpoints(k, j)?;
         cp.seek(steps, n).map_err(|e| e.0)
     }
 
-    /// Checkpoints of function `j` of stage `k`, built on first use.
-    fn checkpoints(&mut self, k: usize, j: usize) -> Result<&Checkpoints, String> {
+    /// The checkpoints of function `j` of stage `k` (built on first use) and the steps
+    /// they were built over.
+    fn checkpoints(&mut self, k: usize, j: usize) -> Result<(&Checkpoints, &[Step]), String> {
         let input = &self.inputs[k]
             .as_ref()
             .ok_or("stage cannot be replayed")?
@@ -278,17 +276,18 @@ impl Session {
             let every = checkpoint_spacing(steps.len(), input.insts.len());
             *slot = Some(Checkpoints::build(input, steps, every).map_err(|e| e.0)?);
         }
-        Ok(slot.as_ref().expect("built above"))
+        Ok((slot.as_ref().expect("built above"), steps))
     }
 
     /// Moves the cursor to function `j` of stage `k` around its own step `l`: from the
     /// step before by one step of edits (the previous "after" becomes "before"), from
     /// anywhere else by a seek. Leaves the cursor unset on error.
-    fn move_cursor(&mut self, k: usize, j: usize, l: usize) -> Result<&Cursor, String> {
+    fn move_cursor(&mut self, k: usize, j: usize, l: usize) -> Result<(), String> {
         let first = self.result.stages[k].functions[j].first;
         let mut cur = match self.cursor.take() {
             Some(c) if c.at == (k, j, l) => {
-                return Ok(self.cursor.insert(c));
+                self.cursor = Some(c);
+                return Ok(());
             }
             Some(mut c) if c.at == (k, j, l.wrapping_sub(1)) => {
                 core::mem::swap(&mut c.a, &mut c.b);
@@ -296,10 +295,7 @@ impl Session {
                 c
             }
             old => {
-                self.checkpoints(k, j)?;
-                let range = &self.result.stages[k].functions[j];
-                let steps = &self.result.stages[k].steps[range.first..range.first + range.count];
-                let cp = self.replays[k][j].as_ref().expect("built above");
+                let (cp, steps) = self.checkpoints(k, j)?;
                 // Reuse the old cursor's memory when there is one.
                 let (a, b) = match old {
                     Some(mut c) => {
@@ -328,7 +324,8 @@ impl Session {
             apply_edit(&mut cur.b, e).map_err(|e| e.0)?;
         }
         cur.pb = print_with_lines(&cur.b);
-        Ok(self.cursor.insert(cur))
+        self.cursor = Some(cur);
+        Ok(())
     }
 
     /// The page's view of step `step` of `stage` (clamped to the stage's step count).

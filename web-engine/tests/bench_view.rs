@@ -53,7 +53,7 @@ fn view_bench() {
         };
         let (mut s, summary) = Session::run(1, &req, &mut |_| {}).expect("the input runs");
         for st in &summary.stages {
-            if st.steps < 1000 || !summary_is_mir(st.stage) {
+            if st.steps < 1000 || !st.replayable {
                 continue;
             }
             let t = Instant::now();
@@ -98,13 +98,4 @@ fn view_bench() {
     if let Some(path) = out {
         std::fs::write(&path, &md).unwrap_or_else(|e| panic!("{path}: {e}"));
     }
-}
-
-/// Stages whose steps replay over MIR (the others show input and output only).
-fn summary_is_mir(stage: compiler_core::Stage) -> bool {
-    use compiler_core::Stage::*;
-    matches!(
-        stage,
-        InstrEmitter | PhiElimination | TwoAddress | RegisterCoalescer | NvptxCoalescer
-    )
 }
