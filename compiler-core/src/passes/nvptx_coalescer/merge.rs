@@ -56,9 +56,11 @@ impl<R: Recorder> Nvptx<'_, '_, R> {
             return false;
         }
         // Interference: the tree narrows to extents overlapping `gone`, then the value check.
-        let conflicts = self.interference(keep, gone, inst);
+        let mut read = Vec::new();
+        let conflicts = self.interference(keep, gone, inst, &mut read);
         if !conflicts.is_empty() {
             self.stats.inc("interference_rejections");
+            self.remember_rejection(inst, read);
             let (kr, gr) = self.range_texts(keep, gone);
             let (ks, gs) = (
                 recorded_segments::<R>(self.range(keep)),
@@ -134,7 +136,15 @@ impl<R: Recorder> Nvptx<'_, '_, R> {
     /// Points where `a` and `b` hold different values, after a tree query, each with
     /// the raw `[start, end)` where both are live around it.
     #[allow(clippy::type_complexity)]
-    fn interference(&self, a: Unit, b: Unit, copy: Inst) -> Vec<((String, String), (u32, u32))> {
+    /// `read` collects every register the check looks at (for `memo.rs`).
+    fn interference(
+        &self,
+        a: Unit,
+        b: Unit,
+        copy: Inst,
+        read: &mut Vec<VReg>,
+    ) -> Vec<((String, String), (u32, u32))> {
+        read.extend([a.0, b.0]);
         let Some(eb) = self.extent(b) else {
             return Vec::new();
         };
@@ -168,7 +178,7 @@ impl<R: Recorder> Nvptx<'_, '_, R> {
                 let Some(w) = ry.value_at(v.def) else {
                     continue;
                 };
-                if !v.is_phi_def && self.same_value(x, vi as ValNo, y, w, copy) {
+                if !v.is_phi_def && self.same_value(x, vi as ValNo, y, w, copy, read) {
                     continue;
                 }
                 // The texts are for the trace only; with tracing off the count matters.
@@ -193,7 +203,13 @@ impl<R: Recorder> Nvptx<'_, '_, R> {
     }
 
     /// Follows copy-like instructions back to the original value of `(u, v)`.
-    fn origin(&self, mut u: Unit, mut v: ValNo) -> Option<(SlotIndex, bool, Unit)> {
+    fn origin(
+        &self,
+        mut u: Unit,
+        mut v: ValNo,
+        read: &mut Vec<VReg>,
+    ) -> Option<(SlotIndex, bool, Unit)> {
+        read.push(u.0);
         for _ in 0..64 {
             let info = *self.range(u).valnos.get(v as usize)?;
             if info.is_phi_def {
@@ -231,14 +247,24 @@ impl<R: Recorder> Nvptx<'_, '_, R> {
                 _ => return Some((info.def, false, u)),
             };
             let nu = (sv, lane);
+            read.push(sv);
             v = self.range(nu).value_at(info.def.base())?;
             u = nu;
         }
         None
     }
 
-    fn same_value(&self, x: Unit, vx: ValNo, y: Unit, vy: ValNo, _copy: Inst) -> bool {
-        match (self.origin(x, vx), self.origin(y, vy)) {
+    #[allow(clippy::too_many_arguments)]
+    fn same_value(
+        &self,
+        x: Unit,
+        vx: ValNo,
+        y: Unit,
+        vy: ValNo,
+        _copy: Inst,
+        read: &mut Vec<VReg>,
+    ) -> bool {
+        match (self.origin(x, vx, read), self.origin(y, vy, read)) {
             (Some(a), Some(b)) => a == b,
             _ => false,
         }
@@ -259,29 +285,36 @@ impl<R: Recorder> Nvptx<'_, '_, R> {
             recorded_segments::<R>(self.range(keep)),
             recorded_segments::<R>(self.range(gone)),
         );
-        let mut touched: Vec<Inst> = self.du.defs[gone.0]
+        // The register whose operands are rewritten, and the one they now name: cicc
+        // renames `gone`; an untraced run may rename the smaller side (`names.rs`).
+        let swap = self.rename_keep_instead(keep, gone);
+        let (from, to) = if swap {
+            (keep.0, gone.0)
+        } else {
+            (gone.0, keep.0)
+        };
+        let mut touched: Vec<Inst> = self.du.defs[from]
             .iter()
-            .chain(self.du.uses[gone.0].iter())
+            .chain(self.du.uses[from].iter())
             .copied()
             .collect();
         crate::sort::sort_by_key(&mut touched, |i| i.as_u32().into());
         touched.dedup();
         let new_sub = keep.1.map(SubReg::Lane);
-        // Every operand of `gone` now names `keep`. The def lists change as
+        // Every operand of `from` now names `to`. The def lists change as
         // `remove_inst` / `add_inst` around each rewrite would change them (their order
         // is what `revive_undef_defs` walks). Use lists are multisets to this pass (it
-        // only sorts, counts or searches them): `gone`'s uses move to `keep`'s list in
+        // only sorts, counts or searches them): `from`'s uses move to `to`'s list in
         // instruction order and other registers' use lists stay as they are, so a merge
         // costs the renamed operands rather than a remove and re-add of every operand of
-        // every instruction `gone` appears in (`gone` may be a register already grown
-        // across the whole function by earlier merges).
-        let (_, mut gone_uses) = self.du.take(gone.0);
+        // every instruction `from` appears in.
+        let (_, mut from_uses) = self.du.take(from);
         for &i in &touched {
             self.du.remove_defs(self.ed.f, i);
             self.ed.modify(i, |d| {
                 for o in d.operands.iter_mut() {
-                    if o.vreg_of() == Some(gone.0) {
-                        o.set_reg(Reg::Virt(keep.0));
+                    if o.vreg_of() == Some(from) {
+                        o.set_reg(Reg::Virt(to));
                         if new_sub.is_some() {
                             o.subreg = new_sub;
                         }
@@ -290,8 +323,8 @@ impl<R: Recorder> Nvptx<'_, '_, R> {
             });
             self.du.add_defs(self.ed.f, i);
         }
-        crate::sort::sort_by_key(&mut gone_uses, |i| i.as_u32().into());
-        self.du.push_uses(keep.0, &gone_uses);
+        crate::sort::sort_by_key(&mut from_uses, |i| i.as_u32().into());
+        self.du.push_uses(to, &from_uses);
         self.coalesced[copy] = true;
         // The copy now copies a unit onto itself: erase it (and any other such copy).
         let mut erased = 0;
@@ -338,6 +371,12 @@ impl<R: Recorder> Nvptx<'_, '_, R> {
                 self.main[k].join(gone_range);
             }
         }
+        if swap {
+            // The joined range is the same either way; it lives where the operands do.
+            self.main.swap(k, g);
+            self.lanes.swap(k, g);
+            self.carry_name(gone.0, keep.0);
+        }
         if let Some(l) = keep.1 {
             self.revive_undef_defs(keep.0, l);
         }
@@ -363,7 +402,7 @@ impl<R: Recorder> Nvptx<'_, '_, R> {
                 }
             }
             let lanes = if n > 1 { n } else { 0 };
-            for u in units(keep.0, lanes) {
+            for u in units(to, lanes) {
                 if let Some(iv) = self.extent(u) {
                     self.tree.insert(iv);
                     self.in_tree.insert(key_pair(u), iv);
@@ -371,10 +410,11 @@ impl<R: Recorder> Nvptx<'_, '_, R> {
             }
         }
         if let Some(cl) = self.ed.f.vreg_class(keep.0) {
-            self.ed.set_class(keep.0, Some(cl));
+            self.ed.set_class(to, Some(cl));
         }
         self.stats.inc("joined");
-        let merged = recorded_segments::<R>(&self.main[keep.0.index()]);
+        self.memo.merged(keep.0, gone.0);
+        let merged = recorded_segments::<R>(&self.main[to.index()]);
         let events = self.tree.take_events();
         let rot = self.tree.rotations;
         let snap = (self.tree.len() <= SNAPSHOT_MAX).then(|| self.tree.snapshot());

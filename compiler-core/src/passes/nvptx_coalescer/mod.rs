@@ -17,11 +17,18 @@
 //!
 //! Invariant: like the generic pass, a merge never puts two different values in one
 //! register (or tuple lane) at one point.
+//!
+//! With tracing off, two shortcuts keep the pass near-linear without changing what it
+//! decides: a merge may rename its smaller side and fix the numbers at the end
+//! (`names.rs`), and the retry round reuses interference verdicts whose registers no
+//! merge has touched since (`memo.rs`). A traced run takes neither.
 
 pub mod classify;
 pub mod heap;
 pub mod interval_tree;
+mod memo;
 mod merge;
+mod names;
 
 use classify::{classify, operand_type, Candidate, CopyKind, Side, PARTICIPATES};
 use heap::CandidateHeap;
@@ -87,9 +94,34 @@ pub(crate) struct Nvptx<'f, 'r, R: Recorder> {
     pub tree_built: bool,
     /// Copies already merged (the interference check skips them).
     pub coalesced: SecondaryMap<Inst, bool>,
+    /// Untraced runs only: the register number each register will carry when the pass
+    /// ends (empty until a merge renames the smaller side, see `merge`).
+    pub names: Vec<u32>,
+    /// Untraced runs only: interference verdicts the retry round may reuse.
+    pub(crate) memo: memo::Memo,
+    pub shortcuts: Shortcuts,
 }
 
 pub fn run<R: Recorder>(f: &mut Function, opts: &NvptxCoalescerOptions, rec: &mut R) -> Stats {
+    run_reporting(f, opts, rec).0
+}
+
+/// How often an untraced run took the shortcuts that keep it near-linear (both stay 0
+/// when tracing): the pass's result and statistics are the same either way.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Shortcuts {
+    /// Merges that rewrote the destination's operands, the smaller side (`names.rs`).
+    pub renamed_smaller_side: u32,
+    /// Retried candidates rejected again from a remembered verdict (`memo.rs`).
+    pub verdicts_reused: u32,
+}
+
+/// [`run`], also telling which shortcuts the run took.
+pub fn run_reporting<R: Recorder>(
+    f: &mut Function,
+    opts: &NvptxCoalescerOptions,
+    rec: &mut R,
+) -> (Stats, Shortcuts) {
     let mut stats = Stats::with(&STAT_NAMES);
     let lis = LiveIntervals::compute(f);
     let mut main = Vec::with_capacity(f.vreg_end as usize);
@@ -129,12 +161,16 @@ pub fn run<R: Recorder>(f: &mut Function, opts: &NvptxCoalescerOptions, rec: &mu
         weights,
         coalesced: SecondaryMap::new(),
         tree_built: false,
+        names: Vec::new(),
+        memo: memo::Memo::default(),
+        shortcuts: Shortcuts::default(),
     };
     p.ranges_step();
     let cands = p.filter_candidates(cands);
     p.block_level_pass(&cands);
     p.build_tree();
     p.worklist(cands);
+    p.apply_names();
     let after =
         p.ed.f
             .all_insts()
@@ -144,7 +180,7 @@ pub fn run<R: Recorder>(f: &mut Function, opts: &NvptxCoalescerOptions, rec: &mu
     p.stats.set("rb_rotations", p.tree.rotations);
     let (joined, rot) = (p.stats.get("joined"), p.tree.rotations);
     p.step(|| Step::new("done", format!("NVPTX coalescing finished: {joined} merges, {copies_before} copy-like instructions before and {after} after; the interval tree rotated {rot} times.")));
-    p.stats
+    (p.stats, p.shortcuts)
 }
 
 fn compute_weights(f: &Function, du: &DefUse) -> SecondaryMap<VReg, u32> {
@@ -168,7 +204,12 @@ impl<R: Recorder> Nvptx<'_, '_, R> {
         crate::trace::record(self.rec, &mut self.ed, make);
     }
 
+    /// `%v` or `%v.subL`, for narration (empty with tracing off: nobody reads it, and
+    /// formatting two names per candidate was a tenth of an untraced run).
     pub(crate) fn unit_name(&self, s: Side) -> String {
+        if !R::ENABLED {
+            return String::new();
+        }
         match s.lane {
             Some(l) => format!("%{}.sub{l}", s.reg),
             None => format!("%{}", s.reg),
@@ -291,7 +332,7 @@ impl<R: Recorder> Nvptx<'_, '_, R> {
         Some(Interval {
             start: s.raw(),
             end: e.raw(),
-            key: tree_key(u),
+            key: tree_key((VReg::new(self.name_of(u.0) as usize), u.1)),
         })
     }
 
@@ -331,7 +372,8 @@ impl<R: Recorder> Nvptx<'_, '_, R> {
 
     fn worklist(&mut self, cands: Vec<Candidate>) {
         let mut heap = CandidateHeap::default();
-        let depth = loop_depths(self.ed.f);
+        // Loop depths only order candidates under `block-frequency`.
+        let depth = self.opts.block_frequency.then(|| loop_depths(self.ed.f));
         for c in cands {
             let inst = Inst::new(c.inst as usize);
             if !self.ed.f.layout.is_inserted(inst) {
@@ -339,10 +381,9 @@ impl<R: Recorder> Nvptx<'_, '_, R> {
             }
             let w = self.weights[VReg::new(c.dst.reg as usize)]
                 .max(self.weights[VReg::new(c.src.reg as usize)]);
-            let hot = if self.opts.block_frequency {
-                self.ed.f.layout.inst_block(inst).map_or(0, |b| depth[b])
-            } else {
-                0
+            let hot = match &depth {
+                Some(depth) => self.ed.f.layout.inst_block(inst).map_or(0, |b| depth[b]),
+                None => 0,
             };
             heap.push(c, w, hot);
         }
@@ -369,6 +410,13 @@ impl<R: Recorder> Nvptx<'_, '_, R> {
                         .focus(Focus::inst(inst))
                         .payload(Payload::HeapPop { copy: c.inst, dst: c.dst.reg, src: c.src.reg, weight: w, heap: hp, secondary: sp })
                 });
+                if self.rejection_still_holds(inst) {
+                    // The same check would reject it again (`memo.rs`).
+                    self.stats.inc("interference_rejections");
+                    self.shortcuts.verdicts_reused += 1;
+                    secondary.push(c, w, 0);
+                    continue;
+                }
                 if self.try_candidate(&c, false) {
                     joined_this_round += 1;
                 } else if self.ed.f.layout.is_inserted(inst) && classify(self.ed.f, inst).is_some()
