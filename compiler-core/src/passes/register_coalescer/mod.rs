@@ -334,8 +334,13 @@ impl<R: Recorder> Coalescer<'_, '_, R> {
         });
     }
 
+    /// `%v`, for narration (empty with tracing off, where nobody reads it).
     pub(crate) fn name(&self, v: VReg) -> String {
-        format!("%{}", v.index())
+        if R::ENABLED {
+            format!("%{}", v.index())
+        } else {
+            String::new()
+        }
     }
 
     /// The range as LLVM prints it, for a step's payload (empty with tracing off).
