@@ -134,9 +134,9 @@ impl<R: Recorder> Nvptx<'_, '_, R> {
     }
 
     /// Points where `a` and `b` hold different values, after a tree query, each with
-    /// the raw `[start, end)` where both are live around it.
+    /// the raw `[start, end)` where both are live around it. `read` collects every
+    /// register the check looks at (for `memo.rs`).
     #[allow(clippy::type_complexity)]
-    /// `read` collects every register the check looks at (for `memo.rs`).
     fn interference(
         &self,
         a: Unit,
