@@ -13,6 +13,16 @@ use compiler_core::trace::{NoTrace, StepLog};
 
 /// Everything before the NVPTX coalescer, the generic one on or off.
 fn prepare(text: &str, generic: bool) -> Function {
+    prepare_with(
+        text,
+        CoalescerOptions {
+            join_liveintervals: generic,
+            ..CoalescerOptions::default()
+        },
+    )
+}
+
+fn prepare_with(text: &str, opts: CoalescerOptions) -> Function {
     let mut f = parse_module(text).unwrap().functions.remove(0);
     if !f.props.no_phis {
         phi_elim::run(&mut f, &Default::default(), &mut NoTrace::default());
@@ -22,10 +32,6 @@ fn prepare(text: &str, generic: bool) -> Function {
         &TwoAddressOptions::default(),
         &mut NoTrace::default(),
     );
-    let opts = CoalescerOptions {
-        join_liveintervals: generic,
-        ..CoalescerOptions::default()
-    };
     register_coalescer::run(&mut f, &opts, &mut NoTrace::default());
     f
 }
@@ -127,4 +133,26 @@ fn random_programs_agree_traced_and_untraced() {
         }
     }
     assert!(total.renamed_smaller_side > 0, "{total:?}");
+}
+
+/// Regression (random program 435, found by `random-programs`): the merge `%81 ← %60`
+/// renamed `%81`, the smaller side, and left `%60 = IMOV1rr %60`, a move of `%60` onto
+/// itself from before the pass, which cicc's direction (renaming `%60`) erases.
+#[test]
+fn a_copy_onto_itself_of_the_renamed_away_register_is_erased_as_cicc_does() {
+    let g = generate(
+        435,
+        &GenConfig {
+            size: 70,
+            ..GenConfig::default()
+        },
+    );
+    let opts = CoalescerOptions {
+        join_splitedges: true,
+        join_globalcopies: true,
+        ..CoalescerOptions::default()
+    };
+    let f = prepare_with(&print_function(&g.module.functions[0]), opts);
+    let s = agree("random program 435", &f, &NvptxCoalescerOptions::default());
+    assert!(s.renamed_smaller_side > 0, "{s:?}");
 }

@@ -4,7 +4,7 @@ use super::classify::{side_class, Candidate, CopyKind, Side};
 use super::{key_pair, Nvptx, Unit, SNAPSHOT_MAX};
 use crate::entity::EntityRef;
 use crate::liveness::{LiveRange, SlotIndex, ValNo};
-use crate::mir::{oflag, CopyFamily, Inst, Op, Reg, SubReg, VReg};
+use crate::mir::{oflag, CopyFamily, Function, Inst, Op, Reg, SubReg, VReg};
 use crate::passes::register_coalescer::conflict_span;
 use crate::trace::{recorded_segments, Focus, Payload, Recorder, Step};
 use alloc::format;
@@ -300,6 +300,20 @@ impl<R: Recorder> Nvptx<'_, '_, R> {
             .collect();
         crate::sort::sort_by_key(&mut touched, |i| i.as_u32().into());
         touched.dedup();
+        let named_gone: Vec<bool> = if swap {
+            let f = &*self.ed.f;
+            touched
+                .iter()
+                .map(|&i| {
+                    f.insts[i]
+                        .operands
+                        .iter()
+                        .any(|o| o.vreg_of() == Some(gone.0))
+                })
+                .collect()
+        } else {
+            Vec::new()
+        };
         let new_sub = keep.1.map(SubReg::Lane);
         // Every operand of `from` now names `to`. The def lists change as
         // `remove_inst` / `add_inst` around each rewrite would change them (their order
@@ -326,21 +340,23 @@ impl<R: Recorder> Nvptx<'_, '_, R> {
         crate::sort::sort_by_key(&mut from_uses, |i| i.as_u32().into());
         self.du.push_uses(to, &from_uses);
         self.coalesced[copy] = true;
-        // The copy now copies a unit onto itself: erase it (and any other such copy).
-        let mut erased = 0;
-        for &i in &touched {
-            let d = &self.ed.f.insts[i];
-            if self.ed.f.layout.is_inserted(i)
-                && d.operands.len() >= 2
-                && d.operands[0].get_reg() == d.operands[1].get_reg()
-                && d.operands[0].subreg == d.operands[1].subreg
-                && (d.is(Op::COPY) || d.desc().family == CopyFamily::Move)
-            {
-                self.du.remove_inst(self.ed.f, i);
-                self.si.remove_inst(i);
-                self.ed.erase(i);
-                erased += 1;
-            }
+        // The copy now copies a unit onto itself: erase it (and any other instruction
+        // of `gone` that does).
+        let doomed = if swap {
+            self.doomed_after_swap(&touched, &named_gone, gone.0)
+        } else {
+            let f = &*self.ed.f;
+            touched
+                .iter()
+                .copied()
+                .filter(|&i| copies_onto_itself(f, i))
+                .collect()
+        };
+        let erased = doomed.len();
+        for i in doomed {
+            self.du.remove_inst(self.ed.f, i);
+            self.si.remove_inst(i);
+            self.ed.erase(i);
         }
         // Ranges: the survivor gets the union; a lane join also widens the tuple's main
         // range; a whole join of two tuples also joins them lane by lane (a register
@@ -438,4 +454,14 @@ impl<R: Recorder> Nvptx<'_, '_, R> {
             self.step(|| Step::new("tree_update", "The interval tree drops the two old extents and inserts the merged one, rebalancing as it goes.").payload(Payload::TreeChange { events, tree: snap, rotations: rot }));
         }
     }
+}
+
+/// A placed COPY or move whose destination and source are the same register and lane.
+pub(crate) fn copies_onto_itself(f: &Function, i: Inst) -> bool {
+    let d = &f.insts[i];
+    f.layout.is_inserted(i)
+        && d.operands.len() >= 2
+        && d.operands[0].get_reg() == d.operands[1].get_reg()
+        && d.operands[0].subreg == d.operands[1].subreg
+        && (d.is(Op::COPY) || d.desc().family == CopyFamily::Move)
 }

@@ -100,6 +100,10 @@ pub(crate) struct Nvptx<'f, 'r, R: Recorder> {
     /// Untraced runs only: interference verdicts the retry round may reuse.
     pub(crate) memo: memo::Memo,
     pub shortcuts: Shortcuts,
+    /// Instructions that copied a register onto itself before the pass began (`names.rs`
+    /// needs them; merges erase such copies and never leave new ones, so the list only
+    /// loses members).
+    pub self_copies: Vec<Inst>,
 }
 
 pub fn run<R: Recorder>(f: &mut Function, opts: &NvptxCoalescerOptions, rec: &mut R) -> Stats {
@@ -147,6 +151,11 @@ pub fn run_reporting<R: Recorder>(
         }
     }
     stats.set("copies_before", copies_before);
+    let self_copies: Vec<Inst> = f
+        .all_insts()
+        .map(|(_, i)| i)
+        .filter(|&i| merge::copies_onto_itself(f, i))
+        .collect();
     let mut p = Nvptx {
         ed: Editor::new(f, R::ENABLED),
         rec,
@@ -164,6 +173,7 @@ pub fn run_reporting<R: Recorder>(
         names: Vec::new(),
         memo: memo::Memo::default(),
         shortcuts: Shortcuts::default(),
+        self_copies,
     };
     p.ranges_step();
     let cands = p.filter_candidates(cands);

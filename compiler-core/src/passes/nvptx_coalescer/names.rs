@@ -14,14 +14,22 @@
 //! renames the source, with register numbers permuted by `names`. Nothing the pass
 //! decides depends on a number except through equality, and the one place where order
 //! matters (interval tree ties) asks [`Nvptx::name_of`], so both runs make the same
-//! decisions, end in the same text and count the same statistics. A traced run never
-//! swaps, so every recorded step shows the IR as cicc would have it.
+//! decisions, end in the same text and count the same statistics. What a merge erases
+//! is also chosen as cicc's direction would: every instruction of `gone` that ends up
+//! copying a register onto itself, including such copies from before the pass, and
+//! none of `keep`'s alone ([`Nvptx::doomed_after_swap`]). A traced run never swaps, so
+//! every recorded step shows the IR as cicc would have it.
 
+use super::merge::copies_onto_itself;
 use super::{Nvptx, Unit};
 use crate::entity::EntityRef;
-use crate::mir::{Reg, VReg};
+use crate::mir::{Inst, Reg, VReg};
 use crate::trace::Recorder;
 use alloc::vec::Vec;
+
+/// Merges rename the smaller side only while the function has at most this many
+/// instructions copying a register onto itself (each such merge looks at all of them).
+const SELF_COPIES_MAX: usize = 32;
 
 impl<R: Recorder> Nvptx<'_, '_, R> {
     /// The number register `v` carries once the pass is over.
@@ -45,7 +53,41 @@ impl<R: Recorder> Nvptx<'_, '_, R> {
                 && self.ed.f.vreg_class(v).is_none_or(|c| c.lanes() <= 1)
         };
         let size = |v: VReg| self.du.defs[v].len() + self.du.uses[v].len();
-        scalar(keep.0) && scalar(gone.0) && size(keep.0) < size(gone.0)
+        self.self_copies.len() <= SELF_COPIES_MAX
+            && scalar(keep.0)
+            && scalar(gone.0)
+            && size(keep.0) < size(gone.0)
+    }
+
+    /// What cicc's merge would erase when this merge renames `keep` into `gone`
+    /// instead: every instruction of `gone` that now copies a register onto itself.
+    /// Those that also named `keep` are among `touched` (`keep`'s instructions, flagged
+    /// in `named_gone`); those naming only `gone` are copies onto itself from before the
+    /// merge, all in `self_copies`. (An instruction of `keep` alone that copies onto
+    /// itself did so before; cicc leaves it, and so does this.)
+    pub(crate) fn doomed_after_swap(
+        &self,
+        touched: &[Inst],
+        named_gone: &[bool],
+        gone: VReg,
+    ) -> Vec<Inst> {
+        let f = &*self.ed.f;
+        let mut out: Vec<Inst> = touched
+            .iter()
+            .zip(named_gone)
+            .filter(|&(&i, &named)| named && copies_onto_itself(f, i))
+            .map(|(&i, _)| i)
+            .collect();
+        out.extend(self.self_copies.iter().copied().filter(|&i| {
+            touched.binary_search(&i).is_err()
+                && f.insts[i]
+                    .operands
+                    .iter()
+                    .any(|o| o.vreg_of() == Some(gone))
+                && copies_onto_itself(f, i)
+        }));
+        crate::sort::sort_by_key(&mut out, |i| i.as_u32().into());
+        out
     }
 
     /// `survivor` now holds what `named` held, under `named`'s final number.
