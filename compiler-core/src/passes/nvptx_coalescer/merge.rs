@@ -57,7 +57,7 @@ impl<R: Recorder> Nvptx<'_, '_, R> {
         }
         // Interference: the tree narrows to extents overlapping `gone`, then the value check.
         let mut read = Vec::new();
-        let conflicts = self.interference(keep, gone, inst, &mut read);
+        let conflicts = self.interference(keep, gone, &mut read);
         if !conflicts.is_empty() {
             self.stats.inc("interference_rejections");
             self.remember_rejection(inst, read);
@@ -141,7 +141,6 @@ impl<R: Recorder> Nvptx<'_, '_, R> {
         &self,
         a: Unit,
         b: Unit,
-        copy: Inst,
         read: &mut Vec<VReg>,
     ) -> Vec<((String, String), (u32, u32))> {
         read.extend([a.0, b.0]);
@@ -178,7 +177,7 @@ impl<R: Recorder> Nvptx<'_, '_, R> {
                 let Some(w) = ry.value_at(v.def) else {
                     continue;
                 };
-                if !v.is_phi_def && self.same_value(x, vi as ValNo, y, w, copy, read) {
+                if !v.is_phi_def && self.same_value(x, vi as ValNo, y, w, read) {
                     continue;
                 }
                 // The texts are for the trace only; with tracing off the count matters.
@@ -254,16 +253,7 @@ impl<R: Recorder> Nvptx<'_, '_, R> {
         None
     }
 
-    #[allow(clippy::too_many_arguments)]
-    fn same_value(
-        &self,
-        x: Unit,
-        vx: ValNo,
-        y: Unit,
-        vy: ValNo,
-        _copy: Inst,
-        read: &mut Vec<VReg>,
-    ) -> bool {
+    fn same_value(&self, x: Unit, vx: ValNo, y: Unit, vy: ValNo, read: &mut Vec<VReg>) -> bool {
         match (self.origin(x, vx, read), self.origin(y, vy, read)) {
             (Some(a), Some(b)) => a == b,
             _ => false,
