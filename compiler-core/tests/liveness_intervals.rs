@@ -458,8 +458,29 @@ fn slot_indexes_insert_and_remove_without_renumbering() {
     f.erase(insts[1]);
     si.remove_inst(insts[1]);
     assert_eq!(si.inst_index(insts[1]), None);
+    assert_eq!(
+        si.inst_at(SlotIndex::new(32, compiler_core::liveness::Slot::Block)),
+        None
+    );
     assert_eq!(idx(&si, insts[2]), 48);
     assert_eq!(si.num_insts(), 5);
+    // In index order, numbered and inserted instructions interleaved.
+    assert_eq!(
+        si.insts().map(|(s, i)| (s.index(), i)).collect::<Vec<_>>(),
+        [
+            (16, insts[0]),
+            (20, newer),
+            (24, new),
+            (48, insts[2]),
+            (80, insts[3])
+        ]
+    );
+    si.remove_inst(new);
+    assert_eq!(
+        si.inst_at(SlotIndex::new(24, compiler_core::liveness::Slot::Dead)),
+        None
+    );
+    assert_eq!(si.num_insts(), 4);
     assert_eq!(
         si.block_of(SlotIndex::new(64, compiler_core::liveness::Slot::Block)),
         Some(b1)
@@ -564,6 +585,109 @@ proptest! {
         let want = x.union(&y);
         let mut got = x.clone();
         got.join(y);
+        prop_assert_eq!(got, want);
+    }
+}
+
+/// The range `from_segments` is specified to build, the slow way: segments sorted by
+/// (start, end), overlaps cut (the earlier start wins), touching segments of one value
+/// merged, unused values dropped and the rest renumbered in def order.
+fn reference_range(mut segs: Vec<Segment>, valnos: &[VNInfo]) -> LiveRange {
+    segs.sort_by_key(|s| (s.start, s.end));
+    let mut out: Vec<Segment> = Vec::new();
+    for s in segs {
+        match out.last_mut() {
+            Some(l) if s.start < l.end => {
+                if s.end > l.end {
+                    if s.valno == l.valno {
+                        l.end = s.end;
+                    } else {
+                        let start = l.end;
+                        out.push(Segment { start, ..s });
+                    }
+                }
+            }
+            Some(l) if s.start == l.end && s.valno == l.valno => l.end = s.end,
+            _ => out.push(s),
+        }
+    }
+    let mut used: Vec<u32> = out.iter().map(|s| s.valno).collect();
+    used.sort_by_key(|&v| valnos[v as usize].def);
+    used.dedup();
+    for s in &mut out {
+        s.valno = used.iter().position(|&u| u == s.valno).unwrap() as u32;
+    }
+    LiveRange {
+        segments: out,
+        valnos: used.iter().map(|&v| valnos[v as usize]).collect(),
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(2000))]
+
+    /// `from_segments` (which skips sorting what is already in order) builds the
+    /// specified range, for values in def order and not.
+    #[test]
+    fn from_segments_builds_the_specified_range(
+        segs in proptest::collection::vec((0u32..64, 1u32..10, 0u32..6), 0..12),
+        defs in proptest::collection::vec(0u32..64, 6),
+        sorted_first in proptest::bool::ANY,
+    ) {
+        let mut defs = defs;
+        if sorted_first {
+            defs.sort();
+        }
+        let valnos: Vec<VNInfo> = defs
+            .iter()
+            .map(|&d| VNInfo { def: SlotIndex::from_raw(d), is_phi_def: false })
+            .collect();
+        let mut segs: Vec<Segment> = segs
+            .iter()
+            .map(|&(s, l, v)| Segment {
+                start: SlotIndex::from_raw(s),
+                end: SlotIndex::from_raw(s + l),
+                valno: v,
+            })
+            .collect();
+        if sorted_first {
+            segs.sort_by_key(|s| (s.start, s.end));
+        }
+        // Ties in def order decide nothing here only when defs differ.
+        let mut d = defs.clone();
+        d.sort();
+        d.dedup();
+        prop_assume!(d.len() == defs.len());
+        prop_assert_eq!(
+            LiveRange::from_segments(segs.clone(), &valnos),
+            reference_range(segs, &valnos)
+        );
+    }
+
+    /// `remap_values` (in place on canonical ranges) leaves what `from_segments`
+    /// builds from the remapped segments, canonical or not.
+    #[test]
+    fn remap_values_equals_rebuilding(
+        a in (raw_segments(), raw_defs()),
+        map in proptest::collection::vec(0u32..8, 8),
+        raw in proptest::bool::weighted(0.2),
+    ) {
+        let mut r = built_range(0, &a.0, &a.1);
+        if raw {
+            r.segments.reverse();
+        }
+        let map: Vec<u32> = (0..r.valnos.len())
+            .map(|k| map[k] % r.valnos.len() as u32)
+            .collect();
+        let want = LiveRange::from_segments(
+            r.segments
+                .iter()
+                .map(|s| Segment { valno: map[s.valno as usize], ..*s })
+                .collect(),
+            &r.valnos,
+        );
+        let mut got = r.clone();
+        got.remap_values(&map);
         prop_assert_eq!(got, want);
     }
 }

@@ -308,10 +308,68 @@ impl LiveRange {
     /// resolved (the earlier-starting segment's value wins), touching segments of one
     /// value merged, unused values dropped and the rest numbered in def order.
     pub fn from_segments(mut segs: Vec<Segment>, valnos: &[VNInfo]) -> LiveRange {
-        crate::sort::sort_by_key(&mut segs, |s| {
-            crate::sort::key4(0, 0, s.start.raw(), s.end.raw())
-        });
+        // Callers often pass a range's own segments with new values: already in order,
+        // and checking that is cheaper than sorting them again.
+        let key = |s: &Segment| (s.start, s.end);
+        if !segs.windows(2).all(|w| key(&w[0]) <= key(&w[1])) {
+            crate::sort::sort_by_key(&mut segs, |s| {
+                crate::sort::key4(0, 0, s.start.raw(), s.end.raw())
+            });
+        }
         LiveRange::from_sorted_segments(segs, valnos)
+    }
+
+    /// Gives every segment the value `map` names for its own and then tidies up as
+    /// [`LiveRange::from_segments`] would: touching segments of one value merge and
+    /// values no segment holds any more are dropped, the rest keeping their order. On a
+    /// canonical range (disjoint ordered segments, values in def order) it works in
+    /// place, in time linear in the range.
+    pub fn remap_values(&mut self, map: &[ValNo]) {
+        let ordered = self.segments.windows(2).all(|w| w[0].end <= w[1].start)
+            && self.valnos.windows(2).all(|w| w[0].def < w[1].def);
+        if !ordered {
+            let r = core::mem::take(self);
+            let segs = r
+                .segments
+                .into_iter()
+                .map(|s| Segment {
+                    valno: map[s.valno as usize],
+                    ..s
+                })
+                .collect();
+            *self = LiveRange::from_segments(segs, &r.valnos);
+            return;
+        }
+        let mut kept: usize = 0;
+        for k in 0..self.segments.len() {
+            let mut s = self.segments[k];
+            s.valno = map[s.valno as usize];
+            match kept.checked_sub(1).map(|p| &mut self.segments[p]) {
+                Some(last) if last.end == s.start && last.valno == s.valno => last.end = s.end,
+                _ => {
+                    self.segments[kept] = s;
+                    kept += 1;
+                }
+            }
+        }
+        self.segments.truncate(kept);
+        const GONE: ValNo = ValNo::MAX;
+        let mut renumber = alloc::vec![GONE; self.valnos.len()];
+        for s in &self.segments {
+            renumber[s.valno as usize] = 0;
+        }
+        let mut next = 0;
+        for v in 0..self.valnos.len() {
+            if renumber[v] != GONE {
+                renumber[v] = next;
+                self.valnos[next as usize] = self.valnos[v];
+                next += 1;
+            }
+        }
+        self.valnos.truncate(next as usize);
+        for s in &mut self.segments {
+            s.valno = renumber[s.valno as usize];
+        }
     }
 
     /// [`LiveRange::from_segments`] for segments already ordered by (start, end).
@@ -320,9 +378,22 @@ impl LiveRange {
         for s in segs {
             fold_segment(&mut out, s);
         }
-        let mut used: Vec<ValNo> = out.iter().map(|s| s.valno).collect();
-        crate::sort::sort_by_key(&mut used, |&v| valnos[v as usize].def.raw().into());
-        used.dedup();
+        let used: Vec<ValNo> = if valnos.windows(2).all(|w| w[0].def < w[1].def) {
+            // Values already in def order (every canonical range): the used ones in
+            // their own order, no sort needed.
+            let mut seen = alloc::vec![false; valnos.len()];
+            for s in &out {
+                seen[s.valno as usize] = true;
+            }
+            (0..valnos.len() as ValNo)
+                .filter(|&v| seen[v as usize])
+                .collect()
+        } else {
+            let mut used: Vec<ValNo> = out.iter().map(|s| s.valno).collect();
+            crate::sort::sort_by_key(&mut used, |&v| valnos[v as usize].def.raw().into());
+            used.dedup();
+            used
+        };
         let new_vals: Vec<VNInfo> = used.iter().map(|&v| valnos[v as usize]).collect();
         // Old number → new number: the first place it has in `used`.
         let mut renumber: Vec<Option<ValNo>> = alloc::vec![None; valnos.len()];

@@ -117,7 +117,13 @@ pub struct SlotIndexes {
     block_end: SecondaryMap<Block, u32>,
     /// Blocks in layout order with their start index (increasing).
     blocks: Vec<(u32, Block)>,
-    insts: BTreeMap<u32, Inst>,
+    /// Instructions at numbering-time indexes, by `index / INSTR_DIST` (NONE where a
+    /// block starts or an instruction was removed): the common lookup is one load.
+    numbered: Vec<u32>,
+    /// Instructions inserted later, at midpoints.
+    inserted: BTreeMap<u32, Inst>,
+    /// Indexed instructions, both kinds.
+    count: usize,
     end: u32,
 }
 
@@ -130,17 +136,21 @@ impl SlotIndexes {
             block_start: SecondaryMap::with_default(NONE),
             block_end: SecondaryMap::with_default(NONE),
             blocks: Vec::with_capacity(f.layout.num_blocks()),
-            insts: BTreeMap::new(),
+            numbered: Vec::with_capacity(f.layout.num_blocks() + f.layout.num_insts()),
+            inserted: BTreeMap::new(),
+            count: 0,
             end: 0,
         };
         let mut idx = 0u32;
         for b in f.layout.blocks() {
             si.block_start[b] = idx;
             si.blocks.push((idx, b));
+            si.numbered.push(NONE);
             idx += INSTR_DIST;
             for i in f.layout.block_insts(b) {
                 si.inst_idx[i] = idx;
-                si.insts.insert(idx, i);
+                si.numbered.push(i.as_u32());
+                si.count += 1;
                 idx += INSTR_DIST;
             }
             si.block_end[b] = idx;
@@ -188,7 +198,14 @@ impl SlotIndexes {
 
     /// The instruction at `idx`'s index, if one is there.
     pub fn inst_at(&self, idx: SlotIndex) -> Option<Inst> {
-        self.insts.get(&idx.index()).copied()
+        let n = idx.index();
+        if n % INSTR_DIST != 0 {
+            return self.inserted.get(&n).copied();
+        }
+        match self.numbered.get((n / INSTR_DIST) as usize) {
+            Some(&i) if i != NONE => Some(Inst::from_u32(i)),
+            _ => None,
+        }
     }
 
     /// Blocks in layout order with their start.
@@ -200,9 +217,23 @@ impl SlotIndexes {
 
     /// Instructions in index order.
     pub fn insts(&self) -> impl Iterator<Item = (SlotIndex, Inst)> + '_ {
-        self.insts
+        let mut numbered = self
+            .numbered
             .iter()
-            .map(|(&n, &i)| (SlotIndex::new(n, Slot::Block), i))
+            .enumerate()
+            .filter(|(_, &i)| i != NONE)
+            .map(|(k, &i)| (k as u32 * INSTR_DIST, Inst::from_u32(i)))
+            .peekable();
+        let mut inserted = self.inserted.iter().map(|(&n, &i)| (n, i)).peekable();
+        core::iter::from_fn(move || {
+            let next = match (numbered.peek(), inserted.peek()) {
+                (Some(a), Some(b)) if a.0 < b.0 => numbered.next(),
+                (_, Some(_)) => inserted.next(),
+                (Some(_), None) => numbered.next(),
+                (None, None) => None,
+            };
+            next.map(|(n, i)| (SlotIndex::new(n, Slot::Block), i))
+        })
     }
 
     /// Gives `i`, newly placed in `f`'s layout, the midpoint between its neighbours.
@@ -223,7 +254,8 @@ impl SlotIndexes {
         }
         let mid = lo + (hi - lo) / 2;
         self.inst_idx[i] = mid;
-        self.insts.insert(mid, i);
+        self.inserted.insert(mid, i);
+        self.count += 1;
         Some(SlotIndex::new(mid, Slot::Block))
     }
 
@@ -231,14 +263,19 @@ impl SlotIndexes {
     pub fn remove_inst(&mut self, i: Inst) {
         let n = self.inst_idx[i];
         if n != NONE {
-            self.insts.remove(&n);
+            if n % INSTR_DIST == 0 {
+                self.numbered[(n / INSTR_DIST) as usize] = NONE;
+            } else {
+                self.inserted.remove(&n);
+            }
             self.inst_idx[i] = NONE;
+            self.count -= 1;
         }
     }
 
     /// Number of indexed instructions.
     pub fn num_insts(&self) -> usize {
-        self.insts.len()
+        self.count
     }
 }
 

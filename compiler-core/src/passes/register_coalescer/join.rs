@@ -10,7 +10,7 @@
 
 use super::{full_copy, Coalescer};
 use crate::entity::EntityRef;
-use crate::liveness::{LiveRange, Segment, SlotIndex, ValNo};
+use crate::liveness::{LiveRange, SlotIndex, ValNo};
 use crate::mir::{Inst, Reg, RegClass, VReg};
 use crate::trace::{recorded_segments, Focus, Payload, Recorder, Step};
 use alloc::format;
@@ -196,17 +196,7 @@ impl<R: Recorder> Coalescer<'_, '_, R> {
             }
             map[k] = t;
         }
-        let r = &self.ranges[v.index()];
-        let segs: Vec<Segment> = r
-            .segments
-            .iter()
-            .map(|s| Segment {
-                start: s.start,
-                end: s.end,
-                valno: map[s.valno as usize],
-            })
-            .collect();
-        self.ranges[v.index()] = LiveRange::from_segments(segs, &r.valnos.clone());
+        self.ranges[v.index()].remap_values(&map);
     }
 }
 
