@@ -29,7 +29,7 @@ impl Tally {
     /// Counts the whole function afresh and remembers each block's share.
     pub fn new(f: &mut Function) -> Tally {
         refresh(f);
-        let shares = (0..f.blocks.len()).map(|b| share_of(f, b)).collect();
+        let shares = (0..f.blocks.len()).map(|b| share_of(f, b, 0)).collect();
         Tally {
             shares,
             forgotten: Vec::new(),
@@ -52,7 +52,9 @@ impl Tally {
         if !gone_ids.is_empty() {
             old.retain(|e| gone_ids.binary_search(&e.2).is_err());
         }
-        let new = share_of(f, b);
+        // The block is about as big as when it was last counted: size the new share
+        // like the old one, so a large block's list is not regrown step by step.
+        let new = share_of(f, b, old.len() + forgotten.len());
         for &(r, def, _) in &old {
             let info = &mut f.regs[r];
             if def {
@@ -163,8 +165,8 @@ impl Tally {
     }
 }
 
-fn share_of(f: &Function, b: usize) -> Share {
-    let mut out = Vec::new();
+fn share_of(f: &Function, b: usize, capacity: usize) -> Share {
+    let mut out = Vec::with_capacity(capacity);
     for &i in &f.blocks[b].insts {
         for_each_reg(&f.insts[i], |r, def| out.push((r, def, i)));
     }
