@@ -12,6 +12,7 @@
 //! builds check this after every recount.
 
 use super::{for_each_reg, refresh};
+use crate::entity::SecondaryMap;
 use crate::ori::{constraint, Function, InstId, RegId};
 use alloc::vec::Vec;
 
@@ -23,6 +24,18 @@ pub struct Tally {
     shares: Vec<Share>,
     /// Registers and instructions [`Tally::forget`] took out since the last recount.
     forgotten: Vec<(RegId, InstId)>,
+    /// Scratch for [`Tally::recount`], kept between calls so a recount allocates
+    /// nothing the size of the function: an entry equal to `stamp` was marked during
+    /// the current recount, anything else is stale.
+    stamp: u32,
+    /// Instructions of the block's previous share or forgotten since.
+    was_here: SecondaryMap<InstId, u32>,
+    /// Forgotten instructions.
+    gone: SecondaryMap<InstId, u32>,
+    /// Registers the block names, before or after.
+    named: SecondaryMap<RegId, u32>,
+    /// The block's definition of a register now: (stamp, instruction).
+    defined_here: SecondaryMap<RegId, (u32, InstId)>,
 }
 
 impl Tally {
@@ -33,6 +46,11 @@ impl Tally {
         Tally {
             shares,
             forgotten: Vec::new(),
+            stamp: 0,
+            was_here: SecondaryMap::new(),
+            gone: SecondaryMap::new(),
+            named: SecondaryMap::new(),
+            defined_here: SecondaryMap::with_default((0, InstId::from_u32(0))),
         }
     }
 
@@ -43,70 +61,76 @@ impl Tally {
             *self = Tally::new(f);
             return;
         }
+        if self.stamp == u32::MAX {
+            // Four billion recounts: start the marks over rather than wrap onto old ones.
+            self.stamp = 0;
+            self.was_here.clear();
+            self.gone.clear();
+            self.named.clear();
+            self.defined_here.clear();
+        }
+        self.stamp += 1;
+        let stamp = self.stamp;
         let mut old = core::mem::take(&mut self.shares[b]);
         // Instructions forgotten since the last count: their entries are out already.
         let forgotten = core::mem::take(&mut self.forgotten);
-        let mut gone_ids: Vec<InstId> = forgotten.iter().map(|x| x.1).collect();
-        gone_ids.sort_unstable();
-        gone_ids.dedup();
-        if !gone_ids.is_empty() {
-            old.retain(|e| gone_ids.binary_search(&e.2).is_err());
+        for &(_, i) in &forgotten {
+            self.gone[i] = stamp;
+            self.was_here[i] = stamp;
+        }
+        if !forgotten.is_empty() {
+            old.retain(|e| self.gone[e.2] != stamp);
         }
         // The block is about as big as when it was last counted: size the new share
         // like the old one, so a large block's list is not regrown step by step.
         let new = share_of(f, b, old.len() + forgotten.len());
-        for &(r, def, _) in &old {
+        for &(r, def, i) in &old {
             let info = &mut f.regs[r];
             if def {
                 info.defs -= 1;
             } else {
                 info.uses -= 1;
             }
+            self.was_here[i] = stamp;
         }
-        for &(r, def, _) in &new {
+        for &(r, def, i) in &new {
             let info = &mut f.regs[r];
             if def {
                 info.defs += 1;
+                let here = &mut self.defined_here[r];
+                if here.0 != stamp || i < here.1 {
+                    *here = (stamp, i);
+                }
             } else {
                 info.uses += 1;
             }
         }
-        // Lookups by sorted tables, so that a recount costs the block's size (times a
-        // logarithm), never its square.
-        let mut new_defs: Vec<(RegId, InstId)> =
-            new.iter().filter(|e| e.1).map(|e| (e.0, e.2)).collect();
-        new_defs.sort_unstable();
-        let mut old_ids: Vec<InstId> = old.iter().map(|e| e.2).collect();
-        old_ids.extend(&gone_ids);
-        old_ids.sort_unstable();
-        old_ids.dedup();
-        let mut named: Vec<RegId> = old
+        // Marks instead of sorted tables: a recount costs the block's size, with no
+        // logarithm, and each register the block names is settled once.
+        let regs = old
             .iter()
             .chain(&new)
             .map(|e| e.0)
-            .chain(forgotten.iter().map(|x| x.0))
-            .collect();
-        named.sort_unstable();
-        named.dedup();
-        // Anchors and the sticky multi-def bit, for every register the block names.
-        for r in named {
+            .chain(forgotten.iter().map(|x| x.0));
+        for r in regs {
+            if core::mem::replace(&mut self.named[r], stamp) == stamp {
+                continue;
+            }
+            // Anchors and the sticky multi-def bit.
             let defs = f.regs[r].defs;
             if defs > 1 {
                 f.regs[r].constraint |= constraint::MULTI_DEF;
             }
             let anchor = match defs {
-                1 => {
-                    let at = new_defs.partition_point(|&(x, _)| x < r);
-                    match new_defs.get(at) {
-                        Some(&(x, i)) if x == r => Some(i),
-                        // The one definition is in another block: the old anchor if
-                        // it was not this block's, else a search of the other shares.
-                        _ => f.regs[r]
-                            .def_anchor
-                            .filter(|a| old_ids.binary_search(a).is_err())
-                            .or_else(|| self.find_def(r, b)),
-                    }
-                }
+                1 => match self.defined_here[r] {
+                    (s, i) if s == stamp => Some(i),
+                    // The one definition is in another block: the old anchor if
+                    // it was not this block's, else a search of the other shares.
+                    _ => f.regs[r]
+                        .def_anchor
+                        .filter(|&a| self.was_here[a] != stamp)
+                        .or_else(|| self.find_def(r, b)),
+                },
                 _ => None,
             };
             f.regs[r].def_anchor = anchor;
