@@ -525,7 +525,13 @@ fn lower_function<R: Recorder>(
         ranges: BTreeMap::new(),
         singles: BTreeMap::new(),
     };
+    // Scopes are flattened and a name names one register, so the same declaration in
+    // several `{ }` scopes (an expansion template used twice) is declared once.
+    let mut declared = alloc::collections::BTreeSet::new();
     for r in &decls {
+        if !declared.insert((&r.words, &r.names)) {
+            continue;
+        }
         let t = r.words.last().cloned().unwrap_or_default();
         for (n, c) in &r.names {
             match c {
