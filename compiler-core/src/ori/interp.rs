@@ -1110,6 +1110,10 @@ impl Machine<'_> {
     fn exec(&mut self, t: &mut Thread, x: &X) -> R<()> {
         let d = &x.d;
         let ty = d.ty();
+        // Registers here are 64 bits wide: a `.b128` value would be cut silently.
+        if ty.is_some_and(|t| t.bits > 64) {
+            return unsupported(format!("128-bit values (`{}`)", d.base));
+        }
         let o = &x.ops;
         let need = |n: usize| -> R<()> {
             if o.len() < n {
@@ -1184,7 +1188,13 @@ impl Machine<'_> {
                 let b = self.val(t, &o[2], Some(ty))?;
                 let cmp = d.mods.first().map(String::as_str).unwrap_or("");
                 let mut r = compare(ty, cmp, a, b, d.has("ftz"))?;
-                if let Some(comb) = d.mods.get(1) {
+                // `setp.lt.and.f32` combines with a predicate; `.ftz` is no combiner.
+                let comb = d
+                    .mods
+                    .iter()
+                    .skip(1)
+                    .find(|m| matches!(m.as_str(), "and" | "or" | "xor"));
+                if let Some(comb) = comb {
                     let c = self.val(
                         t,
                         o.get(3)
@@ -1194,8 +1204,7 @@ impl Machine<'_> {
                     r = match comb.as_str() {
                         "and" => r && c,
                         "or" => r || c,
-                        "xor" => r ^ c,
-                        m => return unsupported(format!("setp.{m}")),
+                        _ => r ^ c,
                     };
                 }
                 match &o[0].v {
