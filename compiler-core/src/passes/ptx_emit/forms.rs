@@ -305,6 +305,59 @@ pub fn fp_imm(ty: &str, text: &str, bits: u32) -> R<P> {
     }))
 }
 
+/// A COPY's PTX: one `mov` per lane (or the physical-register read it stands for).
+fn copy_form(cx: &Cx<'_>, dst: &MOp, src: &MOp) -> R<Emitted> {
+    if let Some(crate::mir::Reg::Phys(p)) = src.get_reg() {
+        return copy_from_physical(cx, dst, cx.f.sym(p));
+    }
+    let dn = cx.names(dst)?;
+    let sn = cx.names(src)?;
+    if dn.len() != sn.len() {
+        return Err(format!(
+            "COPY between {} and {} registers",
+            dn.len(),
+            sn.len()
+        ));
+    }
+    let (dc, sc) = (cx.class(dst)?, cx.class(src)?);
+    if dc.lane_class().family() != sc.lane_class().family() {
+        return Err("COPY between registers of different widths".into());
+    }
+    let t = if mov_type(dc) == mov_type(sc) {
+        mov_type(dc).to_string()
+    } else {
+        format!("b{}", super::family_bits(dc.lane_class()))
+    };
+    let t = if t == "b1" { "pred".to_string() } else { t };
+    let stmts: Vec<Stmt> = dn
+        .iter()
+        .zip(&sn)
+        .map(|(a, b)| {
+            ins(
+                format!("mov.{t}"),
+                vec![P::Reg(a.clone()), P::Reg(b.clone())],
+            )
+        })
+        .collect();
+    let narration = if stmts.len() == 1 {
+        format!(
+            "COPY becomes `mov.{t} {}, {}`: PTX has virtual registers, so a copy the \
+             coalescers left is a plain move.",
+            dn[0], sn[0]
+        )
+    } else {
+        format!(
+            "COPY of a {}-lane tuple becomes one mov.{t} per lane.",
+            stmts.len()
+        )
+    };
+    Ok(Emitted {
+        stmts,
+        kind: "copy_to_mov",
+        narration,
+    })
+}
+
 fn ins(opcode: impl Into<String>, ops: Vec<P>) -> Stmt {
     Stmt::Inst(PInst::new(opcode, ops))
 }
@@ -556,56 +609,7 @@ pub fn emit_inst(cx: &Cx<'_>, i: Inst) -> R<Emitted> {
         }
         COPY => {
             let (dst, src) = (defs.first().ok_or("COPY without a result")?, need(d, 1)?);
-            let src = &src[0];
-            if let Some(crate::mir::Reg::Phys(p)) = src.get_reg() {
-                return copy_from_physical(cx, dst, cx.f.sym(p));
-            }
-            let dn = cx.names(dst)?;
-            let sn = cx.names(src)?;
-            if dn.len() != sn.len() {
-                return Err(format!(
-                    "COPY between {} and {} registers",
-                    dn.len(),
-                    sn.len()
-                ));
-            }
-            let (dc, sc) = (cx.class(dst)?, cx.class(src)?);
-            if dc.lane_class().family() != sc.lane_class().family() {
-                return Err("COPY between registers of different widths".into());
-            }
-            let t = if mov_type(dc) == mov_type(sc) {
-                mov_type(dc).to_string()
-            } else {
-                format!("b{}", super::family_bits(dc.lane_class()))
-            };
-            let t = if t == "b1" { "pred".to_string() } else { t };
-            let stmts: Vec<Stmt> = dn
-                .iter()
-                .zip(&sn)
-                .map(|(a, b)| {
-                    ins(
-                        format!("mov.{t}"),
-                        vec![P::Reg(a.clone()), P::Reg(b.clone())],
-                    )
-                })
-                .collect();
-            let narration = if stmts.len() == 1 {
-                format!(
-                    "COPY becomes `mov.{t} {}, {}`: PTX has virtual registers, so a copy the \
-                     coalescers left is a plain move.",
-                    dn[0], sn[0]
-                )
-            } else {
-                format!(
-                    "COPY of a {}-lane tuple becomes one mov.{t} per lane.",
-                    stmts.len()
-                )
-            };
-            Ok(Emitted {
-                stmts,
-                kind: "copy_to_mov",
-                narration,
-            })
+            copy_form(cx, dst, &src[0])
         }
         IMPLICIT_DEF => {
             let n = cx.names(defs.first().ok_or("IMPLICIT_DEF without a result")?)?;
@@ -615,11 +619,30 @@ pub fn emit_inst(cx: &Cx<'_>, i: Inst) -> R<Emitted> {
                 "IMPLICIT_DEF leaves its register undefined; only a comment is printed.".into(),
             ))
         }
-        KILL => Ok(Emitted {
-            stmts: Vec::new(),
-            kind: "kill",
-            narration: "KILL only marks a live range's end; nothing is printed.".into(),
-        }),
+        KILL => {
+            // `dst = KILL src` names one register twice once registers are allocated;
+            // between two virtual registers it still moves the value (as the
+            // interpreter reads it), so it prints as the COPY it stands for.
+            let src = d.operands[d.lhs_defs as usize..].first();
+            match (defs.first(), src) {
+                (Some(dst), Some(src))
+                    if src.get_reg().is_some() && cx.names(dst)? != cx.names(src)? =>
+                {
+                    let mut e = copy_form(cx, dst, src)?;
+                    e.narration = format!(
+                        "KILL between two different virtual registers moves the value like a \
+                         COPY. {}",
+                        e.narration
+                    );
+                    Ok(e)
+                }
+                _ => Ok(Emitted {
+                    stmts: Vec::new(),
+                    kind: "kill",
+                    narration: "KILL only marks a live range's end; nothing is printed.".into(),
+                }),
+            }
+        }
         EH_LABEL => {
             let label = d
                 .operands
@@ -955,22 +978,58 @@ pub fn emit_inst(cx: &Cx<'_>, i: Inst) -> R<Emitted> {
             if c.len() != 4 {
                 return Err(format!("{name} needs a four-register accumulator"));
             }
-            Ok(one(
-                ins(
-                    "mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32",
-                    vec![
-                        P::Vec(dsts),
-                        P::Vec(vec![a; 4]),
-                        P::Vec(vec![b; 2]),
-                        P::Vec(c),
-                    ],
-                ),
-                "tuple_result",
-                format!(
-                    "{name} prints as a warp-wide mma with its four result lanes in braces; the \
-                     model's scalar sources fill every fragment register."
-                ),
-            ))
+            // The A and B fragments of a tf32 mma are `.b32` registers: a source in the
+            // `.f32` file (CICC's float32regs) is moved into a scoped `.b32` first.
+            let in_f32_file =
+                |x: &P| matches!(x, P::Reg(r) if r.starts_with("%f") && !r.starts_with("%fd"));
+            let (a, b, scratch) = if in_f32_file(&a) || in_f32_file(&b) {
+                let mut moves = Vec::new();
+                let mut to_b32 = |x: P, k: u32| {
+                    if in_f32_file(&x) {
+                        let t = P::Reg(format!("%tf32_{k}"));
+                        moves.push(ins("mov.b32", vec![t.clone(), x]));
+                        t
+                    } else {
+                        x
+                    }
+                };
+                let (a, b) = (to_b32(a, 0), to_b32(b, 1));
+                (a, b, Some(moves))
+            } else {
+                (a, b, None)
+            };
+            let mma = ins(
+                "mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32",
+                vec![
+                    P::Vec(dsts),
+                    P::Vec(vec![a; 4]),
+                    P::Vec(vec![b; 2]),
+                    P::Vec(c),
+                ],
+            );
+            let narration = format!(
+                "{name} prints as a warp-wide mma with its four result lanes in braces; the \
+                 model's scalar sources fill every fragment register."
+            );
+            Ok(match scratch {
+                None => one(mma, "tuple_result", narration),
+                Some(moves) => {
+                    let mut body = vec![Stmt::Reg(crate::ptx::ast::RegDecl {
+                        words: vec![".b32".into()],
+                        names: vec![("%tf32_".into(), Some(2))],
+                    })];
+                    body.extend(moves);
+                    body.push(mma);
+                    Emitted {
+                        stmts: vec![Stmt::Scope(body)],
+                        kind: "tuple_result",
+                        narration: format!(
+                            "{narration} tf32 fragments are .b32 registers, so sources in the \
+                             .f32 file are moved into scoped .b32 ones first."
+                        ),
+                    }
+                }
+            })
         }
         WMMA_MMA_M16N16K16_F16 => {
             let ops = need(d, 3)?;

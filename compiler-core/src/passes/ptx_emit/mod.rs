@@ -205,6 +205,25 @@ pub fn run<R: Recorder>(
             )
         });
     }
+    // 128-bit registers (`.b128`, what i128 values live in) need PTX ISA 8.3.
+    let uses_b128 = m.functions.iter().any(|f| {
+        f.vreg_list().any(|v| match f.vreg_class(v) {
+            Some(RegClass::Scalar(c)) | Some(RegClass::Tuple { base: c, .. }) => {
+                c.info().ptx_prefix == "%rq"
+            }
+            _ => false,
+        })
+    });
+    if uses_b128 && (maj, min) < (8, 3) {
+        (maj, min) = (8, 3);
+        rec.step(|| {
+            Step::new(
+                "target_features",
+                "The module has 128-bit registers (`.b128`), which need PTX ISA 8.3: the \
+                 version becomes 8.3.",
+            )
+        });
+    }
     let mut out = ptx::Module {
         version: Some(format!("{maj}.{min}")),
         target: vec![target],
