@@ -104,8 +104,9 @@ pub fn steps() -> Vec<Step> {
         },
         Step {
             name: "random-programs",
-            about: "1,000 random MIR programs through every pass (release; verifier + interpreter)",
-            needs: &[],
+            about: "1,000 random MIR programs through every pass (release; verifier + interpreter), \
+                    and 1,000 on through PTX and GeneralOptimize (ORI interpreter, ptxas)",
+            needs: &["ptxas"],
             run: |ctx| {
                 let args = [
                     "test",
@@ -114,10 +115,22 @@ pub fn steps() -> Vec<Step> {
                     "compiler-core",
                     "--test",
                     "random_programs",
+                    "--test",
+                    "random_programs_ptx",
                 ];
                 let count = std::env::var("COPYSCOPE_RANDOM_PROGRAMS")
                     .unwrap_or_else(|_| RANDOM_PROGRAMS.to_string());
-                cargo_step(ctx, &args, &[("COPYSCOPE_RANDOM_PROGRAMS", count)])
+                let ptxas = crate::tools::ptxas_path(ctx).display().to_string();
+                cargo_step(
+                    ctx,
+                    &args,
+                    &[
+                        ("COPYSCOPE_RANDOM_PROGRAMS", count.clone()),
+                        ("COPYSCOPE_RANDOM_PTX_PROGRAMS", count),
+                        ("PTXAS", ptxas),
+                        ("COPYSCOPE_REQUIRE_PTXAS", "1".into()),
+                    ],
+                )
             },
         },
         Step {
