@@ -359,9 +359,9 @@ impl LiveRange {
             renumber[s.valno as usize] = 0;
         }
         let mut next = 0;
-        for v in 0..self.valnos.len() {
-            if renumber[v] != GONE {
-                renumber[v] = next;
+        for (v, slot) in renumber.iter_mut().enumerate() {
+            if *slot != GONE {
+                *slot = next;
                 self.valnos[next as usize] = self.valnos[v];
                 next += 1;
             }

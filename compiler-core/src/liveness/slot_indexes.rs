@@ -199,7 +199,7 @@ impl SlotIndexes {
     /// The instruction at `idx`'s index, if one is there.
     pub fn inst_at(&self, idx: SlotIndex) -> Option<Inst> {
         let n = idx.index();
-        if n % INSTR_DIST != 0 {
+        if !n.is_multiple_of(INSTR_DIST) {
             return self.inserted.get(&n).copied();
         }
         match self.numbered.get((n / INSTR_DIST) as usize) {
@@ -263,7 +263,7 @@ impl SlotIndexes {
     pub fn remove_inst(&mut self, i: Inst) {
         let n = self.inst_idx[i];
         if n != NONE {
-            if n % INSTR_DIST == 0 {
+            if n.is_multiple_of(INSTR_DIST) {
                 self.numbered[(n / INSTR_DIST) as usize] = NONE;
             } else {
                 self.inserted.remove(&n);
