@@ -6,12 +6,14 @@
 //!                                                          install, then every check + summary
 //! cargo xtask bless                                        rewrite golden files (COPYSCOPE_BLESS=1)
 //! cargo xtask bench [--llc] [--wasm | --wasm-only]        benchmarks → docs/bench.md, bench-wasm.md
+//!                   [--counts]                             callgrind counts → docs/bench-counts.md
 //! cargo xtask fuzz [TARGET] [--seconds N]                  long fuzz runs (cargo +nightly fuzz)
 //! cargo xtask setup                                        only the installs
 //! ```
 //!
 //! Installs (tools.rs) are idempotent: present tools are skipped after a version probe.
 
+mod bench_counts;
 mod bench_wasm;
 mod checks;
 mod ctx;
@@ -41,6 +43,9 @@ commands:
           --llc        also time llc-22 on the same MIR (installs Debian llvm-22 if missing)
           --wasm       also time the release site in headless Chromium beside the same
                        calls natively → docs/bench-wasm.md   --wasm-only  just that
+          --counts     instead: instructions per stage counted by callgrind at 1k, 10k
+                       and 100k → docs/bench-counts.md (installs valgrind if missing;
+                       about an hour; COPYSCOPE_BENCH_SIZES / _FAMILIES narrow it)
   fuzz    run fuzz targets with cargo +nightly fuzz (installs cargo-fuzz if missing)
           [TARGET] one target (default: all)   --seconds N  per target (default 600)
   setup   only install the tools (what `serve` and `test` do first)";
@@ -274,6 +279,28 @@ fn bless_cmd(rest: &[String]) -> Result<ExitCode, Usage> {
 
 fn bench_cmd(rest: &[String]) -> Result<ExitCode, Usage> {
     let (mut llc, mut wasm, mut native) = (false, false, true);
+    if rest.iter().any(|a| a == "--counts") {
+        if let Some(other) = rest.iter().find(|a| *a != "--counts") {
+            return Err(Usage(format!(
+                "bench: `--counts` runs alone, not with `{other}`"
+            )));
+        }
+        let req = match bench_counts::Request::from_env() {
+            Ok(r) => r,
+            Err(e) => return Err(Usage(e)),
+        };
+        let ctx = Ctx::new();
+        return Ok(match bench_counts::run(&ctx, &req) {
+            Ok(out) => {
+                println!("results: {}", ctx.show(&out));
+                ExitCode::SUCCESS
+            }
+            Err(e) => {
+                eprintln!("error: {e}");
+                ExitCode::FAILURE
+            }
+        });
+    }
     for arg in rest {
         match arg.as_str() {
             "--llc" => llc = true,
