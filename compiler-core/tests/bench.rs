@@ -275,53 +275,43 @@ fn bench_input(
     rows
 }
 
-/// Cold untraced times for the scaling table, measured in interleaved rounds: each
-/// round runs every stage once at every size, back to back, after a cache sweep, and
-/// each (size, stage) keeps its best over the rounds. Other jobs on a shared machine
-/// come and go over seconds; with the sizes of one stage measured moments apart and
-/// the rounds spread over minutes, a busy spell no longer lands on one size alone and
-/// skews its ratio, as it could when each size had its own few seconds.
+/// Cold untraced times for the scaling table, measured in rounds: each round takes
+/// every size in turn through the whole pipeline from its text, timing each stage on
+/// a fresh clone of its input after a cache sweep, and each (size, stage) keeps its
+/// best over the rounds. Other jobs on a shared machine come and go over seconds;
+/// with the rounds spread over minutes, a busy spell no longer lands on one size alone
+/// and skews its ratio, as it could when each size had its own few seconds. Only one
+/// input is alive at a time, as in one compiler run: holding every stage's input of
+/// every size at once scattered the clones over a large fragmented heap and made the
+/// runs slower per instruction than a compiler's would be.
 fn scaling_rounds(
     make: fn(usize) -> String,
     sizes: &[usize],
     rounds: u32,
 ) -> Vec<(usize, Stage, Duration)> {
     let knobs = Knobs::default();
-    // Every stage's input at every size, made once by running the stages before it.
-    let mut inputs: Vec<(usize, Vec<(Stage, Ir)>)> = Vec::new();
-    for &n in sizes {
-        let Ok((_, mut ir, _)) = parse_input(&make(n), None) else {
-            return Vec::new();
-        };
-        let entry = compiler_core::pipeline::entry_stage(&ir);
-        let mut staged = Vec::new();
-        for stage in plan(entry, &RunOptions::default()).unwrap() {
-            staged.push((stage, ir.clone()));
-            if untraced_stage(stage, &mut ir, &knobs).is_err() {
-                break;
-            }
-        }
-        inputs.push((n, staged));
-    }
+    let texts: Vec<(usize, String)> = sizes.iter().map(|&n| (n, make(n))).collect();
     let mut best: Vec<(usize, Stage, Duration)> = Vec::new();
     for _ in 0..rounds {
-        let stages = inputs.iter().map(|(_, s)| s.len()).min().unwrap_or(0);
-        for k in 0..stages {
-            for (n, staged) in &inputs {
-                let (stage, ir) = &staged[k];
+        for (n, text) in &texts {
+            let Ok((_, mut ir, _)) = parse_input(text, None) else {
+                return Vec::new();
+            };
+            let entry = compiler_core::pipeline::entry_stage(&ir);
+            for stage in plan(entry, &RunOptions::default()).unwrap() {
                 let mut x = ir.clone();
                 evict_caches();
                 let t = Cpu::start();
-                let ok = untraced_stage(*stage, &mut x, &knobs).is_ok();
+                let ok = untraced_stage(stage, &mut x, &knobs).is_ok();
                 let took = t.elapsed();
-                drop(x);
                 if !ok {
-                    continue;
+                    break;
                 }
-                match best.iter_mut().find(|b| b.0 == *n && b.1 == *stage) {
+                match best.iter_mut().find(|b| b.0 == *n && b.1 == stage) {
                     Some(b) => b.2 = b.2.min(took),
-                    None => best.push((*n, *stage, took)),
+                    None => best.push((*n, stage, took)),
                 }
+                ir = x;
             }
         }
         print!(".");
@@ -373,7 +363,7 @@ fn bench() {
             println!(" {:.0} s", started.elapsed().as_secs_f64());
         }
     }
-    // The scaling table's times: interleaved rounds per family (see scaling_rounds).
+    // The scaling table's times: rounds per family (see scaling_rounds).
     let rounds = scaling_rounds_wanted();
     let mut scaled: Vec<(String, usize, Stage, Duration)> = Vec::new();
     if rounds > 0 && sizes.len() > 1 {
@@ -405,7 +395,7 @@ fn bench() {
         table_row(&mut md, r);
     }
 
-    let _ = writeln!(md, "\n## Scaling: time(10N) / time(N), tracing off (target ≤ 12)\n\nMeasured cold, in {rounds} interleaved rounds: each round runs every stage at 1k, 10k and 100k back to back, each run after a sweep that evicts every cache level (as one compiler invocation starts, so a 1k input is not favoured by sitting in L2 from its clone), and each cell is the best of the rounds. The sizes of one stage are measured moments apart and the rounds minutes apart, so a busy spell of the other jobs on this machine does not fall on one size alone. The *warm* ratios beside them come from the *off* times of the table above (the 1k runs are hot there, so 10k/1k overstates the growth). The instruction counts in [bench-callgrind.md](bench-callgrind.md) separate the algorithm from the memory system altogether.\n\n| family | stage | 1k cold (ms) | 10k cold (ms) | 100k cold (ms) | 10k/1k | 100k/10k | warm 10k/1k | warm 100k/10k |\n|---|---|---:|---:|---:|---:|---:|---:|---:|");
+    let _ = writeln!(md, "\n## Scaling: time(10N) / time(N), tracing off (target ≤ 12)\n\nMeasured cold, in {rounds} rounds: each round takes 1k, 10k and 100k in turn through the whole pipeline, each stage run on a fresh clone of its input after a sweep that evicts every cache level (as one compiler invocation starts, so a 1k input is not favoured by sitting in L2 from its clone), and each cell is the best of the rounds. The rounds are spread over minutes, so a busy spell of the other jobs on this machine does not fall on one size alone. The *warm* ratios beside them come from the *off* times of the table above (the 1k runs are hot there, so 10k/1k overstates the growth). The instruction counts of the same stages on the same inputs, in [bench-counts.md](bench-counts.md) (`cargo xtask bench --counts`), separate the algorithm from the memory system. Where a cold ratio here is well above the count ratio there, the time per instruction grew, not the work: a 1k input's data fits in the core's L2, a 10k input's only in the shared L3, and a 100k input's not even there.\n\n| family | stage | 1k cold (ms) | 10k cold (ms) | 100k cold (ms) | 10k/1k | 100k/10k | warm 10k/1k | warm 100k/10k |\n|---|---|---:|---:|---:|---:|---:|---:|---:|");
     let mut worst = (0.0f64, String::new());
     let mut worst_warm = (0.0f64, String::new());
     for &(name, _) in FAMILIES.iter().filter(|(n, _)| wanted(n)) {
