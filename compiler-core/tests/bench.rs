@@ -9,7 +9,7 @@
 //! (comma-separated family names, default all), `COPYSCOPE_BENCH_LLC=1`,
 //! `COPYSCOPE_BENCH_REPS` (untraced runs per stage), `COPYSCOPE_BENCH_TRACE=0` (skip
 //! the traced run: for profiling under callgrind), `COPYSCOPE_BENCH_COLD=0` (no cold
-//! runs in the per-stage table), `COPYSCOPE_BENCH_ROUNDS` (interleaved rounds of the
+//! runs in the per-stage table), `COPYSCOPE_BENCH_ROUNDS` (rounds of the
 //! scaling table, default 7; 0 skips it).
 
 use compiler_core::examples::EXAMPLES;

@@ -6,22 +6,15 @@
 
 mod support;
 
+use support::ori::PHASES;
+
 use compiler_core::knobs::Knobs;
 use compiler_core::ori::{self, interp};
 use compiler_core::passes::ptx_lower::{self, PtxLowerOptions};
 use compiler_core::ptx;
-use compiler_core::ptxas::general_optimize::{self as go, Options, Phase};
+use compiler_core::ptxas::general_optimize::{self as go, Options};
 use compiler_core::trace::{NoTrace, StepLog};
 use std::path::PathBuf;
-
-pub const PHASES: [Phase; 6] = [
-    Phase::Early,
-    Phase::Standard,
-    Phase::Mid,
-    Phase::Mid2,
-    Phase::Late,
-    Phase::Late2,
-];
 
 fn ptx_files() -> Vec<PathBuf> {
     let mut out = Vec::new();

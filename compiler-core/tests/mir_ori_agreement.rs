@@ -5,30 +5,14 @@
 
 mod support;
 
+use support::ori::convert;
+
 use compiler_core::interp;
 use compiler_core::mir::parse_module;
 use compiler_core::ori::interp as ori_interp;
 use compiler_core::passes::ptx_emit::{self, PtxEmitOptions};
 use compiler_core::passes::ptx_lower::{self, PtxLowerOptions};
 use compiler_core::trace::NoTrace;
-
-fn convert(i: &interp::Inputs) -> ori_interp::Inputs {
-    ori_interp::Inputs {
-        launch: ori_interp::Launch {
-            grid: i.launch.grid,
-            block: i.launch.block,
-        },
-        params: i.params.clone(),
-        buffers: i
-            .buffers
-            .iter()
-            .map(|r| ori_interp::Buffer {
-                base: r.base,
-                bytes: r.bytes.clone(),
-            })
-            .collect(),
-    }
-}
 
 #[test]
 fn mir_before_ptx_emit_and_ori_after_ptx_lower_agree() {

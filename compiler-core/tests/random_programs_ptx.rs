@@ -18,6 +18,10 @@
 
 mod support;
 
+use support::ori::PHASES;
+
+use support::ori::convert;
+
 use compiler_core::interp;
 use compiler_core::knobs::Knobs;
 use compiler_core::mir::{parse_module, Module};
@@ -26,19 +30,10 @@ use compiler_core::passes::ptx_emit::{self, PtxEmitOptions};
 use compiler_core::passes::ptx_lower::{self, PtxLowerOptions};
 use compiler_core::pipeline::{self, RunOptions};
 use compiler_core::ptx;
-use compiler_core::ptxas::general_optimize::{self as go, Options, Phase};
+use compiler_core::ptxas::general_optimize::{self as go, Options};
 use compiler_core::stages::{IrKind, Stage};
 use compiler_core::testgen::{generate, GenConfig};
 use compiler_core::trace::NoTrace;
-
-const PHASES: [Phase; 6] = [
-    Phase::Early,
-    Phase::Standard,
-    Phase::Mid,
-    Phase::Mid2,
-    Phase::Late,
-    Phase::Late2,
-];
 
 /// Input seeds per program.
 const SEEDS: u64 = 3;
@@ -53,24 +48,6 @@ fn env_u64(name: &str, default: u64) -> u64 {
 /// What the MIR interpreter left in global memory, per input seed (None: it stopped
 /// with an error, which the ORI side must share).
 type Memory = Vec<Option<Vec<(u64, Vec<u8>)>>>;
-
-fn convert(i: &interp::Inputs) -> ori_interp::Inputs {
-    ori_interp::Inputs {
-        launch: ori_interp::Launch {
-            grid: i.launch.grid,
-            block: i.launch.block,
-        },
-        params: i.params.clone(),
-        buffers: i
-            .buffers
-            .iter()
-            .map(|r| ori_interp::Buffer {
-                base: r.base,
-                bytes: r.bytes.clone(),
-            })
-            .collect(),
-    }
-}
 
 fn mir_memory(m: &Module) -> (Memory, Vec<ori_interp::Inputs>) {
     let f = &m.functions[0];

@@ -115,15 +115,7 @@ pub fn run(ctx: &Ctx, req: &Request) -> Result<PathBuf, String> {
 /// Builds the bench test binary and returns its path (cargo prints it on stderr).
 fn bench_binary(ctx: &Ctx) -> Result<PathBuf, String> {
     let out = ctx
-        .cargo(&[
-            "test",
-            "--release",
-            "-p",
-            "compiler-core",
-            "--test",
-            "bench",
-            "--no-run",
-        ])
+        .bench_test(&["--no-run"])
         .output()
         .map_err(|e| format!("cargo: {e}"))?;
     let err = String::from_utf8_lossy(&out.stderr);

@@ -54,19 +54,7 @@ pub fn run(ctx: &Ctx) -> Result<(), String> {
 
     println!("timing the same example natively (compiler-core/tests/bench.rs native_twin)");
     let twin = ctx
-        .cargo(&[
-            "test",
-            "--release",
-            "-p",
-            "compiler-core",
-            "--test",
-            "bench",
-            "--",
-            "--ignored",
-            "--exact",
-            "native_twin",
-            "--nocapture",
-        ])
+        .bench_test(&["--", "--ignored", "--exact", "native_twin", "--nocapture"])
         .env("COPYSCOPE_TWIN_EXAMPLE", example)
         .stderr(Stdio::inherit())
         .output()

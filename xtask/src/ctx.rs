@@ -79,6 +79,21 @@ impl Ctx {
         cmd
     }
 
+    /// `cargo test --release -p compiler-core --test bench` followed by `tail` (the
+    /// benchmarks are ignored tests of that target).
+    pub fn bench_test(&self, tail: &[&str]) -> Command {
+        let mut cmd = self.cargo(&[
+            "test",
+            "--release",
+            "-p",
+            "compiler-core",
+            "--test",
+            "bench",
+        ]);
+        cmd.args(tail);
+        cmd
+    }
+
     /// Any program, run from the workspace root.
     pub fn command(&self, program: &str, args: &[&str]) -> Command {
         let mut cmd = Command::new(program);

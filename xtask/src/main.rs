@@ -352,13 +352,7 @@ fn bench_native(ctx: &Ctx, llc: bool) -> ExitCode {
         return ExitCode::FAILURE;
     }
     println!("running compiler-core/tests/bench.rs (progress: one dot per stage)");
-    let mut cmd = ctx.cargo(&[
-        "test",
-        "--release",
-        "-p",
-        "compiler-core",
-        "--test",
-        "bench",
+    let mut cmd = ctx.bench_test(&[
         "--",
         "--ignored",
         "--exact",
