@@ -980,24 +980,24 @@ pub fn emit_inst(cx: &Cx<'_>, i: Inst) -> R<Emitted> {
             }
             // The A and B fragments of a tf32 mma are `.b32` registers: a source in the
             // `.f32` file (CICC's float32regs) is moved into a scoped `.b32` first.
-            let in_f32_file =
-                |x: &P| matches!(x, P::Reg(r) if r.starts_with("%f") && !r.starts_with("%fd"));
-            let (a, b, scratch) = if in_f32_file(&a) || in_f32_file(&b) {
-                let mut moves = Vec::new();
-                let mut to_b32 = |x: P, k: u32| {
-                    if in_f32_file(&x) {
-                        let t = P::Reg(format!("%tf32_{k}"));
-                        moves.push(ins("mov.b32", vec![t.clone(), x]));
-                        t
-                    } else {
-                        x
-                    }
-                };
-                let (a, b) = (to_b32(a, 0), to_b32(b, 1));
-                (a, b, Some(moves))
-            } else {
-                (a, b, None)
+            let in_f32_file = |o: &MOp| {
+                cx.class(o).is_ok_and(|c| match c.lane_class() {
+                    RegClass::Scalar(s) => super::reg_file(s).decl_type == ".f32",
+                    _ => false,
+                })
             };
+            let mut moves = Vec::new();
+            let mut to_b32 = |o: &MOp, x: P, k: u32| {
+                if in_f32_file(o) {
+                    let t = P::Reg(format!("%tf32_{k}"));
+                    moves.push(ins("mov.b32", vec![t.clone(), x]));
+                    t
+                } else {
+                    x
+                }
+            };
+            let (a, b) = (to_b32(&ops[0], a, 0), to_b32(&ops[1], b, 1));
+            let scratch = (!moves.is_empty()).then_some(moves);
             let mma = ins(
                 "mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32",
                 vec![

@@ -209,7 +209,7 @@ pub fn run<R: Recorder>(
     let uses_b128 = m.functions.iter().any(|f| {
         f.vreg_list().any(|v| match f.vreg_class(v) {
             Some(RegClass::Scalar(c)) | Some(RegClass::Tuple { base: c, .. }) => {
-                c.info().ptx_prefix == "%rq"
+                reg_file(c).decl_type == ".b128"
             }
             _ => false,
         })

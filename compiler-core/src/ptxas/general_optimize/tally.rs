@@ -30,8 +30,6 @@ pub struct Tally {
     stamp: u32,
     /// Instructions of the block's previous share or forgotten since.
     was_here: SecondaryMap<InstId, u32>,
-    /// Forgotten instructions.
-    gone: SecondaryMap<InstId, u32>,
     /// Registers the block names, before or after.
     named: SecondaryMap<RegId, u32>,
     /// The block's definition of a register now: (stamp, instruction).
@@ -48,7 +46,6 @@ impl Tally {
             forgotten: Vec::new(),
             stamp: 0,
             was_here: SecondaryMap::new(),
-            gone: SecondaryMap::new(),
             named: SecondaryMap::new(),
             defined_here: SecondaryMap::with_default((0, InstId::from_u32(0))),
         }
@@ -65,7 +62,6 @@ impl Tally {
             // Four billion recounts: start the marks over rather than wrap onto old ones.
             self.stamp = 0;
             self.was_here.clear();
-            self.gone.clear();
             self.named.clear();
             self.defined_here.clear();
         }
@@ -74,12 +70,12 @@ impl Tally {
         let mut old = core::mem::take(&mut self.shares[b]);
         // Instructions forgotten since the last count: their entries are out already.
         let forgotten = core::mem::take(&mut self.forgotten);
+        // Only the forgotten instructions are marked yet: the retain reads just them.
         for &(_, i) in &forgotten {
-            self.gone[i] = stamp;
             self.was_here[i] = stamp;
         }
         if !forgotten.is_empty() {
-            old.retain(|e| self.gone[e.2] != stamp);
+            old.retain(|e| self.was_here[e.2] != stamp);
         }
         // The block is about as big as when it was last counted: size the new share
         // like the old one, so a large block's list is not regrown step by step.
