@@ -49,7 +49,7 @@ use crate::ptx::op::{decode, Decoded, Kind, Space, Ty};
 use alloc::boxed::Box;
 use alloc::collections::BTreeMap;
 use alloc::format;
-use alloc::string::String;
+use alloc::string::{String, ToString};
 use alloc::vec;
 use alloc::vec::Vec;
 use core::fmt;
@@ -544,25 +544,22 @@ fn ori_view(o: &super::Operand, starts: &[usize]) -> R<VOp> {
     let v = match &o.kind {
         OpKind::Reg(r) => V::Reg(r.index()),
         OpKind::Imm(v) => V::Imm(*v),
-        OpKind::Sym(s) => V::Sym(s.clone()),
-        OpKind::Special(s) => V::Special(s.clone()),
+        OpKind::Sym(s) => V::Sym(s.to_string()),
+        OpKind::Special(s) => V::Special(s.to_string()),
         OpKind::Block(b) => V::Label(
             *starts
                 .get(*b as usize)
                 .ok_or_else(|| InterpError::Malformed(format!("no block {b}")))?,
         ),
-        OpKind::Addr {
-            base,
-            offset,
-            extra,
-        } => V::Addr {
-            base: match base {
+        OpKind::Addr(a) => V::Addr {
+            base: match &a.base {
                 OAddr::Reg(r) => VBase::Reg(r.index()),
-                OAddr::Sym(s) => VBase::Sym(s.clone()),
+                OAddr::Sym(s) => VBase::Sym(s.to_string()),
                 OAddr::None => VBase::None,
             },
-            offset: *offset,
-            extra: extra
+            offset: a.offset,
+            extra: a
+                .extra
                 .iter()
                 .map(|e| ori_view(e, starts))
                 .collect::<R<_>>()?,

@@ -43,6 +43,7 @@ pub mod print;
 
 use crate::entity::{entity_impl, PrimaryMap};
 use crate::ptx::ast::{self as ptx, Imm};
+use alloc::boxed::Box;
 use alloc::string::String;
 use alloc::vec::Vec;
 use serde::Serialize;
@@ -234,34 +235,44 @@ pub mod constraint {
 }
 
 /// What an operand refers to.
+///
+/// Kept to 24 bytes (an [`Operand`] to 32): the GeneralOptimize bundles sweep every
+/// operand of a block on each round, so the rare wide kinds (addresses, names, groups)
+/// live behind one pointer and the common ones (registers, immediates) stay inline.
 #[derive(Clone, Debug, PartialEq)]
 pub enum OpKind {
     Reg(RegId),
     Imm(Imm),
     /// A symbol (variable, parameter, function name).
-    Sym(String),
+    Sym(Box<str>),
     /// A special register (`%tid.x`).
-    Special(String),
-    Addr {
-        base: AddrBase,
-        offset: i64,
-        extra: Vec<Operand>,
-    },
-    Vec(Vec<Operand>),
+    Special(Box<str>),
+    /// `[base+offset]`.
+    Addr(Box<Address>),
+    Vec(Box<[Operand]>),
     /// A branch target.
     Block(BlockId),
     /// `d|p`: a dual result.
-    Pair(alloc::boxed::Box<Operand>, alloc::boxed::Box<Operand>),
+    Pair(Box<Operand>, Box<Operand>),
     /// `!p`: a negated predicate source.
-    Not(alloc::boxed::Box<Operand>),
+    Not(Box<Operand>),
     /// `(a, b)`: a call list.
-    Paren(Vec<Operand>),
+    Paren(Box<[Operand]>),
+}
+
+/// An address operand.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Address {
+    pub base: AddrBase,
+    pub offset: i64,
+    /// Further address terms (`[a+b]` forms), when there are any.
+    pub extra: Vec<Operand>,
 }
 
 #[derive(Clone, Debug, PartialEq)]
 pub enum AddrBase {
     Reg(RegId),
-    Sym(String),
+    Sym(Box<str>),
     None,
 }
 

@@ -47,21 +47,17 @@ fn to_ptx_operand(f: &Function, o: &Operand, k: usize) -> ptx::Operand {
     match &o.kind {
         OpKind::Reg(r) => ptx::Operand::Reg(f.regs[*r].name.clone()),
         OpKind::Imm(v) => ptx::Operand::Imm(*v),
-        OpKind::Sym(s) => ptx::Operand::Sym(s.clone()),
-        OpKind::Special(s) => ptx::Operand::Reg(s.clone()),
+        OpKind::Sym(s) => ptx::Operand::Sym(s.to_string()),
+        OpKind::Special(s) => ptx::Operand::Reg(s.to_string()),
         OpKind::Block(b) => ptx::Operand::Sym(block_label(f, *b, k)),
-        OpKind::Addr {
-            base,
-            offset,
-            extra,
-        } => ptx::Operand::Addr {
-            base: match base {
+        OpKind::Addr(a) => ptx::Operand::Addr {
+            base: match &a.base {
                 AddrBase::Reg(r) => ptx::AddrBase::Reg(f.regs[*r].name.clone()),
-                AddrBase::Sym(s) => ptx::AddrBase::Sym(s.clone()),
+                AddrBase::Sym(s) => ptx::AddrBase::Sym(s.to_string()),
                 AddrBase::None => ptx::AddrBase::None,
             },
-            offset: *offset,
-            extra: extra.iter().map(|e| to_ptx_operand(f, e, k)).collect(),
+            offset: a.offset,
+            extra: a.extra.iter().map(|e| to_ptx_operand(f, e, k)).collect(),
         },
         OpKind::Vec(v) => ptx::Operand::Vec(v.iter().map(|e| to_ptx_operand(f, e, k)).collect()),
         OpKind::Paren(v) => {

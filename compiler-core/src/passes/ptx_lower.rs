@@ -21,7 +21,7 @@
 //! print again yields the same instructions.
 
 use crate::ori::{
-    self, constraint, imm_constraint, ty, AddrBase, Block, Class, InstId, OpKind, Operand, Origin,
+    self, constraint, imm_constraint, ty, AddrBase, Address, Block, Class, InstId, OpKind, Operand, Origin,
     RegId, RegInfo,
 };
 use crate::ptx::ast::{self as ptx, Stmt};
@@ -352,7 +352,7 @@ impl Lowerer<'_> {
         Ok(match o {
             ptx::Operand::Reg(r) => {
                 if self.decls.lookup(r).is_none() && is_special(r) {
-                    Operand::new(OpKind::Special(r.clone()), ty::INT)
+                    Operand::new(OpKind::Special(r.as_str().into()), ty::INT)
                 } else {
                     let id = self.reg(r)?;
                     let t = if self.f.regs[id].decl == ".pred" {
@@ -388,7 +388,7 @@ impl Lowerer<'_> {
                         "branch to `{s}`, which is not a label of this function"
                     ));
                 }
-                let mut op = Operand::new(OpKind::Sym(s.clone()), ty::UNTYPED);
+                let mut op = Operand::new(OpKind::Sym(s.as_str().into()), ty::UNTYPED);
                 op.imm_constraint |= imm_constraint::BANK_RELATIVE;
                 op
             }
@@ -399,7 +399,7 @@ impl Lowerer<'_> {
             } => {
                 let base = match base {
                     ptx::AddrBase::Reg(r) => AddrBase::Reg(self.reg(r)?),
-                    ptx::AddrBase::Sym(s) => AddrBase::Sym(s.clone()),
+                    ptx::AddrBase::Sym(s) => AddrBase::Sym(s.as_str().into()),
                     ptx::AddrBase::None => AddrBase::None,
                 };
                 let extra = extra
@@ -407,11 +407,11 @@ impl Lowerer<'_> {
                     .map(|e| self.operand(e, tnib, false))
                     .collect::<Result<_, _>>()?;
                 Operand::new(
-                    OpKind::Addr {
+                    OpKind::Addr(Box::new(Address {
                         base,
                         offset: *offset,
                         extra,
-                    },
+                    })),
                     ty::UNTYPED,
                 )
             }
@@ -425,7 +425,7 @@ impl Lowerer<'_> {
                         self.f.regs[r].constraint |= constraint::VECTOR_LANE;
                     }
                 }
-                Operand::new(OpKind::Vec(lanes), ty::VECTOR)
+                Operand::new(OpKind::Vec(lanes.into()), ty::VECTOR)
             }
             ptx::Operand::Pair(a, b) => {
                 let a = self.operand(a, tnib, false)?;
@@ -440,8 +440,8 @@ impl Lowerer<'_> {
                 let v = v
                     .iter()
                     .map(|e| self.operand(e, tnib, false))
-                    .collect::<Result<_, _>>()?;
-                Operand::new(OpKind::Paren(v), ty::UNTYPED)
+                    .collect::<Result<Vec<_>, _>>()?;
+                Operand::new(OpKind::Paren(v.into()), ty::UNTYPED)
             }
         })
     }
@@ -465,16 +465,16 @@ pub fn visit_regs(o: &Operand, def: bool, out: &mut Vec<(RegId, bool)>) {
 pub fn each_reg(o: &Operand, def: bool, f: &mut dyn FnMut(RegId, bool)) {
     match &o.kind {
         OpKind::Reg(r) => f(*r, def),
-        OpKind::Addr { base, extra, .. } => {
-            if let AddrBase::Reg(r) = base {
-                f(*r, false);
+        OpKind::Addr(a) => {
+            if let AddrBase::Reg(r) = a.base {
+                f(r, false);
             }
-            for e in extra {
+            for e in &a.extra {
                 each_reg(e, false, f);
             }
         }
         OpKind::Vec(v) | OpKind::Paren(v) => {
-            for e in v {
+            for e in v.iter() {
                 each_reg(e, def, f);
             }
         }

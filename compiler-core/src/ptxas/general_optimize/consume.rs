@@ -54,7 +54,7 @@ fn replace_reg(o: &mut Operand, d: RegId, s: RegId) -> u32 {
             *r = s;
             1
         }
-        OpKind::Addr { base, .. } => match base {
+        OpKind::Addr(a) => match &mut a.base {
             crate::ori::AddrBase::Reg(r) if *r == d => {
                 *r = s;
                 1
@@ -108,9 +108,10 @@ fn propagate_move<R: Recorder>(f: &mut Function, b: usize, k: usize, rec: &mut R
             }
         }
         // Stop where d or s is written again.
-        let written = super::inst_regs(&f.insts[u])
-            .into_iter()
-            .any(|(r, def)| def && (r == d || src.kind == OpKind::Reg(r)));
+        let mut written = false;
+        super::for_each_reg(&f.insts[u], |r, def| {
+            written |= def && (r == d || src.kind == OpKind::Reg(r));
+        });
         if written {
             break;
         }
@@ -219,6 +220,9 @@ pub fn apply_block<R: Recorder>(
             && !i.operands[1].abs
         {
             let (r, m) = propagate_move(f, b, k, rec);
+            if r + m > 0 {
+                tally.changed(b);
+            }
             stats.add("uses_replaced", r);
             stats.add("immediates_substituted", m);
         }
@@ -228,6 +232,7 @@ pub fn apply_block<R: Recorder>(
     for k in 1..f.blocks[b].insts.len() {
         let id = f.blocks[b].insts[k];
         if fold_select(f, b, id, rec) {
+            tally.changed(b);
             stats.inc("selects_folded");
         }
     }
@@ -237,6 +242,7 @@ pub fn apply_block<R: Recorder>(
         let id = f.blocks[b].insts[k];
         match resolve_guard(f, id) {
             Some(keep) => {
+                tally.changed(b);
                 stats.inc("guards_resolved");
                 let t = text(f, id);
                 rec.step(|| {

@@ -206,6 +206,7 @@ pub fn apply<R: Recorder>(
     }
     let blk = &mut f.blocks[m.block].insts;
     blk.retain(|i| *i != m.exit && !m.chain.contains(i));
+    tally.changed(m.block);
     stats.inc("exits_removed");
     stats.add("dead_removed", m.chain.len() as u64 + 1);
     tally.recount(f, m.block);

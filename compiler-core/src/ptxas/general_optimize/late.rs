@@ -143,14 +143,12 @@ fn rewrite_single_use(f: &mut Function, b: usize, k: usize, d2: RegId, d1: RegId
             if o.kind == OpKind::Reg(d2) {
                 o.kind = OpKind::Reg(d1);
                 done += 1;
-            } else if let OpKind::Addr {
-                base: crate::ori::AddrBase::Reg(r),
-                ..
-            } = &mut o.kind
-            {
-                if *r == d2 {
-                    *r = d1;
-                    done += 1;
+            } else if let OpKind::Addr(a) = &mut o.kind {
+                if let crate::ori::AddrBase::Reg(r) = &mut a.base {
+                    if *r == d2 {
+                        *r = d1;
+                        done += 1;
+                    }
                 }
             }
         }
@@ -199,6 +197,10 @@ pub fn run_block<R: Recorder>(
                     && f.regs[d].decl == f.regs[d1].decl;
                 if let Some(s) = slots[h].as_mut() {
                     s.second = Some(id);
+                }
+                if ok {
+                    // The rewrite may change some uses even when it gives up.
+                    tally.changed(b);
                 }
                 if ok && rewrite_single_use(f, b, k, d, d1) {
                     c[4] += 1;

@@ -18,7 +18,7 @@
 //! promoted value and the load's destination have the same width and no vector or asm
 //! constraint before a load becomes a move.
 
-use super::{ent, forward, hard_round_cap, inst_regs, text, Options, Tally};
+use super::{ent, for_each_reg, forward, hard_round_cap, text, Options, Tally};
 use crate::ori::{constraint, AddrBase, Class, Function, InstId, OpKind, Operand, Origin};
 use crate::stats::Stats;
 use crate::trace::{Focus, Payload, Recorder, Step};
@@ -43,11 +43,10 @@ pub fn fold_cost(c: Class, uses: u32, w474: f64) -> f64 {
 
 fn direct_local(o: &Operand) -> Option<(String, i64)> {
     match &o.kind {
-        OpKind::Addr {
-            base: AddrBase::Sym(s),
-            offset,
-            extra,
-        } if extra.is_empty() => Some((s.clone(), *offset)),
+        OpKind::Addr(a) if a.extra.is_empty() => match &a.base {
+            AddrBase::Sym(s) => Some((String::from(&**s), a.offset)),
+            _ => None,
+        },
         _ => None,
     }
 }
@@ -137,6 +136,7 @@ fn promote_block<R: Recorder>(
                         _ => 0,
                     };
                     folds.push((Class::LoadLocal, uses));
+                    tally.changed(b);
                     let i = &mut f.insts[id];
                     i.class = Class::Mov;
                     i.opcode = format!("mov.b{bits}");
@@ -164,10 +164,12 @@ fn promote_block<R: Recorder>(
         {
             known.clear();
         }
-        for (r, def) in inst_regs(&f.insts[id]) {
-            if def {
-                known.retain(|e| e.value.kind != OpKind::Reg(r));
-            }
+        if !known.is_empty() {
+            for_each_reg(&f.insts[id], |r, def| {
+                if def {
+                    known.retain(|e| e.value.kind != OpKind::Reg(r));
+                }
+            });
         }
     }
     folds
@@ -175,9 +177,10 @@ fn promote_block<R: Recorder>(
 
 fn mentions_sym(o: &Operand, s: &str) -> bool {
     match &o.kind {
-        OpKind::Sym(x) => x == s,
-        OpKind::Addr { base, extra, .. } => {
-            matches!(base, AddrBase::Sym(x) if x == s) || extra.iter().any(|e| mentions_sym(e, s))
+        OpKind::Sym(x) => **x == *s,
+        OpKind::Addr(a) => {
+            matches!(&a.base, AddrBase::Sym(x) if **x == *s)
+                || a.extra.iter().any(|e| mentions_sym(e, s))
         }
         OpKind::Vec(v) | OpKind::Paren(v) => v.iter().any(|e| mentions_sym(e, s)),
         OpKind::Pair(a, b) => mentions_sym(a, s) || mentions_sym(b, s),
@@ -324,8 +327,10 @@ pub fn run<R: Recorder>(
     let gone = drop_dead_local_stores(f, rec);
     stats.add("promoted_stores_removed", gone);
     stats.add("dead_removed", gone);
-    // The stores went from any block: count everything once.
-    *tally = Tally::new(f);
+    if gone > 0 {
+        // The stores went from any block: count everything once.
+        *tally = Tally::new(f);
+    }
     for b in 0..f.blocks.len() {
         super::dce_block(f, b, tally, stats, rec);
     }

@@ -37,7 +37,7 @@ pub mod tally;
 pub use tally::Tally;
 
 use crate::knobs::{Knob, Knobs};
-use crate::ori::{self, constraint, Class, Function, InstId, OpKind, Operand, Origin, RegId};
+use crate::ori::{self, constraint, Class, Function, InstId, OpKind, Origin, RegId};
 use crate::stats::Stats;
 use crate::trace::{Payload, Recorder, Step};
 use alloc::format;
@@ -256,7 +256,7 @@ pub fn run<R: Recorder>(f: &mut Function, opts: &Options, rec: &mut R) -> Stats 
         Phase::Late => late::run(f, opts, tally, &mut stats, rec),
         Phase::Mid2 | Phase::Late2 => hooks::run(f, opts, tally, &mut stats, rec),
     }
-    refresh(f);
+    tally.settle(f);
     stats
 }
 
@@ -352,11 +352,6 @@ fn variant_a<R: Recorder>(
     }
 }
 
-/// Registers an operand touches: (register, is a definition).
-pub fn regs_of(o: &Operand, def: bool, out: &mut Vec<(RegId, bool)>) {
-    crate::passes::ptx_lower::visit_regs(o, def, out)
-}
-
 /// Every register an instruction touches, guard included.
 pub fn inst_regs(i: &ori::Inst) -> Vec<(RegId, bool)> {
     let mut v = Vec::with_capacity(i.operands.len() + 1);
@@ -368,7 +363,12 @@ pub fn inst_regs(i: &ori::Inst) -> Vec<(RegId, bool)> {
 /// guard last, in the order [`inst_regs`] lists them.
 pub fn for_each_reg(i: &ori::Inst, mut f: impl FnMut(RegId, bool)) {
     for (k, o) in i.operands.iter().enumerate() {
-        crate::passes::ptx_lower::each_reg(o, k < i.ndst as usize, &mut f);
+        match o.kind {
+            // The common kinds inline; nested ones through the general walk.
+            OpKind::Reg(r) => f(r, k < i.ndst as usize),
+            OpKind::Imm(_) | OpKind::Block(_) | OpKind::Sym(_) | OpKind::Special(_) => {}
+            _ => crate::passes::ptx_lower::each_reg(o, k < i.ndst as usize, &mut f),
+        }
     }
     if let Some((g, _)) = i.guard {
         f(g, false);
@@ -414,13 +414,17 @@ pub fn is_pure(i: &ori::Inst) -> bool {
     if !matches!(i.origin, Origin::Ptx) || i.ndst == 0 {
         return false;
     }
-    let op = i.opcode.as_str();
-    if op.contains(".cc")
-        || op.starts_with("addc")
-        || op.starts_with("subc")
-        || op.starts_with("madc")
-    {
-        return false;
+    // Carry-chain arithmetic writes the carry flag as well: not pure. Only the
+    // integer classes carry, so the opcode text is read for those alone.
+    if matches!(i.class, IntAdd | IntMul) {
+        let op = i.opcode.as_str();
+        if op.contains(".cc")
+            || op.starts_with("addc")
+            || op.starts_with("subc")
+            || op.starts_with("madc")
+        {
+            return false;
+        }
     }
     matches!(
         i.class,
@@ -447,12 +451,13 @@ pub fn is_pure(i: &ori::Inst) -> bool {
 /// The liveness check (`sub_7DF3A0`): true when some destination register still has a
 /// use (status bits 0xC in the spec).
 pub fn has_live_uses(f: &Function, i: &ori::Inst) -> bool {
-    let mut v = Vec::new();
+    let mut live = false;
     for d in i.dsts() {
-        regs_of(d, true, &mut v);
+        crate::passes::ptx_lower::each_reg(d, true, &mut |r, _| {
+            live |= f.regs[r].uses > 0 || f.regs[r].constraint & constraint::ASM != 0;
+        });
     }
-    v.iter()
-        .any(|(r, _)| f.regs[*r].uses > 0 || f.regs[*r].constraint & constraint::ASM != 0)
+    live
 }
 
 /// Dead instructions of a block (pure, no live destination), in layout order.
@@ -466,6 +471,10 @@ pub fn dead_in_block(f: &Function, b: usize) -> Vec<InstId> {
 
 /// Liveness-gated DCE on one block: removes dead instructions, walking backwards so a
 /// chain of dead values goes in one sweep. Returns how many went.
+///
+/// The walk only takes a dead instruction out of the counts ([`Tally::forget`]), so the
+/// values it read lose a use at once; the block's list is compacted once at the end,
+/// which keeps a block with many dead instructions linear.
 pub fn dce_block<R: Recorder>(
     f: &mut Function,
     b: usize,
@@ -474,7 +483,8 @@ pub fn dce_block<R: Recorder>(
     rec: &mut R,
 ) -> u64 {
     tally.recount(f, b);
-    let mut removed = 0;
+    // Positions of the dead, last first.
+    let mut gone: Vec<usize> = Vec::new();
     let mut k = f.blocks[b].insts.len();
     while k > 1 {
         k -= 1;
@@ -493,11 +503,20 @@ pub fn dce_block<R: Recorder>(
             });
         }
         tally.forget(f, b, id);
-        f.blocks[b].insts.remove(k);
-        removed += 1;
+        gone.push(k);
     }
+    let removed = gone.len() as u64;
     stats.add("dead_removed", removed);
     if removed > 0 {
+        let mut pos = 0;
+        f.blocks[b].insts.retain(|_| {
+            let dead = gone.last() == Some(&pos);
+            if dead {
+                gone.pop();
+            }
+            pos += 1;
+            !dead
+        });
         tally.recount(f, b);
     }
     removed
