@@ -207,8 +207,19 @@ pub fn apply_block<R: Recorder>(
     rec: &mut R,
 ) {
     tally.recount(f, b);
+    // One look at the block says which of steps 1-3 have anything to act on, so a
+    // large block is not walked three times for nothing.
+    let (mut moves, mut selects, mut guards) = (false, false, false);
+    for &id in f.blocks[b].insts.iter().skip(1) {
+        let i = &f.insts[id];
+        moves |= i.class == Class::Mov
+            && i.operands.first().is_some_and(|o| o.flags & flag::PROPAGATED != 0);
+        selects |= i.class == Class::Select;
+        guards |= i.guard.is_some();
+    }
     // 1. Marked moves.
-    for k in 1..f.blocks[b].insts.len() {
+    let walk = |on: bool, f: &Function| if on { f.blocks[b].insts.len() } else { 1 };
+    for k in 1..walk(moves, f) {
         let id = f.blocks[b].insts[k];
         let i = &f.insts[id];
         if i.class == Class::Mov
@@ -229,7 +240,7 @@ pub fn apply_block<R: Recorder>(
     }
     tally.recount(f, b);
     // 2. Marked selects.
-    for k in 1..f.blocks[b].insts.len() {
+    for k in 1..walk(selects, f) {
         let id = f.blocks[b].insts[k];
         if fold_select(f, b, id, rec) {
             tally.changed(b);
@@ -238,7 +249,7 @@ pub fn apply_block<R: Recorder>(
     }
     // 3. Guards on known, 0x400-marked predicates.
     let mut k = 1;
-    while k < f.blocks[b].insts.len() {
+    while guards && k < f.blocks[b].insts.len() {
         let id = f.blocks[b].insts[k];
         match resolve_guard(f, id) {
             Some(keep) => {

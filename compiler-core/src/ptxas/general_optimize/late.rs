@@ -15,7 +15,7 @@
 //! The seven counters (the context's seven 56-byte groups) are, in order: movs seen,
 //! inserts, hits, evictions, uses rewritten, rejected by the checks, dead removed.
 
-use super::{ent, inst_regs, text, Options, Tally};
+use super::{ent, for_each_reg, text, Options, Tally};
 use crate::ori::{constraint, Class, Function, InstId, OpKind, Origin, RegId};
 use crate::stats::Stats;
 use crate::trace::{Focus, Payload, Recorder, Step};
@@ -36,7 +36,7 @@ pub const COUNTERS: [&str; 7] = [
 
 #[derive(Clone, Debug)]
 struct Slot {
-    key: String,
+    /// The MOV that filled the slot: its opcode and source are the slot's key.
     first: InstId,
     second: Option<InstId>,
     dst: RegId,
@@ -89,7 +89,14 @@ pub fn run<R: Recorder>(
     }
 }
 
-fn candidate(f: &Function, id: InstId, opts: &Options) -> Option<(String, RegId, Option<RegId>)> {
+/// True when two MOVs have the same opcode and the same source (the buffer's key).
+fn same_key(f: &Function, a: InstId, b: InstId) -> bool {
+    let (a, b) = (&f.insts[a], &f.insts[b]);
+    a.operands[1].kind == b.operands[1].kind && a.opcode == b.opcode
+}
+
+/// A MOV the buffer considers: its destination and its source register, if any.
+fn candidate(f: &Function, id: InstId, opts: &Options) -> Option<(RegId, Option<RegId>)> {
     let i = &f.insts[id];
     let class_ok =
         i.class == Class::Mov || (i.class == Class::MovSpecial && opts.option_31 != Some(0));
@@ -113,22 +120,20 @@ fn candidate(f: &Function, id: InstId, opts: &Options) -> Option<(String, RegId,
         OpKind::Reg(r) => Some(r),
         _ => None,
     };
-    Some((format!("{} {:?}", i.opcode, s.kind), d, src))
+    Some((d, src))
 }
 
 /// Rewrites the single use of `d2` after position `k` to `d1`; true when done.
 fn rewrite_single_use(f: &mut Function, b: usize, k: usize, d2: RegId, d1: RegId) -> bool {
     for j in k + 1..f.blocks[b].insts.len() {
         let u = f.blocks[b].insts[j];
-        let uses = inst_regs(&f.insts[u])
-            .iter()
-            .filter(|&&(r, def)| !def && r == d2)
-            .count();
+        let (mut uses, mut writes_d1) = (0, false);
+        for_each_reg(&f.insts[u], |r, def| {
+            uses += usize::from(!def && r == d2);
+            writes_d1 |= def && r == d1;
+        });
         if uses == 0 {
-            if inst_regs(&f.insts[u])
-                .iter()
-                .any(|&(r, def)| def && r == d1)
-            {
+            if writes_d1 {
                 return false;
             }
             continue;
@@ -180,11 +185,11 @@ pub fn run_block<R: Recorder>(
         let id = f.blocks[b].insts[k];
         let mut inserted: Option<usize> = None;
         let mut removed = false;
-        if let Some((key, d, src)) = candidate(f, id, opts) {
+        if let Some((d, src)) = candidate(f, id, opts) {
             c[0] += 1;
             let hit = slots
                 .iter()
-                .position(|s| s.as_ref().is_some_and(|s| s.key == key && s.dst != d));
+                .position(|s| s.as_ref().is_some_and(|s| s.dst != d && same_key(f, s.first, id)));
             if let Some(h) = hit {
                 c[2] += 1;
                 let d1 = slots[h].as_ref().map(|s| s.dst).unwrap_or(d);
@@ -230,7 +235,6 @@ pub fn run_block<R: Recorder>(
                     c[3] += 1;
                 }
                 slots[index] = Some(Slot {
-                    key,
                     first: id,
                     second: None,
                     dst: d,
@@ -276,9 +280,9 @@ pub fn run_block<R: Recorder>(
             continue;
         }
         // Writes empty the slots that name the written register.
-        for (r, def) in inst_regs(&f.insts[id]) {
+        for_each_reg(&f.insts[id], |r, def| {
             if !def {
-                continue;
+                return;
             }
             for (n, s) in slots.iter_mut().enumerate() {
                 if Some(n) == inserted {
@@ -288,7 +292,7 @@ pub fn run_block<R: Recorder>(
                     *s = None;
                 }
             }
-        }
+        });
         k += 1;
     }
     // Uses rewritten without a removal still change the counts.

@@ -101,7 +101,7 @@ fn promote_block<R: Recorder>(
         let i = &f.insts[id];
         let asm = !matches!(i.origin, Origin::Ptx);
         let is_st_local = i.class == Class::Store && i.opcode.starts_with("st.local");
-        let is_ld_local = i.opcode.starts_with("ld.local");
+        let is_ld_local = i.class == Class::LoadLocal && i.opcode.starts_with("ld.local");
         if is_st_local && !asm && i.guard.is_none() && i.operands.len() == 2 {
             if let Some((sym, off)) = direct_local(&i.operands[0]) {
                 let bits = access_bits(&i.opcode);
@@ -249,8 +249,11 @@ pub fn run<R: Recorder>(
     let (mut weighted, mut unweighted) = (0.0f64, 0.0f64);
     let mut changed_blocks = alloc::vec![false; f.blocks.len()];
     let mut round = 0;
+    // Whether the last round rewrote anything in any block.
+    let mut round_changed;
     loop {
         round += 1;
+        round_changed = false;
         stats.inc("iterations");
         let (w0, u0) = (weighted, unweighted);
         #[allow(clippy::needless_range_loop)]
@@ -268,6 +271,7 @@ pub fn run<R: Recorder>(
             let block_changed = !folds.is_empty() || stats.get("dead_removed") > dead_before;
             if block_changed {
                 changed_blocks[b] = true;
+                round_changed = true;
             }
             if R::ENABLED {
                 let promoted = folds.iter().filter(|f| f.0 == Class::LoadLocal).count() as u64;
@@ -331,8 +335,13 @@ pub fn run<R: Recorder>(
         // The stores went from any block: count everything once.
         *tally = Tally::new(f);
     }
-    for b in 0..f.blocks.len() {
-        super::dce_block(f, b, tally, stats, rec);
+    // A last sweep for values a later block's rewrites left dead. When the last round
+    // rewrote nothing and no store went, each block's own sweep in that round already
+    // saw the final function, and this one would find nothing.
+    if round_changed || gone > 0 {
+        for b in 0..f.blocks.len() {
+            super::dce_block(f, b, tally, stats, rec);
+        }
     }
     stats.add(
         "changed_blocks",

@@ -379,11 +379,7 @@ pub fn for_each_reg(i: &ori::Inst, mut f: impl FnMut(RegId, bool)) {
 /// layout (constraint bits stay; a register defined twice keeps MULTI_DEF). Whole
 /// function: inside the per-block loops a [`Tally`] recounts one block instead.
 pub fn refresh(f: &mut Function) {
-    for r in f.regs.values_mut() {
-        r.defs = 0;
-        r.uses = 0;
-        r.def_anchor = None;
-    }
+    clear_counts(f);
     let Function {
         blocks,
         insts,
@@ -392,19 +388,30 @@ pub fn refresh(f: &mut Function) {
     } = f;
     for blk in blocks.iter() {
         for &i in &blk.insts {
-            for_each_reg(&insts[i], |r, def| {
-                let info = &mut regs[r];
-                if def {
-                    info.defs += 1;
-                    info.def_anchor = (info.defs == 1).then_some(i);
-                    if info.defs > 1 {
-                        info.constraint |= constraint::MULTI_DEF;
-                    }
-                } else {
-                    info.uses += 1;
-                }
-            });
+            for_each_reg(&insts[i], |r, def| count(&mut regs[r], def, i));
         }
+    }
+}
+
+/// Zeroes every register's defs, uses and def anchor (constraint bits stay).
+pub(crate) fn clear_counts(f: &mut Function) {
+    for r in f.regs.values_mut() {
+        r.defs = 0;
+        r.uses = 0;
+        r.def_anchor = None;
+    }
+}
+
+/// Counts one appearance of a register in instruction `i`, in layout order.
+pub(crate) fn count(info: &mut ori::RegInfo, def: bool, i: InstId) {
+    if def {
+        info.defs += 1;
+        info.def_anchor = (info.defs == 1).then_some(i);
+        if info.defs > 1 {
+            info.constraint |= constraint::MULTI_DEF;
+        }
+    } else {
+        info.uses += 1;
     }
 }
 

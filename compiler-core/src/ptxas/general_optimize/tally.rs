@@ -17,7 +17,7 @@
 //! every rewrite since the last count was reported for its block and those blocks
 //! were recounted since. Debug builds check this after every recount, skipped or not.
 
-use super::{for_each_reg, refresh};
+use super::{clear_counts, count, for_each_reg, refresh};
 use crate::entity::SecondaryMap;
 use crate::ori::{constraint, Function, InstId, RegId};
 use alloc::vec::Vec;
@@ -45,10 +45,29 @@ pub struct Tally {
 }
 
 impl Tally {
-    /// Counts the whole function afresh and remembers each block's share.
+    /// Counts the whole function afresh and remembers each block's share, in one walk
+    /// (what [`refresh`] computes, with the shares taken on the way).
     pub fn new(f: &mut Function) -> Tally {
-        refresh(f);
-        let shares = (0..f.blocks.len()).map(|b| share_of(f, b, 0)).collect();
+        clear_counts(f);
+        let Function {
+            blocks,
+            insts,
+            regs,
+            ..
+        } = f;
+        let shares = blocks
+            .iter()
+            .map(|blk| {
+                let mut share = Vec::with_capacity(blk.insts.len() * 2);
+                for &i in &blk.insts {
+                    for_each_reg(&insts[i], |r, def| {
+                        share.push((r, def, i));
+                        count(&mut regs[r], def, i);
+                    });
+                }
+                share
+            })
+            .collect();
         Tally {
             shares,
             stale: alloc::vec![false; f.blocks.len()],
