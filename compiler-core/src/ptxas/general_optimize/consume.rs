@@ -130,7 +130,13 @@ fn propagate_move<R: Recorder>(f: &mut Function, b: usize, k: usize, rec: &mut R
 }
 
 /// Step 2: a marked select that provably picks one source becomes a move.
-fn fold_select<R: Recorder>(f: &mut Function, b: usize, id: InstId, rec: &mut R) -> bool {
+fn fold_select<R: Recorder>(
+    f: &mut Function,
+    b: usize,
+    id: InstId,
+    tally: &mut Tally,
+    rec: &mut R,
+) -> bool {
     let i = &f.insts[id];
     if i.class != Class::Select
         || i.operands.len() != 4
@@ -156,6 +162,7 @@ fn fold_select<R: Recorder>(f: &mut Function, b: usize, id: InstId, rec: &mut R)
         return false;
     };
     let before = text(f, id);
+    tally.will_change(f, b);
     let i = &mut f.insts[id];
     let chosen = if first {
         i.operands[1].clone()
@@ -230,10 +237,8 @@ pub fn apply_block<R: Recorder>(
             && !i.operands[1].neg
             && !i.operands[1].abs
         {
+            tally.will_change(f, b);
             let (r, m) = propagate_move(f, b, k, rec);
-            if r + m > 0 {
-                tally.changed(b);
-            }
             stats.add("uses_replaced", r);
             stats.add("immediates_substituted", m);
         }
@@ -242,8 +247,7 @@ pub fn apply_block<R: Recorder>(
     // 2. Marked selects.
     for k in 1..walk(selects, f) {
         let id = f.blocks[b].insts[k];
-        if fold_select(f, b, id, rec) {
-            tally.changed(b);
+        if fold_select(f, b, id, tally, rec) {
             stats.inc("selects_folded");
         }
     }
@@ -253,7 +257,7 @@ pub fn apply_block<R: Recorder>(
         let id = f.blocks[b].insts[k];
         match resolve_guard(f, id) {
             Some(keep) => {
-                tally.changed(b);
+                tally.will_change(f, b);
                 stats.inc("guards_resolved");
                 let t = text(f, id);
                 rec.step(|| {

@@ -204,9 +204,9 @@ pub fn apply<R: Recorder>(
             .focus(Focus::Inst { inst: ent(m.exit) })
         });
     }
+    tally.will_change(f, m.block);
     let blk = &mut f.blocks[m.block].insts;
     blk.retain(|i| *i != m.exit && !m.chain.contains(i));
-    tally.changed(m.block);
     stats.inc("exits_removed");
     stats.add("dead_removed", m.chain.len() as u64 + 1);
     tally.recount(f, m.block);

@@ -205,7 +205,7 @@ pub fn run_block<R: Recorder>(
                 }
                 if ok {
                     // The rewrite may change some uses even when it gives up.
-                    tally.changed(b);
+                    tally.will_change(f, b);
                 }
                 if ok && rewrite_single_use(f, b, k, d, d1) {
                     c[4] += 1;

@@ -136,7 +136,7 @@ fn promote_block<R: Recorder>(
                         _ => 0,
                     };
                     folds.push((Class::LoadLocal, uses));
-                    tally.changed(b);
+                    tally.will_change(f, b);
                     let i = &mut f.insts[id];
                     i.class = Class::Mov;
                     i.opcode = format!("mov.b{bits}");
@@ -333,7 +333,7 @@ pub fn run<R: Recorder>(
     stats.add("dead_removed", gone);
     if gone > 0 {
         // The stores went from any block: count everything once.
-        *tally = Tally::new(f);
+        *tally = Tally::recounted(f);
     }
     // A last sweep for values a later block's rewrites left dead. When the last round
     // rewrote nothing and no store went, each block's own sweep in that round already

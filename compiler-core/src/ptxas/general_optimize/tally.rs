@@ -7,17 +7,22 @@
 //! when it was last counted, so [`Tally::recount`] takes that share back and counts the
 //! block as it is now, in time proportional to the block.
 //!
-//! A block nothing changed since its last count is not counted again: rewrites report
-//! the block they touch ([`Tally::changed`], or [`Tally::forget`] for a removal), and a
-//! recount of a block with no report is free. The fixed-point loops recount a block
-//! before every step that reads the table, and most of those steps follow one that
-//! changed nothing; on a large block each skipped recount is a sweep of memory saved.
+//! Nothing is counted that did not change. The table is part of ORI (lowering fills
+//! it, and every GeneralOptimize instance leaves it settled), so a tally starts from
+//! it as it is, without a walk. A rewrite announces its block first
+//! ([`Tally::will_change`], or [`Tally::forget`] for a removal): the first
+//! announcement takes the block's share, and the next [`Tally::recount`] of the block
+//! takes that share back and counts the block anew. A recount of a block with no
+//! announcement is free. The fixed-point loops recount a block before every step
+//! that reads the table, and most of those steps follow one that changed nothing; on
+//! a large block each skipped walk is a sweep of memory saved.
 //!
 //! Invariant: between calls, the table equals what `refresh` would compute, provided
-//! every rewrite since the last count was reported for its block and those blocks
-//! were recounted since. Debug builds check this after every recount, skipped or not.
+//! every rewrite since was announced for its block before it was made and those
+//! blocks were recounted since. Debug builds check this when a tally starts, after
+//! every recount, skipped or not, and when the instance settles.
 
-use super::{clear_counts, count, for_each_reg, refresh};
+use super::{for_each_reg, refresh};
 use crate::entity::SecondaryMap;
 use crate::ori::{constraint, Function, InstId, RegId};
 use alloc::vec::Vec;
@@ -27,8 +32,10 @@ type Share = Vec<(RegId, bool, InstId)>;
 
 /// Per-block shares of the register table.
 pub struct Tally {
-    shares: Vec<Share>,
-    /// Per block: a rewrite was reported since the block's share was taken.
+    /// Per block: what the table holds for it, when that was taken; `None` while the
+    /// block is exactly as the table counted it and no rewrite was announced.
+    shares: Vec<Option<Share>>,
+    /// Per block: a rewrite was announced since the block was last counted.
     stale: Vec<bool>,
     /// Registers and instructions [`Tally::forget`] took out since the last recount.
     forgotten: Vec<(RegId, InstId)>,
@@ -45,31 +52,16 @@ pub struct Tally {
 }
 
 impl Tally {
-    /// Counts the whole function afresh and remembers each block's share, in one walk
-    /// (what [`refresh`] computes, with the shares taken on the way).
-    pub fn new(f: &mut Function) -> Tally {
-        clear_counts(f);
-        let Function {
-            blocks,
-            insts,
-            regs,
-            ..
-        } = f;
-        let shares = blocks
-            .iter()
-            .map(|blk| {
-                let mut share = Vec::with_capacity(blk.insts.len() * 2);
-                for &i in &blk.insts {
-                    for_each_reg(&insts[i], |r, def| {
-                        share.push((r, def, i));
-                        count(&mut regs[r], def, i);
-                    });
-                }
-                share
-            })
-            .collect();
+    /// A tally of the function's table as it stands, which must be settled (what
+    /// [`refresh`] computes): ORI keeps it so between passes. Costs nothing the size
+    /// of the function.
+    pub fn new(f: &Function) -> Tally {
+        debug_assert!(
+            f.insts.len() > 4000 || agrees(f),
+            "the register table came in unsettled"
+        );
         Tally {
-            shares,
+            shares: alloc::vec![None; f.blocks.len()],
             stale: alloc::vec![false; f.blocks.len()],
             forgotten: Vec::new(),
             stamp: 0,
@@ -79,12 +71,24 @@ impl Tally {
         }
     }
 
-    /// Notes a rewrite inside block `b` (an operand, a guard or an instruction
-    /// changed, came or went): its next [`Tally::recount`] counts it again.
-    pub fn changed(&mut self, b: usize) {
-        if let Some(s) = self.stale.get_mut(b) {
-            *s = true;
+    /// Counts the whole function afresh and starts a tally of it: for a function
+    /// changed with no announcement (stores dropped across blocks, blocks gone).
+    pub fn recounted(f: &mut Function) -> Tally {
+        refresh(f);
+        Tally::new(f)
+    }
+
+    /// Announces a rewrite inside block `b` (an operand, a guard or an instruction
+    /// will change, come or go), before it is made: the block's share is taken now if
+    /// it was not, and its next [`Tally::recount`] counts it again.
+    pub fn will_change(&mut self, f: &Function, b: usize) {
+        if b >= self.shares.len() {
+            return;
         }
+        if self.shares[b].is_none() {
+            self.shares[b] = Some(share_of(f, b, 0));
+        }
+        self.stale[b] = true;
     }
 
     /// Recounts every block with a rewrite not yet counted: afterwards the table is
@@ -96,7 +100,7 @@ impl Tally {
             }
         }
         debug_assert!(
-            f.insts.len() > 4000 || self.agrees(f),
+            f.insts.len() > 4000 || agrees(f),
             "a rewrite went unreported to the tally"
         );
     }
@@ -105,12 +109,12 @@ impl Tally {
     pub fn recount(&mut self, f: &mut Function, b: usize) {
         if self.shares.len() != f.blocks.len() {
             // Blocks came or went: nothing can be taken back, so count everything.
-            *self = Tally::new(f);
+            *self = Tally::recounted(f);
             return;
         }
         if !self.stale[b] {
             debug_assert!(
-                f.insts.len() > 4000 || self.agrees(f),
+                f.insts.len() > 4000 || agrees(f),
                 "block {b} changed without a report to the tally"
             );
             return;
@@ -125,7 +129,9 @@ impl Tally {
         }
         self.stamp += 1;
         let stamp = self.stamp;
-        let mut old = core::mem::take(&mut self.shares[b]);
+        let mut old = self.shares[b]
+            .take()
+            .expect("a block announced as changing has its share");
         // Instructions forgotten since the last count: their entries are out already.
         let forgotten = core::mem::take(&mut self.forgotten);
         // Only the forgotten instructions are marked yet: the retain reads just them.
@@ -183,15 +189,15 @@ impl Tally {
                     _ => f.regs[r]
                         .def_anchor
                         .filter(|&a| self.was_here[a] != stamp)
-                        .or_else(|| self.find_def(r, b)),
+                        .or_else(|| self.find_def(f, r, b)),
                 },
                 _ => None,
             };
             f.regs[r].def_anchor = anchor;
         }
-        self.shares[b] = new;
+        self.shares[b] = Some(new);
         debug_assert!(
-            f.insts.len() > 4000 || self.agrees(f),
+            f.insts.len() > 4000 || agrees(f),
             "the tally of block {b} drifted from a full count"
         );
     }
@@ -204,7 +210,7 @@ impl Tally {
         if b >= self.shares.len() {
             return;
         }
-        self.stale[b] = true;
+        self.will_change(f, b);
         let Function { insts, regs, .. } = f;
         for_each_reg(&insts[id], |r, def| {
             self.forgotten.push((r, id));
@@ -217,31 +223,46 @@ impl Tally {
         });
     }
 
-    fn find_def(&self, r: RegId, skip: usize) -> Option<InstId> {
-        self.shares
-            .iter()
-            .enumerate()
-            .filter(|&(b, _)| b != skip)
-            .flat_map(|(_, s)| s)
-            .find(|&&(x, def, _)| def && x == r)
-            .map(|&(_, _, i)| i)
+    /// The definition of `r` in a block other than `skip`: from the block's share
+    /// when one was taken, else from its instructions (unchanged since counted).
+    fn find_def(&self, f: &Function, r: RegId, skip: usize) -> Option<InstId> {
+        let mut found = None;
+        for (b, share) in self.shares.iter().enumerate() {
+            if b == skip || found.is_some() {
+                continue;
+            }
+            match share {
+                Some(s) => found = s.iter().find(|e| e.1 && e.0 == r).map(|e| e.2),
+                None => {
+                    for &i in &f.blocks[b].insts {
+                        for_each_reg(&f.insts[i], |x, def| {
+                            if def && x == r && found.is_none() {
+                                found = Some(i);
+                            }
+                        });
+                    }
+                }
+            }
+        }
+        found
     }
 
-    /// True when the table equals a full recount (for debug assertions).
-    fn agrees(&self, f: &Function) -> bool {
-        let mut fresh = f.clone();
-        refresh(&mut fresh);
-        fresh
-            .regs
-            .iter()
-            .zip(f.regs.iter())
-            .all(|((_, a), (_, b))| {
-                a.defs == b.defs
-                    && a.uses == b.uses
-                    && a.def_anchor == b.def_anchor
-                    && a.constraint == b.constraint
-            })
-    }
+}
+
+/// True when the table equals a full recount (for debug assertions).
+fn agrees(f: &Function) -> bool {
+    let mut fresh = f.clone();
+    refresh(&mut fresh);
+    fresh
+        .regs
+        .iter()
+        .zip(f.regs.iter())
+        .all(|((_, a), (_, b))| {
+            a.defs == b.defs
+                && a.uses == b.uses
+                && a.def_anchor == b.def_anchor
+                && a.constraint == b.constraint
+        })
 }
 
 fn share_of(f: &Function, b: usize, capacity: usize) -> Share {
