@@ -636,15 +636,8 @@ fn lower_function<R: Recorder>(
             if asm {
                 info.constraint |= constraint::ASM;
             }
-            if def {
-                info.defs += 1;
-                info.def_anchor = (info.defs == 1).then_some(i);
-                if info.defs > 1 {
-                    info.constraint |= constraint::MULTI_DEF;
-                }
-            } else {
-                info.uses += 1;
-            }
+            // Counted as GeneralOptimize's `refresh` counts: its tallies start from this.
+            crate::ptxas::general_optimize::count(info, def, i);
         }
     }
     let f = lw.f;
