@@ -21,8 +21,8 @@
 //! print again yields the same instructions.
 
 use crate::ori::{
-    self, constraint, imm_constraint, ty, AddrBase, Address, Block, Class, InstId, OpKind, Operand, Origin,
-    RegId, RegInfo,
+    self, constraint, imm_constraint, ty, AddrBase, Address, Block, Class, InstId, OpKind, Operand,
+    Origin, RegId, RegInfo,
 };
 use crate::ptx::ast::{self as ptx, Stmt};
 use crate::ptx::op::{decode, Decoded, Kind};

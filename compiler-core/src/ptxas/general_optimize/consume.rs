@@ -220,7 +220,9 @@ pub fn apply_block<R: Recorder>(
     for &id in f.blocks[b].insts.iter().skip(1) {
         let i = &f.insts[id];
         moves |= i.class == Class::Mov
-            && i.operands.first().is_some_and(|o| o.flags & flag::PROPAGATED != 0);
+            && i.operands
+                .first()
+                .is_some_and(|o| o.flags & flag::PROPAGATED != 0);
         selects |= i.class == Class::Select;
         guards |= i.guard.is_some();
     }

@@ -187,9 +187,10 @@ pub fn run_block<R: Recorder>(
         let mut removed = false;
         if let Some((d, src)) = candidate(f, id, opts) {
             c[0] += 1;
-            let hit = slots
-                .iter()
-                .position(|s| s.as_ref().is_some_and(|s| s.dst != d && same_key(f, s.first, id)));
+            let hit = slots.iter().position(|s| {
+                s.as_ref()
+                    .is_some_and(|s| s.dst != d && same_key(f, s.first, id))
+            });
             if let Some(h) = hit {
                 c[2] += 1;
                 let d1 = slots[h].as_ref().map(|s| s.dst).unwrap_or(d);

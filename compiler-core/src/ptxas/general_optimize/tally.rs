@@ -246,7 +246,6 @@ impl Tally {
         }
         found
     }
-
 }
 
 /// True when the table equals a full recount (for debug assertions).
