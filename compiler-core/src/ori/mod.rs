@@ -381,6 +381,14 @@ pub struct RegInfo {
     pub uses: u32,
 }
 
+impl RegInfo {
+    /// A `.pred` register: lowering gives predicates, and only them, a width of 1 bit,
+    /// so this reads no text.
+    pub fn is_pred(&self) -> bool {
+        self.bits == 1
+    }
+}
+
 /// A block.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Block {

@@ -19,7 +19,6 @@ use crate::ori::{Class, Function, InstId, OpKind, Operand, RegId};
 use crate::stats::Stats;
 use crate::trace::{Focus, Recorder, Step};
 use alloc::format;
-use alloc::string::String;
 use alloc::vec::Vec;
 
 /// A matched redundant chain: the exit U of block `b + 1` and the chain feeding it.
@@ -167,11 +166,11 @@ pub fn find(f: &Function, b: usize) -> Option<ChainMatch> {
 }
 
 /// One round's detection on block `b` (`sub_753600`).
-pub fn detect(f: &mut Function, b: usize, counters: &mut Vec<(String, u64)>) -> bool {
+pub fn detect(f: &mut Function, b: usize, counters: &mut super::Counters) -> bool {
     let m = find(f, b);
-    counters.push((String::from("exit_chains_matched"), u64::from(m.is_some())));
+    counters.push(("exit_chains_matched", u64::from(m.is_some())));
     counters.push((
-        String::from("dag_equivalences"),
+        "dag_equivalences",
         u64::from(m.as_ref().is_some_and(|m| m.by_dag)),
     ));
     m.is_some()

@@ -16,20 +16,19 @@
 //! constraint bits; a select needs no 0x100 yet, no modifier bits (& 0x70), an integer
 //! or float destination, and on SM > 20479 none of the 0x1C00 constraint bits.
 
-use super::{mark, Options};
+use super::{mark, Counters, Options};
 use crate::ori::{self, constraint, flag, ty, Class, Function, InstId, OpKind, Origin};
 use crate::ptx::ast::Imm;
 use crate::stats::Stats;
 use crate::trace::{Recorder, Step};
 use alloc::format;
-use alloc::string::String;
 use alloc::vec::Vec;
 
 /// The destination's type nibble as the checker reads it: predicates are untyped (0).
 pub fn dst_nibble(f: &Function, i: &ori::Inst) -> u8 {
     match i.operands.first().map(|o| (&o.kind, o.ty)) {
         Some((OpKind::Reg(r), t)) => {
-            if f.regs[*r].decl.contains("pred") {
+            if f.regs[*r].is_pred() {
                 ty::UNTYPED
             } else {
                 t
@@ -260,10 +259,10 @@ pub fn simplify_predicate(f: &Function, b: usize, id: InstId, forward: bool) -> 
     }
 }
 
-fn bump(c: &mut Vec<(String, u64)>, k: &str) {
-    match c.iter_mut().find(|(n, _)| n == k) {
+fn bump(c: &mut Counters, k: &'static str) {
+    match c.iter_mut().find(|(n, _)| *n == k) {
         Some((_, v)) => *v += 1,
-        None => c.push((String::from(k), 1)),
+        None => c.push((k, 1)),
     }
 }
 
@@ -274,7 +273,7 @@ pub fn detect<R: Recorder>(
     b: usize,
     opts: &Options,
     stats: &mut Stats,
-    counters: &mut Vec<(String, u64)>,
+    counters: &mut Counters,
     rec: &mut R,
 ) -> bool {
     for k in [
@@ -284,7 +283,7 @@ pub fn detect<R: Recorder>(
         "simplifier_hits",
         "dead_found",
     ] {
-        counters.push((String::from(k), 0));
+        counters.push((k, 0));
     }
     let mut changed = mark_block(f, b, opts, stats, counters, rec);
     let dead = super::dead_in_block(f, b).len() as u64;
@@ -301,14 +300,15 @@ pub fn mark_block<R: Recorder>(
     b: usize,
     opts: &Options,
     stats: &mut Stats,
-    counters: &mut Vec<(String, u64)>,
+    counters: &mut Counters,
     rec: &mut R,
 ) -> bool {
     let v21 = opts.arch_marks_predicates();
     let mut v10 = opts.option_487;
     let mut changed = false;
-    let insts: Vec<InstId> = f.blocks[b].insts.clone();
-    for id in insts {
+    // Marking changes flags and type nibbles only, never the block's list.
+    for k in 0..f.blocks[b].insts.len() {
+        let id = f.blocks[b].insts[k];
         let class = f.insts[id].class;
         match class {
             Class::Anchor => {

@@ -14,7 +14,6 @@ use crate::ori::Function;
 use crate::stats::Stats;
 use crate::trace::{Recorder, Step};
 use alloc::format;
-use alloc::vec::Vec;
 
 /// Phase 46's body for an SM profile, or None for the no-op sentinel.
 pub fn mid2_body(sm: u32) -> Option<&'static str> {
@@ -53,7 +52,7 @@ pub fn run<R: Recorder>(
         Phase::Mid2 => {
             for b in 0..f.blocks.len() {
                 stats.inc("iterations");
-                let mut counters = Vec::new();
+                let mut counters = super::Counters::new();
                 let d0 = stats.get("dead_removed");
                 let marked = forward::mark_block(f, b, opts, stats, &mut counters, rec);
                 consume::apply_block(f, b, opts, tally, stats, rec);

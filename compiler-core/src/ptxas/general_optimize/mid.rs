@@ -260,7 +260,7 @@ pub fn run<R: Recorder>(
         for b in 0..f.blocks.len() {
             let mut folds = promote_block(f, b, tally, stats, rec);
             let before = fold_events(stats);
-            let mut counters = Vec::new();
+            let mut counters = super::Counters::new();
             forward::mark_block(f, b, opts, stats, &mut counters, rec);
             let dead_before = stats.get("dead_removed");
             super::consume::apply_block(f, b, opts, tally, stats, rec);
@@ -281,7 +281,7 @@ pub fn run<R: Recorder>(
                     (String::from("folds"), n),
                     (String::from("dead_removed"), dead),
                 ];
-                cells.extend(counters);
+                cells.extend(super::counter_cells(&counters));
                 rec.step(|| {
                     Step::new(
                         "round",

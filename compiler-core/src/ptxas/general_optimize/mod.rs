@@ -232,6 +232,14 @@ impl Options {
     }
 }
 
+/// A round's counters, by name, in the order they were first bumped.
+pub type Counters = Vec<(&'static str, u64)>;
+
+/// Counters as a trace payload carries them.
+pub fn counter_cells(c: &Counters) -> Vec<(String, u64)> {
+    c.iter().map(|&(k, v)| (String::from(k), v)).collect()
+}
+
 /// Our hard cap on any loop of these passes, on top of option 464: no block runs more
 /// rounds than this, whatever the rewrites do.
 pub fn hard_round_cap(block_len: usize) -> u32 {
@@ -295,7 +303,7 @@ fn variant_a<R: Recorder>(
         loop {
             it += 1;
             stats.inc("iterations");
-            let mut counters: Vec<(String, u64)> = Vec::new();
+            let mut counters = Counters::new();
             let changed = match opts.phase {
                 Phase::Early => early::detect(f, b, &mut counters),
                 _ => forward::detect(f, b, opts, stats, &mut counters, rec),
@@ -310,7 +318,7 @@ fn variant_a<R: Recorder>(
             };
             let capped = changed && (!budget_ok || it >= cap);
             if R::ENABLED {
-                let c = counters.clone();
+                let c = counter_cells(&counters);
                 let narr = if !changed {
                     format!("Phase {phase}, block {b}, round {it}: no sub-pass fired, the block has converged.")
                 } else if capped && !budget_ok {
@@ -425,11 +433,12 @@ pub fn is_pure(i: &ori::Inst) -> bool {
     // integer classes carry, so the opcode text is read for those alone.
     if matches!(i.class, IntAdd | IntMul) {
         let op = i.opcode.as_str();
-        if op.contains(".cc")
-            || op.starts_with("addc")
-            || op.starts_with("subc")
-            || op.starts_with("madc")
-        {
+        // `contains(".cc")`, as a byte loop: these opcodes are a few bytes long.
+        let carries = op
+            .as_bytes()
+            .windows(3)
+            .any(|w| w[0] == b'.' && w[1] == b'c' && w[2] == b'c');
+        if carries || op.starts_with("addc") || op.starts_with("subc") || op.starts_with("madc") {
             return false;
         }
     }
