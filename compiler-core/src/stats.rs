@@ -18,7 +18,7 @@ impl Stats {
     }
 
     pub fn add(&mut self, name: &'static str, by: u64) {
-        match self.entries.iter_mut().find(|(n, _)| *n == name) {
+        match self.entries.iter_mut().find(|(n, _)| same(n, name)) {
             Some((_, v)) => *v += by,
             None => self.entries.push((name, by)),
         }
@@ -29,7 +29,7 @@ impl Stats {
     }
 
     pub fn set(&mut self, name: &'static str, value: u64) {
-        match self.entries.iter_mut().find(|(n, _)| *n == name) {
+        match self.entries.iter_mut().find(|(n, _)| same(n, name)) {
             Some((_, v)) => *v = value,
             None => self.entries.push((name, value)),
         }
@@ -38,7 +38,7 @@ impl Stats {
     pub fn get(&self, name: &str) -> u64 {
         self.entries
             .iter()
-            .find(|(n, _)| *n == name)
+            .find(|(n, _)| same(n, name))
             .map_or(0, |e| e.1)
     }
 
@@ -52,6 +52,13 @@ impl Stats {
             self.add(n, v);
         }
     }
+}
+
+/// Name equality, first by address: the passes name a counter with the same literal
+/// each time, so the text is compared only when the addresses differ. Passes bump
+/// counters inside their per-block loops.
+fn same(a: &str, b: &str) -> bool {
+    (a.as_ptr() == b.as_ptr() && a.len() == b.len()) || a == b
 }
 
 impl Serialize for Stats {
