@@ -9,6 +9,10 @@
 //! Invariants: only blocks in the layout appear; each list holds a block at most once
 //! (duplicate successor entries collapse); `rpo[0]` is the entry block; dominance
 //! queries are O(1) (pre/post numbers of a DFS over the dominator tree).
+//!
+//! Storage: the edges are two flat lists, by source and by destination, with a range
+//! per block into each (a block's predecessors in layout order of the predecessor),
+//! so building a graph of B blocks allocates a handful of arrays, not 2·B lists.
 
 use crate::entity::{EntityRef, SecondaryMap};
 use crate::mir::{Block, Function};
@@ -20,8 +24,12 @@ const NONE: u32 = u32::MAX;
 /// Successors, predecessors and a reverse post-order of one function's blocks.
 #[derive(Clone, Debug)]
 pub struct Cfg {
-    succs: SecondaryMap<Block, Vec<Block>>,
-    preds: SecondaryMap<Block, Vec<Block>>,
+    /// Every edge's destination, grouped by source; `succ_range[b]` is b's part.
+    succ_list: Vec<Block>,
+    succ_range: SecondaryMap<Block, (u32, u32)>,
+    /// Every edge's source, grouped by destination; `pred_range[b]` is b's part.
+    pred_list: Vec<Block>,
+    pred_range: SecondaryMap<Block, (u32, u32)>,
     /// Blocks reachable from the entry, in reverse post-order.
     rpo: Vec<Block>,
     rpo_num: SecondaryMap<Block, u32>,
@@ -36,20 +44,43 @@ impl Cfg {
         for (k, b) in f.layout.blocks().enumerate() {
             layout_pos[b] = k as u32;
         }
-        let mut succs: SecondaryMap<Block, Vec<Block>> = SecondaryMap::new();
-        let mut preds: SecondaryMap<Block, Vec<Block>> = SecondaryMap::new();
+        // Successors, block by block in layout order, duplicates dropped.
+        let mut succ_list: Vec<Block> = Vec::new();
+        let mut succ_range = SecondaryMap::with_default((0u32, 0u32));
+        let mut in_degree: SecondaryMap<Block, u32> = SecondaryMap::with_default(0);
         for b in f.layout.blocks() {
+            let start = succ_list.len();
             for &(s, _) in &f.blocks[b].succs {
-                if layout_pos[s] == NONE || succs[b].contains(&s) {
+                if layout_pos[s] == NONE || succ_list[start..].contains(&s) {
                     continue;
                 }
-                succs[b].push(s);
-                preds[s].push(b);
+                succ_list.push(s);
+                in_degree[s] += 1;
+            }
+            succ_range[b] = (start as u32, succ_list.len() as u32);
+        }
+        // Predecessors: each destination gets a slot range sized by its in-degree,
+        // filled walking the sources in layout order.
+        let mut pred_range = SecondaryMap::with_default((0u32, 0u32));
+        let mut next = 0u32;
+        for b in f.layout.blocks() {
+            pred_range[b] = (next, next);
+            next += in_degree[b];
+        }
+        let mut pred_list = vec![Block::new(0); next as usize];
+        for b in f.layout.blocks() {
+            let (lo, hi) = succ_range[b];
+            for &s in &succ_list[lo as usize..hi as usize] {
+                let r = &mut pred_range[s];
+                pred_list[r.1 as usize] = b;
+                r.1 += 1;
             }
         }
         let mut cfg = Cfg {
-            succs,
-            preds,
+            succ_list,
+            succ_range,
+            pred_list,
+            pred_range,
             rpo: Vec::new(),
             rpo_num: SecondaryMap::with_default(NONE),
             layout_pos,
@@ -67,7 +98,7 @@ impl Cfg {
         let mut stack = vec![(entry, 0usize)];
         seen[entry.index()] = true;
         while let Some(&mut (b, ref mut next)) = stack.last_mut() {
-            if let Some(&s) = self.succs[b].get(*next) {
+            if let Some(&s) = self.succs(b).get(*next) {
                 *next += 1;
                 if !seen[s.index()] {
                     seen[s.index()] = true;
@@ -86,11 +117,13 @@ impl Cfg {
     }
 
     pub fn succs(&self, b: Block) -> &[Block] {
-        &self.succs[b]
+        let (lo, hi) = self.succ_range[b];
+        &self.succ_list[lo as usize..hi as usize]
     }
 
     pub fn preds(&self, b: Block) -> &[Block] {
-        &self.preds[b]
+        let (lo, hi) = self.pred_range[b];
+        &self.pred_list[lo as usize..hi as usize]
     }
 
     /// Reachable blocks in reverse post-order (entry first).

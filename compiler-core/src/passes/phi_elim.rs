@@ -47,6 +47,40 @@ pub const STAT_NAMES: [&str; 7] = [
     "cssa_phis_removed",
 ];
 
+/// LLVM's VRegPHIUseCount: PHI uses not yet lowered, per (predecessor block number,
+/// register). Counted once into a sorted table; lowering looks entries up by halving.
+struct PhiUses(Vec<((u32, VReg), u32)>);
+
+impl PhiUses {
+    fn count(mut edges: Vec<(u32, VReg)>) -> PhiUses {
+        crate::sort::sort_by_key(&mut edges, |&(p, v)| {
+            crate::sort::key4(0, 0, p, v.index() as u32)
+        });
+        let mut table: Vec<((u32, VReg), u32)> = Vec::new();
+        for e in edges {
+            match table.last_mut() {
+                Some((k, n)) if *k == e => *n += 1,
+                _ => table.push((e, 1)),
+            }
+        }
+        PhiUses(table)
+    }
+
+    fn get(&self, key: &(u32, VReg)) -> Option<&u32> {
+        self.find(key).map(|k| &self.0[k].1)
+    }
+
+    fn get_mut(&mut self, key: &(u32, VReg)) -> Option<&mut u32> {
+        self.find(key).map(|k| &mut self.0[k].1)
+    }
+
+    fn find(&self, &(p, v): &(u32, VReg)) -> Option<usize> {
+        self.0
+            .binary_search_by_key(&(p, v.index()), |&((q, w), _)| (q, w.index()))
+            .ok()
+    }
+}
+
 pub fn run<R: Recorder>(f: &mut Function, opts: &PhiElimOptions, rec: &mut R) -> Stats {
     let mut stats = Stats::with(&STAT_NAMES);
     if opts.cssa_coalesce {
@@ -54,7 +88,7 @@ pub fn run<R: Recorder>(f: &mut Function, opts: &PhiElimOptions, rec: &mut R) ->
     }
     let mut lv = LiveVariables::compute(f);
     // VRegPHIUseCount: PHI uses not yet lowered, per (predecessor, register).
-    let mut phi_uses: BTreeMap<(u32, VReg), u32> = BTreeMap::new();
+    let mut edges: Vec<(u32, VReg)> = Vec::new();
     for b in f.layout.blocks() {
         for i in f.layout.block_insts(b) {
             let d = &f.insts[i];
@@ -63,11 +97,12 @@ pub fn run<R: Recorder>(f: &mut Function, opts: &PhiElimOptions, rec: &mut R) ->
             }
             for (val, pred) in phi_pairs(d) {
                 if let (Some(v), false) = (val.vreg_of(), val.has(oflag::UNDEF)) {
-                    *phi_uses.entry((pred.index() as u32, v)).or_default() += 1;
+                    edges.push((pred.index() as u32, v));
                 }
             }
         }
     }
+    let mut phi_uses = PhiUses::count(edges);
     let mut ed = Editor::new(f, R::ENABLED);
     let blocks: Vec<Block> = ed.f.layout.blocks().collect();
     // Predecessors once, up front (the CFG does not change here): asking per PHI block
@@ -260,7 +295,7 @@ fn lower_phi<R: Recorder>(
     ed: &mut Editor<'_>,
     rec: &mut R,
     lv: &mut LiveVariables,
-    phi_uses: &mut BTreeMap<(u32, VReg), u32>,
+    phi_uses: &mut PhiUses,
     stats: &mut Stats,
     implicit_only: &SecondaryMap<VReg, bool>,
     lowered: &mut BTreeMap<Vec<(Reg, u32)>, VReg>,
