@@ -218,7 +218,8 @@ impl Function {
         let mut preds: SecondaryMap<Block, Vec<Block>> = SecondaryMap::new();
         for b in self.layout.blocks() {
             for &(s, _) in &self.blocks[b].succs {
-                if !preds[s].contains(&b) {
+                // `b`'s own entries are pushed together, so a repeat can only be last.
+                if preds[s].last() != Some(&b) {
                     preds[s].push(b);
                 }
             }
