@@ -43,6 +43,7 @@ pub mod print;
 
 use crate::entity::{entity_impl, PrimaryMap};
 use crate::ptx::ast::{self as ptx, Imm};
+use alloc::borrow::Cow;
 use alloc::boxed::Box;
 use alloc::string::String;
 use alloc::vec::Vec;
@@ -370,8 +371,10 @@ impl Inst {
 pub struct RegInfo {
     /// The PTX name (`%r3`).
     pub name: String,
-    /// The `.reg` type word (`.b32`, `.pred`, `.f64`).
-    pub decl: String,
+    /// The `.reg` type word (`.b32`, `.pred`, `.f64`). PTX's register types are a
+    /// short fixed list ([`type_word`]), kept as static text: comparing two registers'
+    /// types then reads no heap text per register.
+    pub decl: Cow<'static, str>,
     pub bits: u32,
     /// See [`constraint`].
     pub constraint: u32,
@@ -386,6 +389,18 @@ impl RegInfo {
     /// so this reads no text.
     pub fn is_pred(&self) -> bool {
         self.bits == 1
+    }
+}
+
+/// A `.reg` type word, as static text when it is one of PTX's register types.
+pub fn type_word(t: &str) -> Cow<'static, str> {
+    const TYPES: [&str; 21] = [
+        ".pred", ".b8", ".b16", ".b32", ".b64", ".b128", ".u8", ".u16", ".u32", ".u64", ".s8",
+        ".s16", ".s32", ".s64", ".f16", ".f16x2", ".bf16", ".bf16x2", ".f32", ".f64", ".tf32",
+    ];
+    match TYPES.iter().find(|&&k| k == t) {
+        Some(&k) => Cow::Borrowed(k),
+        None => Cow::Owned(String::from(t)),
     }
 }
 

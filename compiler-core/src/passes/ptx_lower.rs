@@ -31,7 +31,7 @@ use crate::trace::{Payload, Recorder, Step};
 use alloc::boxed::Box;
 use alloc::collections::BTreeMap;
 use alloc::format;
-use alloc::string::{String, ToString};
+use alloc::string::String;
 use alloc::vec;
 use alloc::vec::Vec;
 use core::fmt;
@@ -304,8 +304,8 @@ impl Lowerer<'_> {
         let decl = self
             .decls
             .lookup(name)
-            .ok_or_else(|| format!("register {name} is not declared"))?
-            .to_string();
+            .ok_or_else(|| format!("register {name} is not declared"))?;
+        let decl = ori::type_word(decl);
         let bits =
             crate::ptx::ast::type_bytes(&decl).map_or(
                 32,
@@ -779,6 +779,7 @@ fn lower_inst<R: Recorder>(
 mod tests {
     use super::*;
     use crate::trace::NoTrace;
+    use alloc::string::ToString;
 
     fn lower(body: &str) -> ori::Module {
         let text = format!(
