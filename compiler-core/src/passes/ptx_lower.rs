@@ -455,11 +455,6 @@ fn type_nibble(t: Option<crate::ptx::op::Ty>) -> u8 {
     }
 }
 
-/// Registers an operand touches: (register, is a definition).
-pub fn visit_regs(o: &Operand, def: bool, out: &mut Vec<(RegId, bool)>) {
-    each_reg(o, def, &mut |r, d| out.push((r, d)));
-}
-
 /// Calls `f(register, is a definition)` for every register an operand touches, in
 /// operand order, without collecting them.
 pub fn each_reg(o: &Operand, def: bool, f: &mut dyn FnMut(RegId, bool)) {
@@ -620,25 +615,21 @@ fn lower_function<R: Recorder>(
     }
     stats.add("blocks", nblocks as u64);
     // Register table: defs, uses, anchors, constraints.
-    let order: Vec<(u32, InstId)> = lw.f.layout().collect();
-    for (_, i) in order {
-        let inst = &lw.f.insts[i];
-        let asm = matches!(inst.origin, Origin::InlineAsm(_));
-        let mut touched = Vec::new();
-        for (k, o) in inst.operands.iter().enumerate() {
-            visit_regs(o, k < inst.ndst as usize, &mut touched);
-        }
-        if let Some((g, _)) = inst.guard {
-            touched.push((g, false));
-        }
-        for (r, def) in touched {
-            let info = &mut lw.f.regs[r];
+    // Counted as GeneralOptimize's `refresh` counts: its tallies start from this.
+    let ori::Function {
+        blocks,
+        insts,
+        regs,
+        ..
+    } = &mut lw.f;
+    for &i in blocks.iter().flat_map(|blk| &blk.insts) {
+        let asm = matches!(insts[i].origin, Origin::InlineAsm(_));
+        crate::ptxas::general_optimize::for_each_reg(&insts[i], |r, def| {
             if asm {
-                info.constraint |= constraint::ASM;
+                regs[r].constraint |= constraint::ASM;
             }
-            // Counted as GeneralOptimize's `refresh` counts: its tallies start from this.
-            crate::ptxas::general_optimize::count(info, def, i);
-        }
+            crate::ptxas::general_optimize::count(&mut regs[r], def, i);
+        });
     }
     let f = lw.f;
     stats.add("registers", f.regs.len() as u64);

@@ -387,7 +387,11 @@ pub fn for_each_reg(i: &ori::Inst, mut f: impl FnMut(RegId, bool)) {
 /// layout (constraint bits stay; a register defined twice keeps MULTI_DEF). Whole
 /// function: inside the per-block loops a [`Tally`] recounts one block instead.
 pub fn refresh(f: &mut Function) {
-    clear_counts(f);
+    for r in f.regs.values_mut() {
+        r.defs = 0;
+        r.uses = 0;
+        r.def_anchor = None;
+    }
     let Function {
         blocks,
         insts,
@@ -398,15 +402,6 @@ pub fn refresh(f: &mut Function) {
         for &i in &blk.insts {
             for_each_reg(&insts[i], |r, def| count(&mut regs[r], def, i));
         }
-    }
-}
-
-/// Zeroes every register's defs, uses and def anchor (constraint bits stay).
-pub(crate) fn clear_counts(f: &mut Function) {
-    for r in f.regs.values_mut() {
-        r.defs = 0;
-        r.uses = 0;
-        r.def_anchor = None;
     }
 }
 
