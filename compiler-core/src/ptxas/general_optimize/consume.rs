@@ -17,13 +17,12 @@
 //! and after on random inputs.
 
 use super::forward::{known_predicate, simplify_predicate};
-use super::{dce_block, ent, text, Options, Tally};
+use super::{dce_block, ent, text, Options, Seen, Tally};
 use crate::ori::{flag, ty, Class, Function, InstId, OpKind, Operand, Origin, RegId};
 use crate::ptx::ast::Imm;
 use crate::stats::Stats;
 use crate::trace::{Focus, Recorder, Step};
 use alloc::format;
-use alloc::vec::Vec;
 
 /// Whether source operand `k` of `i` may become an immediate in PTX.
 fn takes_immediate(i: &crate::ori::Inst, k: usize, imm: &Imm) -> bool {
@@ -66,9 +65,26 @@ fn replace_reg(o: &mut Operand, d: RegId, s: RegId) -> u32 {
     }
 }
 
+/// Whether [`replace_reg`] would change the operand.
+fn reads_reg(o: &Operand, d: RegId) -> bool {
+    match &o.kind {
+        OpKind::Reg(r) => *r == d,
+        OpKind::Addr(a) => matches!(a.base, crate::ori::AddrBase::Reg(r) if r == d),
+        OpKind::Not(a) => reads_reg(a, d),
+        _ => false,
+    }
+}
+
 /// Step 1 for the move at position `k` of block `b`. Returns (uses replaced,
-/// immediates substituted).
-fn propagate_move<R: Recorder>(f: &mut Function, b: usize, k: usize, rec: &mut R) -> (u64, u64) {
+/// immediates substituted). The rewrite is announced to the tally before the first
+/// operand changes, and not at all when none does.
+fn propagate_move<R: Recorder>(
+    f: &mut Function,
+    b: usize,
+    k: usize,
+    tally: &mut Tally,
+    rec: &mut R,
+) -> (u64, u64) {
     let id = f.blocks[b].insts[k];
     let (d, src) = {
         let i = &f.insts[id];
@@ -85,13 +101,19 @@ fn propagate_move<R: Recorder>(f: &mut Function, b: usize, k: usize, rec: &mut R
             let nd = f.insts[u].ndst as usize;
             for op in nd..f.insts[u].operands.len() {
                 match &src.kind {
-                    OpKind::Reg(s) => {
+                    OpKind::Reg(s) if reads_reg(&f.insts[u].operands[op], d) => {
+                        if regs + imms == 0 {
+                            tally.will_change(f, b);
+                        }
                         regs += u64::from(replace_reg(&mut f.insts[u].operands[op], d, *s));
                     }
                     OpKind::Imm(imm)
                         if f.insts[u].operands[op].kind == OpKind::Reg(d)
                             && takes_immediate(&f.insts[u], op, imm) =>
                     {
+                        if regs + imms == 0 {
+                            tally.will_change(f, b);
+                        }
                         let o = &mut f.insts[u].operands[op];
                         o.kind = OpKind::Imm(*imm);
                         o.imm_constraint = src.imm_constraint;
@@ -102,6 +124,9 @@ fn propagate_move<R: Recorder>(f: &mut Function, b: usize, k: usize, rec: &mut R
             }
             if let (Some((g, n)), OpKind::Reg(s)) = (f.insts[u].guard, &src.kind) {
                 if g == d {
+                    if regs + imms == 0 {
+                        tally.will_change(f, b);
+                    }
                     f.insts[u].guard = Some((*s, n));
                     regs += 1;
                 }
@@ -204,28 +229,21 @@ fn resolve_guard(f: &Function, id: InstId) -> Option<bool> {
     known_predicate(f, g).map(|v| v != neg)
 }
 
-/// Apply-changes for one block (phases 29 and 37, and the hooks).
+/// Apply-changes for one block (phases 29 and 37, and the hooks), right after the
+/// marking walk that filled `seen`.
 pub fn apply_block<R: Recorder>(
     f: &mut Function,
     b: usize,
     _opts: &Options,
     tally: &mut Tally,
+    seen: &Seen,
     stats: &mut Stats,
     rec: &mut R,
 ) {
     tally.recount(f, b);
-    // One look at the block says which of steps 1-3 have anything to act on, so a
-    // large block is not walked three times for nothing.
-    let (mut moves, mut selects, mut guards) = (false, false, false);
-    for &id in f.blocks[b].insts.iter().skip(1) {
-        let i = &f.insts[id];
-        moves |= i.class == Class::Mov
-            && i.operands
-                .first()
-                .is_some_and(|o| o.flags & flag::PROPAGATED != 0);
-        selects |= i.class == Class::Select;
-        guards |= i.guard.is_some();
-    }
+    // What the marking walk saw says which steps have anything to act on, so a large
+    // block is not walked again for nothing.
+    let (moves, selects, guards) = (seen.moves, seen.selects, seen.guards);
     // 1. Marked moves.
     let walk = |on: bool, f: &Function| if on { f.blocks[b].insts.len() } else { 1 };
     for k in 1..walk(moves, f) {
@@ -239,8 +257,7 @@ pub fn apply_block<R: Recorder>(
             && !i.operands[1].neg
             && !i.operands[1].abs
         {
-            tally.will_change(f, b);
-            let (r, m) = propagate_move(f, b, k, rec);
+            let (r, m) = propagate_move(f, b, k, tally, rec);
             stats.add("uses_replaced", r);
             stats.add("immediates_substituted", m);
         }
@@ -284,8 +301,11 @@ pub fn apply_block<R: Recorder>(
             None => k += 1,
         }
     }
-    // 4. Dead code.
-    dce_block(f, b, tally, stats, rec);
+    // 4. Dead code. Untraced, the walk is skipped when nothing was dead during the
+    // marking walk and nothing changed since (a traced run always walks, and the tests
+    // compare the two).
+    if R::ENABLED || seen.dce_needed(tally) {
+        dce_block(f, b, tally, stats, rec);
+    }
     tally.recount(f, b);
-    let _: Vec<()> = Vec::new();
 }

@@ -16,7 +16,7 @@
 //! constraint bits; a select needs no 0x100 yet, no modifier bits (& 0x70), an integer
 //! or float destination, and on SM > 20479 none of the 0x1C00 constraint bits.
 
-use super::{mark, Counters, Options};
+use super::{mark, Counters, Options, Seen};
 use crate::ori::{self, constraint, flag, ty, Class, Function, InstId, OpKind, Origin};
 use crate::ptx::ast::Imm;
 use crate::stats::Stats;
@@ -266,14 +266,16 @@ fn bump(c: &mut Counters, k: &'static str) {
     }
 }
 
-/// One round of phase 29 on block `b`: the marking walk, then the dead-code scan.
-/// Returns whether anything fired.
+/// One round of phase 29 on block `b`: the marking walk, which also finds the dead
+/// instructions (marking changes nothing the liveness check reads). Returns whether
+/// anything fired; `seen` keeps what the walk saw for apply-changes.
 pub fn detect<R: Recorder>(
     f: &mut Function,
     b: usize,
     opts: &Options,
     stats: &mut Stats,
     counters: &mut Counters,
+    seen: &mut Seen,
     rec: &mut R,
 ) -> bool {
     for k in [
@@ -285,124 +287,161 @@ pub fn detect<R: Recorder>(
     ] {
         counters.push((k, 0));
     }
-    let mut changed = mark_block(f, b, opts, stats, counters, rec);
-    let dead = super::dead_in_block(f, b).len() as u64;
-    if dead > 0 {
-        counters[4].1 += dead;
+    let mut changed = mark_block(f, b, opts, stats, counters, seen, rec);
+    if seen.dead > 0 {
+        counters[4].1 += seen.dead;
         changed = true;
     }
     changed
 }
 
-/// The marking walk over one block. Returns whether a new mark was set.
+/// The marking walk over one block, noting each instruction in `seen` once it is
+/// marked. Returns whether a new mark was set.
 pub fn mark_block<R: Recorder>(
     f: &mut Function,
     b: usize,
     opts: &Options,
     stats: &mut Stats,
     counters: &mut Counters,
+    seen: &mut Seen,
     rec: &mut R,
 ) -> bool {
-    let v21 = opts.arch_marks_predicates();
-    let mut v10 = opts.option_487;
-    let mut changed = false;
+    let mut marker = Marker::new(opts);
     // Marking changes flags and type nibbles only, never the block's list.
     for k in 0..f.blocks[b].insts.len() {
+        marker.visit(f, b, k, opts, stats, counters, rec);
+        seen.note(f, f.blocks[b].insts[k]);
+    }
+    marker.changed
+}
+
+/// The marking walk's state, one instruction at a time: phase 37 interleaves it with
+/// promotion when it records no trace.
+pub struct Marker {
+    /// Whether the architecture marks predicates (the spec's v21).
+    v21: bool,
+    /// The copy-tracking flag (the spec's v10).
+    v10: bool,
+    /// A new mark was set.
+    pub changed: bool,
+}
+
+impl Marker {
+    pub fn new(opts: &Options) -> Marker {
+        Marker {
+            v21: opts.arch_marks_predicates(),
+            v10: opts.option_487,
+            changed: false,
+        }
+    }
+
+    /// Marks instruction `k` of block `b`. Only that instruction's flags and type
+    /// nibble change.
+    #[allow(clippy::too_many_arguments)]
+    pub fn visit<R: Recorder>(
+        &mut self,
+        f: &mut Function,
+        b: usize,
+        k: usize,
+        opts: &Options,
+        stats: &mut Stats,
+        counters: &mut Counters,
+        rec: &mut R,
+    ) {
         let id = f.blocks[b].insts[k];
         let class = f.insts[id].class;
         match class {
             Class::Anchor => {
-                v10 = opts.option_487;
+                self.v10 = opts.option_487;
             }
             Class::SetPred => {
                 if is_eligible(f, id, opts).is_ok() {
-                    v10 = false;
-                    if v21
+                    self.v10 = false;
+                    if self.v21
                         && mark(f, id, 0, flag::PROPAGATED_UNDER_PRED, "an eligible set-predicate on an architecture that marks predicates: propagated under its predicate (0x400).", stats, rec)
                     {
                         bump(counters, "marks_0x400");
-                        changed = true;
+                        self.changed = true;
                     }
                 }
             }
-            Class::Select => {
-                if let Err(why) = is_eligible(f, id, opts) {
-                    if R::ENABLED && why.starts_with("SM > 20479") {
-                        let t = super::text(f, id);
-                        rec.step(|| {
-                            Step::new(
-                                "sm_boundary",
-                                format!("`{t}`: the SM value 0x{:04x} is above 20479 (0x4FFF) and the destination carries 0x1C00 constraint bits, so the select is not marked.", opts.sm),
-                            )
-                        });
-                    }
-                    continue;
-                }
-                let nib = super::forward::dst_nibble(f, &f.insts[id]);
-                let full = if opts.tier() == 0 {
-                    Some(true)
-                } else if nib == ty::INT {
-                    opts.arch_predicate().then_some(false)
-                } else if !opts.arch_predicate() || opts.tier() & 0x1B != 0 {
-                    let (hit, partial) = simplify_predicate(f, b, id, true);
-                    let (hit, partial) = if hit || partial {
-                        (hit, partial)
-                    } else {
-                        simplify_predicate(f, b, id, false)
-                    };
-                    if R::ENABLED {
-                        let t = super::text(f, id);
-                        rec.step(|| {
-                            Step::new(
-                                "predicate_simplifier",
-                                format!("`{t}`: the two-pass predicate simplifier reports hit = {hit}, partial = {partial}."),
-                            )
-                        });
-                    }
-                    if hit {
-                        bump(counters, "simplifier_hits");
-                        Some(true)
-                    } else if partial {
-                        Some(false)
-                    } else {
-                        None
-                    }
-                } else {
-                    Some(false)
-                };
-                const WHY_100: &str = "an eligible conditional select: propagated (0x100).";
-                const WHY_201: &str = "conservative tier: the type field becomes 1 and deferred \
-                                       cleanup (0x200) is set, (dst & 0xFFFFFDF0) | 0x201.";
-                match full {
-                    Some(true) if mark(f, id, 0, flag::PROPAGATED, WHY_100, stats, rec) => {
-                        bump(counters, "marks_0x100");
-                        changed = true;
-                    }
-                    Some(true) => {}
-                    Some(false) => {
-                        f.insts[id].operands[0].ty = ty::INT;
-                        if mark(f, id, 0, flag::DEFERRED_CLEANUP, WHY_201, stats, rec) {
-                            bump(counters, "marks_0x200");
-                            changed = true;
+                Class::Select => {
+                    if let Err(why) = is_eligible(f, id, opts) {
+                        if R::ENABLED && why.starts_with("SM > 20479") {
+                            let t = super::text(f, id);
+                            rec.step(|| {
+                                Step::new(
+                                    "sm_boundary",
+                                    format!("`{t}`: the SM value 0x{:04x} is above 20479 (0x4FFF) and the destination carries 0x1C00 constraint bits, so the select is not marked.", opts.sm),
+                                )
+                            });
                         }
+                        return;
                     }
-                    None => {}
+                    let nib = super::forward::dst_nibble(f, &f.insts[id]);
+                    let full = if opts.tier() == 0 {
+                        Some(true)
+                    } else if nib == ty::INT {
+                        opts.arch_predicate().then_some(false)
+                    } else if !opts.arch_predicate() || opts.tier() & 0x1B != 0 {
+                        let (hit, partial) = simplify_predicate(f, b, id, true);
+                        let (hit, partial) = if hit || partial {
+                            (hit, partial)
+                        } else {
+                            simplify_predicate(f, b, id, false)
+                        };
+                        if R::ENABLED {
+                            let t = super::text(f, id);
+                            rec.step(|| {
+                                Step::new(
+                                    "predicate_simplifier",
+                                    format!("`{t}`: the two-pass predicate simplifier reports hit = {hit}, partial = {partial}."),
+                                )
+                            });
+                        }
+                        if hit {
+                            bump(counters, "simplifier_hits");
+                            Some(true)
+                        } else if partial {
+                            Some(false)
+                        } else {
+                            None
+                        }
+                    } else {
+                        Some(false)
+                    };
+                    const WHY_100: &str = "an eligible conditional select: propagated (0x100).";
+                    const WHY_201: &str = "conservative tier: the type field becomes 1 and deferred \
+                                           cleanup (0x200) is set, (dst & 0xFFFFFDF0) | 0x201.";
+                    match full {
+                        Some(true) if mark(f, id, 0, flag::PROPAGATED, WHY_100, stats, rec) => {
+                            bump(counters, "marks_0x100");
+                            self.changed = true;
+                        }
+                        Some(true) => {}
+                        Some(false) => {
+                            f.insts[id].operands[0].ty = ty::INT;
+                            if mark(f, id, 0, flag::DEFERRED_CLEANUP, WHY_201, stats, rec) {
+                                bump(counters, "marks_0x200");
+                                self.changed = true;
+                            }
+                        }
+                        None => {}
+                    }
+                }
+                Class::Mov => {
+                    if is_eligible(f, id, opts).is_ok()
+                        && mark(f, id, 0, flag::PROPAGATED, "a register or immediate move: its destination's uses will take its source (0x100).", stats, rec)
+                    {
+                        bump(counters, "marks_0x100");
+                        self.changed = true;
+                    }
+                }
+                _ => {
+                    if !self.v10 {
+                        self.v10 = super::has_live_uses(f, &f.insts[id]);
+                    }
                 }
             }
-            Class::Mov => {
-                if is_eligible(f, id, opts).is_ok()
-                    && mark(f, id, 0, flag::PROPAGATED, "a register or immediate move: its destination's uses will take its source (0x100).", stats, rec)
-                {
-                    bump(counters, "marks_0x100");
-                    changed = true;
-                }
-            }
-            _ => {
-                if !v10 {
-                    v10 = super::has_live_uses(f, &f.insts[id]);
-                }
-            }
-        }
     }
-    changed
 }

@@ -54,8 +54,9 @@ pub fn run<R: Recorder>(
                 stats.inc("iterations");
                 let mut counters = super::Counters::new();
                 let d0 = stats.get("dead_removed");
-                let marked = forward::mark_block(f, b, opts, stats, &mut counters, rec);
-                consume::apply_block(f, b, opts, tally, stats, rec);
+                let mut seen = super::Seen::new(tally);
+                let marked = forward::mark_block(f, b, opts, stats, &mut counters, &mut seen, rec);
+                consume::apply_block(f, b, opts, tally, &seen, stats, rec);
                 if marked || stats.get("dead_removed") > d0 {
                     stats.inc("changed_blocks");
                 }

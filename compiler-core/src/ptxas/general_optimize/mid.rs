@@ -18,7 +18,7 @@
 //! promoted value and the load's destination have the same width and no vector or asm
 //! constraint before a load becomes a move.
 
-use super::{ent, for_each_reg, forward, hard_round_cap, text, Options, Tally};
+use super::{ent, for_each_reg, forward, hard_round_cap, text, Options, Seen, Tally};
 use crate::ori::{constraint, AddrBase, Class, Function, InstId, OpKind, Operand, Origin};
 use crate::stats::Stats;
 use crate::trace::{Focus, Payload, Recorder, Step};
@@ -85,18 +85,26 @@ struct Known {
     value: Operand,
 }
 
-/// Promotion in one block; returns the promoted loads' (class, uses) for the cost model.
-fn promote_block<R: Recorder>(
-    f: &mut Function,
-    b: usize,
-    tally: &mut Tally,
-    stats: &mut Stats,
-    rec: &mut R,
-) -> Vec<(Class, u32)> {
-    tally.recount(f, b);
-    let mut known: Vec<Known> = Vec::new();
-    let mut folds = Vec::new();
-    for k in 1..f.blocks[b].insts.len() {
+/// Promotion's state along one block: what the block stored where, and the loads
+/// promoted so far (class, uses) for the cost model.
+#[derive(Default)]
+struct Promoter {
+    known: Vec<Known>,
+    folds: Vec<(Class, u32)>,
+}
+
+impl Promoter {
+    /// Promotion at instruction `k` of block `b` (not the anchor): rewrites only that
+    /// instruction, a load becoming a move.
+    fn visit<R: Recorder>(
+        &mut self,
+        f: &mut Function,
+        b: usize,
+        k: usize,
+        tally: &mut Tally,
+        stats: &mut Stats,
+        rec: &mut R,
+    ) {
         let id = f.blocks[b].insts[k];
         let i = &f.insts[id];
         let asm = !matches!(i.origin, Origin::Ptx);
@@ -106,9 +114,10 @@ fn promote_block<R: Recorder>(
             if let Some((sym, off)) = direct_local(&i.operands[0]) {
                 let bits = access_bits(&i.opcode);
                 let bytes = bits.map_or(16, |b| i64::from(b / 8));
-                known.retain(|e| e.sym != sym || e.off + e.bytes <= off || off + bytes <= e.off);
+                self.known
+                    .retain(|e| e.sym != sym || e.off + e.bytes <= off || off + bytes <= e.off);
                 if !matches!(i.operands[1].kind, OpKind::Vec(_)) {
-                    known.push(Known {
+                    self.known.push(Known {
                         sym,
                         off,
                         bytes,
@@ -116,26 +125,31 @@ fn promote_block<R: Recorder>(
                         value: i.operands[1].clone(),
                     });
                 }
-                continue;
+                return;
             }
-            known.clear();
-            continue;
+            self.known.clear();
+            return;
         }
         if is_ld_local && !asm && i.guard.is_none() && i.ndst == 1 && i.operands.len() == 2 {
             if let (Some((sym, off)), Some(bits)) =
                 (direct_local(&i.operands[1]), access_bits(&i.opcode))
             {
-                let hit = known
+                let hit = self
+                    .known
                     .iter()
                     .find(|e| e.sym == sym && e.off == off && e.bits == Some(bits))
                     .map(|e| e.value.clone());
                 if let Some(v) = hit.filter(|v| constraints_agree(f, v, &i.operands[0], bits)) {
-                    let before = text(f, id);
+                    let before = if R::ENABLED {
+                        text(f, id)
+                    } else {
+                        String::new()
+                    };
                     let uses = match i.operands[0].kind {
                         OpKind::Reg(d) => f.regs[d].uses,
                         _ => 0,
                     };
-                    folds.push((Class::LoadLocal, uses));
+                    self.folds.push((Class::LoadLocal, uses));
                     tally.will_change(f, b);
                     let i = &mut f.insts[id];
                     i.class = Class::Mov;
@@ -162,17 +176,16 @@ fn promote_block<R: Recorder>(
             Class::Store | Class::Call | Class::Other | Class::Matrix | Class::Barrier
         ) || asm
         {
-            known.clear();
+            self.known.clear();
         }
-        if !known.is_empty() {
+        if !self.known.is_empty() {
             for_each_reg(&f.insts[id], |r, def| {
                 if def {
-                    known.retain(|e| e.value.kind != OpKind::Reg(r));
+                    self.known.retain(|e| e.value.kind != OpKind::Reg(r));
                 }
             });
         }
     }
-    folds
 }
 
 fn mentions_sym(o: &Operand, s: &str) -> bool {
@@ -235,6 +248,50 @@ fn drop_dead_local_stores<R: Recorder>(f: &mut Function, rec: &mut R) -> u64 {
     removed
 }
 
+/// Promotion, then the marking walk, over block `b` (counted): returns the promoted
+/// loads' (class, uses) for the cost model.
+///
+/// Traced, the whole block is promoted before marking starts, as the phase orders
+/// them. Untraced, one walk does both, instruction by instruction: promotion rewrites
+/// only the instruction it stands on and reads nothing marking writes (flags and type
+/// nibbles of destinations), and marking reads no instruction after the one it marks
+/// except predicate definitions, which promotion never writes (a promoted load is 16 to
+/// 64 bits wide). So both orders leave the same block, stats and table; on a block too
+/// big for the caches the single walk saves a sweep of memory.
+#[allow(clippy::too_many_arguments)]
+fn promote_and_mark<R: Recorder>(
+    f: &mut Function,
+    b: usize,
+    opts: &Options,
+    tally: &mut Tally,
+    seen: &mut Seen,
+    stats: &mut Stats,
+    counters: &mut super::Counters,
+    rec: &mut R,
+) -> Vec<(Class, u32)> {
+    let mut promoter = Promoter::default();
+    let mut marker = forward::Marker::new(opts);
+    let n = f.blocks[b].insts.len();
+    if R::ENABLED {
+        for k in 1..n {
+            promoter.visit(f, b, k, tally, stats, rec);
+        }
+        for k in 0..n {
+            marker.visit(f, b, k, opts, stats, counters, rec);
+            seen.note(f, f.blocks[b].insts[k]);
+        }
+    } else {
+        for k in 0..n {
+            if k > 0 {
+                promoter.visit(f, b, k, tally, stats, rec);
+            }
+            marker.visit(f, b, k, opts, stats, counters, rec);
+            seen.note(f, f.blocks[b].insts[k]);
+        }
+    }
+    promoter.folds
+}
+
 /// Phase 37 over the function.
 pub fn run<R: Recorder>(
     f: &mut Function,
@@ -258,12 +315,14 @@ pub fn run<R: Recorder>(
         let (w0, u0) = (weighted, unweighted);
         #[allow(clippy::needless_range_loop)]
         for b in 0..f.blocks.len() {
-            let mut folds = promote_block(f, b, tally, stats, rec);
-            let before = fold_events(stats);
+            tally.recount(f, b);
+            let mut seen = Seen::new(tally);
             let mut counters = super::Counters::new();
-            forward::mark_block(f, b, opts, stats, &mut counters, rec);
+            let before = fold_events(stats);
+            let mut folds =
+                promote_and_mark(f, b, opts, tally, &mut seen, stats, &mut counters, rec);
             let dead_before = stats.get("dead_removed");
-            super::consume::apply_block(f, b, opts, tally, stats, rec);
+            super::consume::apply_block(f, b, opts, tally, &seen, stats, rec);
             let n = fold_events(stats) - before;
             for _ in 0..n {
                 folds.push((Class::Mov, 1));

@@ -304,9 +304,10 @@ fn variant_a<R: Recorder>(
             it += 1;
             stats.inc("iterations");
             let mut counters = Counters::new();
+            let mut seen = Seen::new(tally);
             let changed = match opts.phase {
                 Phase::Early => early::detect(f, b, &mut counters),
-                _ => forward::detect(f, b, opts, stats, &mut counters, rec),
+                _ => forward::detect(f, b, opts, stats, &mut counters, &mut seen, rec),
             };
             let budget_ok = match &mut budget {
                 None => true,
@@ -351,7 +352,17 @@ fn variant_a<R: Recorder>(
             block_changed = true;
             match opts.phase {
                 Phase::Early => early::apply(f, b, tally, stats, rec),
-                _ => consume::apply_block(f, b, opts, tally, stats, rec),
+                _ => consume::apply_block(f, b, opts, tally, &seen, stats, rec),
+            }
+            if !R::ENABLED && opts.phase == Phase::Standard && tally.changes() == seen.epoch {
+                // Apply-changes rewrote nothing, so the next walk would meet the block
+                // as this one left it, and find nothing: a second marking walk over an
+                // unchanged block sets no new bit (what the first set only keeps an
+                // instruction from being marked again), and nothing is dead, or DCE
+                // would have removed it. Untraced, that round is counted without the
+                // walk; a traced run walks it, to show the round (the tests compare).
+                stats.inc("iterations");
+                break;
             }
         }
         if block_changed {
@@ -471,13 +482,60 @@ pub fn has_live_uses(f: &Function, i: &ori::Inst) -> bool {
     live
 }
 
-/// Dead instructions of a block (pure, no live destination), in layout order.
-pub fn dead_in_block(f: &Function, b: usize) -> Vec<InstId> {
-    f.blocks[b].insts[1..]
-        .iter()
-        .copied()
-        .filter(|&i| is_pure(&f.insts[i]) && !has_live_uses(f, &f.insts[i]))
-        .collect()
+/// True when DCE would remove the instruction as the table stands: pure, and no
+/// destination has a use.
+pub fn is_dead(f: &Function, i: &ori::Inst) -> bool {
+    is_pure(i) && !has_live_uses(f, i)
+}
+
+/// What the marking walk over a block saw, so that apply-changes need not walk the
+/// block again to find out.
+///
+/// The walk notes each instruction once the round's walk is done with it: marking
+/// (and phase 37's promotion) rewrite only the instruction they stand on. `dead` counts
+/// the instructions dead under the register table as it stood during the walk; the
+/// table changes only through a rewrite announced to the [`Tally`], so while the
+/// tally's change count is still `epoch`, DCE would find exactly nothing when `dead` is
+/// 0, and its walk is skipped.
+#[derive(Clone, Debug, Default)]
+pub struct Seen {
+    /// A move whose destination is marked 0x100 (step 1 of apply-changes).
+    pub moves: bool,
+    /// A select (step 2).
+    pub selects: bool,
+    /// A guarded instruction (step 3).
+    pub guards: bool,
+    /// Instructions dead when noted (step 4).
+    pub dead: u64,
+    /// [`Tally::changes`] when the walk began.
+    pub epoch: u64,
+}
+
+impl Seen {
+    /// Starts noting a walk; the block's table must be settled.
+    pub fn new(tally: &Tally) -> Seen {
+        Seen {
+            epoch: tally.changes(),
+            ..Seen::default()
+        }
+    }
+
+    /// Notes one instruction the walk is done with.
+    pub fn note(&mut self, f: &Function, id: InstId) {
+        let i = &f.insts[id];
+        self.moves |= i.class == Class::Mov
+            && i.operands
+                .first()
+                .is_some_and(|o| o.flags & ori::flag::PROPAGATED != 0);
+        self.selects |= i.class == Class::Select;
+        self.guards |= i.guard.is_some();
+        self.dead += u64::from(is_dead(f, i));
+    }
+
+    /// Whether DCE could remove anything from the block now.
+    pub fn dce_needed(&self, tally: &Tally) -> bool {
+        self.dead > 0 || tally.changes() != self.epoch
+    }
 }
 
 /// Liveness-gated DCE on one block: removes dead instructions, walking backwards so a
@@ -500,7 +558,7 @@ pub fn dce_block<R: Recorder>(
     while k > 1 {
         k -= 1;
         let id = f.blocks[b].insts[k];
-        if !is_pure(&f.insts[id]) || has_live_uses(f, &f.insts[id]) {
+        if !is_dead(f, &f.insts[id]) {
             continue;
         }
         if R::ENABLED {

@@ -37,8 +37,12 @@ pub struct Tally {
     shares: Vec<Option<Share>>,
     /// Per block: a rewrite was announced since the block was last counted.
     stale: Vec<bool>,
+    /// Rewrites announced so far ([`Tally::changes`]).
+    changes: u64,
     /// Registers and instructions [`Tally::forget`] took out since the last recount.
     forgotten: Vec<(RegId, InstId)>,
+    /// The buffer of the share a recount replaced, for the next recount to fill.
+    spare: Share,
     /// Scratch for [`Tally::recount`], kept between calls so a recount allocates
     /// nothing the size of the function: an entry equal to `stamp` was marked during
     /// the current recount, anything else is stale.
@@ -63,7 +67,9 @@ impl Tally {
         Tally {
             shares: alloc::vec![None; f.blocks.len()],
             stale: alloc::vec![false; f.blocks.len()],
+            changes: 0,
             forgotten: Vec::new(),
+            spare: Vec::new(),
             stamp: 0,
             was_here: SecondaryMap::new(),
             named: SecondaryMap::new(),
@@ -82,13 +88,20 @@ impl Tally {
     /// will change, come or go), before it is made: the block's share is taken now if
     /// it was not, and its next [`Tally::recount`] counts it again.
     pub fn will_change(&mut self, f: &Function, b: usize) {
+        self.changes += 1;
         if b >= self.shares.len() {
             return;
         }
         if self.shares[b].is_none() {
-            self.shares[b] = Some(share_of(f, b, 0));
+            self.shares[b] = Some(share_of(f, b));
         }
         self.stale[b] = true;
+    }
+
+    /// How many rewrites were announced so far: while it stays the same, no
+    /// instruction and no count of the table changed.
+    pub fn changes(&self) -> u64 {
+        self.changes
     }
 
     /// Recounts every block with a rewrite not yet counted: afterwards the table is
@@ -141,9 +154,13 @@ impl Tally {
         if !forgotten.is_empty() {
             old.retain(|e| self.was_here[e.2] != stamp);
         }
-        // The block is about as big as when it was last counted: size the new share
-        // like the old one, so a large block's list is not regrown step by step.
-        let new = share_of(f, b, old.len() + forgotten.len());
+        // The new share goes into the buffer the last recount freed, sized like the old
+        // share (the block is about as big as when last counted): a large block's list
+        // is neither regrown step by step nor allocated afresh each time.
+        let mut new = core::mem::take(&mut self.spare);
+        new.clear();
+        new.reserve(old.len() + forgotten.len());
+        share_into(f, b, &mut new);
         for &(r, def, i) in &old {
             let info = &mut f.regs[r];
             if def {
@@ -196,6 +213,7 @@ impl Tally {
             f.regs[r].def_anchor = anchor;
         }
         self.shares[b] = Some(new);
+        self.spare = old;
         debug_assert!(
             f.insts.len() > 4000 || agrees(f),
             "the tally of block {b} drifted from a full count"
@@ -264,10 +282,14 @@ fn agrees(f: &Function) -> bool {
         })
 }
 
-fn share_of(f: &Function, b: usize, capacity: usize) -> Share {
-    let mut out = Vec::with_capacity(capacity);
+fn share_of(f: &Function, b: usize) -> Share {
+    let mut out = Vec::new();
+    share_into(f, b, &mut out);
+    out
+}
+
+fn share_into(f: &Function, b: usize, out: &mut Share) {
     for &i in &f.blocks[b].insts {
         for_each_reg(&f.insts[i], |r, def| out.push((r, def, i)));
     }
-    out
 }
