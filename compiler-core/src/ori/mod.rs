@@ -321,6 +321,9 @@ impl Operand {
     }
 }
 
+/// An instruction's operands: up to three inline.
+pub type Operands = smallvec::SmallVec<[Operand; 3]>;
+
 /// Where an instruction came from.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Serialize)]
 pub enum Origin {
@@ -338,7 +341,7 @@ pub struct Inst {
     /// PTX opcode text (after canonicalization: `sub.f32` is `add.f32` with a negated
     /// second source).
     pub opcode: String,
-    pub operands: Vec<Operand>,
+    pub operands: Operands,
     /// How many leading operands are destinations.
     pub ndst: u8,
     /// Guard predicate and whether it is negated.

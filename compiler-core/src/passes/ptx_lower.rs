@@ -582,7 +582,7 @@ fn lower_function<R: Recorder>(
         let anchor = lw.f.insts.push(ori::Inst {
             class: Class::Anchor,
             opcode: "anchor".into(),
-            operands: vec![Operand::new(OpKind::Block(b as u32), ty::UNTYPED)],
+            operands: smallvec::smallvec![Operand::new(OpKind::Block(b as u32), ty::UNTYPED)],
             ndst: 0,
             guard: None,
             origin: Origin::Lowering,
@@ -663,7 +663,7 @@ fn lower_inst<R: Recorder>(
     let (class, ndst) = classify(&d, &pi.operands);
     let is_branch = matches!(d.base.as_str(), "bra" | "brx");
     let tn = type_nibble(d.ty());
-    let mut operands = Vec::new();
+    let mut operands = ori::Operands::new();
     for (k, o) in pi.operands.iter().enumerate() {
         // cvt's sources use its second type.
         let t = if d.base == "cvt" && k >= 1 {
