@@ -6,6 +6,8 @@
 
 mod support;
 
+use support::ptx_files;
+
 use support::ori::PHASES;
 
 use compiler_core::knobs::Knobs;
@@ -14,24 +16,6 @@ use compiler_core::passes::ptx_lower::{self, PtxLowerOptions};
 use compiler_core::ptx;
 use compiler_core::ptxas::general_optimize::{self as go, Options};
 use compiler_core::trace::{NoTrace, StepLog};
-use std::path::PathBuf;
-
-fn ptx_files() -> Vec<PathBuf> {
-    let mut out = Vec::new();
-    let mut stack = vec![support::corpus_dir()];
-    while let Some(d) = stack.pop() {
-        for e in std::fs::read_dir(&d).unwrap() {
-            let p = e.unwrap().path();
-            if p.is_dir() {
-                stack.push(p);
-            } else if p.extension().is_some_and(|e| e == "ptx") {
-                out.push(p);
-            }
-        }
-    }
-    out.sort();
-    out
-}
 
 fn arch_of(m: &ptx::Module) -> u32 {
     m.target

@@ -11,6 +11,8 @@
 
 mod support;
 
+use support::ptx_files;
+
 use support::ori::PHASES;
 
 use compiler_core::knobs::Knobs;
@@ -26,7 +28,6 @@ use compiler_core::stats::Stats;
 use compiler_core::testgen::synthetic::FAMILIES;
 use compiler_core::testgen::{generate, GenConfig};
 use compiler_core::trace::{NoTrace, StepLog};
-use std::path::PathBuf;
 
 const KNOB_SETS: [&str; 4] = [
     "sm=sm_90",
@@ -79,23 +80,6 @@ fn lower(text: &str) -> Option<ori::Module> {
     ptx_lower::run(&p, &PtxLowerOptions::default(), &mut NoTrace::default())
         .ok()
         .map(|(m, _)| m)
-}
-
-fn ptx_files() -> Vec<PathBuf> {
-    let mut out = Vec::new();
-    let mut stack = vec![support::corpus_dir()];
-    while let Some(d) = stack.pop() {
-        for e in std::fs::read_dir(&d).unwrap() {
-            let p = e.unwrap().path();
-            if p.is_dir() {
-                stack.push(p);
-            } else if p.extension().is_some_and(|e| e == "ptx") {
-                out.push(p);
-            }
-        }
-    }
-    out.sort();
-    out
 }
 
 #[test]

@@ -6,29 +6,13 @@
 
 mod support;
 
+use support::ptx_files;
+
 use compiler_core::ori::{self, interp};
 use compiler_core::passes::ptx_emit::{self, PtxEmitOptions};
 use compiler_core::passes::ptx_lower::{self, PtxLowerOptions};
 use compiler_core::ptx;
 use compiler_core::trace::{NoTrace, StepLog};
-use std::path::PathBuf;
-
-fn ptx_files() -> Vec<PathBuf> {
-    let mut out = Vec::new();
-    let mut stack = vec![support::corpus_dir()];
-    while let Some(d) = stack.pop() {
-        for e in std::fs::read_dir(&d).unwrap() {
-            let p = e.unwrap().path();
-            if p.is_dir() {
-                stack.push(p);
-            } else if p.extension().is_some_and(|e| e == "ptx") {
-                out.push(p);
-            }
-        }
-    }
-    out.sort();
-    out
-}
 
 fn arch_of(m: &ptx::Module) -> u32 {
     m.target

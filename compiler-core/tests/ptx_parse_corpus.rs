@@ -1,26 +1,11 @@
 //! Every `*.ptx` of the shared corpus (nvcc 13.0 and llc-22 output) parses, and
 //! printing is a fixpoint: print(parse(print(parse(x)))) == print(parse(x)).
 
-use compiler_core::ptx;
-use std::path::{Path, PathBuf};
+mod support;
 
-fn ptx_files() -> Vec<PathBuf> {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/corpus");
-    let mut out = Vec::new();
-    let mut stack = vec![root];
-    while let Some(d) = stack.pop() {
-        for e in std::fs::read_dir(&d).expect("shared/corpus exists") {
-            let p = e.unwrap().path();
-            if p.is_dir() {
-                stack.push(p);
-            } else if p.extension().is_some_and(|e| e == "ptx") {
-                out.push(p);
-            }
-        }
-    }
-    out.sort();
-    out
-}
+use support::ptx_files;
+
+use compiler_core::ptx;
 
 #[test]
 fn corpus_ptx_parses_and_prints_a_fixpoint() {

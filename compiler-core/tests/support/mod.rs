@@ -11,6 +11,24 @@ pub fn corpus_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/corpus")
 }
 
+/// Every `.ptx` file under the corpus, at any depth, sorted.
+pub fn ptx_files() -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    let mut stack = vec![corpus_dir()];
+    while let Some(d) = stack.pop() {
+        for e in std::fs::read_dir(&d).expect("shared/corpus exists") {
+            let p = e.unwrap().path();
+            if p.is_dir() {
+                stack.push(p);
+            } else if p.extension().is_some_and(|e| e == "ptx") {
+                out.push(p);
+            }
+        }
+    }
+    out.sort();
+    out
+}
+
 /// NVPTX corpus cases (those with an `llc.ptx`), sorted.
 pub fn nvptx_cases() -> Vec<PathBuf> {
     let mut v: Vec<PathBuf> = std::fs::read_dir(corpus_dir())
