@@ -56,6 +56,7 @@ use super::accesses::{DEFINES, LIVE_IN, LIVE_OUT};
 use super::bitset::BlockSet;
 use super::cfg::Cfg;
 use crate::entity::{EntityRef, SecondaryMap};
+use crate::mir::instr::InstList;
 use crate::mir::{oflag, Block, Function, Inst, Op, OperandKind, VReg};
 use alloc::format;
 use alloc::string::String;
@@ -68,9 +69,9 @@ pub struct VarInfo {
     /// Blocks the register is live completely through (live in, live out, no def).
     pub alive_blocks: BlockSet,
     /// Instructions after which a value of the register is dead (see the module docs).
-    pub kills: Vec<Inst>,
+    pub kills: InstList,
     /// Instructions that define the register.
-    pub defs: Vec<Inst>,
+    pub defs: InstList,
 }
 
 impl VarInfo {
@@ -382,7 +383,7 @@ fn compute_var(
     }
     // Kills: a backward scan of each accessed block, live out as the starting state.
     let mut k = 0;
-    let mut block_kills = Vec::new();
+    let mut block_kills = InstList::new();
     while k < effects.len() {
         let b = effects[k].block;
         let start = k;
@@ -405,7 +406,7 @@ fn compute_var(
                 live = true;
             }
         }
-        vi.kills.extend(block_kills.iter().rev());
+        vi.kills.extend(block_kills.iter().rev().copied());
         vi.defs
             .extend(effects[start..k].iter().filter(|e| e.defs).map(|e| e.inst));
     }

@@ -29,6 +29,12 @@ pub const MI_FLAG_NAMES: [&str; 14] = [
     "disjoint",
 ];
 
+/// A short list of instructions (a register's defs, uses or kills): most registers
+/// have one definition and a few uses, so up to four entries live inline, in the 24
+/// bytes a `Vec` header takes, and building such lists for a large function allocates
+/// nothing per register.
+pub type InstList = smallvec::SmallVec<[Inst; 4]>;
+
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct InstData {
     pub opcode: Opcode,

@@ -31,10 +31,7 @@ impl Default for Index {
     }
 }
 
-/// A def or use list: most registers have one definition and a few uses, so up to
-/// four entries live inline, in the 24 bytes a `Vec` header takes. Building the lists
-/// of a large function then allocates (and later frees) nothing per register.
-pub type InstList = smallvec::SmallVec<[Inst; 4]>;
+pub use crate::mir::instr::InstList;
 
 /// For every virtual register: its defining instructions and its using instructions
 /// (an instruction appears once per operand).
