@@ -75,6 +75,14 @@ fn reads_reg(o: &Operand, d: RegId) -> bool {
     }
 }
 
+/// Announces a rewrite of block `b` before the first change of a step (`done` is how
+/// many changes the step made so far): the tally must see the block as it was.
+fn announce_first(tally: &mut Tally, f: &Function, b: usize, done: u64) {
+    if done == 0 {
+        tally.will_change(f, b);
+    }
+}
+
 /// Step 1 for the move at position `k` of block `b`. Returns (uses replaced,
 /// immediates substituted). The rewrite is announced to the tally before the first
 /// operand changes, and not at all when none does.
@@ -102,18 +110,14 @@ fn propagate_move<R: Recorder>(
             for op in nd..f.insts[u].operands.len() {
                 match &src.kind {
                     OpKind::Reg(s) if reads_reg(&f.insts[u].operands[op], d) => {
-                        if regs + imms == 0 {
-                            tally.will_change(f, b);
-                        }
+                        announce_first(tally, f, b, regs + imms);
                         regs += u64::from(replace_reg(&mut f.insts[u].operands[op], d, *s));
                     }
                     OpKind::Imm(imm)
                         if f.insts[u].operands[op].kind == OpKind::Reg(d)
                             && takes_immediate(&f.insts[u], op, imm) =>
                     {
-                        if regs + imms == 0 {
-                            tally.will_change(f, b);
-                        }
+                        announce_first(tally, f, b, regs + imms);
                         let o = &mut f.insts[u].operands[op];
                         o.kind = OpKind::Imm(*imm);
                         o.imm_constraint = src.imm_constraint;
@@ -124,9 +128,7 @@ fn propagate_move<R: Recorder>(
             }
             if let (Some((g, n)), OpKind::Reg(s)) = (f.insts[u].guard, &src.kind) {
                 if g == d {
-                    if regs + imms == 0 {
-                        tally.will_change(f, b);
-                    }
+                    announce_first(tally, f, b, regs + imms);
                     f.insts[u].guard = Some((*s, n));
                     regs += 1;
                 }

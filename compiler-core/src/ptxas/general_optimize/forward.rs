@@ -365,83 +365,83 @@ impl Marker {
                     }
                 }
             }
-                Class::Select => {
-                    if let Err(why) = is_eligible(f, id, opts) {
-                        if R::ENABLED && why.starts_with("SM > 20479") {
-                            let t = super::text(f, id);
-                            rec.step(|| {
-                                Step::new(
-                                    "sm_boundary",
-                                    format!("`{t}`: the SM value 0x{:04x} is above 20479 (0x4FFF) and the destination carries 0x1C00 constraint bits, so the select is not marked.", opts.sm),
-                                )
-                            });
-                        }
-                        return;
+            Class::Select => {
+                if let Err(why) = is_eligible(f, id, opts) {
+                    if R::ENABLED && why.starts_with("SM > 20479") {
+                        let t = super::text(f, id);
+                        rec.step(|| {
+                            Step::new(
+                                "sm_boundary",
+                                format!("`{t}`: the SM value 0x{:04x} is above 20479 (0x4FFF) and the destination carries 0x1C00 constraint bits, so the select is not marked.", opts.sm),
+                            )
+                        });
                     }
-                    let nib = super::forward::dst_nibble(f, &f.insts[id]);
-                    let full = if opts.tier() == 0 {
-                        Some(true)
-                    } else if nib == ty::INT {
-                        opts.arch_predicate().then_some(false)
-                    } else if !opts.arch_predicate() || opts.tier() & 0x1B != 0 {
-                        let (hit, partial) = simplify_predicate(f, b, id, true);
-                        let (hit, partial) = if hit || partial {
-                            (hit, partial)
-                        } else {
-                            simplify_predicate(f, b, id, false)
-                        };
-                        if R::ENABLED {
-                            let t = super::text(f, id);
-                            rec.step(|| {
-                                Step::new(
-                                    "predicate_simplifier",
-                                    format!("`{t}`: the two-pass predicate simplifier reports hit = {hit}, partial = {partial}."),
-                                )
-                            });
-                        }
-                        if hit {
-                            bump(counters, "simplifier_hits");
-                            Some(true)
-                        } else if partial {
-                            Some(false)
-                        } else {
-                            None
-                        }
-                    } else {
-                        Some(false)
-                    };
-                    const WHY_100: &str = "an eligible conditional select: propagated (0x100).";
-                    const WHY_201: &str = "conservative tier: the type field becomes 1 and deferred \
-                                           cleanup (0x200) is set, (dst & 0xFFFFFDF0) | 0x201.";
-                    match full {
-                        Some(true) if mark(f, id, 0, flag::PROPAGATED, WHY_100, stats, rec) => {
-                            bump(counters, "marks_0x100");
-                            self.changed = true;
-                        }
-                        Some(true) => {}
-                        Some(false) => {
-                            f.insts[id].operands[0].ty = ty::INT;
-                            if mark(f, id, 0, flag::DEFERRED_CLEANUP, WHY_201, stats, rec) {
-                                bump(counters, "marks_0x200");
-                                self.changed = true;
-                            }
-                        }
-                        None => {}
-                    }
+                    return;
                 }
-                Class::Mov => {
-                    if is_eligible(f, id, opts).is_ok()
-                        && mark(f, id, 0, flag::PROPAGATED, "a register or immediate move: its destination's uses will take its source (0x100).", stats, rec)
-                    {
+                let nib = super::forward::dst_nibble(f, &f.insts[id]);
+                let full = if opts.tier() == 0 {
+                    Some(true)
+                } else if nib == ty::INT {
+                    opts.arch_predicate().then_some(false)
+                } else if !opts.arch_predicate() || opts.tier() & 0x1B != 0 {
+                    let (hit, partial) = simplify_predicate(f, b, id, true);
+                    let (hit, partial) = if hit || partial {
+                        (hit, partial)
+                    } else {
+                        simplify_predicate(f, b, id, false)
+                    };
+                    if R::ENABLED {
+                        let t = super::text(f, id);
+                        rec.step(|| {
+                            Step::new(
+                                "predicate_simplifier",
+                                format!("`{t}`: the two-pass predicate simplifier reports hit = {hit}, partial = {partial}."),
+                            )
+                        });
+                    }
+                    if hit {
+                        bump(counters, "simplifier_hits");
+                        Some(true)
+                    } else if partial {
+                        Some(false)
+                    } else {
+                        None
+                    }
+                } else {
+                    Some(false)
+                };
+                const WHY_100: &str = "an eligible conditional select: propagated (0x100).";
+                const WHY_201: &str = "conservative tier: the type field becomes 1 and deferred \
+                                       cleanup (0x200) is set, (dst & 0xFFFFFDF0) | 0x201.";
+                match full {
+                    Some(true) if mark(f, id, 0, flag::PROPAGATED, WHY_100, stats, rec) => {
                         bump(counters, "marks_0x100");
                         self.changed = true;
                     }
-                }
-                _ => {
-                    if !self.v10 {
-                        self.v10 = super::has_live_uses(f, &f.insts[id]);
+                    Some(true) => {}
+                    Some(false) => {
+                        f.insts[id].operands[0].ty = ty::INT;
+                        if mark(f, id, 0, flag::DEFERRED_CLEANUP, WHY_201, stats, rec) {
+                            bump(counters, "marks_0x200");
+                            self.changed = true;
+                        }
                     }
+                    None => {}
                 }
             }
+            Class::Mov => {
+                if is_eligible(f, id, opts).is_ok()
+                    && mark(f, id, 0, flag::PROPAGATED, "a register or immediate move: its destination's uses will take its source (0x100).", stats, rec)
+                {
+                    bump(counters, "marks_0x100");
+                    self.changed = true;
+                }
+            }
+            _ => {
+                if !self.v10 {
+                    self.v10 = super::has_live_uses(f, &f.insts[id]);
+                }
+            }
+        }
     }
 }

@@ -276,18 +276,13 @@ fn promote_and_mark<R: Recorder>(
         for k in 1..n {
             promoter.visit(f, b, k, tally, stats, rec);
         }
-        for k in 0..n {
-            marker.visit(f, b, k, opts, stats, counters, rec);
-            seen.note(f, f.blocks[b].insts[k]);
+    }
+    for k in 0..n {
+        if !R::ENABLED && k > 0 {
+            promoter.visit(f, b, k, tally, stats, rec);
         }
-    } else {
-        for k in 0..n {
-            if k > 0 {
-                promoter.visit(f, b, k, tally, stats, rec);
-            }
-            marker.visit(f, b, k, opts, stats, counters, rec);
-            seen.note(f, f.blocks[b].insts[k]);
-        }
+        marker.visit(f, b, k, opts, stats, counters, rec);
+        seen.note(f, f.blocks[b].insts[k]);
     }
     promoter.folds
 }

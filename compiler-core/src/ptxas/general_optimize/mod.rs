@@ -23,8 +23,11 @@
 //!
 //! Invariants: every loop is capped (option 464's budget where the spec puts it, and a
 //! hard cap of our own — [`hard_round_cap`] — everywhere, so oscillating rewrites end);
-//! after every rewrite the register table (defs, uses, def anchors) is recomputed by
-//! [`refresh`]; blocks keep their class-97 anchor first; nothing iterates a hash map.
+//! every rewrite is announced to the [`Tally`] before it is made, and the register table
+//! (defs, uses, def anchors) is exact whenever a step reads it (what [`refresh`] would
+//! compute); untraced runs skip walks a traced run makes, never a rewrite (see
+//! docs/general-optimize.md, "Untraced shortcuts"); blocks keep their class-97 anchor
+//! first; nothing iterates a hash map.
 
 pub mod consume;
 pub mod early;
