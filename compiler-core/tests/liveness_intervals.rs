@@ -379,7 +379,10 @@ fn random_range(rng: &mut Rng) -> LiveRange {
             is_phi_def: false,
         }]
     };
-    LiveRange { segments, valnos }
+    LiveRange {
+        segments: segments.into(),
+        valnos: valnos.into(),
+    }
 }
 
 #[test]
@@ -618,7 +621,7 @@ fn reference_range(mut segs: Vec<Segment>, valnos: &[VNInfo]) -> LiveRange {
         s.valno = used.iter().position(|&u| u == s.valno).unwrap() as u32;
     }
     LiveRange {
-        segments: out,
+        segments: out.into(),
         valnos: used.iter().map(|&v| valnos[v as usize]).collect(),
     }
 }
@@ -659,7 +662,7 @@ proptest! {
         d.dedup();
         prop_assume!(d.len() == defs.len());
         prop_assert_eq!(
-            LiveRange::from_segments(segs.clone(), &valnos),
+            LiveRange::from_segments(segs.clone().into(), &valnos),
             reference_range(segs, &valnos)
         );
     }

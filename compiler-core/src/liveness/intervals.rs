@@ -46,6 +46,7 @@ use alloc::string::String;
 use alloc::vec;
 use alloc::vec::Vec;
 use core::fmt::{self, Write};
+use smallvec::SmallVec;
 
 /// A value number: index into [`LiveRange::valnos`].
 pub type ValNo = u32;
@@ -88,11 +89,19 @@ pub struct Overlap {
     pub end: SlotIndex,
 }
 
+/// A range's segments. Most registers live in one or two segments and hold one or
+/// two values, so those stay inside the range itself: computing the intervals of a
+/// large function then allocates nothing for most registers, and walking them does
+/// not chase a pointer per register.
+pub type Segments = SmallVec<[Segment; 2]>;
+/// A range's values (see [`Segments`]).
+pub type ValNos = SmallVec<[VNInfo; 2]>;
+
 /// Sorted disjoint segments and their values.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct LiveRange {
-    pub segments: Vec<Segment>,
-    pub valnos: Vec<VNInfo>,
+    pub segments: Segments,
+    pub valnos: ValNos,
 }
 
 impl LiveRange {
@@ -260,7 +269,7 @@ impl LiveRange {
     /// The union of two ranges whose overlaps hold the same value (what a join of two
     /// registers produces); values are kept per def point.
     pub fn union(&self, other: &LiveRange) -> LiveRange {
-        let mut valnos: Vec<VNInfo> = self.valnos.clone();
+        let mut valnos: ValNos = self.valnos.clone();
         let mut map = Vec::with_capacity(other.valnos.len());
         for v in &other.valnos {
             match valnos
@@ -282,14 +291,15 @@ impl LiveRange {
         let key = |s: &Segment| (s.start, s.end);
         let sorted = |v: &[Segment]| v.windows(2).all(|w| key(&w[0]) <= key(&w[1]));
         if !(sorted(&self.segments) && sorted(&other.segments)) {
-            let mut segs: Vec<Segment> = self.segments.clone();
+            let mut segs: Segments = self.segments.clone();
             segs.extend(theirs);
             return LiveRange::from_segments(segs, &valnos);
         }
         // Both sides are in order: merge them (ours first on equal keys, as a stable
         // sort of ours-then-theirs would), in time linear in the two ranges. Joins
         // that grow one register across a whole function stay linear per join.
-        let mut segs: Vec<Segment> = Vec::with_capacity(self.segments.len() + other.segments.len());
+        let mut segs: Segments =
+            SmallVec::with_capacity(self.segments.len() + other.segments.len());
         let mut ours = self.segments.iter().copied().peekable();
         let mut theirs = theirs.peekable();
         loop {
@@ -307,7 +317,7 @@ impl LiveRange {
     /// Builds a range from unordered, possibly overlapping segments: sorted, overlaps
     /// resolved (the earlier-starting segment's value wins), touching segments of one
     /// value merged, unused values dropped and the rest numbered in def order.
-    pub fn from_segments(mut segs: Vec<Segment>, valnos: &[VNInfo]) -> LiveRange {
+    pub fn from_segments(mut segs: Segments, valnos: &[VNInfo]) -> LiveRange {
         // Callers often pass a range's own segments with new values: already in order,
         // and checking that is cheaper than sorting them again.
         let key = |s: &Segment| (s.start, s.end);
@@ -373,8 +383,8 @@ impl LiveRange {
     }
 
     /// [`LiveRange::from_segments`] for segments already ordered by (start, end).
-    fn from_sorted_segments(segs: Vec<Segment>, valnos: &[VNInfo]) -> LiveRange {
-        let mut out: Vec<Segment> = Vec::with_capacity(segs.len());
+    fn from_sorted_segments(segs: Segments, valnos: &[VNInfo]) -> LiveRange {
+        let mut out: Segments = SmallVec::with_capacity(segs.len());
         for s in segs {
             fold_segment(&mut out, s);
         }
@@ -394,7 +404,7 @@ impl LiveRange {
             used.dedup();
             used
         };
-        let new_vals: Vec<VNInfo> = used.iter().map(|&v| valnos[v as usize]).collect();
+        let new_vals: ValNos = used.iter().map(|&v| valnos[v as usize]).collect();
         // Old number → new number: the first place it has in `used`.
         let mut renumber: Vec<Option<ValNo>> = alloc::vec![None; valnos.len()];
         for (k, &u) in used.iter().enumerate() {
@@ -429,7 +439,7 @@ pub(super) enum Folded {
 /// One step of building a range from segments ordered by (start, end): `s` goes after
 /// `out`'s last segment, overlaps resolved (the earlier-starting segment's value wins)
 /// and touching segments of one value merged.
-pub(super) fn fold_segment(out: &mut Vec<Segment>, s: Segment) -> Folded {
+pub(super) fn fold_segment(out: &mut Segments, s: Segment) -> Folded {
     let last = out.last().map(|l| (l.end, l.valno));
     match last {
         Some((end, val)) if s.start < end => {
@@ -486,8 +496,8 @@ impl LiveIntervals {
     /// The whole-register range of `v` (empty if `v` is unknown).
     pub fn range(&self, v: VReg) -> &LiveRange {
         static EMPTY: LiveRange = LiveRange {
-            segments: Vec::new(),
-            valnos: Vec::new(),
+            segments: SmallVec::new_const(),
+            valnos: SmallVec::new_const(),
         };
         self.interval(v).map_or(&EMPTY, |li| &li.range)
     }
@@ -729,7 +739,7 @@ impl<'a> Builder<'a> {
         crate::sort::sort_by_key(blocks, |&b| {
             si.block_start(b).map_or(u32::MAX, |s| s.raw()).into()
         });
-        let mut segs: Vec<Segment> = Vec::new();
+        let mut segs: Segments = SmallVec::new();
         let mut k = 0;
         let effects = &self.effects;
         // Skip effects of blocks the indexes do not know (none in practice).
@@ -792,7 +802,7 @@ fn block_pos(si: &SlotIndexes, b: Block) -> u32 {
     si.block_start(b).map_or(u32::MAX, |s| s.raw())
 }
 
-fn push_segment(segs: &mut Vec<Segment>, start: SlotIndex, end: SlotIndex, valno: u32) {
+fn push_segment(segs: &mut Segments, start: SlotIndex, end: SlotIndex, valno: u32) {
     if start >= end {
         return;
     }
@@ -806,7 +816,7 @@ fn push_segment(segs: &mut Vec<Segment>, start: SlotIndex, end: SlotIndex, valno
 }
 
 /// Keeps the values some segment uses, numbered in def order.
-fn renumber(mut segs: Vec<Segment>, sc: &mut Scratch) -> LiveRange {
+fn renumber(mut segs: Segments, sc: &mut Scratch) -> LiveRange {
     let vals = &sc.vals;
     sc.used.clear();
     sc.used.resize(vals.len(), false);
@@ -821,7 +831,7 @@ fn renumber(mut segs: Vec<Segment>, sc: &mut Scratch) -> LiveRange {
     });
     sc.map.clear();
     sc.map.resize(vals.len(), 0);
-    let mut valnos = Vec::with_capacity(sc.order.len());
+    let mut valnos = ValNos::with_capacity(sc.order.len());
     for (n, &v) in sc.order.iter().enumerate() {
         sc.map[v as usize] = n as u32;
         valnos.push(vals[v as usize]);

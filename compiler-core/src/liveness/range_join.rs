@@ -20,7 +20,7 @@
 //! before an old one's or an old value loses its last segment; then one linear pass
 //! renumbers (values are numbered in def order).
 
-use super::intervals::{fold_segment, Folded, LiveRange, Segment};
+use super::intervals::{fold_segment, Folded, LiveRange, Segment, Segments};
 use super::ValNo;
 use alloc::vec;
 use alloc::vec::Vec;
@@ -104,7 +104,7 @@ impl LiveRange {
         };
         // Fold from the first inserted segment on; `self.segments[..p0]` stays.
         let p0 = self.segments.partition_point(|b| !goes_before(first, b));
-        let tail = self.segments.split_off(p0);
+        let tail: Segments = self.segments.drain(p0..).collect();
         let out = &mut self.segments;
         let mut new_used = vec![false; small.valnos.len()];
         // Values of the big side one of whose segments was swallowed by another value.
