@@ -93,3 +93,19 @@ fn errors_point_at_line_and_column() {
     let deep = format!(".entry k()\n{{\n{}", "{\n".repeat(200));
     assert!(ptx::parse(&deep).is_err());
 }
+
+/// The lexer walks bytes but counts columns in characters: text after a multi-byte
+/// character in a comment or a string is placed where an editor shows it, and a stray
+/// non-ASCII character is named whole.
+#[test]
+fn columns_count_characters_after_non_ascii_text() {
+    let e = ptx::parse(".version 7.8 /* é€ */ ?\n").unwrap_err();
+    assert_eq!((e.line, e.col), (1, 23), "{e}");
+    let e = ptx::parse(".version 7.8\n.file 1 \"ü.cu\" ?\n").unwrap_err();
+    assert_eq!((e.line, e.col), (2, 16), "{e}");
+    let e = ptx::parse(".version 7.8\n  λ\n").unwrap_err();
+    assert_eq!((e.line, e.col), (2, 3), "{e}");
+    assert!(e.message.contains('λ'), "{e}");
+    let m = ptx::parse("// ünïcode ✓\n.version 7.8\n.target sm_90\n").unwrap();
+    assert_eq!(ptx::parse(&ptx::print(&m)).unwrap(), m);
+}

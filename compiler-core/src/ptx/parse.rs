@@ -77,38 +77,51 @@ fn is_ident_char(c: char) -> bool {
 }
 
 fn lex(text: &str) -> Result<Vec<Token>, SourceError> {
-    let b: Vec<char> = text.chars().collect();
+    // Walked as bytes: every token boundary is ASCII, and a non-ASCII character (only
+    // legal in comments and strings) is decoded where it stands, so `i` stays on a
+    // character boundary and `col` counts characters.
+    let b = text.as_bytes();
+    let ch = |i: usize| -> char {
+        if b[i] < 0x80 {
+            b[i] as char
+        } else {
+            text[i..]
+                .chars()
+                .next()
+                .unwrap_or(char::REPLACEMENT_CHARACTER)
+        }
+    };
+    let byte = |i: usize| b.get(i).copied();
     let mut out = Vec::new();
     let (mut i, mut line, mut col) = (0usize, 1u32, 1u32);
     // Whether a token other than a comment started on the current line already.
     let mut line_has_token = false;
     macro_rules! adv {
         () => {{
-            if b[i] == '\n' {
+            if b[i] == b'\n' {
                 line += 1;
                 col = 1;
                 line_has_token = false;
             } else {
                 col += 1;
             }
-            i += 1;
+            i += if b[i] < 0x80 { 1 } else { ch(i).len_utf8() };
         }};
     }
     while i < b.len() {
-        let c = b[i];
+        let c = ch(i);
         if c.is_whitespace() {
             adv!();
             continue;
         }
         let (tl, tc) = (line, col);
-        if c == '/' && b.get(i + 1) == Some(&'/') {
+        if c == '/' && byte(i + 1) == Some(b'/') {
             let start = i + 2;
-            let mut j = start;
-            while j < b.len() && b[j] != '\n' {
-                j += 1;
-            }
-            let body: String = b[start..j].iter().collect();
-            let t = body.trim();
+            let j = b[start..]
+                .iter()
+                .position(|&x| x == b'\n')
+                .map_or(b.len(), |k| start + k);
+            let t = text[start..j].trim();
             let tok = if t == "begin inline asm" {
                 Some(Tok::AsmBegin)
             } else if t == "end inline asm" {
@@ -130,14 +143,14 @@ fn lex(text: &str) -> Result<Vec<Token>, SourceError> {
             }
             continue;
         }
-        if c == '/' && b.get(i + 1) == Some(&'*') {
+        if c == '/' && byte(i + 1) == Some(b'*') {
             adv!();
             adv!();
             loop {
                 if i >= b.len() {
                     return Err(SourceError::new(tl, tc, "unterminated `/*` comment"));
                 }
-                if b[i] == '*' && b.get(i + 1) == Some(&'/') {
+                if b[i] == b'*' && byte(i + 1) == Some(b'/') {
                     adv!();
                     adv!();
                     break;
@@ -158,42 +171,39 @@ fn lex(text: &str) -> Result<Vec<Token>, SourceError> {
             adv!();
             let mut s = String::new();
             loop {
-                if i >= b.len() || b[i] == '\n' {
+                if i >= b.len() || b[i] == b'\n' {
                     return Err(SourceError::new(tl, tc, "unterminated string"));
                 }
-                if b[i] == '"' {
+                if b[i] == b'"' {
                     adv!();
                     break;
                 }
-                if b[i] == '\\' && i + 1 < b.len() {
-                    s.push(b[i]);
+                if b[i] == b'\\' && i + 1 < b.len() {
+                    s.push('\\');
                     adv!();
                 }
-                s.push(b[i]);
+                s.push(ch(i));
                 adv!();
             }
             push(&mut out, Tok::Str(s));
             continue;
         }
-        if c == '.'
-            && b.get(i + 1)
-                .is_some_and(|c| c.is_ascii_alphabetic() || *c == '_')
-        {
+        if c == '.' && byte(i + 1).is_some_and(|c| c.is_ascii_alphabetic() || c == b'_') {
             let start = i;
             adv!();
-            while i < b.len() && (b[i].is_ascii_alphanumeric() || b[i] == '_') {
+            while i < b.len() && (b[i].is_ascii_alphanumeric() || b[i] == b'_') {
                 adv!();
             }
-            push(&mut out, Tok::Dir(b[start..i].iter().collect()));
+            push(&mut out, Tok::Dir(text[start..i].to_string()));
             continue;
         }
         if c.is_ascii_digit() {
             let start = i;
-            while i < b.len() && (b[i].is_ascii_alphanumeric() || b[i] == '.' || b[i] == '_') {
+            while i < b.len() && (b[i].is_ascii_alphanumeric() || b[i] == b'.' || b[i] == b'_') {
                 adv!();
             }
-            let s: String = b[start..i].iter().collect();
-            let tok = lex_number(&s).ok_or_else(|| {
+            let s = &text[start..i];
+            let tok = lex_number(s).ok_or_else(|| {
                 SourceError::new(tl, tc, format!("`{s}` is not a number PTX accepts"))
             })?;
             push(&mut out, tok);
@@ -202,13 +212,11 @@ fn lex(text: &str) -> Result<Vec<Token>, SourceError> {
         if is_ident_start(c) {
             let start = i;
             adv!();
+            let ident = |k: usize| byte(k).is_some_and(|x| is_ident_char(x as char));
             loop {
-                if i < b.len() && is_ident_char(b[i]) {
+                if ident(i) {
                     adv!();
-                } else if b.get(i) == Some(&':')
-                    && b.get(i + 1) == Some(&':')
-                    && b.get(i + 2).is_some_and(|&c| is_ident_char(c))
-                {
+                } else if byte(i) == Some(b':') && byte(i + 1) == Some(b':') && ident(i + 2) {
                     // `shared::cta`, `mbarrier::complete_tx::bytes` inside an opcode.
                     adv!();
                     adv!();
@@ -216,11 +224,11 @@ fn lex(text: &str) -> Result<Vec<Token>, SourceError> {
                     break;
                 }
             }
-            let s: String = b[start..i].iter().collect();
+            let s = &text[start..i];
             if s == "%" {
                 return Err(SourceError::new(tl, tc, "`%` must start a register name"));
             }
-            push(&mut out, Tok::Ident(s));
+            push(&mut out, Tok::Ident(s.to_string()));
             continue;
         }
         if ",;:{}[]()<>+-|!@=".contains(c) {
@@ -301,10 +309,14 @@ impl Parser {
     }
     fn next(&mut self) -> Tok {
         let t = self.toks[self.pos].tok.clone();
+        self.advance();
+        t
+    }
+    /// Moves past the current token (the last, `Eof`, stays current).
+    fn advance(&mut self) {
         if self.pos + 1 < self.toks.len() {
             self.pos += 1;
         }
-        t
     }
     fn err_here(&self, expected: &str) -> SourceError {
         let t = &self.toks[self.pos];
@@ -319,7 +331,7 @@ impl Parser {
     }
     fn eat_punct(&mut self, c: char) -> bool {
         if self.is_punct(c) {
-            self.next();
+            self.advance();
             true
         } else {
             false
@@ -335,7 +347,7 @@ impl Parser {
     fn expect_ident(&mut self, what: &str) -> R<String> {
         match self.peek().clone() {
             Tok::Ident(s) => {
-                self.next();
+                self.advance();
                 Ok(s)
             }
             _ => Err(self.err_here(what)),
@@ -344,7 +356,7 @@ impl Parser {
     fn expect_u32(&mut self, what: &str) -> R<u32> {
         match *self.peek() {
             Tok::Int(v) if (0..=u32::MAX as i64).contains(&v) => {
-                self.next();
+                self.advance();
                 Ok(v as u32)
             }
             _ => Err(self.err_here(what)),
@@ -352,7 +364,7 @@ impl Parser {
     }
     fn skip_comments(&mut self) {
         while matches!(self.peek(), Tok::LineComment(_)) {
-            self.next();
+            self.advance();
         }
     }
     fn enter(&mut self) -> R<()> {
@@ -370,7 +382,7 @@ impl Parser {
             match self.peek().clone() {
                 Tok::Eof => break,
                 Tok::Dir(d) if d == ".version" => {
-                    self.next();
+                    self.advance();
                     m.version = Some(match self.next() {
                         Tok::Dec(s) => s,
                         Tok::Int(v) => v.to_string(),
@@ -381,23 +393,23 @@ impl Parser {
                     });
                 }
                 Tok::Dir(d) if d == ".target" => {
-                    self.next();
+                    self.advance();
                     m.target.push(self.expect_ident("a target such as sm_90")?);
                     while self.eat_punct(',') {
                         m.target.push(self.expect_ident("a target option")?);
                     }
                 }
                 Tok::Dir(d) if d == ".address_size" => {
-                    self.next();
+                    self.advance();
                     m.address_size = Some(self.expect_u32("32 or 64")?);
                 }
                 Tok::Dir(d) if d == ".pragma" => {
-                    self.next();
+                    self.advance();
                     m.items.push(Item::Pragma(self.pragma_rest()?));
                 }
                 Tok::Dir(_) => m.items.push(self.item()?),
                 Tok::AsmBegin | Tok::AsmEnd => {
-                    self.next();
+                    self.advance();
                 }
                 _ => return Err(self.err_here("a directive such as `.version` or `.entry`")),
             }
@@ -429,11 +441,11 @@ impl Parser {
         while let Tok::Dir(d) = self.peek().clone() {
             match d.as_str() {
                 ".visible" | ".extern" | ".weak" | ".common" => {
-                    self.next();
+                    self.advance();
                     linkage.push(d);
                 }
                 ".entry" | ".func" => {
-                    self.next();
+                    self.advance();
                     let kind = if d == ".entry" {
                         FuncKind::Entry
                     } else {
@@ -468,7 +480,7 @@ impl Parser {
             self.skip_comments();
             match self.peek().clone() {
                 Tok::Dir(d) if d != ".pragma" => {
-                    self.next();
+                    self.advance();
                     let mut nums = Vec::new();
                     if let Tok::Int(_) = self.peek() {
                         nums.push(self.expect_u32("a number")?);
@@ -488,7 +500,7 @@ impl Parser {
             if !self.is_punct('{') {
                 return Err(self.err_here("`{` or `;` after the function signature"));
             }
-            self.next();
+            self.advance();
             Some(self.stmts_until_brace()?)
         };
         Ok(Function {
@@ -527,7 +539,7 @@ impl Parser {
         loop {
             match self.peek().clone() {
                 Tok::Dir(d) => {
-                    self.next();
+                    self.advance();
                     let align = d == ".align";
                     words.push(d);
                     if align {
@@ -553,7 +565,7 @@ impl Parser {
     fn var_decl(&mut self) -> R<VarDecl> {
         let mut words = Vec::new();
         while let Tok::Dir(d) = self.peek().clone() {
-            self.next();
+            self.advance();
             let align = d == ".align";
             words.push(d);
             if align {
@@ -587,7 +599,7 @@ impl Parser {
                             depth -= 1;
                         }
                         toks.push(tok_text(&t));
-                        self.next();
+                        self.advance();
                     }
                 }
             }
@@ -611,7 +623,7 @@ impl Parser {
         loop {
             match self.peek() {
                 Tok::Punct('}') => {
-                    self.next();
+                    self.advance();
                     break;
                 }
                 Tok::Eof => return Err(self.err_here("`}` closing the body")),
@@ -625,17 +637,17 @@ impl Parser {
     fn stmt(&mut self) -> R<Stmt> {
         match self.peek().clone() {
             Tok::LineComment(c) => {
-                self.next();
+                self.advance();
                 Ok(Stmt::Comment(c))
             }
             Tok::AsmBegin => {
-                self.next();
+                self.advance();
                 self.enter()?;
                 let mut v = Vec::new();
                 loop {
                     match self.peek() {
                         Tok::AsmEnd => {
-                            self.next();
+                            self.advance();
                             break;
                         }
                         Tok::Eof | Tok::Punct('}') => {
@@ -649,14 +661,14 @@ impl Parser {
             }
             Tok::AsmEnd => Err(self.err_here("a statement (an `// end inline asm` has no begin)")),
             Tok::Punct('{') => {
-                self.next();
+                self.advance();
                 Ok(Stmt::Scope(self.stmts_until_brace()?))
             }
             Tok::Dir(d) if d == ".reg" => {
-                self.next();
+                self.advance();
                 let mut words = Vec::new();
                 while let Tok::Dir(w) = self.peek().clone() {
-                    self.next();
+                    self.advance();
                     words.push(w);
                 }
                 if words.is_empty() {
@@ -681,13 +693,13 @@ impl Parser {
                 Ok(Stmt::Reg(RegDecl { words, names }))
             }
             Tok::Dir(d) if d == ".pragma" => {
-                self.next();
+                self.advance();
                 Ok(Stmt::Pragma(self.pragma_rest()?))
             }
             Tok::Dir(_) => Ok(Stmt::Var(self.var_decl()?)),
             Tok::Ident(name) if self.peek_at(1) == &Tok::Punct(':') => {
-                self.next();
-                self.next();
+                self.advance();
+                self.advance();
                 Ok(Stmt::Label(name))
             }
             Tok::Ident(_) | Tok::Punct('@') => Ok(Stmt::Inst(self.inst()?)),
@@ -755,7 +767,7 @@ impl Parser {
     fn operand_atom(&mut self) -> R<Operand> {
         match self.peek().clone() {
             Tok::Ident(s) => {
-                self.next();
+                self.advance();
                 if s.starts_with('%') {
                     Ok(Operand::Reg(s))
                 } else {
@@ -766,30 +778,30 @@ impl Parser {
                 Ok(Operand::Imm(self.imm(false)?))
             }
             Tok::Punct('-') => {
-                self.next();
+                self.advance();
                 Ok(Operand::Imm(self.imm(true)?))
             }
             Tok::Punct('!') => {
-                self.next();
+                self.advance();
                 let inner = self.operand_atom()?;
                 Ok(Operand::Not(Box::new(inner)))
             }
             Tok::Punct('{') => {
-                self.next();
+                self.advance();
                 self.enter()?;
                 let v = self.list('}')?;
                 self.depth -= 1;
                 Ok(Operand::Vec(v))
             }
             Tok::Punct('(') => {
-                self.next();
+                self.advance();
                 self.enter()?;
                 let v = self.list(')')?;
                 self.depth -= 1;
                 Ok(Operand::Paren(v))
             }
             Tok::Punct('[') => {
-                self.next();
+                self.advance();
                 self.address()
             }
             _ => Err(self.err_here("an operand")),
@@ -824,7 +836,7 @@ impl Parser {
         let mut offset = 0i64;
         match self.peek().clone() {
             Tok::Ident(s) => {
-                self.next();
+                self.advance();
                 base = if s.starts_with('%') {
                     AddrBase::Reg(s)
                 } else {
@@ -832,11 +844,11 @@ impl Parser {
                 };
             }
             Tok::Int(v) => {
-                self.next();
+                self.advance();
                 offset = v;
             }
             Tok::Hex(v) => {
-                self.next();
+                self.advance();
                 offset = v as i64;
             }
             _ => return Err(self.err_here("a register, symbol or number inside `[ ]`")),
