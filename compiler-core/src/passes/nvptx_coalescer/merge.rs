@@ -10,6 +10,7 @@ use crate::trace::{recorded_segments, Focus, Payload, Recorder, Step};
 use alloc::format;
 use alloc::string::String;
 use alloc::vec::Vec;
+use smallvec::SmallVec;
 
 impl<R: Recorder> Nvptx<'_, '_, R> {
     fn unit_of(s: Side) -> Unit {
@@ -283,7 +284,7 @@ impl<R: Recorder> Nvptx<'_, '_, R> {
         } else {
             (gone.0, keep.0)
         };
-        let mut touched: Vec<Inst> = self.du.defs[from]
+        let mut touched: SmallVec<[Inst; 8]> = self.du.defs[from]
             .iter()
             .chain(self.du.uses[from].iter())
             .copied()
@@ -332,8 +333,8 @@ impl<R: Recorder> Nvptx<'_, '_, R> {
         self.coalesced[copy] = true;
         // The copy now copies a unit onto itself: erase it (and any other instruction
         // of `gone` that does).
-        let doomed = if swap {
-            self.doomed_after_swap(&touched, &named_gone, gone.0)
+        let doomed: SmallVec<[Inst; 2]> = if swap {
+            self.doomed_after_swap(&touched, &named_gone, gone.0).into()
         } else {
             let f = &*self.ed.f;
             touched
@@ -424,10 +425,6 @@ impl<R: Recorder> Nvptx<'_, '_, R> {
         let events = self.tree.take_events();
         let rot = self.tree.rotations;
         let snap = (self.tree.len() <= SNAPSHOT_MAX).then(|| self.tree.snapshot());
-        let lane_note = match keep.1 {
-            Some(l) => format!(" The scalar now lives in lane sub{l}; its sibling lanes keep their own ranges, and this lane is no longer free for another value."),
-            None => String::new(),
-        };
         let level = if block_level {
             "Block-level merge"
         } else {
@@ -436,6 +433,10 @@ impl<R: Recorder> Nvptx<'_, '_, R> {
         let (dn, sn) = (String::from(dn), String::from(sn));
         let _ = erased;
         self.step(|| {
+            let lane_note = match keep.1 {
+                Some(l) => format!(" The scalar now lives in lane sub{l}; its sibling lanes keep their own ranges, and this lane is no longer free for another value."),
+                None => String::new(),
+            };
             Step::new("merge", format!("{level}: {dn} ← {sn} — the two never hold different values at once, so they become one register and the copy is erased.{lane_note}"))
                 .focus(Focus::vreg(keep.0))
                 .payload(Payload::CoalesceDecision { copy: copy.index() as u32, dst: keep.0.index() as u32, src: gone.0.index() as u32, verdict: "merged", dst_range: kr, src_range: gr, conflicts: Vec::new(), dst_lane: keep.1, dst_segments: ks, src_segments: gs, merged, conflict_spans: Vec::new() })
