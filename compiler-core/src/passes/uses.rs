@@ -49,7 +49,15 @@ pub struct DefUse {
 
 impl DefUse {
     pub fn compute(f: &Function) -> Self {
-        let mut du = DefUse::default();
+        // Sized for every register up front: grown one register at a time, the four
+        // tables were copied a dozen times each on a large function.
+        let n = f.vreg_end as usize;
+        let mut du = DefUse {
+            defs: SecondaryMap::with_capacity(n),
+            uses: SecondaryMap::with_capacity(n),
+            def_index: SecondaryMap::with_capacity(n),
+            use_index: SecondaryMap::with_capacity(n),
+        };
         for (_, i) in f.all_insts() {
             du.add_inst(f, i);
         }
