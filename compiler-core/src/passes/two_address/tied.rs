@@ -16,14 +16,19 @@ use alloc::format;
 use alloc::string::String;
 use alloc::vec;
 use alloc::vec::Vec;
+use smallvec::{smallvec, SmallVec};
 
 /// (use index, def index).
 pub type TiedPair = (usize, usize);
+/// One register's pairs (LLVM's `SmallVector<pair, 4>`: inline, as here).
+pub type TiedPairs = SmallVec<[TiedPair; 4]>;
 
 /// collectTiedOperands' map, bucket for bucket.
 #[derive(Clone, Debug)]
 pub struct TiedOperandMap {
-    buckets: Vec<Option<(Reg, Vec<TiedPair>)>>,
+    /// Four inline buckets, as LLVM's: building the map for an instruction allocates
+    /// nothing until a fourth register would pass the three-quarters load.
+    buckets: SmallVec<[Option<(Reg, TiedPairs)>; 4]>,
     len: usize,
 }
 
@@ -45,7 +50,7 @@ fn key_of(r: Reg) -> u32 {
 impl TiedOperandMap {
     pub fn new() -> Self {
         TiedOperandMap {
-            buckets: vec![None; 4],
+            buckets: smallvec![None; 4],
             len: 0,
         }
     }
@@ -78,7 +83,7 @@ impl TiedOperandMap {
             self.grow();
             return self.push(reg, pair);
         }
-        self.buckets[b] = Some((reg, vec![pair]));
+        self.buckets[b] = Some((reg, smallvec![pair]));
         self.len += 1;
     }
 
@@ -89,7 +94,7 @@ impl TiedOperandMap {
         } else {
             4
         };
-        let old = core::mem::replace(&mut self.buckets, vec![None; size]);
+        let old = core::mem::replace(&mut self.buckets, smallvec![None; size]);
         for (r, pairs) in old.into_iter().flatten() {
             let (b, _) = self.probe(key_of(r));
             self.buckets[b] = Some((r, pairs));
@@ -97,7 +102,7 @@ impl TiedOperandMap {
     }
 
     /// Entries in bucket order.
-    pub fn iter(&self) -> impl Iterator<Item = (Reg, Vec<TiedPair>)> + '_ {
+    pub fn iter(&self) -> impl Iterator<Item = (Reg, TiedPairs)> + '_ {
         self.buckets.iter().flatten().map(|(r, p)| (*r, p.clone()))
     }
 
@@ -217,7 +222,7 @@ impl<R: Recorder> TwoAddr<'_, '_, R> {
     /// processTiedPairs: for each pair whose registers still differ, insert
     /// `dst = COPY src` before `mi`, rename the use, tighten the class and keep kills,
     /// DistanceMap and the equivalence classes current.
-    pub(crate) fn process_tied_pairs(&mut self, mi: Inst, pairs: Vec<TiedPair>, dist: &mut u32) {
+    pub(crate) fn process_tied_pairs(&mut self, mi: Inst, pairs: TiedPairs, dist: &mut u32) {
         let early_clobber = pairs
             .iter()
             .any(|&(_, d)| self.ed.f.insts[mi].operands[d].has(oflag::EARLY_CLOBBER));
