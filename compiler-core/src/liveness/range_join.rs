@@ -26,14 +26,14 @@ use smallvec::{smallvec, SmallVec};
 
 /// Per-join bookkeeping, indexed by value number: a join usually brings one or two
 /// values, so these stay on the stack instead of costing an allocation each.
-type Scratch<T> = SmallVec<[T; 8]>;
+type PerValue<T> = SmallVec<[T; 8]>;
 
 impl LiveRange {
     /// Segments non-empty, ordered and disjoint, touching segments of one value merged,
     /// every value used by some segment, values strictly in def order: what
     /// [`LiveRange::from_segments`] builds when no two values share a def. Linear.
     pub fn is_canonical(&self) -> bool {
-        let mut used: Scratch<bool> = smallvec![false; self.valnos.len()];
+        let mut used: PerValue<bool> = smallvec![false; self.valnos.len()];
         let mut prev: Option<&Segment> = None;
         for s in &self.segments {
             let Some(u) = used.get_mut(s.valno as usize) else {
@@ -81,7 +81,7 @@ impl LiveRange {
         // The small side's values in the big side's numbering; values the big side
         // lacks get `nb + k` (k: their number in the small side) until renumbered.
         let nb = big.valnos.len() as ValNo;
-        let mut map: Scratch<ValNo> = SmallVec::with_capacity(small.valnos.len());
+        let mut map: PerValue<ValNo> = SmallVec::with_capacity(small.valnos.len());
         for (k, v) in small.valnos.iter().enumerate() {
             let p = big.valnos.partition_point(|b| b.def < v.def);
             match big.valnos.get(p) {
@@ -109,9 +109,9 @@ impl LiveRange {
         let p0 = self.segments.partition_point(|b| !goes_before(first, b));
         let tail: Segments = self.segments.drain(p0..).collect();
         let out = &mut self.segments;
-        let mut new_used: Scratch<bool> = smallvec![false; small.valnos.len()];
+        let mut new_used: PerValue<bool> = smallvec![false; small.valnos.len()];
         // Values of the big side one of whose segments was swallowed by another value.
-        let mut swallowed: Scratch<ValNo> = SmallVec::new();
+        let mut swallowed: PerValue<ValNo> = SmallVec::new();
         let (mut i, mut j) = (0, 0);
         let mut rest = tail.len();
         loop {
@@ -151,7 +151,7 @@ impl LiveRange {
         // the other register covers entirely).
         crate::sort::sort_ints(&mut swallowed);
         swallowed.dedup();
-        let mut alive: Scratch<bool> = smallvec![false; swallowed.len()];
+        let mut alive: PerValue<bool> = smallvec![false; swallowed.len()];
         let mark = |segs: &[Segment], alive: &mut [bool]| {
             for s in segs {
                 if let Ok(k) = swallowed.binary_search(&s.valno) {
@@ -163,20 +163,20 @@ impl LiveRange {
         if alive.contains(&false) {
             mark(out, &mut alive);
         }
-        let removed: Scratch<ValNo> = swallowed
+        let removed: PerValue<ValNo> = swallowed
             .iter()
             .zip(&alive)
             .filter(|(_, &a)| !a)
             .map(|(&v, _)| v)
             .collect();
-        let added: Scratch<usize> = (0..small.valnos.len()).filter(|&k| new_used[k]).collect();
+        let added: PerValue<usize> = (0..small.valnos.len()).filter(|&k| new_used[k]).collect();
         let appended = removed.is_empty()
             && added.first().is_none_or(|&k| {
                 self.valnos
                     .last()
                     .is_none_or(|l| l.def < small.valnos[k].def)
             });
-        let mut renumber: Scratch<ValNo> = smallvec![0; small.valnos.len()];
+        let mut renumber: PerValue<ValNo> = smallvec![0; small.valnos.len()];
         if appended {
             // New values come after every old one: only the folded part holds them.
             for &k in &added {
@@ -193,7 +193,7 @@ impl LiveRange {
         // Otherwise merge both value lists in def order (defs are distinct) and
         // renumber every segment.
         let old = core::mem::take(&mut self.valnos);
-        let mut keep: Scratch<ValNo> = smallvec![0; old.len()];
+        let mut keep: PerValue<ValNo> = smallvec![0; old.len()];
         let (mut a, mut b) = (0, 0);
         while a < old.len() || b < added.len() {
             let take_old =

@@ -4,13 +4,13 @@ use super::classify::{side_class, Candidate, CopyKind, Side};
 use super::{key_pair, Nvptx, Unit, SNAPSHOT_MAX};
 use crate::entity::EntityRef;
 use crate::liveness::{LiveRange, SlotIndex, ValNo};
+use crate::mir::instr::InstList;
 use crate::mir::{oflag, CopyFamily, Function, Inst, Op, Reg, SubReg, VReg};
 use crate::passes::register_coalescer::conflict_span;
 use crate::trace::{recorded_segments, Focus, Payload, Recorder, Step};
 use alloc::format;
 use alloc::string::String;
 use alloc::vec::Vec;
-use smallvec::SmallVec;
 
 impl<R: Recorder> Nvptx<'_, '_, R> {
     fn unit_of(s: Side) -> Unit {
@@ -284,7 +284,7 @@ impl<R: Recorder> Nvptx<'_, '_, R> {
         } else {
             (gone.0, keep.0)
         };
-        let mut touched: SmallVec<[Inst; 8]> = self.du.defs[from]
+        let mut touched: InstList = self.du.defs[from]
             .iter()
             .chain(self.du.uses[from].iter())
             .copied()
@@ -333,8 +333,8 @@ impl<R: Recorder> Nvptx<'_, '_, R> {
         self.coalesced[copy] = true;
         // The copy now copies a unit onto itself: erase it (and any other instruction
         // of `gone` that does).
-        let doomed: SmallVec<[Inst; 2]> = if swap {
-            self.doomed_after_swap(&touched, &named_gone, gone.0).into()
+        let doomed: InstList = if swap {
+            self.doomed_after_swap(&touched, &named_gone, gone.0)
         } else {
             let f = &*self.ed.f;
             touched
@@ -430,7 +430,6 @@ impl<R: Recorder> Nvptx<'_, '_, R> {
         } else {
             "Merge"
         };
-        let (dn, sn) = (String::from(dn), String::from(sn));
         let _ = erased;
         self.step(|| {
             let lane_note = match keep.1 {

@@ -23,6 +23,7 @@
 use super::merge::copies_onto_itself;
 use super::{Nvptx, Unit};
 use crate::entity::EntityRef;
+use crate::mir::instr::InstList;
 use crate::mir::{Inst, Reg, VReg};
 use crate::trace::Recorder;
 use alloc::vec::Vec;
@@ -70,9 +71,9 @@ impl<R: Recorder> Nvptx<'_, '_, R> {
         touched: &[Inst],
         named_gone: &[bool],
         gone: VReg,
-    ) -> Vec<Inst> {
+    ) -> InstList {
         let f = &*self.ed.f;
-        let mut out: Vec<Inst> = touched
+        let mut out: InstList = touched
             .iter()
             .zip(named_gone)
             .filter(|&(&i, &named)| named && copies_onto_itself(f, i))

@@ -26,8 +26,9 @@ pub type TiedPairs = SmallVec<[TiedPair; 4]>;
 /// collectTiedOperands' map, bucket for bucket.
 #[derive(Clone, Debug)]
 pub struct TiedOperandMap {
-    /// Four inline buckets, as LLVM's: building the map for an instruction allocates
-    /// nothing until a fourth register would pass the three-quarters load.
+    /// Four inline buckets, as LLVM's: the map of an instruction tying one or two
+    /// registers allocates nothing (a third passes the three-quarters load and grows
+    /// it to 64 buckets).
     buckets: SmallVec<[Option<(Reg, TiedPairs)>; 4]>,
     len: usize,
 }
