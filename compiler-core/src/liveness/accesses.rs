@@ -80,90 +80,52 @@ impl Accesses {
         let n = f.vreg_end as usize;
         let mut counts = vec![0u32; n + 1];
         let mut phi_counts = vec![0u32; n + 1];
-        let visit = |f: &Function, sink: &mut dyn FnMut(VReg, Item)| {
-            for (b, i) in f.all_insts() {
-                let d = &f.insts[i];
-                let is_phi = d.is(crate::mir::Op::PHI);
-                for (k, o) in d.operands.iter().enumerate() {
-                    let Some(v) = o.vreg_of() else { continue };
-                    if v.index() >= n || o.has(oflag::DEBUG_USE) {
-                        continue;
-                    }
-                    let is_def = o.is_def();
-                    if !is_def && o.has(oflag::UNDEF) {
-                        continue;
-                    }
-                    if is_phi && !is_def {
-                        if let Some(OperandKind::Block(pred)) =
-                            d.operands.get(k + 1).map(|x| x.kind)
-                        {
-                            sink(
-                                v,
-                                Item::Phi(PhiUse {
-                                    pred,
-                                    phi: i,
-                                    op: k as u16,
-                                }),
-                            );
-                            continue;
-                        }
-                    }
-                    sink(
-                        v,
-                        Item::Access(Access {
-                            block: b,
-                            inst: i,
-                            op: k as u16,
-                            is_def,
-                            reads: if is_def {
-                                o.subreg.is_some() && !o.has(oflag::UNDEF)
-                            } else {
-                                true
-                            },
-                            early_clobber: o.has(oflag::EARLY_CLOBBER),
-                            lanes: operand_lanes(o.subreg),
-                        }),
-                    );
+        // One walk: the items go to a staging list in walk order while they are
+        // counted, then a counting sort moves them into per-vreg rows. A second walk
+        // over the instructions would fetch every operand again; on a large function
+        // that is a trip to memory per operand, where the staging list streams.
+        let mut staged: Vec<(u32, Access)> = Vec::with_capacity(f.insts.len() * 2);
+        let mut staged_phis: Vec<(u32, PhiUse)> = Vec::new();
+        for (b, i) in f.all_insts() {
+            let d = &f.insts[i];
+            let is_phi = d.is(crate::mir::Op::PHI);
+            for (k, o) in d.operands.iter().enumerate() {
+                let Some(v) = o.vreg_of() else { continue };
+                if v.index() >= n || o.has(oflag::DEBUG_USE) {
+                    continue;
                 }
+                let is_def = o.is_def();
+                if !is_def && o.has(oflag::UNDEF) {
+                    continue;
+                }
+                if is_phi && !is_def {
+                    if let Some(OperandKind::Block(pred)) = d.operands.get(k + 1).map(|x| x.kind)
+                    {
+                        phi_counts[v.index()] += 1;
+                        let op = k as u16;
+                        staged_phis.push((v.as_u32(), PhiUse { pred, phi: i, op }));
+                        continue;
+                    }
+                }
+                counts[v.index()] += 1;
+                staged.push((
+                    v.as_u32(),
+                    Access {
+                        block: b,
+                        inst: i,
+                        op: k as u16,
+                        is_def,
+                        reads: !is_def || (o.subreg.is_some() && !o.has(oflag::UNDEF)),
+                        early_clobber: o.has(oflag::EARLY_CLOBBER),
+                        lanes: operand_lanes(o.subreg),
+                    },
+                ));
             }
-        };
-        visit(f, &mut |v, it| match it {
-            Item::Access(_) => counts[v.index()] += 1,
-            Item::Phi(_) => phi_counts[v.index()] += 1,
-        });
+        }
         let mut starts = prefix_sums(&counts);
         let mut phi_starts = prefix_sums(&phi_counts);
-        let mut items = vec![
-            Access {
-                block: Block::new(0),
-                inst: Inst::new(0),
-                op: 0,
-                is_def: false,
-                reads: false,
-                early_clobber: false,
-                lanes: 0,
-            };
-            starts[n] as usize
-        ];
-        let mut phi_items = vec![
-            PhiUse {
-                pred: Block::new(0),
-                phi: Inst::new(0),
-                op: 0
-            };
-            phi_starts[n] as usize
-        ];
-        // Fill using the starts as cursors, then shift them back.
-        visit(f, &mut |v, it| match it {
-            Item::Access(a) => {
-                items[starts[v.index()] as usize] = a;
-                starts[v.index()] += 1;
-            }
-            Item::Phi(p) => {
-                phi_items[phi_starts[v.index()] as usize] = p;
-                phi_starts[v.index()] += 1;
-            }
-        });
+        let items = scatter(&staged, &mut starts);
+        let phi_items = scatter(&staged_phis, &mut phi_starts);
         shift_back(&mut starts, &counts);
         shift_back(&mut phi_starts, &phi_counts);
         Accesses {
@@ -193,9 +155,19 @@ impl Accesses {
     }
 }
 
-enum Item {
-    Access(Access),
-    Phi(PhiUse),
+/// Places each staged item at its row's cursor (rows keep walk order); the cursors end
+/// one row further on and are shifted back by the caller.
+fn scatter<T: Copy>(staged: &[(u32, T)], cursors: &mut [u32]) -> Vec<T> {
+    let Some(&(_, first)) = staged.first() else {
+        return Vec::new();
+    };
+    let mut out = vec![first; staged.len()];
+    for &(v, item) in staged {
+        let c = &mut cursors[v as usize];
+        out[*c as usize] = item;
+        *c += 1;
+    }
+    out
 }
 
 fn prefix_sums(counts: &[u32]) -> Vec<u32> {
