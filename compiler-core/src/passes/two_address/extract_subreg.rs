@@ -107,8 +107,8 @@ impl<R: Recorder> TwoAddr<'_, '_, R> {
             );
             self.rec.remark(remark);
             let (dn, sn) = (
-                self.reg_name(crate::mir::Reg::Virt(dst)),
-                self.reg_name(crate::mir::Reg::Virt(src)),
+                self.trace_name(crate::mir::Reg::Virt(dst)),
+                self.trace_name(crate::mir::Reg::Virt(src)),
             );
             self.step(|| {
                 let lane_txt = lane.map_or(alloc::string::String::new(), |l| format!(" lane sub{l} of"));

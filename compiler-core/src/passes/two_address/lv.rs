@@ -8,7 +8,7 @@
 
 use super::TwoAddr;
 use crate::entity::SecondaryMap;
-use crate::mir::{oflag, Block, Function, Inst, Reg, VReg};
+use crate::mir::{oflag, Block, Function, Inst, Operand, Reg, VReg};
 use crate::trace::Recorder;
 use alloc::vec::Vec;
 
@@ -18,7 +18,7 @@ pub struct VarInfo {
     /// Set once createNewVarInfo/initVarInfo ran or the register existed at the start.
     pub exists: bool,
     /// Instructions that kill the register (flag `killed` on a use).
-    pub kills: Vec<Inst>,
+    pub kills: crate::passes::uses::InstList,
     /// Blocks the register is known to be live in (maintained by addNewBlock).
     pub alive_blocks: Vec<Block>,
 }
@@ -29,24 +29,30 @@ pub struct LvUpkeep {
 }
 
 impl LvUpkeep {
-    /// Reads the kill flags the function carries into VarInfo kill lists.
+    /// An empty upkeep for `f`: every existing register gets a VarInfo; kill lists are
+    /// filled by [`LvUpkeep::note_operand`] during the def/use walk.
     pub fn new(f: &Function, enabled: bool) -> Self {
         let mut vars: SecondaryMap<VReg, VarInfo> = SecondaryMap::new();
         if enabled {
+            vars.resize(f.vreg_end as usize);
             for v in f.vreg_list() {
                 vars[v].exists = true;
             }
-            for (_, i) in f.all_insts() {
-                for op in &f.insts[i].operands {
-                    if let (Some(v), true) = (op.vreg_of(), op.is_use() && op.has(oflag::KILL)) {
-                        if !vars[v].kills.contains(&i) {
-                            vars[v].kills.push(i);
-                        }
-                    }
-                }
-            }
         }
         LvUpkeep { enabled, vars }
+    }
+
+    /// Reads one operand's kill flag into the register's kill list.
+    pub fn note_operand(&mut self, i: Inst, op: &Operand) {
+        if !self.enabled || !op.is_use() || !op.has(oflag::KILL) {
+            return;
+        }
+        if let Some(v) = op.vreg_of() {
+            let kills = &mut self.vars[v].kills;
+            if !kills.contains(&i) {
+                kills.push(i);
+            }
+        }
     }
 }
 
@@ -147,7 +153,7 @@ impl<R: Recorder> TwoAddr<'_, '_, R> {
         self.lv_count();
         self.lv.vars[dst].exists = true;
         self.lv_count();
-        self.lv.vars[dst].kills.retain(|&k| k != pseudo);
+        self.lv.vars[dst].kills.retain(|k| *k != pseudo);
         // 4. findKill: where does `src` die in this block?
         let kill = self.lv_find_kill(src, b);
         // 5. addKill / removeKill: if the pseudo killed `src` through this pair, the COPY does now.

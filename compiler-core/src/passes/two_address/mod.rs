@@ -94,8 +94,14 @@ pub fn run_with_classes<R: Recorder>(
     let mut opts = opts.clone();
     opts.optnone |= f.props.optnone;
     let opts = &opts;
-    let du = DefUse::compute(f);
-    let lv = lv::LvUpkeep::new(f, opts.live_variables);
+    // One walk builds the def/use lists and reads the kill flags.
+    let mut lv = lv::LvUpkeep::new(f, opts.live_variables);
+    let du = DefUse::compute_visiting(f, |i, op| lv.note_operand(i, op));
+    // Per-instruction tables with an entry for every instruction up front.
+    let mut dist = SecondaryMap::new();
+    dist.resize(f.insts.len());
+    let mut processed = SecondaryMap::new();
+    processed.resize(f.insts.len());
     let mut p = TwoAddr {
         ed: Editor::new(f, tracing),
         rec,
@@ -103,11 +109,11 @@ pub fn run_with_classes<R: Recorder>(
         stats: Stats::with(&STAT_NAMES),
         du,
         lv,
-        dist: SecondaryMap::new(),
+        dist,
         dist_set: Vec::new(),
         src_reg_map: BTreeMap::new(),
         dst_reg_map: BTreeMap::new(),
-        processed: SecondaryMap::new(),
+        processed,
         processed_set: Vec::new(),
         classes: CopyClasses::default(),
         block_classes: CopyClasses::default(),
@@ -264,6 +270,14 @@ impl<R: Recorder> TwoAddr<'_, '_, R> {
     /// Records a step with the edits made since the previous one.
     pub(crate) fn step(&mut self, make: impl FnOnce() -> Step) {
         crate::trace::record(self.rec, &mut self.ed, make);
+    }
+
+    /// [`TwoAddr::reg_name`] for narration only: empty, and free, when tracing is off.
+    pub(crate) fn trace_name(&self, r: Reg) -> alloc::string::String {
+        if !R::ENABLED {
+            return alloc::string::String::new();
+        }
+        self.reg_name(r)
     }
 
     pub(crate) fn reg_name(&self, r: Reg) -> alloc::string::String {

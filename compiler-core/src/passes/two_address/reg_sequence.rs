@@ -79,7 +79,7 @@ impl<R: Recorder> TwoAddr<'_, '_, R> {
             self.ed.erase(mi);
         }
         self.stats.inc("reg_sequence_eliminated");
-        let dn = self.reg_name(crate::mir::Reg::Virt(dst));
+        let dn = self.trace_name(crate::mir::Reg::Virt(dst));
         self.step(|| {
             Step::new(
                 "reg_sequence",

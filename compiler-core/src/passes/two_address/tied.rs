@@ -204,7 +204,7 @@ impl<R: Recorder> TwoAddr<'_, '_, R> {
                 });
                 self.du.add_inst(self.ed.f, mi);
                 self.stats.inc("undef_ties_rewritten");
-                let (sn, dn) = (self.reg_name(src), self.reg_name(dst));
+                let (sn, dn) = (self.trace_name(src), self.trace_name(dst));
                 self.step(|| {
                     Step::new(
                         "tie_direct",
@@ -336,7 +336,7 @@ impl<R: Recorder> TwoAddr<'_, '_, R> {
                 if self.lv.enabled && self.lv_remove_kill(b, mi) {
                     if let Some(prev) = self.ed.f.layout.prev_inst(mi) {
                         self.lv_add_kill(b, prev);
-                        let bn = self.reg_name(reg_b);
+                        let bn = self.trace_name(reg_b);
                         self.step(|| Step::new("kill_moved", format!("{bn} no longer dies at the tied instruction but at the COPY just before it.")).focus(Focus::inst(prev)));
                     }
                 }
@@ -395,7 +395,7 @@ impl<R: Recorder> TwoAddr<'_, '_, R> {
         self.lv.vars[t].exists = true;
         self.lv.vars[t].kills.push(mi);
         self.stats.inc("copies_inserted");
-        let (an, tn) = (self.reg_name(reg_a), self.reg_name(Reg::Virt(t)));
+        let (an, tn) = (self.trace_name(reg_a), self.trace_name(Reg::Virt(t)));
         self.step(|| {
             Step::new(
                 "save_dst_read",

@@ -152,7 +152,7 @@ impl<R: Recorder> TwoAddr<'_, '_, R> {
         base_killed = other_killed;
         let _ = base_killed;
         self.stats.inc("commuted");
-        let (on, bn) = (self.reg_name(Reg::Virt(other)), self.reg_name(base));
+        let (on, bn) = (self.trace_name(Reg::Virt(other)), self.trace_name(base));
         let why = if aggressive {
             "isProfitableToCommute found it worthwhile within the dataflow-edge limit"
         } else {
@@ -424,7 +424,7 @@ impl<R: Recorder> TwoAddr<'_, '_, R> {
         self.lv_add_kill(reg, mi);
         self.stats.inc("rescheduled");
         attempts.push("reschedule below kill: done".into());
-        let rn = self.reg_name(Reg::Virt(reg));
+        let rn = self.trace_name(Reg::Virt(reg));
         self.step(|| {
             Step::new(
                 "reschedule_below_kill",
@@ -528,7 +528,7 @@ impl<R: Recorder> TwoAddr<'_, '_, R> {
         self.lv_add_kill(reg, mi);
         self.stats.inc("rescheduled");
         attempts.push("reschedule kill above: done".into());
-        let rn = self.reg_name(Reg::Virt(reg));
+        let rn = self.trace_name(Reg::Virt(reg));
         self.step(|| {
             Step::new(
                 "reschedule_kill_above",
