@@ -109,7 +109,7 @@ pub fn run<R: Recorder>(f: &mut Function, opts: &PhiElimOptions, rec: &mut R) ->
     // scanned every block and made many-block functions quadratic.
     let preds_by_block = ed.f.predecessors();
     // Registers defined only by IMPLICIT_DEF count as undefined sources.
-    let implicit_only = implicitly_defined(ed.f);
+    let implicit_only = implicitly_defined(ed.f, &lv);
     let mut lowered: BTreeMap<Vec<(Reg, u32)>, VReg> = BTreeMap::new();
     for b in blocks {
         let first_is_phi =
@@ -226,7 +226,7 @@ fn cssa_coalesce<R: Recorder>(f: &mut Function, rec: &mut R, stats: &mut Stats) 
             class_of[x] = Some(rep);
             members.get_mut(&rep).expect("class exists").push(x);
             stats.inc("cssa_merged");
-            let (xn, rn) = (name(ed.f, Reg::Virt(x)), name(ed.f, Reg::Virt(rep)));
+            let (xn, rn) = (trace_name::<R>(ed.f, Reg::Virt(x)), trace_name::<R>(ed.f, Reg::Virt(rep)));
             let edits = ed.take_edits();
             rec.step(|| {
                 let mut s = Step::new("cssa_merge", format!("CSSA: {xn} flows into the PHI of {rn} and their live ranges never meet, so {xn} is renamed to {rn}."));
@@ -240,7 +240,7 @@ fn cssa_coalesce<R: Recorder>(f: &mut Function, rec: &mut R, stats: &mut Stats) 
             du.remove_inst(ed.f, phi);
             ed.erase(phi);
             stats.inc("cssa_phis_removed");
-            let dn = d_now.map(|v| name(ed.f, Reg::Virt(v))).unwrap_or_default();
+            let dn = d_now.map(|v| trace_name::<R>(ed.f, Reg::Virt(v))).unwrap_or_default();
             let edits = ed.take_edits();
             rec.step(|| {
                 let mut s = Step::new("cssa_phi_removed", format!("Every value reaching the PHI of {dn} is already in {dn}: the PHI is removed and no copy will be needed."));
@@ -270,17 +270,13 @@ struct BlockAt {
     n_preds: usize,
 }
 
-fn implicitly_defined(f: &Function) -> SecondaryMap<VReg, bool> {
-    let mut only_imp: SecondaryMap<VReg, Option<bool>> = SecondaryMap::new();
-    for (_, i) in f.all_insts() {
-        let is_imp = f.insts[i].is(Op::IMPLICIT_DEF);
-        for (_, v) in f.insts[i].vreg_defs() {
-            only_imp[v] = Some(only_imp[v].unwrap_or(true) && is_imp);
-        }
-    }
+fn implicitly_defined(f: &Function, lv: &LiveVariables) -> SecondaryMap<VReg, bool> {
+    // VarInfo already lists each register's defining instructions, so only those are
+    // read, not every operand of the function.
     let mut out = SecondaryMap::new();
+    out.resize(f.vreg_end as usize);
     for v in f.vreg_list() {
-        out[v] = only_imp[v].unwrap_or(true);
+        out[v] = lv.vars[v].defs.iter().all(|&d| f.insts[d].is(Op::IMPLICIT_DEF));
     }
     out
 }
@@ -385,8 +381,8 @@ fn lower_phi<R: Recorder>(
         lv.vars[dst].remove_kill(phi);
         lv.vars[dst].kills.push(phi_copy);
     }
-    let dn = name(ed.f, Reg::Virt(dst));
-    let inc_name = incoming.map(|v| name(ed.f, Reg::Virt(v)));
+    let dn = trace_name::<R>(ed.f, Reg::Virt(dst));
+    let inc_name = incoming.map(|v| trace_name::<R>(ed.f, Reg::Virt(v)));
     let edits = ed.take_edits();
     rec.step(|| {
         let mut s = Step::new(
@@ -506,8 +502,12 @@ fn lower_phi<R: Recorder>(
                 kill_at = Some(k);
             }
         }
-        let (sn, pn) = (name(ed.f, Reg::Virt(src)), ed.f.blocks[pred].number);
-        let inc_n = inc_name.clone().unwrap_or_default();
+        let (sn, pn) = (trace_name::<R>(ed.f, Reg::Virt(src)), ed.f.blocks[pred].number);
+        let inc_n = if R::ENABLED {
+            inc_name.clone().unwrap_or_default()
+        } else {
+            String::new()
+        };
         let live_out = !src_undef && remaining == 0 && kill_at.is_none();
         let edits = ed.take_edits();
         let critical = ed.f.blocks[pred].succs.len() > 1 && at.n_preds > 1;
@@ -535,6 +535,14 @@ fn lower_phi<R: Recorder>(
             s
         });
     }
+}
+
+/// A register's printed name for narration; empty (and free) when tracing is off.
+fn trace_name<R: Recorder>(f: &Function, r: Reg) -> String {
+    if !R::ENABLED {
+        return String::new();
+    }
+    name(f, r)
 }
 
 fn name(f: &Function, r: Reg) -> String {
