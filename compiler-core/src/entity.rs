@@ -7,6 +7,15 @@ use alloc::string::String;
 use alloc::vec::Vec;
 use serde::{Deserialize, Serialize};
 
+/// A side table holding `default` for each of the first `n` keys. Filling a table
+/// indexed past its end takes SecondaryMap's grow-by-one slow path on every new key;
+/// sized up front, it never does.
+pub fn dense_map<K: EntityRef, V: Clone>(default: V, n: usize) -> SecondaryMap<K, V> {
+    let mut m = SecondaryMap::with_default(default);
+    m.resize(n);
+    m
+}
+
 /// An interned name: physical register, symbol, sub-register index, metadata, ...
 #[derive(Copy, Clone, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 pub struct Sym(u32);

@@ -14,7 +14,7 @@
 //! per block into each (a block's predecessors in layout order of the predecessor),
 //! so building a graph of B blocks allocates a handful of arrays, not 2·B lists.
 
-use crate::entity::{EntityRef, SecondaryMap};
+use crate::entity::{dense_map, EntityRef, SecondaryMap};
 use crate::mir::{Block, Function};
 use alloc::vec;
 use alloc::vec::Vec;
@@ -40,14 +40,15 @@ pub struct Cfg {
 
 impl Cfg {
     pub fn new(f: &Function) -> Self {
-        let mut layout_pos = SecondaryMap::with_default(NONE);
+        let n = f.blocks.len();
+        let mut layout_pos = dense_map(NONE, n);
         for (k, b) in f.layout.blocks().enumerate() {
             layout_pos[b] = k as u32;
         }
         // Successors, block by block in layout order, duplicates dropped.
         let mut succ_list: Vec<Block> = Vec::new();
-        let mut succ_range = SecondaryMap::with_default((0u32, 0u32));
-        let mut in_degree: SecondaryMap<Block, u32> = SecondaryMap::with_default(0);
+        let mut succ_range = dense_map((0u32, 0u32), n);
+        let mut in_degree: SecondaryMap<Block, u32> = dense_map(0, n);
         for b in f.layout.blocks() {
             let start = succ_list.len();
             for &(s, _) in &f.blocks[b].succs {
@@ -61,7 +62,7 @@ impl Cfg {
         }
         // Predecessors: each destination gets a slot range sized by its in-degree,
         // filled walking the sources in layout order.
-        let mut pred_range = SecondaryMap::with_default((0u32, 0u32));
+        let mut pred_range = dense_map((0u32, 0u32), n);
         let mut next = 0u32;
         for b in f.layout.blocks() {
             pred_range[b] = (next, next);
@@ -82,7 +83,7 @@ impl Cfg {
             pred_list,
             pred_range,
             rpo: Vec::new(),
-            rpo_num: SecondaryMap::with_default(NONE),
+            rpo_num: dense_map(NONE, n),
             layout_pos,
             num_blocks: f.blocks.len(),
         };
@@ -202,10 +203,11 @@ impl DomTree {
                 }
             }
         }
+        let n = cfg.num_blocks;
         let mut t = DomTree {
-            idom: SecondaryMap::with_default(NONE),
-            pre: SecondaryMap::with_default(NONE),
-            post: SecondaryMap::with_default(NONE),
+            idom: dense_map(NONE, n),
+            pre: dense_map(NONE, n),
+            post: dense_map(NONE, n),
         };
         let mut children: Vec<Vec<u32>> = vec![Vec::new(); rpo.len()];
         for (n, &b) in rpo.iter().enumerate().skip(1) {

@@ -131,6 +131,7 @@ impl LiveVariables {
         let acc = Accesses::collect(f);
         let mut solver = Solver::new(&cfg);
         let mut lv = LiveVariables::default();
+        lv.vars.resize(f.vreg_end as usize);
         let mut effects = Vec::new();
         let mut preds = Vec::new();
         for v in f.vreg_list() {

@@ -18,7 +18,7 @@
 //! instructions < block end == next block start); an instruction keeps its index until
 //! it is removed; insertion takes a free midpoint and never renumbers.
 
-use crate::entity::SecondaryMap;
+use crate::entity::{dense_map, SecondaryMap};
 use crate::mir::{Block, Function, Inst};
 use alloc::collections::BTreeMap;
 use alloc::vec::Vec;
@@ -133,14 +133,16 @@ impl SlotIndexes {
     pub fn compute(f: &Function) -> Self {
         let mut si = SlotIndexes {
             inst_idx: SecondaryMap::with_default(NONE),
-            block_start: SecondaryMap::with_default(NONE),
-            block_end: SecondaryMap::with_default(NONE),
+            block_start: dense_map(NONE, f.blocks.len()),
+            block_end: dense_map(NONE, f.blocks.len()),
             blocks: Vec::with_capacity(f.layout.num_blocks()),
             numbered: Vec::with_capacity(f.layout.num_blocks() + f.layout.num_insts()),
             inserted: BTreeMap::new(),
             count: 0,
             end: 0,
         };
+        // Every instruction has an entry up front (see DefUse::compute).
+        si.inst_idx.resize(f.insts.len());
         let mut idx = 0u32;
         for b in f.layout.blocks() {
             si.block_start[b] = idx;

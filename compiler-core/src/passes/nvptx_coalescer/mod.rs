@@ -196,6 +196,7 @@ pub fn run_reporting<R: Recorder>(
 fn compute_weights(f: &Function, du: &DefUse) -> SecondaryMap<VReg, u32> {
     let depth = loop_depths(f);
     let mut w: SecondaryMap<VReg, u32> = SecondaryMap::new();
+    w.resize(f.vreg_end as usize);
     for v in f.vreg_list() {
         let insts = du.defs[v].len() + du.uses[v].len();
         let spill: u32 = du.defs[v]
