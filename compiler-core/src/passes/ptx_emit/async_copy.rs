@@ -218,13 +218,3 @@ pub fn tma_load(cx: &Cx<'_>, i: Inst, defs: &[&MOp], uses: &[MOp]) -> Result<Emi
     })
 }
 
-/// The opcodes of this file a function uses: (cp.async, TMA).
-pub fn used(f: &crate::mir::Function) -> (bool, bool) {
-    let mut r = (false, false);
-    for (_, i) in f.all_insts() {
-        let d = &f.insts[i];
-        r.0 |= d.is(crate::mir::Op::CP_ASYNC_CA_SHARED);
-        r.1 |= d.is(crate::mir::Op::TMA_LOAD_2D);
-    }
-    r
-}

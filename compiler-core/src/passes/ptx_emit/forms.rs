@@ -219,6 +219,17 @@ impl Cx<'_> {
 
     /// A scalar register operand.
     fn reg(&self, o: &MOp) -> R<P> {
+        // The common case names one register without building a list of names.
+        if let (Some(v), Ok(class)) = (o.vreg_of(), self.class(o)) {
+            let lane = match o.subreg {
+                None if class.lanes() == 1 => Some(0),
+                Some(SubReg::Lane(l)) if l < class.lanes() => Some(l),
+                _ => None,
+            };
+            if let Some(name) = lane.and_then(|l| self.regs.name(v, l)) {
+                return Ok(P::Reg(name));
+            }
+        }
         let n = self.names(o)?;
         if n.len() != 1 {
             return Err(format!(

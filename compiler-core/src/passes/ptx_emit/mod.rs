@@ -31,7 +31,7 @@ mod forms;
 mod ir;
 mod wgmma;
 
-use crate::entity::EntityRef;
+use crate::entity::{dense_map, EntityRef, SecondaryMap};
 use crate::mir::{Block, Family, Function, Inst, Module, Op, OperandKind, RegClass, Target, VReg};
 use crate::ptx::ast::{self as ptx, Stmt};
 use crate::stats::Stats;
@@ -42,6 +42,7 @@ use alloc::string::{String, ToString};
 use alloc::vec;
 use alloc::vec::Vec;
 use core::fmt;
+use core::fmt::Write as _;
 
 pub use forms::{no_form_reason, ptx_form_summary};
 
@@ -126,11 +127,11 @@ pub fn run<R: Recorder>(
 ) -> Result<(ptx::Module, Stats), EmitError> {
     let mut stats = Stats::with(&STAT_NAMES);
     let (mut maj, mut min) = opts.ptx_version.unwrap_or_else(|| min_ptx_version(opts.sm));
+    // One scan per function finds the opcodes with target requirements; the module
+    // header and each function's body both ask.
+    let features: Vec<Features> = m.functions.iter().map(Features::of).collect();
     // wgmma exists only in the sm_90a feature set (PTX 8.0 and later).
-    let uses_wgmma = m.functions.iter().any(|f| {
-        f.all_insts()
-            .any(|(_, i)| f.insts[i].is(Op::WGMMA_M64N32K16_F32))
-    });
+    let uses_wgmma = features.iter().any(|u| u.wgmma);
     let mut target = format!("sm_{}", opts.sm);
     if uses_wgmma {
         if opts.sm != 90 {
@@ -158,10 +159,8 @@ pub fn run<R: Recorder>(
     }
     // cp.async needs sm_80; the bulk copy engine and mbarrier transactions of the TMA
     // form need sm_90 and PTX 8.0.
-    let (uses_cp_async, uses_tma) = m.functions.iter().fold((false, false), |acc, f| {
-        let u = async_copy::used(f);
-        (acc.0 | u.0, acc.1 | u.1)
-    });
+    let uses_cp_async = features.iter().any(|u| u.cp_async);
+    let uses_tma = features.iter().any(|u| u.tma);
     let need_sm = |op: &str, sm: u32| EmitError {
         function: String::new(),
         block: None,
@@ -244,7 +243,9 @@ pub fn run<R: Recorder>(
     // Which functions use each global: a shared variable used by one function only is
     // declared inside it ("demoted"), as llc does.
     let mut users: BTreeMap<String, Vec<usize>> = BTreeMap::new();
-    for (k, f) in m.functions.iter().enumerate() {
+    // (Without globals there is nothing to find: the walk over every operand is skipped.)
+    let scan = if globals.is_empty() { &[][..] } else { &m.functions[..] };
+    for (k, f) in scan.iter().enumerate() {
         for (_, i) in f.all_insts() {
             for o in &f.insts[i].operands {
                 if let OperandKind::Global { sym, .. } = o.kind {
@@ -296,7 +297,7 @@ pub fn run<R: Recorder>(
     }
     for (k, f) in m.functions.iter().enumerate() {
         let locals: Vec<&ir::Global> = demoted.get(&k).cloned().unwrap_or_default();
-        let func = emit_function(f, k, m.ir.as_deref(), &locals, rec, &mut stats)?;
+        let func = emit_function(f, k, features[k], m.ir.as_deref(), &locals, rec, &mut stats)?;
         out.items.push(ptx::Item::Func(func));
         stats.inc("functions");
     }
@@ -336,7 +337,13 @@ pub fn reg_file(c: crate::mir::ScalarClass) -> RegFile {
 
 /// Virtual register → PTX register names (one per lane).
 pub struct RegMap {
-    names: BTreeMap<VReg, (RegFile, u32)>,
+    /// Per register: its file (an index into `files`) and its first number; number 0
+    /// (never given out) marks a register without a name. A dense table: every
+    /// operand asks it, and a search tree over 100k registers cost a cache miss or
+    /// two per operand.
+    names: SecondaryMap<VReg, (u8, u32)>,
+    /// The files in use, in the order they were first met.
+    files: Vec<RegFile>,
     /// Registers used per file (numbers 1..=count are taken).
     pub counts: BTreeMap<RegFile, u32>,
 }
@@ -345,9 +352,10 @@ impl RegMap {
     /// Numbers every register some instruction defines or reads, in register-number
     /// order, per file (registers the coalescers emptied take no number, as in llc).
     pub fn build(f: &Function) -> Result<RegMap, String> {
-        let mut names = BTreeMap::new();
+        let mut names = dense_map((0, 0), f.vreg_end as usize);
+        let mut files: Vec<RegFile> = Vec::new();
         let mut counts: BTreeMap<RegFile, u32> = BTreeMap::new();
-        let mut used: crate::entity::SecondaryMap<VReg, bool> = Default::default();
+        let mut used: SecondaryMap<VReg, bool> = dense_map(false, f.vreg_end as usize);
         for (_, i) in f.all_insts() {
             for o in &f.insts[i].operands {
                 if let Some(v) = o.vreg_of() {
@@ -370,21 +378,66 @@ impl RegMap {
                 }
             };
             let file = reg_file(base);
+            let k = match files.iter().position(|&x| x == file) {
+                Some(k) => k,
+                None => {
+                    files.push(file);
+                    files.len() - 1
+                }
+            };
             let n = counts.entry(file).or_insert(0);
-            names.insert(v, (file, *n + 1));
+            names[v] = (k as u8, *n + 1);
             *n += lanes;
         }
-        Ok(RegMap { names, counts })
+        Ok(RegMap {
+            names,
+            files,
+            counts,
+        })
     }
 
     /// The PTX name of lane `lane` of `v`.
     pub fn name(&self, v: VReg, lane: u8) -> Option<String> {
-        let (file, first) = self.names.get(&v)?;
-        Some(format!("{}{}", file.prefix, first + lane as u32))
+        let (file, first) = self.entry(v)?;
+        let mut s = String::with_capacity(file.prefix.len() + 6);
+        s.push_str(file.prefix);
+        let _ = write!(s, "{}", first + lane as u32);
+        Some(s)
     }
 
     pub fn file(&self, v: VReg) -> Option<RegFile> {
-        self.names.get(&v).map(|x| x.0)
+        self.entry(v).map(|x| x.0)
+    }
+
+    fn entry(&self, v: VReg) -> Option<(RegFile, u32)> {
+        match self.names[v] {
+            (_, 0) => None,
+            (k, first) => Some((self.files[k as usize], first)),
+        }
+    }
+}
+
+/// The opcodes with target requirements that a function uses.
+#[derive(Copy, Clone, Debug, Default)]
+struct Features {
+    /// `WGMMA_M64N32K16_F32`: sm_90a.
+    wgmma: bool,
+    /// `CP_ASYNC_CA_SHARED`: sm_80 and shared staging arrays.
+    cp_async: bool,
+    /// `TMA_LOAD_2D`: sm_90, PTX 8.0 and shared staging arrays.
+    tma: bool,
+}
+
+impl Features {
+    fn of(f: &Function) -> Features {
+        let mut u = Features::default();
+        for (_, i) in f.all_insts() {
+            let d = &f.insts[i];
+            u.wgmma |= d.is(Op::WGMMA_M64N32K16_F32);
+            u.cp_async |= d.is(Op::CP_ASYNC_CA_SHARED);
+            u.tma |= d.is(Op::TMA_LOAD_2D);
+        }
+        u
     }
 }
 
@@ -396,6 +449,7 @@ pub fn block_label(k: usize, n: u32) -> String {
 fn emit_function<R: Recorder>(
     f: &Function,
     k: usize,
+    features: Features,
     ir_text: Option<&str>,
     locals: &[&ir::Global],
     rec: &mut R,
@@ -496,7 +550,7 @@ fn emit_function<R: Recorder>(
             )
         });
     }
-    let (cpa, tma) = async_copy::used(f);
+    let (cpa, tma) = (features.cp_async, features.tma);
     let arrays = async_copy::shared_arrays(cpa, tma);
     if !arrays.is_empty() {
         rec.step(|| {
@@ -508,7 +562,7 @@ fn emit_function<R: Recorder>(
         });
     }
     body.extend(arrays);
-    if wgmma::used(f) {
+    if features.wgmma {
         body.push(wgmma::shared_array());
     }
     for g in locals {

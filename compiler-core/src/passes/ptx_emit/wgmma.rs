@@ -182,12 +182,6 @@ pub fn emit(cx: &Cx<'_>, dsts: Vec<P>, uses: &[MOp]) -> Result<Emitted, String> 
     })
 }
 
-/// True when `f` uses the opcode.
-pub fn used(f: &crate::mir::Function) -> bool {
-    f.all_insts()
-        .any(|(_, i)| f.insts[i].is(crate::mir::Op::WGMMA_M64N32K16_F32))
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
