@@ -99,8 +99,7 @@ impl Accesses {
                     continue;
                 }
                 if is_phi && !is_def {
-                    if let Some(OperandKind::Block(pred)) = d.operands.get(k + 1).map(|x| x.kind)
-                    {
+                    if let Some(OperandKind::Block(pred)) = d.operands.get(k + 1).map(|x| x.kind) {
                         phi_counts[v.index()] += 1;
                         let op = k as u16;
                         staged_phis.push((v.as_u32(), PhiUse { pred, phi: i, op }));
