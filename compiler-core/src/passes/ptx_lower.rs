@@ -573,6 +573,18 @@ fn lower_function<R: Recorder>(
         f,
     };
     let nblocks = starts.len();
+    // Sized up front: grown by doubling, the instruction table of a large function
+    // was copied a dozen times and its peak held the last two copies at once.
+    lw.f.insts.reserve(flat.len() + nblocks);
+    lw.f.blocks.reserve(nblocks);
+    let declared: usize = lw
+        .decls
+        .ranges
+        .values()
+        .map(|r| r.0 as usize)
+        .sum::<usize>()
+        + lw.decls.singles.len();
+    lw.f.regs.reserve(declared.min(4 * flat.len() + 16));
     for (b, &(start, label)) in starts.iter().enumerate() {
         let end = starts.get(b + 1).map_or(flat.len(), |s| s.0);
         let mut blk = Block {

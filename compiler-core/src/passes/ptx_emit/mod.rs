@@ -244,7 +244,11 @@ pub fn run<R: Recorder>(
     // declared inside it ("demoted"), as llc does.
     let mut users: BTreeMap<String, Vec<usize>> = BTreeMap::new();
     // (Without globals there is nothing to find: the walk over every operand is skipped.)
-    let scan = if globals.is_empty() { &[][..] } else { &m.functions[..] };
+    let scan = if globals.is_empty() {
+        &[][..]
+    } else {
+        &m.functions[..]
+    };
     for (k, f) in scan.iter().enumerate() {
         for (_, i) in f.all_insts() {
             for o in &f.insts[i].operands {
@@ -504,7 +508,9 @@ fn emit_function<R: Recorder>(
     }
     // Registers.
     let regs = RegMap::build(f).map_err(err)?;
-    let mut body: Vec<Stmt> = Vec::new();
+    // Room for an instruction per MIR instruction and a label per block up front.
+    let mut body: Vec<Stmt> =
+        Vec::with_capacity(f.layout.num_insts() + 2 * f.layout.num_blocks() + 16);
     for (file, count) in &regs.counts {
         body.push(Stmt::Reg(ptx::RegDecl {
             words: vec![file.decl_type.into()],
