@@ -395,9 +395,10 @@ fn bench() {
         table_row(&mut md, r);
     }
 
-    let _ = writeln!(md, "\n## Scaling: time(10N) / time(N), tracing off (target ≤ 12)\n\nMeasured cold, in {rounds} rounds: each round takes 1k, 10k and 100k in turn through the whole pipeline, each stage run on a fresh clone of its input after a sweep that evicts every cache level (as one compiler invocation starts, so a 1k input is not favoured by sitting in L2 from its clone), and each cell is the best of the rounds. The rounds are spread over minutes, so a busy spell of the other jobs on this machine does not fall on one size alone. The *warm* ratios beside them come from the *off* times of the table above (the 1k runs are hot there, so 10k/1k overstates the growth). The instruction counts of the same stages on the same inputs, in [bench-counts.md](bench-counts.md) (`cargo xtask bench --counts`), separate the algorithm from the memory system. Where a cold ratio here is well above the count ratio there, the time per instruction grew, not the work: a 1k input's data fits in the core's L2, a 10k input's only in the shared L3, and a 100k input's not even there.\n\n| family | stage | 1k cold (ms) | 10k cold (ms) | 100k cold (ms) | 10k/1k | 100k/10k | warm 10k/1k | warm 100k/10k |\n|---|---|---:|---:|---:|---:|---:|---:|---:|");
+    let _ = writeln!(md, "\n## Scaling: time(10N) / time(N), tracing off (target ≤ 12)\n\nMeasured cold, in {rounds} rounds: each round takes 1k, 10k and 100k in turn through the whole pipeline, each stage run on a fresh clone of its input after a sweep that evicts every cache level (as one compiler invocation starts, so a 1k input is not favoured by sitting in L2 from its clone), and each cell is the best of the rounds. The rounds are spread over minutes, so a busy spell of the other jobs on this machine does not fall on one size alone. The *warm* ratios beside them come from the *off* times of the table above (the 1k runs are hot there, so 10k/1k overstates the growth). The instruction counts of the same stages on the same inputs, in [bench-counts.md](bench-counts.md) (`cargo xtask bench --counts`), separate the algorithm from the memory system. Where a cold ratio here is well above the count ratio there, the time per instruction grew, not the work: a 1k input's data fits in the core's L2, a 10k input's only in the shared L3, and a 100k input's not even there. *peak 100k/10k* is the growth of the stage's heap peak with tracing off (first table): well above 10, a structure grows faster than the function.\n\n| family | stage | 1k cold (ms) | 10k cold (ms) | 100k cold (ms) | 10k/1k | 100k/10k | warm 10k/1k | warm 100k/10k | peak 100k/10k |\n|---|---|---:|---:|---:|---:|---:|---:|---:|---:|");
     let mut worst = (0.0f64, String::new());
     let mut worst_warm = (0.0f64, String::new());
+    let mut worst_peak = (0.0f64, String::new());
     for &(name, _) in FAMILIES.iter().filter(|(n, _)| wanted(n)) {
         let mut stages: Vec<Stage> = rows
             .iter()
@@ -438,9 +439,17 @@ fn bench() {
             note(r2, &mut worst);
             note(w1, &mut worst_warm);
             note(w2, &mut worst_warm);
+            let peak = |n: usize| {
+                rows.iter()
+                    .find(|r| r.family == name && r.size == n && r.stage == stage)
+                    .map(|r| r.peak_off as f64)
+            };
+            // Peaks under 64 KB are mostly allocator rounding: no ratio.
+            let p2 = ratio(peak(10_000).filter(|&p| p >= 65_536.0), peak(100_000));
+            note(p2, &mut worst_peak);
             let _ = writeln!(
                 md,
-                "| {name} | {stage} | {} | {} | {} | {} | {} | {} | {} |",
+                "| {name} | {stage} | {} | {} | {} | {} | {} | {} | {} | {} |",
                 cell(t(1_000, true)),
                 cell(t(10_000, true)),
                 cell(t(100_000, true)),
@@ -448,13 +457,14 @@ fn bench() {
                 show(r2),
                 show(w1),
                 show(w2),
+                show(p2),
             );
         }
     }
     let _ = writeln!(
         md,
-        "\nWorst ratio, cold: {:.1} ({}). Warm, for comparison: {:.1} ({}).",
-        worst.0, worst.1, worst_warm.0, worst_warm.1
+        "\nWorst ratio, cold: {:.1} ({}). Warm, for comparison: {:.1} ({}). Heap peak: {:.1} ({}).",
+        worst.0, worst.1, worst_warm.0, worst_warm.1, worst_peak.0, worst_peak.1
     );
 
     if !gallery.is_empty() {
@@ -698,7 +708,11 @@ fn time_process(
 /// two-address; None when llc-22 cannot make it. llc-22 takes a while to lower this much
 /// IR, so its MIR is reused while the IR is unchanged.
 fn llc_pre_mir(dir: &std::path::Path, pairs: usize) -> Option<std::path::PathBuf> {
-    let suffix = if pairs == 10_000 { String::new() } else { format!(".{pairs}") };
+    let suffix = if pairs == 10_000 {
+        String::new()
+    } else {
+        format!(".{pairs}")
+    };
     let ll = dir.join(format!("swaps{suffix}.ll"));
     let pre = dir.join(format!("swaps{suffix}.pre.mir"));
     let part = dir.join(format!("swaps{suffix}.pre.mir.part"));
@@ -710,7 +724,11 @@ fn llc_pre_mir(dir: &std::path::Path, pairs: usize) -> Option<std::path::PathBuf
     }
     std::fs::write(&ll, &source).ok()?;
     let st = std::process::Command::new("llc-22")
-        .args(["-march=nvptx64", "-mcpu=sm_90", "-stop-before=twoaddressinstruction"])
+        .args([
+            "-march=nvptx64",
+            "-mcpu=sm_90",
+            "-stop-before=twoaddressinstruction",
+        ])
         .arg(&ll)
         .arg("-o")
         .arg(&part)
@@ -801,7 +819,10 @@ fn llc_scaling(md: &mut String) {
     let mut pres = Vec::new();
     for pairs in [1_000, 10_000] {
         let Some(pre) = llc_pre_mir(&dir, pairs) else {
-            let _ = writeln!(md, "\n## llc-22's own scaling\n\nllc-22 could not produce the input MIR.");
+            let _ = writeln!(
+                md,
+                "\n## llc-22's own scaling\n\nllc-22 could not produce the input MIR."
+            );
             return;
         };
         pres.push(pre);
@@ -812,7 +833,11 @@ fn llc_scaling(md: &mut String) {
         (Stage::TwoAddress, &["Two-Address instruction pass"]),
         (
             Stage::RegisterCoalescer,
-            &["Slot index numbering", "Live Interval Analysis", "Register Coalescer"],
+            &[
+                "Slot index numbering",
+                "Live Interval Analysis",
+                "Register Coalescer",
+            ],
         ),
     ];
     let reps = 5;
@@ -822,7 +847,12 @@ fn llc_scaling(md: &mut String) {
     for (k, pre) in pres.iter().enumerate() {
         for _ in 0..reps {
             let out = std::process::Command::new("llc-22")
-                .args(["-march=nvptx64", "-mcpu=sm_90", "-run-pass=twoaddressinstruction,register-coalescer", "-time-passes"])
+                .args([
+                    "-march=nvptx64",
+                    "-mcpu=sm_90",
+                    "-run-pass=twoaddressinstruction,register-coalescer",
+                    "-time-passes",
+                ])
                 .arg(pre)
                 .args(["-o", "/dev/null"])
                 .output();
