@@ -79,7 +79,10 @@ impl BlockSet {
     }
 
     pub fn len(&self) -> usize {
-        self.words.iter().map(|&(_, w)| w.count_ones() as usize).sum()
+        self.words
+            .iter()
+            .map(|&(_, w)| w.count_ones() as usize)
+            .sum()
     }
 
     pub fn clear(&mut self) {

@@ -226,7 +226,10 @@ fn cssa_coalesce<R: Recorder>(f: &mut Function, rec: &mut R, stats: &mut Stats) 
             class_of[x] = Some(rep);
             members.get_mut(&rep).expect("class exists").push(x);
             stats.inc("cssa_merged");
-            let (xn, rn) = (trace_name::<R>(ed.f, Reg::Virt(x)), trace_name::<R>(ed.f, Reg::Virt(rep)));
+            let (xn, rn) = (
+                trace_name::<R>(ed.f, Reg::Virt(x)),
+                trace_name::<R>(ed.f, Reg::Virt(rep)),
+            );
             let edits = ed.take_edits();
             rec.step(|| {
                 let mut s = Step::new("cssa_merge", format!("CSSA: {xn} flows into the PHI of {rn} and their live ranges never meet, so {xn} is renamed to {rn}."));
@@ -240,7 +243,9 @@ fn cssa_coalesce<R: Recorder>(f: &mut Function, rec: &mut R, stats: &mut Stats) 
             du.remove_inst(ed.f, phi);
             ed.erase(phi);
             stats.inc("cssa_phis_removed");
-            let dn = d_now.map(|v| trace_name::<R>(ed.f, Reg::Virt(v))).unwrap_or_default();
+            let dn = d_now
+                .map(|v| trace_name::<R>(ed.f, Reg::Virt(v)))
+                .unwrap_or_default();
             let edits = ed.take_edits();
             rec.step(|| {
                 let mut s = Step::new("cssa_phi_removed", format!("Every value reaching the PHI of {dn} is already in {dn}: the PHI is removed and no copy will be needed."));
@@ -276,7 +281,10 @@ fn implicitly_defined(f: &Function, lv: &LiveVariables) -> SecondaryMap<VReg, bo
     let mut out = SecondaryMap::new();
     out.resize(f.vreg_end as usize);
     for v in f.vreg_list() {
-        out[v] = lv.vars[v].defs.iter().all(|&d| f.insts[d].is(Op::IMPLICIT_DEF));
+        out[v] = lv.vars[v]
+            .defs
+            .iter()
+            .all(|&d| f.insts[d].is(Op::IMPLICIT_DEF));
     }
     out
 }
@@ -502,7 +510,10 @@ fn lower_phi<R: Recorder>(
                 kill_at = Some(k);
             }
         }
-        let (sn, pn) = (trace_name::<R>(ed.f, Reg::Virt(src)), ed.f.blocks[pred].number);
+        let (sn, pn) = (
+            trace_name::<R>(ed.f, Reg::Virt(src)),
+            ed.f.blocks[pred].number,
+        );
         let inc_n = if R::ENABLED {
             inc_name.clone().unwrap_or_default()
         } else {

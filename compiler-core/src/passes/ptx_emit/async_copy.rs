@@ -217,4 +217,3 @@ pub fn tma_load(cx: &Cx<'_>, i: Inst, defs: &[&MOp], uses: &[MOp]) -> Result<Emi
             .into(),
     })
 }
-
