@@ -144,6 +144,7 @@ mod tests {
         }
         assert_eq!(s, t);
         s.clear();
-        assert!(s.is_empty() && s.len() == 0);
+        assert!(s.is_empty());
+        assert_eq!(s.len(), 0);
     }
 }
