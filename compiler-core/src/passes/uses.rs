@@ -3,6 +3,7 @@
 
 use crate::entity::SecondaryMap;
 use crate::mir::{Function, Inst, Operand, VReg};
+use alloc::boxed::Box;
 use alloc::collections::BTreeMap;
 use alloc::vec::Vec;
 
@@ -20,9 +21,11 @@ type Positions = BTreeMap<Inst, Vec<u32>>;
 /// and a list that sees many removals pays its scans at most twice over.
 #[derive(Clone, Debug)]
 enum Index {
-    /// Entries scanned by removals so far.
-    Off(usize),
-    On(Positions),
+    /// Entries scanned by removals so far (saturating).
+    Off(u32),
+    /// Boxed: the index is rare, and the table holds two of these per register, so an
+    /// inline tree would double its size.
+    On(Box<Positions>),
 }
 
 impl Default for Index {
@@ -147,9 +150,10 @@ fn push(list: &mut InstList, index: &mut Index, i: Inst) {
 /// Removes the first occurrence of `i`, moving the last entry into its place.
 fn remove_one(list: &mut InstList, index: &mut Index, i: Inst) {
     if let Index::Off(scanned) = index {
-        if list.len() <= INDEX_AFTER || *scanned < 2 * list.len() {
+        if list.len() <= INDEX_AFTER || (*scanned as usize) < 2 * list.len() {
             let p = list.iter().position(|&x| x == i);
-            *scanned += p.map_or(list.len(), |p| p + 1);
+            let seen = p.map_or(list.len(), |p| p + 1);
+            *scanned = scanned.saturating_add(seen.min(u32::MAX as usize) as u32);
             if let Some(p) = p {
                 list.swap_remove(p);
             }
@@ -159,7 +163,7 @@ fn remove_one(list: &mut InstList, index: &mut Index, i: Inst) {
         for (p, &x) in list.iter().enumerate() {
             ix.entry(x).or_default().push(p as u32);
         }
-        *index = Index::On(ix);
+        *index = Index::On(Box::new(ix));
     }
     let Index::On(ix) = index else {
         return;
