@@ -25,6 +25,20 @@ pub struct Cx<'a> {
     pub regs: &'a RegMap,
     /// Function number (block labels).
     pub k: usize,
+    /// Steps are recorded: narrations are worth writing.
+    pub tracing: bool,
+}
+
+/// A narration, formatted only when steps are recorded (empty otherwise): with tracing
+/// off, formatting one per instruction cost as much as some of the printing.
+macro_rules! narr {
+    ($cx:expr, $($arg:tt)*) => {
+        if $cx.tracing {
+            alloc::format!($($arg)*)
+        } else {
+            String::new()
+        }
+    };
 }
 
 /// The statements printed for one MIR instruction, with its narration.
@@ -350,7 +364,9 @@ fn copy_form(cx: &Cx<'_>, dst: &MOp, src: &MOp) -> R<Emitted> {
             )
         })
         .collect();
-    let narration = if stmts.len() == 1 {
+    let narration = if !cx.tracing {
+        String::new()
+    } else if stmts.len() == 1 {
         format!(
             "COPY becomes `mov.{t} {}, {}`: PTX has virtual registers, so a copy the \
              coalescers left is a plain move.",
@@ -566,14 +582,15 @@ pub fn emit_inst(cx: &Cx<'_>, i: Inst) -> R<Emitted> {
             let dot = text.rfind('.').unwrap_or(text.len());
             text.insert_str(dot, ".ftz");
         }
-        let narration = format!("{name} prints as `{text}`.");
+        let narration = narr!(cx, "{name} prints as `{text}`.");
         return Ok(one(ins(text, o), "instruction", narration));
     }
     if let Some(types) = cvt_types(op) {
         let ops = need(d, 2)?;
         let mode = cvt_mode(imm(&ops[1], "conversion mode")?)?;
         let text = format!("cvt{mode}.{types}");
-        let narration = format!(
+        let narration = narr!(
+            cx,
             "{name} with mode {} prints as `{text}`.",
             ops[1].imm_value().unwrap_or(0)
         );
@@ -587,7 +604,7 @@ pub fn emit_inst(cx: &Cx<'_>, i: Inst) -> R<Emitted> {
         return Ok(one(
             ins("mov.u32", vec![def(0)?, P::Reg(sr.into())]),
             "special_register",
-            format!("{name} reads the special register {sr} with a mov."),
+            narr!(cx, "{name} reads the special register {sr} with a mov."),
         ));
     }
     match op {
@@ -615,7 +632,7 @@ pub fn emit_inst(cx: &Cx<'_>, i: Inst) -> R<Emitted> {
                     vec![def(0)?, cx.value(&ops[0], 32)?, cx.value(&ops[1], 32)?],
                 ),
                 "compare",
-                format!("{name} with compare mode {mode} prints as `{text}`."),
+                narr!(cx, "{name} with compare mode {mode} prints as `{text}`."),
             ))
         }
         COPY => {
@@ -640,7 +657,8 @@ pub fn emit_inst(cx: &Cx<'_>, i: Inst) -> R<Emitted> {
                     if src.get_reg().is_some() && cx.names(dst)? != cx.names(src)? =>
                 {
                     let mut e = copy_form(cx, dst, src)?;
-                    e.narration = format!(
+                    e.narration = narr!(
+                        cx,
                         "KILL between two different virtual registers moves the value like a \
                          COPY. {}",
                         e.narration
@@ -672,7 +690,7 @@ pub fn emit_inst(cx: &Cx<'_>, i: Inst) -> R<Emitted> {
         LIFETIME_START | LIFETIME_END | PSEUDO_PROBE => Ok(Emitted {
             stmts: Vec::new(),
             kind: "marker",
-            narration: format!("{name} only annotates the code; nothing is printed."),
+            narration: narr!(cx, "{name} only annotates the code; nothing is printed."),
         }),
         INLINEASM => inline_asm(cx, d),
         GOTO => {
@@ -701,7 +719,7 @@ pub fn emit_inst(cx: &Cx<'_>, i: Inst) -> R<Emitted> {
             Ok(one(
                 Stmt::Inst(inst),
                 "branch",
-                format!("{name} becomes a branch guarded by @{bang}{p}."),
+                narr!(cx, "{name} becomes a branch guarded by @{bang}{p}."),
             ))
         }
         Return => Ok(one(
@@ -720,7 +738,10 @@ pub fn emit_inst(cx: &Cx<'_>, i: Inst) -> R<Emitted> {
             Ok(one(
                 ins(text.clone(), vec![def(0)?, v]),
                 "instruction",
-                format!("{name} prints as `{text}` with the value as an immediate."),
+                narr!(
+                    cx,
+                    "{name} prints as `{text}` with the value as an immediate."
+                ),
             ))
         }
         IMOV1rr | IMOV16rr | IMOV32rr | IMOV64rr | FMOV16rr | FMOV32rr | FMOV64rr | MOV_B32_r
@@ -742,7 +763,7 @@ pub fn emit_inst(cx: &Cx<'_>, i: Inst) -> R<Emitted> {
             Ok(one(
                 ins(text.clone(), vec![def(0)?, cx.reg(&ops[0])?]),
                 "register_move",
-                format!("{name} is a register move: `{text}`."),
+                narr!(cx, "{name} is a register move: `{text}`."),
             ))
         }
         V2I32toI64 | V2I64toI128 | V2I16toI32 => {
@@ -758,7 +779,10 @@ pub fn emit_inst(cx: &Cx<'_>, i: Inst) -> R<Emitted> {
                     vec![def(0)?, P::Vec(vec![cx.reg(&ops[0])?, cx.reg(&ops[1])?])],
                 ),
                 "pack",
-                format!("{name} packs two halves into one register with `mov.{t} d, {{lo, hi}}`."),
+                narr!(
+                    cx,
+                    "{name} packs two halves into one register with `mov.{t} d, {{lo, hi}}`."
+                ),
             ))
         }
         I64toV2I32 | I128toV2I64 | I32toV2I16 => {
@@ -774,7 +798,10 @@ pub fn emit_inst(cx: &Cx<'_>, i: Inst) -> R<Emitted> {
                     vec![P::Vec(vec![def(0)?, def(1)?]), cx.reg(&ops[0])?],
                 ),
                 "unpack",
-                format!("{name} splits a register into two halves with `mov.{t} {{lo, hi}}, s`."),
+                narr!(
+                    cx,
+                    "{name} splits a register into two halves with `mov.{t} {{lo, hi}}, s`."
+                ),
             ))
         }
         LoadParamMemI32 | LoadParamMemI64 | LoadParamMemF32 => {
@@ -791,7 +818,7 @@ pub fn emit_inst(cx: &Cx<'_>, i: Inst) -> R<Emitted> {
                     vec![def(0)?, P::addr_sym("retval0", off)],
                 ),
                 "param_copy",
-                format!("{name} reads a call's return value from retval0."),
+                narr!(cx, "{name} reads a call's return value from retval0."),
             ))
         }
         StoreParamI32 | StoreParamF32 => {
@@ -804,7 +831,7 @@ pub fn emit_inst(cx: &Cx<'_>, i: Inst) -> R<Emitted> {
                     vec![P::addr_sym(format!("param{a}"), b), cx.value(&ops[0], 32)?],
                 ),
                 "param_copy",
-                format!("{name} writes call argument {a} into param{a}."),
+                narr!(cx, "{name} writes call argument {a} into param{a}."),
             ))
         }
         StoreRetvalI32 | StoreRetvalF32 => {
@@ -817,7 +844,7 @@ pub fn emit_inst(cx: &Cx<'_>, i: Inst) -> R<Emitted> {
                     vec![P::addr_sym("func_retval0", off), cx.value(&ops[0], 32)?],
                 ),
                 "param_copy",
-                format!("{name} writes the function's return value."),
+                narr!(cx, "{name} writes the function's return value."),
             ))
         }
         LD_i32 | LD_i64 | LD_f32 | LDV_i32_v2 | LDV_i32_v4 => {
@@ -844,7 +871,8 @@ pub fn emit_inst(cx: &Cx<'_>, i: Inst) -> R<Emitted> {
             Ok(one(
                 ins(text.clone(), vec![dst, a]),
                 "load",
-                format!(
+                narr!(
+                    cx,
                     "{name} with ordering/space/type codes {}, {}, {}, {} prints as `{text}`.",
                     ops[0].imm_value().unwrap_or(0),
                     ops[2].imm_value().unwrap_or(0),
@@ -875,7 +903,8 @@ pub fn emit_inst(cx: &Cx<'_>, i: Inst) -> R<Emitted> {
             Ok(one(
                 ins(text.clone(), vec![dst, a]),
                 "load",
-                format!(
+                narr!(
+                    cx,
                     "{name} reads read-only global memory through the non-coherent path: `{text}`."
                 ),
             ))
@@ -901,7 +930,7 @@ pub fn emit_inst(cx: &Cx<'_>, i: Inst) -> R<Emitted> {
             Ok(one(
                 ins(text.clone(), vec![a, val]),
                 "store",
-                format!("{name} prints as `{text}`."),
+                narr!(cx, "{name} prints as `{text}`."),
             ))
         }
         BARRIER_CTA_SYNC_ALIGNED_ALL_i => {
@@ -940,7 +969,10 @@ pub fn emit_inst(cx: &Cx<'_>, i: Inst) -> R<Emitted> {
             Ok(one(
                 ins(text, vec![P::Vec(dsts), a]),
                 "tuple_result",
-                format!("{name} returns four texels; their registers print in braces."),
+                narr!(
+                    cx,
+                    "{name} returns four texels; their registers print in braces."
+                ),
             ))
         }
         TEX_2D_V4F32_F32_P => {
@@ -965,7 +997,8 @@ pub fn emit_inst(cx: &Cx<'_>, i: Inst) -> R<Emitted> {
             Ok(one(
                 ins("tex.2d.v4.f32.f32", vec![result, a]),
                 "tuple_result",
-                format!(
+                narr!(
+                    cx,
                     "{name} returns four texels and, after the `|`, the residency predicate \
                      the DAG kept in $texpred; it prints into the function's {TEXPRED}."
                 ),
@@ -1018,7 +1051,8 @@ pub fn emit_inst(cx: &Cx<'_>, i: Inst) -> R<Emitted> {
                     P::Vec(c),
                 ],
             );
-            let narration = format!(
+            let narration = narr!(
+                cx,
                 "{name} prints as a warp-wide mma with its four result lanes in braces; the \
                  model's scalar sources fill every fragment register."
             );
@@ -1034,7 +1068,8 @@ pub fn emit_inst(cx: &Cx<'_>, i: Inst) -> R<Emitted> {
                     Emitted {
                         stmts: vec![Stmt::Scope(body)],
                         kind: "tuple_result",
-                        narration: format!(
+                        narration: narr!(
+                            cx,
                             "{narration} tf32 fragments are .b32 registers, so sources in the \
                              .f32 file are moved into scoped .b32 ones first."
                         ),
@@ -1060,7 +1095,10 @@ pub fn emit_inst(cx: &Cx<'_>, i: Inst) -> R<Emitted> {
                     ],
                 ),
                 "tuple_result",
-                format!("{name} prints as wmma.mma with its eight result registers in braces."),
+                narr!(
+                    cx,
+                    "{name} prints as wmma.mma with its eight result registers in braces."
+                ),
             ))
         }
         WGMMA_M64N32K16_F32 => {
@@ -1085,7 +1123,7 @@ pub fn emit_inst(cx: &Cx<'_>, i: Inst) -> R<Emitted> {
             Ok(one(
                 ins(text, o),
                 "instruction",
-                format!("{name} prints as `{text}`."),
+                narr!(cx, "{name} prints as `{text}`."),
             ))
         }
         _ => Err(format!("`{name}` has no PTX form in this emitter")),
@@ -1106,7 +1144,8 @@ fn copy_from_physical(cx: &Cx<'_>, dst: &MOp, phys: &str) -> R<Emitted> {
         return Ok(Emitted {
             stmts: vec![ins("mov.pred", vec![d, P::reg(TEXPRED)])],
             kind: "copy_to_mov",
-            narration: format!(
+            narration: narr!(
+                cx,
                 "COPY $texpred reads the predicate the texture fetch wrote after its `|`: \
                  `mov.pred` from {TEXPRED}."
             ),
@@ -1129,7 +1168,8 @@ fn copy_from_physical(cx: &Cx<'_>, dst: &MOp, phys: &str) -> R<Emitted> {
     Ok(Emitted {
         stmts: vec![ins(&text, vec![d, P::addr_sym(param.clone(), 0)])],
         kind: "param_copy",
-        narration: format!(
+        narration: narr!(
+            cx,
             "${phys} is CICC's register for parameter {n}; PTX has no parameter registers, so \
              the copy out of it is `{text}` from [{param}]."
         ),
@@ -1273,7 +1313,8 @@ fn inline_asm(cx: &Cx<'_>, d: &InstData) -> R<Emitted> {
     Ok(Emitted {
         stmts: vec![Stmt::InlineAsm(stmts)],
         kind: "inline_asm",
-        narration: format!(
+        narration: narr!(
+            cx,
             "Inline asm: each $N of the template is replaced by operand N's register, giving `{}`.",
             shown.trim()
         ),

@@ -611,7 +611,12 @@ fn emit_function<R: Recorder>(
             }
         }
     }
-    let cx = forms::Cx { f, regs: &regs, k };
+    let cx = forms::Cx {
+        f,
+        regs: &regs,
+        k,
+        tracing: R::ENABLED,
+    };
     // Which registers have a def, for printing instructions into the steps.
     let has_def = if R::ENABLED {
         crate::mir::print::defined_vregs(f)
