@@ -364,6 +364,13 @@ fn push_class(out: &mut String, f: &Function, c: super::RegClass) {
     }
 }
 
+/// [`write_reg`] into a new string.
+pub fn reg_string(f: &Function, r: Reg) -> String {
+    let mut s = String::new();
+    write_reg(&mut s, f, r);
+    s
+}
+
 pub fn write_reg(out: &mut String, f: &Function, r: Reg) {
     match r {
         Reg::Virt(v) => {

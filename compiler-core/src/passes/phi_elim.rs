@@ -16,13 +16,13 @@
 //! would otherwise not be a kill, which none of the corpus needs; the step that lowers
 //! such a PHI says so.
 
-use crate::entity::{EntityRef, SecondaryMap};
+use crate::entity::{dense_map, EntityRef, SecondaryMap};
 use crate::liveness::LiveVariables;
 use crate::mir::{
     oflag, Block, Function, Inst, InstData, Op, Opcode, Operand, OperandKind, Reg, VReg,
 };
 use crate::stats::Stats;
-use crate::trace::{Editor, Focus, Recorder, Step};
+use crate::trace::{narration_reg, Editor, Focus, Recorder, Step};
 use alloc::collections::BTreeMap;
 use alloc::format;
 use alloc::string::String;
@@ -227,8 +227,8 @@ fn cssa_coalesce<R: Recorder>(f: &mut Function, rec: &mut R, stats: &mut Stats) 
             members.get_mut(&rep).expect("class exists").push(x);
             stats.inc("cssa_merged");
             let (xn, rn) = (
-                trace_name::<R>(ed.f, Reg::Virt(x)),
-                trace_name::<R>(ed.f, Reg::Virt(rep)),
+                narration_reg::<R>(ed.f, Reg::Virt(x)),
+                narration_reg::<R>(ed.f, Reg::Virt(rep)),
             );
             let edits = ed.take_edits();
             rec.step(|| {
@@ -244,7 +244,7 @@ fn cssa_coalesce<R: Recorder>(f: &mut Function, rec: &mut R, stats: &mut Stats) 
             ed.erase(phi);
             stats.inc("cssa_phis_removed");
             let dn = d_now
-                .map(|v| trace_name::<R>(ed.f, Reg::Virt(v)))
+                .map(|v| narration_reg::<R>(ed.f, Reg::Virt(v)))
                 .unwrap_or_default();
             let edits = ed.take_edits();
             rec.step(|| {
@@ -278,8 +278,7 @@ struct BlockAt {
 fn implicitly_defined(f: &Function, lv: &LiveVariables) -> SecondaryMap<VReg, bool> {
     // VarInfo already lists each register's defining instructions, so only those are
     // read, not every operand of the function.
-    let mut out = SecondaryMap::new();
-    out.resize(f.vreg_end as usize);
+    let mut out = dense_map(false, f.vreg_end as usize);
     for v in f.vreg_list() {
         out[v] = lv.vars[v]
             .defs
@@ -389,8 +388,8 @@ fn lower_phi<R: Recorder>(
         lv.vars[dst].remove_kill(phi);
         lv.vars[dst].kills.push(phi_copy);
     }
-    let dn = trace_name::<R>(ed.f, Reg::Virt(dst));
-    let inc_name = incoming.map(|v| trace_name::<R>(ed.f, Reg::Virt(v)));
+    let dn = narration_reg::<R>(ed.f, Reg::Virt(dst));
+    let inc_name = incoming.map(|v| narration_reg::<R>(ed.f, Reg::Virt(v)));
     let edits = ed.take_edits();
     rec.step(|| {
         let mut s = Step::new(
@@ -511,14 +510,10 @@ fn lower_phi<R: Recorder>(
             }
         }
         let (sn, pn) = (
-            trace_name::<R>(ed.f, Reg::Virt(src)),
+            narration_reg::<R>(ed.f, Reg::Virt(src)),
             ed.f.blocks[pred].number,
         );
-        let inc_n = if R::ENABLED {
-            inc_name.clone().unwrap_or_default()
-        } else {
-            String::new()
-        };
+        let inc_n = inc_name.clone().unwrap_or_default();
         let live_out = !src_undef && remaining == 0 && kill_at.is_none();
         let edits = ed.take_edits();
         let critical = ed.f.blocks[pred].succs.len() > 1 && at.n_preds > 1;
@@ -546,18 +541,4 @@ fn lower_phi<R: Recorder>(
             s
         });
     }
-}
-
-/// A register's printed name for narration; empty (and free) when tracing is off.
-fn trace_name<R: Recorder>(f: &Function, r: Reg) -> String {
-    if !R::ENABLED {
-        return String::new();
-    }
-    name(f, r)
-}
-
-fn name(f: &Function, r: Reg) -> String {
-    let mut s = String::new();
-    crate::mir::print::write_reg(&mut s, f, r);
-    s
 }

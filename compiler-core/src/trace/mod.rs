@@ -349,6 +349,16 @@ pub fn range_rows<'a>(ranges: impl Iterator<Item = (u32, &'a LiveRange)>) -> Vec
         .collect()
 }
 
+/// A register's printed name for a step's narration: empty, and free, when `R` records
+/// no steps (remarks, which are kept either way, use [`crate::mir::print::reg_string`]).
+pub fn narration_reg<R: Recorder>(f: &crate::mir::Function, r: crate::mir::Reg) -> String {
+    if R::ENABLED {
+        crate::mir::print::reg_string(f, r)
+    } else {
+        String::new()
+    }
+}
+
 /// Where passes report their steps.
 pub trait Recorder {
     /// False for [`NoTrace`]: callers may skip building expensive data.

@@ -543,9 +543,7 @@ impl<'d, 'f, 'r, R: Recorder> Emitter<'d, 'f, 'r, R> {
     }
 
     pub(crate) fn reg_name(&self, r: Reg) -> String {
-        let mut s = String::new();
-        crate::mir::print::write_reg(&mut s, self.ed.f, r);
-        s
+        crate::mir::print::reg_string(self.ed.f, r)
     }
 
     pub(crate) fn class_name(&self, c: Option<RegClass>) -> String {

@@ -28,7 +28,7 @@ mod transform;
 pub use copies::{collect_reg_copies, CopyClasses};
 pub use tied::{common_subclass, TiedOperandMap};
 
-use crate::entity::SecondaryMap;
+use crate::entity::{dense_map, SecondaryMap};
 use crate::mir::{Block, Function, Inst, Op, Reg, VReg};
 use crate::passes::uses::DefUse;
 use crate::stats::Stats;
@@ -98,10 +98,8 @@ pub fn run_with_classes<R: Recorder>(
     let mut lv = lv::LvUpkeep::new(f, opts.live_variables);
     let du = DefUse::compute_visiting(f, |i, op| lv.note_operand(i, op));
     // Per-instruction tables with an entry for every instruction up front.
-    let mut dist = SecondaryMap::new();
-    dist.resize(f.insts.len());
-    let mut processed = SecondaryMap::new();
-    processed.resize(f.insts.len());
+    let dist = dense_map(0, f.insts.len());
+    let processed = dense_map(false, f.insts.len());
     let mut p = TwoAddr {
         ed: Editor::new(f, tracing),
         rec,
@@ -272,17 +270,13 @@ impl<R: Recorder> TwoAddr<'_, '_, R> {
         crate::trace::record(self.rec, &mut self.ed, make);
     }
 
-    /// [`TwoAddr::reg_name`] for narration only: empty, and free, when tracing is off.
+    /// A register's name for a step's narration (empty when tracing is off).
     pub(crate) fn trace_name(&self, r: Reg) -> alloc::string::String {
-        if !R::ENABLED {
-            return alloc::string::String::new();
-        }
-        self.reg_name(r)
+        crate::trace::narration_reg::<R>(self.ed.f, r)
     }
 
+    /// A register's name for remarks and payloads, which are kept with tracing off.
     pub(crate) fn reg_name(&self, r: Reg) -> alloc::string::String {
-        let mut s = alloc::string::String::new();
-        crate::mir::print::write_reg(&mut s, self.ed.f, r);
-        s
+        crate::mir::print::reg_string(self.ed.f, r)
     }
 }
