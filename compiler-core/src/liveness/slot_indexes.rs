@@ -132,7 +132,7 @@ impl SlotIndexes {
     /// instruction and block start INSTR_DIST apart.
     pub fn compute(f: &Function) -> Self {
         let mut si = SlotIndexes {
-            inst_idx: SecondaryMap::with_default(NONE),
+            inst_idx: dense_map(NONE, f.insts.len()),
             block_start: dense_map(NONE, f.blocks.len()),
             block_end: dense_map(NONE, f.blocks.len()),
             blocks: Vec::with_capacity(f.layout.num_blocks()),
@@ -141,8 +141,6 @@ impl SlotIndexes {
             count: 0,
             end: 0,
         };
-        // Every instruction has an entry up front (see DefUse::compute).
-        si.inst_idx.resize(f.insts.len());
         let mut idx = 0u32;
         for b in f.layout.blocks() {
             si.block_start[b] = idx;

@@ -34,7 +34,7 @@ use classify::{classify, operand_type, Candidate, CopyKind, Side, PARTICIPATES};
 use heap::CandidateHeap;
 use interval_tree::{Interval, IntervalTree, TreeEvent};
 
-use crate::entity::{EntityRef, SecondaryMap};
+use crate::entity::{dense_map, EntityRef, SecondaryMap};
 use crate::liveness::{LiveIntervals, LiveRange, SlotIndexes};
 use crate::mir::{Block, Function, Inst, RegClass, VReg};
 use crate::passes::register_coalescer::order::loop_depths;
@@ -195,8 +195,7 @@ pub fn run_reporting<R: Recorder>(
 
 fn compute_weights(f: &Function, du: &DefUse) -> SecondaryMap<VReg, u32> {
     let depth = loop_depths(f);
-    let mut w: SecondaryMap<VReg, u32> = SecondaryMap::new();
-    w.resize(f.vreg_end as usize);
+    let mut w: SecondaryMap<VReg, u32> = dense_map(0, f.vreg_end as usize);
     for v in f.vreg_list() {
         let insts = du.defs[v].len() + du.uses[v].len();
         let spill: u32 = du.defs[v]
