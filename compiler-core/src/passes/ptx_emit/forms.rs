@@ -11,7 +11,8 @@ use super::{block_label, RegMap};
 use crate::entity::EntityRef;
 use crate::mir::operand::Sigil;
 use crate::mir::{
-    Function, Inst, InstData, Op, Opcode, Operand as MOp, OperandKind, RegClass, SubReg, ValueKind,
+    Function, Inst, InstData, Op, Opcode, Operand as MOp, OperandKind, RegClass, SubReg, VReg,
+    ValueKind,
 };
 use crate::ptx::ast::{AddrBase, Imm, Inst as PInst, Operand as P, Stmt};
 use alloc::format;
@@ -206,52 +207,46 @@ impl Cx<'_> {
             .ok_or_else(|| format!("%{} has no register class", v.index()))
     }
 
-    /// A register operand's PTX name(s): one per lane it covers.
-    fn names(&self, o: &MOp) -> R<Vec<String>> {
+    /// The register of a register operand and the lanes it covers (all of a tuple, or
+    /// the one its sub-register names).
+    fn lanes(&self, o: &MOp) -> R<(VReg, core::ops::Range<u8>)> {
         let v = o
             .vreg_of()
             .ok_or_else(|| "expected a virtual register operand".to_string())?;
-        let class = self.class(o)?;
-        let missing = || format!("%{} has no PTX register", v.index());
+        let lanes = self.class(o)?.lanes();
         match o.subreg {
-            Some(SubReg::Lane(l)) => {
-                if l >= class.lanes() {
-                    return Err(format!(
-                        "%{}.sub{l} names a lane its {}-lane class does not have",
-                        v.index(),
-                        class.lanes()
-                    ));
-                }
-                Ok(vec![self.regs.name(v, l).ok_or_else(missing)?])
-            }
+            Some(SubReg::Lane(l)) if l >= lanes => Err(format!(
+                "%{}.sub{l} names a lane its {lanes}-lane class does not have",
+                v.index()
+            )),
+            Some(SubReg::Lane(l)) => Ok((v, l..l + 1)),
             Some(SubReg::Named(_)) => Err("named sub-registers have no PTX form".into()),
-            None => (0..class.lanes())
-                .map(|l| self.regs.name(v, l).ok_or_else(missing))
-                .collect(),
+            None => Ok((v, 0..lanes)),
         }
     }
 
-    /// A scalar register operand.
+    fn lane_name(&self, v: VReg, l: u8) -> R<String> {
+        self.regs
+            .name(v, l)
+            .ok_or_else(|| format!("%{} has no PTX register", v.index()))
+    }
+
+    /// A register operand's PTX name(s): one per lane it covers.
+    fn names(&self, o: &MOp) -> R<Vec<String>> {
+        let (v, lanes) = self.lanes(o)?;
+        lanes.map(|l| self.lane_name(v, l)).collect()
+    }
+
+    /// A scalar register operand (named without building a list of names).
     fn reg(&self, o: &MOp) -> R<P> {
-        // The common case names one register without building a list of names.
-        if let (Some(v), Ok(class)) = (o.vreg_of(), self.class(o)) {
-            let lane = match o.subreg {
-                None if class.lanes() == 1 => Some(0),
-                Some(SubReg::Lane(l)) if l < class.lanes() => Some(l),
-                _ => None,
-            };
-            if let Some(name) = lane.and_then(|l| self.regs.name(v, l)) {
-                return Ok(P::Reg(name));
-            }
-        }
-        let n = self.names(o)?;
-        if n.len() != 1 {
+        let (v, lanes) = self.lanes(o)?;
+        if lanes.len() != 1 {
             return Err(format!(
                 "a {}-lane tuple register where one register is expected",
-                n.len()
+                lanes.len()
             ));
         }
-        Ok(P::Reg(n.into_iter().next().unwrap_or_default()))
+        Ok(P::Reg(self.lane_name(v, lanes.start)?))
     }
 
     /// A register, immediate or symbol used as a value.

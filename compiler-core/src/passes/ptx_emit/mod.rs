@@ -242,28 +242,7 @@ pub fn run<R: Recorder>(
     let globals = m.ir.as_deref().map(ir::globals).unwrap_or_default();
     // Which functions use each global: a shared variable used by one function only is
     // declared inside it ("demoted"), as llc does.
-    let mut users: BTreeMap<String, Vec<usize>> = BTreeMap::new();
-    // (Without globals there is nothing to find: the walk over every operand is skipped.)
-    let scan = if globals.is_empty() {
-        &[][..]
-    } else {
-        &m.functions[..]
-    };
-    for (k, f) in scan.iter().enumerate() {
-        for (_, i) in f.all_insts() {
-            for o in &f.insts[i].operands {
-                if let OperandKind::Global { sym, .. } = o.kind {
-                    let name = f.sym(sym);
-                    if globals.iter().any(|g| g.name == name) {
-                        let u = users.entry(name.into()).or_default();
-                        if !u.contains(&k) {
-                            u.push(k);
-                        }
-                    }
-                }
-            }
-        }
-    }
+    let users = global_users(m, &globals);
     let mut demoted: BTreeMap<usize, Vec<&ir::Global>> = BTreeMap::new();
     for g in &globals {
         let u = users.get(&g.name).cloned().unwrap_or_default();
@@ -419,6 +398,31 @@ impl RegMap {
             (k, first) => Some((self.files[k as usize], first)),
         }
     }
+}
+
+/// For each IR global some instruction names: the functions (by number) that do.
+fn global_users(m: &Module, globals: &[ir::Global]) -> BTreeMap<String, Vec<usize>> {
+    let mut users: BTreeMap<String, Vec<usize>> = BTreeMap::new();
+    if globals.is_empty() {
+        // Nothing to find: the walk over every operand is skipped.
+        return users;
+    }
+    for (k, f) in m.functions.iter().enumerate() {
+        for (_, i) in f.all_insts() {
+            for o in &f.insts[i].operands {
+                if let OperandKind::Global { sym, .. } = o.kind {
+                    let name = f.sym(sym);
+                    if globals.iter().any(|g| g.name == name) {
+                        let u = users.entry(name.into()).or_default();
+                        if !u.contains(&k) {
+                            u.push(k);
+                        }
+                    }
+                }
+            }
+        }
+    }
+    users
 }
 
 /// The opcodes with target requirements that a function uses.
