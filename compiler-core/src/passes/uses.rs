@@ -152,8 +152,8 @@ fn remove_one(list: &mut InstList, index: &mut Index, i: Inst) {
     if let Index::Off(scanned) = index {
         if list.len() <= INDEX_AFTER || (*scanned as usize) < 2 * list.len() {
             let p = list.iter().position(|&x| x == i);
-            let seen = p.map_or(list.len(), |p| p + 1);
-            *scanned = scanned.saturating_add(seen.min(u32::MAX as usize) as u32);
+            // (A list holds fewer than 2^32 entries: `Inst` is a u32.)
+            *scanned = scanned.saturating_add(p.map_or(list.len(), |p| p + 1) as u32);
             if let Some(p) = p {
                 list.swap_remove(p);
             }
