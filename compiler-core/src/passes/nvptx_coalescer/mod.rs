@@ -127,42 +127,29 @@ pub fn run_reporting<R: Recorder>(
     rec: &mut R,
 ) -> (Stats, Shortcuts) {
     let mut stats = Stats::with(&STAT_NAMES);
-    let lis = LiveIntervals::compute(f);
-    let mut main = Vec::with_capacity(f.vreg_end as usize);
-    let mut lanes = Vec::with_capacity(f.vreg_end as usize);
-    for n in 0..f.vreg_end as usize {
-        let v = VReg::new(n);
-        main.push(lis.range(v).clone());
-        lanes.push(
-            lis.interval(v)
-                .map(|li| li.subranges.iter().map(|s| s.range.clone()).collect())
-                .unwrap_or_default(),
-        );
-    }
+    let (si, main, lanes) = LiveIntervals::compute(f).into_parts();
     let du = DefUse::compute(f);
     let weights = compute_weights(f, &du);
-    // Classify.
+    // Classify, and note the copies of a register onto itself on the same walk.
     let mut cands: Vec<Candidate> = Vec::new();
-    let mut copies_before = 0;
+    let mut self_copies: Vec<Inst> = Vec::new();
     for (_, i) in f.all_insts() {
         if let Some(c) = classify(f, i) {
-            copies_before += 1;
             cands.push(c);
         }
+        if merge::copies_onto_itself(f, i) {
+            self_copies.push(i);
+        }
     }
+    let copies_before = cands.len() as u64;
     stats.set("copies_before", copies_before);
-    let self_copies: Vec<Inst> = f
-        .all_insts()
-        .map(|(_, i)| i)
-        .filter(|&i| merge::copies_onto_itself(f, i))
-        .collect();
     let mut p = Nvptx {
         ed: Editor::new(f, R::ENABLED),
         rec,
         opts: opts.clone(),
         stats,
         du,
-        si: lis.indexes,
+        si,
         main,
         lanes,
         tree: IntervalTree::new(R::ENABLED),
@@ -237,13 +224,11 @@ impl<R: Recorder> Nvptx<'_, '_, R> {
 
     /// Every register's whole live range as the pass starts (the picture's bars).
     fn ranges_step(&mut self) {
+        if !R::ENABLED {
+            return;
+        }
         let n = self.main.iter().filter(|r| !r.is_empty()).count();
-        let main = &self.main;
-        let rows = if R::ENABLED {
-            range_rows(main.iter().enumerate().map(|(v, r)| (v as u32, r)))
-        } else {
-            Vec::new()
-        };
+        let rows = range_rows(self.main.iter().enumerate().map(|(v, r)| (v as u32, r)));
         self.step(|| {
             Step::new("live_ranges", format!("Live intervals computed: {n} registers each have a range of program points; a copy's two registers may merge only where these ranges never hold different values."))
                 .payload(Payload::LiveRanges { rows })

@@ -121,11 +121,7 @@ pub fn run<R: Recorder>(f: &mut Function, opts: &CoalescerOptions, rec: &mut R) 
         stats.set("copies_after", copies_before);
         return stats;
     }
-    let lis = LiveIntervals::compute(f);
-    let mut ranges = Vec::with_capacity(f.vreg_end as usize);
-    for n in 0..f.vreg_end as usize {
-        ranges.push(lis.range(VReg::new(n)).clone());
-    }
+    let (si, ranges, _) = LiveIntervals::compute(f).into_parts();
     let du = DefUse::compute(f);
     let order = order::block_priority(f, opts.join_splitedges);
     let mut c = Coalescer {
@@ -134,7 +130,7 @@ pub fn run<R: Recorder>(f: &mut Function, opts: &CoalescerOptions, rec: &mut R) 
         opts: opts.clone(),
         stats,
         du,
-        si: lis.indexes,
+        si,
         ranges,
         join_count: SecondaryMap::new(),
     };
@@ -213,27 +209,32 @@ pub fn run<R: Recorder>(f: &mut Function, opts: &CoalescerOptions, rec: &mut R) 
             break;
         }
     }
-    // llc-22 prints no kill flags after coalescing: they are not kept current.
-    let insts: Vec<Inst> = c.ed.f.all_insts().map(|(_, i)| i).collect();
-    for i in insts {
-        if c.ed.f.insts[i]
-            .operands
+    // llc-22 prints no kill flags after coalescing: they are not kept current. The
+    // same walk counts the COPYs left.
+    let mut after = 0;
+    let mut killing = Vec::new();
+    for (_, i) in c.ed.f.all_insts() {
+        let d = &c.ed.f.insts[i];
+        after += u64::from(d.is(Op::COPY));
+        if d.operands
             .iter()
             .any(|o| o.vreg_of().is_some() && o.is_use() && o.has(oflag::KILL))
         {
-            c.ed.modify(i, |d| {
-                for o in d.operands.iter_mut() {
-                    if o.vreg_of().is_some() && o.is_use() {
-                        o.set(oflag::KILL, false);
-                    }
-                }
-            });
+            killing.push(i);
         }
+    }
+    for i in killing {
+        c.ed.modify(i, |d| {
+            for o in d.operands.iter_mut() {
+                if o.vreg_of().is_some() && o.is_use() {
+                    o.set(oflag::KILL, false);
+                }
+            }
+        });
     }
     if c.opts.verify_coalescing {
         c.verify_step("after");
     }
-    let after = count_copies(c.ed.f);
     c.stats.set("copies_after", after);
     let joined = c.stats.get("joined");
     c.step(|| Step::new("done", format!("Coalescing finished: {joined} joins, {copies_before} COPYs before, {after} after. Kill flags are dropped, as LLVM does here.")));
@@ -305,13 +306,11 @@ impl<R: Recorder> Coalescer<'_, '_, R> {
 
     /// The live range of every register as the pass starts (the picture's bars).
     fn ranges_step(&mut self) {
+        if !R::ENABLED {
+            return;
+        }
         let n = self.ranges.iter().filter(|r| !r.is_empty()).count();
-        let ranges = &self.ranges;
-        let rows = if R::ENABLED {
-            range_rows(ranges.iter().enumerate().map(|(v, r)| (v as u32, r)))
-        } else {
-            Vec::new()
-        };
+        let rows = range_rows(self.ranges.iter().enumerate().map(|(v, r)| (v as u32, r)));
         self.step(|| {
             Step::new("live_ranges", format!("Live intervals computed: {n} registers each have a range of program points; two registers can share one only where these ranges never disagree."))
                 .payload(Payload::LiveRanges { rows })
@@ -319,6 +318,9 @@ impl<R: Recorder> Coalescer<'_, '_, R> {
     }
 
     fn intro_step(&mut self, order: &[crate::mir::Block]) {
+        if !R::ENABLED {
+            return;
+        }
         let names: Vec<String> = order
             .iter()
             .map(|&b| format!("%bb.{}", self.ed.f.blocks[b].number))
