@@ -256,18 +256,17 @@ impl IntervalTree {
                 interval: iv,
             });
         }
-        // Plain BST descent.
+        // Plain BST descent. The new leaf lies under every node passed, so each one's
+        // subtree maximum takes the new end on the way down.
         let mut parent = None;
         let mut cur = self.root;
         let mut went_left = false;
         while let Some(c) = cur {
             parent = Some(c);
-            went_left = Self::less(&iv, &self.n(c).iv);
-            cur = if went_left {
-                self.n(c).left
-            } else {
-                self.n(c).right
-            };
+            let n = self.nm(c);
+            n.max_end = n.max_end.max(iv.end);
+            went_left = Self::less(&iv, &n.iv);
+            cur = if went_left { n.left } else { n.right };
         }
         self.nm(id).parent = parent;
         match parent {
@@ -275,7 +274,6 @@ impl IntervalTree {
             Some(p) if went_left => self.nm(p).left = Some(id),
             Some(p) => self.nm(p).right = Some(id),
         }
-        self.fix_max_upwards(parent);
         self.len += 1;
         if self.min.is_none_or(|m| Self::less(&iv, &self.n(m).iv)) {
             self.min = Some(id);
