@@ -22,6 +22,12 @@ mod run;
 use std::io::Write;
 use std::process::ExitCode;
 
+/// mimalloc rather than glibc's malloc: the passes make many small allocations and free
+/// them in bulk, where glibc's free-chunk bookkeeping grew faster than the function
+/// (docs/bench.md measures with the same allocator).
+#[global_allocator]
+static HEAP: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 /// How a command failed.
 #[derive(Debug)]
 pub enum Failure {

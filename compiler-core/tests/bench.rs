@@ -19,13 +19,15 @@ use compiler_core::pipeline::{parse_input, plan, run_stage, Ir, RunOptions};
 use compiler_core::stages::Stage;
 use compiler_core::testgen::synthetic::{phi_swaps_ll, FAMILIES};
 use compiler_core::trace::{Checkpoints, CHECKPOINT_EVERY};
-use std::alloc::{GlobalAlloc, Layout, System};
+use mimalloc::MiMalloc as Heap;
+use std::alloc::{GlobalAlloc, Layout};
 use std::fmt::Write;
 use std::io::Write as _;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
-/// Counts live heap bytes and their high-water mark since the last [`reset_peak`].
+/// Counts live heap bytes and their high-water mark since the last [`reset_peak`], over
+/// the allocator the CLI uses (mimalloc).
 struct Counting;
 
 static LIVE: AtomicUsize = AtomicUsize::new(0);
@@ -33,7 +35,7 @@ static PEAK: AtomicUsize = AtomicUsize::new(0);
 
 unsafe impl GlobalAlloc for Counting {
     unsafe fn alloc(&self, l: Layout) -> *mut u8 {
-        let p = unsafe { System.alloc(l) };
+        let p = unsafe { Heap.alloc(l) };
         if !p.is_null() {
             let now = LIVE.fetch_add(l.size(), Ordering::Relaxed) + l.size();
             PEAK.fetch_max(now, Ordering::Relaxed);
@@ -41,11 +43,11 @@ unsafe impl GlobalAlloc for Counting {
         p
     }
     unsafe fn dealloc(&self, p: *mut u8, l: Layout) {
-        unsafe { System.dealloc(p, l) };
+        unsafe { Heap.dealloc(p, l) };
         LIVE.fetch_sub(l.size(), Ordering::Relaxed);
     }
     unsafe fn realloc(&self, p: *mut u8, l: Layout, new: usize) -> *mut u8 {
-        let q = unsafe { System.realloc(p, l, new) };
+        let q = unsafe { Heap.realloc(p, l, new) };
         if !q.is_null() {
             if new >= l.size() {
                 let now = LIVE.fetch_add(new - l.size(), Ordering::Relaxed) + new - l.size();
