@@ -41,7 +41,7 @@ use super::accesses::{ALL_LANES, DEFINES, LIVE_IN, LIVE_OUT};
 use super::cfg::Cfg;
 use super::slot_indexes::{Slot, SlotIndex, SlotIndexes};
 use crate::entity::EntityRef;
-use crate::mir::{Block, Function, Inst, RegClass, VReg};
+use crate::mir::{Block, Function, Inst, Operand, RegClass, VReg};
 use alloc::string::String;
 use alloc::vec;
 use alloc::vec::Vec;
@@ -478,9 +478,15 @@ pub struct LiveIntervals {
 
 impl LiveIntervals {
     pub fn compute(f: &Function) -> Self {
+        Self::compute_visiting(f, |_, _| {})
+    }
+
+    /// [`LiveIntervals::compute`], also handing every operand (layout order, then
+    /// operand order) to `visit` on the walk that collects the accesses.
+    pub fn compute_visiting(f: &Function, visit: impl FnMut(Inst, &Operand)) -> Self {
         let indexes = SlotIndexes::compute(f);
         let cfg = Cfg::new(f);
-        let acc = Accesses::collect(f);
+        let acc = Accesses::collect_visiting(f, visit);
         let mut b = Builder::new(&cfg, &indexes);
         let mut intervals = vec![None; f.vreg_end as usize];
         for v in f.vreg_list() {

@@ -172,10 +172,8 @@ pub fn run<R: Recorder>(f: &mut Function, opts: &PhiElimOptions, rec: &mut R) ->
 /// then says nothing and is removed. Live ranges are those of the SSA input, so the
 /// check is the classic interference test and the renaming keeps every value.
 fn cssa_coalesce<R: Recorder>(f: &mut Function, rec: &mut R, stats: &mut Stats) {
-    use crate::liveness::LiveIntervals;
     use crate::passes::uses::DefUse;
-    let lis = LiveIntervals::compute(f);
-    let mut du = DefUse::compute(f);
+    let (lis, mut du) = DefUse::with_intervals(f);
     // Members of each class, by the representative (the PHI def).
     let mut class_of: SecondaryMap<VReg, Option<VReg>> = SecondaryMap::new();
     let mut members: BTreeMap<VReg, Vec<VReg>> = BTreeMap::new();

@@ -2,6 +2,7 @@
 //! owns them (LLVM's MachineRegisterInfo use-def lists, as dense side tables).
 
 use crate::entity::SecondaryMap;
+use crate::liveness::intervals::LiveIntervals;
 use crate::mir::{Function, Inst, Operand, VReg};
 use alloc::boxed::Box;
 use alloc::collections::BTreeMap;
@@ -58,22 +59,46 @@ impl DefUse {
     /// [`DefUse::compute`], also handing every operand to `visit` during the same walk,
     /// so a pass that needs one more fact per operand does not walk the function twice.
     pub fn compute_visiting(f: &Function, mut visit: impl FnMut(Inst, &Operand)) -> Self {
-        // An entry for every register up front: a map indexed past its end grows by
-        // one entry at a time through a slow path, which cost a million calls on a
-        // 100k-instruction function.
+        let mut du = DefUse::for_function(f);
+        for (_, i) in f.all_insts() {
+            for op in &f.insts[i].operands {
+                du.note_operand(i, op);
+                visit(i, op);
+            }
+        }
+        du
+    }
+
+    /// The live intervals of `f` and its def/use lists, from one walk over the
+    /// operands (a pass needing both would otherwise fetch every operand twice).
+    pub fn with_intervals(f: &Function) -> (LiveIntervals, DefUse) {
+        let mut du = DefUse::for_function(f);
+        let lis = LiveIntervals::compute_visiting(f, |i, o| du.note_operand(i, o));
+        (lis, du)
+    }
+
+    /// Empty lists for every register of `f`, to be filled by [`DefUse::note_operand`]
+    /// on a walk in layout order. (An entry for every register up front: a map indexed
+    /// past its end grows by one entry at a time through a slow path, which cost a
+    /// million calls on a 100k-instruction function.)
+    pub fn for_function(f: &Function) -> Self {
         let n = f.vreg_end as usize;
         let mut du = DefUse::default();
         du.defs.resize(n);
         du.uses.resize(n);
         du.def_index.resize(n);
         du.use_index.resize(n);
-        for (_, i) in f.all_insts() {
-            du.add_inst(f, i);
-            for op in &f.insts[i].operands {
-                visit(i, op);
-            }
-        }
         du
+    }
+
+    /// Records one operand of `i` (what [`DefUse::add_inst`] does for each of them).
+    pub fn note_operand(&mut self, i: Inst, o: &Operand) {
+        let Some(v) = o.vreg_of() else { return };
+        if o.is_def() {
+            push(&mut self.defs[v], &mut self.def_index[v], i);
+        } else if o.is_use() {
+            push(&mut self.uses[v], &mut self.use_index[v], i);
+        }
     }
 
     /// Records every operand of `i`.

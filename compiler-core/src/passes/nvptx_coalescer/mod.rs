@@ -35,7 +35,7 @@ use heap::CandidateHeap;
 use interval_tree::{Interval, IntervalTree, TreeEvent};
 
 use crate::entity::{dense_map, EntityRef, SecondaryMap};
-use crate::liveness::{LiveIntervals, LiveRange, SlotIndexes};
+use crate::liveness::{LiveRange, SlotIndexes};
 use crate::mir::{Block, Function, Inst, RegClass, VReg};
 use crate::passes::register_coalescer::order::loop_depths;
 use crate::passes::uses::DefUse;
@@ -127,8 +127,8 @@ pub fn run_reporting<R: Recorder>(
     rec: &mut R,
 ) -> (Stats, Shortcuts) {
     let mut stats = Stats::with(&STAT_NAMES);
-    let (si, main, lanes) = LiveIntervals::compute(f).into_parts();
-    let du = DefUse::compute(f);
+    let (lis, du) = DefUse::with_intervals(f);
+    let (si, main, lanes) = lis.into_parts();
     let weights = compute_weights(f, &du);
     // Classify, and note the copies of a register onto itself on the same walk.
     let mut cands: Vec<Candidate> = Vec::new();

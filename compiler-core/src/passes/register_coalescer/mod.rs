@@ -25,7 +25,7 @@ pub(crate) use join::conflict_span;
 pub mod order;
 
 use crate::entity::{EntityRef, SecondaryMap};
-use crate::liveness::{LiveIntervals, LiveRange, SlotIndexes};
+use crate::liveness::{LiveRange, SlotIndexes};
 use crate::mir::{oflag, Function, Inst, Op, Reg, RegClass, VReg};
 use crate::passes::uses::DefUse;
 use crate::stats::Stats;
@@ -121,8 +121,8 @@ pub fn run<R: Recorder>(f: &mut Function, opts: &CoalescerOptions, rec: &mut R) 
         stats.set("copies_after", copies_before);
         return stats;
     }
-    let (si, ranges, _) = LiveIntervals::compute(f).into_parts();
-    let du = DefUse::compute(f);
+    let (lis, du) = DefUse::with_intervals(f);
+    let (si, ranges, _) = lis.into_parts();
     let order = order::block_priority(f, opts.join_splitedges);
     let mut c = Coalescer {
         ed: Editor::new(f, R::ENABLED),
