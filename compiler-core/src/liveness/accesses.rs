@@ -19,7 +19,7 @@
 
 use super::cfg::Cfg;
 use crate::entity::EntityRef;
-use crate::mir::{oflag, Block, Function, Inst, Operand, OperandKind, RegClass, SubReg, VReg};
+use crate::mir::{oflag, Block, Function, Inst, InstData, OperandKind, RegClass, SubReg, VReg};
 use alloc::vec;
 use alloc::vec::Vec;
 
@@ -77,13 +77,13 @@ pub struct Accesses {
 
 impl Accesses {
     pub fn collect(f: &Function) -> Self {
-        Self::collect_visiting(f, |_, _| {})
+        Self::collect_visiting(f, |_, _, _| {})
     }
 
-    /// [`Accesses::collect`], also handing every operand (in layout order, then operand
-    /// order) to `visit` on the same walk: on a function larger than the cache, a
-    /// second walk would fetch every operand from memory again.
-    pub fn collect_visiting(f: &Function, mut visit: impl FnMut(Inst, &Operand)) -> Self {
+    /// [`Accesses::collect`], also handing every instruction (in layout order, with its
+    /// block) to `visit` on the same walk: on a function larger than the cache, a
+    /// second walk would fetch every instruction and operand from memory again.
+    pub fn collect_visiting(f: &Function, mut visit: impl FnMut(Block, Inst, &InstData)) -> Self {
         let n = f.vreg_end as usize;
         let mut counts = vec![0u32; n + 1];
         let mut phi_counts = vec![0u32; n + 1];
@@ -95,9 +95,9 @@ impl Accesses {
         let mut staged_phis: Vec<(u32, PhiUse)> = Vec::new();
         for (b, i) in f.all_insts() {
             let d = &f.insts[i];
+            visit(b, i, d);
             let is_phi = d.is(crate::mir::Op::PHI);
             for (k, o) in d.operands.iter().enumerate() {
-                visit(i, o);
                 let Some(v) = o.vreg_of() else { continue };
                 if v.index() >= n || o.has(oflag::DEBUG_USE) {
                     continue;

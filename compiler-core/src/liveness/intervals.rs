@@ -41,7 +41,7 @@ use super::accesses::{ALL_LANES, DEFINES, LIVE_IN, LIVE_OUT};
 use super::cfg::Cfg;
 use super::slot_indexes::{Slot, SlotIndex, SlotIndexes};
 use crate::entity::EntityRef;
-use crate::mir::{Block, Function, Inst, Operand, RegClass, VReg};
+use crate::mir::{Block, Function, Inst, InstData, RegClass, VReg};
 use alloc::string::String;
 use alloc::vec;
 use alloc::vec::Vec;
@@ -478,12 +478,12 @@ pub struct LiveIntervals {
 
 impl LiveIntervals {
     pub fn compute(f: &Function) -> Self {
-        Self::compute_visiting(f, |_, _| {})
+        Self::compute_visiting(f, |_, _, _| {})
     }
 
-    /// [`LiveIntervals::compute`], also handing every operand (layout order, then
-    /// operand order) to `visit` on the walk that collects the accesses.
-    pub fn compute_visiting(f: &Function, visit: impl FnMut(Inst, &Operand)) -> Self {
+    /// [`LiveIntervals::compute`], also handing every instruction (layout order, with
+    /// its block) to `visit` on the walk that collects the accesses.
+    pub fn compute_visiting(f: &Function, visit: impl FnMut(Block, Inst, &InstData)) -> Self {
         let indexes = SlotIndexes::compute(f);
         let cfg = Cfg::new(f);
         let acc = Accesses::collect_visiting(f, visit);

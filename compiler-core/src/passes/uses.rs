@@ -3,7 +3,7 @@
 
 use crate::entity::SecondaryMap;
 use crate::liveness::intervals::LiveIntervals;
-use crate::mir::{Function, Inst, Operand, VReg};
+use crate::mir::{Function, Inst, InstData, Operand, VReg};
 use alloc::boxed::Box;
 use alloc::collections::BTreeMap;
 use alloc::vec::Vec;
@@ -73,7 +73,7 @@ impl DefUse {
     /// operands (a pass needing both would otherwise fetch every operand twice).
     pub fn with_intervals(f: &Function) -> (LiveIntervals, DefUse) {
         let mut du = DefUse::for_function(f);
-        let lis = LiveIntervals::compute_visiting(f, |i, o| du.note_operand(i, o));
+        let lis = LiveIntervals::compute_visiting(f, |_, i, d| du.note_inst(i, d));
         (lis, du)
     }
 
@@ -91,7 +91,15 @@ impl DefUse {
         du
     }
 
-    /// Records one operand of `i` (what [`DefUse::add_inst`] does for each of them).
+    /// Records every operand of `i`, whose data is `d` ([`DefUse::add_inst`] for a walk
+    /// that already holds the instruction).
+    pub fn note_inst(&mut self, i: Inst, d: &InstData) {
+        for o in &d.operands {
+            self.note_operand(i, o);
+        }
+    }
+
+    /// Records one operand of `i`.
     pub fn note_operand(&mut self, i: Inst, o: &Operand) {
         let Some(v) = o.vreg_of() else { return };
         if o.is_def() {

@@ -5,7 +5,7 @@
 //! `constraint_flags & 0x10` says whether it takes part in coalescing at all.
 
 use crate::mir::regclass::{Family, ValueKind};
-use crate::mir::{CopyFamily, Function, Inst, RegClass, ScalarClass, SubReg, VReg};
+use crate::mir::{CopyFamily, Function, Inst, InstData, RegClass, ScalarClass, SubReg, VReg};
 use serde::Serialize;
 
 /// The participate bit of the operand-type table.
@@ -89,11 +89,10 @@ pub fn side_class(f: &Function, v: VReg, lane: Option<SubReg>) -> Option<RegClas
     Some(if lane.is_some() { c.lane_class() } else { c })
 }
 
-/// Builds the candidate for `i`, if it is a copy-like instruction between virtual
-/// registers; None for everything else.
-pub fn classify(f: &Function, i: Inst) -> Option<Candidate> {
+/// Builds the candidate for `i` (whose data is `d`), if it is a copy-like instruction
+/// between virtual registers; None for everything else.
+pub fn classify(d: &InstData, i: Inst) -> Option<Candidate> {
     use crate::entity::EntityRef;
-    let d = &f.insts[i];
     let family = d.desc().family;
     if family == CopyFamily::None || d.lhs_defs == 0 {
         return None;

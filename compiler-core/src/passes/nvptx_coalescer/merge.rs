@@ -5,7 +5,7 @@ use super::{key_pair, Nvptx, Unit, SNAPSHOT_MAX};
 use crate::entity::EntityRef;
 use crate::liveness::{LiveRange, SlotIndex, ValNo};
 use crate::mir::instr::InstList;
-use crate::mir::{oflag, CopyFamily, Function, Inst, Op, Reg, SubReg, VReg};
+use crate::mir::{oflag, CopyFamily, Function, Inst, InstData, Op, Reg, SubReg, VReg};
 use crate::passes::register_coalescer::conflict_span;
 use crate::trace::{recorded_segments, Focus, Payload, Recorder, Step};
 use alloc::format;
@@ -24,7 +24,7 @@ impl<R: Recorder> Nvptx<'_, '_, R> {
             return false;
         }
         // Earlier merges may have renamed its registers: read the record afresh.
-        let Some(fresh) = super::classify::classify(self.ed.f, inst) else {
+        let Some(fresh) = super::classify::classify(&self.ed.f.insts[inst], inst) else {
             return false;
         };
         let c = &fresh;
@@ -448,9 +448,12 @@ impl<R: Recorder> Nvptx<'_, '_, R> {
 
 /// A placed COPY or move whose destination and source are the same register and lane.
 pub(crate) fn copies_onto_itself(f: &Function, i: Inst) -> bool {
-    let d = &f.insts[i];
-    f.layout.is_inserted(i)
-        && d.operands.len() >= 2
+    f.layout.is_inserted(i) && copies_data_onto_itself(&f.insts[i])
+}
+
+/// [`copies_onto_itself`] for an instruction known to be placed.
+pub(crate) fn copies_data_onto_itself(d: &InstData) -> bool {
+    d.operands.len() >= 2
         && d.operands[0].get_reg() == d.operands[1].get_reg()
         && d.operands[0].subreg == d.operands[1].subreg
         && (d.is(Op::COPY) || d.desc().family == CopyFamily::Move)

@@ -35,8 +35,8 @@ use heap::CandidateHeap;
 use interval_tree::{Interval, IntervalTree, TreeEvent};
 
 use crate::entity::{dense_map, EntityRef, SecondaryMap};
-use crate::liveness::{LiveRange, SlotIndexes};
-use crate::mir::{Block, Function, Inst, RegClass, VReg};
+use crate::liveness::{LiveIntervals, LiveRange, SlotIndexes};
+use crate::mir::{Block, Function, Inst, InstData, RegClass, VReg};
 use crate::passes::register_coalescer::order::loop_depths;
 use crate::passes::uses::DefUse;
 use crate::stats::Stats;
@@ -127,20 +127,30 @@ pub fn run_reporting<R: Recorder>(
     rec: &mut R,
 ) -> (Stats, Shortcuts) {
     let mut stats = Stats::with(&STAT_NAMES);
-    let (lis, du) = DefUse::with_intervals(f);
-    let (si, main, lanes) = lis.into_parts();
-    let weights = compute_weights(f, &du);
-    // Classify, and note the copies of a register onto itself on the same walk.
+    // One walk over the instructions feeds the live intervals, the def/use lists, the
+    // spill weights, the candidates and the list of copies onto themselves: on a
+    // function larger than the cache each further walk fetches it from memory again.
+    let depth = loop_depths(f);
+    let mut du = DefUse::for_function(f);
+    let mut weights = dense_map(0, f.vreg_end as usize);
     let mut cands: Vec<Candidate> = Vec::new();
     let mut self_copies: Vec<Inst> = Vec::new();
-    for (_, i) in f.all_insts() {
-        if let Some(c) = classify(f, i) {
+    let lis = LiveIntervals::compute_visiting(f, |b, i, d| {
+        du.note_inst(i, d);
+        add_weights(&mut weights, d, depth[b]);
+        if let Some(c) = classify(d, i) {
             cands.push(c);
         }
-        if merge::copies_onto_itself(f, i) {
+        if merge::copies_data_onto_itself(d) {
             self_copies.push(i);
         }
+    });
+    for v in 0..f.vreg_end as usize {
+        if !f.vregs[VReg::new(v)].exists {
+            weights[VReg::new(v)] = 0;
+        }
     }
+    let (si, main, lanes) = lis.into_parts();
     let copies_before = cands.len() as u64;
     stats.set("copies_before", copies_before);
     let mut p = Nvptx {
@@ -171,7 +181,7 @@ pub fn run_reporting<R: Recorder>(
     let after =
         p.ed.f
             .all_insts()
-            .filter(|&(_, i)| classify(p.ed.f, i).is_some())
+            .filter(|&(_, i)| classify(&p.ed.f.insts[i], i).is_some())
             .count() as u64;
     p.stats.set("copies_after", after);
     p.stats.set("rb_rotations", p.tree.rotations);
@@ -180,20 +190,18 @@ pub fn run_reporting<R: Recorder>(
     (p.stats, p.shortcuts)
 }
 
-fn compute_weights(f: &Function, du: &DefUse) -> SecondaryMap<VReg, u32> {
-    let depth = loop_depths(f);
-    let mut w: SecondaryMap<VReg, u32> = dense_map(0, f.vreg_end as usize);
-    for v in f.vreg_list() {
-        let insts = du.defs[v].len() + du.uses[v].len();
-        let spill: u32 = du.defs[v]
-            .iter()
-            .chain(du.uses[v].iter())
-            .filter_map(|&i| f.layout.inst_block(i))
-            .map(|b| 1 + depth[b])
-            .sum();
-        w[v] = insts as u32 + spill + du.uses[v].len() as u32;
+/// Adds the spill weight of one instruction in a block of loop depth `depth` to the
+/// registers it names. A register's weight is its def and use count, plus one more per
+/// use, plus (1 + loop depth) per def or use.
+fn add_weights(w: &mut SecondaryMap<VReg, u32>, d: &InstData, depth: u32) {
+    for o in &d.operands {
+        let Some(v) = o.vreg_of() else { continue };
+        if o.is_def() {
+            w[v] += 2 + depth;
+        } else if o.is_use() {
+            w[v] += 3 + depth;
+        }
     }
-    w
 }
 
 impl<R: Recorder> Nvptx<'_, '_, R> {
@@ -414,7 +422,8 @@ impl<R: Recorder> Nvptx<'_, '_, R> {
                 }
                 if self.try_candidate(&c, false) {
                     joined_this_round += 1;
-                } else if self.ed.f.layout.is_inserted(inst) && classify(self.ed.f, inst).is_some()
+                } else if self.ed.f.layout.is_inserted(inst)
+                    && classify(&self.ed.f.insts[inst], inst).is_some()
                 {
                     secondary.push(c, w, 0);
                 }
