@@ -566,13 +566,23 @@ pub fn dce_block<R: Recorder>(
     rec: &mut R,
 ) -> u64 {
     tally.recount(f, b);
+    // Which instructions could die at all does not depend on the counts: that is read
+    // front to back first, an order the hardware prefetcher can stream from memory
+    // (backwards, block after block, it cannot, and a large function pays a trip to
+    // memory per instruction). The backward walk then finds the block in cache.
+    let may_die: Vec<bool> = f.blocks[b]
+        .insts
+        .iter()
+        .map(|&id| pure_kind(&f.insts[id]))
+        .collect();
     // Positions of the dead, last first.
     let mut gone: Vec<usize> = Vec::new();
     let mut k = f.blocks[b].insts.len();
     while k > 1 {
         k -= 1;
         let id = f.blocks[b].insts[k];
-        if !is_dead(f, &f.insts[id]) {
+        let i = &f.insts[id];
+        if !may_die[k] || has_live_uses(f, i) || carries(i) {
             continue;
         }
         if R::ENABLED {
