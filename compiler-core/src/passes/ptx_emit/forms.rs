@@ -202,8 +202,9 @@ impl Cx<'_> {
 
     fn class(&self, o: &MOp) -> R<RegClass> {
         let v = o.vreg_of().ok_or("expected a virtual register operand")?;
-        self.f
-            .vreg_class(v)
+        self.regs
+            .class(v)
+            .or_else(|| self.f.vreg_class(v))
             .ok_or_else(|| format!("%{} has no register class", v.index()))
     }
 

@@ -42,7 +42,6 @@ use alloc::string::{String, ToString};
 use alloc::vec;
 use alloc::vec::Vec;
 use core::fmt;
-use core::fmt::Write as _;
 
 pub use forms::{no_form_reason, ptx_form_summary};
 
@@ -127,9 +126,15 @@ pub fn run<R: Recorder>(
 ) -> Result<(ptx::Module, Stats), EmitError> {
     let mut stats = Stats::with(&STAT_NAMES);
     let (mut maj, mut min) = opts.ptx_version.unwrap_or_else(|| min_ptx_version(opts.sm));
-    // One scan per function finds the opcodes with target requirements; the module
-    // header and each function's body both ask.
-    let features: Vec<Features> = m.functions.iter().map(Features::of).collect();
+    // One walk per function finds the registers it names (its register map) and the
+    // opcodes with target requirements (the module header and its body both ask).
+    let mut reg_maps = Vec::with_capacity(m.functions.len());
+    let mut features = Vec::with_capacity(m.functions.len());
+    for f in &m.functions {
+        let (regs, u) = RegMap::build(f);
+        reg_maps.push(Some(regs));
+        features.push(u);
+    }
     // wgmma exists only in the sm_90a feature set (PTX 8.0 and later).
     let uses_wgmma = features.iter().any(|u| u.wgmma);
     let mut target = format!("sm_{}", opts.sm);
@@ -280,7 +285,9 @@ pub fn run<R: Recorder>(
     }
     for (k, f) in m.functions.iter().enumerate() {
         let locals: Vec<&ir::Global> = demoted.get(&k).cloned().unwrap_or_default();
-        let func = emit_function(f, k, features[k], m.ir.as_deref(), &locals, rec, &mut stats)?;
+        let regs = reg_maps[k].take().expect("one register map per function");
+        let cx = (regs, features[k]);
+        let func = emit_function(f, k, cx, m.ir.as_deref(), &locals, rec, &mut stats)?;
         out.items.push(ptx::Item::Func(func));
         stats.inc("functions");
     }
@@ -318,13 +325,23 @@ pub fn reg_file(c: crate::mir::ScalarClass) -> RegFile {
     }
 }
 
+/// One register's entry in the [`RegMap`].
+#[derive(Copy, Clone, Default)]
+struct Named {
+    /// Its file, an index into [`RegMap::files`].
+    file: u8,
+    /// Its first number; 0 (never given out) marks a register without a name.
+    first: u32,
+    /// Its class, kept beside the name: emission needs both for every operand, and on
+    /// a large function a second table meant a second trip to memory.
+    class: Option<RegClass>,
+}
+
 /// Virtual register → PTX register names (one per lane).
 pub struct RegMap {
-    /// Per register: its file (an index into `files`) and its first number; number 0
-    /// (never given out) marks a register without a name. A dense table: every
-    /// operand asks it, and a search tree over 100k registers cost a cache miss or
-    /// two per operand.
-    names: SecondaryMap<VReg, (u8, u32)>,
+    /// Per register: its name and class. A dense table: every operand asks it, and a
+    /// search tree over 100k registers cost a cache miss or two per operand.
+    names: SecondaryMap<VReg, Named>,
     /// The files in use, in the order they were first met.
     files: Vec<RegFile>,
     /// Registers used per file (numbers 1..=count are taken).
@@ -334,18 +351,28 @@ pub struct RegMap {
 impl RegMap {
     /// Numbers every register some instruction defines or reads, in register-number
     /// order, per file (registers the coalescers emptied take no number, as in llc).
-    pub fn build(f: &Function) -> Result<RegMap, String> {
-        let mut names = dense_map((0, 0), f.vreg_end as usize);
-        let mut files: Vec<RegFile> = Vec::new();
-        let mut counts: BTreeMap<RegFile, u32> = BTreeMap::new();
+    /// The same walk notes the opcodes with target requirements.
+    fn build(f: &Function) -> (Result<RegMap, String>, Features) {
+        let mut u = Features::default();
         let mut used: SecondaryMap<VReg, bool> = dense_map(false, f.vreg_end as usize);
         for (_, i) in f.all_insts() {
-            for o in &f.insts[i].operands {
+            let d = &f.insts[i];
+            u.wgmma |= d.is(Op::WGMMA_M64N32K16_F32);
+            u.cp_async |= d.is(Op::CP_ASYNC_CA_SHARED);
+            u.tma |= d.is(Op::TMA_LOAD_2D);
+            for o in &d.operands {
                 if let Some(v) = o.vreg_of() {
                     used[v] = true;
                 }
             }
         }
+        (Self::number(f, &used), u)
+    }
+
+    fn number(f: &Function, used: &SecondaryMap<VReg, bool>) -> Result<RegMap, String> {
+        let mut names = dense_map(Named::default(), f.vreg_end as usize);
+        let mut files: Vec<RegFile> = Vec::new();
+        let mut counts: BTreeMap<RegFile, u32> = BTreeMap::new();
         for v in f.vreg_list().filter(|&v| used[v]) {
             let class = f.vreg_class(v).ok_or_else(|| {
                 format!(
@@ -369,7 +396,11 @@ impl RegMap {
                 }
             };
             let n = counts.entry(file).or_insert(0);
-            names[v] = (k as u8, *n + 1);
+            names[v] = Named {
+                file: k as u8,
+                first: *n + 1,
+                class: Some(class),
+            };
             *n += lanes;
         }
         Ok(RegMap {
@@ -382,9 +413,22 @@ impl RegMap {
     /// The PTX name of lane `lane` of `v`.
     pub fn name(&self, v: VReg, lane: u8) -> Option<String> {
         let (file, first) = self.entry(v)?;
-        let mut s = String::with_capacity(file.prefix.len() + 6);
+        // Digits by hand: every register operand of the output is named here, and the
+        // formatting machinery cost more than the rest of the naming.
+        let mut n = first + lane as u32;
+        let mut digits = [0u8; 10];
+        let mut k = digits.len();
+        loop {
+            k -= 1;
+            digits[k] = b'0' + (n % 10) as u8;
+            n /= 10;
+            if n == 0 {
+                break;
+            }
+        }
+        let mut s = String::with_capacity(file.prefix.len() + digits.len() - k);
         s.push_str(file.prefix);
-        let _ = write!(s, "{}", first + lane as u32);
+        s.extend(digits[k..].iter().map(|&d| d as char));
         Some(s)
     }
 
@@ -394,9 +438,14 @@ impl RegMap {
 
     fn entry(&self, v: VReg) -> Option<(RegFile, u32)> {
         match self.names[v] {
-            (_, 0) => None,
-            (k, first) => Some((self.files[k as usize], first)),
+            Named { first: 0, .. } => None,
+            Named { file, first, .. } => Some((self.files[file as usize], first)),
         }
+    }
+
+    /// The class of a named register (what `Function::vreg_class` says).
+    pub fn class(&self, v: VReg) -> Option<RegClass> {
+        self.names[v].class
     }
 }
 
@@ -436,19 +485,6 @@ struct Features {
     tma: bool,
 }
 
-impl Features {
-    fn of(f: &Function) -> Features {
-        let mut u = Features::default();
-        for (_, i) in f.all_insts() {
-            let d = &f.insts[i];
-            u.wgmma |= d.is(Op::WGMMA_M64N32K16_F32);
-            u.cp_async |= d.is(Op::CP_ASYNC_CA_SHARED);
-            u.tma |= d.is(Op::TMA_LOAD_2D);
-        }
-        u
-    }
-}
-
 /// Label of block number `n` in function number `k`.
 pub fn block_label(k: usize, n: u32) -> String {
     format!("$L__BB{k}_{n}")
@@ -457,7 +493,7 @@ pub fn block_label(k: usize, n: u32) -> String {
 fn emit_function<R: Recorder>(
     f: &Function,
     k: usize,
-    features: Features,
+    (regs, features): (Result<RegMap, String>, Features),
     ir_text: Option<&str>,
     locals: &[&ir::Global],
     rec: &mut R,
@@ -511,7 +547,7 @@ fn emit_function<R: Recorder>(
         });
     }
     // Registers.
-    let regs = RegMap::build(f).map_err(err)?;
+    let regs = regs.map_err(err)?;
     // Room for an instruction per MIR instruction and a label per block up front.
     let mut body: Vec<Stmt> =
         Vec::with_capacity(f.layout.num_insts() + 2 * f.layout.num_blocks() + 16);
