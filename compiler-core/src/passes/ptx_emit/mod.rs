@@ -126,14 +126,14 @@ pub fn run<R: Recorder>(
 ) -> Result<(ptx::Module, Stats), EmitError> {
     let mut stats = Stats::with(&STAT_NAMES);
     let (mut maj, mut min) = opts.ptx_version.unwrap_or_else(|| min_ptx_version(opts.sm));
-    // One walk per function finds the registers it names (its register map) and the
-    // opcodes with target requirements (the module header and its body both ask).
-    let mut reg_maps = Vec::with_capacity(m.functions.len());
+    // One walk per function finds what its emission asks about the whole function
+    // (see `Scan`); the module header asks for the opcodes with target requirements.
+    let mut scans = Vec::with_capacity(m.functions.len());
     let mut features = Vec::with_capacity(m.functions.len());
     for f in &m.functions {
-        let (regs, u) = RegMap::build(f);
-        reg_maps.push(Some(regs));
-        features.push(u);
+        let (regs, scan) = RegMap::build(f);
+        features.push(scan.features);
+        scans.push(Some((regs, scan)));
     }
     // wgmma exists only in the sm_90a feature set (PTX 8.0 and later).
     let uses_wgmma = features.iter().any(|u| u.wgmma);
@@ -195,10 +195,7 @@ pub fn run<R: Recorder>(
         }
     }
     // `tex ... {d}|p` (the residency predicate) needs PTX ISA 7.1.
-    let uses_texpred_fetch = m.functions.iter().any(|f| {
-        f.all_insts()
-            .any(|(_, i)| f.insts[i].is(Op::TEX_2D_V4F32_F32_P))
-    });
+    let uses_texpred_fetch = features.iter().any(|u| u.texpred_fetch);
     if uses_texpred_fetch && (maj, min) < (7, 1) {
         (maj, min) = (7, 1);
         rec.step(|| {
@@ -285,9 +282,8 @@ pub fn run<R: Recorder>(
     }
     for (k, f) in m.functions.iter().enumerate() {
         let locals: Vec<&ir::Global> = demoted.get(&k).cloned().unwrap_or_default();
-        let regs = reg_maps[k].take().expect("one register map per function");
-        let cx = (regs, features[k]);
-        let func = emit_function(f, k, cx, m.ir.as_deref(), &locals, rec, &mut stats)?;
+        let scan = scans[k].take().expect("one scan per function");
+        let func = emit_function(f, k, scan, m.ir.as_deref(), &locals, rec, &mut stats)?;
         out.items.push(ptx::Item::Func(func));
         stats.inc("functions");
     }
@@ -325,17 +321,24 @@ pub fn reg_file(c: crate::mir::ScalarClass) -> RegFile {
     }
 }
 
-/// One register's entry in the [`RegMap`].
+/// One register's entry in the [`RegMap`]: its name and its class, side by side
+/// (emission needs both for every operand, and on a large function a second table
+/// meant a second trip to memory), in 8 bytes so that the table of a 100k-register
+/// function stays small.
 #[derive(Copy, Clone, Default)]
 struct Named {
     /// Its file, an index into [`RegMap::files`].
     file: u8,
+    /// Its class: a scalar class, or a tuple of `lanes` registers of it (None for a
+    /// register without a name).
+    base: Option<crate::mir::ScalarClass>,
+    /// 0 for a scalar class.
+    lanes: u8,
     /// Its first number; 0 (never given out) marks a register without a name.
     first: u32,
-    /// Its class, kept beside the name: emission needs both for every operand, and on
-    /// a large function a second table meant a second trip to memory.
-    class: Option<RegClass>,
 }
+
+const _: () = assert!(core::mem::size_of::<Named>() == 8);
 
 /// Virtual register → PTX register names (one per lane).
 pub struct RegMap {
@@ -351,22 +354,40 @@ pub struct RegMap {
 impl RegMap {
     /// Numbers every register some instruction defines or reads, in register-number
     /// order, per file (registers the coalescers emptied take no number, as in llc).
-    /// The same walk notes the opcodes with target requirements.
-    fn build(f: &Function) -> (Result<RegMap, String>, Features) {
-        let mut u = Features::default();
+    /// The same walk fills in the rest of the function's [`Scan`].
+    fn build(f: &Function) -> (Result<RegMap, String>, Scan) {
+        let mut scan = Scan::default();
+        let u = &mut scan.features;
         let mut used: SecondaryMap<VReg, bool> = dense_map(false, f.vreg_end as usize);
         for (_, i) in f.all_insts() {
             let d = &f.insts[i];
             u.wgmma |= d.is(Op::WGMMA_M64N32K16_F32);
             u.cp_async |= d.is(Op::CP_ASYNC_CA_SHARED);
             u.tma |= d.is(Op::TMA_LOAD_2D);
+            u.texpred_fetch |= d.is(Op::TEX_2D_V4F32_F32_P);
+            let mut global = false;
             for o in &d.operands {
-                if let Some(v) = o.vreg_of() {
-                    used[v] = true;
+                match o.kind {
+                    OperandKind::Reg(crate::mir::Reg::Virt(v)) => used[v] = true,
+                    OperandKind::Reg(crate::mir::Reg::Phys(p)) => {
+                        scan.texpred |= f.sym(p) == "texpred";
+                    }
+                    OperandKind::Global { .. } => global = true,
+                    _ => {}
                 }
             }
+            if global {
+                scan.global_users.push(i);
+            }
+            let src = d
+                .operands
+                .get(d.lhs_defs as usize)
+                .and_then(|o| o.get_reg());
+            if d.is_copy() && matches!(src, Some(crate::mir::Reg::Phys(_))) {
+                scan.physical_copies.push(i);
+            }
         }
-        (Self::number(f, &used), u)
+        (Self::number(f, &used), scan)
     }
 
     fn number(f: &Function, used: &SecondaryMap<VReg, bool>) -> Result<RegMap, String> {
@@ -398,8 +419,13 @@ impl RegMap {
             let n = counts.entry(file).or_insert(0);
             names[v] = Named {
                 file: k as u8,
+                base: Some(base),
+                lanes: if matches!(class, RegClass::Tuple { .. }) {
+                    lanes as u8
+                } else {
+                    0
+                },
                 first: *n + 1,
-                class: Some(class),
             };
             *n += lanes;
         }
@@ -445,7 +471,13 @@ impl RegMap {
 
     /// The class of a named register (what `Function::vreg_class` says).
     pub fn class(&self, v: VReg) -> Option<RegClass> {
-        self.names[v].class
+        let Named { base, lanes, .. } = self.names[v];
+        let base = base?;
+        Some(if lanes == 0 {
+            RegClass::Scalar(base)
+        } else {
+            RegClass::Tuple { base, lanes }
+        })
     }
 }
 
@@ -474,9 +506,25 @@ fn global_users(m: &Module, globals: &[ir::Global]) -> BTreeMap<String, Vec<usiz
     users
 }
 
+/// What emission asks about a whole function, found on one walk over it (with the
+/// register map): each further walk over a large function fetches it from memory again.
+#[derive(Clone, Debug, Default)]
+struct Scan {
+    features: Features,
+    /// Some operand is the physical register `$texpred`.
+    texpred: bool,
+    /// Instructions with a global operand, in layout order (where parameters are
+    /// loaded from when there is no IR module).
+    global_users: Vec<Inst>,
+    /// COPYs from a physical register, in layout order (CICC's parameter registers).
+    physical_copies: Vec<Inst>,
+}
+
 /// The opcodes with target requirements that a function uses.
 #[derive(Copy, Clone, Debug, Default)]
 struct Features {
+    /// `TEX_2D_V4F32_F32_P`: PTX 7.1 (the residency predicate).
+    texpred_fetch: bool,
     /// `WGMMA_M64N32K16_F32`: sm_90a.
     wgmma: bool,
     /// `CP_ASYNC_CA_SHARED`: sm_80 and shared staging arrays.
@@ -493,7 +541,7 @@ pub fn block_label(k: usize, n: u32) -> String {
 fn emit_function<R: Recorder>(
     f: &Function,
     k: usize,
-    (regs, features): (Result<RegMap, String>, Features),
+    (regs, scan): (Result<RegMap, String>, Scan),
     ir_text: Option<&str>,
     locals: &[&ir::Global],
     rec: &mut R,
@@ -526,7 +574,7 @@ fn emit_function<R: Recorder>(
         }
         None => (
             ptx::FuncKind::Entry,
-            params_from_loads(f, rec),
+            params_from_loads(f, &scan, rec),
             Vec::new(),
             "the `&<name>_param_N` loads (the file has no IR module)",
         ),
@@ -580,7 +628,7 @@ fn emit_function<R: Recorder>(
             });
         }
     }
-    if uses_texpred(f) {
+    if scan.texpred {
         body.push(Stmt::Reg(ptx::RegDecl {
             words: vec![".pred".into()],
             names: vec![(forms::TEXPRED.into(), None)],
@@ -596,7 +644,7 @@ fn emit_function<R: Recorder>(
             )
         });
     }
-    let (cpa, tma) = (features.cp_async, features.tma);
+    let (cpa, tma) = (scan.features.cp_async, scan.features.tma);
     let arrays = async_copy::shared_arrays(cpa, tma);
     if !arrays.is_empty() {
         rec.step(|| {
@@ -608,7 +656,7 @@ fn emit_function<R: Recorder>(
         });
     }
     body.extend(arrays);
-    if features.wgmma {
+    if scan.features.wgmma {
         body.push(wgmma::shared_array());
     }
     for g in locals {
@@ -784,10 +832,10 @@ fn count_movs(stmts: &[Stmt]) -> usize {
 }
 
 /// Parameters reconstructed from `&<fn>_param_N` loads when there is no IR module.
-fn params_from_loads<R: Recorder>(f: &Function, rec: &mut R) -> Vec<ptx::Param> {
+fn params_from_loads<R: Recorder>(f: &Function, scan: &Scan, rec: &mut R) -> Vec<ptx::Param> {
     let prefix = format!("{}_param_", f.name);
     let mut found: BTreeMap<u32, &'static str> = BTreeMap::new();
-    for (_, i) in f.all_insts() {
+    for &i in &scan.global_users {
         let d = &f.insts[i];
         for o in &d.operands {
             let OperandKind::Global { sym, .. } = o.kind else {
@@ -825,7 +873,7 @@ fn params_from_loads<R: Recorder>(f: &Function, rec: &mut R) -> Vec<ptx::Param> 
         }
     }
     // CICC's parameter registers: `COPY $rN` reads parameter N-1.
-    for (_, i) in f.all_insts() {
+    for &i in &scan.physical_copies {
         let d = &f.insts[i];
         if !d.is_copy() {
             continue;
@@ -875,16 +923,6 @@ fn params_from_loads<R: Recorder>(f: &Function, rec: &mut R) -> Vec<ptx::Param> 
         });
     }
     params
-}
-
-/// True when some instruction of `f` reads or writes `$texpred`.
-fn uses_texpred(f: &Function) -> bool {
-    f.all_insts().any(|(_, i)| {
-        f.insts[i]
-            .operands
-            .iter()
-            .any(|o| matches!(o.get_reg(), Some(crate::mir::Reg::Phys(p)) if f.sym(p) == "texpred"))
-    })
 }
 
 /// The family (bit width) of a register class, for messages.
