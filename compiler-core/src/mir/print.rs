@@ -331,7 +331,7 @@ fn write_operand(
 }
 
 /// Appends `n` in decimal (the printer's hot path; `write!` costs several times more).
-fn push_uint(out: &mut String, mut n: u64) {
+pub fn push_uint(out: &mut String, mut n: u64) {
     if n < 10 {
         out.push(char::from(b'0' + n as u8));
         return;

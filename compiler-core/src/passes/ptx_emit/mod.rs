@@ -439,22 +439,12 @@ impl RegMap {
     /// The PTX name of lane `lane` of `v`.
     pub fn name(&self, v: VReg, lane: u8) -> Option<String> {
         let (file, first) = self.entry(v)?;
-        // Digits by hand: every register operand of the output is named here, and the
-        // formatting machinery cost more than the rest of the naming.
-        let mut n = first + lane as u32;
-        let mut digits = [0u8; 10];
-        let mut k = digits.len();
-        loop {
-            k -= 1;
-            digits[k] = b'0' + (n % 10) as u8;
-            n /= 10;
-            if n == 0 {
-                break;
-            }
-        }
-        let mut s = String::with_capacity(file.prefix.len() + digits.len() - k);
+        // Every register operand of the output is named here: the digits are written
+        // by hand rather than through the formatting machinery, which cost more than the
+        // rest of the naming.
+        let mut s = String::with_capacity(file.prefix.len() + 6);
         s.push_str(file.prefix);
-        s.extend(digits[k..].iter().map(|&d| d as char));
+        crate::mir::print::push_uint(&mut s, u64::from(first + lane as u32));
         Some(s)
     }
 
