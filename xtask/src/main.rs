@@ -361,6 +361,9 @@ fn bench_native(ctx: &Ctx, llc: bool) -> ExitCode {
         "--test-threads=1",
     ]);
     cmd.env("COPYSCOPE_BENCH_OUT", &out);
+    // mimalloc keeps freed memory instead of handing it back to the OS after 10 ms
+    // (and faulting it in again): see the heap note in docs/bench.md.
+    cmd.env("MIMALLOC_PURGE_DELAY", "-1");
     cmd.env(
         "COPYSCOPE_BIN",
         ctx.target_dir().join("release").join("copyscope"),
