@@ -497,14 +497,12 @@ impl LiveIntervals {
 
     /// The indexes, each register's whole range and its lane ranges (by vreg number;
     /// empty for numbers no register uses), moved out rather than copied.
-    pub fn into_parts(self) -> (SlotIndexes, Vec<LiveRange>, Vec<Vec<LiveRange>>) {
-        let mut main = Vec::with_capacity(self.intervals.len());
-        let mut lanes = Vec::with_capacity(self.intervals.len());
-        for li in self.intervals {
-            let (range, subs) = li.map(|li| (li.range, li.subranges)).unwrap_or_default();
-            main.push(range);
-            lanes.push(subs.into_iter().map(|s| s.range).collect());
-        }
+    pub fn into_parts(self) -> (SlotIndexes, Vec<LiveRange>, Vec<Vec<SubRange>>) {
+        let (main, lanes) = self
+            .intervals
+            .into_iter()
+            .map(|li| li.map(|li| (li.range, li.subranges)).unwrap_or_default())
+            .unzip();
         (self.indexes, main, lanes)
     }
 

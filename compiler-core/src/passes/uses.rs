@@ -91,8 +91,8 @@ impl DefUse {
         du
     }
 
-    /// Records every operand of `i`, whose data is `d` ([`DefUse::add_inst`] for a walk
-    /// that already holds the instruction).
+    /// Records every operand of `i`, whose data is `d` (for a walk that already holds
+    /// the instruction).
     pub fn note_inst(&mut self, i: Inst, d: &InstData) {
         for o in &d.operands {
             self.note_operand(i, o);
@@ -111,12 +111,7 @@ impl DefUse {
 
     /// Records every operand of `i`.
     pub fn add_inst(&mut self, f: &Function, i: Inst) {
-        for (_, v) in f.insts[i].vreg_defs() {
-            push(&mut self.defs[v], &mut self.def_index[v], i);
-        }
-        for (_, v) in f.insts[i].vreg_uses() {
-            push(&mut self.uses[v], &mut self.use_index[v], i);
-        }
+        self.note_inst(i, &f.insts[i]);
     }
 
     /// Forgets every operand of `i` (call before changing or erasing it).

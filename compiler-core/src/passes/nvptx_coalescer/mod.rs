@@ -145,12 +145,12 @@ pub fn run_reporting<R: Recorder>(
             self_copies.push(i);
         }
     });
-    for v in 0..f.vreg_end as usize {
-        if !f.vregs[VReg::new(v)].exists {
-            weights[VReg::new(v)] = 0;
-        }
-    }
-    let (si, main, lanes) = lis.into_parts();
+    let (si, main, subranges) = lis.into_parts();
+    // Lane `l` of a tuple is its `l`-th subrange (they are built in lane order).
+    let lanes = subranges
+        .into_iter()
+        .map(|subs| subs.into_iter().map(|s| s.range).collect())
+        .collect();
     let copies_before = cands.len() as u64;
     stats.set("copies_before", copies_before);
     let mut p = Nvptx {
@@ -192,7 +192,8 @@ pub fn run_reporting<R: Recorder>(
 
 /// Adds the spill weight of one instruction in a block of loop depth `depth` to the
 /// registers it names. A register's weight is its def and use count, plus one more per
-/// use, plus (1 + loop depth) per def or use.
+/// use, plus (1 + loop depth) per def or use. (Every register an operand names
+/// exists: the parser and the editor declare it.)
 fn add_weights(w: &mut SecondaryMap<VReg, u32>, d: &InstData, depth: u32) {
     for o in &d.operands {
         let Some(v) = o.vreg_of() else { continue };

@@ -204,7 +204,6 @@ impl Cx<'_> {
         let v = o.vreg_of().ok_or("expected a virtual register operand")?;
         self.regs
             .class(v)
-            .or_else(|| self.f.vreg_class(v))
             .ok_or_else(|| format!("%{} has no register class", v.index()))
     }
 

@@ -126,17 +126,18 @@ pub fn run<R: Recorder>(
 ) -> Result<(ptx::Module, Stats), EmitError> {
     let mut stats = Stats::with(&STAT_NAMES);
     let (mut maj, mut min) = opts.ptx_version.unwrap_or_else(|| min_ptx_version(opts.sm));
-    // One walk per function finds what its emission asks about the whole function
-    // (see `Scan`); the module header asks for the opcodes with target requirements.
+    // One walk per function finds its registers and what else its emission asks about
+    // the whole function (see `Scan`); the module header asks for the opcodes with
+    // target requirements.
+    let mut reg_maps = Vec::with_capacity(m.functions.len());
     let mut scans = Vec::with_capacity(m.functions.len());
-    let mut features = Vec::with_capacity(m.functions.len());
     for f in &m.functions {
         let (regs, scan) = RegMap::build(f);
-        features.push(scan.features);
-        scans.push(Some((regs, scan)));
+        reg_maps.push(Some(regs));
+        scans.push(scan);
     }
     // wgmma exists only in the sm_90a feature set (PTX 8.0 and later).
-    let uses_wgmma = features.iter().any(|u| u.wgmma);
+    let uses_wgmma = scans.iter().any(|s| s.features.wgmma);
     let mut target = format!("sm_{}", opts.sm);
     if uses_wgmma {
         if opts.sm != 90 {
@@ -164,8 +165,8 @@ pub fn run<R: Recorder>(
     }
     // cp.async needs sm_80; the bulk copy engine and mbarrier transactions of the TMA
     // form need sm_90 and PTX 8.0.
-    let uses_cp_async = features.iter().any(|u| u.cp_async);
-    let uses_tma = features.iter().any(|u| u.tma);
+    let uses_cp_async = scans.iter().any(|s| s.features.cp_async);
+    let uses_tma = scans.iter().any(|s| s.features.tma);
     let need_sm = |op: &str, sm: u32| EmitError {
         function: String::new(),
         block: None,
@@ -195,7 +196,7 @@ pub fn run<R: Recorder>(
         }
     }
     // `tex ... {d}|p` (the residency predicate) needs PTX ISA 7.1.
-    let uses_texpred_fetch = features.iter().any(|u| u.texpred_fetch);
+    let uses_texpred_fetch = scans.iter().any(|s| s.features.texpred_fetch);
     if uses_texpred_fetch && (maj, min) < (7, 1) {
         (maj, min) = (7, 1);
         rec.step(|| {
@@ -244,7 +245,7 @@ pub fn run<R: Recorder>(
     let globals = m.ir.as_deref().map(ir::globals).unwrap_or_default();
     // Which functions use each global: a shared variable used by one function only is
     // declared inside it ("demoted"), as llc does.
-    let users = global_users(m, &globals);
+    let users = global_users(m, &globals, &scans);
     let mut demoted: BTreeMap<usize, Vec<&ir::Global>> = BTreeMap::new();
     for g in &globals {
         let u = users.get(&g.name).cloned().unwrap_or_default();
@@ -282,8 +283,9 @@ pub fn run<R: Recorder>(
     }
     for (k, f) in m.functions.iter().enumerate() {
         let locals: Vec<&ir::Global> = demoted.get(&k).cloned().unwrap_or_default();
-        let scan = scans[k].take().expect("one scan per function");
-        let func = emit_function(f, k, scan, m.ir.as_deref(), &locals, rec, &mut stats)?;
+        let regs = reg_maps[k].take().expect("one register map per function");
+        let cx = (regs, &scans[k]);
+        let func = emit_function(f, k, cx, m.ir.as_deref(), &locals, rec, &mut stats)?;
         out.items.push(ptx::Item::Func(func));
         stats.inc("functions");
     }
@@ -329,12 +331,12 @@ pub fn reg_file(c: crate::mir::ScalarClass) -> RegFile {
 struct Named {
     /// Its file, an index into [`RegMap::files`].
     file: u8,
-    /// Its class: a scalar class, or a tuple of `lanes` registers of it (None for a
-    /// register without a name).
+    /// Its class: a scalar class, or a tuple of `lanes` registers of it. None marks a
+    /// register without a name.
     base: Option<crate::mir::ScalarClass>,
     /// 0 for a scalar class.
     lanes: u8,
-    /// Its first number; 0 (never given out) marks a register without a name.
+    /// Its first number (numbers start at 1).
     first: u32,
 }
 
@@ -453,10 +455,10 @@ impl RegMap {
     }
 
     fn entry(&self, v: VReg) -> Option<(RegFile, u32)> {
-        match self.names[v] {
-            Named { first: 0, .. } => None,
-            Named { file, first, .. } => Some((self.files[file as usize], first)),
-        }
+        let Named {
+            file, base, first, ..
+        } = self.names[v];
+        base.map(|_| (self.files[file as usize], first))
     }
 
     /// The class of a named register (what `Function::vreg_class` says).
@@ -472,14 +474,15 @@ impl RegMap {
 }
 
 /// For each IR global some instruction names: the functions (by number) that do.
-fn global_users(m: &Module, globals: &[ir::Global]) -> BTreeMap<String, Vec<usize>> {
+/// Only the instructions each function's [`Scan`] found with a global operand are read.
+fn global_users(
+    m: &Module,
+    globals: &[ir::Global],
+    scans: &[Scan],
+) -> BTreeMap<String, Vec<usize>> {
     let mut users: BTreeMap<String, Vec<usize>> = BTreeMap::new();
-    if globals.is_empty() {
-        // Nothing to find: the walk over every operand is skipped.
-        return users;
-    }
-    for (k, f) in m.functions.iter().enumerate() {
-        for (_, i) in f.all_insts() {
+    for (k, (f, scan)) in m.functions.iter().zip(scans).enumerate() {
+        for &i in &scan.global_users {
             for o in &f.insts[i].operands {
                 if let OperandKind::Global { sym, .. } = o.kind {
                     let name = f.sym(sym);
@@ -531,7 +534,7 @@ pub fn block_label(k: usize, n: u32) -> String {
 fn emit_function<R: Recorder>(
     f: &Function,
     k: usize,
-    (regs, scan): (Result<RegMap, String>, Scan),
+    (regs, scan): (Result<RegMap, String>, &Scan),
     ir_text: Option<&str>,
     locals: &[&ir::Global],
     rec: &mut R,
@@ -564,7 +567,7 @@ fn emit_function<R: Recorder>(
         }
         None => (
             ptx::FuncKind::Entry,
-            params_from_loads(f, &scan, rec),
+            params_from_loads(f, scan, rec),
             Vec::new(),
             "the `&<name>_param_N` loads (the file has no IR module)",
         ),
@@ -865,9 +868,6 @@ fn params_from_loads<R: Recorder>(f: &Function, scan: &Scan, rec: &mut R) -> Vec
     // CICC's parameter registers: `COPY $rN` reads parameter N-1.
     for &i in &scan.physical_copies {
         let d = &f.insts[i];
-        if !d.is_copy() {
-            continue;
-        }
         let src = d
             .operands
             .get(d.lhs_defs as usize)
