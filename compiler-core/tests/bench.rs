@@ -814,7 +814,7 @@ fn llc_side_by_side(md: &mut String) {
 /// Does llc-22 itself stay within the scaling target? Its own `-time-passes` figures
 /// (user time) for the two passes on llc's MIR of the swaps loop at ~10k and ~100k
 /// instructions, beside our stages on the same files, in process and warm (the input
-/// just cloned), as llc's passes run on MIR it has just read. Best of 5 each.
+/// just cloned), as llc's passes run on MIR it has just read. Means of 9 runs each.
 fn llc_scaling(md: &mut String) {
     let dir = std::env::temp_dir().join("copyscope-bench");
     std::fs::create_dir_all(&dir).unwrap();
@@ -921,8 +921,9 @@ fn llc_scaling(md: &mut String) {
     }
 }
 
-/// Only the llc-22 scaling section, printed (`cargo test --release -p compiler-core
-/// --test bench llc_scaling_only -- --ignored --nocapture`).
+/// Only the llc-22 scaling section, printed (`MIMALLOC_PURGE_DELAY=-1 cargo test
+/// --release -p compiler-core --test bench llc_scaling_only -- --ignored --nocapture`;
+/// the variable as `cargo xtask bench` sets it).
 #[test]
 #[ignore]
 fn llc_scaling_only() {
