@@ -98,7 +98,9 @@ impl Interner {
     }
 
     pub fn get(&self, s: &str) -> Option<Sym> {
-        self.find(s).ok().map(|pos| Sym::from_index(self.sorted[pos]))
+        self.find(s)
+            .ok()
+            .map(|pos| Sym::from_index(self.sorted[pos]))
     }
 
     pub fn name(&self, sym: Sym) -> &str {

@@ -71,7 +71,7 @@ fn mutate(f: &mut Function, rng: &mut Rng) {
             if op.is_reg() {
                 op.set_reg(Reg::Virt(v));
                 if rng.below(3) == 0 {
-                    op.subreg = Some(SubReg::Lane(rng.below(6) as u8));
+                    op.subreg = Some(SubReg::of_lane(rng.below(6) as u8));
                 }
             }
         }

@@ -47,10 +47,10 @@ fn mangle(f: &mut Function, rng: &mut Rng) -> bool {
         2 if nops > 0 => {
             f.insts[i].operands[k].subreg = match rng.below(3) {
                 0 => None,
-                _ => Some(SubReg::Lane(rng.below(6) as u8)),
+                _ => Some(SubReg::of_lane(rng.below(6) as u8)),
             }
         }
-        3 if nops > 0 => f.insts[i].operands[k].tied_def = Some(rng.below(nops as u64 + 2) as u16),
+        3 if nops > 0 => f.insts[i].operands[k].tied_def = Some(rng.below(nops as u64 + 2) as u8),
         4 if nops > 0 => {
             let flags = [
                 oflag::DEF,

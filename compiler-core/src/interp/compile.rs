@@ -36,7 +36,9 @@ use super::memory::{param_addr, retval_addr, Space};
 use crate::entity::{EntityRef, SecondaryMap};
 use crate::mir::operand::{oflag, OperandKind, Sigil};
 use crate::mir::print::inst_to_string;
-use crate::mir::{Block, Function, Inst, InstData, Op, Opcode, Operand, Reg, RegClass, SubReg};
+use crate::mir::{
+    Block, Function, Inst, InstData, Op, Opcode, Operand, Reg, RegClass, SubReg, SubRegKind,
+};
 use alloc::boxed::Box;
 use alloc::format;
 use alloc::string::{String, ToString};
@@ -664,7 +666,7 @@ impl<'f> Compiler<'f> {
         match reg {
             Reg::Virt(v) => {
                 let s = self.vslots_of(v)?;
-                match op.subreg {
+                match op.subreg.map(SubReg::kind) {
                     None => Ok(Some(
                         (0..s.lanes as u32)
                             .map(|k| Dst {
@@ -673,16 +675,16 @@ impl<'f> Compiler<'f> {
                             })
                             .collect(),
                     )),
-                    Some(SubReg::Lane(k)) if k < s.lanes => Ok(Some(vec![Dst {
+                    Some(SubRegKind::Lane(k)) if k < s.lanes => Ok(Some(vec![Dst {
                         slot: s.base + k as u32,
                         bits: s.bits,
                     }])),
-                    Some(SubReg::Lane(k)) => Err(InterpError::malformed(format!(
+                    Some(SubRegKind::Lane(k)) => Err(InterpError::malformed(format!(
                         "%{}.sub{k} is past the register's {} lane(s)",
                         v.index(),
                         s.lanes
                     ))),
-                    Some(SubReg::Named(n)) => Err(InterpError::unsupported(
+                    Some(SubRegKind::Named(n)) => Err(InterpError::unsupported(
                         "<sub-register>",
                         format!("named sub-register index `{}`", self.f.sym(n)),
                     )),
@@ -1461,14 +1463,16 @@ impl<'f> Compiler<'f> {
 
     fn subreg_index(&self, op: &Operand, lanes: usize) -> Result<usize, InterpError> {
         let k = match op.kind {
-            OperandKind::SubRegIdx(SubReg::Lane(k)) => k as usize,
+            OperandKind::SubRegIdx(s) => match s.kind() {
+                SubRegKind::Lane(k) => k as usize,
+                SubRegKind::Named(n) => {
+                    return Err(InterpError::unsupported(
+                        "<sub-register>",
+                        format!("named sub-register index `{}`", self.f.sym(n)),
+                    ))
+                }
+            },
             OperandKind::Imm(k) if k >= 0 => k as usize,
-            OperandKind::SubRegIdx(SubReg::Named(n)) => {
-                return Err(InterpError::unsupported(
-                    "<sub-register>",
-                    format!("named sub-register index `{}`", self.f.sym(n)),
-                ))
-            }
             _ => return Err(InterpError::malformed("expected %subreg.subK")),
         };
         if k >= lanes {

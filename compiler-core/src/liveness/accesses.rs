@@ -29,8 +29,8 @@ pub const ALL_LANES: LaneMask = !0;
 
 /// The lanes one operand touches.
 pub fn operand_lanes(sub: Option<SubReg>) -> LaneMask {
-    match sub {
-        Some(SubReg::Lane(k)) if k < 64 => 1 << k,
+    match sub.and_then(SubReg::lane) {
+        Some(k) if k < 64 => 1 << k,
         _ => ALL_LANES,
     }
 }

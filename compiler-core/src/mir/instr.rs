@@ -104,6 +104,6 @@ impl InstData {
     pub fn tied_use_of(&self, def_idx: usize) -> Option<usize> {
         self.operands
             .iter()
-            .position(|o| o.tied_def == Some(def_idx as u16))
+            .position(|o| o.tied_def.map(usize::from) == Some(def_idx))
     }
 }

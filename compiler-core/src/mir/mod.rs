@@ -23,7 +23,7 @@ pub mod verify;
 pub use function::{Block, BlockData, Function, Module, Props, Target};
 pub use instr::{Inst, InstData};
 pub use opcode::{flag, CopyFamily, Op, Opcode};
-pub use operand::{oflag, Operand, OperandKind, Reg, SubReg, VReg};
+pub use operand::{oflag, Operand, OperandKind, Reg, SubReg, SubRegKind, VReg};
 pub use parse::{parse_module, parse_module_with_spans, FunctionSpans, InstSpan};
 pub use print::{print_function, print_module};
 pub use regclass::ValueKind;

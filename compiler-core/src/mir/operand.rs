@@ -1,6 +1,7 @@
 //! Machine operands: registers with their flags, immediates, blocks, symbols.
 
-use crate::entity::{entity_impl, Sym};
+use crate::entity::{entity_impl, EntityRef, Sym};
+use core::num::NonZeroU32;
 use serde::{Deserialize, Serialize};
 
 /// A virtual register, numbered as the MIR text numbers it (`%7` is `VReg(7)`).
@@ -28,11 +29,72 @@ impl Reg {
 }
 
 /// A sub-register index. `sub0..sub{MAX}` are the tuple lanes; other names (x86's
-/// `sub_32bit`) are interned.
+/// `sub_32bit`) are interned. Read it through [`SubReg::kind`].
+///
+/// Packed in four bytes with a zero niche (lane `l` is `1 + l`, name `n` is `257 + n`),
+/// so `Option<SubReg>` is four bytes too: together with the operand's other fields that
+/// keeps an [`Operand`] at 32 bytes. Ordered as the [`SubRegKind`] it stands for (lanes
+/// first, by number), and serialized as that enum.
+#[derive(Copy, Clone, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(into = "SubRegKind", from = "SubRegKind")]
+pub struct SubReg(NonZeroU32);
+
+/// What a [`SubReg`] names.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
-pub enum SubReg {
+#[serde(rename = "SubReg")]
+pub enum SubRegKind {
     Lane(u8),
     Named(Sym),
+}
+
+const NAMED_BASE: u32 = 257;
+
+impl SubReg {
+    pub fn of_lane(l: u8) -> Self {
+        SubReg(NonZeroU32::MIN.saturating_add(u32::from(l)))
+    }
+    /// A named index. Names are numbered densely from 0 by an interner fed from one
+    /// input, so a number near 2^32 cannot occur; it would saturate, not wrap.
+    pub fn of_name(n: Sym) -> Self {
+        let n = u32::try_from(n.index()).unwrap_or(u32::MAX);
+        SubReg(NonZeroU32::MIN.saturating_add(n.saturating_add(NAMED_BASE - 1)))
+    }
+    pub fn kind(self) -> SubRegKind {
+        let v = self.0.get();
+        if v < NAMED_BASE {
+            SubRegKind::Lane((v - 1) as u8)
+        } else {
+            SubRegKind::Named(Sym::new((v - NAMED_BASE) as usize))
+        }
+    }
+    /// The tuple lane, for `subK`.
+    pub fn lane(self) -> Option<u8> {
+        match self.kind() {
+            SubRegKind::Lane(l) => Some(l),
+            SubRegKind::Named(_) => None,
+        }
+    }
+}
+
+impl From<SubRegKind> for SubReg {
+    fn from(k: SubRegKind) -> Self {
+        match k {
+            SubRegKind::Lane(l) => SubReg::of_lane(l),
+            SubRegKind::Named(n) => SubReg::of_name(n),
+        }
+    }
+}
+
+impl From<SubReg> for SubRegKind {
+    fn from(s: SubReg) -> Self {
+        s.kind()
+    }
+}
+
+impl core::fmt::Debug for SubReg {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        self.kind().fmt(f)
+    }
 }
 
 /// Operand flag bits.
@@ -125,8 +187,10 @@ pub struct Operand {
     pub flags: u16,
     /// `%5.sub1`: the register's sub-register read or written.
     pub subreg: Option<SubReg>,
-    /// `(tied-def N)` on a use: the def operand index it is tied to.
-    pub tied_def: Option<u16>,
+    /// `(tied-def N)` on a use: the def operand index it is tied to. A byte, as LLVM's
+    /// own field is narrower still (four bits, larger indices found through the
+    /// inline-asm flag words); the parser and the emitter refuse an index past 255.
+    pub tied_def: Option<u8>,
     /// `(s32)`, `(p4)`: a low-level type annotation kept as text.
     pub llt: Option<Sym>,
     /// A `/* ... */` comment after the operand (INLINEASM flag words).
@@ -193,5 +257,44 @@ impl Operand {
             OperandKind::Imm(v) => Some(v),
             _ => None,
         }
+    }
+}
+
+// What the packed fields buy: every pass over a large function fetches each operand.
+const _: () = assert!(core::mem::size_of::<Operand>() == 32);
+const _: () = assert!(core::mem::size_of::<Option<SubReg>>() == 4);
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sub_registers_pack_lanes_and_names_apart_and_keep_their_order() {
+        let names = [Sym::new(0), Sym::new(7)];
+        let all = [
+            SubReg::of_lane(0),
+            SubReg::of_lane(31),
+            SubReg::of_lane(255),
+            SubReg::of_name(names[0]),
+            SubReg::of_name(names[1]),
+        ];
+        let kinds = all.map(SubReg::kind);
+        assert_eq!(
+            kinds,
+            [
+                SubRegKind::Lane(0),
+                SubRegKind::Lane(31),
+                SubRegKind::Lane(255),
+                SubRegKind::Named(names[0]),
+                SubRegKind::Named(names[1]),
+            ]
+        );
+        assert!(all.windows(2).all(|w| w[0] < w[1]));
+        assert_eq!(all.map(SubReg::lane)[1..3], [Some(31), Some(255)]);
+        assert_eq!(all[3].lane(), None);
+        let json = serde_json::to_string(&all[1..4]).unwrap();
+        assert_eq!(json, r#"[{"Lane":31},{"Lane":255},{"Named":0}]"#);
+        let back: alloc::vec::Vec<SubReg> = serde_json::from_str(&json).unwrap();
+        assert_eq!(back, all[1..4]);
     }
 }

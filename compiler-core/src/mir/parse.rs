@@ -983,7 +983,7 @@ impl<'f> BodyParser<'f> {
         while c.rest().starts_with('(') {
             c.pos += 1;
             if c.eat("tied-def") {
-                let n: u16 = c.number("an operand index after `tied-def`")?;
+                let n: u8 = c.number("an operand index (0 to 255) after `tied-def`")?;
                 c.expect(")", "after the tied-def index")?;
                 op.tied_def = Some(n);
             } else {
@@ -1003,9 +1003,9 @@ impl<'f> BodyParser<'f> {
     fn subreg(&mut self, w: &str) -> SubReg {
         match w.strip_prefix("sub").and_then(|n| n.parse::<u8>().ok()) {
             Some(n) if n < super::regclass::MAX_LANES && w.len() == 3 + n.to_string().len() => {
-                SubReg::Lane(n)
+                SubReg::of_lane(n)
             }
-            _ => SubReg::Named(self.f.names.intern(w)),
+            _ => SubReg::of_name(self.f.names.intern(w)),
         }
     }
 
@@ -1050,6 +1050,13 @@ mod tests {
     fn tied_def_errors_point_at_the_operand() {
         let e = err("    %0:b32 = INLINEASM &\"x\", 0, %1(tied-def 5)\n");
         assert_eq!((e.line, e.col), (5, 33));
+    }
+
+    #[test]
+    fn tied_def_index_past_a_byte_is_refused() {
+        let e = err("    %0:b32 = INLINEASM &\"x\", 0, %1(tied-def 256)\n");
+        assert_eq!(e.line, 5);
+        assert!(e.message.contains("0 to 255"), "{}", e.message);
     }
 
     #[test]

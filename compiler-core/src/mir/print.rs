@@ -5,7 +5,7 @@
 use super::function::{Block, Function, Module};
 use super::instr::{Inst, InstData, MI_FLAG_NAMES};
 use super::opcode::Opcode;
-use super::operand::{oflag, Operand, OperandKind, Reg, Sigil, SubReg, FLAG_KEYWORDS};
+use super::operand::{oflag, Operand, OperandKind, Reg, Sigil, SubReg, SubRegKind, FLAG_KEYWORDS};
 use crate::entity::{EntityRef, SecondaryMap};
 use alloc::string::String;
 use core::fmt::Write;
@@ -385,11 +385,11 @@ pub fn write_reg(out: &mut String, f: &Function, r: Reg) {
 }
 
 fn write_subreg(out: &mut String, f: &Function, s: SubReg) {
-    match s {
-        SubReg::Lane(n) => {
+    match s.kind() {
+        SubRegKind::Lane(n) => {
             out.push_str("sub");
             push_uint(out, u64::from(n));
         }
-        SubReg::Named(n) => out.push_str(f.sym(n)),
+        SubRegKind::Named(n) => out.push_str(f.sym(n)),
     }
 }

@@ -30,7 +30,7 @@
 use super::function::{Block, Function, Target};
 use super::instr::{Inst, InstData};
 use super::opcode::{flag, Op, Opcode};
-use super::operand::{oflag, Operand, OperandKind, SubReg, VReg};
+use super::operand::{oflag, Operand, OperandKind, SubReg, SubRegKind, VReg};
 use super::print::{defined_vregs, print_function_annotated, write_inst, AnnotateAt};
 use super::regclass::{Family, RegClass};
 use crate::entity::{EntityRef, SecondaryMap};
@@ -622,7 +622,7 @@ impl<'f> Verifier<'f> {
 
     fn check_tied_indexes(&mut self, b: Block, i: Inst, d: &InstData) {
         let n = d.operands.len();
-        let mut tied_to: Vec<u16> = Vec::new();
+        let mut tied_to: Vec<u8> = Vec::new();
         for (k, o) in d.operands.iter().enumerate() {
             let Some(t) = o.tied_def else { continue };
             let msg = if o.is_def() {
@@ -885,22 +885,22 @@ impl<'f> Verifier<'f> {
     /// Why `%v.s` is not a valid NVPTX sub-register, if it is not.
     fn subreg_problem(&self, v: VReg, s: SubReg) -> Option<String> {
         let class = self.f.vreg_class(v)?;
-        match (s, class) {
-            (SubReg::Lane(k), RegClass::Tuple { lanes, .. }) if k >= lanes => Some(format!(
+        match (s.kind(), class) {
+            (SubRegKind::Lane(k), RegClass::Tuple { lanes, .. }) if k >= lanes => Some(format!(
                 "%{}.sub{k}: %{} is {}, whose lanes are sub0..sub{}",
                 v.index(),
                 v.index(),
                 self.class_name(v),
                 lanes - 1
             )),
-            (SubReg::Lane(_), RegClass::Tuple { .. }) => None,
-            (SubReg::Lane(k), _) => Some(format!(
+            (SubRegKind::Lane(_), RegClass::Tuple { .. }) => None,
+            (SubRegKind::Lane(k), _) => Some(format!(
                 "%{}.sub{k}: %{} is the scalar class {}; NVPTX registers have no sub-registers (only tuple classes have lanes)",
                 v.index(),
                 v.index(),
                 self.class_name(v)
             )),
-            (SubReg::Named(n), _) => Some(format!(
+            (SubRegKind::Named(n), _) => Some(format!(
                 "sub-register index `{}` is not an NVPTX lane (sub0..subN-1)",
                 self.f.sym(n)
             )),
@@ -911,10 +911,10 @@ impl<'f> Verifier<'f> {
     fn shape(&self, o: &Operand) -> Option<(Family, u8)> {
         let class = self.f.vreg_class(o.vreg_of()?)?;
         let fam = class.family()?;
-        match o.subreg {
-            Some(SubReg::Lane(_)) => Some((fam, 1)),
+        match o.subreg.map(SubReg::kind) {
+            Some(SubRegKind::Lane(_)) => Some((fam, 1)),
             // Reported as a bad index already.
-            Some(SubReg::Named(_)) => None,
+            Some(SubRegKind::Named(_)) => None,
             None => Some((fam, class.lanes())),
         }
     }
@@ -923,8 +923,8 @@ impl<'f> Verifier<'f> {
         let Some(v) = o.vreg_of() else {
             return String::from("a register");
         };
-        match o.subreg {
-            Some(SubReg::Lane(k)) => {
+        match o.subreg.and_then(SubReg::lane) {
+            Some(k) => {
                 format!("%{}.sub{k} (a lane of {})", v.index(), self.class_name(v))
             }
             _ => format!("%{} ({})", v.index(), self.class_name(v)),

@@ -110,7 +110,7 @@ pub fn reads_defs(
     let d = &f.insts[i];
     let touches = |s: Option<SubReg>| match (lane, s) {
         (None, _) | (_, None) => true,
-        (Some(l), Some(SubReg::Lane(k))) => k == l,
+        (Some(l), Some(k)) if k.lane().is_some() => k.lane() == Some(l),
         _ => true,
     };
     let mut reads = false;
@@ -123,8 +123,8 @@ pub fn reads_defs(
         }
         if o.is_def() {
             defs = true;
-            written |= match o.subreg {
-                Some(SubReg::Lane(k)) => 1 << k,
+            written |= match o.subreg.and_then(SubReg::lane) {
+                Some(k) => 1 << k,
                 _ => !0,
             };
             partial_keeps |= o.subreg.is_some() && !o.has(oflag::UNDEF);

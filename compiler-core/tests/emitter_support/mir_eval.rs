@@ -35,15 +35,15 @@ impl State<'_> {
             }
             _ => return Err("not a register".into()),
         };
-        Ok(match o.subreg {
-            Some(SubReg::Lane(l)) => vec![*full.get(l as usize).ok_or("lane out of range")?],
+        Ok(match o.subreg.and_then(SubReg::lane) {
+            Some(l) => vec![*full.get(l as usize).ok_or("lane out of range")?],
             _ => full,
         })
     }
     fn write(&mut self, o: &compiler_core::mir::Operand, v: Lanes) -> Result<(), String> {
         match o.get_reg() {
-            Some(Reg::Virt(r)) => match o.subreg {
-                Some(SubReg::Lane(l)) => {
+            Some(Reg::Virt(r)) => match o.subreg.and_then(SubReg::lane) {
+                Some(l) => {
                     let n = self.lanes_of(r);
                     let t = self.regs.entry(r).or_insert_with(|| vec![0; n]);
                     t.resize(n.max(l as usize + 1), 0);
@@ -125,7 +125,7 @@ pub fn run(f: &Function, inputs: &Inputs) -> Result<Outcome, String> {
                     let mut t = vec![0u64; st.lanes_of(dv)];
                     let mut k = 1;
                     while k + 1 < d.operands.len() {
-                        if let OperandKind::SubRegIdx(SubReg::Lane(l)) = d.operands[k + 1].kind {
+                        if let Some(l) = subreg_lane(&d.operands[k + 1].kind) {
                             let v = st.read(&d.operands[k])?;
                             t[l as usize] = v[0];
                         }
@@ -233,4 +233,11 @@ pub fn run(f: &Function, inputs: &Inputs) -> Result<Outcome, String> {
         }
     }
     Ok(Outcome { stores: mem.stores })
+}
+
+fn subreg_lane(k: &OperandKind) -> Option<u8> {
+    match k {
+        OperandKind::SubRegIdx(s) => s.lane(),
+        _ => None,
+    }
 }

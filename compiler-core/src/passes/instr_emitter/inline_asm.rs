@@ -9,7 +9,7 @@
 //! `B32` (4) and `B64` (6) are the values llc-22 prints; the other widths use our own.
 
 use super::{Emitter, RecordKind, ResultRecord};
-use crate::dag::{asm_groups, letter_type, target, AsmConstraint, Node, Operand};
+use crate::dag::{asm_groups, letter_type, target, AsmConstraint, Dag, Node, Operand};
 use crate::error::SourceError;
 use crate::mir::operand::Sigil;
 use crate::mir::{oflag, Family, InstData, Op, Opcode, Operand as MOp, OperandKind, Reg};
@@ -122,7 +122,9 @@ impl<R: Recorder> Emitter<'_, '_, '_, R> {
                     let letter = groups[output as usize].constraint.letter().unwrap_or('r');
                     let r = self.asm_input(n, k, letter)?;
                     let mut u = MOp::reg(r, 0);
-                    u.tied_def = def_at[output as usize].map(|i| i as u16);
+                    u.tied_def = def_at[output as usize]
+                        .map(|i| tie_index(dag, n, i))
+                        .transpose()?;
                     summary.push(format!(
                         "${slot} \"{}\" reads {} in ${output}'s register",
                         g.text,
@@ -150,7 +152,7 @@ impl<R: Recorder> Emitter<'_, '_, '_, R> {
             ));
             let r = self.asm_input(n, k, letter)?;
             let mut u = MOp::reg(r, 0);
-            u.tied_def = Some(def_idx as u16);
+            u.tied_def = Some(tie_index(dag, n, def_idx)?);
             summary.push(format!(
                 "the \"+\" input {} is appended, tied to ${slot}",
                 self.reg_name(r)
@@ -203,6 +205,18 @@ impl<R: Recorder> Emitter<'_, '_, '_, R> {
             _ => unreachable!("checked by the parser"),
         }
     }
+}
+
+/// An output's operand index as a tie (operands hold it in a byte).
+fn tie_index(dag: &Dag, n: Node, def_idx: usize) -> Result<u8, SourceError> {
+    u8::try_from(def_idx).map_err(|_| {
+        let (l, c) = dag.pos(n);
+        SourceError::new(
+            l,
+            c,
+            format!("inline asm output at operand {def_idx}: a tied input can name an output among the first 256 operands only"),
+        )
+    })
 }
 
 fn family_of(letter: char) -> Family {

@@ -149,7 +149,7 @@ impl<R: Recorder> Emitter<'_, '_, '_, R> {
                     fixed: false,
                     index: *i,
                 }),
-                Operand::SubReg(l) => MOp::new(OperandKind::SubRegIdx(SubReg::Lane(*l))),
+                Operand::SubReg(l) => MOp::new(OperandKind::SubRegIdx(SubReg::of_lane(*l))),
                 Operand::Class(_) => continue,
             };
             operands.push(mo);
@@ -588,7 +588,7 @@ impl<R: Recorder> Emitter<'_, '_, '_, R> {
             self.stats.inc("early_tied_hints");
         }
         let mut src = MOp::vreg(tuple, 0);
-        src.subreg = Some(SubReg::Lane(k as u8));
+        src.subreg = Some(SubReg::of_lane(k as u8));
         let es = match es {
             None => {
                 let mut data = InstData::new(Opcode::Known(Op::EXTRACT_SUBREG), vec![def, src]);
@@ -694,7 +694,7 @@ impl<R: Recorder> Emitter<'_, '_, '_, R> {
                     operands.push(MOp::reg(r, 0));
                 }
                 Operand::SubReg(l) => {
-                    operands.push(MOp::new(OperandKind::SubRegIdx(SubReg::Lane(*l))))
+                    operands.push(MOp::new(OperandKind::SubRegIdx(SubReg::of_lane(*l))))
                 }
                 _ => {}
             }

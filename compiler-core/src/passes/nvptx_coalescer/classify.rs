@@ -99,10 +99,7 @@ pub fn classify(d: &InstData, i: Inst) -> Option<Candidate> {
     }
     let def = d.operands.first()?;
     let dst = def.vreg_of()?;
-    let lane = |s: Option<SubReg>| match s {
-        Some(SubReg::Lane(l)) => Some(l),
-        _ => None,
-    };
+    let lane = |s: Option<SubReg>| s.and_then(SubReg::lane);
     let src_op = d.operands.get(d.lhs_defs as usize);
     let src = src_op.and_then(|o| o.vreg_of());
     let side = |v: VReg, s: Option<SubReg>| Side {
@@ -112,8 +109,8 @@ pub fn classify(d: &InstData, i: Inst) -> Option<Candidate> {
     let kind = match family {
         CopyFamily::Copy => match (def.subreg, src_op.and_then(|o| o.subreg)) {
             (None, None) => CopyKind::Copy,
-            (Some(SubReg::Lane(_)), None) => CopyKind::SubregInsert,
-            (None, Some(SubReg::Lane(_))) => CopyKind::Extract,
+            (Some(s), None) if s.lane().is_some() => CopyKind::SubregInsert,
+            (None, Some(s)) if s.lane().is_some() => CopyKind::Extract,
             _ => return None,
         },
         CopyFamily::Move => CopyKind::Move,

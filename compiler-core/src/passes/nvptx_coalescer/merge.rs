@@ -34,8 +34,8 @@ impl<R: Recorder> Nvptx<'_, '_, R> {
             return false;
         }
         // Same-class rule (a tuple lane counts as its lane class).
-        let dc = side_class(self.ed.f, d.0, d.1.map(SubReg::Lane));
-        let sc = side_class(self.ed.f, s.0, s.1.map(SubReg::Lane));
+        let dc = side_class(self.ed.f, d.0, d.1.map(SubReg::of_lane));
+        let sc = side_class(self.ed.f, s.0, s.1.map(SubReg::of_lane));
         if dc != sc || dc.is_none() {
             self.step(|| Step::new("class_mismatch", format!("{dn} and {sn} are in different register classes: the NVPTX coalescer only merges within one class.")).focus(Focus::inst(inst)));
             return false;
@@ -97,7 +97,7 @@ impl<R: Recorder> Nvptx<'_, '_, R> {
                 o.is_def()
                     && o.vreg_of() == Some(v)
                     && o.has(oflag::UNDEF)
-                    && matches!(o.subreg, Some(SubReg::Lane(k)) if k != l)
+                    && matches!(o.subreg.and_then(SubReg::lane), Some(k) if k != l)
             });
             if stale {
                 self.ed.modify(i, |d| {
@@ -226,9 +226,8 @@ impl<R: Recorder> Nvptx<'_, '_, R> {
             let src = d.operands.get(1)?;
             let sv = src.vreg_of()?;
             let lane_of = |s: Option<SubReg>| match s {
-                Some(SubReg::Lane(l)) => Ok(Some(l)),
+                Some(s) => s.lane().map(Some).ok_or(()),
                 None => Ok(None),
-                _ => Err(()),
             };
             let (Ok(def_lane), Ok(src_lane)) = (lane_of(d.operands[0].subreg), lane_of(src.subreg))
             else {
@@ -305,7 +304,7 @@ impl<R: Recorder> Nvptx<'_, '_, R> {
         } else {
             Vec::new()
         };
-        let new_sub = keep.1.map(SubReg::Lane);
+        let new_sub = keep.1.map(SubReg::of_lane);
         // Every operand of `from` now names `to`. The def lists change as
         // `remove_inst` / `add_inst` around each rewrite would change them (their order
         // is what `revive_undef_defs` walks). Use lists are multisets to this pass (it

@@ -11,8 +11,8 @@ use super::{block_label, RegMap};
 use crate::entity::EntityRef;
 use crate::mir::operand::Sigil;
 use crate::mir::{
-    Function, Inst, InstData, Op, Opcode, Operand as MOp, OperandKind, RegClass, SubReg, VReg,
-    ValueKind,
+    Function, Inst, InstData, Op, Opcode, Operand as MOp, OperandKind, RegClass, SubReg,
+    SubRegKind, VReg, ValueKind,
 };
 use crate::ptx::ast::{AddrBase, Imm, Inst as PInst, Operand as P, Stmt};
 use alloc::format;
@@ -214,13 +214,13 @@ impl Cx<'_> {
             .vreg_of()
             .ok_or_else(|| "expected a virtual register operand".to_string())?;
         let lanes = self.class(o)?.lanes();
-        match o.subreg {
-            Some(SubReg::Lane(l)) if l >= lanes => Err(format!(
+        match o.subreg.map(SubReg::kind) {
+            Some(SubRegKind::Lane(l)) if l >= lanes => Err(format!(
                 "%{}.sub{l} names a lane its {lanes}-lane class does not have",
                 v.index()
             )),
-            Some(SubReg::Lane(l)) => Ok((v, l..l + 1)),
-            Some(SubReg::Named(_)) => Err("named sub-registers have no PTX form".into()),
+            Some(SubRegKind::Lane(l)) => Ok((v, l..l + 1)),
+            Some(SubRegKind::Named(_)) => Err("named sub-registers have no PTX form".into()),
             None => Ok((v, 0..lanes)),
         }
     }

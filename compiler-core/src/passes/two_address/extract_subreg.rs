@@ -95,10 +95,7 @@ impl<R: Recorder> TwoAddr<'_, '_, R> {
             let lvn = self.lv_copy_chain(mi, c, dst, src, block, src_killed);
             self.stats.inc("extract_subreg_copies");
             self.stats.inc("remarks");
-            let lane = match pair.src.subreg {
-                Some(SubReg::Lane(l)) => Some(l),
-                _ => None,
-            };
+            let lane = pair.src.subreg.and_then(SubReg::lane);
             let remark = format!(
                 "two-address: EXTRACT_SUBREG pair {} of {} lowered to a COPY into {}",
                 k + 1,
