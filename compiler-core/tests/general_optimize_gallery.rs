@@ -73,6 +73,33 @@ fn redundant_exit_removes_the_second_exit_chain() {
     assert_eq!(r.output.matches("setp.gt.s32").count(), 1, "{}", r.output);
 }
 
+/// Six repeated guarded returns in one kernel: phase 13 pairs each, except the one
+/// whose second test is also reached by a branch (its block has another way in).
+#[test]
+fn every_repeated_exit_pairs_unless_its_block_is_a_branch_target() {
+    let mut body = String::from("\tsetp.eq.s32 \t%p20, %r1, 100;\n\t@%p20 bra \t$L_in;\n");
+    for k in 0..6 {
+        let (p, q) = (2 * k + 1, 2 * k + 2);
+        body += &format!("\tsetp.gt.s32 \t%p{p}, %r1, {k};\n\t@%p{p} ret;\n");
+        if k == 3 {
+            body += "$L_in:\n";
+        }
+        body += &format!("\tsetp.gt.s32 \t%p{q}, %r1, {k};\n\t@%p{q} ret;\n");
+    }
+    let text = format!(
+        ".version 8.0\n.target sm_80\n.address_size 64\n\n.visible .entry exits(\n\t.param .u64 exits_param_0,\n\t.param .u32 exits_param_1\n)\n{{\n\t.reg .pred \t%p<21>;\n\t.reg .b32 \t%r<2>;\n\t.reg .b64 \t%rd<3>;\n\n\tld.param.u64 \t%rd1, [exits_param_0];\n\tld.param.u32 \t%r1, [exits_param_1];\n{body}\tcvta.to.global.u64 \t%rd2, %rd1;\n\tst.global.u32 \t[%rd2], %r1;\n\tret;\n}}\n"
+    );
+    let opts = RunOptions {
+        until: Some(Stage::PtxOut),
+        verify: true,
+        ..Default::default()
+    };
+    let r = pipeline::run(&text, &opts).unwrap_or_else(|e| panic!("{e}\n{text}"));
+    check_results_and_assemble("exits", &text, &r);
+    assert_eq!(stat(&r, Stage::GeneralOptimizeEarly, "exits_removed"), 5);
+    assert_eq!(r.output.matches("setp.gt.s32").count(), 7, "{}", r.output);
+}
+
 #[test]
 fn select_fold_shows_the_20479_boundary() {
     let old = run("select-fold", &["sm=sm_50"]);

@@ -19,6 +19,7 @@ use crate::ori::{Class, Function, InstId, OpKind, Operand, RegId};
 use crate::stats::Stats;
 use crate::trace::{Focus, Recorder, Step};
 use alloc::format;
+use alloc::vec;
 use alloc::vec::Vec;
 
 /// A matched redundant chain: the exit U of block `b + 1` and the chain feeding it.
@@ -81,26 +82,46 @@ pub fn equivalent(f: &Function, x: RegId, y: RegId, depth: u32) -> bool {
     })
 }
 
-fn is_branch_target(f: &Function, b: usize) -> bool {
-    f.insts
-        .values()
-        .filter(|i| i.class != Class::Anchor)
-        .any(|i| {
-            i.operands
-                .iter()
-                .any(|o| matches!(o.kind, OpKind::Block(t) if t as usize == b))
-        })
+/// The blocks some instruction names as a target (block anchors, which name their own
+/// block, aside). Read once per run of the phase, when the first candidate block asks,
+/// so a function with many exit-ended blocks is walked once, not once per candidate.
+/// The rewrite removes an exit without operands and pure instructions writing one
+/// register, none of which names a block, so the set stays true for the whole phase.
+#[derive(Debug, Default)]
+pub struct Targets(Option<Vec<bool>>);
+
+impl Targets {
+    fn contains(&mut self, f: &Function, b: usize) -> bool {
+        let marks = self.0.get_or_insert_with(|| {
+            let mut marks = vec![false; f.blocks.len()];
+            for (_, i) in f.layout() {
+                let inst = &f.insts[i];
+                if inst.class == Class::Anchor {
+                    continue;
+                }
+                for o in &inst.operands {
+                    if let OpKind::Block(t) = o.kind {
+                        if let Some(m) = marks.get_mut(t as usize) {
+                            *m = true;
+                        }
+                    }
+                }
+            }
+            marks
+        });
+        marks.get(b).copied().unwrap_or(false)
+    }
 }
 
 /// The matcher for block `b`.
-pub fn find(f: &Function, b: usize) -> Option<ChainMatch> {
+pub fn find(f: &Function, b: usize, targets: &mut Targets) -> Option<ChainMatch> {
     let t = *f.blocks[b].insts.last()?;
     let ti = &f.insts[t];
     if ti.class != Class::Exit || b + 1 >= f.blocks.len() {
         return None;
     }
     let next = &f.blocks[b + 1];
-    if f.insts[next.insts[0]].class != Class::Anchor || is_branch_target(f, b + 1) {
+    if f.insts[next.insts[0]].class != Class::Anchor || targets.contains(f, b + 1) {
         return None;
     }
     // Chain walker: single-def, single-use, intra-block, up to the first exit.
@@ -166,8 +187,13 @@ pub fn find(f: &Function, b: usize) -> Option<ChainMatch> {
 }
 
 /// One round's detection on block `b` (`sub_753600`).
-pub fn detect(f: &mut Function, b: usize, counters: &mut super::Counters) -> bool {
-    let m = find(f, b);
+pub fn detect(
+    f: &mut Function,
+    b: usize,
+    targets: &mut Targets,
+    counters: &mut super::Counters,
+) -> bool {
+    let m = find(f, b, targets);
     counters.push(("exit_chains_matched", u64::from(m.is_some())));
     counters.push((
         "dag_equivalences",
@@ -180,11 +206,12 @@ pub fn detect(f: &mut Function, b: usize, counters: &mut super::Counters) -> boo
 pub fn apply<R: Recorder>(
     f: &mut Function,
     b: usize,
+    targets: &mut Targets,
     tally: &mut super::Tally,
     stats: &mut Stats,
     rec: &mut R,
 ) {
-    let Some(m) = find(f, b) else {
+    let Some(m) = find(f, b, targets) else {
         return;
     };
     if R::ENABLED {

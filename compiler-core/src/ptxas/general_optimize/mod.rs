@@ -298,6 +298,7 @@ fn variant_a<R: Recorder>(
     rec: &mut R,
 ) {
     let phase = opts.phase.number();
+    let mut targets = early::Targets::default();
     for b in 0..f.blocks.len() {
         let mut budget = opts.option_464;
         let cap = hard_round_cap(f.blocks[b].insts.len());
@@ -309,7 +310,7 @@ fn variant_a<R: Recorder>(
             let mut counters = Counters::new();
             let mut seen = Seen::new(tally);
             let changed = match opts.phase {
-                Phase::Early => early::detect(f, b, &mut counters),
+                Phase::Early => early::detect(f, b, &mut targets, &mut counters),
                 _ => forward::detect(f, b, opts, stats, &mut counters, &mut seen, rec),
             };
             let budget_ok = match &mut budget {
@@ -354,7 +355,7 @@ fn variant_a<R: Recorder>(
             }
             block_changed = true;
             match opts.phase {
-                Phase::Early => early::apply(f, b, tally, stats, rec),
+                Phase::Early => early::apply(f, b, &mut targets, tally, stats, rec),
                 _ => consume::apply_block(f, b, opts, tally, &seen, stats, rec),
             }
             if !R::ENABLED && opts.phase == Phase::Standard && tally.changes() == seen.epoch {
