@@ -48,6 +48,7 @@ use alloc::boxed::Box;
 use alloc::string::String;
 use alloc::vec::Vec;
 use serde::Serialize;
+pub use smol_str::SmolStr;
 
 /// An instruction, by storage index.
 #[derive(Copy, Clone, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
@@ -339,8 +340,12 @@ pub enum Origin {
 pub struct Inst {
     pub class: Class,
     /// PTX opcode text (after canonicalization: `sub.f32` is `add.f32` with a negated
-    /// second source).
-    pub opcode: String,
+    /// second source). Kept inside the instruction (up to 23 bytes, which is nearly
+    /// every opcode; longer ones share one allocation), so reading it costs no trip to
+    /// a separate heap block: on a 100k-instruction function those trips, one per
+    /// store the local-memory promotion looked at, were most of phase 37's time and
+    /// varied with where the allocator had put each string.
+    pub opcode: SmolStr,
     pub operands: Operands,
     /// How many leading operands are destinations.
     pub ndst: u8,

@@ -73,7 +73,7 @@ fn to_ptx_operand(f: &Function, o: &Operand, k: usize) -> ptx::Operand {
 
 /// The PTX instruction an ORI instruction stands for.
 pub fn to_ptx(f: &Function, i: &Inst, k: usize) -> ptx::Inst {
-    let mut opcode = i.opcode.clone();
+    let mut opcode = String::from(i.opcode.as_str());
     let base = opcode.split('.').next().unwrap_or("").to_string();
     let srcs = i.srcs();
     if base == "add" && srcs.len() == 2 && srcs[1].neg {

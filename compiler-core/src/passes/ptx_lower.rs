@@ -22,7 +22,7 @@
 
 use crate::ori::{
     self, constraint, imm_constraint, ty, AddrBase, Address, Block, Class, InstId, OpKind, Operand,
-    Origin, RegId, RegInfo,
+    Origin, RegId, RegInfo, SmolStr,
 };
 use crate::ptx::ast::{self as ptx, Stmt};
 use crate::ptx::op::{decode, Decoded, Kind};
@@ -35,6 +35,7 @@ use alloc::string::String;
 use alloc::vec;
 use alloc::vec::Vec;
 use core::fmt;
+use smol_str::format_smolstr;
 
 /// Options of `ptx-lower` (none yet; kept for the uniform pass signature).
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -691,11 +692,11 @@ fn lower_inst<R: Recorder>(
         Some(g) => Some((lw.reg(&g.reg)?, g.negated)),
         None => None,
     };
-    let mut opcode = pi.opcode.clone();
+    let mut opcode = SmolStr::new(&pi.opcode);
     let mut class = class;
     let mut note = None;
     if d.ty().is_some_and(|t| t.is_float()) && d.base == "sub" && operands.len() == 3 {
-        opcode = format!("add{}", &pi.opcode[3..]);
+        opcode = format_smolstr!("add{}", &pi.opcode[3..]);
         operands[2].neg = !operands[2].neg;
         stats.inc("neg_modifiers");
         note =
@@ -705,7 +706,7 @@ fn lower_inst<R: Recorder>(
         && operands.len() == 2
     {
         let neg = d.base == "neg";
-        opcode = format!("mov{}", &pi.opcode[d.base.len()..]);
+        opcode = format_smolstr!("mov{}", &pi.opcode[d.base.len()..]);
         if neg {
             operands[1].neg = true;
             stats.inc("neg_modifiers");

@@ -196,8 +196,8 @@ fn fold_select<R: Recorder>(
     } else {
         i.operands[2].clone()
     };
-    let suffix = alloc::string::String::from(i.opcode.strip_prefix("selp").unwrap_or(""));
-    i.opcode = format!("mov{suffix}");
+    let suffix = i.opcode.strip_prefix("selp").unwrap_or("");
+    i.opcode = smol_str::format_smolstr!("mov{suffix}");
     i.class = Class::Mov;
     i.operands.truncate(1);
     // The select's mark is consumed: the new move starts unmarked, for the next round.

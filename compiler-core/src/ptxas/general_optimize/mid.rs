@@ -153,7 +153,7 @@ impl Promoter {
                     tally.will_change(f, b);
                     let i = &mut f.insts[id];
                     i.class = Class::Mov;
-                    i.opcode = format!("mov.b{bits}");
+                    i.opcode = smol_str::format_smolstr!("mov.b{bits}");
                     let mut v = v;
                     v.flags = 0;
                     v.ty = i.operands[0].ty;
