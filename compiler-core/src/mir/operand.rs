@@ -47,24 +47,28 @@ pub enum SubRegKind {
     Named(Sym),
 }
 
-const NAMED_BASE: u32 = 257;
+/// Codes from here on are names (below it, the 256 lanes).
+const NAMES_FROM: u32 = 256;
 
 impl SubReg {
-    pub fn of_lane(l: u8) -> Self {
-        SubReg(NonZeroU32::MIN.saturating_add(u32::from(l)))
+    /// Code `c` stored as `c + 1`, the zero left free for `None`. Names are numbered
+    /// densely from 0 by an interner fed from one input, so a code near 2^32 cannot
+    /// occur; it would saturate, not wrap.
+    fn from_code(c: u32) -> Self {
+        SubReg(NonZeroU32::MIN.saturating_add(c))
     }
-    /// A named index. Names are numbered densely from 0 by an interner fed from one
-    /// input, so a number near 2^32 cannot occur; it would saturate, not wrap.
+    pub fn of_lane(l: u8) -> Self {
+        SubReg::from_code(u32::from(l))
+    }
     pub fn of_name(n: Sym) -> Self {
-        let n = u32::try_from(n.index()).unwrap_or(u32::MAX);
-        SubReg(NonZeroU32::MIN.saturating_add(n.saturating_add(NAMED_BASE - 1)))
+        SubReg::from_code((n.index() as u32).saturating_add(NAMES_FROM))
     }
     pub fn kind(self) -> SubRegKind {
-        let v = self.0.get();
-        if v < NAMED_BASE {
-            SubRegKind::Lane((v - 1) as u8)
+        let c = self.0.get() - 1;
+        if c < NAMES_FROM {
+            SubRegKind::Lane(c as u8)
         } else {
-            SubRegKind::Named(Sym::new((v - NAMED_BASE) as usize))
+            SubRegKind::Named(Sym::new((c - NAMES_FROM) as usize))
         }
     }
     /// The tuple lane, for `subK`.
@@ -178,6 +182,16 @@ pub enum OperandKind {
     },
     /// `!N` metadata or `<mcsymbol ...>` and other tokens kept verbatim.
     Verbatim(Sym),
+}
+
+impl OperandKind {
+    /// The index of a `%subreg.NAME` operand.
+    pub fn subreg_idx(&self) -> Option<SubReg> {
+        match *self {
+            OperandKind::SubRegIdx(s) => Some(s),
+            _ => None,
+        }
+    }
 }
 
 /// One operand.

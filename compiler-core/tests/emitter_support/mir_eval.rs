@@ -125,7 +125,8 @@ pub fn run(f: &Function, inputs: &Inputs) -> Result<Outcome, String> {
                     let mut t = vec![0u64; st.lanes_of(dv)];
                     let mut k = 1;
                     while k + 1 < d.operands.len() {
-                        if let Some(l) = subreg_lane(&d.operands[k + 1].kind) {
+                        if let Some(l) = d.operands[k + 1].kind.subreg_idx().and_then(SubReg::lane)
+                        {
                             let v = st.read(&d.operands[k])?;
                             t[l as usize] = v[0];
                         }
@@ -233,11 +234,4 @@ pub fn run(f: &Function, inputs: &Inputs) -> Result<Outcome, String> {
         }
     }
     Ok(Outcome { stores: mem.stores })
-}
-
-fn subreg_lane(k: &OperandKind) -> Option<u8> {
-    match k {
-        OperandKind::SubRegIdx(s) => s.lane(),
-        _ => None,
-    }
 }

@@ -129,13 +129,7 @@ pub fn run<R: Recorder>(
     // One walk per function finds its registers and what else its emission asks about
     // the whole function (see `Scan`); the module header asks for the opcodes with
     // target requirements.
-    let mut reg_maps = Vec::with_capacity(m.functions.len());
-    let mut scans = Vec::with_capacity(m.functions.len());
-    for f in &m.functions {
-        let (regs, scan) = RegMap::build(f);
-        reg_maps.push(Some(regs));
-        scans.push(scan);
-    }
+    let (reg_maps, scans): (Vec<_>, Vec<_>) = m.functions.iter().map(RegMap::build).unzip();
     // wgmma exists only in the sm_90a feature set (PTX 8.0 and later).
     let uses_wgmma = scans.iter().any(|s| s.features.wgmma);
     let mut target = format!("sm_{}", opts.sm);
@@ -281,9 +275,8 @@ pub fn run<R: Recorder>(
         }
         out.items.push(ptx::Item::Var(decl));
     }
-    for (k, f) in m.functions.iter().enumerate() {
+    for (k, (f, regs)) in m.functions.iter().zip(reg_maps).enumerate() {
         let locals: Vec<&ir::Global> = demoted.get(&k).cloned().unwrap_or_default();
-        let regs = reg_maps[k].take().expect("one register map per function");
         let cx = (regs, &scans[k]);
         let func = emit_function(f, k, cx, m.ir.as_deref(), &locals, rec, &mut stats)?;
         out.items.push(ptx::Item::Func(func));

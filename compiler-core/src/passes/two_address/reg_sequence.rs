@@ -24,10 +24,7 @@ impl<R: Recorder> TwoAddr<'_, '_, R> {
             .iter()
             .skip(1)
             .step_by(2)
-            .map(|o| match o.kind {
-                OperandKind::SubRegIdx(s) => Some(s),
-                _ => None,
-            })
+            .map(|o| o.kind.subreg_idx())
             .collect();
         let mut first = true;
         let mut copies = 0u32;
