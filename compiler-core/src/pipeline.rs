@@ -571,18 +571,19 @@ pub fn is_implemented(stage: Stage) -> bool {
 
 /// The first stage that applies to a parsed input: instr-emitter for a DAG, ptx-lower
 /// for PTX; for MIR, phi-elimination while PHIs may remain (`noPhis: false` or a PHI
-/// present), two-address otherwise.
+/// present) and for a module of globals only, two-address otherwise.
 pub fn entry_stage(ir: &Ir) -> Stage {
     match ir {
         Ir::Dag(_) => Stage::InstrEmitter,
         Ir::Ptx(_) => Stage::PtxLower,
         Ir::Ori(_) => Stage::GeneralOptimizeEarly,
         Ir::Mir(m) => {
-            let phis = m.functions.iter().any(|f| {
-                !f.props.no_phis
-                    || f.all_insts()
-                        .any(|(_, i)| f.insts[i].is(crate::mir::Op::PHI))
-            });
+            let phis = m.functions.is_empty()
+                || m.functions.iter().any(|f| {
+                    !f.props.no_phis
+                        || f.all_insts()
+                            .any(|(_, i)| f.insts[i].is(crate::mir::Op::PHI))
+                });
             if phis {
                 Stage::PhiElimination
             } else {

@@ -78,6 +78,10 @@ pub struct Function {
     pub insts: PrimaryMap<Inst, InstData>,
     pub layout: Layout,
     pub names: Interner,
+    /// The header's frame sections (`frameInfo`, `fixedStack`, `stack`, `constants`,
+    /// `jumpTable`, ...), each as its key and its lines verbatim: no pass reads them, but
+    /// the body names `%stack.N` and `%const.N`, so llc-22 needs them back to read our MIR.
+    pub frame: Vec<(String, String)>,
 }
 
 impl Function {
@@ -112,6 +116,7 @@ impl Function {
         self.blocks.clone_from(&src.blocks);
         self.layout.clone_from(&src.layout);
         self.names.clone_from(&src.names);
+        self.frame.clone_from(&src.frame);
     }
 
     pub fn new(name: &str, target: Target) -> Self {
@@ -126,6 +131,7 @@ impl Function {
             insts: PrimaryMap::new(),
             layout: Layout::default(),
             names: Interner::default(),
+            frame: Vec::new(),
         }
     }
 

@@ -158,6 +158,8 @@ pub enum Sigil {
     AmpQuoted,
     /// `@name`: an IR global.
     At,
+    /// `@"name"`: an IR global whose name needs quotes (`@"$str"`).
+    AtQuoted,
 }
 
 #[derive(Copy, Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]

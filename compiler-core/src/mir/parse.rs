@@ -111,12 +111,13 @@ pub fn parse_module_with_spans(text: &str) -> Result<(Module, Vec<FunctionSpans>
             spans.push(sp);
         }
     }
-    if module.functions.is_empty() {
+    // A module of globals only (llc-22 prints just the IR document) is valid input.
+    if module.functions.is_empty() && module.ir.is_none() {
         let line = docs.last().map_or(1, |d| d.start);
         return Err(SourceError::new(
             line,
             1,
-            "expected at least one machine function document (`name:` and `body:`)",
+            "expected an LLVM IR document (`--- |`) or a machine function document (`name:` and `body:`)",
         ));
     }
     Ok((module, spans))
@@ -149,6 +150,24 @@ fn ir_function_is_optnone(ir: &str, name: &str) -> bool {
         })
 }
 
+/// Header sections the body can refer to (`%stack.N`, `%fixed-stack.N`, `%const.N`,
+/// `%jump-table.N`), kept verbatim when not empty (see `Function::frame`). `frameInfo`
+/// and `machineFunctionInfo` are left out: llc-22 recomputes them.
+const FRAME_KEYS: &[&str] = &[
+    "fixedStack",
+    "stack",
+    "entry_values",
+    "callSites",
+    "debugValueSubstitutions",
+    "constants",
+    "jumpTable",
+];
+
+/// `key: []` or `key: {}` with nothing under it.
+fn is_empty_section(e: &super::parse_yaml::Entry<'_>) -> bool {
+    matches!(e.value.trim(), "[]" | "{}" | "") && e.nested.iter().all(|l| l.text.trim().is_empty())
+}
+
 fn parse_function(
     doc: &Document<'_>,
     target: Target,
@@ -178,6 +197,14 @@ fn parse_function(
                 for &l in e.nested.iter().filter(|l| !l.text.trim().is_empty()) {
                     parse_livein_entry(&mut f, l)?;
                 }
+            }
+            key if FRAME_KEYS.contains(&key) && !is_empty_section(e) => {
+                let mut raw = String::from(e.value.trim());
+                for l in &e.nested {
+                    raw.push('\n');
+                    raw.push_str(l.text);
+                }
+                f.frame.push((key.to_string(), raw));
             }
             "body" => {
                 if e.value != "|" {
@@ -852,16 +879,17 @@ impl<'f> BodyParser<'f> {
             let mut op = Operand::reg(reg, 0);
             self.reg_suffixes(c, &mut op, None)?;
             op
-        } else if r.starts_with("&\"") {
+        } else if r.starts_with("&\"") || r.starts_with("@\"") {
+            let sigil = if r.starts_with('&') {
+                Sigil::AmpQuoted
+            } else {
+                Sigil::AtQuoted
+            };
             c.pos += 1;
             let s = c.quoted()?;
             let sym = self.f.names.intern(s);
             let offset = self.offset(c)?;
-            Operand::new(OperandKind::Global {
-                sym,
-                sigil: Sigil::AmpQuoted,
-                offset,
-            })
+            Operand::new(OperandKind::Global { sym, sigil, offset })
         } else if r.starts_with('&') || r.starts_with('@') {
             let sigil = if r.starts_with('&') {
                 Sigil::Amp
@@ -1093,5 +1121,46 @@ mod tests {
         assert!(once.contains("reg: '$r''1'"));
         let again = crate::mir::print_module(&parse_module(&once).unwrap());
         assert_eq!(once, again);
+    }
+
+    /// The whole printed module, for inputs the printer must give back as written.
+    fn reprint(text: &str) -> String {
+        crate::mir::print_module(&parse_module(text).unwrap())
+    }
+
+    #[test]
+    fn a_module_of_globals_only_parses_and_prints_back() {
+        // llc-22 prints no machine function for a module without function bodies
+        // (LLVM's nofunc.ll, managed.ll): the IR document alone is the input.
+        let t = "--- |\n  @g = addrspace(1) global i32 0\n...\n";
+        let m = parse_module(t).unwrap();
+        assert!(m.functions.is_empty());
+        assert_eq!(crate::mir::print_module(&m), t);
+    }
+
+    #[test]
+    fn quoted_globals_keep_their_quotes() {
+        // LLVM's no-extra-parens.ll: `@"$str"` names a global that needs quotes.
+        let t = "---\nname: k\nregisters:\n  - { id: 0, class: b64 }\nliveins:         []\nbody: |\n  bb.0:\n    %0:b64 = MOV_B64_sym @\"$str\" + 4\n    Return\n...\n";
+        assert!(reprint(t).contains("MOV_B64_sym @\"$str\" + 4"));
+        let once = reprint(t);
+        assert_eq!(reprint(&once), once);
+    }
+
+    #[test]
+    fn frame_sections_the_body_names_are_kept() {
+        // LLVM's lower-alloca.ll: the body names `%stack.0`, so llc-22 needs `stack:` back;
+        // empty sections and `frameInfo` are dropped.
+        let stack = "stack:\n  - { id: 0, name: A, type: default, offset: 0, size: 4, alignment: 4, \n      stack-id: default }";
+        let t = alloc::format!(
+            "---\nname: k\nframeInfo:\n  maxAlignment: 4\nfixedStack:      []\n{stack}\nconstants:       []\nbody: |\n  bb.0:\n    %0:b64 = LEA_ADDRi64 %stack.0, 0\n    Return\n...\n"
+        );
+        let once = reprint(&t);
+        assert!(once.contains(&alloc::format!("{stack}\nbody:")), "{once}");
+        assert!(
+            !once.contains("frameInfo") && !once.contains("fixedStack"),
+            "{once}"
+        );
+        assert_eq!(reprint(&once), once);
     }
 }

@@ -1,5 +1,6 @@
 //! [`Module`] → canonical MIR text. The header keeps only what the pipeline reads
-//! (`name`, the three properties, `registers`, `liveins`); the body is printed as
+//! (`name`, the three properties, `registers`, `liveins`) plus the frame sections kept
+//! verbatim (`stack`, `constants`, `jumpTable`, ...); the body is printed as
 //! `llc-22` prints it, so `print(parse(x))` is a fixpoint and `llc-22` reads it back.
 
 use super::function::{Block, Function, Module};
@@ -107,6 +108,10 @@ pub fn print_function_annotated(
                 None => out.push_str("' }\n"),
             }
         }
+    }
+    for (key, raw) in &f.frame {
+        let gap = if raw.starts_with('\n') { "" } else { " " };
+        let _ = writeln!(out, "{key}:{gap}{raw}");
     }
     out.push_str("body:             |\n");
     annotate(out, AnnotateAt::Body);
@@ -312,6 +317,9 @@ fn write_operand(
                 }
                 Sigil::At => {
                     let _ = write!(out, "@{}", f.sym(sym));
+                }
+                Sigil::AtQuoted => {
+                    let _ = write!(out, "@\"{}\"", f.sym(sym));
                 }
             }
             if offset > 0 {
