@@ -91,14 +91,20 @@ pub fn steps() -> Vec<Step> {
         },
         Step {
             name: "native-tests",
-            about: "cargo test --workspace (PTX tests assemble with the real ptxas)",
-            needs: &["ptxas"],
+            about: "cargo test --workspace (PTX tests assemble with the real ptxas; llc-22 \
+                    is the oracle for MIR)",
+            needs: &["ptxas", "llvm-22"],
             run: |ctx| {
                 let ptxas = crate::tools::ptxas_path(ctx).display().to_string();
                 cargo_step(
                     ctx,
                     &["test", "--workspace"],
-                    &[("PTXAS", ptxas), ("COPYSCOPE_REQUIRE_PTXAS", "1".into())],
+                    &[
+                        ("PTXAS", ptxas),
+                        ("COPYSCOPE_REQUIRE_PTXAS", "1".into()),
+                        ("LLC", crate::tools::LLC.into()),
+                        ("COPYSCOPE_REQUIRE_LLC", "1".into()),
+                    ],
                 )
             },
         },

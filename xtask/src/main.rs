@@ -332,14 +332,9 @@ fn bench_cmd(rest: &[String]) -> Result<ExitCode, Usage> {
 
 /// The native bench (compiler-core/tests/bench.rs) into docs/bench.md.
 fn bench_native(ctx: &Ctx, llc: bool) -> ExitCode {
-    if llc && ctx::which("llc-22").is_none() {
-        println!("llc-22 missing: apt-get update && apt-get install -y llvm-22");
-        let _ = ctx.command("apt-get", &["update"]).status();
-        let status = ctx
-            .command("apt-get", &["install", "-y", "llvm-22"])
-            .status();
-        if !matches!(status, Ok(s) if s.success()) {
-            eprintln!("error: could not install llvm-22");
+    if llc {
+        if let Err(e) = install(ctx, |t| t.id == "llvm-22") {
+            eprintln!("error: {e}");
             return ExitCode::FAILURE;
         }
     }

@@ -67,6 +67,7 @@ pub fn all(ctx: &Ctx) -> Result<Vec<Tool<'_>>, String> {
         node_packages(ctx),
         chromium(ctx),
         ptxas(ctx),
+        llvm(ctx),
         // `cargo +nightly fuzz` (fuzz/ is its own workspace on the nightly toolchain).
         cargo_installed(
             ctx,
@@ -382,21 +383,49 @@ fn chromium(ctx: &Ctx) -> Tool<'_> {
                 .unwrap_or_else(|| "version unknown".into());
             Probe::Present(format!("{CHROMIUM}, {version}"))
         }),
-        install: Box::new(move |log| {
-            let as_root = proc::probe(&mut ctx.command("id", &["-u"])).as_deref() == Some("0");
-            let apt = |args: &[&str]| {
-                let mut cmd = if as_root {
-                    ctx.command("apt-get", args)
-                } else {
-                    let mut cmd = ctx.command("sudo", &["apt-get"]);
-                    cmd.args(args);
-                    cmd
-                };
-                cmd.env("DEBIAN_FRONTEND", "noninteractive");
-                proc::logged(&mut cmd, log)
-            };
-            apt(&["update"])?;
-            apt(&["install", "-y", "chromium", "chromium-driver"])
-        }),
+        install: Box::new(move |log| apt_install(ctx, log, &["chromium", "chromium-driver"])),
+    }
+}
+
+/// `apt-get update`, then `apt-get install -y` the packages (through sudo unless root).
+fn apt_install(ctx: &Ctx, log: &Path, packages: &[&str]) -> Result<(), String> {
+    let as_root = proc::probe(&mut ctx.command("id", &["-u"])).as_deref() == Some("0");
+    let apt = |args: &[&str]| {
+        let mut cmd = if as_root {
+            ctx.command("apt-get", args)
+        } else {
+            let mut cmd = ctx.command("sudo", &["apt-get"]);
+            cmd.args(args);
+            cmd
+        };
+        cmd.env("DEBIAN_FRONTEND", "noninteractive");
+        proc::logged(&mut cmd, log)
+    };
+    apt(&["update"])?;
+    let mut install = vec!["install", "-y"];
+    install.extend_from_slice(packages);
+    apt(&install)
+}
+
+/// Debian's LLVM 22 (`llc-22`): the oracle the tests compare our MIR with and whose
+/// MachineVerifier reads every MIR we print (`compiler-core/tests/support/llc.rs`).
+pub const LLC: &str = "llc-22";
+
+fn llvm(ctx: &Ctx) -> Tool<'_> {
+    Tool {
+        id: "llvm-22",
+        wanted: "(Debian llvm-22: llc-22 22.x)".into(),
+        for_serve: false,
+        probe: Box::new(
+            || match proc::probe(std::process::Command::new(LLC).arg("--version")) {
+                Some(v) if v.contains("LLVM version 22.") => {
+                    let version = v.lines().find(|l| l.contains("LLVM version")).unwrap_or("");
+                    Probe::Present(format!("{LLC}, {}", version.trim()))
+                }
+                Some(v) => Probe::Missing(format!("{LLC} is not LLVM 22: {v}")),
+                None => Probe::Missing(format!("no {LLC}")),
+            },
+        ),
+        install: Box::new(move |log| apt_install(ctx, log, &["llvm-22"])),
     }
 }
