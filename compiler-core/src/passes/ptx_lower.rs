@@ -177,6 +177,13 @@ pub fn classify(d: &Decoded, operands: &[ptx::Operand]) -> (Class, u8) {
             && d.mods
                 .first()
                 .is_some_and(|m| matches!(m.as_str(), "fence" | "commit_group" | "wait_group")));
+    // A call writes the registers of its return list, `call (%r2), f, (%r1)`: that
+    // list is its destination (a call without one, `call f, (%r1)`, writes nothing).
+    if d.base == "call" {
+        let rets = matches!(operands.first(), Some(ptx::Operand::Paren(_)))
+            && operands.len() >= 2;
+        return (class, u8::from(rets));
+    }
     (class, if no_dst || operands.is_empty() { 0 } else { 1 })
 }
 
@@ -208,6 +215,17 @@ pub fn is_special(name: &str) -> bool {
             | "%envreg"
     ) || base.starts_with("%envreg")
         || base.starts_with("%pm")
+}
+
+/// Special registers whose value changes while a thread runs (counters, timers, and
+/// `%warpid` / `%smid`, which PTX says may change when a thread is rescheduled): two
+/// reads of one of them are never the same value.
+pub fn is_volatile_special(name: &str) -> bool {
+    let base = name.split('.').next().unwrap_or(name);
+    base.starts_with("%clock")
+        || base.starts_with("%globaltimer")
+        || base.starts_with("%pm")
+        || matches!(base, "%warpid" | "%smid")
 }
 
 enum Flat<'a> {

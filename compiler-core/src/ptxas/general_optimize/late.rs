@@ -112,7 +112,7 @@ fn candidate(f: &Function, id: InstId, opts: &Options) -> Option<(RegId, Option<
     }
     if let OpKind::Special(name) = &s.kind {
         // Values that change while the thread runs are never equal twice.
-        if name.contains("clock") || name.contains("timer") {
+        if crate::passes::ptx_lower::is_volatile_special(name) {
             return None;
         }
     }
