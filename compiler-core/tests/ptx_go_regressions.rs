@@ -65,11 +65,7 @@ fn narrations(r: &pipeline::RunResult) -> Vec<String> {
 fn slct_with_equal_sources_folds_to_a_typed_move() {
     let r = run_ptx("d1b_slct.ptx", &[]);
     let b = body(&r.output);
-    assert!(
-        b.contains(&"mov.f32 %f2,%f1;".to_string()),
-        "{}",
-        r.output
-    );
+    assert!(b.contains(&"mov.f32 %f2,%f1;".to_string()), "{}", r.output);
     assert!(!b.iter().any(|s| s.starts_with("mov %")), "{}", r.output);
     assemble_both("d1b_slct.ptx", &r.output, "80");
     let n = narrations(&r);
@@ -130,4 +126,166 @@ fn registers_written_by_a_call_are_definitions() {
         "ret;",
     ];
     assert_eq!(body(&r.output), expected, "{}", r.output);
+}
+
+/// What thread 0 and thread 1 store at the first two words of the output buffer when
+/// the ORI interpreter runs `m`'s kernel `k`.
+fn first_two_words(m: &compiler_core::ori::Module) -> [u32; 2] {
+    use compiler_core::ori::interp;
+    let f = m.functions().find(|f| f.name == "k").unwrap();
+    let inputs = interp::random_inputs(f.params.as_deref().unwrap(), 1);
+    let out = interp::run_ori(m, "k", &inputs, &interp::Config::default()).unwrap();
+    let b = &out.buffers[0].bytes;
+    let w = |k: usize| u32::from_le_bytes(b[4 * k..4 * k + 4].try_into().unwrap());
+    [w(0), w(1)]
+}
+
+fn lower(text: &str) -> compiler_core::ori::Module {
+    use compiler_core::passes::ptx_lower::{self, PtxLowerOptions};
+    let p = compiler_core::ptx::parse(text).unwrap();
+    ptx_lower::run(
+        &p,
+        &PtxLowerOptions::default(),
+        &mut compiler_core::trace::NoTrace::default(),
+    )
+    .unwrap()
+    .0
+}
+
+/// PTX's shadowing: the inner `.reg .pred %p1` is a register of its own. Thread 0
+/// stores 1 + 7 = 8 (outer %p1 true, inner false), other threads 2 + 9 = 11; the
+/// scope prints back with its declaration, and the output assembles.
+#[test]
+fn an_inner_scope_declaration_shadows_the_outer_register() {
+    let m = lower(&input("scope_shadow.ptx"));
+    let f = m.functions().next().unwrap();
+    let p1: Vec<_> = f.regs.values().filter(|r| r.name == "%p1").collect();
+    assert_eq!(p1.len(), 2, "one register per declaration of %p1");
+    assert_ne!(p1[0].scope, p1[1].scope);
+    assert_eq!(first_two_words(&m), [8, 11]);
+    let r = run_ptx("scope_shadow.ptx", &[]);
+    assert_eq!(first_two_words(&lower(&r.output)), [8, 11], "{}", r.output);
+    let b = body(&r.output);
+    let open = b.iter().position(|s| s == "{").expect("the scope is kept");
+    assert_eq!(b[open + 1], ".reg .pred %p1;");
+    assert_eq!(b[open + 2], "setp.ne.u32 %p1,%r1,0;");
+    assemble_both("scope_shadow.ptx", &r.output, "80");
+}
+
+/// Two call sequences, each `{ .param .b32 param0; ... }`: each keeps its scope, so
+/// ptxas sees no duplicate `param0` (it did when scopes were flattened).
+#[test]
+fn call_sequences_keep_their_scopes() {
+    let r = run_ptx("h08_call.ptx", &[]);
+    let b = body(&r.output);
+    let scopes: Vec<usize> = (0..b.len()).filter(|&k| b[k] == "{").collect();
+    assert_eq!(scopes.len(), 2, "{}", r.output);
+    assert_eq!(b[scopes[0] + 1], ".param .b32 param0;", "{}", r.output);
+    assert_eq!(b[scopes[1] + 1], ".param .b64 param0;", "{}", r.output);
+    assemble_both("h08_call.ptx", &r.output, "80");
+}
+
+/// Two inline-asm blocks, each a scope with its own `.reg .pred P1` and labels
+/// `LAB_WAIT` / `DONE`: the branches of each go to its own labels, and both scopes
+/// print back.
+#[test]
+fn labels_and_registers_of_asm_scopes_stay_apart() {
+    let m = lower(&input("h10b_mbarrier2.ptx"));
+    let f = m.functions().next().unwrap();
+    assert_eq!(f.regs.values().filter(|r| r.name == "P1").count(), 2);
+    let waits: Vec<usize> = f
+        .blocks
+        .iter()
+        .enumerate()
+        .filter(|(_, b)| b.label.as_deref() == Some("LAB_WAIT"))
+        .map(|(k, _)| k)
+        .collect();
+    assert_eq!(waits.len(), 2);
+    // The `bra.uni LAB_WAIT` of each scope targets that scope's label.
+    let mut targets = Vec::new();
+    for (_, id) in f.layout() {
+        let i = &f.insts[id];
+        if i.opcode == "bra.uni" && i.guard.is_none() {
+            if let compiler_core::ori::OpKind::Block(t) = i.operands[0].kind {
+                targets.push(t as usize);
+            }
+        }
+    }
+    assert_eq!(targets, waits);
+    let r = run_ptx("h10b_mbarrier2.ptx", &[]);
+    let b = body(&r.output);
+    assert_eq!(b.iter().filter(|s| *s == "{").count(), 2, "{}", r.output);
+    assemble_both("h10b_mbarrier2.ptx", &r.output, "90");
+}
+
+/// A statement-level `.pragma` stays where it stood, in front of the load it is about.
+#[test]
+fn a_statement_pragma_stays_in_place() {
+    let r = run_ptx("r18_usedbytes.ptx", &[]);
+    let b = body(&r.output);
+    let k = b
+        .iter()
+        .position(|s| s == ".pragma \"used_bytes_mask 15\";")
+        .unwrap_or_else(|| panic!("{}", r.output));
+    assert_eq!(b[k - 1], "mov.u32 %r1,%tid.x;");
+    assert!(b[k + 1].starts_with("ld.global.v4.u32"), "{}", r.output);
+    assemble_both("r18_usedbytes.ptx", &r.output, "90");
+}
+
+/// `fmt`: the constructs real tools print parse, print back as written, reparse to the
+/// same tree, and come through the pipeline as PTX that ptxas assembles.
+#[test]
+fn debug_and_attribute_syntax_round_trips() {
+    use compiler_core::ptx;
+    let cases = [
+        (
+            "r01_loc.ptx",
+            vec![".file 1 \"/tmp/k.cu\"", "\t.loc 1 7 3\n"],
+        ),
+        (
+            "r19_section.ptx",
+            vec![".section .debug_str", "$L__info_string0 :", ".b8 107 , 0"],
+        ),
+        (
+            "r09_managed.ptx",
+            vec![".global .attribute(.managed) .align 4 .u32 gm;"],
+        ),
+        (
+            "r13_callproto.ptx",
+            vec!["prototype_0 : .callprototype ( ) _ ( ) ;"],
+        ),
+        ("r06_fnptr.ptx", vec!["mov.u64 \t%rd3, f1;"]),
+    ];
+    for (name, kept) in cases {
+        let text = input(name);
+        let m = ptx::parse(&text).unwrap_or_else(|e| panic!("{name}: {e}"));
+        let printed = ptx::print(&m);
+        for k in kept {
+            assert!(printed.contains(k), "{name}: `{k}` not in\n{printed}");
+        }
+        assert_eq!(ptx::parse(&printed).unwrap(), m, "{name}: reparse differs");
+        let r = run_ptx(name, &[]);
+        let through = match name {
+            "r01_loc.ptx" => "\t.loc 1 7 3\n",
+            "r19_section.ptx" => "\n.section .debug_str\n",
+            "r09_managed.ptx" => ".attribute(.managed)",
+            "r13_callproto.ptx" => "prototype_0 : .callprototype ( ) _ ( ) ;",
+            _ => "mov.u64 \t%rd3, f1;",
+        };
+        assert!(r.output.contains(through), "{name}: {}", r.output);
+        assemble_both(name, &r.output, "90");
+    }
+}
+
+/// A construct the reader does not know is named, with its line and column.
+#[test]
+fn unknown_directives_are_named_with_their_position() {
+    let text = ".version 8.0\n.target sm_80\n.address_size 64\n.blah 1 2;\n";
+    let e = compiler_core::ptx::parse(text).unwrap_err();
+    assert_eq!((e.line, e.col), (4, 1));
+    assert!(e.message.contains("`.blah`"), "{}", e.message);
+    let text = ".version 8.0\n.target sm_80\n.address_size 64\n.visible .entry k()\n{\n\t.blah 1;\n\tret;\n}\n";
+    let e = compiler_core::ptx::parse(text).unwrap_err();
+    assert_eq!((e.line, e.col), (6, 2));
+    assert!(e.message.contains("`.blah`"), "{}", e.message);
 }

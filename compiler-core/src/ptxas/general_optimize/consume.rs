@@ -105,7 +105,10 @@ fn propagate_move<R: Recorder>(
     for j in k + 1..f.blocks[b].insts.len() {
         let u = f.blocks[b].insts[j];
         let asm = !matches!(f.insts[u].origin, Origin::Ptx);
-        if !asm {
+        // A source register declared in a `{ }` scope that does not enclose this use
+        // (or shadowed there) cannot be named by it.
+        let hidden = matches!(src.kind, OpKind::Reg(s) if !f.visible(s, f.insts[u].scope));
+        if !asm && !hidden {
             let nd = f.insts[u].ndst as usize;
             for op in nd..f.insts[u].operands.len() {
                 match &src.kind {

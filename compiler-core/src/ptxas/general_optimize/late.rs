@@ -138,7 +138,7 @@ fn rewrite_single_use(f: &mut Function, b: usize, k: usize, d2: RegId, d1: RegId
             }
             continue;
         }
-        if !matches!(f.insts[u].origin, Origin::Ptx) {
+        if !matches!(f.insts[u].origin, Origin::Ptx) || !f.visible(d1, f.insts[u].scope) {
             return false;
         }
         let i = &mut f.insts[u];
