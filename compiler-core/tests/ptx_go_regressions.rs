@@ -289,3 +289,15 @@ fn unknown_directives_are_named_with_their_position() {
     assert_eq!((e.line, e.col), (6, 2));
     assert!(e.message.contains("`.blah`"), "{}", e.message);
 }
+
+/// `.target sm_50` and no `sm` knob: GeneralOptimize runs for sm_50 (encoded 0x4001,
+/// where phase 46 is the no-op sentinel); `--knob sm=sm_90` still overrides it.
+#[test]
+fn sm_follows_the_file_target_unless_set() {
+    let n = narrations(&run_ptx("d4_sm50.ptx", &[]));
+    assert!(n.iter().any(|s| s.contains("SM profile 0x4001")), "{n:#?}");
+    assert!(!n.iter().any(|s| s.contains("SM profile 0x8000")));
+    let n = narrations(&run_ptx("d4_sm50.ptx", &["sm=sm_90"]));
+    assert!(n.iter().any(|s| s.contains("SM profile 0x8000")));
+    assert!(!n.iter().any(|s| s.contains("SM profile 0x4001")));
+}
