@@ -301,3 +301,38 @@ fn sm_follows_the_file_target_unless_set() {
     assert!(n.iter().any(|s| s.contains("SM profile 0x8000")));
     assert!(!n.iter().any(|s| s.contains("SM profile 0x4001")));
 }
+
+/// `limit-fold-fp=true` puts float selects on the conservative tier: the destination
+/// is marked 0x201 (deferred cleanup), not 0x100, so GeneralOptimize leaves
+/// `selp.f32 %f2, 1.0, 1.0, %p1` as it is and the 1.0 does not reach the `mul`. The
+/// default (false) folds it: `mul.f32 %f3, %f1, 0f3F800000`.
+#[test]
+fn limit_fold_fp_defers_float_select_folds() {
+    let limited = run_ptx("d4_fsel.ptx", &["limit-fold-fp=true"]);
+    let b = body(&limited.output);
+    assert!(
+        b.contains(&"selp.f32 %f2,0f3F800000,0f3F800000,%p1;".to_string()),
+        "{}",
+        limited.output
+    );
+    assert!(
+        b.contains(&"mul.f32 %f3,%f1,%f2;".to_string()),
+        "{}",
+        limited.output
+    );
+    let n = narrations(&limited);
+    assert!(n.iter().any(|s| s.contains("0x201")), "{n:#?}");
+    assert!(
+        !n.iter().any(|s| s.starts_with("Consumer: `selp")),
+        "{n:#?}"
+    );
+    let free = run_ptx("d4_fsel.ptx", &[]);
+    let b = body(&free.output);
+    assert!(
+        b.contains(&"mul.f32 %f3,%f1,0f3F800000;".to_string()),
+        "{}",
+        free.output
+    );
+    assemble_both("d4_fsel.ptx", &limited.output, "80");
+    assemble_both("d4_fsel.ptx", &free.output, "80");
+}

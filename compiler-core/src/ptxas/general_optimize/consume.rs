@@ -159,7 +159,9 @@ fn propagate_move<R: Recorder>(
     (regs, imms)
 }
 
-/// Step 2: a marked select that provably picks one source becomes a move.
+/// Step 2: a select marked 0x100 that provably picks one source becomes a move. A
+/// select marked only 0x201 (the conservative tier, `limit-fold-fp`) has its cleanup
+/// deferred to a later pass, which we do not model: it stays a select.
 fn fold_select<R: Recorder>(
     f: &mut Function,
     b: usize,
@@ -170,7 +172,7 @@ fn fold_select<R: Recorder>(
     let i = &f.insts[id];
     if i.class != Class::Select
         || i.operands.len() != 4
-        || i.operands[0].flags & (flag::PROPAGATED | flag::DEFERRED_CLEANUP) == 0
+        || i.operands[0].flags & flag::PROPAGATED == 0
     {
         return false;
     }
