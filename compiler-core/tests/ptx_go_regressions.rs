@@ -336,3 +336,28 @@ fn limit_fold_fp_defers_float_select_folds() {
     assemble_both("d4_fsel.ptx", &limited.output, "80");
     assemble_both("d4_fsel.ptx", &free.output, "80");
 }
+
+/// A `.func` with `.reg` parameters, the cluster and timer special registers, and a
+/// `brx.idx` over a `.branchtargets` list: all read, kept, and assembled after the
+/// pipeline (ptx-lower refused `%ret` / `%clusterid.x` / `ts` before).
+#[test]
+fn reg_parameters_special_registers_and_branch_tables_come_through() {
+    use compiler_core::ptx;
+    let text = input("grammar_extra.ptx");
+    let m = ptx::parse(&text).unwrap();
+    assert_eq!(ptx::parse(&ptx::print(&m)).unwrap(), m);
+    let r = run_ptx("grammar_extra.ptx", &[]);
+    for kept in [
+        "add.s32 \t%ret, %a, 1;",
+        "%clusterid.x",
+        "%cluster_ctarank",
+        "%globaltimer_lo",
+        "%nclusterid.y",
+        "ts : .branchtargets $L_a , $L_b ;",
+        "brx.idx \t%r6, ts;",
+        "$L_b:",
+    ] {
+        assert!(r.output.contains(kept), "`{kept}` missing:\n{}", r.output);
+    }
+    assemble_both("grammar_extra.ptx", &r.output, "90");
+}

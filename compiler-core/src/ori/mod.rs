@@ -244,6 +244,9 @@ pub mod constraint {
     pub const ASM: u32 = 8;
     /// Defined by more than one instruction.
     pub const MULTI_DEF: u32 = 16;
+    /// A `.reg` return parameter (`.func (.reg .b32 %ret) f`): the caller reads it
+    /// after `ret`, so its definitions are live without a use in the body.
+    pub const LIVE_OUT: u32 = 32;
 }
 
 /// What an operand refers to.

@@ -194,6 +194,7 @@ pub fn classify(d: &Decoded, operands: &[ptx::Operand]) -> (Class, u8) {
 }
 
 /// Special registers PTX names without declaring them.
+/// (every special register of the PTX ISA 9.0 list, cluster registers included).
 pub fn is_special(name: &str) -> bool {
     let base = name.split('.').next().unwrap_or(name);
     matches!(
@@ -210,17 +211,29 @@ pub fn is_special(name: &str) -> bool {
             | "%gridid"
             | "%clock"
             | "%clock64"
+            | "%clock_hi"
             | "%lanemask_eq"
             | "%lanemask_le"
             | "%lanemask_lt"
             | "%lanemask_ge"
             | "%lanemask_gt"
             | "%globaltimer"
+            | "%globaltimer_lo"
+            | "%globaltimer_hi"
             | "%dynamic_smem_size"
             | "%total_smem_size"
-            | "%envreg"
+            | "%aggr_smem_size"
+            | "%is_explicit_cluster"
+            | "%clusterid"
+            | "%nclusterid"
+            | "%cluster_ctaid"
+            | "%cluster_nctaid"
+            | "%cluster_ctarank"
+            | "%cluster_nctarank"
+            | "%current_graph_exec"
     ) || base.starts_with("%envreg")
         || base.starts_with("%pm")
+        || base.starts_with("%reserved_smem_offset")
 }
 
 /// Special registers whose value changes while a thread runs (counters, timers, and
@@ -344,6 +357,8 @@ struct Lowerer<'a> {
     scoped_ids: BTreeMap<(u32, String), RegId>,
     /// The scope of the instruction being lowered.
     scope: u32,
+    /// Names of `.branchtargets` lists (`ts: .branchtargets L1, L2;`).
+    branch_lists: alloc::collections::BTreeSet<String>,
     f: ori::Function,
 }
 
@@ -486,9 +501,13 @@ impl Lowerer<'_> {
                     if let Some(b) = self.label(s) {
                         return Ok(Operand::new(OpKind::Block(b), ty::UNTYPED));
                     }
-                    return Err(format!(
-                        "branch to `{s}`, which is not a label of this function"
-                    ));
+                    // `brx.idx %r, ts`: `ts` names a `.branchtargets` list, kept as a
+                    // symbol (its labels keep their blocks' names).
+                    if !self.branch_lists.contains(s.as_str()) {
+                        return Err(format!(
+                            "branch to `{s}`, which is not a label or `.branchtargets` list of this function"
+                        ));
+                    }
                 }
                 let mut op = Operand::new(OpKind::Sym(s.as_str().into()), ty::UNTYPED);
                 op.imm_constraint |= imm_constraint::BANK_RELATIVE;
@@ -645,6 +664,15 @@ fn lower_function<R: Recorder>(
         ..
     } = c;
     let mut d = Decls::default();
+    // `.func (.reg .b32 %ret) f(.reg .b32 %a)`: register parameters are registers of
+    // the body.
+    for p in pf.rets.iter().chain(pf.params.iter().flatten()) {
+        if p.words.first().is_some_and(|w| w == ".reg") {
+            if let Some(t) = p.ty() {
+                d.singles.insert(p.name.clone(), String::from(t));
+            }
+        }
+    }
     // The same declaration twice in the body itself (not in inner scopes, which keep
     // their own) is declared once.
     let mut declared = alloc::collections::BTreeSet::new();
@@ -696,6 +724,16 @@ fn lower_function<R: Recorder>(
         scoped,
         scoped_ids: BTreeMap::new(),
         scope: 0,
+        branch_lists: flat
+            .iter()
+            .filter_map(|it| match it {
+                Flat::Directive(lines, ..) => lines.first(),
+                _ => None,
+            })
+            .filter_map(|l| l.strip_suffix(";"))
+            .filter_map(|l| l.split_once(" : .branchtargets"))
+            .map(|(name, _)| String::from(name))
+            .collect(),
         f,
     };
     let nblocks = starts.len();
@@ -775,6 +813,14 @@ fn lower_function<R: Recorder>(
             }
             crate::ptxas::general_optimize::count(&mut regs[r], def, i);
         });
+    }
+    // `.reg` return parameters are read by the caller.
+    for p in &pf.rets {
+        if p.words.first().is_some_and(|w| w == ".reg") {
+            if let Some(&r) = lw.reg_ids.get(&p.name) {
+                lw.f.regs[r].constraint |= constraint::LIVE_OUT;
+            }
+        }
     }
     let f = lw.f;
     stats.add("registers", f.regs.len() as u64);
