@@ -361,3 +361,28 @@ fn reg_parameters_special_registers_and_branch_tables_come_through() {
     }
     assemble_both("grammar_extra.ptx", &r.output, "90");
 }
+
+/// A select whose sources differ but whose predicate is known (`%r1 == %r1`) folds to
+/// its first source; the narration names the known predicate and does not claim the
+/// select "picks the same source whatever the predicate" (it said so before).
+#[test]
+fn a_known_predicate_fold_says_why() {
+    let r = run_ptx("selp_known.ptx", &[]);
+    assert!(
+        body(&r.output).contains(&"st.global.u32 [%rd2],%r1;".to_string()),
+        "{}",
+        r.output
+    );
+    let n = narrations(&r);
+    let fold: Vec<&String> = n.iter().filter(|s| s.contains("`selp.u32")).collect();
+    assert!(
+        fold.iter()
+            .any(|s| s.contains("known value (true)") && s.contains("first source")),
+        "{fold:#?}"
+    );
+    assert!(
+        !n.iter().any(|s| s.contains("whatever the predicate")),
+        "{n:#?}"
+    );
+    assemble_both("selp_known.ptx", &r.output, "80");
+}
