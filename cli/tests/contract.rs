@@ -235,7 +235,7 @@ fn knobs_lists_every_knob_with_its_default() {
     assert_eq!(find("twoaddr-reschedule")["default"], "true");
     assert_eq!(find("dataflow-edge-limit")["default"], "3");
     assert_eq!(find("large-interval-freq-threshold")["default"], "256");
-    assert_eq!(find("sm")["default"], "sm_90");
+    assert_eq!(find("sm")["default"], "target");
     assert_eq!(find("ptxas-opt-level")["default"], "3");
     assert_eq!(find("ptxas-option-474")["default"], "0.25");
     assert_eq!(

@@ -59,8 +59,8 @@ impl KnobKind {
             KnobKind::OptInt => "`unset` or an integer".into(),
             KnobKind::Tristate => "`subtarget`, `true` or `false`".into(),
             KnobKind::Sm => {
-                let mut s = String::from("one of ");
-                for (i, (name, _)) in SM_TABLE.iter().enumerate() {
+                let mut s = String::from("`target` (the file's `.target`), one of ");
+                for (i, (name, _)) in SM_TARGETS.iter().enumerate() {
                     if i > 0 {
                         s.push_str(", ");
                     }
@@ -113,6 +113,71 @@ pub const SM_TABLE: [(&str, u32); 8] = [
     ("sm_90", 0x8000),
     ("sm_100", 0x9000),
 ];
+
+/// Every target name ptxas 13.0.88 accepts in `.target` (checked by assembling a
+/// kernel for each; `sm_50a` is the spec's name, not a real target), with the encoded
+/// value it runs as. A name the spec's table lists has that value; any other takes the
+/// value of the listed architecture of its family at or below it (sm_52 → sm_50's,
+/// sm_75 → sm_70's, sm_86..sm_89 → sm_80's, sm_90a → sm_90's, sm_103..sm_121 →
+/// sm_100's); targets older than sm_30 take sm_30's, the oldest listed. The `a` / `f`
+/// suffixes do not change the value.
+pub const SM_TARGETS: [(&str, u32); 42] = [
+    ("sm_10", 0x3000),
+    ("sm_11", 0x3000),
+    ("sm_12", 0x3000),
+    ("sm_13", 0x3000),
+    ("sm_20", 0x3000),
+    ("sm_21", 0x3000),
+    ("sm_30", 0x3000),
+    ("sm_32", 0x3000),
+    ("sm_35", 0x3000),
+    ("sm_37", 0x3000),
+    ("sm_50", 0x4001),
+    ("sm_50a", 0x5001),
+    ("sm_52", 0x4001),
+    ("sm_53", 0x4001),
+    ("sm_60", 0x6000),
+    ("sm_61", 0x6000),
+    ("sm_62", 0x6000),
+    ("sm_70", 0x7000),
+    ("sm_72", 0x7000),
+    ("sm_75", 0x7000),
+    ("sm_80", 0x7001),
+    ("sm_86", 0x7001),
+    ("sm_87", 0x7001),
+    ("sm_88", 0x7001),
+    ("sm_89", 0x7001),
+    ("sm_90", 0x8000),
+    ("sm_90a", 0x8000),
+    ("sm_100", 0x9000),
+    ("sm_100a", 0x9000),
+    ("sm_100f", 0x9000),
+    ("sm_103", 0x9000),
+    ("sm_103a", 0x9000),
+    ("sm_103f", 0x9000),
+    ("sm_110", 0x9000),
+    ("sm_110a", 0x9000),
+    ("sm_110f", 0x9000),
+    ("sm_120", 0x9000),
+    ("sm_120a", 0x9000),
+    ("sm_120f", 0x9000),
+    ("sm_121", 0x9000),
+    ("sm_121a", 0x9000),
+    ("sm_121f", 0x9000),
+];
+
+/// A named target's value: its encoding, plus (above bit 16) its row in
+/// [`SM_TARGETS`] + 1 when the spec's table does not list the name, so that the
+/// knob prints back the name it was given.
+fn sm_target_value(name: &str) -> Option<u32> {
+    let k = SM_TARGETS.iter().position(|e| e.0 == name)?;
+    let enc = SM_TARGETS[k].1;
+    Some(if SM_TABLE.iter().any(|e| e.0 == name) {
+        enc
+    } else {
+        enc | ((k as u32 + 1) << 16)
+    })
+}
 
 /// The largest encoded value of generation 4 and below (`(5 << 12) - 1`): the spec's
 /// fold-eligibility boundary.
@@ -282,8 +347,8 @@ pub static KNOBS: [KnobInfo; KNOB_COUNT] = [
         "Most successful joins before the NVPTX coalescer stops; default no cap (0 also means none).", COALESCE, S_NV),
     k(Knob::BlockFrequency, "block-frequency", None, K::Bool, V::Bool(false), "config",
         "Weight NVPTX coalescer candidates by how hot their block is; a pass-config flag, off by default here.", "spec/register-coalescing-cicc.txt, Priority and Weight System", S_NV),
-    k(Knob::Sm, "sm", None, K::Sm, V::Sm(0x8000), "target",
-        "Target architecture, stored as the spec's (generation << 12) | variant; 20479 is the legacy fold boundary.", "spec/general-optimize-ptxas.txt, SM Version Encoding and the 20479 Boundary", S_ALL_GO),
+    k(Knob::Sm, "sm", None, K::Sm, V::Auto, "target",
+        "Target architecture, stored as the spec's (generation << 12) | variant; 20479 is the legacy fold boundary. `target` (the default) takes the PTX file's `.target`, sm_90 when it names none.", "spec/general-optimize-ptxas.txt, SM Version Encoding and the 20479 Boundary", S_ALL_GO),
     k(Knob::PtxasOptLevel, "ptxas-opt-level", None, K::OptLevel, V::OptLevel(3), "3 (ptxas -O3)",
         "The ptxas optimization level the GeneralOptimize gates read (sub_7DDB50); the page also calls that value a function count, we model the opt level.", GENOPT, S_ALL_GO),
     k(Knob::PtxasOption31, "ptxas-option-31", Some("AllowReassociateCSE"), K::OptInt, V::Auto, "unset",
@@ -420,7 +485,10 @@ pub fn parse_value(kind: KnobKind, text: &str) -> Option<Value> {
             _ => parse_bool(t).map(Value::Bool),
         },
         KnobKind::Sm => {
-            if let Some(&(_, v)) = SM_TABLE.iter().find(|e| e.0 == t) {
+            if t == "target" {
+                return Some(Value::Auto);
+            }
+            if let Some(v) = sm_target_value(t) {
                 return Some(Value::Sm(v));
             }
             let n = match t.strip_prefix("0x").or_else(|| t.strip_prefix("0X")) {
@@ -453,7 +521,11 @@ pub fn format_value(kind: KnobKind, v: Value) -> String {
         }
         (KnobKind::Limit, Value::Auto) => "unlimited".into(),
         (KnobKind::OptInt, Value::Auto) => "unset".into(),
+        (KnobKind::Sm, Value::Auto) => "target".into(),
         (_, Value::Auto) => "subtarget".into(),
+        (_, Value::Sm(n)) if n >> 16 != 0 => SM_TARGETS
+            .get((n >> 16) as usize - 1)
+            .map_or_else(|| (n & 0xffff).to_string(), |e| e.0.into()),
         (_, Value::Sm(n)) => match sm_name(n) {
             Some(name) => name.into(),
             None => n.to_string(),
@@ -601,12 +673,26 @@ impl Knobs {
         self.tristate(k).unwrap_or(false)
     }
 
-    /// The encoded SM value.
+    /// The encoded SM value (sm_90's when the knob is `target` and no module is at
+    /// hand: see [`Knobs::for_target`]).
     pub fn sm(&self) -> u32 {
         match self.get(Knob::Sm) {
-            Value::Sm(v) => v,
+            Value::Sm(v) => v & 0xffff,
             _ => 0x8000,
         }
+    }
+
+    /// These knobs for a module whose `.target` words are `target`: when `sm` is
+    /// `target` (not set), it becomes the value of the module's target, if it names
+    /// one ptxas knows; a value set by hand stays.
+    pub fn for_target(&self, target: &[String]) -> Knobs {
+        let mut k = self.clone();
+        if self.get(Knob::Sm) == Value::Auto {
+            if let Some(name) = target.iter().find(|w| sm_target_value(w).is_some()) {
+                k.values[Knob::Sm as usize] = Value::Sm(sm_target_value(name).unwrap_or(0x8000));
+            }
+        }
+        k
     }
 
     /// True for generation 4 and below (encoded value at most [`SM_LEGACY_MAX`]).
@@ -690,6 +776,43 @@ mod tests {
         names.sort_unstable();
         names.dedup();
         assert_eq!(names.len(), n, "duplicate knob spelling");
+    }
+
+    #[test]
+    fn sm_takes_every_ptxas_13_target_and_defaults_to_the_file() {
+        let mut k = Knobs::default();
+        assert_eq!(format_value(KnobKind::Sm, k.get(Knob::Sm)), "target");
+        assert_eq!(k.sm(), 0x8000, "no module at hand: sm_90");
+        for (name, enc) in [
+            ("sm_52", 0x4001),
+            ("sm_61", 0x6000),
+            ("sm_75", 0x7000),
+            ("sm_86", 0x7001),
+            ("sm_89", 0x7001),
+            ("sm_90a", 0x8000),
+            ("sm_100a", 0x9000),
+            ("sm_120a", 0x9000),
+            ("sm_121f", 0x9000),
+            ("sm_80", 0x7001),
+        ] {
+            k.set_from_str(&format!("sm={name}")).unwrap();
+            assert_eq!(k.sm(), enc, "{name}");
+            // The name it was given prints back.
+            assert_eq!(k.to_query(), format!("sm={name}"));
+        }
+        assert!(
+            k.set_from_str("sm=sm_101").is_err(),
+            "ptxas 13 has no sm_101"
+        );
+        // Left at `target`, the module's `.target` decides; set by hand, the knob does.
+        let words = ["sm_50".to_string(), "texmode_independent".to_string()];
+        assert_eq!(Knobs::default().for_target(&words).sm(), 0x4001);
+        assert_eq!(
+            Knobs::default().for_target(&["foo".to_string()]).sm(),
+            0x8000
+        );
+        k.set_from_str("sm=sm_90").unwrap();
+        assert_eq!(k.for_target(&words).sm(), 0x8000);
     }
 
     #[test]

@@ -845,6 +845,8 @@ pub fn run_stage(
             }));
         }
         (StageImpl::Ori(pass), Ir::Ori(m)) => {
+            // `sm` left at `target` follows the module's `.target`.
+            let knobs = &knobs.for_target(&m.target);
             for item in &mut m.items {
                 let crate::ori::Item::Func(f) = item else {
                     continue;
@@ -915,7 +917,10 @@ pub fn run_stage(
 
 /// ptx-emit: the `sm` knob names the target (`sm_90` → 90).
 pub fn ptx_emit_options(k: &Knobs) -> passes::ptx_emit::PtxEmitOptions {
-    let sm = crate::knobs::sm_name(k.sm())
+    let name =
+        crate::knobs::format_value(crate::knobs::KnobKind::Sm, k.get(crate::knobs::Knob::Sm));
+    let sm = Some(name.as_str())
+        .filter(|n| n.starts_with("sm_"))
         .and_then(|n| {
             n.trim_start_matches("sm_")
                 .trim_end_matches(|c: char| c.is_ascii_alphabetic())

@@ -490,6 +490,11 @@ fn ptx_view(
 // ---------------------------------------------------------------------------
 // Front end 2: ORI.
 
+/// Anchors and kept directives (`.loc`, `.pragma`) do nothing when run.
+fn skipped(c: super::Class) -> bool {
+    matches!(c, super::Class::Anchor | super::Class::Directive)
+}
+
 /// Compiles an ORI function: blocks in layout order, anchors skipped, branch targets
 /// resolved to the first instruction of their block.
 pub fn compile_ori(f: &super::Function) -> R<Program> {
@@ -503,14 +508,14 @@ pub fn compile_ori(f: &super::Function) -> R<Program> {
         n += b
             .insts
             .iter()
-            .filter(|&&i| f.insts[i].class != super::Class::Anchor)
+            .filter(|&&i| !skipped(f.insts[i].class))
             .count();
     }
     let bits: Vec<u32> = f.regs.values().map(|r| r.bits).collect();
     let mut code = Vec::new();
     for (_, id) in f.layout() {
         let i = &f.insts[id];
-        if i.class == super::Class::Anchor {
+        if skipped(i.class) {
             continue;
         }
         let ops = i

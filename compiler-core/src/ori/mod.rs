@@ -33,6 +33,11 @@
 //!   operand is the block's index, and every register records its single defining
 //!   instruction when it has exactly one.
 //!
+//! * **scopes**: each instruction and register records the `{ }` scope it was written
+//!   / declared in (0 is the body); the printer reopens scopes around their members
+//!   with their declarations, and rewrites that would name a register outside its
+//!   scope are not made ([`Function::visible`]).
+//!
 //! Invariants: block 0 is the entry; each block's first instruction is its anchor and
 //! no other instruction is class 97; branch targets are blocks, never names; every
 //! register operand names an entry of the register table; printing then parsing and
@@ -105,6 +110,9 @@ pub enum Class {
     MinMax,
     Divide,
     Call,
+    /// A directive kept where it stood (`.loc`, a statement `.pragma`,
+    /// `.callprototype`): no operation, printed back as written.
+    Directive,
     Other,
 }
 
@@ -141,6 +149,7 @@ impl Class {
             MinMax => 315,
             Divide => 316,
             Call => 317,
+            Directive => 318,
             Other => 399,
         }
     }
@@ -179,6 +188,7 @@ impl Class {
             MinMax => "MNMX",
             Divide => "DIV",
             Call => "CALL",
+            Directive => "DIR",
             Other => "OTHER",
         }
     }
@@ -234,6 +244,9 @@ pub mod constraint {
     pub const ASM: u32 = 8;
     /// Defined by more than one instruction.
     pub const MULTI_DEF: u32 = 16;
+    /// A `.reg` return parameter (`.func (.reg .b32 %ret) f`): the caller reads it
+    /// after `ret`, so its definitions are live without a use in the body.
+    pub const LIVE_OUT: u32 = 32;
 }
 
 /// What an operand refers to.
@@ -352,6 +365,9 @@ pub struct Inst {
     /// Guard predicate and whether it is negated.
     pub guard: Option<(RegId, bool)>,
     pub origin: Origin,
+    /// The `{ }` scope the instruction was written in (0: the function body; see
+    /// [`Function::scopes`]).
+    pub scope: u32,
 }
 
 impl Inst {
@@ -390,6 +406,9 @@ pub struct RegInfo {
     pub def_anchor: Option<InstId>,
     pub defs: u32,
     pub uses: u32,
+    /// The `{ }` scope that declares the register (0: the function body). A name
+    /// declared again in an inner scope is another register.
+    pub scope: u32,
 }
 
 impl RegInfo {
@@ -431,9 +450,11 @@ pub struct Function {
     pub perf: Vec<(String, Vec<u32>)>,
     /// `.reg` declarations as written (printing re-emits them).
     pub reg_decls: Vec<ptx::RegDecl>,
-    /// Variables declared in the body, and body `.pragma`s.
+    /// Variables declared in the body (outside any inner `{ }` scope).
     pub locals: Vec<ptx::VarDecl>,
-    pub pragmas: Vec<Vec<String>>,
+    /// `{ }` scopes; entry 0 stands for the body itself (its declarations are
+    /// `reg_decls` and `locals`).
+    pub scopes: Vec<Scope>,
     pub regs: PrimaryMap<RegId, RegInfo>,
     pub blocks: Vec<Block>,
     pub insts: PrimaryMap<InstId, Inst>,
@@ -449,11 +470,57 @@ impl Function {
             .enumerate()
             .flat_map(|(b, blk)| blk.insts.iter().map(move |&i| (b as BlockId, i)))
     }
+    /// True when register `r` can be named by an instruction of scope `s`: it is
+    /// declared in `s` or a scope around it, and no scope in between declares the
+    /// same name again (which would shadow it).
+    pub fn visible(&self, r: RegId, s: u32) -> bool {
+        let home = self.regs[r].scope;
+        let mut cur = s;
+        loop {
+            if cur == home {
+                return true;
+            }
+            let Some(sc) = self.scopes.get(cur as usize).filter(|_| cur != 0) else {
+                return false;
+            };
+            if sc.declares(&self.regs[r].name) {
+                return false;
+            }
+            cur = sc.parent;
+        }
+    }
     pub fn reg_by_name(&self, name: &str) -> Option<RegId> {
         self.regs
             .iter()
             .find(|(_, r)| r.name == name)
             .map(|(id, _)| id)
+    }
+}
+
+/// A `{ }` scope of a function body.
+#[derive(Clone, Debug, PartialEq, Default)]
+pub struct Scope {
+    /// The scope around it (0: the body).
+    pub parent: u32,
+    /// Its `.reg` and variable declarations, printed after its `{`.
+    pub decls: Vec<ptx::Stmt>,
+    /// The inline-asm block it was written in, if any.
+    pub asm: Option<u32>,
+}
+
+impl Scope {
+    /// True when the scope declares register `name` (singly or in a `%r<N>` range).
+    pub fn declares(&self, name: &str) -> bool {
+        self.decls.iter().any(|d| match d {
+            ptx::Stmt::Reg(r) => r.names.iter().any(|(n, c)| match c {
+                None => n == name,
+                Some(c) => name
+                    .strip_prefix(n.as_str())
+                    .and_then(|k| k.parse::<u32>().ok())
+                    .is_some_and(|k| k < *c && !name[n.len()..].starts_with('+')),
+            }),
+            _ => false,
+        })
     }
 }
 
@@ -471,6 +538,8 @@ pub struct Module {
 pub enum Item {
     Var(ptx::VarDecl),
     Pragma(Vec<String>),
+    /// A module-level directive kept as written (`.file`, `.section`).
+    Directive(Vec<String>),
     Func(Function),
 }
 

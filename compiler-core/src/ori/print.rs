@@ -133,6 +133,59 @@ pub fn inst_line(f: &Function, id: InstId, _labels: &BTreeMap<u32, String>) -> S
     s
 }
 
+/// Keeps the printed body's `{ }` scopes and inline-asm markers in step with the
+/// instruction being printed: scopes that do not contain it close, the asm marker
+/// changes, and the scopes around it that are not open yet open with their
+/// declarations.
+struct BodyWriter<'f> {
+    f: &'f Function,
+    /// Open scopes, outermost first (never 0, the body).
+    open: Vec<u32>,
+    asm: Option<u32>,
+}
+
+impl BodyWriter<'_> {
+    fn enter(&mut self, out: &mut String, scope: u32, asm: Option<u32>) {
+        let mut path = Vec::new();
+        let mut s = scope;
+        while s != 0 {
+            path.push(s);
+            s = self.f.scopes.get(s as usize).map_or(0, |x| x.parent);
+        }
+        path.reverse();
+        // Close what is not on the path, or was opened inside another asm block.
+        let keep = self
+            .open
+            .iter()
+            .zip(&path)
+            .take_while(|(a, b)| {
+                a == b
+                    && self.f.scopes[**a as usize]
+                        .asm
+                        .is_none_or(|n| Some(n) == asm)
+            })
+            .count();
+        while self.open.len() > keep {
+            self.open.pop();
+            out.push_str("\t}\n");
+        }
+        if self.asm != asm {
+            if self.asm.is_some() {
+                out.push_str("\t// end inline asm\n");
+            }
+            if asm.is_some() {
+                out.push_str("\t// begin inline asm\n");
+            }
+            self.asm = asm;
+        }
+        for &s in &path[keep..] {
+            out.push_str("\t{\n");
+            crate::ptx::print::print_stmts(out, &self.f.scopes[s as usize].decls);
+            self.open.push(s);
+        }
+    }
+}
+
 /// Prints a whole ORI module.
 pub fn print(m: &Module) -> String {
     let mut out = String::new();
@@ -158,6 +211,7 @@ pub fn print(m: &Module) -> String {
                 let quoted: Vec<String> = p.iter().map(|s| format!("\"{s}\"")).collect();
                 let _ = writeln!(out, ".pragma {};", quoted.join(", "));
             }
+            Item::Directive(lines) => crate::ptx::print::print_directive(&mut out, lines, ""),
             Item::Func(f) => {
                 print_function(&mut out, f, k);
                 k += 1;
@@ -194,9 +248,6 @@ fn print_function(out: &mut String, f: &Function, k: usize) {
     for v in &f.locals {
         pre.push(Stmt::Var(v.clone()));
     }
-    for p in &f.pragmas {
-        pre.push(Stmt::Pragma(p.clone()));
-    }
     crate::ptx::print::print_stmts(out, &pre);
     for (id, r) in f.regs.iter() {
         let _ = write!(
@@ -215,20 +266,20 @@ fn print_function(out: &mut String, f: &Function, k: usize) {
         out.push('\n');
     }
     let labels = needs_label(f);
-    let mut open_asm: Option<u32> = None;
+    let mut w = BodyWriter {
+        f,
+        open: Vec::new(),
+        asm: None,
+    };
     for (b, blk) in f.blocks.iter().enumerate() {
         for &id in &blk.insts {
             let i = &f.insts[id];
-            let asm = match i.origin {
-                Origin::InlineAsm(n) => Some(n),
-                _ => None,
-            };
-            if open_asm.is_some() && asm != open_asm {
-                out.push_str("\t// end inline asm\n");
-                open_asm = None;
-            }
             if i.class == super::Class::Anchor {
                 if labels[b] {
+                    // A label sits in the scope that declares it; inside an asm
+                    // scope it belongs to that asm block.
+                    let asm = f.scopes.get(i.scope as usize).and_then(|s| s.asm);
+                    w.enter(out, i.scope, if i.scope == 0 { None } else { asm });
                     let _ = writeln!(
                         out,
                         "{}:\t// {}",
@@ -240,17 +291,24 @@ fn print_function(out: &mut String, f: &Function, k: usize) {
                 }
                 continue;
             }
-            if asm.is_some() && open_asm.is_none() {
-                out.push_str("\t// begin inline asm\n");
-                open_asm = asm;
+            let asm = match i.origin {
+                Origin::InlineAsm(n) => Some(n),
+                _ => None,
+            };
+            w.enter(out, i.scope, asm);
+            if i.class == super::Class::Directive {
+                if let Some(OpKind::Sym(text)) = i.operands.first().map(|o| &o.kind) {
+                    for l in text.lines() {
+                        let _ = writeln!(out, "\t{l}");
+                    }
+                }
+                continue;
             }
             out.push('\t');
             crate::ptx::print::print_inst(out, &to_ptx(f, i, k));
             let _ = writeln!(out, "\t// {}", annotation(i));
         }
     }
-    if open_asm.is_some() {
-        out.push_str("\t// end inline asm\n");
-    }
+    w.enter(out, 0, None);
     out.push_str("}\n");
 }

@@ -4,8 +4,14 @@
 //!  ptx::Function
 //!    ├─ registers: `.reg` ranges and names → a table; each register referenced gets
 //!    │             an entry with its file, width and (below) constraint word
-//!    ├─ flatten:   inline-asm blocks and `{ }` scopes open up into the statement list
-//!    │             (asm members remember their block for printing and constraints)
+//!    ├─ flatten:   inline-asm blocks and `{ }` scopes open up into the statement list;
+//!    │             asm members remember their block, every instruction its scope
+//!    │             (`ori::Function::scopes`: parent, declarations). A name resolves
+//!    │             to the innermost scope declaring it, so an inner `.reg .pred %p1`
+//!    │             is another register than the outer `%p1`, and labels too are
+//!    │             looked up scope by scope (two asm blocks may both say `DONE:`)
+//!    ├─ directives: `.loc`, statement `.pragma`, `.callprototype` stay in place as
+//!    │             class-Directive instructions (no operation, printed as written)
 //!    ├─ blocks:    a new block at every label and after every branch or exit;
 //!    │             each starts with a definition anchor (class 97, operand = index)
 //!    ├─ per instruction: class from the base opcode; guard → predication bits;
@@ -90,6 +96,7 @@ pub fn run<R: Recorder>(
         match item {
             ptx::Item::Var(v) => out.items.push(ori::Item::Var(v.clone())),
             ptx::Item::Pragma(p) => out.items.push(ori::Item::Pragma(p.clone())),
+            ptx::Item::Directive(d) => out.items.push(ori::Item::Directive(d.clone())),
             ptx::Item::Func(f) => {
                 let lf = lower_function(f, rec, &mut stats).map_err(|message| LowerError {
                     function: f.name.clone(),
@@ -177,10 +184,17 @@ pub fn classify(d: &Decoded, operands: &[ptx::Operand]) -> (Class, u8) {
             && d.mods
                 .first()
                 .is_some_and(|m| matches!(m.as_str(), "fence" | "commit_group" | "wait_group")));
+    // A call writes the registers of its return list, `call (%r2), f, (%r1)`: that
+    // list is its destination (a call without one, `call f, (%r1)`, writes nothing).
+    if d.base == "call" {
+        let rets = matches!(operands.first(), Some(ptx::Operand::Paren(_))) && operands.len() >= 2;
+        return (class, u8::from(rets));
+    }
     (class, if no_dst || operands.is_empty() { 0 } else { 1 })
 }
 
 /// Special registers PTX names without declaring them.
+/// (every special register of the PTX ISA 9.0 list, cluster registers included).
 pub fn is_special(name: &str) -> bool {
     let base = name.split('.').next().unwrap_or(name);
     matches!(
@@ -197,24 +211,51 @@ pub fn is_special(name: &str) -> bool {
             | "%gridid"
             | "%clock"
             | "%clock64"
+            | "%clock_hi"
             | "%lanemask_eq"
             | "%lanemask_le"
             | "%lanemask_lt"
             | "%lanemask_ge"
             | "%lanemask_gt"
             | "%globaltimer"
+            | "%globaltimer_lo"
+            | "%globaltimer_hi"
             | "%dynamic_smem_size"
             | "%total_smem_size"
-            | "%envreg"
+            | "%aggr_smem_size"
+            | "%is_explicit_cluster"
+            | "%clusterid"
+            | "%nclusterid"
+            | "%cluster_ctaid"
+            | "%cluster_nctaid"
+            | "%cluster_ctarank"
+            | "%cluster_nctarank"
+            | "%current_graph_exec"
     ) || base.starts_with("%envreg")
         || base.starts_with("%pm")
+        || base.starts_with("%reserved_smem_offset")
+}
+
+/// Special registers whose value changes while a thread runs (counters, timers, and
+/// `%warpid` / `%smid`, which PTX says may change when a thread is rescheduled): two
+/// reads of one of them are never the same value.
+pub fn is_volatile_special(name: &str) -> bool {
+    let base = name.split('.').next().unwrap_or(name);
+    base.starts_with("%clock")
+        || base.starts_with("%globaltimer")
+        || base.starts_with("%pm")
+        || matches!(base, "%warpid" | "%smid")
 }
 
 enum Flat<'a> {
-    Label(&'a str),
-    Inst(&'a ptx::Inst, Origin),
+    /// A label and the scope it is declared in.
+    Label(&'a str, u32),
+    Inst(&'a ptx::Inst, Origin, u32),
+    /// A directive kept in place (`.loc`, a `.pragma`), as printed lines.
+    Directive(Vec<String>, Origin, u32),
 }
 
+#[derive(Default)]
 struct Decls {
     /// `%r<10>`: prefix → (count, type word).
     ranges: BTreeMap<String, (u32, String)>,
@@ -231,29 +272,71 @@ impl Decls {
         let (count, t) = self.ranges.get(digits)?;
         (n < *count).then_some(t.as_str())
     }
+    fn add(&mut self, r: &ptx::RegDecl) {
+        let t = r.words.last().cloned().unwrap_or_default();
+        for (n, c) in &r.names {
+            match c {
+                Some(c) => {
+                    self.ranges.insert(n.clone(), (*c, t.clone()));
+                }
+                None => {
+                    self.singles.insert(n.clone(), t.clone());
+                }
+            }
+        }
+    }
 }
 
-fn collect<'a>(
-    stmts: &'a [Stmt],
-    origin: Origin,
-    asm_count: &mut u32,
-    flat: &mut Vec<Flat<'a>>,
-    decls: &mut Vec<&'a ptx::RegDecl>,
-    f: &mut ori::Function,
-) {
-    for s in stmts {
-        match s {
-            Stmt::Reg(r) => decls.push(r),
-            Stmt::Var(v) => f.locals.push(v.clone()),
-            Stmt::Pragma(p) => f.pragmas.push(p.clone()),
-            Stmt::Label(l) => flat.push(Flat::Label(l)),
-            Stmt::Inst(i) => flat.push(Flat::Inst(i, origin)),
-            Stmt::Comment(_) => {}
-            Stmt::Scope(v) => collect(v, origin, asm_count, flat, decls, f),
-            Stmt::InlineAsm(v) => {
-                let id = *asm_count;
-                *asm_count += 1;
-                collect(v, Origin::InlineAsm(id), asm_count, flat, decls, f);
+/// Walks the body in order: statements become [`Flat`] items tagged with their scope;
+/// each `{ }` opens a new entry of `f.scopes` (declarations stay with their scope,
+/// which is what makes an inner `%p1` another register than the outer one).
+struct Collector<'a> {
+    flat: Vec<Flat<'a>>,
+    /// Body-level `.reg` declarations.
+    decls: Vec<&'a ptx::RegDecl>,
+    /// Declarations of each inner scope (index 0 unused).
+    scoped: Vec<Decls>,
+    asm_count: u32,
+}
+
+impl<'a> Collector<'a> {
+    fn collect(&mut self, stmts: &'a [Stmt], origin: Origin, scope: u32, f: &mut ori::Function) {
+        for s in stmts {
+            match s {
+                Stmt::Reg(r) if scope == 0 => self.decls.push(r),
+                Stmt::Reg(r) => {
+                    self.scoped[scope as usize].add(r);
+                    f.scopes[scope as usize].decls.push(s.clone());
+                }
+                Stmt::Var(v) if scope == 0 => f.locals.push(v.clone()),
+                Stmt::Var(_) => f.scopes[scope as usize].decls.push(s.clone()),
+                Stmt::Pragma(_) | Stmt::Directive(_) => {
+                    let mut text = String::new();
+                    crate::ptx::print::print_stmts(&mut text, core::slice::from_ref(s));
+                    let lines = text.lines().map(|l| String::from(l.trim())).collect();
+                    self.flat.push(Flat::Directive(lines, origin, scope));
+                }
+                Stmt::Label(l) => self.flat.push(Flat::Label(l, scope)),
+                Stmt::Inst(i) => self.flat.push(Flat::Inst(i, origin, scope)),
+                Stmt::Comment(_) => {}
+                Stmt::Scope(v) => {
+                    let id = f.scopes.len() as u32;
+                    f.scopes.push(ori::Scope {
+                        parent: scope,
+                        decls: Vec::new(),
+                        asm: match origin {
+                            Origin::InlineAsm(n) => Some(n),
+                            _ => None,
+                        },
+                    });
+                    self.scoped.push(Decls::default());
+                    self.collect(v, origin, id, f);
+                }
+                Stmt::InlineAsm(v) => {
+                    let id = self.asm_count;
+                    self.asm_count += 1;
+                    self.collect(v, Origin::InlineAsm(id), scope, f);
+                }
             }
         }
     }
@@ -266,7 +349,16 @@ struct Lowerer<'a> {
     /// Members of `%p<N>` ranges met so far, by prefix then number (names are mostly
     /// of this kind: a lookup costs an index, not a string comparison per tree level).
     by_number: BTreeMap<String, Vec<Option<RegId>>>,
-    labels: BTreeMap<&'a str, u32>,
+    /// Labels by (declaring scope, name).
+    labels: BTreeMap<(u32, &'a str), u32>,
+    /// Declarations of inner scopes, and the registers met under them by (declaring
+    /// scope, name).
+    scoped: Vec<Decls>,
+    scoped_ids: BTreeMap<(u32, String), RegId>,
+    /// The scope of the instruction being lowered.
+    scope: u32,
+    /// Names of `.branchtargets` lists (`ts: .branchtargets L1, L2;`).
+    branch_lists: alloc::collections::BTreeSet<String>,
     f: ori::Function,
 }
 
@@ -288,7 +380,44 @@ impl Lowerer<'_> {
         (n < *count).then_some((prefix, n as usize))
     }
 
+    /// The scope whose declaration `name` refers to from the current scope: the
+    /// innermost one declaring it (0, the body, when no inner scope does).
+    fn home(&self, name: &str) -> u32 {
+        let mut s = self.scope;
+        while s != 0 {
+            if self.scoped[s as usize].lookup(name).is_some() {
+                return s;
+            }
+            s = self.f.scopes[s as usize].parent;
+        }
+        0
+    }
+
+    fn declared(&self, name: &str) -> bool {
+        match self.home(name) {
+            0 => self.decls.lookup(name).is_some(),
+            _ => true,
+        }
+    }
+
+    /// A register declared in an inner scope.
+    fn scoped_reg(&mut self, name: &str, home: u32) -> Result<RegId, String> {
+        if let Some(&r) = self.scoped_ids.get(&(home, String::from(name))) {
+            return Ok(r);
+        }
+        let decl = self.scoped[home as usize].lookup(name).unwrap_or(".b32");
+        let mut info = reg_info(name, decl);
+        info.scope = home;
+        let id = self.f.regs.push(info);
+        self.scoped_ids.insert((home, name.into()), id);
+        Ok(id)
+    }
+
     fn reg(&mut self, name: &str) -> Result<RegId, String> {
+        let home = self.home(name);
+        if home != 0 {
+            return self.scoped_reg(name, home);
+        }
         let slot = self.range_slot(name);
         match slot {
             Some((p, n)) => {
@@ -306,34 +435,7 @@ impl Lowerer<'_> {
             .decls
             .lookup(name)
             .ok_or_else(|| format!("register {name} is not declared"))?;
-        let decl = ori::type_word(decl);
-        let bits =
-            crate::ptx::ast::type_bytes(&decl).map_or(
-                32,
-                |b| {
-                    if decl == ".pred" {
-                        1
-                    } else {
-                        b * 8
-                    }
-                },
-            );
-        let mut c = 0;
-        if bits == 64 {
-            c |= constraint::PAIR;
-        }
-        if bits == 128 {
-            c |= constraint::QUAD;
-        }
-        let id = self.f.regs.push(RegInfo {
-            name: name.into(),
-            decl,
-            bits,
-            constraint: c,
-            def_anchor: None,
-            defs: 0,
-            uses: 0,
-        });
+        let id = self.f.regs.push(reg_info(name, decl));
         match slot {
             Some((p, n)) => {
                 let v = self.by_number.entry(p.into()).or_default();
@@ -349,10 +451,24 @@ impl Lowerer<'_> {
         Ok(id)
     }
 
+    /// The block of label `l` as seen from the current scope.
+    fn label(&self, l: &str) -> Option<u32> {
+        let mut s = self.scope;
+        loop {
+            if let Some(&b) = self.labels.get(&(s, l)) {
+                return Some(b);
+            }
+            if s == 0 {
+                return None;
+            }
+            s = self.f.scopes[s as usize].parent;
+        }
+    }
+
     fn operand(&mut self, o: &ptx::Operand, tnib: u8, branch: bool) -> Result<Operand, String> {
         Ok(match o {
             ptx::Operand::Reg(r) => {
-                if self.decls.lookup(r).is_none() && is_special(r) {
+                if !self.declared(r) && is_special(r) {
                     Operand::new(OpKind::Special(r.as_str().into()), ty::INT)
                 } else {
                     let id = self.reg(r)?;
@@ -382,12 +498,16 @@ impl Lowerer<'_> {
             }
             ptx::Operand::Sym(s) => {
                 if branch {
-                    if let Some(&b) = self.labels.get(s.as_str()) {
+                    if let Some(b) = self.label(s) {
                         return Ok(Operand::new(OpKind::Block(b), ty::UNTYPED));
                     }
-                    return Err(format!(
-                        "branch to `{s}`, which is not a label of this function"
-                    ));
+                    // `brx.idx %r, ts`: `ts` names a `.branchtargets` list, kept as a
+                    // symbol (its labels keep their blocks' names).
+                    if !self.branch_lists.contains(s.as_str()) {
+                        return Err(format!(
+                            "branch to `{s}`, which is not a label or `.branchtargets` list of this function"
+                        ));
+                    }
                 }
                 let mut op = Operand::new(OpKind::Sym(s.as_str().into()), ty::UNTYPED);
                 op.imm_constraint |= imm_constraint::BANK_RELATIVE;
@@ -448,6 +568,30 @@ impl Lowerer<'_> {
     }
 }
 
+/// A fresh register-table entry for `name` declared with type word `decl`.
+fn reg_info(name: &str, decl: &str) -> RegInfo {
+    let decl = ori::type_word(decl);
+    let bits =
+        crate::ptx::ast::type_bytes(&decl).map_or(32, |b| if decl == ".pred" { 1 } else { b * 8 });
+    let mut c = 0;
+    if bits == 64 {
+        c |= constraint::PAIR;
+    }
+    if bits == 128 {
+        c |= constraint::QUAD;
+    }
+    RegInfo {
+        name: name.into(),
+        decl,
+        bits,
+        constraint: c,
+        def_anchor: None,
+        defs: 0,
+        uses: 0,
+        scope: 0,
+    }
+}
+
 fn type_nibble(t: Option<crate::ptx::op::Ty>) -> u8 {
     match t.map(|t| t.kind) {
         Some(Kind::Signed | Kind::Unsigned) => ty::INT,
@@ -497,7 +641,7 @@ fn lower_function<R: Recorder>(
         perf: pf.perf.clone(),
         reg_decls: Vec::new(),
         locals: Vec::new(),
-        pragmas: Vec::new(),
+        scopes: vec![ori::Scope::default()],
         regs: Default::default(),
         blocks: Vec::new(),
         insts: Default::default(),
@@ -506,63 +650,69 @@ fn lower_function<R: Recorder>(
     let Some(body) = &pf.body else {
         return Ok(f);
     };
-    let mut flat = Vec::new();
-    let mut decls = Vec::new();
-    let mut asm_count = 0;
-    collect(
-        body,
-        Origin::Ptx,
-        &mut asm_count,
-        &mut flat,
-        &mut decls,
-        &mut f,
-    );
-    let mut d = Decls {
-        ranges: BTreeMap::new(),
-        singles: BTreeMap::new(),
+    let mut c = Collector {
+        flat: Vec::new(),
+        decls: Vec::new(),
+        scoped: vec![Decls::default()],
+        asm_count: 0,
     };
-    // Scopes are flattened and a name names one register, so the same declaration in
-    // several `{ }` scopes (an expansion template used twice) is declared once.
+    c.collect(body, Origin::Ptx, 0, &mut f);
+    let Collector {
+        flat,
+        decls,
+        scoped,
+        ..
+    } = c;
+    let mut d = Decls::default();
+    // `.func (.reg .b32 %ret) f(.reg .b32 %a)`: register parameters are registers of
+    // the body.
+    for p in pf.rets.iter().chain(pf.params.iter().flatten()) {
+        if p.words.first().is_some_and(|w| w == ".reg") {
+            if let Some(t) = p.ty() {
+                d.singles.insert(p.name.clone(), String::from(t));
+            }
+        }
+    }
+    // The same declaration twice in the body itself (not in inner scopes, which keep
+    // their own) is declared once.
     let mut declared = alloc::collections::BTreeSet::new();
     for r in &decls {
         if !declared.insert((&r.words, &r.names)) {
             continue;
         }
-        let t = r.words.last().cloned().unwrap_or_default();
-        for (n, c) in &r.names {
-            match c {
-                Some(c) => {
-                    d.ranges.insert(n.clone(), (*c, t.clone()));
-                }
-                None => {
-                    d.singles.insert(n.clone(), t.clone());
-                }
-            }
-        }
+        d.add(r);
         f.reg_decls.push((*r).clone());
     }
     // Block boundaries: a label starts a block; so does whatever follows a branch or
-    // an exit.
-    let mut starts: Vec<(usize, Option<&str>)> = vec![(0, None)];
-    let mut labels: BTreeMap<&str, u32> = BTreeMap::new();
+    // an exit. Each block records the scope its label is declared in.
+    let mut starts: Vec<(usize, Option<&str>, u32)> = vec![(0, None, 0)];
+    let mut labels: BTreeMap<(u32, &str), u32> = BTreeMap::new();
     let mut after_branch = false;
     for (k, it) in flat.iter().enumerate() {
         match it {
-            Flat::Label(l) => {
-                let last = starts.last().copied().unwrap_or((0, None));
+            Flat::Label(l, sc) => {
+                let last = starts.last().copied().unwrap_or((0, None, 0));
                 if last.0 == k && last.1.is_none() {
                     starts.pop();
                 }
-                starts.push((k, Some(l)));
-                labels.insert(l, (starts.len() - 1) as u32);
+                starts.push((k, Some(l), *sc));
+                if labels.insert((*sc, l), (starts.len() - 1) as u32).is_some() {
+                    return Err(format!("label `{l}` is declared twice in one scope"));
+                }
                 after_branch = false;
             }
-            Flat::Inst(i, _) => {
+            Flat::Inst(i, _, sc) => {
                 if after_branch {
-                    starts.push((k, None));
+                    starts.push((k, None, *sc));
                 }
                 let base = i.opcode.split('.').next().unwrap_or("");
                 after_branch = matches!(base, "bra" | "brx" | "ret" | "exit" | "trap");
+            }
+            Flat::Directive(_, _, sc) => {
+                if after_branch {
+                    starts.push((k, None, *sc));
+                }
+                after_branch = false;
             }
         }
     }
@@ -571,6 +721,19 @@ fn lower_function<R: Recorder>(
         reg_ids: BTreeMap::new(),
         by_number: BTreeMap::new(),
         labels,
+        scoped,
+        scoped_ids: BTreeMap::new(),
+        scope: 0,
+        branch_lists: flat
+            .iter()
+            .filter_map(|it| match it {
+                Flat::Directive(lines, ..) => lines.first(),
+                _ => None,
+            })
+            .filter_map(|l| l.strip_suffix(";"))
+            .filter_map(|l| l.split_once(" : .branchtargets"))
+            .map(|(name, _)| String::from(name))
+            .collect(),
         f,
     };
     let nblocks = starts.len();
@@ -586,7 +749,7 @@ fn lower_function<R: Recorder>(
         .sum::<usize>()
         + lw.decls.singles.len();
     lw.f.regs.reserve(declared.min(4 * flat.len() + 16));
-    for (b, &(start, label)) in starts.iter().enumerate() {
+    for (b, &(start, label, label_scope)) in starts.iter().enumerate() {
         let end = starts.get(b + 1).map_or(flat.len(), |s| s.0);
         let mut blk = Block {
             label: label.map(String::from),
@@ -599,6 +762,7 @@ fn lower_function<R: Recorder>(
             ndst: 0,
             guard: None,
             origin: Origin::Lowering,
+            scope: label_scope,
         });
         blk.insts.push(anchor);
         if R::ENABLED {
@@ -618,10 +782,16 @@ fn lower_function<R: Recorder>(
             });
         }
         for it in &flat[start..end] {
-            let Flat::Inst(pi, origin) = it else {
-                continue;
+            let id = match it {
+                Flat::Label(..) => continue,
+                Flat::Inst(pi, origin, sc) => {
+                    lw.scope = *sc;
+                    lower_inst(&mut lw, pi, *origin, stats, rec)?
+                }
+                Flat::Directive(lines, origin, sc) => {
+                    lw.f.insts.push(directive(lines, *origin, *sc))
+                }
             };
-            let id = lower_inst(&mut lw, pi, *origin, stats, rec)?;
             blk.insts.push(id);
         }
         lw.f.blocks.push(blk);
@@ -644,6 +814,14 @@ fn lower_function<R: Recorder>(
             crate::ptxas::general_optimize::count(&mut regs[r], def, i);
         });
     }
+    // `.reg` return parameters are read by the caller.
+    for p in &pf.rets {
+        if p.words.first().is_some_and(|w| w == ".reg") {
+            if let Some(&r) = lw.reg_ids.get(&p.name) {
+                lw.f.regs[r].constraint |= constraint::LIVE_OUT;
+            }
+        }
+    }
     let f = lw.f;
     stats.add("registers", f.regs.len() as u64);
     let constrained = f.regs.values().filter(|r| r.constraint != 0).count();
@@ -663,6 +841,25 @@ fn lower_function<R: Recorder>(
         });
     }
     Ok(f)
+}
+
+/// A kept directive as an ORI instruction of class [`Class::Directive`]: its opcode is
+/// the directive word (`.loc`, `.pragma`), its one operand the printed lines.
+fn directive(lines: &[String], origin: Origin, scope: u32) -> ori::Inst {
+    let text = lines.join("\n");
+    let word = text
+        .split_whitespace()
+        .find(|w| w.starts_with('.'))
+        .unwrap_or(".directive");
+    ori::Inst {
+        class: Class::Directive,
+        opcode: SmolStr::new(word),
+        operands: smallvec::smallvec![Operand::new(OpKind::Sym(text.as_str().into()), ty::UNTYPED)],
+        ndst: 0,
+        guard: None,
+        origin,
+        scope,
+    }
 }
 
 fn lower_inst<R: Recorder>(
@@ -741,6 +938,7 @@ fn lower_inst<R: Recorder>(
         ndst,
         guard,
         origin,
+        scope: lw.scope,
     };
     let word = inst.opcode_word();
     let id = lw.f.insts.push(inst);

@@ -28,6 +28,10 @@ pub enum Item {
     Var(VarDecl),
     /// `.pragma "..." ;` at module scope (strings as written, without quotes).
     Pragma(Vec<String>),
+    /// A directive kept as written but not interpreted: `.file 1 "k.cu"`, a
+    /// `.section .debug_info { ... }` block. One entry per source line, its tokens
+    /// joined by single spaces.
+    Directive(Vec<String>),
 }
 
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
@@ -194,6 +198,10 @@ pub enum Stmt {
     Scope(Vec<Stmt>),
     /// A full-line `//` comment (text after the slashes, trimmed).
     Comment(String),
+    /// A statement-level directive kept in place but not interpreted: `.loc 1 7 3`,
+    /// `proto: .callprototype ()_ (.param .b32 _);`, `ts: .branchtargets L1, L2;`.
+    /// One entry per source line, its tokens joined by single spaces.
+    Directive(Vec<String>),
 }
 
 /// `@%p` / `@!%p`.

@@ -6,8 +6,11 @@
 //!       ──parse──▶ Module { header, items: [Func | Var | Pragma] }
 //! ```
 //!
-//! The grammar is the subset that nvcc 13.0 and llc-22 print plus what our printer
-//! writes. Every error carries line:column and says what was expected; nesting depth
+//! The grammar is what nvcc (old and new), llc, Triton and rustc print plus what our
+//! printer writes. Debug and linkage directives we do not interpret (`.loc`, `.file`,
+//! `.section` blocks, `.callprototype` / `.branchtargets` statements) are kept as
+//! written, line by line (`.loc` and a section's data lines end at the line's end);
+//! an unknown directive is an error naming it. Every error carries line:column and says what was expected; nesting depth
 //! and input size are bounded, so no input, however bad, panics or recurses without
 //! limit.
 
@@ -16,6 +19,7 @@ use crate::error::SourceError;
 use alloc::boxed::Box;
 use alloc::format;
 use alloc::string::{String, ToString};
+use alloc::vec;
 use alloc::vec::Vec;
 
 /// Inputs larger than this are refused.
@@ -407,6 +411,15 @@ impl Parser {
                     self.advance();
                     m.items.push(Item::Pragma(self.pragma_rest()?));
                 }
+                Tok::Dir(d) if d == ".file" || d == ".loc" => {
+                    m.items.push(Item::Directive(vec![self.line_rest()]));
+                }
+                Tok::Dir(d) if d == ".section" => m.items.push(Item::Directive(self.section()?)),
+                Tok::Dir(d) if !is_item_word(&d) => {
+                    return Err(self.err_here(&format!(
+                        "a module-level directive (`{d}` is not one this reader knows)"
+                    )))
+                }
                 Tok::Dir(_) => m.items.push(self.item()?),
                 Tok::AsmBegin | Tok::AsmEnd => {
                     self.advance();
@@ -415,6 +428,80 @@ impl Parser {
             }
         }
         Ok(m)
+    }
+
+    /// The current token and every later one on its line, joined by spaces (for
+    /// `.loc` and `.file`, which end at the line's end).
+    fn line_rest(&mut self) -> String {
+        let line = self.toks[self.pos].line;
+        let mut words: Vec<String> = Vec::new();
+        while self.toks[self.pos].line == line && !matches!(self.peek(), Tok::Eof) {
+            let t = self.next();
+            if !matches!(t, Tok::LineComment(_) | Tok::AsmBegin | Tok::AsmEnd) {
+                words.push(tok_text(&t));
+            }
+        }
+        words.join(" ")
+    }
+
+    /// `.section NAME { ... }`: its lines, up to the matching `}`.
+    fn section(&mut self) -> R<Vec<String>> {
+        let (l0, c0) = (self.toks[self.pos].line, self.toks[self.pos].col);
+        let mut lines: Vec<String> = Vec::new();
+        let mut cur: Vec<String> = Vec::new();
+        let mut line = l0;
+        let mut depth = 0u32;
+        loop {
+            let t = &self.toks[self.pos];
+            if t.line != line && !cur.is_empty() {
+                lines.push(cur.join(" "));
+                cur.clear();
+            }
+            line = t.line;
+            match t.tok.clone() {
+                Tok::Eof => {
+                    return Err(SourceError::new(
+                        l0,
+                        c0,
+                        "`.section` without the `}` closing its block",
+                    ))
+                }
+                Tok::LineComment(_) | Tok::AsmBegin | Tok::AsmEnd => {}
+                tok => {
+                    cur.push(tok_text(&tok));
+                    if tok == Tok::Punct('{') {
+                        depth += 1;
+                    } else if tok == Tok::Punct('}') {
+                        depth = depth.saturating_sub(1);
+                        if depth == 0 {
+                            self.advance();
+                            lines.push(cur.join(" "));
+                            return Ok(lines);
+                        }
+                    }
+                }
+            }
+            self.advance();
+        }
+    }
+
+    /// `name: .callprototype ...;` and the like: every token up to the `;`, as one line.
+    fn labelled_directive(&mut self) -> R<Vec<String>> {
+        let mut words = Vec::new();
+        loop {
+            match self.next() {
+                Tok::Punct(';') => {
+                    words.push(";".to_string());
+                    return Ok(vec![words.join(" ")]);
+                }
+                Tok::Eof => {
+                    self.pos = self.toks.len() - 1;
+                    return Err(self.err_here("`;` ending the directive"));
+                }
+                Tok::LineComment(_) | Tok::AsmBegin | Tok::AsmEnd => {}
+                t => words.push(tok_text(&t)),
+            }
+        }
     }
 
     fn pragma_rest(&mut self) -> R<Vec<String>> {
@@ -566,6 +653,25 @@ impl Parser {
         let mut words = Vec::new();
         while let Tok::Dir(d) = self.peek().clone() {
             self.advance();
+            if d == ".attribute" && self.is_punct('(') {
+                // `.attribute(.managed)`: one word, as written.
+                let mut w = d;
+                loop {
+                    match self.next() {
+                        Tok::Punct(')') => break,
+                        Tok::Dir(x) => w.push_str(&x),
+                        Tok::Punct(c @ ('(' | ',')) => w.push(c),
+                        _ => {
+                            self.pos -= 1;
+                            return Err(self
+                                .err_here("an attribute such as `.managed` in `.attribute(...)`"));
+                        }
+                    }
+                }
+                w.push(')');
+                words.push(w);
+                continue;
+            }
             let align = d == ".align";
             words.push(d);
             if align {
@@ -696,7 +802,19 @@ impl Parser {
                 self.advance();
                 Ok(Stmt::Pragma(self.pragma_rest()?))
             }
+            Tok::Dir(d) if d == ".loc" || d == ".file" => {
+                Ok(Stmt::Directive(vec![self.line_rest()]))
+            }
+            Tok::Dir(d) if !is_item_word(&d) => Err(self.err_here(&format!(
+                "a statement (`{d}` is not a directive this reader knows inside a function body)"
+            ))),
             Tok::Dir(_) => Ok(Stmt::Var(self.var_decl()?)),
+            Tok::Ident(_)
+                if self.peek_at(1) == &Tok::Punct(':')
+                    && matches!(self.peek_at(2), Tok::Dir(d) if matches!(d.as_str(), ".callprototype" | ".branchtargets" | ".calltargets")) =>
+            {
+                Ok(Stmt::Directive(self.labelled_directive()?))
+            }
             Tok::Ident(name) if self.peek_at(1) == &Tok::Punct(':') => {
                 self.advance();
                 self.advance();
@@ -879,6 +997,32 @@ impl Parser {
             extra,
         })
     }
+}
+
+/// Directives that may start a variable or function declaration (linkage, state
+/// space, or the leading words a declaration may carry).
+fn is_item_word(d: &str) -> bool {
+    matches!(
+        d,
+        ".visible"
+            | ".extern"
+            | ".weak"
+            | ".common"
+            | ".entry"
+            | ".func"
+            | ".global"
+            | ".shared"
+            | ".const"
+            | ".local"
+            | ".param"
+            | ".tex"
+            | ".reg"
+            | ".align"
+            | ".attribute"
+            | ".texref"
+            | ".samplerref"
+            | ".surfref"
+    )
 }
 
 fn tok_text(t: &Tok) -> String {

@@ -35,6 +35,7 @@ pub fn print(m: &Module) -> String {
                 print_pragma(&mut out, p);
                 out.push('\n');
             }
+            Item::Directive(lines) => print_directive(&mut out, lines, ""),
         }
     }
     out
@@ -143,6 +144,16 @@ fn print_var(out: &mut String, v: &VarDecl) {
     out.push(';');
 }
 
+/// Prints a kept directive, one source line per line (`.loc` and `.section`'s data
+/// lines end at the line's end, so the breaks matter).
+pub fn print_directive(out: &mut String, lines: &[String], indent: &str) {
+    for l in lines {
+        out.push_str(indent);
+        out.push_str(l);
+        out.push('\n');
+    }
+}
+
 /// Prints body statements, one per line.
 pub fn print_stmts(out: &mut String, stmts: &[Stmt]) {
     for s in stmts {
@@ -196,6 +207,7 @@ fn print_stmt(out: &mut String, s: &Stmt) {
             print_stmts(out, v);
             out.push_str("\t}\n");
         }
+        Stmt::Directive(lines) => print_directive(out, lines, "\t"),
         Stmt::Comment(c) => {
             if c.is_empty() {
                 out.push_str("//\n");

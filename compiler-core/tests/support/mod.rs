@@ -12,15 +12,20 @@ pub fn corpus_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/corpus")
 }
 
-/// Every `.ptx` file under the corpus, at any depth, sorted.
+/// Every `.ptx` file the project's tools wrote for the corpus (nvcc 13.0 and llc-22
+/// output), at any depth, sorted. The real-world files of `real-ptx/` are apart:
+/// [`real_ptx_files`].
 pub fn ptx_files() -> Vec<PathBuf> {
     let mut out = Vec::new();
+    let real = corpus_dir().join("real-ptx");
     let mut stack = vec![corpus_dir()];
     while let Some(d) = stack.pop() {
         for e in std::fs::read_dir(&d).expect("shared/corpus exists") {
             let p = e.unwrap().path();
             if p.is_dir() {
-                stack.push(p);
+                if p != real {
+                    stack.push(p);
+                }
             } else if p.extension().is_some_and(|e| e == "ptx") {
                 out.push(p);
             }
@@ -28,6 +33,18 @@ pub fn ptx_files() -> Vec<PathBuf> {
     }
     out.sort();
     out
+}
+
+/// The real-world PTX files of `shared/corpus/real-ptx/` (old and new nvcc, Triton,
+/// rustc, OpenCL drivers, ...), sorted.
+pub fn real_ptx_files() -> Vec<PathBuf> {
+    let mut v: Vec<PathBuf> = std::fs::read_dir(corpus_dir().join("real-ptx"))
+        .expect("shared/corpus/real-ptx exists")
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "ptx"))
+        .collect();
+    v.sort();
+    v
 }
 
 /// NVPTX corpus cases (those with an `llc.ptx`), sorted.

@@ -105,7 +105,10 @@ fn propagate_move<R: Recorder>(
     for j in k + 1..f.blocks[b].insts.len() {
         let u = f.blocks[b].insts[j];
         let asm = !matches!(f.insts[u].origin, Origin::Ptx);
-        if !asm {
+        // A source register declared in a `{ }` scope that does not enclose this use
+        // (or shadowed there) cannot be named by it.
+        let hidden = matches!(src.kind, OpKind::Reg(s) if !f.visible(s, f.insts[u].scope));
+        if !asm && !hidden {
             let nd = f.insts[u].ndst as usize;
             for op in nd..f.insts[u].operands.len() {
                 match &src.kind {
@@ -156,7 +159,9 @@ fn propagate_move<R: Recorder>(
     (regs, imms)
 }
 
-/// Step 2: a marked select that provably picks one source becomes a move.
+/// Step 2: a select marked 0x100 that provably picks one source becomes a move. A
+/// select marked only 0x201 (the conservative tier, `limit-fold-fp`) has its cleanup
+/// deferred to a later pass, which we do not model: it stays a select.
 fn fold_select<R: Recorder>(
     f: &mut Function,
     b: usize,
@@ -167,13 +172,19 @@ fn fold_select<R: Recorder>(
     let i = &f.insts[id];
     if i.class != Class::Select
         || i.operands.len() != 4
-        || i.operands[0].flags & (flag::PROPAGATED | flag::DEFERRED_CLEANUP) == 0
+        || i.operands[0].flags & flag::PROPAGATED == 0
     {
         return false;
     }
     let (a, c, p) = (&i.operands[1], &i.operands[2], &i.operands[3]);
-    let pick = if a.kind == c.kind && a.neg == c.neg && a.abs == c.abs {
+    let equal = a.kind == c.kind && a.neg == c.neg && a.abs == c.abs;
+    // `slct`'s third source is a number compared with zero, not a predicate: only
+    // equal sources decide it here.
+    let slct = i.opcode.starts_with("slct");
+    let pick = if equal {
         Some(true)
+    } else if slct {
+        None
     } else if let OpKind::Reg(p) = p.kind {
         let (hit, _) = simplify_predicate(f, b, id, true);
         let (hit2, _) = simplify_predicate(f, b, id, false);
@@ -196,8 +207,7 @@ fn fold_select<R: Recorder>(
     } else {
         i.operands[2].clone()
     };
-    let suffix = i.opcode.strip_prefix("selp").unwrap_or("");
-    i.opcode = smol_str::format_smolstr!("mov{suffix}");
+    i.opcode = smol_str::format_smolstr!("mov.{}", select_type(&i.opcode));
     i.class = Class::Mov;
     i.operands.truncate(1);
     // The select's mark is consumed: the new move starts unmarked, for the next round.
@@ -208,12 +218,26 @@ fn fold_select<R: Recorder>(
         rec.step(|| {
             Step::new(
                 "fold_select",
-                format!("Consumer: `{before}` picks the same source whatever the predicate, so it becomes `{after}`."),
+                if equal {
+                    format!("Consumer: `{before}` picks the same source whatever the predicate, so it becomes `{after}`.")
+                } else {
+                    format!("Consumer: `{before}`'s predicate has a known value ({}), so it always picks its {} source and becomes `{after}`.", first, if first { "first" } else { "second" })
+                },
             )
             .focus(Focus::Inst { inst: ent(id) })
         });
     }
     true
+}
+
+/// The type a select's result has: `selp.f32` → `f32`; `slct.ftz.f32.s32` → `f32`
+/// (slct names its result type first, then the comparand's).
+fn select_type(opcode: &str) -> &str {
+    opcode
+        .split('.')
+        .skip(1)
+        .find(|w| *w != "ftz")
+        .unwrap_or("b32")
 }
 
 /// Step 3: a guard whose compare is marked 0x400 and known. Returns Some(true) to keep

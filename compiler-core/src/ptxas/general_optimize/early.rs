@@ -31,7 +31,14 @@ pub struct ChainMatch {
     pub by_dag: bool,
 }
 
+/// The same operand, read for the same value: a volatile special register (`%clock`)
+/// read twice gives two values, so it is never the same as itself.
 fn same_operand(a: &Operand, b: &Operand) -> bool {
+    if let OpKind::Special(name) = &a.kind {
+        if crate::passes::ptx_lower::is_volatile_special(name) {
+            return false;
+        }
+    }
     a.kind == b.kind && a.neg == b.neg && a.abs == b.abs
 }
 

@@ -6,7 +6,9 @@
 //!  class 124 selp   ─▶ eligible? ─▶ tier 0: dst |= 0x100
 //!                                   tier ≠ 0, integer: arch predicate? ─▶ dst = (dst & ~0x20F) | 0x201
 //!                                   tier ≠ 0, float: predicate simplifier forward, then backward
-//!                                        hit ─▶ 0x100 · partial ─▶ 0x201 · neither ─▶ nothing
+//!                                        (its answer traced), then dst = (dst & ~0x20F) | 0x201
+//!                                        — the spec's "How Fold Results Are Consumed": under
+//!                                        `limit-fold-fp` a float fold is deferred, never made here
 //!  class 139 mov    ─▶ (our reading of the fold table's "register move: propagated") ─▶ dst |= 0x100
 //!  anything else    ─▶ if !v10: v10 = liveness(instr) has live uses
 //! ```
@@ -384,6 +386,10 @@ impl Marker {
                 } else if nib == ty::INT {
                     opts.arch_predicate().then_some(false)
                 } else if !opts.arch_predicate() || opts.tier() & 0x1B != 0 {
+                    // Float on the conservative tier (`limit-fold-fp`): the two-pass
+                    // simplifier looks, then the destination is marked 0x201 whatever
+                    // it answers (the spec's "How Fold Results Are Consumed"): the fold
+                    // is deferred, never committed here.
                     let (hit, partial) = simplify_predicate(f, b, id, true);
                     let (hit, partial) = if hit || partial {
                         (hit, partial)
@@ -401,12 +407,8 @@ impl Marker {
                     }
                     if hit {
                         bump(counters, "simplifier_hits");
-                        Some(true)
-                    } else if partial {
-                        Some(false)
-                    } else {
-                        None
                     }
+                    Some(false)
                 } else {
                     Some(false)
                 };

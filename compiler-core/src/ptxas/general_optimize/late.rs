@@ -112,7 +112,7 @@ fn candidate(f: &Function, id: InstId, opts: &Options) -> Option<(RegId, Option<
     }
     if let OpKind::Special(name) = &s.kind {
         // Values that change while the thread runs are never equal twice.
-        if name.contains("clock") || name.contains("timer") {
+        if crate::passes::ptx_lower::is_volatile_special(name) {
             return None;
         }
     }
@@ -138,7 +138,7 @@ fn rewrite_single_use(f: &mut Function, b: usize, k: usize, d2: RegId, d1: RegId
             }
             continue;
         }
-        if !matches!(f.insts[u].origin, Origin::Ptx) {
+        if !matches!(f.insts[u].origin, Origin::Ptx) || !f.visible(d1, f.insts[u].scope) {
             return false;
         }
         let i = &mut f.insts[u];

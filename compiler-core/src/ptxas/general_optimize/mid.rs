@@ -139,7 +139,12 @@ impl Promoter {
                     .iter()
                     .find(|e| e.sym == sym && e.off == off && e.bits == Some(bits))
                     .map(|e| e.value.clone());
-                if let Some(v) = hit.filter(|v| constraints_agree(f, v, &i.operands[0], bits)) {
+                // The stored register must be nameable where the load stands (it may
+                // be declared in a `{ }` scope the load is outside of).
+                let in_scope = |v: &Operand| v.reg().is_none_or(|r| f.visible(r, i.scope));
+                if let Some(v) =
+                    hit.filter(|v| constraints_agree(f, v, &i.operands[0], bits) && in_scope(v))
+                {
                     let before = if R::ENABLED {
                         text(f, id)
                     } else {

@@ -489,7 +489,8 @@ pub fn has_live_uses(f: &Function, i: &ori::Inst) -> bool {
     let mut live = false;
     for d in i.dsts() {
         crate::passes::ptx_lower::each_reg(d, true, &mut |r, _| {
-            live |= f.regs[r].uses > 0 || f.regs[r].constraint & constraint::ASM != 0;
+            live |= f.regs[r].uses > 0
+                || f.regs[r].constraint & (constraint::ASM | constraint::LIVE_OUT) != 0;
         });
     }
     live
