@@ -3,7 +3,7 @@
 //! value until the text is valid).
 
 use crate::state::Action;
-use compiler_core::knobs::{format_value, Knob, KnobKind, SM_TABLE};
+use compiler_core::knobs::{format_value, Knob, KnobKind, SM_TARGETS};
 use web_sys::{HtmlInputElement, HtmlSelectElement};
 use yew::prelude::*;
 
@@ -124,11 +124,13 @@ pub fn knob_field(props: &KnobFieldProps) -> Html {
     }
 }
 
-/// The SM names for the `sm` knob's suggestions.
+/// The `sm` knob's suggestions: `target` (follow the input's `.target`) and every
+/// target the knob takes.
 pub fn sm_datalist() -> Html {
     html! {
         <datalist id="sm-names">
-            { for SM_TABLE.iter().map(|(name, _)| html! { <option value={*name} /> }) }
+            <option value="target" />
+            { for SM_TARGETS.iter().map(|(name, _)| html! { <option value={*name} /> }) }
         </datalist>
     }
 }
