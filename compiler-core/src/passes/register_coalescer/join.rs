@@ -5,8 +5,9 @@
 //! enough to look at every def of each register: if the other register is live across
 //! it, the defined value must be identical to the other's value there — both trace
 //! back, through full COPYs, to the same original def (LLVM's valuesIdentical over
-//! followCopyChain). A value merging at a block start (a PHI value) is only compatible
-//! with the other register not being live there.
+//! followCopyChain). A value merging at a block start (a PHI value) never conflicts by
+//! itself: the other register, live there, is live out of every predecessor, so each
+//! incoming value's own def is checked against it.
 
 use super::{full_copy, Coalescer};
 use crate::entity::EntityRef;
@@ -81,7 +82,10 @@ impl<R: Recorder> Coalescer<'_, '_, R> {
                 let Some(w) = ry.value_at(v.def) else {
                     continue;
                 };
-                if !v.is_phi_def && self.values_identical(x, vi as ValNo, y, w) {
+                // A value merging at a block start may overlap the other register:
+                // any real difference shows where an incoming value is defined in a
+                // predecessor, which this loop checks too (LLVM's CR_Replace).
+                if v.is_phi_def || self.values_identical(x, vi as ValNo, y, w) {
                     continue;
                 }
                 // The texts are for the trace only; with tracing off the count matters.
