@@ -122,6 +122,8 @@ struct Figures {
     not_run: usize,
     ours_copies: usize,
     llc_copies: usize,
+    /// Remats, extended copies, partial redundancies, terminal-rule deferrals.
+    events: [u64; 4],
 }
 
 fn measure(list: &mut Vec<String>) -> Figures {
@@ -142,10 +144,32 @@ fn measure(list: &mut Vec<String>) -> Figures {
         };
         let text = std::fs::read_to_string(&pre).unwrap();
         let out = match run(&text, &opts) {
-            Ok(r) => parse_module(&r.output).unwrap(),
+            Ok(r) => {
+                for st in r
+                    .stages
+                    .iter()
+                    .filter(|s| s.stage == Stage::RegisterCoalescer)
+                {
+                    for (k, n) in [
+                        "rematerialized",
+                        "copies_extended",
+                        "partial_redundancy",
+                        "terminal_deferred",
+                    ]
+                    .iter()
+                    .enumerate()
+                    {
+                        fig.events[k] += st.stats.get(n);
+                    }
+                }
+                parse_module(&r.output).unwrap()
+            }
             Err(e) => {
                 let e = e.to_string();
-                list.push(format!("{label}: not run: {}", e.lines().next().unwrap_or("")));
+                list.push(format!(
+                    "{label}: not run: {}",
+                    e.lines().next().unwrap_or("")
+                ));
                 fig.not_run += llc.functions.len();
                 continue;
             }
@@ -159,7 +183,10 @@ fn measure(list: &mut Vec<String>) -> Figures {
                 Verdict::Equal => fig.equal += 1,
                 Verdict::SameCopies => {
                     fig.equal_copies += 1;
-                    list.push(format!("{label} {}: same COPY count ({a}), other body", f.name));
+                    list.push(format!(
+                        "{label} {}: same COPY count ({a}), other body",
+                        f.name
+                    ));
                     if std::env::var("SHOW_DIFF").is_ok() {
                         list.push(body_diff(f, g));
                     }
@@ -186,10 +213,20 @@ fn pipeline_agrees_with_llc_22() {
         "functions compared {}, equal bodies {}, equal COPY counts {}, not run {}; COPYs ours {} llc-22 {}",
         fig.compared, fig.equal, fig.equal_copies, fig.not_run, fig.ours_copies, fig.llc_copies
     );
+    println!(
+        "rematerialized {}, copies extended {}, partial redundancies {}, terminal-rule deferrals {}",
+        fig.events[0], fig.events[1], fig.events[2], fig.events[3]
+    );
     // Floors (measured 2026-11-26 with llc-22 22.1.8): corpus + findings always, the
     // llvm-nvptx part only when make.sh could run.
-    let with_llvm = inputs().iter().any(|(l, _, _)| l.starts_with("llvm-nvptx/"));
-    let (compared, equal, copies) = if with_llvm { (926, 925, 926) } else { (0, 0, 0) };
+    let with_llvm = inputs()
+        .iter()
+        .any(|(l, _, _)| l.starts_with("llvm-nvptx/"));
+    let (compared, equal, copies) = if with_llvm {
+        (926, 925, 926)
+    } else {
+        (0, 0, 0)
+    };
     assert!(fig.compared >= compared, "{fig:?}");
     assert!(fig.equal >= equal, "{fig:?}");
     assert!(fig.equal_copies >= copies, "{fig:?}");

@@ -5,6 +5,7 @@
 //!   (llc-22 -stop-after=register-coalescer);
 //! - `X.mir` (a pre-coalescer function) through register-coalescer alone must equal
 //!   `X.llc-run-pass.mir` (llc-22 -run-pass=register-coalescer).
+//!
 //! Bodies are compared whole, registers renamed by first appearance.
 
 mod support;
@@ -84,14 +85,20 @@ fn pre_mir_equals_llc_run_pass() {
 /// remat.mir: llc-22 does not rematerialize NVPTX's immediate moves.
 #[test]
 fn remat_mir_keeps_the_copies_llc_keeps() {
-    assert_same(&ours("remat.mir", only_coalescer()), "remat.llc-run-pass.mir");
+    assert_same(
+        &ours("remat.mir", only_coalescer()),
+        "remat.llc-run-pass.mir",
+    );
 }
 
 /// The four inputs that already agreed stay agreeing.
 #[test]
 fn agreeing_inputs_stay_equal() {
     for x in ["chain_pure", "chain_redef", "fanout", "loop_swapcopies"] {
-        assert_same(&ours(&format!("{x}.mir"), only_coalescer()), &format!("{x}.llc-run-pass.mir"));
+        assert_same(
+            &ours(&format!("{x}.mir"), only_coalescer()),
+            &format!("{x}.llc-run-pass.mir"),
+        );
     }
 }
 
@@ -101,7 +108,10 @@ fn agreeing_inputs_stay_equal() {
 #[test]
 fn terminal_rule_off_matches_llc_with_it_off() {
     let on = ours("ll_phi_loop.pre-phielim.mir", pipeline(&[]));
-    let off = ours("ll_phi_loop.pre-phielim.mir", pipeline(&["terminal-rule=false"]));
+    let off = ours(
+        "ll_phi_loop.pre-phielim.mir",
+        pipeline(&["terminal-rule=false"]),
+    );
     assert_same(&off, "ll_phi_loop.terminal-rule-false.llc.mir");
     let differ = on
         .functions
@@ -122,7 +132,10 @@ fn terminal_rule_off_matches_llc_with_it_off() {
 #[test]
 fn undefined_values_do_not_block_joins() {
     for x in ["remat_undef", "remat_undef2"] {
-        assert_same(&ours(&format!("{x}.mir"), only_coalescer()), &format!("{x}.llc-run-pass.mir"));
+        assert_same(
+            &ours(&format!("{x}.mir"), only_coalescer()),
+            &format!("{x}.llc-run-pass.mir"),
+        );
     }
 }
 
@@ -132,4 +145,37 @@ fn undefined_values_do_not_block_joins() {
 #[test]
 fn i128_full_pipeline_equals_llc() {
     assert_same(&ours("i128.pre-phielim.mir", pipeline(&[])), "i128.llc.mir");
+}
+
+/// The step kinds a coalescer run on `input` records (one function).
+fn step_kinds(input: &str) -> Vec<String> {
+    use compiler_core::passes::register_coalescer::{self, CoalescerOptions};
+    use compiler_core::trace::StepLog;
+    let m = parse_module(&read(input)).unwrap();
+    let mut f = m.functions[0].clone();
+    let mut log = StepLog::default();
+    register_coalescer::run(&mut f, &CoalescerOptions::default(), &mut log);
+    log.steps.iter().map(|s| s.kind.to_string()).collect()
+}
+
+/// copy_back.mir: `%3 = COPY %1` where `%1 = COPY %3` copied %3's own value and %3 is
+/// not live in between: adjustCopiesBackFrom erases it (llc-22 leaves one COPY of two),
+/// and says so in its own step.
+#[test]
+fn adjust_copies_back_from_erases_the_copy_back() {
+    assert_same(
+        &ours("copy_back.mir", only_coalescer()),
+        "copy_back.llc-run-pass.mir",
+    );
+    assert!(step_kinds("copy_back.mir")
+        .iter()
+        .any(|k| k == "adjust_copies_back_from"));
+}
+
+/// pre.mir's hoist is removePartialRedundancy's work, in its own step.
+#[test]
+fn partial_redundancy_is_its_own_step() {
+    assert!(step_kinds("pre.mir")
+        .iter()
+        .any(|k| k == "partial_redundancy"));
 }

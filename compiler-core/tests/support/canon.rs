@@ -20,7 +20,11 @@ pub fn canonical_body(f: &Function) -> Vec<String> {
             continue;
         }
         // Branch probabilities are printed only by llc (`%bb.1(0x80000000)`).
-        let t = if t.starts_with("successors:") { strip_probabilities(t) } else { t.to_string() };
+        let t = if t.starts_with("successors:") {
+            strip_probabilities(t)
+        } else {
+            t.to_string()
+        };
         out.push(rename(&t, &mut names));
     }
     out
@@ -53,7 +57,9 @@ fn rename(line: &str, names: &mut Vec<String>) -> String {
 
 /// COPY instructions in `f`.
 pub fn copy_count(f: &Function) -> usize {
-    f.all_insts().filter(|&(_, i)| f.insts[i].is(Op::COPY)).count()
+    f.all_insts()
+        .filter(|&(_, i)| f.insts[i].is(Op::COPY))
+        .count()
 }
 
 /// Both bodies canonical, as a line diff (`-` ours, `+` other) for messages.

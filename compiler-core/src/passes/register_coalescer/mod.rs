@@ -204,7 +204,7 @@ pub fn run<R: Recorder>(f: &mut Function, opts: &CoalescerOptions, rec: &mut R) 
         if deferred > 0 {
             c.stats.add("terminal_deferred", deferred as u64);
             let bn = c.ed.f.blocks[b].number;
-            c.step(|| Step::new("terminal_rule", format!("In %bb.{bn}, {deferred} COPY(s) go to the end of the list: their destination has no other copy, while their source has another copy in this block.")));
+            c.step(|| Step::new("terminal_rule", format!("In %bb.{bn}, {deferred} COPY(s) go to the end of the list (terminal rule): each one's destination has no other copy, while another copy of its source in this block pairs the source with a register that has more copies and is live where the destination is.")));
         }
         local_list.extend(local_terms);
         locals.extend(local_list);
@@ -567,7 +567,8 @@ impl<R: Recorder> Coalescer<'_, '_, R> {
             remat::Remat::Done => return true,
             remat::Remat::DefIsCopy | remat::Remat::No => {}
         }
-        self.adjust_copies_back_from(copy, dst, src) || self.remove_partial_redundancy(copy, dst, src)
+        self.adjust_copies_back_from(copy, dst, src)
+            || self.remove_partial_redundancy(copy, dst, src)
     }
 
     pub(crate) fn erase_copy(&mut self, copy: Inst) {

@@ -63,9 +63,14 @@ impl<R: Recorder> Coalescer<'_, '_, R> {
         let one_full_def = d.vreg_defs().count() == 1
             && d.operands.iter().filter(|o| o.is_def()).count() == 1
             && d.operands.first().is_some_and(|o| {
-                o.is_def() && o.vreg_of() == Some(src) && (o.subreg.is_none() || o.has(oflag::UNDEF))
+                o.is_def()
+                    && o.vreg_of() == Some(src)
+                    && (o.subreg.is_none() || o.has(oflag::UNDEF))
             });
-        let reads_reg = d.operands.iter().any(|o| o.is_use() && o.get_reg().is_some());
+        let reads_reg = d
+            .operands
+            .iter()
+            .any(|o| o.is_use() && o.get_reg().is_some());
         if !desc.has(flag::AS_CHEAP_AS_MOVE)
             || desc.flags & unsafe_flags != 0
             || desc.has(flag::VARIADIC)
@@ -104,7 +109,11 @@ impl<R: Recorder> Coalescer<'_, '_, R> {
         self.refresh(&[dst]);
         self.stats.inc("rematerialized");
         let (dn, sn) = (self.name(dst), self.name(src));
-        let op = if R::ENABLED { self.ed.f.insts[def].desc().name.into() } else { alloc::string::String::new() };
+        let op = if R::ENABLED {
+            self.ed.f.insts[def].desc().name.into()
+        } else {
+            alloc::string::String::new()
+        };
         self.step(|| {
             Step::new("remat", format!("{dn} = COPY {sn} cannot be joined, but {sn} here holds what `{op}` made — a rematerializable instruction as cheap as a move that reads no register. It is repeated into {dn} in place of the COPY."))
                 .focus(Focus::inst(new))
@@ -156,8 +165,18 @@ impl<R: Recorder> Coalescer<'_, '_, R> {
             .collect();
         for i in dead {
             let vn = self.name(v);
-            let op = if R::ENABLED { self.ed.f.insts[i].desc().name.into() } else { alloc::string::String::new() };
-            self.step(|| Step::new("dead_def", format!("`{op}` into {vn} no longer reaches any use: erased.")).focus(Focus::inst(i)));
+            let op = if R::ENABLED {
+                self.ed.f.insts[i].desc().name.into()
+            } else {
+                alloc::string::String::new()
+            };
+            self.step(|| {
+                Step::new(
+                    "dead_def",
+                    format!("`{op}` into {vn} no longer reaches any use: erased."),
+                )
+                .focus(Focus::inst(i))
+            });
             self.erase_copy(i);
         }
         self.refresh(&[v]);
@@ -173,7 +192,10 @@ impl<R: Recorder> Coalescer<'_, '_, R> {
             .iter()
             .any(|s| s.start == def && s.end > def.dead_slot());
         let d = &self.ed.f.insts[i];
-        let reads_reg = d.operands.iter().any(|o| o.is_use() && o.get_reg().is_some());
+        let reads_reg = d
+            .operands
+            .iter()
+            .any(|o| o.is_use() && o.get_reg().is_some());
         let unsafe_flags = flag::SIDE_EFFECTS | flag::MAY_LOAD | flag::MAY_STORE | flag::TERMINATOR;
         !live_after
             && !d.is(Op::COPY)

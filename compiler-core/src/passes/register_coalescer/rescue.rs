@@ -49,7 +49,10 @@ impl<R: Recorder> Coalescer<'_, '_, R> {
             return false;
         };
         let adef = ra.valnos[aval as usize];
-        let Some(acopy) = (!adef.is_phi_def).then(|| self.si.inst_at(adef.def)).flatten() else {
+        let Some(acopy) = (!adef.is_phi_def)
+            .then(|| self.si.inst_at(adef.def))
+            .flatten()
+        else {
             return false;
         };
         if full_copy(self.ed.f, acopy) != Some((a, b)) {
@@ -85,10 +88,15 @@ impl<R: Recorder> Coalescer<'_, '_, R> {
             return false;
         };
         let pdef = ra.valnos[pval as usize];
-        let Some(def) = (!pdef.is_phi_def).then(|| self.si.inst_at(pdef.def)).flatten() else {
+        let Some(def) = (!pdef.is_phi_def)
+            .then(|| self.si.inst_at(pdef.def))
+            .flatten()
+        else {
             return false;
         };
-        if full_copy(self.ed.f, def) != Some((a, b)) || self.ed.f.layout.inst_block(def) != Some(pred) {
+        if full_copy(self.ed.f, def) != Some((a, b))
+            || self.ed.f.layout.inst_block(def) != Some(pred)
+        {
             return false;
         }
         !self.ranges[b.index()]
@@ -103,7 +111,8 @@ impl<R: Recorder> Coalescer<'_, '_, R> {
     /// into the other predecessor (if that one has a single successor, so it is no
     /// hotter) or, when both predecessors hold the reverse copy, simply goes.
     pub(super) fn remove_partial_redundancy(&mut self, copy: Inst, b: VReg, a: VReg) -> bool {
-        let (Some(at), Some(mbb)) = (self.si.inst_index(copy), self.ed.f.layout.inst_block(copy)) else {
+        let (Some(at), Some(mbb)) = (self.si.inst_index(copy), self.ed.f.layout.inst_block(copy))
+        else {
             return false;
         };
         if self.preds[mbb].len() != 2 {
@@ -111,7 +120,10 @@ impl<R: Recorder> Coalescer<'_, '_, R> {
         }
         let ra = &self.ranges[a.index()];
         let use_at = at.early_clobber_slot();
-        if !ra.value_at(use_at).is_some_and(|v| ra.valnos[v as usize].is_phi_def) {
+        if !ra
+            .value_at(use_at)
+            .is_some_and(|v| ra.valnos[v as usize].is_phi_def)
+        {
             return false;
         }
         let Some(start) = self.si.block_start(mbb) else {
@@ -138,7 +150,10 @@ impl<R: Recorder> Coalescer<'_, '_, R> {
                 return false;
             }
             let ins = self.ed.f.first_terminator(p);
-            if let (Some(t), Some(end)) = (ins.and_then(|t| self.si.inst_index(t)), self.si.block_end(p)) {
+            if let (Some(t), Some(end)) = (
+                ins.and_then(|t| self.si.inst_index(t)),
+                self.si.block_end(p),
+            ) {
                 if overlaps(&self.ranges[b.index()], t.early_clobber_slot(), end) {
                     return false;
                 }
@@ -148,7 +163,10 @@ impl<R: Recorder> Coalescer<'_, '_, R> {
             }
             let mut d = InstData::new(
                 Opcode::Known(Op::COPY),
-                vec![Operand::vreg(b, crate::mir::oflag::DEF), Operand::vreg(a, 0)],
+                vec![
+                    Operand::vreg(b, crate::mir::oflag::DEF),
+                    Operand::vreg(a, 0),
+                ],
             );
             d.lhs_defs = 1;
             placed = Some((p, self.insert_inst(p, ins, d)));
