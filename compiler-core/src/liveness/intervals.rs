@@ -495,6 +495,16 @@ impl LiveIntervals {
         LiveIntervals { indexes, intervals }
     }
 
+    /// The whole-register ranges of `regs` as `f` stands now, numbered by `si` (which
+    /// may hold instructions inserted since numbering): what a pass that edits code
+    /// under existing indexes uses to bring a few registers' ranges up to date.
+    pub fn recompute_ranges(f: &Function, si: &SlotIndexes, regs: &[VReg]) -> Vec<LiveRange> {
+        let cfg = Cfg::new(f);
+        let acc = Accesses::collect(f);
+        let mut b = Builder::new(&cfg, si);
+        regs.iter().map(|&v| b.interval(f, &acc, v).range).collect()
+    }
+
     /// The indexes, each register's whole range and its lane ranges (by vreg number;
     /// empty for numbers no register uses), moved out rather than copied.
     pub fn into_parts(self) -> (SlotIndexes, Vec<LiveRange>, Vec<Vec<SubRange>>) {

@@ -122,7 +122,8 @@ impl LlvmNvptxCase {
 }
 
 /// Every case of `shared/corpus/llvm-nvptx`, built by its `make.sh` into this target
-/// directory on first use (about 30 s on 2 cores), sorted by name.
+/// directory on first use and again when make.sh changes (about 30 s on 2 cores),
+/// sorted by name.
 pub fn llvm_nvptx(llc: &Path) -> Vec<LlvmNvptxCase> {
     static DIR: OnceLock<PathBuf> = OnceLock::new();
     let dir = DIR.get_or_init(|| build_llvm_nvptx(llc));
@@ -147,13 +148,18 @@ pub fn llvm_nvptx(llc: &Path) -> Vec<LlvmNvptxCase> {
 fn build_llvm_nvptx(llc: &Path) -> PathBuf {
     let root = PathBuf::from(env!("CARGO_TARGET_TMPDIR"));
     let out = root.join("llvm-nvptx");
-    if out.join("COUNTS.tsv").is_file() {
-        return out;
+    let script = super::corpus_dir().join("llvm-nvptx/make.sh");
+    let modified = |p: &Path| std::fs::metadata(p).and_then(|m| m.modified()).ok();
+    match (modified(&out.join("COUNTS.tsv")), modified(&script)) {
+        (Some(built), Some(changed)) if built >= changed => return out,
+        (Some(_), _) => {
+            let _ = std::fs::remove_dir_all(&out);
+        }
+        _ => {}
     }
     // Build beside, then move into place: test binaries running at once may race, and
     // the loser finds the winner's copy.
     let tmp = root.join(format!("llvm-nvptx-{}", std::process::id()));
-    let script = super::corpus_dir().join("llvm-nvptx/make.sh");
     let status = Command::new("bash")
         .arg(&script)
         .arg(&tmp)

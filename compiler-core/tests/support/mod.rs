@@ -1,6 +1,7 @@
 //! Helpers shared by the integration tests (std only).
 #![allow(dead_code)]
 
+pub mod canon;
 pub mod llc;
 pub mod ori;
 pub mod ptxas;

@@ -5,8 +5,11 @@
 //! enough to look at every def of each register: if the other register is live across
 //! it, the defined value must be identical to the other's value there — both trace
 //! back, through full COPYs, to the same original def (LLVM's valuesIdentical over
-//! followCopyChain). A value merging at a block start (a PHI value) is only compatible
-//! with the other register not being live there.
+//! followCopyChain). A value merging at a block start (a PHI value) never conflicts by
+//! itself: the other register, live there, is live out of every predecessor, so each
+//! incoming value's own def is checked against it. Two more defs never conflict: a
+//! copy between the two registers (it becomes an identity copy and goes), and any def
+//! overlapping an undefined value (an IMPLICIT_DEF, or a copy of one between the two).
 
 use super::{full_copy, Coalescer};
 use crate::entity::EntityRef;
@@ -60,6 +63,30 @@ impl<R: Recorder> Coalescer<'_, '_, R> {
         }
     }
 
+    /// The value defined at `def` comes from `x = COPY y`: joining turns it into an
+    /// identity copy that is erased (LLVM's coalescable-copy case, CR_Erase), whatever
+    /// value numbers the ranges hold there.
+    fn copies_other(&self, def: SlotIndex, x: VReg, y: VReg) -> bool {
+        self.si
+            .inst_at(def)
+            .and_then(|i| full_copy(self.ed.f, i))
+            .is_some_and(|(d, s)| d == x && s == y)
+    }
+
+    /// `y`'s value `w` is an IMPLICIT_DEF of `x` or `y`, or a copy of one between the
+    /// two: an undefined value (no valid lanes, in LLVM's terms), which a def of `x`
+    /// may replace (CR_Replace).
+    fn undefined_value(&self, x: VReg, y: VReg, w: ValNo) -> bool {
+        let (Some((d, false)), r) = self.follow_copy_chain(y, w) else {
+            return false;
+        };
+        (r == x || r == y)
+            && self
+                .si
+                .inst_at(d)
+                .is_some_and(|i| self.ed.f.insts[i].is(crate::mir::Op::IMPLICIT_DEF))
+    }
+
     /// Ok when `a` and `b` never hold different values at once; otherwise the points
     /// where they do, with the two segments (for the trace).
     /// The conflicts come with the raw `[start, end)` where both are live around each
@@ -81,7 +108,13 @@ impl<R: Recorder> Coalescer<'_, '_, R> {
                 let Some(w) = ry.value_at(v.def) else {
                     continue;
                 };
-                if !v.is_phi_def && self.values_identical(x, vi as ValNo, y, w) {
+                // A value merging at a block start may overlap the other register:
+                // any real difference shows where an incoming value is defined in a
+                // predecessor, which this loop checks too (LLVM's CR_Replace).
+                if v.is_phi_def || self.copies_other(v.def, x, y) {
+                    continue;
+                }
+                if self.values_identical(x, vi as ValNo, y, w) || self.undefined_value(x, y, w) {
                     continue;
                 }
                 // The texts are for the trace only; with tracing off the count matters.

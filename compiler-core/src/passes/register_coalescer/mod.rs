@@ -4,25 +4,34 @@
 //! ```text
 //!  LiveIntervals ─▶ blocks in priority order (loop depth, connectivity, number)
 //!    per block: collect COPYs (terminal-rule copies last) ─▶ join_copy each
-//!    then: retry every failed COPY until a whole round joins nothing
+//!    late interval updates (remat.rs), then: retry every failed COPY until a whole
+//!    round makes no progress, late interval updates again
 //!  join_copy(dst = COPY src):
 //!    identity ─▶ erase │ classes can't meet ─▶ give up │ partial (sub-register) ─▶ leave
-//!    bigger interval keeps its name; then the value check:
+//!    bigger interval keeps its name; a large interval tried too often ─▶ fails;
+//!    then the value check:
 //!      every value of one register defined where the other is live must be a copy of
 //!      the other's value there (followed through COPY chains) ─▶ join, else conflict
 //!    join: rename src → dst everywhere, erase the COPY and every copy made redundant,
 //!          live range of dst = union of both
+//!    on failure, in LLVM's order (each its own step):
+//!      rematerialize a cheap constant def (remat.rs) ─▶ COPY replaced
+//!      adjustCopiesBackFrom (rescue.rs) ─▶ COPY erased, dst's older value extended
+//!      removePartialRedundancy (rescue.rs) ─▶ COPY moved into the colder predecessor
+//!      else: conflict, retried in later rounds
 //!  finally: kill flags are dropped (llc-22 prints none after this pass)
 //! ```
 //!
 //! Invariant: a join never puts two different values in one register at one point, so
 //! the function computes the same results (the interpreter tests check this).
-//! Rematerialization is not modelled: llc-22's NVPTX opcodes are not trivially
-//! rematerializable, so that path never fires for NVPTX.
+//! removeCopyByCommutingDef needs a commutable def whose result is tied to a use; after
+//! two-address no NVPTX instruction has one, so that step is not modelled.
 
 mod join;
 pub(crate) use join::conflict_span;
 pub mod order;
+mod remat;
+mod rescue;
 
 use crate::entity::{EntityRef, SecondaryMap};
 use crate::liveness::{LiveRange, SlotIndexes};
@@ -43,14 +52,17 @@ pub struct CoalescerOptions {
     pub join_splitedges: bool,
     /// `join-globalcopies`: NVPTX's subtarget leaves it off (one block order for all copies).
     pub join_globalcopies: bool,
-    /// `terminal-rule`: copies whose destination has no other copy go last.
+    /// `terminal-rule`: copies whose destination has no other copy, and which would
+    /// block a better join of their source, go last (on in llc-22).
     pub terminal_rule: bool,
     /// `verify-coalescing`: check the function before and after.
     pub verify_coalescing: bool,
+    /// `late-remat-update-threshold`: once a rematerialized def has this many copy
+    /// uses left, its interval is brought up to date after the block walk, not at once.
     pub late_remat_update_threshold: u32,
-    /// `large-interval-size-threshold`: more values than this makes an interval large.
+    /// `large-interval-size-threshold`: this many values or more makes an interval large.
     pub large_interval_size_threshold: u32,
-    /// `large-interval-freq-threshold`: joins allowed into one large interval.
+    /// `large-interval-freq-threshold`: join attempts allowed with one large interval.
     pub large_interval_freq_threshold: u32,
 }
 
@@ -69,7 +81,7 @@ impl Default for CoalescerOptions {
     }
 }
 
-pub const STAT_NAMES: [&str; 9] = [
+pub const STAT_NAMES: [&str; 13] = [
     "copies_before",
     "copies_after",
     "joined",
@@ -79,6 +91,10 @@ pub const STAT_NAMES: [&str; 9] = [
     "identity_erased",
     "terminal_deferred",
     "class_rejections",
+    "rematerialized",
+    "copies_extended",
+    "partial_redundancy",
+    "large_interval_rejections",
 ];
 
 pub(crate) struct Coalescer<'f, 'r, R: Recorder> {
@@ -90,8 +106,23 @@ pub(crate) struct Coalescer<'f, 'r, R: Recorder> {
     pub si: SlotIndexes,
     /// Current live range of every register (moved into the survivor on a join).
     pub ranges: Vec<LiveRange>,
-    /// Joins made into each register (for the large-interval limit).
+    /// Join attempts made with each large register (LargeLIVisitCounter).
     pub join_count: SecondaryMap<VReg, u32>,
+    /// Sources of rematerialized defs whose ranges wait for the late update.
+    pub to_be_updated: Vec<VReg>,
+    /// Predecessors of every block (the CFG does not change here).
+    pub preds: SecondaryMap<crate::mir::Block, Vec<crate::mir::Block>>,
+    /// Joins, remats and other removals so far: a retry round that adds none stops.
+    pub progress: u64,
+}
+
+/// The two virtual registers of a COPY, sub-registers ignored (LLVM's isMoveInstr).
+pub(crate) fn copy_regs(f: &Function, i: Inst) -> Option<(VReg, VReg)> {
+    let d = &f.insts[i];
+    if !d.is(Op::COPY) || d.operands.len() < 2 {
+        return None;
+    }
+    Some((d.operands[0].vreg_of()?, d.operands[1].vreg_of()?))
 }
 
 /// Whether `i` is a full-register virtual COPY, with (dst, src).
@@ -124,6 +155,7 @@ pub fn run<R: Recorder>(f: &mut Function, opts: &CoalescerOptions, rec: &mut R) 
     let (lis, du) = DefUse::with_intervals(f);
     let (si, ranges, _) = lis.into_parts();
     let order = order::block_priority(f, opts.join_splitedges);
+    let preds = f.predecessors();
     let mut c = Coalescer {
         ed: Editor::new(f, R::ENABLED),
         rec,
@@ -133,6 +165,9 @@ pub fn run<R: Recorder>(f: &mut Function, opts: &CoalescerOptions, rec: &mut R) 
         si,
         ranges,
         join_count: SecondaryMap::new(),
+        to_be_updated: Vec::new(),
+        preds,
+        progress: 0,
     };
     let blocks: Vec<crate::mir::Block> = order.iter().map(|&(b, _)| b).collect();
     c.ranges_step();
@@ -157,7 +192,7 @@ pub fn run<R: Recorder>(f: &mut Function, opts: &CoalescerOptions, rec: &mut R) 
                 continue;
             }
             let terminal = c.apply_terminal_rule(i);
-            let local = c.opts.join_globalcopies && c.is_local_copy(i, b);
+            let local = c.opts.join_globalcopies && c.is_local_copy(i);
             match (local, terminal) {
                 (true, true) => local_terms.push(i),
                 (true, false) => local_list.push(i),
@@ -169,7 +204,7 @@ pub fn run<R: Recorder>(f: &mut Function, opts: &CoalescerOptions, rec: &mut R) 
         if deferred > 0 {
             c.stats.add("terminal_deferred", deferred as u64);
             let bn = c.ed.f.blocks[b].number;
-            c.step(|| Step::new("terminal_rule", format!("In %bb.{bn}, {deferred} COPY(s) go to the end of the list: their destination has no other copy, while their source has another copy in this block.")));
+            c.step(|| Step::new("terminal_rule", format!("In %bb.{bn}, {deferred} COPY(s) go to the end of the list (terminal rule): each one's destination has no other copy, while another copy of its source in this block pairs the source with a register that has more copies and is live where the destination is.")));
         }
         local_list.extend(local_terms);
         locals.extend(local_list);
@@ -180,6 +215,7 @@ pub fn run<R: Recorder>(f: &mut Function, opts: &CoalescerOptions, rec: &mut R) 
             }
         }
     }
+    c.late_interval_update();
     c.coalesce_locals(&mut locals, &mut worklist);
     // Joins can make other joins possible: retry until a round makes no progress.
     loop {
@@ -198,17 +234,18 @@ pub fn run<R: Recorder>(f: &mut Function, opts: &CoalescerOptions, rec: &mut R) 
                 ),
             )
         });
-        let before = c.stats.get("joined") + c.stats.get("identity_erased");
+        let before = c.progress;
         let list = core::mem::take(&mut worklist);
         for i in list {
             if c.ed.f.layout.is_inserted(i) && !c.try_join(i) {
                 worklist.push(i);
             }
         }
-        if c.stats.get("joined") + c.stats.get("identity_erased") == before {
+        if c.progress == before {
             break;
         }
     }
+    c.late_interval_update();
     // llc-22 prints no kill flags after coalescing: they are not kept current. The
     // same walk counts the COPYs left.
     let mut after = 0;
@@ -271,21 +308,32 @@ impl<R: Recorder> Coalescer<'_, '_, R> {
         }
     }
 
-    /// Both registers of the copy live only inside block `b`.
-    fn is_local_copy(&self, copy: Inst, b: crate::mir::Block) -> bool {
-        let Some((d, s)) = full_copy(self.ed.f, copy) else {
+    /// isLocalCopy: a virtual COPY (source not undef) one of whose registers lives
+    /// inside a single block (LLVM tests either register, not both).
+    fn is_local_copy(&self, copy: Inst) -> bool {
+        let d = &self.ed.f.insts[copy];
+        if d.operands.len() < 2 || d.operands[1].has(oflag::UNDEF) {
+            return false;
+        }
+        let (Some(dst), Some(src)) = (d.operands[0].vreg_of(), d.operands[1].vreg_of()) else {
             return false;
         };
-        [d, s].iter().all(|&v| {
-            let r = &self.ranges[v.index()];
-            match (r.begin_index(), r.end_index()) {
-                (Some(a), Some(e)) => {
-                    self.si.block_of(a) == Some(b)
-                        && self.si.block_end(b).is_some_and(|end| e <= end)
-                }
-                _ => true,
-            }
-        })
+        self.in_one_block(src) || self.in_one_block(dst)
+    }
+
+    /// intervalIsInOneMBB: the range starts and ends inside one block, neither end on
+    /// a block boundary.
+    fn in_one_block(&self, v: VReg) -> bool {
+        use crate::liveness::Slot;
+        let r = &self.ranges[v.index()];
+        let (Some(a), Some(e)) = (r.begin_index(), r.end_index()) else {
+            return false;
+        };
+        if a.slot() == Slot::Block || e.slot() == Slot::Block {
+            return false;
+        }
+        let last = crate::liveness::SlotIndex::from_raw(e.raw() - 1);
+        self.si.block_of(a).is_some() && self.si.block_of(a) == self.si.block_of(last)
     }
 
     /// verify-coalescing: the verifier's verdict as a step (and a stat on failure).
@@ -362,30 +410,44 @@ impl<R: Recorder> Coalescer<'_, '_, R> {
             .all(|&i| i == copy || !self.ed.f.insts[i].is(Op::COPY))
     }
 
-    /// applyTerminalRule, as llc-22 evaluates it: when `dst` is terminal and `src` has
-    /// another copy in the same block, this copy waits until the end of the block's list.
+    /// applyTerminalRule: `dst` is terminal (this is its only copy) and another copy
+    /// of `src` in the same block joins `src` with a register that has further copies
+    /// and is live where `dst` is: joining this copy first would spoil that better
+    /// join, so this one waits until the end of the block's list.
     fn apply_terminal_rule(&self, copy: Inst) -> bool {
         if !self.opts.terminal_rule {
             return false;
         }
-        let Some((dst, src)) = full_copy(self.ed.f, copy) else {
+        let Some((dst, src)) = copy_regs(self.ed.f, copy) else {
             return false;
         };
         if !self.is_terminal(dst, copy) {
             return false;
         }
         let block = self.ed.f.layout.inst_block(copy);
-        // llc-22 reads the other copy's registers from this copy, so the test reduces to
-        // "is there another copy of src in this block" (dst always overlaps itself).
-        self.du.defs[src]
-            .iter()
-            .chain(self.du.uses[src].iter())
-            .any(|&i| {
-                i != copy
-                    && self.ed.f.insts[i].is(Op::COPY)
-                    && self.ed.f.layout.inst_block(i) == block
-                    && !self.ranges[dst.index()].is_empty()
-            })
+        let dst_range = &self.ranges[dst.index()];
+        let others = self.du.defs[src].iter().chain(self.du.uses[src].iter());
+        for &mi in others {
+            if mi == copy
+                || !self.ed.f.insts[mi].is(Op::COPY)
+                || self.ed.f.layout.inst_block(mi) != block
+            {
+                continue;
+            }
+            // The other copy's partner of `src` (a physical partner is never terminal
+            // material: skipped).
+            let Some((od, os)) = copy_regs(self.ed.f, mi) else {
+                continue;
+            };
+            let other = if od == src { os } else { od };
+            if self.is_terminal(other, mi) {
+                continue;
+            }
+            if self.ranges[other.index()].overlaps(dst_range) {
+                return true;
+            }
+        }
+        false
     }
 
     /// Tries one COPY; true when it is gone (joined or erased) or can never be joined.
@@ -423,6 +485,7 @@ impl<R: Recorder> Coalescer<'_, '_, R> {
         if dst == src {
             self.erase_copy(copy);
             self.stats.inc("identity_erased");
+            self.progress += 1;
             let dn = self.name(dst);
             self.step(|| Step::new("identity", format!("{dn} = COPY {dn} copies a register onto itself after earlier joins: erased.")).focus(Focus::inst(copy)));
             return true;
@@ -441,16 +504,28 @@ impl<R: Recorder> Coalescer<'_, '_, R> {
             } else {
                 (dst, src)
             };
-        if let Some(why) = self.large_interval_limit(keep) {
-            self.step(|| Step::new("large_interval", why).focus(Focus::inst(copy)));
-            return true;
-        }
-        match self.check_join(keep, gone) {
+        let verdict = match [keep, gone].into_iter().find(|&v| self.is_high_cost(v)) {
+            Some(big) => {
+                self.stats.inc("large_interval_rejections");
+                let (bn, n) = (self.name(big), self.ranges[big.index()].valnos.len());
+                let t = self.opts.large_interval_freq_threshold;
+                self.step(|| Step::new("large_interval", format!("{bn} has {n} values (large-interval-size-threshold or more) and has already been tried {t} times (large-interval-freq-threshold): this join is refused to save time.")).focus(Focus::inst(copy)));
+                Err(None)
+            }
+            None => self.check_join(keep, gone).map_err(Some),
+        };
+        match verdict {
             Ok(()) => {
                 self.join(copy, keep, gone, class);
+                self.progress += 1;
                 true
             }
-            Err((conflicts, conflict_spans)) => {
+            Err(_) if self.rescue(copy, dst, src) => {
+                self.progress += 1;
+                true
+            }
+            Err(None) => false,
+            Err(Some((conflicts, conflict_spans))) => {
                 self.stats.inc("interference_rejections");
                 let (kn, gn) = (self.name(keep), self.name(gone));
                 let (kr, gr) = (self.range_text(keep), self.range_text(gone));
@@ -469,25 +544,78 @@ impl<R: Recorder> Coalescer<'_, '_, R> {
         }
     }
 
-    fn large_interval_limit(&mut self, keep: VReg) -> Option<String> {
-        let vals = self.ranges[keep.index()].valnos.len() as u32;
-        if vals <= self.opts.large_interval_size_threshold {
-            return None;
+    /// isHighCostLiveInterval: a register with large-interval-size-threshold values
+    /// or more counts each join attempt it takes part in; once the count reaches
+    /// large-interval-freq-threshold, every further attempt fails.
+    fn is_high_cost(&mut self, v: VReg) -> bool {
+        let vals = self.ranges[v.index()].valnos.len() as u32;
+        if vals < self.opts.large_interval_size_threshold {
+            return false;
         }
-        self.join_count[keep] += 1;
-        (self.join_count[keep] > self.opts.large_interval_freq_threshold).then(|| {
-            format!(
-                "{} has {vals} values (more than large-interval-size-threshold) and already {} joins (more than large-interval-freq-threshold): no more joins into it.",
-                self.name(keep),
-                self.join_count[keep] - 1
-            )
-        })
+        if self.join_count[v] < self.opts.large_interval_freq_threshold {
+            self.join_count[v] += 1;
+            return false;
+        }
+        true
+    }
+
+    /// What LLVM tries when the intervals cannot be joined, in its order: repeat a
+    /// cheap def instead of copying it, extend the destination's older value over the
+    /// copy, move the copy into a colder predecessor. True when the COPY is gone.
+    fn rescue(&mut self, copy: Inst, dst: VReg, src: VReg) -> bool {
+        match self.rematerialize(copy, dst, src) {
+            remat::Remat::Done => return true,
+            remat::Remat::DefIsCopy | remat::Remat::No => {}
+        }
+        self.adjust_copies_back_from(copy, dst, src)
+            || self.remove_partial_redundancy(copy, dst, src)
     }
 
     pub(crate) fn erase_copy(&mut self, copy: Inst) {
         self.du.remove_inst(self.ed.f, copy);
         self.si.remove_inst(copy);
         self.ed.erase(copy);
+    }
+
+    /// Whether a new instruction fits before `before` (or at the end of `b`) without
+    /// renumbering: a free index between its neighbours.
+    pub(crate) fn has_room(&self, b: crate::mir::Block, before: Option<Inst>) -> bool {
+        let f = &self.ed.f;
+        let prev = match before {
+            Some(i) => f.layout.prev_inst(i),
+            None => f.layout.last_inst(b),
+        };
+        let lo = match prev {
+            Some(p) => self.si.inst_index(p),
+            None => self.si.block_start(b),
+        };
+        let hi = match before {
+            Some(i) => self.si.inst_index(i),
+            None => self.si.block_end(b),
+        };
+        matches!((lo, hi), (Some(l), Some(h)) if h.index() > l.index() + 1)
+    }
+
+    /// Places `data` before `before` (or at the end of `b`) with an index of its own.
+    pub(crate) fn insert_inst(
+        &mut self,
+        b: crate::mir::Block,
+        before: Option<Inst>,
+        data: crate::mir::InstData,
+    ) -> Inst {
+        let i = self.ed.insert_at(b, before, data);
+        self.si.insert_inst(self.ed.f, i);
+        self.du.add_inst(self.ed.f, i);
+        i
+    }
+
+    /// Recomputes the live ranges of `regs` from the code as it stands (after an edit
+    /// that is not a join: LLVM's shrinkToUses / extendToIndices).
+    pub(crate) fn refresh(&mut self, regs: &[VReg]) {
+        let fresh = crate::liveness::LiveIntervals::recompute_ranges(self.ed.f, &self.si, regs);
+        for (&v, r) in regs.iter().zip(fresh) {
+            self.ranges[v.index()] = r;
+        }
     }
 }
 
