@@ -5,6 +5,7 @@
 //!  for each result record, in emission order:
 //!    hook: CopyFromReg copies go to the target's copy hook (vtable 0xF0), the rest to 0x350
 //!    a physical source or destination has its kill flags cleared
+//!    side effects (store, branch, convergent, asm) ───────────────────▶ keep, always
 //!    COPY / REG_SEQUENCE with the inline-fold bit (0x10) ─────────────▶ mark dead
 //!    not copy-like (TSFlags bit 20 clear) and not tied ────────────────▶ keep: no candidate
 //!    writes a physical register, or its def is read ────────────────────▶ keep
@@ -16,6 +17,8 @@
 //!    its glue chain: copies there that nobody reads any more join the dead list
 //!  flush: readers of folded copies are moved to the copy's source; the dead list is
 //!    erased in one step
+//!  fixed point: records whose registers lost their last reader are judged again, and
+//!    flushed again, until a round erases nothing
 //! ```
 //!
 //! Which copies wait: a parameter copy reads a live-in register (`$rN`), and erasing it
@@ -25,7 +28,7 @@
 use super::{Emitter, RecordKind};
 use crate::dag::DagOp;
 use crate::entity::{EntityRef, SecondaryMap};
-use crate::mir::{oflag, Inst, Op, Reg, VReg};
+use crate::mir::{flag, oflag, Inst, Op, Reg, VReg};
 use crate::trace::{Focus, Payload, Recorder, Step};
 use alloc::format;
 use alloc::string::String;
@@ -52,6 +55,9 @@ impl<R: Recorder> Emitter<'_, '_, '_, R> {
     fn erase_counted(&mut self, i: Inst, uses: &mut SecondaryMap<VReg, u32>) {
         for (_, v) in self.ed.f.insts[i].vreg_uses() {
             uses[v] = uses[v].saturating_sub(1);
+            if uses[v] == 0 {
+                self.newly_unread.push(v);
+            }
         }
         self.ed.erase(i);
         self.stats.inc("dead_copies_erased");
@@ -66,126 +72,179 @@ impl<R: Recorder> Emitter<'_, '_, '_, R> {
         let mut uses = self.use_counts();
         let records = self.records.clone();
         let total = records.len();
-        self.step(|| {
-            Step::new("dead_copies_start", format!("Emission is done; dead copy elimination walks the {total} result records in emission order and decides for each: keep, erase now, or put on the dead list."))
-        });
-        for (idx, rec) in records.iter().enumerate() {
-            if !self.ed.f.layout.is_inserted(rec.inst) {
-                continue;
+        // The record that defines each register, to look at it again when its last
+        // reader goes.
+        let mut def_record: SecondaryMap<VReg, u32> = SecondaryMap::new();
+        for (idx, r) in records.iter().enumerate() {
+            for (_, v) in self.ed.f.insts[r.inst].vreg_defs() {
+                def_record[v] = idx as u32 + 1;
             }
-            self.stats.inc("records");
-            let i = rec.inst;
-            let d = self.ed.f.insts[i].clone();
-            let node = &self.dag.nodes[rec.node];
-            let hook: &'static str = if node.op == DagOp::CopyFromReg {
-                "copy_from_reg_hook_0xF0"
-            } else {
-                "generic_hook_0x350"
-            };
-            let def = (d.lhs_defs > 0).then(|| d.operands[0]);
-            let def_reg = def.and_then(|o| o.get_reg());
-            let src_reg = if self.is_copy_like(i) {
-                d.operands.get(1).and_then(|o| o.get_reg())
-            } else {
-                None
-            };
-            let src_phys = matches!(src_reg, Some(Reg::Phys(_)));
-            let dst_phys = matches!(def_reg, Some(Reg::Phys(_)));
-            let folded = (d.is(Op::COPY) || d.is(Op::REG_SEQUENCE))
-                && def.is_some_and(|o| o.has(oflag::INLINE_FOLD));
-            let simple = self.is_copy_like(i) || node.attrs.tied;
-            let readers: u32 = d.vreg_defs().map(|(_, v)| uses[v]).sum();
-            let (verdict, reason) = if folded {
-                self.mark_dead(readers, src_phys, true)
-            } else if !simple {
-                (Verdict::Keep, String::from("not a copy-like instruction (descriptor bit 20 clear) and not tied: not a candidate"))
-            } else if dst_phys {
-                (
-                    Verdict::Keep,
-                    String::from(
-                        "it writes a physical register, whose readers this pass cannot see",
-                    ),
-                )
-            } else if readers > 0 {
-                (Verdict::Keep, format!("live: {readers} reader(s)"))
-            } else if !src_phys {
-                (
-                    Verdict::EraseNow,
-                    String::from(
-                        "nobody reads it and operand 1 is not a machine register: erased at once",
-                    ),
-                )
-            } else {
-                self.mark_dead(readers, src_phys, false)
-            };
-            match verdict {
-                Verdict::Keep => {}
-                Verdict::EraseNow => self.erase_counted(i, &mut uses),
-                Verdict::Defer => {
-                    self.dead_list.push(i);
-                    self.stats.inc("deferred");
-                }
-            }
-            let names = (
-                src_reg.map(|r| self.reg_name(r)),
-                def_reg.map(|r| self.reg_name(r)),
-            );
-            let kill_txt = match (src_phys, dst_phys) {
-                (true, _) => format!(
-                    " Its source {} is physical, so that register's kill flags are cleared.",
-                    names.0.clone().unwrap_or_default()
-                ),
-                (_, true) => format!(
-                    " Its destination {} is physical, so that register's kill flags are cleared.",
-                    names.1.clone().unwrap_or_default()
-                ),
-                _ => String::new(),
-            };
-            let opname = String::from(d.desc().name);
-            let fold_txt = if folded {
-                " Its def carries the inline-fold bit (0x10)."
-            } else {
-                ""
-            };
-            let verdict_name = match verdict {
-                Verdict::Keep => "keep",
-                Verdict::EraseNow => "erase_now",
-                Verdict::Defer => "defer",
-            };
-            let what = match &names.1 {
-                Some(dn) => format!("{opname} defining {dn}"),
-                None => opname.clone(),
-            };
-            let hook_txt = if hook.starts_with("copy_from_reg") {
-                "the CopyFromReg hook"
-            } else {
-                "the generic hook"
-            };
-            let v_txt = match verdict {
-                Verdict::Keep => "kept",
-                Verdict::EraseNow => "erased now",
-                Verdict::Defer => "put on the dead list",
-            };
-            self.step(|| {
-                Step::new("record", format!("Record {}: {what}, seen by {hook_txt}.{fold_txt}{kill_txt} Verdict: {v_txt} — {reason}.", idx + 1))
-                    .focus(Focus::inst(i))
-                    .payload(Payload::EmitterRecord {
-                        index: idx as u32,
-                        inst: i.index() as u32,
-                        opcode: opname.clone(),
-                        hook,
-                        src: names.0.clone(),
-                        dst: names.1.clone(),
-                        inline_fold: folded,
-                        candidate: simple || folded,
-                        uses: readers,
-                        verdict: verdict_name,
-                        reason: reason.clone(),
-                    })
-            });
         }
-        self.glue_walk(&records, &uses);
-        self.flush(&mut uses);
+        self.step(|| {
+            Step::new("dead_copies_start", format!("Emission is done; dead copy elimination walks the {total} result records in emission order and decides for each: keep, erase now, or put on the dead list. It runs to a fixed point: a record whose register loses its last reader is looked at again."))
+        });
+        let mut work: Vec<usize> = (0..records.len()).collect();
+        let mut round = 1u32;
+        loop {
+            for idx in core::mem::take(&mut work) {
+                self.judge_record(idx, &records[idx], round, &mut uses);
+            }
+            if round == 1 {
+                self.glue_walk(&records, &uses);
+            }
+            self.flush(&mut uses);
+            // Registers whose last reader went in this round: their records again.
+            let mut again: Vec<usize> = self
+                .newly_unread
+                .drain(..)
+                .filter(|&v| uses[v] == 0 && def_record[v] > 0)
+                .map(|v| def_record[v] as usize - 1)
+                .filter(|&i| self.ed.f.layout.is_inserted(records[i].inst))
+                .collect();
+            again.sort_unstable();
+            again.dedup();
+            if again.is_empty() {
+                break;
+            }
+            round += 1;
+            let n = again.len();
+            self.step(|| {
+                Step::new("dead_copies_round", format!("Round {round}: erasing copies left {n} record(s) whose register nobody reads any more; they are judged again."))
+            });
+            work = again;
+        }
+    }
+
+    /// One record's verdict (round `round` of the fixed point).
+    fn judge_record(
+        &mut self,
+        idx: usize,
+        rec: &super::ResultRecord,
+        round: u32,
+        uses: &mut SecondaryMap<VReg, u32>,
+    ) {
+        if !self.ed.f.layout.is_inserted(rec.inst) || self.dead_list.contains(&rec.inst) {
+            return;
+        }
+        self.stats.inc("records");
+        let i = rec.inst;
+        let d = self.ed.f.insts[i].clone();
+        let node = &self.dag.nodes[rec.node];
+        let hook: &'static str = if node.op == DagOp::CopyFromReg {
+            "copy_from_reg_hook_0xF0"
+        } else {
+            "generic_hook_0x350"
+        };
+        let def = (d.lhs_defs > 0).then(|| d.operands[0]);
+        let def_reg = def.and_then(|o| o.get_reg());
+        let src_reg = if self.is_copy_like(i) {
+            d.operands.get(1).and_then(|o| o.get_reg())
+        } else {
+            None
+        };
+        let src_phys = matches!(src_reg, Some(Reg::Phys(_)));
+        let dst_phys = matches!(def_reg, Some(Reg::Phys(_)));
+        let folded = (d.is(Op::COPY) || d.is(Op::REG_SEQUENCE))
+            && def.is_some_and(|o| o.has(oflag::INLINE_FOLD));
+        let simple = self.is_copy_like(i) || node.attrs.tied;
+        let readers: u32 = d.vreg_defs().map(|(_, v)| uses[v]).sum();
+        let effects = d.desc().has(
+            flag::SIDE_EFFECTS | flag::MAY_STORE | flag::TERMINATOR | flag::CONVERGENT,
+        ) || d.is(Op::INLINEASM);
+        let (verdict, reason) = if effects {
+            (
+                Verdict::Keep,
+                String::from("it has side effects (it stores, branches, synchronizes the warp or is otherwise observable), and an instruction with side effects is never erased, whatever its flags say"),
+            )
+        } else if folded {
+            self.mark_dead(readers, src_phys, true)
+        } else if !simple {
+            (Verdict::Keep, String::from("not a copy-like instruction (descriptor bit 20 clear) and not tied: not a candidate"))
+        } else if dst_phys {
+            (
+                Verdict::Keep,
+                String::from(
+                    "it writes a physical register, whose readers this pass cannot see",
+                ),
+            )
+        } else if readers > 0 {
+            (Verdict::Keep, format!("live: {readers} reader(s)"))
+        } else if !src_phys {
+            (
+                Verdict::EraseNow,
+                String::from(
+                    "nobody reads it and operand 1 is not a machine register: erased at once",
+                ),
+            )
+        } else {
+            self.mark_dead(readers, src_phys, false)
+        };
+        match verdict {
+            Verdict::Keep => {}
+            Verdict::EraseNow => self.erase_counted(i, uses),
+            Verdict::Defer => {
+                self.dead_list.push(i);
+                self.stats.inc("deferred");
+            }
+        }
+        let names = (
+            src_reg.map(|r| self.reg_name(r)),
+            def_reg.map(|r| self.reg_name(r)),
+        );
+        let kill_txt = match (src_phys, dst_phys) {
+            (true, _) => format!(
+                " Its source {} is physical, so that register's kill flags are cleared.",
+                names.0.clone().unwrap_or_default()
+            ),
+            (_, true) => format!(
+                " Its destination {} is physical, so that register's kill flags are cleared.",
+                names.1.clone().unwrap_or_default()
+            ),
+            _ => String::new(),
+        };
+        let opname = String::from(d.desc().name);
+        let fold_txt = if folded {
+            " Its def carries the inline-fold bit (0x10)."
+        } else {
+            ""
+        };
+        let verdict_name = match verdict {
+            Verdict::Keep => "keep",
+            Verdict::EraseNow => "erase_now",
+            Verdict::Defer => "defer",
+        };
+        let what = match &names.1 {
+            Some(dn) => format!("{opname} defining {dn}"),
+            None => opname.clone(),
+        };
+        let hook_txt = if hook.starts_with("copy_from_reg") {
+            "the CopyFromReg hook"
+        } else {
+            "the generic hook"
+        };
+        let v_txt = match verdict {
+            Verdict::Keep => "kept",
+            Verdict::EraseNow => "erased now",
+            Verdict::Defer => "put on the dead list",
+        };
+        self.step(|| {
+            let again = if round > 1 { " (again)" } else { "" };
+            Step::new("record", format!("Record {}{again}: {what}, seen by {hook_txt}.{fold_txt}{kill_txt} Verdict: {v_txt} — {reason}.", idx + 1))
+                .focus(Focus::inst(i))
+                .payload(Payload::EmitterRecord {
+                    index: idx as u32,
+                    inst: i.index() as u32,
+                    opcode: opname.clone(),
+                    hook,
+                    src: names.0.clone(),
+                    dst: names.1.clone(),
+                    inline_fold: folded,
+                    candidate: simple || folded,
+                    uses: readers,
+                    verdict: verdict_name,
+                    reason: reason.clone(),
+                })
+        });
     }
 
     /// isUnusedReg, in our model: erase now when nothing references either register.

@@ -491,7 +491,7 @@ impl<R: Recorder> Emitter<'_, '_, '_, R> {
                 kind: RecordKind::ImplicitCapture,
             });
             self.vr_map.insert(value, Reg::Virt(v));
-            self.captured.insert(reg.into(), v);
+            self.captured.insert(reg.into(), (v, n));
             let (vn, name) = (self.reg_name(Reg::Virt(v)), dag.value_name(value));
             self.step(|| {
                 Step::new("implicit_def_copy", format!("{name} is the implicit def ${reg} and someone reads it: it is captured right after the instruction, COPY {vn}, ${reg}."))
