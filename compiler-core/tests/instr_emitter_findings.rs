@@ -161,3 +161,41 @@ fn dead_copy_elimination_runs_to_a_fixed_point() {
     assert_eq!(body, "  bb.0.entry:\n    Return\n");
     assert!(log.steps.iter().any(|s| s.kind == "dead_copies_round"));
 }
+
+/// The REG_SEQUENCE carries the inline-fold bit, but the MMA still reads it as a whole:
+/// a tuple has no single source its reader could be moved to, so it stays, and the
+/// trace must not claim that its readers move (they do not: the MMA still reads %52).
+#[test]
+fn fold_narration_says_what_happens_to_a_read_reg_sequence() {
+    use compiler_core::trace::Payload;
+    let (dag, f, stats, log, body) = emit("fold.dag");
+    assert_eq!(stats.get("dead_copies_erased"), 0);
+    assert_eq!(
+        body,
+        "  bb.0.entry:
+    %51:float32regs = MOV_F32_i 1
+    inline-fold %52:float32regsx4 = REG_SEQUENCE %51, %subreg.sub0, %51, %subreg.sub1, %51, %subreg.sub2, %51, %subreg.sub3
+    %50:float32regsx4 = MMA_M16N8K8_TF32_ACC %51, %51, %52
+    Return
+"
+    );
+    let rec = log
+        .steps
+        .iter()
+        .find(|s| matches!(&s.payload, Payload::EmitterRecord { opcode, .. } if opcode == "REG_SEQUENCE"))
+        .unwrap();
+    assert!(
+        matches!(&rec.payload, Payload::EmitterRecord { inline_fold: true, verdict: "keep", .. }),
+        "{:?}",
+        rec.payload
+    );
+    assert!(rec.narration.contains("stays"), "{}", rec.narration);
+    for s in &log.steps {
+        assert!(!s.narration.contains("move to its source"), "{}", s.narration);
+        if let Payload::EmitterFlush { rewritten, .. } = s.payload {
+            assert_eq!(rewritten, 0);
+        }
+    }
+    // Nothing to store; the DAG and the MIR agree on that.
+    assert!(stores("fold.dag", &dag, &f).is_empty());
+}

@@ -7,6 +7,7 @@
 //!    a physical source or destination has its kill flags cleared
 //!    side effects (store, branch, convergent, asm) ───────────────────▶ keep, always
 //!    COPY / REG_SEQUENCE with the inline-fold bit (0x10) ─────────────▶ mark dead
+//!      (a folded REG_SEQUENCE that is still read stays: no single source to move to)
 //!    not copy-like (TSFlags bit 20 clear) and not tied ────────────────▶ keep: no candidate
 //!    writes a physical register, or its def is read ────────────────────▶ keep
 //!    operand 1 is not a machine (physical) register ───────────────────▶ erase now
@@ -151,15 +152,15 @@ impl<R: Recorder> Emitter<'_, '_, '_, R> {
         let effects = d.desc().has(
             flag::SIDE_EFFECTS | flag::MAY_STORE | flag::TERMINATOR | flag::CONVERGENT,
         ) || d.is(Op::INLINEASM);
-        let (verdict, reason) = if effects {
+        let (verdict, reason) = if !simple && !folded {
+            (Verdict::Keep, String::from("not a copy-like instruction (descriptor bit 20 clear) and not tied: not a candidate"))
+        } else if effects {
             (
                 Verdict::Keep,
                 String::from("it has side effects (it stores, branches, synchronizes the warp or is otherwise observable), and an instruction with side effects is never erased, whatever its flags say"),
             )
         } else if folded {
-            self.mark_dead(readers, src_phys, true)
-        } else if !simple {
-            (Verdict::Keep, String::from("not a copy-like instruction (descriptor bit 20 clear) and not tied: not a candidate"))
+            self.mark_dead(readers, src_phys, true, d.is(Op::COPY))
         } else if dst_phys {
             (
                 Verdict::Keep,
@@ -177,7 +178,7 @@ impl<R: Recorder> Emitter<'_, '_, '_, R> {
                 ),
             )
         } else {
-            self.mark_dead(readers, src_phys, false)
+            self.mark_dead(readers, src_phys, false, d.is(Op::COPY))
         };
         match verdict {
             Verdict::Keep => {}
@@ -248,8 +249,19 @@ impl<R: Recorder> Emitter<'_, '_, '_, R> {
     }
 
     /// isUnusedReg, in our model: erase now when nothing references either register.
-    fn mark_dead(&self, readers: u32, src_phys: bool, folded: bool) -> (Verdict, String) {
-        if readers == 0 && !src_phys {
+    fn mark_dead(
+        &self,
+        readers: u32,
+        src_phys: bool,
+        folded: bool,
+        is_copy: bool,
+    ) -> (Verdict, String) {
+        if folded && readers > 0 && !is_copy {
+            (
+                Verdict::Keep,
+                format!("folded, but {readers} reader(s) still read the whole tuple it builds; a REG_SEQUENCE has one source per lane and no single register its readers could read instead, so it stays"),
+            )
+        } else if readers == 0 && !src_phys {
             (
                 Verdict::EraseNow,
                 String::from(if folded {

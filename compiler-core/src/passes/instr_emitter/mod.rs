@@ -50,8 +50,11 @@
 //!   capture holds); any other operand 1 means nothing was produced for it. The page's isUnusedReg test is modelled as "nothing
 //!   references either register any more": a copy out of a live-in parameter register
 //!   waits on the dead list, because erasing it retires the live-in too.
-//! - A folded copy (inline-fold bit) that still has readers is not left dangling: at the
-//!   flush its readers are moved to the copy's source, which is what folding means.
+//! - A folded COPY (inline-fold bit) that still has readers is not left dangling: at the
+//!   flush its readers are moved to the copy's source, which is what folding means. A
+//!   folded REG_SEQUENCE that is still read as a whole has no single source, so it is
+//!   kept and the trace says so (CopyScope's rule; the page marks folded copies dead
+//!   because their consumer no longer reads them).
 //! - The three hooks are recorded decisions; no NVPTX pseudo in our opcode table needs an
 //!   expansion the glued nodes before it do not already spell out.
 
