@@ -581,19 +581,25 @@ fn check(dag: &Dag) -> Result<(), SourceError> {
     }
     // 4b. A glued bundle is emitted at its last node: readers of a bundle member's value
     //     come after that last node (or belong to the same bundle).
-    let users = super::Users::compute(dag);
-    let bottom = |mut n: Node| {
-        while let Some(u) = users.glued_user(n, dag) {
-            n = u;
-        }
-        n
-    };
+    //     Each node's bundle bottom is its glued user's bottom: one pass from the last
+    //     line up (a glued user is always scheduled later), so a chain of any length
+    //     costs one step per node; walking down from every node was quadratic.
     let mut bottoms = crate::entity::SecondaryMap::<Node, Option<Node>>::new();
     if !glue_user.is_empty() {
-        for n in dag.nodes.keys() {
-            if dag.nodes[n].has_glue_result() || dag.glued_pred(n).is_some() {
-                bottoms[n] = Some(bottom(n));
-            }
+        let mut order: Vec<Node> = dag.nodes.keys().collect();
+        order.sort_unstable_by_key(|&n| core::cmp::Reverse(line_of[n]));
+        for n in order {
+            let d = &dag.nodes[n];
+            let glued_user = d
+                .types
+                .iter()
+                .position(|&t| t == Vt::Glue)
+                .and_then(|g| glue_user.get(&Value { node: n, res: g as u16 }));
+            bottoms[n] = match glued_user {
+                Some(&u) => bottoms[u],
+                None if d.has_glue_result() || dag.glued_pred(n).is_some() => Some(n),
+                None => None,
+            };
         }
     }
     for (n, d) in dag.nodes.iter() {
@@ -1450,7 +1456,7 @@ impl<'a> Cursor<'a> {
         self.pos += len;
         Ok(v)
     }
-    /// `"..."` with `\"` and `\\` escapes.
+    /// `"..."` with `\"`, `\\`, `\n` and `\t` escapes.
     fn quoted(&mut self) -> Result<String, SourceError> {
         let col = self.col();
         if !self.eat("\"") {
@@ -1468,9 +1474,10 @@ impl<'a> Cursor<'a> {
                     Some((_, '"')) => out.push('"'),
                     Some((_, '\\')) => out.push('\\'),
                     Some((_, 'n')) => out.push('\n'),
+                    Some((_, 't')) => out.push('\t'),
                     _ => {
                         self.pos += i;
-                        return Err(self.err("unknown escape; strings allow \\\", \\\\ and \\n"));
+                        return Err(self.err("unknown escape; strings allow \\\", \\\\, \\n and \\t"));
                     }
                 },
                 c => out.push(c),

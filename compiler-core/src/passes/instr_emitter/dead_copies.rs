@@ -124,7 +124,7 @@ impl<R: Recorder> Emitter<'_, '_, '_, R> {
         round: u32,
         uses: &mut SecondaryMap<VReg, u32>,
     ) {
-        if !self.ed.f.layout.is_inserted(rec.inst) || self.dead_list.contains(&rec.inst) {
+        if !self.ed.f.layout.is_inserted(rec.inst) || self.on_dead_list[rec.inst] {
             return;
         }
         self.stats.inc("records");
@@ -184,7 +184,7 @@ impl<R: Recorder> Emitter<'_, '_, '_, R> {
             Verdict::Keep => {}
             Verdict::EraseNow => self.erase_counted(i, uses),
             Verdict::Defer => {
-                self.dead_list.push(i);
+                self.defer(i);
                 self.stats.inc("deferred");
             }
         }
@@ -248,6 +248,11 @@ impl<R: Recorder> Emitter<'_, '_, '_, R> {
         });
     }
 
+    fn defer(&mut self, i: Inst) {
+        self.dead_list.push(i);
+        self.on_dead_list[i] = true;
+    }
+
     /// isUnusedReg, in our model: erase now when nothing references either register.
     fn mark_dead(
         &self,
@@ -287,6 +292,7 @@ impl<R: Recorder> Emitter<'_, '_, '_, R> {
     fn glue_walk(&mut self, records: &[super::ResultRecord], uses: &SecondaryMap<VReg, u32>) {
         let dag = self.dag;
         let mut walked = 0;
+        let mut visited: SecondaryMap<crate::dag::Node, bool> = SecondaryMap::new();
         for rec in records {
             let nd = &dag.nodes[rec.node];
             if rec.kind != RecordKind::CopyFromReg
@@ -299,9 +305,14 @@ impl<R: Recorder> Emitter<'_, '_, '_, R> {
             walked += 1;
             let mut p = dag.glued_pred(rec.node);
             while let Some(x) = p {
+                // Nothing changes the verdicts during the walk, so a node an earlier walk
+                // reached (and everything above it) has nothing new to give.
+                if core::mem::replace(&mut visited[x], true) {
+                    break;
+                }
                 for i in self.node_insts[x].clone() {
                     if !self.ed.f.layout.is_inserted(i)
-                        || self.dead_list.contains(&i)
+                        || self.on_dead_list[i]
                         || !self.is_copy_like(i)
                     {
                         continue;
@@ -317,7 +328,7 @@ impl<R: Recorder> Emitter<'_, '_, '_, R> {
                     if !unread || writes_phys {
                         continue;
                     }
-                    self.dead_list.push(i);
+                    self.defer(i);
                     self.stats.inc("glue_walk_deferred");
                     self.stats.inc("deferred");
                     let (from, to) = (dag.name_of(rec.node), dag.name_of(x));
@@ -339,6 +350,9 @@ impl<R: Recorder> Emitter<'_, '_, '_, R> {
     /// Phase 14: the dead list erased in bulk.
     fn flush(&mut self, uses: &mut SecondaryMap<VReg, u32>) {
         let list = core::mem::take(&mut self.dead_list);
+        for &i in &list {
+            self.on_dead_list[i] = false;
+        }
         if list.is_empty() {
             return;
         }
@@ -393,20 +407,22 @@ impl<R: Recorder> Emitter<'_, '_, '_, R> {
             self.erase_counted(i, uses);
             erased.push(i.index() as u32);
         }
-        // Live-ins the flush retires: sources nobody reads any more.
-        let still_read = |f: &crate::mir::Function, r: Reg| {
-            f.all_insts().any(|(_, x)| {
-                f.insts[x]
-                    .operands
-                    .iter()
-                    .any(|o| o.is_use() && o.get_reg() == Some(r))
-            })
-        };
+        // Live-ins the flush retires: sources nobody reads any more (one scan for all).
+        let mut read: Vec<Reg> = Vec::new();
+        for (_, x) in self.ed.f.all_insts() {
+            for o in self.ed.f.insts[x].operands.iter().filter(|o| o.is_use()) {
+                if let Some(r @ Reg::Phys(_)) = o.get_reg() {
+                    read.push(r);
+                }
+            }
+        }
+        read.sort_unstable();
+        read.dedup();
         let mut dropped: Vec<String> = Vec::new();
         for r in sources {
             if let Reg::Phys(_) = r {
                 let name = self.reg_name(r);
-                if !still_read(self.ed.f, r) && !dropped.contains(&name) {
+                if read.binary_search(&r).is_err() && !dropped.contains(&name) {
                     dropped.push(name);
                 }
             }

@@ -259,6 +259,8 @@ pub(crate) struct Emitter<'d, 'f, 'r, R: Recorder> {
     pub captured: BTreeMap<String, (VReg, Node)>,
     /// The deferred dead list (Phase 14 deletes it in bulk).
     pub dead_list: Vec<Inst>,
+    /// Membership of the dead list.
+    pub on_dead_list: SecondaryMap<Inst, bool>,
     /// Registers whose last reader dead copy elimination erased (its fixed point).
     pub newly_unread: Vec<VReg>,
 }
@@ -281,6 +283,7 @@ impl<'d, 'f, 'r, R: Recorder> Emitter<'d, 'f, 'r, R> {
             records: Vec::new(),
             captured: BTreeMap::new(),
             dead_list: Vec::new(),
+            on_dead_list: SecondaryMap::new(),
             newly_unread: Vec::new(),
         }
     }
