@@ -390,3 +390,51 @@ fn a_40000_node_glue_chain_parses_and_emits() {
     assert_eq!(stats.get("dead_copies_erased"), n as u64);
     assert_eq!(f.all_insts().count(), 1);
 }
+
+/// Issue 27, decorative mechanisms: every claim the trace makes about kill flags,
+/// hooks, parameter cascades and the divergence rule is what the code does, and our own
+/// inventions say they are ours.
+#[test]
+fn narration_claims_only_what_is_done() {
+    use compiler_core::mir::oflag;
+    let param = std::fs::read_to_string(format!(
+        "{}/gallery/param-cascade.dag",
+        env!("CARGO_MANIFEST_DIR")
+    ))
+    .unwrap();
+    let dag = parse_dag(&param).unwrap();
+    let mut log = StepLog::default();
+    let (f, _) = instr_emitter::run(&dag, &EmitterOptions::default(), &mut log).unwrap();
+    // No kill flag is set, so none can be "cleared"; the trace says there are none.
+    for (_, i) in f.all_insts() {
+        assert!(f.insts[i].operands.iter().all(|o| !o.has(oflag::KILL)));
+    }
+    let (_, _, _, log2, _) = emit("shfl_tied.dag");
+    let steps: Vec<_> = log.steps.iter().chain(log2.steps.iter()).collect();
+    assert!(steps.iter().all(|s| !s.narration.contains("kill flags are cleared")));
+    assert!(steps
+        .iter()
+        .any(|s| s.kind == "record" && s.narration.contains("there are none to clear")));
+    // The dead-copy hooks are named, and said not to be modelled.
+    assert!(steps
+        .iter()
+        .filter(|s| s.kind == "record")
+        .all(|s| s.narration.contains("which CopyScope does not model")));
+    // The parameter cascade is a note in the trace, nothing more.
+    let cascade = steps.iter().find(|s| s.kind == "param_cascade").unwrap();
+    assert!(cascade.narration.contains("only notes the run"), "{}", cascade.narration);
+    // The shuffle's custom-inserter claim is ours and expands nothing.
+    let hook = steps.iter().find(|s| s.kind == "custom_inserter").unwrap();
+    assert!(
+        hook.narration.contains("CopyScope's target table")
+            && hook.narration.contains("expands nothing"),
+        "{}",
+        hook.narration
+    );
+    // The divergence rule is labelled wherever it decides a class.
+    for s in steps.iter().filter(|s| s.kind == "create_vreg") {
+        if s.narration.contains("type decides") || s.narration.contains("type ") {
+            assert!(s.narration.contains("CopyScope's"), "{}", s.narration);
+        }
+    }
+}

@@ -14,6 +14,9 @@
 //! the untyped class of its width (`b32`); two typed classes have no common subclass;
 //! tuples intersect lane-wise and only with tuples of the same lane count.
 //!
+//! CopyScope's rules, not from the spec: the divergence rule of `regclass_for`, the hook
+//! claims of `instr_info` and the register counts below.
+//!
 //! Register counts are ours, modelled on how NVPTX's register file description lists
 //! its classes: five numbered registers per typed class, seven for `int32regs` and
 //! `int64regs` (which also hold the two frame registers); an untyped class holds the
@@ -226,8 +229,9 @@ pub fn width_class(f: Family) -> RegClass {
     })
 }
 
-/// TLI::getRegClassFor: a divergent value is pinned to the typed class of its type
-/// (a per-thread register); a uniform one may live in any register of its width.
+/// TLI::getRegClassFor, as CopyScope models it (our rule, not from the spec): a divergent
+/// value is pinned to the typed class of its type (a per-thread register); a uniform one
+/// may live in any register of its width.
 pub fn regclass_for(vt: Vt, divergent: bool) -> Option<RegClass> {
     let typed = typed_class(vt)?;
     if divergent {
@@ -305,10 +309,15 @@ pub fn min_phys_class(vt: Vt) -> Option<RegClass> {
     typed_class(vt)
 }
 
-/// A one-line description of a class for narration: "float32regs (5 registers)".
+/// A one-line description of a class for narration:
+/// "float32regs (5 registers in CopyScope's model)" (the counts are ours).
 pub fn describe(rc: RegClass) -> alloc::string::String {
     let names = crate::entity::Interner::default();
-    alloc::format!("{} ({} registers)", rc.display(&names), num_regs(rc))
+    alloc::format!(
+        "{} ({} registers in CopyScope's model)",
+        rc.display(&names),
+        num_regs(rc)
+    )
 }
 
 /// The kind of value a class is typed for (for narration).

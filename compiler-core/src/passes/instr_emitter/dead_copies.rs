@@ -3,8 +3,11 @@
 //!
 //! ```text
 //!  for each result record, in emission order:
-//!    hook: CopyFromReg copies go to the target's copy hook (vtable 0xF0), the rest to 0x350
-//!    a physical source or destination has its kill flags cleared
+//!    hook: CopyFromReg copies go to the target's copy hook (vtable 0xF0), the rest to
+//!      0x350; neither hook's answer is modelled (the payload names which one the spec
+//!      calls, nothing more)
+//!    a physical source or destination: CICC clears its kill flags; this emitter sets
+//!      none, so the trace says there is nothing to clear
 //!    side effects (store, branch, convergent, asm) ───────────────────▶ keep, always
 //!    COPY / REG_SEQUENCE with the inline-fold bit (0x10) ─────────────▶ mark dead
 //!      (a folded REG_SEQUENCE that is still read stays: no single source to move to)
@@ -192,15 +195,18 @@ impl<R: Recorder> Emitter<'_, '_, '_, R> {
             src_reg.map(|r| self.reg_name(r)),
             def_reg.map(|r| self.reg_name(r)),
         );
+        // CICC calls clearKillFlags on a physical source or destination here. This
+        // emitter sets no kill flags at all (llc-22's isel marks single-use operands
+        // `killed`; in CopyScope LiveVariables sets kill flags in the passes after), so
+        // there is nothing to clear, and the narration says so.
         let kill_txt = match (src_phys, dst_phys) {
-            (true, _) => format!(
-                " Its source {} is physical, so that register's kill flags are cleared.",
-                names.0.clone().unwrap_or_default()
-            ),
-            (_, true) => format!(
-                " Its destination {} is physical, so that register's kill flags are cleared.",
-                names.1.clone().unwrap_or_default()
-            ),
+            (true, _) | (_, true) => {
+                let r = if src_phys { &names.0 } else { &names.1 };
+                format!(
+                    " CICC clears the kill flags of the physical register {} here; this emitter sets no kill flags, so there are none to clear.",
+                    r.clone().unwrap_or_default()
+                )
+            }
             _ => String::new(),
         };
         let opname = String::from(d.desc().name);
@@ -219,9 +225,9 @@ impl<R: Recorder> Emitter<'_, '_, '_, R> {
             None => opname.clone(),
         };
         let hook_txt = if hook.starts_with("copy_from_reg") {
-            "the CopyFromReg hook"
+            "the spec first asks the target's CopyFromReg hook (vtable 0xF0), which CopyScope does not model"
         } else {
-            "the generic hook"
+            "the spec first asks the target's generic hook (vtable 0x350), which CopyScope does not model"
         };
         let v_txt = match verdict {
             Verdict::Keep => "kept",
@@ -230,7 +236,7 @@ impl<R: Recorder> Emitter<'_, '_, '_, R> {
         };
         self.step(|| {
             let again = if round > 1 { " (again)" } else { "" };
-            Step::new("record", format!("Record {}{again}: {what}, seen by {hook_txt}.{fold_txt}{kill_txt} Verdict: {v_txt} — {reason}.", idx + 1))
+            Step::new("record", format!("Record {}{again}: {what} ({hook_txt}; the verdict comes from the checks that follow it).{fold_txt}{kill_txt} Verdict: {v_txt} — {reason}.", idx + 1))
                 .focus(Focus::inst(i))
                 .payload(Payload::EmitterRecord {
                     index: idx as u32,

@@ -4,7 +4,7 @@
 //! ```text
 //!  input_snapshot(dag): empty blocks + the virtual registers the DAG names
 //!  for each block:                                        EmitSchedule
-//!    (entry block) runs of CopyFromReg $r1, $r2, ... ──▶ noted as a parameter cascade
+//!    (entry block) runs of CopyFromReg $r1, $r2, ... ──▶ noted in the trace (only)
 //!    for each node in schedule order:
 //!      glued to a later node ─▶ wait for it
 //!      else walk its glue operands backwards, emit that chain top-down, then the node
@@ -55,8 +55,18 @@
 //!   folded REG_SEQUENCE that is still read as a whole has no single source, so it is
 //!   kept and the trace says so (CopyScope's rule; the page marks folded copies dead
 //!   because their consumer no longer reads them).
-//! - The three hooks are recorded decisions; no NVPTX pseudo in our opcode table needs an
-//!   expansion the glued nodes before it do not already spell out.
+//! - The three hooks are recorded, not run: which opcodes claim them is CopyScope's
+//!   table (`dag/target.rs`), and no expansion is modelled; the set-up an expansion would
+//!   add is written as glued nodes in the DAG. The dead-copy hooks (0xF0, 0x350) are
+//!   named in each record but their answers are not modelled.
+//! - The parameter-cascade step only reports runs of `$r1, $r2, ...` reads; emission
+//!   does nothing different for them.
+//! - Kill flags: this emitter sets none (llc-22's isel marks single-use operands
+//!   `killed`), so CICC's clearKillFlags calls have nothing to clear; the passes after
+//!   it get their kill flags from LiveVariables.
+//! - CopyScope's rules, not from the spec: a divergent value's class is its type's
+//!   class, a uniform one's its width's class (`target::regclass_for`); the register
+//!   counts the MinRCSize rule reads (`target::num_regs`) are invented.
 
 mod copies;
 mod dead_copies;
@@ -443,7 +453,7 @@ impl<'d, 'f, 'r, R: Recorder> Emitter<'d, 'f, 'r, R> {
             self.step(|| {
                 Step::new(
                     "param_cascade",
-                    format!("A parameter cascade: {count} CopyFromReg nodes read the consecutive parameter registers $r{first}..$r{last}. Each becomes a COPY at the top of the entry block; {unused} of them are never read, and dead copy elimination will take those out again."),
+                    format!("A parameter cascade: {count} CopyFromReg nodes read the consecutive parameter registers $r{first}..$r{last}. CopyScope only notes the run here, for the trace: each node is emitted like any other CopyFromReg, a COPY where it is scheduled; {unused} of them are never read, and dead copy elimination takes those out again."),
                 )
                 .payload(Payload::Counters {
                     values: alloc::vec![
