@@ -365,7 +365,10 @@ fn the_example_in_docs_formats_parses_and_emits() {
 }
 
 fn finding(name: &str) -> String {
-    let path = format!("{}/tests/emitter_findings/{name}", env!("CARGO_MANIFEST_DIR"));
+    let path = format!(
+        "{}/tests/emitter_findings/{name}",
+        env!("CARGO_MANIFEST_DIR")
+    );
     let text = std::fs::read_to_string(&path).unwrap();
     match parse_dag(&text) {
         Ok(d) => panic!("{name}: expected an error, parsed:\n{}", print_dag(&d)),

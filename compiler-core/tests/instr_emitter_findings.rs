@@ -15,7 +15,10 @@ use compiler_core::trace::{Player, StepLog};
 const OUT: u64 = 0x9000;
 
 fn input(name: &str) -> String {
-    let path = format!("{}/tests/emitter_findings/{name}", env!("CARGO_MANIFEST_DIR"));
+    let path = format!(
+        "{}/tests/emitter_findings/{name}",
+        env!("CARGO_MANIFEST_DIR")
+    );
     std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"))
 }
 
@@ -185,13 +188,24 @@ fn fold_narration_says_what_happens_to_a_read_reg_sequence() {
         .find(|s| matches!(&s.payload, Payload::EmitterRecord { opcode, .. } if opcode == "REG_SEQUENCE"))
         .unwrap();
     assert!(
-        matches!(&rec.payload, Payload::EmitterRecord { inline_fold: true, verdict: "keep", .. }),
+        matches!(
+            &rec.payload,
+            Payload::EmitterRecord {
+                inline_fold: true,
+                verdict: "keep",
+                ..
+            }
+        ),
         "{:?}",
         rec.payload
     );
     assert!(rec.narration.contains("stays"), "{}", rec.narration);
     for s in &log.steps {
-        assert!(!s.narration.contains("move to its source"), "{}", s.narration);
+        assert!(
+            !s.narration.contains("move to its source"),
+            "{}",
+            s.narration
+        );
         if let Payload::EmitterFlush { rewritten, .. } = s.payload {
             assert_eq!(rewritten, 0);
         }
@@ -351,12 +365,14 @@ fn asm_text_is_escaped_as_llc22_prints_it_and_round_trips() {
     assert_eq!(print_function(&back.functions[0]), printed);
     let sym = back.functions[0]
         .all_insts()
-        .find_map(|(_, i)| match back.functions[0].insts[i].operands.first()?.kind {
-            compiler_core::mir::OperandKind::Global { sym, .. } => {
-                Some(back.functions[0].names.name(sym).to_string())
-            }
-            _ => None,
-        })
+        .find_map(
+            |(_, i)| match back.functions[0].insts[i].operands.first()?.kind {
+                compiler_core::mir::OperandKind::Global { sym, .. } => {
+                    Some(back.functions[0].names.name(sym).to_string())
+                }
+                _ => None,
+            },
+        )
         .unwrap();
     assert_eq!(compiler_core::dag::llvm_unescape(&sym), raw);
     assert_eq!(compiler_core::dag::llvm_escape(raw), &sym[..]);
@@ -411,7 +427,9 @@ fn narration_claims_only_what_is_done() {
     }
     let (_, _, _, log2, _) = emit("shfl_tied.dag");
     let steps: Vec<_> = log.steps.iter().chain(log2.steps.iter()).collect();
-    assert!(steps.iter().all(|s| !s.narration.contains("kill flags are cleared")));
+    assert!(steps
+        .iter()
+        .all(|s| !s.narration.contains("kill flags are cleared")));
     assert!(steps
         .iter()
         .any(|s| s.kind == "record" && s.narration.contains("there are none to clear")));
@@ -422,7 +440,11 @@ fn narration_claims_only_what_is_done() {
         .all(|s| s.narration.contains("which CopyScope does not model")));
     // The parameter cascade is a note in the trace, nothing more.
     let cascade = steps.iter().find(|s| s.kind == "param_cascade").unwrap();
-    assert!(cascade.narration.contains("only notes the run"), "{}", cascade.narration);
+    assert!(
+        cascade.narration.contains("only notes the run"),
+        "{}",
+        cascade.narration
+    );
     // The shuffle's custom-inserter claim is ours and expands nothing.
     let hook = steps.iter().find(|s| s.kind == "custom_inserter").unwrap();
     assert!(

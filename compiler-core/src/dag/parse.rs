@@ -3,13 +3,13 @@
 //! then the names are resolved and the whole graph is checked (blocks, cycles, schedule
 //! order, glue, operand shapes and types). Every error carries line:column.
 
+use super::target;
 use super::{
     param_reg_number, Attrs, BlockData, Dag, DagBlock, DagOp, Node, NodeData, Operand, RegRef,
     Spans, Value, Vt,
 };
 use crate::entity::{EntityRef, PrimaryMap};
 use crate::error::SourceError;
-use super::target;
 use crate::mir::{flag, Op, RegClass};
 use alloc::collections::BTreeMap;
 use alloc::format;
@@ -590,11 +590,12 @@ fn check(dag: &Dag) -> Result<(), SourceError> {
         order.sort_unstable_by_key(|&n| core::cmp::Reverse(line_of[n]));
         for n in order {
             let d = &dag.nodes[n];
-            let glued_user = d
-                .types
-                .iter()
-                .position(|&t| t == Vt::Glue)
-                .and_then(|g| glue_user.get(&Value { node: n, res: g as u16 }));
+            let glued_user = d.types.iter().position(|&t| t == Vt::Glue).and_then(|g| {
+                glue_user.get(&Value {
+                    node: n,
+                    res: g as u16,
+                })
+            });
             bottoms[n] = match glued_user {
                 Some(&u) => bottoms[u],
                 None if d.has_glue_result() || dag.glued_pred(n).is_some() => Some(n),
@@ -1477,7 +1478,9 @@ impl<'a> Cursor<'a> {
                     Some((_, 't')) => out.push('\t'),
                     _ => {
                         self.pos += i;
-                        return Err(self.err("unknown escape; strings allow \\\", \\\\, \\n and \\t"));
+                        return Err(
+                            self.err("unknown escape; strings allow \\\", \\\\, \\n and \\t")
+                        );
                     }
                 },
                 c => out.push(c),

@@ -157,28 +157,104 @@ pub fn use_count(op: Op) -> Option<(usize, usize)> {
     use Op::*;
     let mode_optional = matches!(
         op,
-        FADDf32rr | FADDf32ri | FADD_rnf32rr | FADD_rnf32ri | FSUBf32rr | FSUB_rnf32rr
-            | FMULf32rr | FMUL_rnf32rr | FMUL_rnf16rr | FADD_rnf16x2rr | FMA_F32rrr | FMA_F32rir
+        FADDf32rr
+            | FADDf32ri
+            | FADD_rnf32rr
+            | FADD_rnf32ri
+            | FSUBf32rr
+            | FSUB_rnf32rr
+            | FMULf32rr
+            | FMUL_rnf32rr
+            | FMUL_rnf16rr
+            | FADD_rnf16x2rr
+            | FMA_F32rrr
+            | FMA_F32rir
     );
     let n = match op {
-        Return | IMPLICIT_DEF | INT_PTX_SREG_TID_x | INT_PTX_SREG_TID_y | INT_PTX_SREG_NTID_x
-        | INT_PTX_SREG_CTAID_x | INT_PTX_SREG_CTAID_y | INT_PTX_SREG_NCTAID_x
+        Return
+        | IMPLICIT_DEF
+        | INT_PTX_SREG_TID_x
+        | INT_PTX_SREG_TID_y
+        | INT_PTX_SREG_NTID_x
+        | INT_PTX_SREG_CTAID_x
+        | INT_PTX_SREG_CTAID_y
+        | INT_PTX_SREG_NCTAID_x
         | INT_PTX_SREG_LANEID => 0,
-        GOTO | BARRIER_CTA_SYNC_ALIGNED_ALL_i | cvta_to_global_64 | MOV_B1_i | MOV_B16_i
-        | MOV_B32_i | MOV_B64_i | MOV_F32_i | MOV_F64_i | MOV_B64_sym | IMOV1rr | IMOV16rr
-        | IMOV32rr | IMOV64rr | FMOV16rr | FMOV32rr | FMOV64rr | MOV_B32_r | MOV_B64_r
-        | BITCONVERT_32_I2F | BITCONVERT_32_F2I | BITCONVERT_64_I2F | BITCONVERT_64_F2I
-        | I32toV2I16 | CP_ASYNC_CA_SHARED => 1,
-        CBranch | CBranchOther | ADD32rr | ADD32ri | ADD64rr | ADD64ri | SUB32rr | MULT32rr
-        | MULT32ri | MUL_WIDEu32_ri | MUL_WIDEs32_ri | XOR_b32rr | AND_b32rr | OR_b32rr
-        | OR_b64rr | SRL32_ri | SHL32_ri | SHL64_ri | CVT_f32_s32 | CVT_f32_u32 | CVT_f32_s64
-        | CVT_f32_u64 | CVT_f32_f16 | CVT_s32_f32 | CVT_u64_u32 | CVT_u32_u64
-        | TEX_UNIFIED_1D_S32_S32_R | TMA_LOAD_2D => 2,
-        MAD_LO_S32rrr | SETP_i32rr | SETP_i32ri | SETP_f32rr | SELP_b32rr | FADDf32rr
-        | FADDf32ri | FADD_rnf32rr | FADD_rnf32ri | FSUBf32rr | FSUB_rnf32rr | FMULf32rr
-        | FMUL_rnf32rr | FMUL_rnf16rr | FADD_rnf16x2rr | TEX_UNIFIED_2D_F32_F32_R
-        | TEX_2D_V4F32_F32 | TEX_2D_V4F32_F32_P | MMA_M16N8K8_TF32 | MMA_M16N8K8_TF32_ACC
-        | WMMA_MMA_M16N16K16_F16 | WGMMA_M64N32K16_F32 => 3,
+        GOTO
+        | BARRIER_CTA_SYNC_ALIGNED_ALL_i
+        | cvta_to_global_64
+        | MOV_B1_i
+        | MOV_B16_i
+        | MOV_B32_i
+        | MOV_B64_i
+        | MOV_F32_i
+        | MOV_F64_i
+        | MOV_B64_sym
+        | IMOV1rr
+        | IMOV16rr
+        | IMOV32rr
+        | IMOV64rr
+        | FMOV16rr
+        | FMOV32rr
+        | FMOV64rr
+        | MOV_B32_r
+        | MOV_B64_r
+        | BITCONVERT_32_I2F
+        | BITCONVERT_32_F2I
+        | BITCONVERT_64_I2F
+        | BITCONVERT_64_F2I
+        | I32toV2I16
+        | CP_ASYNC_CA_SHARED => 1,
+        CBranch
+        | CBranchOther
+        | ADD32rr
+        | ADD32ri
+        | ADD64rr
+        | ADD64ri
+        | SUB32rr
+        | MULT32rr
+        | MULT32ri
+        | MUL_WIDEu32_ri
+        | MUL_WIDEs32_ri
+        | XOR_b32rr
+        | AND_b32rr
+        | OR_b32rr
+        | OR_b64rr
+        | SRL32_ri
+        | SHL32_ri
+        | SHL64_ri
+        | CVT_f32_s32
+        | CVT_f32_u32
+        | CVT_f32_s64
+        | CVT_f32_u64
+        | CVT_f32_f16
+        | CVT_s32_f32
+        | CVT_u64_u32
+        | CVT_u32_u64
+        | TEX_UNIFIED_1D_S32_S32_R
+        | TMA_LOAD_2D => 2,
+        MAD_LO_S32rrr
+        | SETP_i32rr
+        | SETP_i32ri
+        | SETP_f32rr
+        | SELP_b32rr
+        | FADDf32rr
+        | FADDf32ri
+        | FADD_rnf32rr
+        | FADD_rnf32ri
+        | FSUBf32rr
+        | FSUB_rnf32rr
+        | FMULf32rr
+        | FMUL_rnf32rr
+        | FMUL_rnf16rr
+        | FADD_rnf16x2rr
+        | TEX_UNIFIED_2D_F32_F32_R
+        | TEX_2D_V4F32_F32
+        | TEX_2D_V4F32_F32_P
+        | MMA_M16N8K8_TF32
+        | MMA_M16N8K8_TF32_ACC
+        | WMMA_MMA_M16N16K16_F16
+        | WGMMA_M64N32K16_F32 => 3,
         FMA_F32rrr | FMA_F32rir | SHFL_SYNC_IDX_i32 | SHFL_SYNC_DOWN_i32 => 4,
         LD_GLOBAL_NC_i32 | LD_GLOBAL_NC_v4i32 | LD_GLOBAL_NC_v2i64 => 5,
         ST_i32 | ST_i64 => 7,

@@ -152,9 +152,10 @@ impl<R: Recorder> Emitter<'_, '_, '_, R> {
             && def.is_some_and(|o| o.has(oflag::INLINE_FOLD));
         let simple = self.is_copy_like(i) || node.attrs.tied;
         let readers: u32 = d.vreg_defs().map(|(_, v)| uses[v]).sum();
-        let effects = d.desc().has(
-            flag::SIDE_EFFECTS | flag::MAY_STORE | flag::TERMINATOR | flag::CONVERGENT,
-        ) || d.is(Op::INLINEASM);
+        let effects = d
+            .desc()
+            .has(flag::SIDE_EFFECTS | flag::MAY_STORE | flag::TERMINATOR | flag::CONVERGENT)
+            || d.is(Op::INLINEASM);
         let (verdict, reason) = if !simple && !folded {
             (Verdict::Keep, String::from("not a copy-like instruction (descriptor bit 20 clear) and not tied: not a candidate"))
         } else if effects {
@@ -167,9 +168,7 @@ impl<R: Recorder> Emitter<'_, '_, '_, R> {
         } else if dst_phys {
             (
                 Verdict::Keep,
-                String::from(
-                    "it writes a physical register, whose readers this pass cannot see",
-                ),
+                String::from("it writes a physical register, whose readers this pass cannot see"),
             )
         } else if readers > 0 {
             (Verdict::Keep, format!("live: {readers} reader(s)"))

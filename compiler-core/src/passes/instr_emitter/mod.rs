@@ -377,8 +377,13 @@ impl<'d, 'f, 'r, R: Recorder> Emitter<'d, 'f, 'r, R> {
         self.vreg_writes.clear();
         for &w in &dag.blocks[b].schedule {
             let wd = &dag.nodes[w];
-            let (DagOp::CopyToReg, Some(Operand::Reg { reg: RegRef::Virt(v), .. })) =
-                (wd.op, wd.operands.get(1))
+            let (
+                DagOp::CopyToReg,
+                Some(Operand::Reg {
+                    reg: RegRef::Virt(v),
+                    ..
+                }),
+            ) = (wd.op, wd.operands.get(1))
             else {
                 continue;
             };
