@@ -1033,7 +1033,7 @@ fn check_reg_sequence(dag: &Dag, n: Node) -> Result<(), SourceError> {
     }
     let lanes = class.lanes();
     let pairs = &ops[1..];
-    if pairs.is_empty() || pairs.len() % 2 != 0 {
+    if pairs.is_empty() || !pairs.len().is_multiple_of(2) {
         return Err(err(
             dag,
             n,
