@@ -152,6 +152,54 @@ pub fn param_reg_number(name: &str) -> Option<u32> {
     (1..=255).contains(&n).then_some(n)
 }
 
+/// A string as llc-22 prints it in MIR (LLVM's `printEscapedString`): printable ASCII
+/// as is, a backslash doubled, every other byte (`"`, newline, tab, non-ASCII) as `\XX`
+/// in upper-case hex. The inline-asm text of a DAG becomes `&"..."` in this form.
+pub fn llvm_escape(s: &str) -> String {
+    const HEX: &[u8; 16] = b"0123456789ABCDEF";
+    let mut out = String::with_capacity(s.len());
+    for &b in s.as_bytes() {
+        match b {
+            b'\\' => out.push_str("\\\\"),
+            b'"' => out.push_str("\\22"),
+            0x20..=0x7e => out.push(b as char),
+            _ => {
+                out.push('\\');
+                out.push(HEX[(b >> 4) as usize] as char);
+                out.push(HEX[(b & 15) as usize] as char);
+            }
+        }
+    }
+    out
+}
+
+/// The inverse of [`llvm_escape`] (`\\` and `\XX`; anything else is kept as written).
+pub fn llvm_unescape(s: &str) -> String {
+    let b = s.as_bytes();
+    let mut out: Vec<u8> = Vec::with_capacity(b.len());
+    let mut i = 0;
+    while i < b.len() {
+        if b[i] == b'\\' && b.get(i + 1) == Some(&b'\\') {
+            out.push(b'\\');
+            i += 2;
+            continue;
+        }
+        if b[i] == b'\\' && i + 2 < b.len() {
+            let hex = core::str::from_utf8(&b[i + 1..i + 3])
+                .ok()
+                .and_then(|h| u8::from_str_radix(h, 16).ok());
+            if let Some(v) = hex {
+                out.push(v);
+                i += 3;
+                continue;
+            }
+        }
+        out.push(b[i]);
+        i += 1;
+    }
+    String::from_utf8_lossy(&out).into_owned()
+}
+
 /// An operand: another node's result, or an inline leaf.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Operand {

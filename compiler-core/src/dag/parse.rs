@@ -3,13 +3,14 @@
 //! then the names are resolved and the whole graph is checked (blocks, cycles, schedule
 //! order, glue, operand shapes and types). Every error carries line:column.
 
+use super::target;
 use super::{
     param_reg_number, Attrs, BlockData, Dag, DagBlock, DagOp, Node, NodeData, Operand, RegRef,
     Spans, Value, Vt,
 };
 use crate::entity::{EntityRef, PrimaryMap};
 use crate::error::SourceError;
-use crate::mir::RegClass;
+use crate::mir::{flag, Op, RegClass};
 use alloc::collections::BTreeMap;
 use alloc::format;
 use alloc::string::{String, ToString};
@@ -304,7 +305,19 @@ fn operand(c: &mut Cursor<'_>) -> Result<Raw, SourceError> {
             c.expect(":", "`:` and a type after `Constant`")?;
             let ty = vt(c)?;
             c.expect("<", "`<` and the value")?;
+            let vcol = c.col();
             let value = c.signed("an integer constant")?;
+            if let Some(bits) = ty.bits().filter(|&b| b < 64) {
+                // Signed or unsigned reading of `bits` bits (an i1 also takes -1).
+                let lo = if bits == 1 { -1 } else { -(1i128 << (bits - 1)) };
+                let hi = (1i128 << bits) - 1;
+                if !(lo..=hi).contains(&(value as i128)) {
+                    return Err(c.err_at(
+                        vcol,
+                        format!("{value} does not fit in {ty} (range {lo}..{hi})"),
+                    ));
+                }
+            }
             c.expect(">", "`>` after the constant")?;
             Operand::Const { ty, value }
         }
@@ -568,19 +581,26 @@ fn check(dag: &Dag) -> Result<(), SourceError> {
     }
     // 4b. A glued bundle is emitted at its last node: readers of a bundle member's value
     //     come after that last node (or belong to the same bundle).
-    let users = super::Users::compute(dag);
-    let bottom = |mut n: Node| {
-        while let Some(u) = users.glued_user(n, dag) {
-            n = u;
-        }
-        n
-    };
+    //     Each node's bundle bottom is its glued user's bottom: one pass from the last
+    //     line up (a glued user is always scheduled later), so a chain of any length
+    //     costs one step per node; walking down from every node was quadratic.
     let mut bottoms = crate::entity::SecondaryMap::<Node, Option<Node>>::new();
     if !glue_user.is_empty() {
-        for n in dag.nodes.keys() {
-            if dag.nodes[n].has_glue_result() || dag.glued_pred(n).is_some() {
-                bottoms[n] = Some(bottom(n));
-            }
+        let mut order: Vec<Node> = dag.nodes.keys().collect();
+        order.sort_unstable_by_key(|&n| core::cmp::Reverse(line_of[n]));
+        for n in order {
+            let d = &dag.nodes[n];
+            let glued_user = d.types.iter().position(|&t| t == Vt::Glue).and_then(|g| {
+                glue_user.get(&Value {
+                    node: n,
+                    res: g as u16,
+                })
+            });
+            bottoms[n] = match glued_user {
+                Some(&u) => bottoms[u],
+                None if d.has_glue_result() || dag.glued_pred(n).is_some() => Some(n),
+                None => None,
+            };
         }
     }
     for (n, d) in dag.nodes.iter() {
@@ -843,7 +863,221 @@ fn check_shape(dag: &Dag, n: Node) -> Result<(), SourceError> {
                 ));
             }
         }
-        DagOp::Machine(_) => {}
+        DagOp::Machine(op) => check_machine(dag, n, op)?,
+    }
+    Ok(())
+}
+
+/// The operands of a machine node that become MIR uses (not the chain, glue or class).
+fn mir_uses(dag: &Dag, n: Node) -> Vec<usize> {
+    let d = &dag.nodes[n];
+    (0..d.operands.len())
+        .filter(|&k| match &d.operands[k] {
+            Operand::Value(v) => dag.value_type(*v).is_value(),
+            Operand::Class(_) => false,
+            _ => true,
+        })
+        .collect()
+}
+
+/// Whether a value of type `vt` may sit in a register of class `c`.
+fn type_fits(c: RegClass, vt: Vt) -> bool {
+    if vt == Vt::Untyped {
+        return c.lanes() > 1;
+    }
+    match target::typed_class(vt) {
+        Some(t) => c.lanes() == 1 && target::common_subclass(c, t).is_some(),
+        None => false,
+    }
+}
+
+fn class_name(c: RegClass) -> String {
+    format!("{}", c.display(&Default::default()))
+}
+
+/// A machine node against the opcode table (`mir/opcode.rs`: explicit defs) and what
+/// the target says about it (`target.rs`: operand count, def and use classes, implicit
+/// defs): how many operands, how many results, and the type of each.
+fn check_machine(dag: &Dag, n: Node, op: Op) -> Result<(), SourceError> {
+    if op == Op::REG_SEQUENCE {
+        return check_reg_sequence(dag, n);
+    }
+    let d = &dag.nodes[n];
+    let name = op.name();
+    let info = target::instr_info(op);
+    let uses = mir_uses(dag, n);
+    if let Some((lo, hi)) = target::use_count(op) {
+        if !(lo..=hi).contains(&uses.len()) {
+            let want = if lo == hi {
+                format!("{hi}")
+            } else {
+                format!("{lo} or {hi}")
+            };
+            return Err(err(
+                dag,
+                n,
+                uses.get(hi).copied(),
+                format!(
+                    "{name} takes {want} operand(s) besides its chain and glue; this node gives it {}",
+                    uses.len()
+                ),
+            ));
+        }
+    }
+    for (pos, &k) in uses.iter().enumerate() {
+        if let (Operand::Value(v), Some(c)) = (&d.operands[k], info.use_class(pos)) {
+            let vt = dag.value_type(*v);
+            if !type_fits(c, vt) {
+                return Err(err(
+                    dag,
+                    n,
+                    Some(k),
+                    format!(
+                        "type mismatch: operand {} of {name} is a {} register, but {} is {vt}",
+                        pos + 1,
+                        class_name(c),
+                        dag.value_name(*v)
+                    ),
+                ));
+            }
+        }
+    }
+    if op.desc().has(flag::VARIADIC) {
+        return Ok(());
+    }
+    check_machine_results(dag, n, op, &info)
+}
+
+/// The data results of a machine node: its explicit defs (or the lanes of its single
+/// tuple def), then at most one per implicit def; each of a type its class holds.
+fn check_machine_results(
+    dag: &Dag,
+    n: Node,
+    op: Op,
+    info: &target::InstrInfo,
+) -> Result<(), SourceError> {
+    let d = &dag.nodes[n];
+    let name = op.name();
+    let vres: Vec<usize> = d.value_results().collect();
+    let defs = op.desc().defs as usize;
+    let implicit = info.implicit_defs.len();
+    let tuple = info.def_class(0).filter(|c| c.lanes() > 1 && defs == 1);
+    let fits = |explicit: usize| vres.len() >= explicit && vres.len() <= explicit + implicit;
+    let lanes_mode = tuple.is_some_and(|t| t.lanes() > 1 && vres.len() >= t.lanes() as usize);
+    if !(fits(defs) || tuple.is_some_and(|t| fits(t.lanes() as usize))) {
+        let lanes = tuple.map_or(String::new(), |t| {
+            format!(" (or its {} lanes as separate results)", t.lanes())
+        });
+        let imp = if implicit == 0 {
+            String::new()
+        } else {
+            format!(", plus up to {implicit} implicit def(s)")
+        };
+        let types: Vec<&str> = d.types.iter().map(|t| t.name()).collect();
+        return Err(err(
+            dag,
+            n,
+            None,
+            format!(
+                "{name} defines {defs} register(s){lanes}{imp}; this node has {} data result(s) ({})",
+                vres.len(),
+                types.join(",")
+            ),
+        ));
+    }
+    let explicit: Vec<(usize, Option<RegClass>)> = match tuple {
+        Some(t) if lanes_mode => (0..t.lanes() as usize)
+            .map(|i| (vres[i], Some(t.lane_class())))
+            .collect(),
+        _ => (0..defs).map(|i| (vres[i], info.def_class(i))).collect(),
+    };
+    for (r, c) in explicit {
+        let vt = d.types[r];
+        let Some(c) = c else { continue };
+        if !type_fits(c, vt) {
+            return Err(err(
+                dag,
+                n,
+                None,
+                format!(
+                    "type mismatch: result {r} of {} is {vt}, but {name} defines it in a {} register",
+                    dag.name_of(n),
+                    class_name(c)
+                ),
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// `REG_SEQUENCE RegClass:C, value, SubReg:subK, ...`: the class first, then pairs whose
+/// lane exists in C and whose value fits C's lane class; the result is `untyped`.
+fn check_reg_sequence(dag: &Dag, n: Node) -> Result<(), SourceError> {
+    let d = &dag.nodes[n];
+    let ops = &d.operands;
+    let Some(Operand::Class(class)) = ops.first() else {
+        return Err(err(
+            dag,
+            n,
+            Some(0).filter(|_| !ops.is_empty()),
+            "REG_SEQUENCE takes its class first: `RegClass:float32regsx4, t1, SubReg:sub0, ...`",
+        ));
+    };
+    if d.types.as_slice() != [Vt::Untyped] {
+        return Err(err(
+            dag,
+            n,
+            None,
+            "type mismatch: REG_SEQUENCE produces one `untyped` tuple value",
+        ));
+    }
+    let lanes = class.lanes();
+    let pairs = &ops[1..];
+    if pairs.is_empty() || !pairs.len().is_multiple_of(2) {
+        return Err(err(
+            dag,
+            n,
+            None,
+            "REG_SEQUENCE takes pairs after its class: `tN, SubReg:subK`",
+        ));
+    }
+    for (i, pair) in pairs.chunks(2).enumerate() {
+        let k = 1 + 2 * i;
+        let (Operand::Value(v), Operand::SubReg(l)) = (&pair[0], &pair[1]) else {
+            return Err(err(
+                dag,
+                n,
+                Some(k),
+                "REG_SEQUENCE takes pairs after its class: `tN, SubReg:subK`",
+            ));
+        };
+        if *l >= lanes {
+            return Err(err(
+                dag,
+                n,
+                Some(k + 1),
+                format!(
+                    "lane sub{l} does not exist in {}, which has {lanes} lane(s) (sub0..sub{})",
+                    class_name(*class),
+                    lanes.saturating_sub(1)
+                ),
+            ));
+        }
+        let vt = dag.value_type(*v);
+        let lane = class.lane_class();
+        if !type_fits(lane, vt) {
+            return Err(err(
+                dag,
+                n,
+                Some(k),
+                format!(
+                    "type mismatch: lane sub{l} of {} is a {} register, but {} is {vt}",
+                    class_name(*class),
+                    class_name(lane),
+                    dag.value_name(*v)
+                ),
+            ));
+        }
     }
     Ok(())
 }
@@ -1223,7 +1457,7 @@ impl<'a> Cursor<'a> {
         self.pos += len;
         Ok(v)
     }
-    /// `"..."` with `\"` and `\\` escapes.
+    /// `"..."` with `\"`, `\\`, `\n` and `\t` escapes.
     fn quoted(&mut self) -> Result<String, SourceError> {
         let col = self.col();
         if !self.eat("\"") {
@@ -1241,9 +1475,12 @@ impl<'a> Cursor<'a> {
                     Some((_, '"')) => out.push('"'),
                     Some((_, '\\')) => out.push('\\'),
                     Some((_, 'n')) => out.push('\n'),
+                    Some((_, 't')) => out.push('\t'),
                     _ => {
                         self.pos += i;
-                        return Err(self.err("unknown escape; strings allow \\\", \\\\ and \\n"));
+                        return Err(
+                            self.err("unknown escape; strings allow \\\", \\\\, \\n and \\t")
+                        );
                     }
                 },
                 c => out.push(c),

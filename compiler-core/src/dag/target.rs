@@ -14,6 +14,9 @@
 //! the untyped class of its width (`b32`); two typed classes have no common subclass;
 //! tuples intersect lane-wise and only with tuples of the same lane count.
 //!
+//! CopyScope's rules, not from the spec: the divergence rule of `regclass_for`, the hook
+//! claims of `instr_info` and the register counts below.
+//!
 //! Register counts are ours, modelled on how NVPTX's register file description lists
 //! its classes: five numbered registers per typed class, seven for `int32regs` and
 //! `int64regs` (which also hold the two frame registers); an untyped class holds the
@@ -141,6 +144,127 @@ pub fn instr_info(op: Op) -> InstrInfo {
     }
 }
 
+/// How many explicit MIR use operands a machine node of `op` has (registers and
+/// immediates, not the chain or glue), for the parser's check. The NVPTX opcodes count
+/// as llc-22 builds them (every one appears in the corpus' `1-isel.mir` files with this
+/// count: `FADD_rnf32rr a, b, 0` carries its rounding-mode immediate, `LD_i32` eight
+/// addressing operands); the CICC-era moves and multi-result producers as
+/// `mir/opcode.rs` describes their operands. The float arithmetic opcodes also come in
+/// the CICC-era form without the trailing mode immediate (`FADDf32rr a, b`), which the
+/// gallery's DAGs use and the interpreter accepts, so they take a range. `None`:
+/// variadic or not counted here.
+pub fn use_count(op: Op) -> Option<(usize, usize)> {
+    use Op::*;
+    let mode_optional = matches!(
+        op,
+        FADDf32rr
+            | FADDf32ri
+            | FADD_rnf32rr
+            | FADD_rnf32ri
+            | FSUBf32rr
+            | FSUB_rnf32rr
+            | FMULf32rr
+            | FMUL_rnf32rr
+            | FMUL_rnf16rr
+            | FADD_rnf16x2rr
+            | FMA_F32rrr
+            | FMA_F32rir
+    );
+    let n = match op {
+        Return
+        | IMPLICIT_DEF
+        | INT_PTX_SREG_TID_x
+        | INT_PTX_SREG_TID_y
+        | INT_PTX_SREG_NTID_x
+        | INT_PTX_SREG_CTAID_x
+        | INT_PTX_SREG_CTAID_y
+        | INT_PTX_SREG_NCTAID_x
+        | INT_PTX_SREG_LANEID => 0,
+        GOTO
+        | BARRIER_CTA_SYNC_ALIGNED_ALL_i
+        | cvta_to_global_64
+        | MOV_B1_i
+        | MOV_B16_i
+        | MOV_B32_i
+        | MOV_B64_i
+        | MOV_F32_i
+        | MOV_F64_i
+        | MOV_B64_sym
+        | IMOV1rr
+        | IMOV16rr
+        | IMOV32rr
+        | IMOV64rr
+        | FMOV16rr
+        | FMOV32rr
+        | FMOV64rr
+        | MOV_B32_r
+        | MOV_B64_r
+        | BITCONVERT_32_I2F
+        | BITCONVERT_32_F2I
+        | BITCONVERT_64_I2F
+        | BITCONVERT_64_F2I
+        | I32toV2I16
+        | CP_ASYNC_CA_SHARED => 1,
+        CBranch
+        | CBranchOther
+        | ADD32rr
+        | ADD32ri
+        | ADD64rr
+        | ADD64ri
+        | SUB32rr
+        | MULT32rr
+        | MULT32ri
+        | MUL_WIDEu32_ri
+        | MUL_WIDEs32_ri
+        | XOR_b32rr
+        | AND_b32rr
+        | OR_b32rr
+        | OR_b64rr
+        | SRL32_ri
+        | SHL32_ri
+        | SHL64_ri
+        | CVT_f32_s32
+        | CVT_f32_u32
+        | CVT_f32_s64
+        | CVT_f32_u64
+        | CVT_f32_f16
+        | CVT_s32_f32
+        | CVT_u64_u32
+        | CVT_u32_u64
+        | TEX_UNIFIED_1D_S32_S32_R
+        | TMA_LOAD_2D => 2,
+        MAD_LO_S32rrr
+        | SETP_i32rr
+        | SETP_i32ri
+        | SETP_f32rr
+        | SELP_b32rr
+        | FADDf32rr
+        | FADDf32ri
+        | FADD_rnf32rr
+        | FADD_rnf32ri
+        | FSUBf32rr
+        | FSUB_rnf32rr
+        | FMULf32rr
+        | FMUL_rnf32rr
+        | FMUL_rnf16rr
+        | FADD_rnf16x2rr
+        | TEX_UNIFIED_2D_F32_F32_R
+        | TEX_2D_V4F32_F32
+        | TEX_2D_V4F32_F32_P
+        | MMA_M16N8K8_TF32
+        | MMA_M16N8K8_TF32_ACC
+        | WMMA_MMA_M16N16K16_F16
+        | WGMMA_M64N32K16_F32 => 3,
+        FMA_F32rrr | FMA_F32rir | SHFL_SYNC_IDX_i32 | SHFL_SYNC_DOWN_i32 => 4,
+        LD_GLOBAL_NC_i32 | LD_GLOBAL_NC_v4i32 | LD_GLOBAL_NC_v2i64 => 5,
+        ST_i32 | ST_i64 => 7,
+        LD_i32 | LD_i64 | LD_f32 | LDV_i32_v2 | LDV_i32_v4 => 8,
+        STV_i32_v4 => 10,
+        _ => return None,
+    };
+    Some((n - mode_optional as usize, n))
+}
+
 impl InstrInfo {
     pub fn def_class(&self, i: usize) -> Option<RegClass> {
         self.defs.get(i).and_then(|n| RegClass::parse_nvptx(n))
@@ -181,8 +305,9 @@ pub fn width_class(f: Family) -> RegClass {
     })
 }
 
-/// TLI::getRegClassFor: a divergent value is pinned to the typed class of its type
-/// (a per-thread register); a uniform one may live in any register of its width.
+/// TLI::getRegClassFor, as CopyScope models it (our rule, not from the spec): a divergent
+/// value is pinned to the typed class of its type (a per-thread register); a uniform one
+/// may live in any register of its width.
 pub fn regclass_for(vt: Vt, divergent: bool) -> Option<RegClass> {
     let typed = typed_class(vt)?;
     if divergent {
@@ -260,10 +385,15 @@ pub fn min_phys_class(vt: Vt) -> Option<RegClass> {
     typed_class(vt)
 }
 
-/// A one-line description of a class for narration: "float32regs (5 registers)".
+/// A one-line description of a class for narration:
+/// "float32regs (5 registers in CopyScope's model)" (the counts are ours).
 pub fn describe(rc: RegClass) -> alloc::string::String {
     let names = crate::entity::Interner::default();
-    alloc::format!("{} ({} registers)", rc.display(&names), num_regs(rc))
+    alloc::format!(
+        "{} ({} registers in CopyScope's model)",
+        rc.display(&names),
+        num_regs(rc)
+    )
 }
 
 /// The kind of value a class is typed for (for narration).

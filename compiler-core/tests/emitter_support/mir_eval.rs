@@ -136,7 +136,9 @@ pub fn run(f: &Function, inputs: &Inputs) -> Result<Outcome, String> {
                 }
                 Op::INLINEASM => {
                     let text = match d.operands[0].kind {
-                        OperandKind::Global { sym, .. } => f.names.name(sym).to_string(),
+                        OperandKind::Global { sym, .. } => {
+                            compiler_core::dag::llvm_unescape(f.names.name(sym))
+                        }
                         _ => return Err("INLINEASM text".into()),
                     };
                     let mut slots: Vec<u64> = Vec::new();

@@ -101,7 +101,10 @@ impl<R: Recorder> Emitter<'_, '_, '_, R> {
         let name = dag.name_of(n);
         let src = self.reg_of(reg);
         let sn = self.reg_name(src);
-        if let RegRef::Virt(_) = reg {
+        if let RegRef::Virt(vn) = reg {
+            if self.overwritten_before_read(n, *vn) {
+                return self.snapshot_vreg(n, src);
+            }
             self.vr_map.insert(value, src);
             self.node_step(n, "copy_from_reg", vec![], format!("{name} reads the virtual register {sn}: no copy, the value simply is {sn} from now on."), "copy_from_reg_virtual");
             return Ok(());
@@ -199,6 +202,37 @@ impl<R: Recorder> Emitter<'_, '_, '_, R> {
         Ok(())
     }
 
+    /// A read of virtual register `src` that a later write in this block would clobber
+    /// before its readers run: the value is copied out where the DAG reads it.
+    fn snapshot_vreg(&mut self, n: Node, src: Reg) -> Result<(), SourceError> {
+        let Reg::Virt(sv) = src else {
+            unreachable!("virtual registers only")
+        };
+        let class = self.ed.f.vreg_class(sv);
+        let v = self.ed.new_vreg(class);
+        self.stats.inc("vregs_created");
+        let mut data = InstData::new(
+            Opcode::Known(Op::COPY),
+            vec![MOp::vreg(v, oflag::DEF), MOp::reg(src, 0)],
+        );
+        data.lhs_defs = 1;
+        let i = self.append(n, data);
+        self.stats.inc("copies_emitted");
+        self.records.push(ResultRecord {
+            node: n,
+            inst: i,
+            kind: RecordKind::CopyFromReg,
+        });
+        self.vr_map.insert(Value { node: n, res: 0 }, Reg::Virt(v));
+        let (name, sn, vn) = (
+            self.dag.name_of(n),
+            self.reg_name(src),
+            self.reg_name(Reg::Virt(v)),
+        );
+        self.node_step(n, "copy_from_reg", vec![i], format!("{name} reads the virtual register {sn}, but this block writes {sn} again before every reader of {name} has run: the value read here is kept in a copy, COPY {vn}, {sn}, and the readers use {vn} (CopyScope's rule, not from the spec: LLVM's DAGs carry loop values through PHIs and never read and write one register in a block like this)."), "copy_from_reg_snapshot");
+        Ok(())
+    }
+
     /// The class user `u` asks for in its operand `k` (None: no constraint).
     pub(crate) fn use_constraint(&self, u: Node, k: usize) -> Option<RegClass> {
         let dag = self.dag;
@@ -265,22 +299,28 @@ impl<R: Recorder> Emitter<'_, '_, '_, R> {
             });
             return Ok(false);
         }
-        // What the glued predecessor materialized: operand 1's register.
+        // What the glued predecessor materialized, when operand 1 is that very value: a
+        // data result of the glued node (generic path), or the physical register whose
+        // capture that node made (CopyFromReg path). Anything else is not "already
+        // produced" and the node is emitted normally.
+        let pred = dag.glued_pred(n);
         let reused: Option<Reg> = match d.operands.get(1) {
-            Some(Operand::Value(v)) => self.vr_map.get(v).copied(),
+            Some(Operand::Value(v)) if Some(v.node) == pred && dag.value_type(*v).is_value() => {
+                self.vr_map.get(v).copied()
+            }
             Some(Operand::Reg {
                 reg: RegRef::Phys(p),
                 ..
-            }) => self.captured.get(p).map(|&v| Reg::Virt(v)),
-            Some(Operand::Reg {
-                reg: RegRef::Virt(v),
-                ..
-            }) => Some(Reg::Virt(VReg::new(*v as usize))),
+            }) if d.op == DagOp::CopyFromReg => self
+                .captured
+                .get(p)
+                .filter(|c| Some(c.1) == pred)
+                .map(|c| Reg::Virt(c.0)),
             _ => None,
         };
         let Some(r) = reused else {
             self.step(|| {
-                Step::new("bit36_guard", format!("{name} carries bit 36 and is in a glue chain, but nothing before it holds the value yet: it is emitted normally."))
+                Step::new("bit36_guard", format!("{name} carries bit 36 and is in a glue chain, but its operand 1 is not a value the glued node before it produced (or that node has not materialized it): it is emitted normally."))
                     .focus(Focus::DagNode { number })
                     .payload(Payload::EmitterBit36 { node: name.clone(), guard: "nothing_materialized", flag: true, skipped: false, reused: None })
             });

@@ -3,9 +3,14 @@
 //!
 //! ```text
 //!  for each result record, in emission order:
-//!    hook: CopyFromReg copies go to the target's copy hook (vtable 0xF0), the rest to 0x350
-//!    a physical source or destination has its kill flags cleared
+//!    hook: CopyFromReg copies go to the target's copy hook (vtable 0xF0), the rest to
+//!      0x350; neither hook's answer is modelled (the payload names which one the spec
+//!      calls, nothing more)
+//!    a physical source or destination: CICC clears its kill flags; this emitter sets
+//!      none, so the trace says there is nothing to clear
+//!    side effects (store, branch, convergent, asm) ───────────────────▶ keep, always
 //!    COPY / REG_SEQUENCE with the inline-fold bit (0x10) ─────────────▶ mark dead
+//!      (a folded REG_SEQUENCE that is still read stays: no single source to move to)
 //!    not copy-like (TSFlags bit 20 clear) and not tied ────────────────▶ keep: no candidate
 //!    writes a physical register, or its def is read ────────────────────▶ keep
 //!    operand 1 is not a machine (physical) register ───────────────────▶ erase now
@@ -16,6 +21,8 @@
 //!    its glue chain: copies there that nobody reads any more join the dead list
 //!  flush: readers of folded copies are moved to the copy's source; the dead list is
 //!    erased in one step
+//!  fixed point: records whose registers lost their last reader are judged again, and
+//!    flushed again, until a round erases nothing
 //! ```
 //!
 //! Which copies wait: a parameter copy reads a live-in register (`$rN`), and erasing it
@@ -25,7 +32,7 @@
 use super::{Emitter, RecordKind};
 use crate::dag::DagOp;
 use crate::entity::{EntityRef, SecondaryMap};
-use crate::mir::{oflag, Inst, Op, Reg, VReg};
+use crate::mir::{flag, oflag, Inst, Op, Reg, VReg};
 use crate::trace::{Focus, Payload, Recorder, Step};
 use alloc::format;
 use alloc::string::String;
@@ -52,6 +59,9 @@ impl<R: Recorder> Emitter<'_, '_, '_, R> {
     fn erase_counted(&mut self, i: Inst, uses: &mut SecondaryMap<VReg, u32>) {
         for (_, v) in self.ed.f.insts[i].vreg_uses() {
             uses[v] = uses[v].saturating_sub(1);
+            if uses[v] == 0 {
+                self.newly_unread.push(v);
+            }
         }
         self.ed.erase(i);
         self.stats.inc("dead_copies_erased");
@@ -66,131 +76,202 @@ impl<R: Recorder> Emitter<'_, '_, '_, R> {
         let mut uses = self.use_counts();
         let records = self.records.clone();
         let total = records.len();
-        self.step(|| {
-            Step::new("dead_copies_start", format!("Emission is done; dead copy elimination walks the {total} result records in emission order and decides for each: keep, erase now, or put on the dead list."))
-        });
-        for (idx, rec) in records.iter().enumerate() {
-            if !self.ed.f.layout.is_inserted(rec.inst) {
-                continue;
+        // The record that defines each register, to look at it again when its last
+        // reader goes.
+        let mut def_record: SecondaryMap<VReg, u32> = SecondaryMap::new();
+        for (idx, r) in records.iter().enumerate() {
+            for (_, v) in self.ed.f.insts[r.inst].vreg_defs() {
+                def_record[v] = idx as u32 + 1;
             }
-            self.stats.inc("records");
-            let i = rec.inst;
-            let d = self.ed.f.insts[i].clone();
-            let node = &self.dag.nodes[rec.node];
-            let hook: &'static str = if node.op == DagOp::CopyFromReg {
-                "copy_from_reg_hook_0xF0"
-            } else {
-                "generic_hook_0x350"
-            };
-            let def = (d.lhs_defs > 0).then(|| d.operands[0]);
-            let def_reg = def.and_then(|o| o.get_reg());
-            let src_reg = if self.is_copy_like(i) {
-                d.operands.get(1).and_then(|o| o.get_reg())
-            } else {
-                None
-            };
-            let src_phys = matches!(src_reg, Some(Reg::Phys(_)));
-            let dst_phys = matches!(def_reg, Some(Reg::Phys(_)));
-            let folded = (d.is(Op::COPY) || d.is(Op::REG_SEQUENCE))
-                && def.is_some_and(|o| o.has(oflag::INLINE_FOLD));
-            let simple = self.is_copy_like(i) || node.attrs.tied;
-            let readers: u32 = d.vreg_defs().map(|(_, v)| uses[v]).sum();
-            let (verdict, reason) = if folded {
-                self.mark_dead(readers, src_phys, true)
-            } else if !simple {
-                (Verdict::Keep, String::from("not a copy-like instruction (descriptor bit 20 clear) and not tied: not a candidate"))
-            } else if dst_phys {
-                (
-                    Verdict::Keep,
-                    String::from(
-                        "it writes a physical register, whose readers this pass cannot see",
-                    ),
-                )
-            } else if readers > 0 {
-                (Verdict::Keep, format!("live: {readers} reader(s)"))
-            } else if !src_phys {
-                (
-                    Verdict::EraseNow,
-                    String::from(
-                        "nobody reads it and operand 1 is not a machine register: erased at once",
-                    ),
-                )
-            } else {
-                self.mark_dead(readers, src_phys, false)
-            };
-            match verdict {
-                Verdict::Keep => {}
-                Verdict::EraseNow => self.erase_counted(i, &mut uses),
-                Verdict::Defer => {
-                    self.dead_list.push(i);
-                    self.stats.inc("deferred");
-                }
-            }
-            let names = (
-                src_reg.map(|r| self.reg_name(r)),
-                def_reg.map(|r| self.reg_name(r)),
-            );
-            let kill_txt = match (src_phys, dst_phys) {
-                (true, _) => format!(
-                    " Its source {} is physical, so that register's kill flags are cleared.",
-                    names.0.clone().unwrap_or_default()
-                ),
-                (_, true) => format!(
-                    " Its destination {} is physical, so that register's kill flags are cleared.",
-                    names.1.clone().unwrap_or_default()
-                ),
-                _ => String::new(),
-            };
-            let opname = String::from(d.desc().name);
-            let fold_txt = if folded {
-                " Its def carries the inline-fold bit (0x10)."
-            } else {
-                ""
-            };
-            let verdict_name = match verdict {
-                Verdict::Keep => "keep",
-                Verdict::EraseNow => "erase_now",
-                Verdict::Defer => "defer",
-            };
-            let what = match &names.1 {
-                Some(dn) => format!("{opname} defining {dn}"),
-                None => opname.clone(),
-            };
-            let hook_txt = if hook.starts_with("copy_from_reg") {
-                "the CopyFromReg hook"
-            } else {
-                "the generic hook"
-            };
-            let v_txt = match verdict {
-                Verdict::Keep => "kept",
-                Verdict::EraseNow => "erased now",
-                Verdict::Defer => "put on the dead list",
-            };
-            self.step(|| {
-                Step::new("record", format!("Record {}: {what}, seen by {hook_txt}.{fold_txt}{kill_txt} Verdict: {v_txt} — {reason}.", idx + 1))
-                    .focus(Focus::inst(i))
-                    .payload(Payload::EmitterRecord {
-                        index: idx as u32,
-                        inst: i.index() as u32,
-                        opcode: opname.clone(),
-                        hook,
-                        src: names.0.clone(),
-                        dst: names.1.clone(),
-                        inline_fold: folded,
-                        candidate: simple || folded,
-                        uses: readers,
-                        verdict: verdict_name,
-                        reason: reason.clone(),
-                    })
-            });
         }
-        self.glue_walk(&records, &uses);
-        self.flush(&mut uses);
+        self.step(|| {
+            Step::new("dead_copies_start", format!("Emission is done; dead copy elimination walks the {total} result records in emission order and decides for each: keep, erase now, or put on the dead list. It runs to a fixed point: a record whose register loses its last reader is looked at again."))
+        });
+        let mut work: Vec<usize> = (0..records.len()).collect();
+        let mut round = 1u32;
+        loop {
+            for idx in core::mem::take(&mut work) {
+                self.judge_record(idx, &records[idx], round, &mut uses);
+            }
+            if round == 1 {
+                self.glue_walk(&records, &uses);
+            }
+            self.flush(&mut uses);
+            // Registers whose last reader went in this round: their records again.
+            let mut again: Vec<usize> = self
+                .newly_unread
+                .drain(..)
+                .filter(|&v| uses[v] == 0 && def_record[v] > 0)
+                .map(|v| def_record[v] as usize - 1)
+                .filter(|&i| self.ed.f.layout.is_inserted(records[i].inst))
+                .collect();
+            again.sort_unstable();
+            again.dedup();
+            if again.is_empty() {
+                break;
+            }
+            round += 1;
+            let n = again.len();
+            self.step(|| {
+                Step::new("dead_copies_round", format!("Round {round}: erasing copies left {n} record(s) whose register nobody reads any more; they are judged again."))
+            });
+            work = again;
+        }
+    }
+
+    /// One record's verdict (round `round` of the fixed point).
+    fn judge_record(
+        &mut self,
+        idx: usize,
+        rec: &super::ResultRecord,
+        round: u32,
+        uses: &mut SecondaryMap<VReg, u32>,
+    ) {
+        if !self.ed.f.layout.is_inserted(rec.inst) || self.on_dead_list[rec.inst] {
+            return;
+        }
+        self.stats.inc("records");
+        let i = rec.inst;
+        let d = self.ed.f.insts[i].clone();
+        let node = &self.dag.nodes[rec.node];
+        let hook: &'static str = if node.op == DagOp::CopyFromReg {
+            "copy_from_reg_hook_0xF0"
+        } else {
+            "generic_hook_0x350"
+        };
+        let def = (d.lhs_defs > 0).then(|| d.operands[0]);
+        let def_reg = def.and_then(|o| o.get_reg());
+        let src_reg = if self.is_copy_like(i) {
+            d.operands.get(1).and_then(|o| o.get_reg())
+        } else {
+            None
+        };
+        let src_phys = matches!(src_reg, Some(Reg::Phys(_)));
+        let dst_phys = matches!(def_reg, Some(Reg::Phys(_)));
+        let folded = (d.is(Op::COPY) || d.is(Op::REG_SEQUENCE))
+            && def.is_some_and(|o| o.has(oflag::INLINE_FOLD));
+        let simple = self.is_copy_like(i) || node.attrs.tied;
+        let readers: u32 = d.vreg_defs().map(|(_, v)| uses[v]).sum();
+        let effects = d
+            .desc()
+            .has(flag::SIDE_EFFECTS | flag::MAY_STORE | flag::TERMINATOR | flag::CONVERGENT)
+            || d.is(Op::INLINEASM);
+        let (verdict, reason) = if !simple && !folded {
+            (Verdict::Keep, String::from("not a copy-like instruction (descriptor bit 20 clear) and not tied: not a candidate"))
+        } else if effects {
+            (
+                Verdict::Keep,
+                String::from("it has side effects (it stores, branches, synchronizes the warp or is otherwise observable), and an instruction with side effects is never erased, whatever its flags say"),
+            )
+        } else if folded {
+            self.mark_dead(readers, src_phys, true, d.is(Op::COPY))
+        } else if dst_phys {
+            (
+                Verdict::Keep,
+                String::from("it writes a physical register, whose readers this pass cannot see"),
+            )
+        } else if readers > 0 {
+            (Verdict::Keep, format!("live: {readers} reader(s)"))
+        } else if !src_phys {
+            (
+                Verdict::EraseNow,
+                String::from(
+                    "nobody reads it and operand 1 is not a machine register: erased at once",
+                ),
+            )
+        } else {
+            self.mark_dead(readers, src_phys, false, d.is(Op::COPY))
+        };
+        match verdict {
+            Verdict::Keep => {}
+            Verdict::EraseNow => self.erase_counted(i, uses),
+            Verdict::Defer => {
+                self.defer(i);
+                self.stats.inc("deferred");
+            }
+        }
+        let names = (
+            src_reg.map(|r| self.reg_name(r)),
+            def_reg.map(|r| self.reg_name(r)),
+        );
+        // CICC calls clearKillFlags on a physical source or destination here. This
+        // emitter sets no kill flags at all (llc-22's isel marks single-use operands
+        // `killed`; in CopyScope LiveVariables sets kill flags in the passes after), so
+        // there is nothing to clear, and the narration says so.
+        let kill_txt = match (src_phys, dst_phys) {
+            (true, _) | (_, true) => {
+                let r = if src_phys { &names.0 } else { &names.1 };
+                format!(
+                    " CICC clears the kill flags of the physical register {} here; this emitter sets no kill flags, so there are none to clear.",
+                    r.clone().unwrap_or_default()
+                )
+            }
+            _ => String::new(),
+        };
+        let opname = String::from(d.desc().name);
+        let fold_txt = if folded {
+            " Its def carries the inline-fold bit (0x10)."
+        } else {
+            ""
+        };
+        let verdict_name = match verdict {
+            Verdict::Keep => "keep",
+            Verdict::EraseNow => "erase_now",
+            Verdict::Defer => "defer",
+        };
+        let what = match &names.1 {
+            Some(dn) => format!("{opname} defining {dn}"),
+            None => opname.clone(),
+        };
+        let hook_txt = if hook.starts_with("copy_from_reg") {
+            "the spec first asks the target's CopyFromReg hook (vtable 0xF0), which CopyScope does not model"
+        } else {
+            "the spec first asks the target's generic hook (vtable 0x350), which CopyScope does not model"
+        };
+        let v_txt = match verdict {
+            Verdict::Keep => "kept",
+            Verdict::EraseNow => "erased now",
+            Verdict::Defer => "put on the dead list",
+        };
+        self.step(|| {
+            let again = if round > 1 { " (again)" } else { "" };
+            Step::new("record", format!("Record {}{again}: {what} ({hook_txt}; the verdict comes from the checks that follow it).{fold_txt}{kill_txt} Verdict: {v_txt} — {reason}.", idx + 1))
+                .focus(Focus::inst(i))
+                .payload(Payload::EmitterRecord {
+                    index: idx as u32,
+                    inst: i.index() as u32,
+                    opcode: opname.clone(),
+                    hook,
+                    src: names.0.clone(),
+                    dst: names.1.clone(),
+                    inline_fold: folded,
+                    candidate: simple || folded,
+                    uses: readers,
+                    verdict: verdict_name,
+                    reason: reason.clone(),
+                })
+        });
+    }
+
+    fn defer(&mut self, i: Inst) {
+        self.dead_list.push(i);
+        self.on_dead_list[i] = true;
     }
 
     /// isUnusedReg, in our model: erase now when nothing references either register.
-    fn mark_dead(&self, readers: u32, src_phys: bool, folded: bool) -> (Verdict, String) {
-        if readers == 0 && !src_phys {
+    fn mark_dead(
+        &self,
+        readers: u32,
+        src_phys: bool,
+        folded: bool,
+        is_copy: bool,
+    ) -> (Verdict, String) {
+        if folded && readers > 0 && !is_copy {
+            (
+                Verdict::Keep,
+                format!("folded, but {readers} reader(s) still read the whole tuple it builds; a REG_SEQUENCE has one source per lane and no single register its readers could read instead, so it stays"),
+            )
+        } else if readers == 0 && !src_phys {
             (
                 Verdict::EraseNow,
                 String::from(if folded {
@@ -216,6 +297,7 @@ impl<R: Recorder> Emitter<'_, '_, '_, R> {
     fn glue_walk(&mut self, records: &[super::ResultRecord], uses: &SecondaryMap<VReg, u32>) {
         let dag = self.dag;
         let mut walked = 0;
+        let mut visited: SecondaryMap<crate::dag::Node, bool> = SecondaryMap::new();
         for rec in records {
             let nd = &dag.nodes[rec.node];
             if rec.kind != RecordKind::CopyFromReg
@@ -228,9 +310,14 @@ impl<R: Recorder> Emitter<'_, '_, '_, R> {
             walked += 1;
             let mut p = dag.glued_pred(rec.node);
             while let Some(x) = p {
+                // Nothing changes the verdicts during the walk, so a node an earlier walk
+                // reached (and everything above it) has nothing new to give.
+                if core::mem::replace(&mut visited[x], true) {
+                    break;
+                }
                 for i in self.node_insts[x].clone() {
                     if !self.ed.f.layout.is_inserted(i)
-                        || self.dead_list.contains(&i)
+                        || self.on_dead_list[i]
                         || !self.is_copy_like(i)
                     {
                         continue;
@@ -246,7 +333,7 @@ impl<R: Recorder> Emitter<'_, '_, '_, R> {
                     if !unread || writes_phys {
                         continue;
                     }
-                    self.dead_list.push(i);
+                    self.defer(i);
                     self.stats.inc("glue_walk_deferred");
                     self.stats.inc("deferred");
                     let (from, to) = (dag.name_of(rec.node), dag.name_of(x));
@@ -268,6 +355,9 @@ impl<R: Recorder> Emitter<'_, '_, '_, R> {
     /// Phase 14: the dead list erased in bulk.
     fn flush(&mut self, uses: &mut SecondaryMap<VReg, u32>) {
         let list = core::mem::take(&mut self.dead_list);
+        for &i in &list {
+            self.on_dead_list[i] = false;
+        }
         if list.is_empty() {
             return;
         }
@@ -322,20 +412,22 @@ impl<R: Recorder> Emitter<'_, '_, '_, R> {
             self.erase_counted(i, uses);
             erased.push(i.index() as u32);
         }
-        // Live-ins the flush retires: sources nobody reads any more.
-        let still_read = |f: &crate::mir::Function, r: Reg| {
-            f.all_insts().any(|(_, x)| {
-                f.insts[x]
-                    .operands
-                    .iter()
-                    .any(|o| o.is_use() && o.get_reg() == Some(r))
-            })
-        };
+        // Live-ins the flush retires: sources nobody reads any more (one scan for all).
+        let mut read: Vec<Reg> = Vec::new();
+        for (_, x) in self.ed.f.all_insts() {
+            for o in self.ed.f.insts[x].operands.iter().filter(|o| o.is_use()) {
+                if let Some(r @ Reg::Phys(_)) = o.get_reg() {
+                    read.push(r);
+                }
+            }
+        }
+        read.sort_unstable();
+        read.dedup();
         let mut dropped: Vec<String> = Vec::new();
         for r in sources {
             if let Reg::Phys(_) = r {
                 let name = self.reg_name(r);
-                if !still_read(self.ed.f, r) && !dropped.contains(&name) {
+                if read.binary_search(&r).is_err() && !dropped.contains(&name) {
                     dropped.push(name);
                 }
             }

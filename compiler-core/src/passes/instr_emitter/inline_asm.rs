@@ -44,7 +44,8 @@ impl<R: Recorder> Emitter<'_, '_, '_, R> {
         let glue = d.glue_operand(&dag.nodes).is_some();
         let groups = asm_groups(&d.operands, glue).expect("checked by the parser");
         let mut ops: Vec<MOp> = Vec::new();
-        let sym = self.ed.intern(text);
+        // MIR holds the text as llc-22 prints it: newline `\0A`, tab `\09`, ...
+        let sym = self.ed.intern(&crate::dag::llvm_escape(text));
         ops.push(MOp::new(OperandKind::Global {
             sym,
             sigil: Sigil::AmpQuoted,

@@ -8,7 +8,9 @@
 //!                          a sole CopyToReg user's register is reused
 //!  operands: values ─▶ AddRegisterOperand (constrain, or COPY when the class would
 //!            shrink below MinRCSize = 4 registers); leaves ─▶ immediates, symbols, blocks
-//!  insert; the three hooks (custom inserter 0xB8, post-RA pseudo 0x348, sub-register 0x160)
+//!  insert; the three hooks (custom inserter 0xB8, post-RA pseudo 0x348, sub-register 0x160):
+//!          which opcodes each claims is CopyScope's table; a claim is recorded, nothing
+//!          is expanded
 //!  implicit defs: used ones captured by a COPY; the rest marked dead
 //!  lanes: emit_lane(k) adds pair k to the EXTRACT_SUBREG, then recurses to k+1;
 //!         pair k>0 gets isTied (same producer as lane k-1) and earlyTied when its result
@@ -180,9 +182,9 @@ impl<R: Recorder> Emitter<'_, '_, '_, R> {
         .map(|e| e.1)
         .collect();
         let hook_txt = if hooks.is_empty() {
-            String::from(" None of the three target hooks claims it (each is the default stub that returns false).")
+            String::from(" CopyScope's target table has none of the three hooks claim it (the default stubs return false).")
         } else {
-            format!(" Target hook(s) to consult: {}.", hooks.join(", "))
+            format!(" CopyScope's target table has it claimed by: {} (recorded below; no expansion is modelled).", hooks.join(", "))
         };
         self.node_step(
             n,
@@ -254,7 +256,7 @@ impl<R: Recorder> Emitter<'_, '_, '_, R> {
         );
         let why = match (&ic, &tc) {
             (Some(i), Some(t)) if *i == cc && *t == cc => format!(
-                "the instruction and the {vt} type ({}) agree on {cc}",
+                "the instruction and the {vt} type ({}, by CopyScope's divergence rule) agree on {cc}",
                 if d.attrs.divergent {
                     "divergent"
                 } else {
@@ -262,7 +264,7 @@ impl<R: Recorder> Emitter<'_, '_, '_, R> {
                 }
             ),
             (Some(i), Some(t)) => format!(
-                "the instruction wants {i}, the {} {vt} type {t}; their common subclass is {cc}",
+                "the instruction wants {i}, the {} {vt} type {t} (by CopyScope's divergence rule); their common subclass is {cc}",
                 if d.attrs.divergent {
                     "divergent"
                 } else {
@@ -271,7 +273,7 @@ impl<R: Recorder> Emitter<'_, '_, '_, R> {
             ),
             (Some(i), None) => format!("the instruction wants {i}"),
             (None, Some(t)) => format!(
-                "the instruction leaves it open, so the {} {vt} type decides: {t}",
+                "the instruction leaves it open, so the {} {vt} type decides: {t} (CopyScope's rule, not from the spec: a divergent value gets its type's class, a uniform one its width's class)",
                 if divergent { "divergent" } else { "uniform" }
             ),
             (None, None) => String::new(),
@@ -404,9 +406,9 @@ impl<R: Recorder> Emitter<'_, '_, '_, R> {
             _ => "this pseudo",
         };
         for (claimed, kind, text) in [
-            (info.custom_inserter, "custom_inserter", format!("EmitInstrWithCustomInserter (vtable slot 0xB8, not the default stub) claims {} ({family}). In CICC it would expand the pseudo into address setup, sampler or lane-mask set-up and the real instruction; in this model that set-up arrives as the glued nodes before it, so the instruction stays as built.", op.name())),
-            (info.post_ra_pseudo, "post_ra_pseudo", format!("expandPostRAPseudo (vtable slot 0x348) claims {}: it is expanded only after register allocation; nothing changes now.", op.name())),
-            (info.subreg_inserter, "subreg_inserter", format!("The sub-register inserter (vtable slot 0x160) claims {}: NVPTX keeps it as is here; two-address lowers it into COPYs later.", op.name())),
+            (info.custom_inserter, "custom_inserter", format!("CopyScope's target table marks {} ({family}) as claimed by EmitInstrWithCustomInserter (vtable slot 0xB8; which opcodes CICC claims is not on the spec page, this list is ours). CICC would expand the pseudo here; CopyScope expands nothing: the set-up that expansion would add is written as the glued nodes before it, and the instruction stays as built.", op.name())),
+            (info.post_ra_pseudo, "post_ra_pseudo", format!("CopyScope's target table marks {} for expandPostRAPseudo (vtable slot 0x348), which runs only after register allocation: nothing happens now.", op.name())),
+            (info.subreg_inserter, "subreg_inserter", format!("CopyScope's target table marks {} for the sub-register hook (vtable slot 0x160); it changes nothing here: two-address lowers REG_SEQUENCE into COPYs later.", op.name())),
         ] {
             if !claimed {
                 continue;
@@ -491,7 +493,7 @@ impl<R: Recorder> Emitter<'_, '_, '_, R> {
                 kind: RecordKind::ImplicitCapture,
             });
             self.vr_map.insert(value, Reg::Virt(v));
-            self.captured.insert(reg.into(), v);
+            self.captured.insert(reg.into(), (v, n));
             let (vn, name) = (self.reg_name(Reg::Virt(v)), dag.value_name(value));
             self.step(|| {
                 Step::new("implicit_def_copy", format!("{name} is the implicit def ${reg} and someone reads it: it is captured right after the instruction, COPY {vn}, ${reg}."))

@@ -4,7 +4,7 @@
 //! ```text
 //!  input_snapshot(dag): empty blocks + the virtual registers the DAG names
 //!  for each block:                                        EmitSchedule
-//!    (entry block) runs of CopyFromReg $r1, $r2, ... ──▶ noted as a parameter cascade
+//!    (entry block) runs of CopyFromReg $r1, $r2, ... ──▶ noted in the trace (only)
 //!    for each node in schedule order:
 //!      glued to a later node ─▶ wait for it
 //!      else walk its glue operands backwards, emit that chain top-down, then the node
@@ -21,7 +21,8 @@
 //!  dead_copies::eliminate                                 Phase 12 + the dead list (Phase 14)
 //!    classify every result record ─▶ keep | erase now | defer
 //!    secondary glue walk ─────────▶ more deferrals
-//!    flush the dead list in bulk; the live-ins are the parameter registers still read
+//!    flush the dead list in bulk; records that lost their last reader ─▶ again
+//!  the live-ins are the parameter registers still read
 //! ```
 //!
 //! Invariants: every change to the function goes through the [`Editor`] and is part of
@@ -37,14 +38,35 @@
 //! - CopyFromReg and CreateVirtualRegisters reuse a CopyToReg's register only when that
 //!   CopyToReg is the value's sole user (the page's wording; upstream LLVM looks at any
 //!   CopyToReg user).
-//! - Dead copy elimination runs once, after every block, so a copy read only in a later
-//!   block counts as read. The page's isUnusedReg test is modelled as "nothing
+//! - Dead copy elimination runs after every block, so a copy read only in a later
+//!   block counts as read, and it runs to a fixed point: a copy whose last reader it
+//!   erased is judged again. It never erases an instruction with side effects (a store,
+//!   a branch, a warp shuffle), whatever its `[tied]` flag says.
+//! - CopyFromReg of a virtual register that the same block writes again before the
+//!   read value's last reader (possible here because the format has no PHIs) copies
+//!   the value out where the DAG reads it (CopyScope's rule; LLVM never meets this).
+//! - Bit 36 skips a node only when its operand 1 is a value its glued predecessor
+//!   produced (on the CopyFromReg path: the physical register that node's implicit def
+//!   capture holds); any other operand 1 means nothing was produced for it. The page's isUnusedReg test is modelled as "nothing
 //!   references either register any more": a copy out of a live-in parameter register
 //!   waits on the dead list, because erasing it retires the live-in too.
-//! - A folded copy (inline-fold bit) that still has readers is not left dangling: at the
-//!   flush its readers are moved to the copy's source, which is what folding means.
-//! - The three hooks are recorded decisions; no NVPTX pseudo in our opcode table needs an
-//!   expansion the glued nodes before it do not already spell out.
+//! - A folded COPY (inline-fold bit) that still has readers is not left dangling: at the
+//!   flush its readers are moved to the copy's source, which is what folding means. A
+//!   folded REG_SEQUENCE that is still read as a whole has no single source, so it is
+//!   kept and the trace says so (CopyScope's rule; the page marks folded copies dead
+//!   because their consumer no longer reads them).
+//! - The three hooks are recorded, not run: which opcodes claim them is CopyScope's
+//!   table (`dag/target.rs`), and no expansion is modelled; the set-up an expansion would
+//!   add is written as glued nodes in the DAG. The dead-copy hooks (0xF0, 0x350) are
+//!   named in each record but their answers are not modelled.
+//! - The parameter-cascade step only reports runs of `$r1, $r2, ...` reads; emission
+//!   does nothing different for them.
+//! - Kill flags: this emitter sets none (llc-22's isel marks single-use operands
+//!   `killed`), so CICC's clearKillFlags calls have nothing to clear; the passes after
+//!   it get their kill flags from LiveVariables.
+//! - CopyScope's rules, not from the spec: a divergent value's class is its type's
+//!   class, a uniform one's its width's class (`target::regclass_for`); the register
+//!   counts the MinRCSize rule reads (`target::num_regs`) are invented.
 
 mod copies;
 mod dead_copies;
@@ -234,14 +256,23 @@ pub(crate) struct Emitter<'d, 'f, 'r, R: Recorder> {
     /// VRBaseMap: the register holding each emitted value.
     pub vr_map: BTreeMap<Value, Reg>,
     pub emitted: SecondaryMap<Node, bool>,
+    /// Each node's position in its block's emission order (see `emission_order`).
+    pub emit_pos: SecondaryMap<Node, u32>,
+    /// Emission positions of the writes to each virtual register in the current block.
+    pub vreg_writes: BTreeMap<u32, Vec<u32>>,
     /// The instructions each node produced (the MI map).
     pub node_insts: SecondaryMap<Node, Vec<Inst>>,
     pub cur_block: Block,
     pub records: Vec<ResultRecord>,
-    /// Physical registers whose value a copy already captured in this block, for bit 36.
-    pub captured: BTreeMap<String, VReg>,
+    /// Physical registers whose value a copy already captured in this block, for bit 36:
+    /// the register holding it and the node whose implicit def it was.
+    pub captured: BTreeMap<String, (VReg, Node)>,
     /// The deferred dead list (Phase 14 deletes it in bulk).
     pub dead_list: Vec<Inst>,
+    /// Membership of the dead list.
+    pub on_dead_list: SecondaryMap<Inst, bool>,
+    /// Registers whose last reader dead copy elimination erased (its fixed point).
+    pub newly_unread: Vec<VReg>,
 }
 
 impl<'d, 'f, 'r, R: Recorder> Emitter<'d, 'f, 'r, R> {
@@ -255,11 +286,15 @@ impl<'d, 'f, 'r, R: Recorder> Emitter<'d, 'f, 'r, R> {
             stats: Stats::with(&STAT_NAMES),
             vr_map: BTreeMap::new(),
             emitted: SecondaryMap::new(),
+            emit_pos: SecondaryMap::new(),
+            vreg_writes: BTreeMap::new(),
             node_insts: SecondaryMap::new(),
             cur_block: Block::new(0),
             records: Vec::new(),
             captured: BTreeMap::new(),
             dead_list: Vec::new(),
+            on_dead_list: SecondaryMap::new(),
+            newly_unread: Vec::new(),
         }
     }
 
@@ -288,22 +323,10 @@ impl<'d, 'f, 'r, R: Recorder> Emitter<'d, 'f, 'r, R> {
         if Some(b) == dag.blocks.keys().next() {
             self.param_cascade(b);
         }
-        for &n in &dag.blocks[b].schedule {
-            if self.emitted[n] {
-                continue;
-            }
-            if self.users.glued_user(n, dag).is_some() {
-                // Emitted when the bottom of its chain comes up.
-                continue;
-            }
-            let mut chain = alloc::vec![n];
-            let mut cur = n;
-            while let Some(p) = dag.glued_pred(cur) {
-                chain.push(p);
-                cur = p;
-            }
-            chain.reverse();
+        let chains = self.emission_order(b);
+        for chain in chains {
             if chain.len() > 1 {
+                let n = *chain.last().expect("non-empty");
                 let names: Vec<String> = chain.iter().map(|&x| dag.name_of(x)).collect();
                 let bottom = dag.name_of(n);
                 let top = names.len() - 1;
@@ -317,12 +340,87 @@ impl<'d, 'f, 'r, R: Recorder> Emitter<'d, 'f, 'r, R> {
                 });
             }
             for x in chain {
-                if !self.emitted[x] {
-                    self.emit_node(x)?;
-                }
+                self.emit_node(x)?;
             }
         }
         Ok(())
+    }
+
+    /// The order EmitSchedule will emit block `b` in, as glue chains (top first), and
+    /// each node's position in it (`emit_pos`), so a virtual-register read can tell
+    /// whether a write to the same register comes between it and its readers.
+    fn emission_order(&mut self, b: DagBlock) -> Vec<Vec<Node>> {
+        let dag = self.dag;
+        let mut placed: SecondaryMap<Node, bool> = SecondaryMap::new();
+        let mut chains: Vec<Vec<Node>> = Vec::new();
+        let mut pos = 0u32;
+        for &n in &dag.blocks[b].schedule {
+            if placed[n] || self.users.glued_user(n, dag).is_some() {
+                // Emitted when the bottom of its chain comes up.
+                continue;
+            }
+            let mut chain = alloc::vec![n];
+            let mut cur = n;
+            while let Some(p) = dag.glued_pred(cur) {
+                chain.push(p);
+                cur = p;
+            }
+            chain.reverse();
+            chain.retain(|&x| !core::mem::replace(&mut placed[x], true));
+            for &x in &chain {
+                self.emit_pos[x] = pos;
+                pos += 1;
+            }
+            chains.push(chain);
+        }
+        // Where each virtual register is written in this block.
+        self.vreg_writes.clear();
+        for &w in &dag.blocks[b].schedule {
+            let wd = &dag.nodes[w];
+            let (
+                DagOp::CopyToReg,
+                Some(Operand::Reg {
+                    reg: RegRef::Virt(v),
+                    ..
+                }),
+            ) = (wd.op, wd.operands.get(1))
+            else {
+                continue;
+            };
+            let mut at = self.emit_pos[w];
+            if let Some(src) = wd.operands.get(2).and_then(|o| o.value()) {
+                if dag.nodes[src.node].block == b && self.users.of_value(src, dag).len() == 1 {
+                    at = at.min(self.emit_pos[src.node]);
+                }
+            }
+            self.vreg_writes.entry(*v).or_default().push(at);
+        }
+        chains
+    }
+
+    /// Whether the value of `n`, a CopyFromReg of virtual register `v`, must be copied
+    /// out before it is overwritten: some write to `v` in this block is emitted after `n`
+    /// and before one of `n`'s readers. A CopyToReg writes at its own position, or at its
+    /// value's producer when it is that value's only reader (the producer may then define
+    /// `v` directly).
+    pub(crate) fn overwritten_before_read(&self, n: Node, v: u32) -> bool {
+        let dag = self.dag;
+        let at = self.emit_pos[n];
+        let last_read = self.users.of[n]
+            .iter()
+            .filter(|&&(u, k)| {
+                dag.nodes[u].operands[k as usize]
+                    .value()
+                    .is_some_and(|x| x.res == 0)
+            })
+            .map(|&(u, _)| self.emit_pos[u])
+            .max();
+        let Some(last_read) = last_read else {
+            return false;
+        };
+        self.vreg_writes
+            .get(&v)
+            .is_some_and(|ws| ws.iter().any(|&w| w > at && w < last_read))
     }
 
     /// At the top of the entry block: the runs of CopyFromReg nodes that read consecutive
@@ -360,7 +458,7 @@ impl<'d, 'f, 'r, R: Recorder> Emitter<'d, 'f, 'r, R> {
             self.step(|| {
                 Step::new(
                     "param_cascade",
-                    format!("A parameter cascade: {count} CopyFromReg nodes read the consecutive parameter registers $r{first}..$r{last}. Each becomes a COPY at the top of the entry block; {unused} of them are never read, and dead copy elimination will take those out again."),
+                    format!("A parameter cascade: {count} CopyFromReg nodes read the consecutive parameter registers $r{first}..$r{last}. CopyScope only notes the run here, for the trace: each node is emitted like any other CopyFromReg, a COPY where it is scheduled; {unused} of them are never read, and dead copy elimination takes those out again."),
                 )
                 .payload(Payload::Counters {
                     values: alloc::vec![
