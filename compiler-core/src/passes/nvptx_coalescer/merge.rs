@@ -342,8 +342,18 @@ impl<R: Recorder> Nvptx<'_, '_, R> {
                 .filter(|&i| copies_onto_itself(f, i))
                 .collect()
         };
-        let erased = doomed.len();
+        let mut erased_at: Vec<SlotIndex> = Vec::with_capacity(doomed.len());
+        let trims: Vec<(SlotIndex, SlotIndex)> = doomed
+            .iter()
+            .filter_map(|&i| {
+                Some((
+                    self.si.inst_index(i)?,
+                    self.last_touch_before(i, to, &doomed)?,
+                ))
+            })
+            .collect();
         for i in doomed {
+            erased_at.extend(self.si.inst_index(i));
             self.du.remove_inst(self.ed.f, i);
             self.si.remove_inst(i);
             self.ed.erase(i);
@@ -382,6 +392,13 @@ impl<R: Recorder> Nvptx<'_, '_, R> {
             self.main.swap(k, g);
             self.lanes.swap(k, g);
             self.carry_name(gone.0, keep.0);
+        }
+        // The erased copies' values are the values they read (`values.rs`).
+        self.fold_values(to, &erased_at);
+        self.trim_ends(to, &trims);
+        self.merged_regs[to] = true;
+        if R::ENABLED {
+            self.fix_kill_flags(to);
         }
         if let Some(l) = keep.1 {
             self.revive_undef_defs(keep.0, l);
@@ -429,7 +446,6 @@ impl<R: Recorder> Nvptx<'_, '_, R> {
         } else {
             "Merge"
         };
-        let _ = erased;
         self.step(|| {
             let lane_note = match keep.1 {
                 Some(l) => format!(" The scalar now lives in lane sub{l}; its sibling lanes keep their own ranges, and this lane is no longer free for another value."),
