@@ -315,12 +315,29 @@ impl<R: Recorder> Nvptx<'_, '_, R> {
         let (_, mut from_uses) = self.du.take(from);
         for &i in &touched {
             self.du.remove_defs(self.ed.f, i);
+            // A def renamed into a lane writes only that lane: where the tuple holds
+            // nothing yet it is `undef` (the other lanes are not read), as LLVM's
+            // coalescer marks a sub-register def that does not read the register.
+            let fresh_lane = new_sub.is_some() && {
+                let reads = self.ed.f.insts[i]
+                    .operands
+                    .iter()
+                    .any(|o| o.is_use() && o.vreg_of() == Some(from));
+                let live = self
+                    .si
+                    .inst_index(i)
+                    .is_some_and(|at| self.main[keep.0.index()].live_at(at.base()));
+                !reads && !live
+            };
             self.ed.modify(i, |d| {
                 for o in d.operands.iter_mut() {
                     if o.vreg_of() == Some(from) {
                         o.set_reg(Reg::Virt(to));
                         if new_sub.is_some() {
                             o.subreg = new_sub;
+                            if o.is_def() && fresh_lane {
+                                o.set(oflag::UNDEF, true);
+                            }
                         }
                     }
                 }
@@ -403,6 +420,7 @@ impl<R: Recorder> Nvptx<'_, '_, R> {
         if let Some(l) = keep.1 {
             self.revive_undef_defs(keep.0, l);
         }
+        self.revive_undef_lane_defs(to);
         // Tree (once built): every old extent of both registers (whole and per lane) out,
         // the survivor's merged ones in.
         if self.tree_built {

@@ -88,11 +88,17 @@ pub(crate) fn fold_erased_values(
 pub(crate) fn trim_erased_end(r: &mut LiveRange, at: SlotIndex, to: SlotIndex) {
     let hit = r
         .segments
-        .iter_mut()
-        .find(|s| s.end.index() == at.index() && s.end > at.base() && s.start < to);
-    if let Some(s) = hit {
-        s.end = to;
+        .iter()
+        .position(|s| s.end.index() == at.index() && s.end > at.base() && s.start < to);
+    let Some(p) = hit else { return };
+    // A segment that another one continues is not where the register dies.
+    if r.segments
+        .get(p + 1)
+        .is_some_and(|n| n.start <= r.segments[p].end)
+    {
+        return;
     }
+    r.segments[p].end = to;
 }
 
 fn root(map: &[ValNo], mut v: ValNo) -> ValNo {
@@ -147,6 +153,10 @@ impl<R: Recorder> Nvptx<'_, '_, R> {
             let partial_def = self.ed.f.insts[i].operands.iter().any(|o| {
                 o.is_def() && o.vreg_of() == Some(v) && o.subreg.is_some() && !o.has(oflag::UNDEF)
             });
+            // A tuple's lane defs without `undef` read it as a whole (LLVM's verifier
+            // counts them as reads), which its lane-wise range does not show: a merged
+            // tuple carries no kill flags (they are optional; a wrong one is an error).
+            let tuple = self.ed.f.vreg_class(v).is_some_and(|c| c.lanes() > 1);
             let ends = match r.value_at(at.reg_slot()) {
                 None => true,
                 Some(x) => {
@@ -162,7 +172,7 @@ impl<R: Recorder> Nvptx<'_, '_, R> {
                         return false;
                     }
                     let want = ends && core::mem::replace(&mut first, false);
-                    o.has(oflag::KILL) != want
+                    o.has(oflag::KILL) != (want && !tuple)
                 })
             };
             if !wrong {
@@ -173,7 +183,7 @@ impl<R: Recorder> Nvptx<'_, '_, R> {
                 for o in d.operands.iter_mut() {
                     if o.is_use() && o.vreg_of() == Some(v) && !o.has(oflag::UNDEF) {
                         let want = ends && core::mem::replace(&mut first, false);
-                        o.set(oflag::KILL, want);
+                        o.set(oflag::KILL, want && !tuple);
                     }
                 }
             });
@@ -208,6 +218,45 @@ impl<R: Recorder> Nvptx<'_, '_, R> {
                     for o in d.operands.iter_mut().filter(|o| mine(o)) {
                         let w = want(o);
                         o.set(oflag::DEAD, w);
+                    }
+                });
+            }
+        }
+    }
+
+    /// After a merge into tuple `v`: a lane def marked `undef` while another lane of
+    /// `v` is live into it would drop that lane's value, so the flag goes (a merge may
+    /// have made lanes live across a def that began the register before).
+    pub(crate) fn revive_undef_lane_defs(&mut self, v: VReg) {
+        let k = v.index();
+        if self.lanes[k].len() < 2 {
+            return;
+        }
+        let defs: Vec<Inst> = self.du.defs[v].to_vec();
+        for i in defs {
+            let Some(at) = self.si.inst_index(i) else {
+                continue;
+            };
+            let lanes = &self.lanes[k];
+            let stale = self.ed.f.insts[i].operands.iter().any(|o| {
+                o.is_def()
+                    && o.vreg_of() == Some(v)
+                    && o.has(oflag::UNDEF)
+                    && o.subreg
+                        .and_then(crate::mir::SubReg::lane)
+                        .is_some_and(|l| {
+                            lanes
+                                .iter()
+                                .enumerate()
+                                .any(|(j, r)| j != l as usize && r.live_at(at.base()))
+                        })
+            });
+            if stale {
+                self.ed.modify(i, |d| {
+                    for o in d.operands.iter_mut() {
+                        if o.is_def() && o.vreg_of() == Some(v) && o.subreg.is_some() {
+                            o.set(oflag::UNDEF, false);
+                        }
                     }
                 });
             }
