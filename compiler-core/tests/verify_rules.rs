@@ -675,3 +675,102 @@ fn every_error_is_reported_not_just_the_first() {
         "    %1:b32 = ADD32ri %0:b32, 1\n    ; ^ error: %0 is used but never defined\n    %1:b32 = MOV_B32_i 0\n    ; ^ error: %1 is defined again"
     ), "{printed}");
 }
+
+/// Kill flags, as llc-22's verifier sees this function (`-run-pass=none
+/// -verify-machineinstrs`, with `%3 = ADD32ri killed %2, 1` in place of the line
+/// llc-22 needs as ri): "Using a killed virtual register" on the read of `%2` after
+/// its kill, and "Virtual register killed in block, but needed live out" for `%1`.
+/// `killed %1, %1` in one instruction, and a kill followed by a new def, are fine.
+#[test]
+fn kill_flags_follow_llvms_machine_verifier() {
+    let f = func_with(
+        "  bb.0:
+    successors: %bb.1
+
+    %0:b64 = LD_i64 0, 0, 101, 3, 64, -1, &k_param_0, 0
+    %1:b32 = LD_i32 0, 0, 101, 3, 32, -1, &k_param_1, 0
+    %2:b32 = ADD32rr killed %1, %1
+    %3:b32 = ADD32ri killed %2, 1
+    %3:b32 = ADD32rr %3, killed %2
+    %1:b32 = ADD32ri killed %3, 1
+    %4:b32 = ADD32ri killed %1, 2
+
+  bb.1:
+    ST_i32 %1, 0, 0, 1, 32, %0, 0
+    ST_i32 killed %4, 0, 0, 1, 32, killed %0, 4
+    Return
+",
+        "isSSA: false\nnoPhis: true\n",
+    );
+    for level in [VerifyLevel::PostPhiElim, VerifyLevel::PostCoalesce] {
+        expect(
+            &f,
+            level,
+            &[
+                (
+                    Rule::KillFlag,
+                    "%3:b32 = ADD32rr %3, killed %2",
+                    "%2 is read here, but `ADD32ri` earlier in bb.0 reads it `killed`",
+                ),
+                (
+                    Rule::KillFlag,
+                    "%4:b32 = ADD32ri killed %1, 2",
+                    "%1 is read `killed` here, but it is live out of bb.0 (bb.1 needs it)",
+                ),
+            ],
+        );
+    }
+}
+
+/// The NVPTX coalescer's old output for ll_phi_loop (`--only nvptx-coalescer`):
+/// `%1 = COPY killed %0` in the preheader although the loop reads `%0`; llc-22: "Virtual
+/// register killed in block, but needed live out" for %bb.1 (`%0`). A loop-carried
+/// kill (`ADD32ri killed %0` with `%0` redefined by it) is fine.
+#[test]
+fn a_kill_before_a_loop_that_reads_the_register_is_reported() {
+    let f = func_with(
+        "  bb.0.entry:
+    successors: %bb.1
+
+    %6:b32 = LD_i32 0, 0, 101, 3, 32, -1, &phi_loop_param_1, 0
+    %5:b64 = LD_i64 0, 0, 101, 3, 64, -1, &phi_loop_param_0, 0
+
+  bb.1.loop.preheader:
+    successors: %bb.2
+
+    %0:b32 = MOV_B32_i 0
+    %1:b32 = COPY killed %0
+
+  bb.2.loop:
+    successors: %bb.2, %bb.3
+
+    %1:b32 = ADD32rr killed %1, %0
+    %0:b32 = nuw nsw ADD32ri killed %0, 1
+    %10:b1 = SETP_i32rr %0, %6, 2
+    %4:b32 = COPY killed %1
+    CBranch killed %10, %bb.2
+    GOTO %bb.3
+
+  bb.3.exit:
+    ST_i32 killed %4, 0, 0, 1, 32, killed %5, 0
+    Return
+",
+        "isSSA: false\nnoPhis: true\n",
+    );
+    expect(
+        &f,
+        VerifyLevel::PostCoalesce,
+        &[
+            (
+                Rule::KillFlag,
+                "%1:b32 = COPY killed %0",
+                "%0 is read `killed` here, but it is live out of bb.1 (bb.2 needs it)",
+            ),
+            (
+                Rule::KillFlag,
+                "%4:b32 = COPY killed %1",
+                "%1 is read `killed` here, but it is live out of bb.2 (bb.2 needs it)",
+            ),
+        ],
+    );
+}

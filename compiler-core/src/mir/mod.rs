@@ -19,6 +19,7 @@ mod parse_yaml;
 pub mod print;
 pub mod regclass;
 pub mod verify;
+mod verify_kills;
 
 pub use function::{Block, BlockData, Function, Module, Props, Target};
 pub use instr::{Inst, InstData};

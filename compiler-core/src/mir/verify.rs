@@ -15,7 +15,9 @@
 //! COPY/PHI width agreement; successor lists against branches and fall-through;
 //! terminators only at the end of a block; PHIs only at the start, one incoming value
 //! per predecessor; tied-operand indexes; explicit def counts against the opcode table;
-//! the shape of COPY, REG_SEQUENCE and INSERT_SUBREG.
+//! the shape of COPY, REG_SEQUENCE and INSERT_SUBREG; kill flags as LLVM's verifier
+//! checks them (a `killed` register is neither read again in its block nor live out of
+//! it before a new def, `verify_kills.rs`).
 //!
 //! - [`VerifyLevel::Ssa`] (before PHI elimination): `isSSA`; one def per register; defs
 //!   dominate their uses (a PHI's incoming value: the end of its predecessor).
@@ -121,6 +123,9 @@ pub enum Rule {
     ReadBeforeDef,
     /// After coalescing: `%a = COPY %a` left over.
     IdentityCopy,
+    /// A `killed` read followed by a read in the same block, or by the register
+    /// living out of the block, with no def in between.
+    KillFlag,
 }
 
 impl Rule {
@@ -145,6 +150,7 @@ impl Rule {
             Rule::SubregPseudo => "subreg_pseudo",
             Rule::ReadBeforeDef => "read_before_def",
             Rule::IdentityCopy => "identity_copy",
+            Rule::KillFlag => "kill_flag",
         }
     }
 }
@@ -352,6 +358,10 @@ impl<'f> Verifier<'f> {
             for i in f.layout.block_insts(b) {
                 self.check_inst(b, i);
             }
+        }
+        let kills = super::verify_kills::check(f, &self.cfg, |b| self.bb(b));
+        for k in kills {
+            self.err(Rule::KillFlag, Some(k.block), Some(k.inst), k.message);
         }
         if self.level == VerifyLevel::Ssa {
             self.check_ssa();
@@ -1093,7 +1103,7 @@ impl<'f> Verifier<'f> {
     }
 }
 
-fn opcode_name<'a>(f: &'a Function, d: &InstData) -> &'a str {
+pub(crate) fn opcode_name<'a>(f: &'a Function, d: &InstData) -> &'a str {
     match d.opcode {
         Opcode::Known(op) => op.name(),
         Opcode::Other(s) => f.sym(s),

@@ -55,8 +55,9 @@ impl CandidateHeap {
         });
     }
 
-    pub fn pop(&mut self) -> Option<(Candidate, u32)> {
-        self.heap.pop_last().map(|e| (e.cand, e.weight))
+    /// The top entry: its candidate, weight and hotness.
+    pub fn pop(&mut self) -> Option<(Candidate, u32, u32)> {
+        self.heap.pop_last().map(|e| (e.cand, e.weight, e.hot))
     }
 
     pub fn len(&self) -> usize {

@@ -315,12 +315,29 @@ impl<R: Recorder> Nvptx<'_, '_, R> {
         let (_, mut from_uses) = self.du.take(from);
         for &i in &touched {
             self.du.remove_defs(self.ed.f, i);
+            // A def renamed into a lane writes only that lane: where the tuple holds
+            // nothing yet it is `undef` (the other lanes are not read), as LLVM's
+            // coalescer marks a sub-register def that does not read the register.
+            let fresh_lane = new_sub.is_some() && {
+                let reads = self.ed.f.insts[i]
+                    .operands
+                    .iter()
+                    .any(|o| o.is_use() && o.vreg_of() == Some(from));
+                let live = self
+                    .si
+                    .inst_index(i)
+                    .is_some_and(|at| self.main[keep.0.index()].live_at(at.base()));
+                !reads && !live
+            };
             self.ed.modify(i, |d| {
                 for o in d.operands.iter_mut() {
                     if o.vreg_of() == Some(from) {
                         o.set_reg(Reg::Virt(to));
                         if new_sub.is_some() {
                             o.subreg = new_sub;
+                            if o.is_def() && fresh_lane {
+                                o.set(oflag::UNDEF, true);
+                            }
                         }
                     }
                 }
@@ -342,8 +359,18 @@ impl<R: Recorder> Nvptx<'_, '_, R> {
                 .filter(|&i| copies_onto_itself(f, i))
                 .collect()
         };
-        let erased = doomed.len();
+        let mut erased_at: Vec<SlotIndex> = Vec::with_capacity(doomed.len());
+        let trims: Vec<(SlotIndex, SlotIndex)> = doomed
+            .iter()
+            .filter_map(|&i| {
+                Some((
+                    self.si.inst_index(i)?,
+                    self.last_touch_before(i, to, &doomed)?,
+                ))
+            })
+            .collect();
         for i in doomed {
+            erased_at.extend(self.si.inst_index(i));
             self.du.remove_inst(self.ed.f, i);
             self.si.remove_inst(i);
             self.ed.erase(i);
@@ -383,9 +410,17 @@ impl<R: Recorder> Nvptx<'_, '_, R> {
             self.lanes.swap(k, g);
             self.carry_name(gone.0, keep.0);
         }
+        // The erased copies' values are the values they read (`values.rs`).
+        self.fold_values(to, &erased_at);
+        self.trim_ends(to, &trims);
+        self.merged_regs[to] = true;
+        if R::ENABLED {
+            self.fix_kill_flags(to);
+        }
         if let Some(l) = keep.1 {
             self.revive_undef_defs(keep.0, l);
         }
+        self.revive_undef_lane_defs(to);
         // Tree (once built): every old extent of both registers (whole and per lane) out,
         // the survivor's merged ones in.
         if self.tree_built {
@@ -429,7 +464,6 @@ impl<R: Recorder> Nvptx<'_, '_, R> {
         } else {
             "Merge"
         };
-        let _ = erased;
         self.step(|| {
             let lane_note = match keep.1 {
                 Some(l) => format!(" The scalar now lives in lane sub{l}; its sibling lanes keep their own ranges, and this lane is no longer free for another value."),

@@ -4,15 +4,20 @@
 //! ```text
 //!  classify every copy-like instruction ─▶ candidate records (kind 1–6, operand table)
 //!     cross-class, wide-pair and .param moves are kept; Int128 never takes part
+//!  identity moves (`%a = MOV %a`) erased first; their values are the values they read
 //!  copy-limit: only the first N candidates are considered
 //!  block-level pass: candidates whose registers live in one block are tried first
 //!  interval tree: every taking-part register's live extent, red-black, by start
 //!  min-heap by register number (ties: higher weight first) ─▶ for each candidate:
 //!     same class? ─▶ tree query + value check ─▶ interference ─▶ secondary heap
 //!                                              └▶ merge: rename, erase the copy,
-//!                                                 union the ranges, re-insert in the tree
+//!                                                 union the ranges, fold the erased
+//!                                                 copies' values (`values.rs`),
+//!                                                 re-insert in the tree
+//!     an entry whose registers a merge renamed goes back under its new numbers
 //!     heap empty: swap with the secondary heap and retry while a round joined something
 //!  coalesce-limit: stop after N merges
+//!  kill flags rewritten for every merged register
 //! ```
 //!
 //! Invariant: like the generic pass, a merge never puts two different values in one
@@ -29,13 +34,14 @@ pub mod interval_tree;
 mod memo;
 mod merge;
 mod names;
+mod values;
 
 use classify::{classify, operand_type, Candidate, CopyKind, Side, PARTICIPATES};
 use heap::CandidateHeap;
 use interval_tree::{Interval, IntervalTree, TreeEvent};
 
 use crate::entity::{dense_map, EntityRef, SecondaryMap};
-use crate::liveness::{LiveIntervals, LiveRange, SlotIndexes};
+use crate::liveness::{Cfg, LiveIntervals, LiveRange, SlotIndexes};
 use crate::mir::{Block, Function, Inst, InstData, RegClass, VReg};
 use crate::passes::register_coalescer::order::loop_depths;
 use crate::passes::uses::DefUse;
@@ -104,6 +110,11 @@ pub(crate) struct Nvptx<'f, 'r, R: Recorder> {
     /// needs them; merges erase such copies and never leave new ones, so the list only
     /// loses members).
     pub self_copies: Vec<Inst>,
+    /// The control-flow graph (merges never change it): merge points' predecessors.
+    pub cfg: Cfg,
+    /// Registers a merge (or an erased self-copy) produced: their kill flags are
+    /// rewritten at the end (`values.rs`).
+    pub merged_regs: SecondaryMap<VReg, bool>,
 }
 
 pub fn run<R: Recorder>(f: &mut Function, opts: &NvptxCoalescerOptions, rec: &mut R) -> Stats {
@@ -153,6 +164,7 @@ pub fn run_reporting<R: Recorder>(
         .collect();
     let copies_before = cands.len() as u64;
     stats.set("copies_before", copies_before);
+    let cfg = Cfg::new(f);
     let mut p = Nvptx {
         ed: Editor::new(f, R::ENABLED),
         rec,
@@ -171,12 +183,17 @@ pub fn run_reporting<R: Recorder>(
         memo: memo::Memo::default(),
         shortcuts: Shortcuts::default(),
         self_copies,
+        cfg,
+        merged_regs: SecondaryMap::new(),
     };
     p.ranges_step();
+    p.erase_self_copies();
     let cands = p.filter_candidates(cands);
     p.block_level_pass(&cands);
     p.build_tree();
     p.worklist(cands);
+    let merged = core::mem::take(&mut p.merged_regs);
+    p.fix_all_kill_flags(&merged);
     p.apply_names();
     let after =
         p.ed.f
@@ -394,7 +411,7 @@ impl<R: Recorder> Nvptx<'_, '_, R> {
         let mut secondary = CandidateHeap::default();
         loop {
             let mut joined_this_round = 0;
-            while let Some((c, w)) = heap.pop() {
+            while let Some((c, w, hot)) = heap.pop() {
                 if self.limit_reached() {
                     let n = self.stats.get("joined");
                     self.step(|| Step::new("coalesce_limit", format!("coalesce-limit reached after {n} merges: the pass stops here and leaves the remaining candidates.")));
@@ -402,6 +419,21 @@ impl<R: Recorder> Nvptx<'_, '_, R> {
                 }
                 let inst = Inst::new(c.inst as usize);
                 if !self.ed.f.layout.is_inserted(inst) {
+                    continue;
+                }
+                // An entry whose registers a merge renamed since it was pushed is stale:
+                // it goes back under the names the copy has now (lazy re-keying).
+                // (Keys are the numbers registers carry when the pass ends, `names.rs`.)
+                let Some(mut fresh) = classify(&self.ed.f.insts[inst], inst) else {
+                    continue;
+                };
+                for s in [&mut fresh.dst, &mut fresh.src] {
+                    if s.reg != u32::MAX {
+                        s.reg = self.name_of(VReg::new(s.reg as usize));
+                    }
+                }
+                if (fresh.dst, fresh.src) != (c.dst, c.src) {
+                    heap.push(fresh, w, hot);
                     continue;
                 }
                 let (hp, sp) = if R::ENABLED {

@@ -1,0 +1,187 @@
+//! The verifier's kill-flag rule, as LLVM's MachineVerifier applies it without live
+//! intervals: a register read with `killed` is dead after that instruction until the
+//! block defines it again, so
+//!
+//! - no later instruction of the block may read it ("Using a killed virtual
+//!   register"), and
+//! - if the block does not define it again, it must not be live out of the block
+//!   ("Virtual register killed in block, but needed live out").
+//!
+//! ```text
+//!  per block: walk forward, killed = {}     read v ∈ killed ─▶ error at the read
+//!             use `killed v` ─▶ killed += v  def v ─▶ killed -= v
+//!  block end: v ∈ killed and some path from a successor reads v before defining it
+//!             (a PHI's incoming value: read at the end of its predecessor) ─▶ error at
+//!             the kill
+//! ```
+//!
+//! A lane def without `undef` reads the register's other lanes, so it counts as a read.
+//! Live-out is asked only of registers still killed at a block's end: a backward walk
+//! from the blocks that read the register first, stopped by blocks that define it, once
+//! per such register.
+
+use super::function::{Block, Function};
+use super::instr::{Inst, InstData};
+use super::opcode::Op;
+use super::operand::{oflag, OperandKind, VReg};
+use crate::entity::{EntityRef, SecondaryMap};
+use crate::liveness::Cfg;
+use alloc::collections::{BTreeMap, BTreeSet};
+use alloc::format;
+use alloc::string::String;
+use alloc::vec::Vec;
+
+/// One broken kill flag: the instruction to print it under, and the message.
+pub(crate) struct KillError {
+    pub block: Block,
+    pub inst: Inst,
+    pub message: String,
+}
+
+/// Registers `d` reads (a non-`undef` lane def reads the other lanes).
+fn reads(d: &InstData) -> impl Iterator<Item = VReg> + '_ {
+    d.operands.iter().filter_map(|o| {
+        let v = o.vreg_of()?;
+        let read = if o.is_def() {
+            o.subreg.is_some() && !o.has(oflag::UNDEF)
+        } else {
+            !o.has(oflag::UNDEF) && !o.has(oflag::DEBUG_USE)
+        };
+        read.then_some(v)
+    })
+}
+
+/// Registers `d` writes as a whole (a lane def keeps the register live).
+fn whole_defs(d: &InstData) -> impl Iterator<Item = VReg> + '_ {
+    d.operands.iter().filter_map(|o| {
+        let v = o.vreg_of()?;
+        (o.is_def() && (o.subreg.is_none() || o.has(oflag::UNDEF))).then_some(v)
+    })
+}
+
+/// Per block: registers read before any def in it, registers it defines, and
+/// registers a successor's PHI reads at its end.
+struct BlockUse {
+    exposed: SecondaryMap<Block, BTreeSet<VReg>>,
+    defines: SecondaryMap<Block, BTreeSet<VReg>>,
+    phi_out: SecondaryMap<Block, BTreeSet<VReg>>,
+}
+
+fn block_uses(f: &Function) -> BlockUse {
+    let mut bu = BlockUse {
+        exposed: SecondaryMap::new(),
+        defines: SecondaryMap::new(),
+        phi_out: SecondaryMap::new(),
+    };
+    for b in f.layout.blocks() {
+        for i in f.layout.block_insts(b) {
+            let d = &f.insts[i];
+            if d.is(Op::PHI) {
+                for p in d.operands.get(1..).unwrap_or(&[]).chunks(2) {
+                    if let (Some(v), Some(OperandKind::Block(pb))) =
+                        (p[0].vreg_of(), p.get(1).map(|o| o.kind))
+                    {
+                        bu.phi_out[pb].insert(v);
+                    }
+                }
+            } else {
+                for v in reads(d) {
+                    if !bu.defines[b].contains(&v) {
+                        bu.exposed[b].insert(v);
+                    }
+                }
+            }
+            for v in whole_defs(d) {
+                bu.defines[b].insert(v);
+            }
+        }
+    }
+    bu
+}
+
+/// The block that needs `v` live out of `b` (a successor's PHI, or a block some path
+/// from a successor reaches that reads `v` before defining it), if any.
+fn live_out(cfg: &Cfg, bu: &BlockUse, b: Block, v: VReg) -> Option<Block> {
+    if bu.phi_out[b].contains(&v) {
+        return cfg.succs(b).first().copied();
+    }
+    let mut seen: BTreeSet<Block> = BTreeSet::new();
+    let mut work: Vec<Block> = cfg.succs(b).to_vec();
+    while let Some(s) = work.pop() {
+        if !seen.insert(s) {
+            continue;
+        }
+        if bu.exposed[s].contains(&v) {
+            return Some(s);
+        }
+        if bu.defines[s].contains(&v) {
+            continue;
+        }
+        if bu.phi_out[s].contains(&v) {
+            return Some(s);
+        }
+        work.extend(cfg.succs(s).iter().copied());
+    }
+    None
+}
+
+/// Every broken kill flag of `f`, in layout order.
+pub(crate) fn check(f: &Function, cfg: &Cfg, bb: impl Fn(Block) -> String) -> Vec<KillError> {
+    let mut out = Vec::new();
+    let mut bu: Option<BlockUse> = None;
+    for b in f.layout.blocks() {
+        let mut killed: BTreeMap<VReg, Inst> = BTreeMap::new();
+        for i in f.layout.block_insts(b) {
+            let d = &f.insts[i];
+            if !d.is(Op::PHI) {
+                let mut told: Vec<VReg> = Vec::new();
+                for v in reads(d) {
+                    let Some(&k) = killed.get(&v) else { continue };
+                    if told.contains(&v) {
+                        continue;
+                    }
+                    told.push(v);
+                    out.push(KillError {
+                        block: b,
+                        inst: i,
+                        message: format!(
+                            "%{} is read here, but `{}` earlier in {} reads it `killed` and nothing defines it in between",
+                            v.index(),
+                            super::verify::opcode_name(f, &f.insts[k]),
+                            bb(b)
+                        ),
+                    });
+                }
+                for o in &d.operands {
+                    if let Some(v) = o.vreg_of() {
+                        if o.is_use() && o.has(oflag::KILL) && !o.has(oflag::UNDEF) {
+                            killed.insert(v, i);
+                        }
+                    }
+                }
+            }
+            for v in whole_defs(d) {
+                killed.remove(&v);
+            }
+        }
+        if killed.is_empty() {
+            continue;
+        }
+        let bu = bu.get_or_insert_with(|| block_uses(f));
+        for (v, k) in killed {
+            if let Some(s) = live_out(cfg, bu, b, v) {
+                out.push(KillError {
+                    block: b,
+                    inst: k,
+                    message: format!(
+                        "%{} is read `killed` here, but it is live out of {} ({} needs it)",
+                        v.index(),
+                        bb(b),
+                        bb(s)
+                    ),
+                });
+            }
+        }
+    }
+    out
+}
