@@ -35,16 +35,6 @@ const MIR_STAGES: [Stage; 4] = [
 /// (input, how it was run) pairs that fail today, and why.
 const KNOWN: &[(&str, &str, &str)] = &[
     (
-        "cu_reduce/4-twoaddr.mir",
-        "only nvptx-coalescer",
-        "the NVPTX coalescer leaves a stale kill flag on a register a merge made live out",
-    ),
-    (
-        "ll_phi_loop/4-twoaddr.mir",
-        "only nvptx-coalescer",
-        "the NVPTX coalescer leaves stale kill flags after merges (findings/coalescing)",
-    ),
-    (
         "llvm-nvptx/switch/pre-phielim.mir",
         "until phi-elimination",
         "BRX_START/BRX_ITEM/BRX_END are not in our opcode table, so they are not \

@@ -3,6 +3,8 @@
 //! output changes nothing, on every gallery example and every corpus input), identity
 //! moves are erased, and kill flags are ones llc-22's machine verifier accepts.
 
+mod support;
+
 use compiler_core::examples::EXAMPLES;
 use compiler_core::mir::{parse_module, print_function, print_module, Module};
 use compiler_core::passes::nvptx_coalescer::{self, NvptxCoalescerOptions};
@@ -109,30 +111,26 @@ fn every_corpus_twoaddr_input_is_a_fixed_point() {
     }
 }
 
-/// llc-22's own coalesced MIR of LLVM's NVPTX tests, when `make.sh` has made it
-/// (`../shared/corpus/llvm-nvptx/make.sh target/llvm-nvptx`).
+/// llc-22's own coalesced MIR of LLVM's NVPTX tests (built by its make.sh).
 #[test]
 fn every_llvm_nvptx_output_is_a_fixed_point() {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../target/llvm-nvptx");
-    let Ok(cases) = std::fs::read_dir(&dir) else {
-        println!(
-            "skipped: {} is absent (run ../shared/corpus/llvm-nvptx/make.sh target/llvm-nvptx)",
-            dir.display()
-        );
+    let Some(llc) = support::llc::llc() else {
         return;
     };
     let mut n = 0;
-    for c in cases.flatten() {
-        let Ok(text) = std::fs::read_to_string(c.path().join("coalesced.mir")) else {
+    for case in support::llc::llvm_nvptx(llc) {
+        let Some(path) = case.file("coalesced.mir") else {
             continue;
         };
+        let text = std::fs::read_to_string(&path).unwrap();
         if parse_module(&text).is_err() {
             continue;
         }
-        assert_idempotent(&c.path().display().to_string(), &after_nvptx(&text, false));
+        assert_idempotent(&case.name, &after_nvptx(&text, false));
         n += 1;
     }
     println!("{n} llvm-nvptx inputs checked");
+    assert!(n >= 130, "only {n} llvm-nvptx inputs were checked");
 }
 
 /// The finding's own commands: `limits` through the NVPTX coalescer, cu_reduce's and
@@ -219,44 +217,13 @@ fn self_moves_are_erased() {
     assert!(log.steps.iter().any(|s| s.kind == "self_copy"));
 }
 
-fn llc22() -> Option<&'static str> {
-    let p = "/usr/bin/llc-22";
-    Path::new(p).exists().then_some(p)
-}
-
-/// llc-22's machine verifier on our output (`-run-pass=none -verify-machineinstrs`).
-fn llc_verifies(llc: &str, text: &str, name: &str) -> Result<(), String> {
-    let dir = std::env::temp_dir().join("copyscope-nvptx-findings");
-    std::fs::create_dir_all(&dir).unwrap();
-    let p = dir.join(format!("{name}.mir"));
-    std::fs::write(&p, text).unwrap();
-    let out = std::process::Command::new(llc)
-        .args([
-            "-march=nvptx64",
-            "-mcpu=sm_90",
-            "-run-pass=none",
-            "-verify-machineinstrs",
-            "-o",
-            "/dev/null",
-        ])
-        .arg(&p)
-        .output()
-        .unwrap();
-    if out.status.success() {
-        Ok(())
-    } else {
-        Err(String::from_utf8_lossy(&out.stderr).into_owned())
-    }
-}
-
 /// ll_phi_loop (`--only nvptx-coalescer`) left `%1 = COPY killed %0` with `%0` read
 /// around the loop: "Virtual register killed in block, but needed live out". Every
 /// NVPTX corpus input, the pass alone and after the generic one, must pass llc-22's
 /// verifier.
 #[test]
 fn llc22_verifier_accepts_our_output() {
-    let Some(llc) = llc22() else {
-        println!("skipped: /usr/bin/llc-22 is absent");
+    let Some(llc) = support::llc::llc() else {
         return;
     };
     let mut n = 0;
@@ -274,7 +241,8 @@ fn llc22_verifier_accepts_our_output() {
         }
         for generic in [false, true] {
             let out = after_nvptx(&text, generic);
-            if let Err(e) = llc_verifies(llc, &out, &format!("{case}-{generic}")) {
+            let tag = format!("{case}-{generic}");
+            if let Err(e) = support::llc::verify_mir(llc, &out, "-mcpu=sm_90", &tag) {
                 panic!("{case} (generic first: {generic}): llc-22 rejects our output:\n{e}\n{out}");
             }
             n += 1;
@@ -290,7 +258,7 @@ fn llc22_verifier_accepts_our_output() {
 /// accepts it.
 #[test]
 fn copy_chains_keep_llc22s_copy_counts() {
-    let llc = llc22();
+    let llc = support::llc::llc();
     for (name, want) in [
         ("chain_pure", 0),
         ("chain_redef", 14),
@@ -302,30 +270,10 @@ fn copy_chains_keep_llc22s_copy_counts() {
         let body = |t: &str| t[t.find("body:").unwrap()..].matches(" COPY ").count();
         assert_eq!(body(&out), want, "{name}:\n{out}");
         assert_idempotent(name, &out);
-        let Some(llc) = llc else {
-            println!("{name}: llc-22 checks skipped: /usr/bin/llc-22 is absent");
-            continue;
-        };
-        llc_verifies(llc, &out, name).unwrap_or_else(|e| panic!("{name}: {e}\n{out}"));
-        let dir = std::env::temp_dir().join("copyscope-nvptx-findings");
-        let input = dir.join(format!("{name}.in.mir"));
-        std::fs::write(&input, &text).unwrap();
-        let o = std::process::Command::new(llc)
-            .args([
-                "-march=nvptx64",
-                "-mcpu=sm_90",
-                "-run-pass=register-coalescer",
-                "-o",
-                "-",
-            ])
-            .arg(&input)
-            .output()
-            .unwrap();
-        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
-        assert_eq!(
-            body(&String::from_utf8_lossy(&o.stdout)),
-            want,
-            "{name}: llc-22's count"
-        );
+        let Some(llc) = llc else { continue };
+        support::llc::verify_mir(llc, &out, "-mcpu=sm_90", name)
+            .unwrap_or_else(|e| panic!("{name}: {e}\n{out}"));
+        let o = support::llc::run_pass(llc, &text, "register-coalescer", name);
+        assert_eq!(body(&o), want, "{name}: llc-22's count");
     }
 }

@@ -92,6 +92,26 @@ pub fn verify_mir(llc: &Path, text: &str, flags: &str, tag: &str) -> Result<(), 
     })
 }
 
+/// `llc-22 -run-pass=PASS` on MIR text (`-mcpu=sm_90`): the MIR it prints.
+pub fn run_pass(llc: &Path, text: &str, pass: &str, tag: &str) -> String {
+    let path = scratch_file(tag, "mir");
+    std::fs::write(&path, text).unwrap();
+    let out = Command::new(llc)
+        .args(["-mtriple=nvptx64-nvidia-cuda", "-mcpu=sm_90"])
+        .arg(format!("-run-pass={pass}"))
+        .arg(&path)
+        .args(["-o", "-"])
+        .output()
+        .unwrap_or_else(|e| panic!("{}: {e}", llc.display()));
+    let _ = std::fs::remove_file(&path);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        out.status.success(),
+        "llc-22 -run-pass={pass} on {tag}: {stderr}"
+    );
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
 /// A file name for one use, unique across the test binaries running at once.
 fn scratch_file(tag: &str, ext: &str) -> PathBuf {
     static N: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
