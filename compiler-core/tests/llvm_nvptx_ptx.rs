@@ -185,15 +185,19 @@ struct Outcome {
 }
 
 fn first_line(s: &str) -> String {
-    s.lines()
+    let line: String = s
+        .lines()
         .find(|l| l.contains("error") || l.contains("fatal"))
         .or_else(|| s.lines().next())
         .unwrap_or("")
         .trim()
-        .replace('|', "\\|")
-        .chars()
-        .take(200)
-        .collect()
+        .replace('|', "\\|");
+    // ptxas names its temporary file (a process id in the path): keep the line number.
+    let line = match (line.find(" /"), line.find(".ptx, ")) {
+        (Some(a), Some(b)) if a < b => format!("{}{}", &line[..a + 1], &line[b + 6..]),
+        _ => line,
+    };
+    line.chars().take(200).collect()
 }
 
 fn try_file(dir: &Path, ptxas: Option<&Path>) -> Outcome {
