@@ -372,3 +372,45 @@ mod tests {
         assert!(!g[0].has_initializer);
     }
 }
+
+/// The target an IR module's function attributes name.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct IrTarget {
+    /// `sm_90a` → 90.
+    pub sm: u32,
+    /// The feature-set letter after the number (`a`), or empty.
+    pub suffix: String,
+    /// `+ptx80` → (8, 0).
+    pub ptx_version: Option<(u32, u32)>,
+}
+
+/// The first `"target-cpu"="sm_NN"` (and a `+ptxNN` in `"target-features"`) of the
+/// module's attribute groups. llc prints the module header for the subtarget of its
+/// command line, and `-mcpu`/`-mattr` reach every function's attributes, so they say
+/// what it was. A feature list that also names `+sm_NN` was written by clang, not by
+/// llc's `-mattr`; its PTX version did not reach the header, so it is not read.
+pub fn target(ir: &str) -> Option<IrTarget> {
+    let cpu = ir.split("\"target-cpu\"=\"sm_").nth(1)?;
+    let cpu = &cpu[..cpu.find('"')?];
+    let digits = cpu.bytes().take_while(u8::is_ascii_digit).count();
+    let sm: u32 = cpu[..digits].parse().ok()?;
+    let suffix = cpu[digits..].to_string();
+    let ptx_version = ir
+        .split("\"target-features\"=\"")
+        .skip(1)
+        .filter_map(|f| {
+            let f = &f[..f.find('"')?];
+            if f.contains("+sm_") {
+                return None;
+            }
+            let v = f.split("+ptx").nth(1)?;
+            let n: u32 = v[..v.bytes().take_while(u8::is_ascii_digit).count()].parse().ok()?;
+            Some((n / 10, n % 10))
+        })
+        .next();
+    Some(IrTarget {
+        sm,
+        suffix,
+        ptx_version,
+    })
+}

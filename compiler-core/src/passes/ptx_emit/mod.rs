@@ -52,6 +52,10 @@ pub struct PtxEmitOptions {
     pub sm: u32,
     /// `.version`; None picks the lowest version that supports `sm` (as llc does).
     pub ptx_version: Option<(u32, u32)>,
+    /// Take the target from the embedded IR module when it names one (llc's
+    /// `"target-cpu"="sm_20"` and `"target-features"="+ptx60"` attributes), as llc-22
+    /// does; `sm` and `ptx_version` then only apply to modules that name none.
+    pub target_from_ir: bool,
 }
 
 impl Default for PtxEmitOptions {
@@ -59,11 +63,13 @@ impl Default for PtxEmitOptions {
         PtxEmitOptions {
             sm: 90,
             ptx_version: None,
+            target_from_ir: true,
         }
     }
 }
 
-/// The smallest PTX ISA version that knows `sm_<sm>` (llc's default choice).
+/// The smallest PTX ISA version that knows `sm_<sm>` (llc's default choice; LLVM's
+/// NVPTX processor table).
 pub fn min_ptx_version(sm: u32) -> (u32, u32) {
     match sm {
         100.. => (8, 6),
@@ -75,7 +81,11 @@ pub fn min_ptx_version(sm: u32) -> (u32, u32) {
         75.. => (6, 3),
         72.. => (6, 1),
         70.. => (6, 0),
-        _ => (6, 0),
+        60..=62 => (5, 0),
+        53 => (4, 2),
+        37 | 52 => (4, 1),
+        32 | 50 => (4, 0),
+        _ => (3, 2),
     }
 }
 
@@ -125,6 +135,23 @@ pub fn run<R: Recorder>(
     rec: &mut R,
 ) -> Result<(ptx::Module, Stats), EmitError> {
     let mut stats = Stats::with(&STAT_NAMES);
+    let from_ir = match (opts.target_from_ir, m.ir.as_deref().and_then(ir::target)) {
+        (true, Some(t)) => Some(t),
+        _ => None,
+    };
+    let owned;
+    let opts = match &from_ir {
+        Some(t) => {
+            owned = PtxEmitOptions {
+                sm: t.sm,
+                ptx_version: t.ptx_version,
+                target_from_ir: true,
+            };
+            &owned
+        }
+        None => opts,
+    };
+    let suffix = from_ir.as_ref().map_or("", |t| t.suffix.as_str());
     let (mut maj, mut min) = opts.ptx_version.unwrap_or_else(|| min_ptx_version(opts.sm));
     // One walk per function finds its registers and what else its emission asks about
     // the whole function (see `Scan`); the module header asks for the opcodes with
@@ -132,8 +159,8 @@ pub fn run<R: Recorder>(
     let (reg_maps, scans): (Vec<_>, Vec<_>) = m.functions.iter().map(RegMap::build).unzip();
     // wgmma exists only in the sm_90a feature set (PTX 8.0 and later).
     let uses_wgmma = scans.iter().any(|s| s.features.wgmma);
-    let mut target = format!("sm_{}", opts.sm);
-    if uses_wgmma {
+    let mut target = format!("sm_{}{suffix}", opts.sm);
+    if uses_wgmma && !target.ends_with('a') {
         if opts.sm != 90 {
             return Err(EmitError {
                 function: String::new(),
@@ -227,13 +254,27 @@ pub fn run<R: Recorder>(
         items: Vec::new(),
     };
     let sm = opts.sm;
+    let explicit = opts.ptx_version.is_some();
+    let whence = if from_ir.is_some() {
+        "the target the IR module's attributes name"
+    } else {
+        "the target the options name"
+    };
     rec.step(|| {
         Step::new(
             "header",
-            format!(
-                "The module opens with PTX ISA {maj}.{min}, target sm_{sm} and 64-bit addresses; \
-                 {maj}.{min} is the lowest ISA version that knows sm_{sm}."
-            ),
+            if explicit {
+                format!(
+                    "The module opens with PTX ISA {maj}.{min}, target sm_{sm}{suffix} ({whence}) \
+                     and 64-bit addresses."
+                )
+            } else {
+                format!(
+                    "The module opens with PTX ISA {maj}.{min}, target sm_{sm}{suffix} ({whence}) \
+                     and 64-bit addresses; {maj}.{min} is the lowest ISA version that knows \
+                     sm_{sm}."
+                )
+            },
         )
     });
     let globals = m.ir.as_deref().map(ir::globals).unwrap_or_default();
