@@ -52,10 +52,7 @@ fn expand(p: &str, line: usize) -> Vec<(String, Vec<String>)> {
     let mut acc = vec![(String::new(), Vec::new())];
     for part in parse_pattern(p, line) {
         acc = match part {
-            Ok(lit) => acc
-                .into_iter()
-                .map(|(n, v)| (n + &lit, v))
-                .collect(),
+            Ok(lit) => acc.into_iter().map(|(n, v)| (n + &lit, v)).collect(),
             Err(group) => acc
                 .into_iter()
                 .flat_map(|(n, v)| {
@@ -152,7 +149,9 @@ fn main() {
     println!("cargo:rerun-if-changed=build.rs");
     let text = std::fs::read_to_string(src).expect("read src/mir/nvptx.isa");
     let mut ops = String::from("opcodes! {\n");
-    let mut isa = String::from("/// Each opcode's description row, in `Op` order.\npub static ISA: &[IsaRow] = &[\n");
+    let mut isa = String::from(
+        "/// Each opcode's description row, in `Op` order.\npub static ISA: &[IsaRow] = &[\n",
+    );
     let mut seen = std::collections::BTreeMap::new();
     for r in read_rows(&text) {
         let defs: u8 = r
@@ -168,7 +167,10 @@ fn main() {
         let flags = flags_expr(&r.flags, r.line);
         for (name, vals) in expand(&r.name, r.line) {
             if let Some(prev) = seen.insert(name.clone(), r.line) {
-                panic!("nvptx.isa:{}: `{name}` is already described on line {prev}", r.line);
+                panic!(
+                    "nvptx.isa:{}: `{name}` is already described on line {prev}",
+                    r.line
+                );
             }
             writeln!(ops, "    {name}: {defs}, {flags}, {family}, {comm};").unwrap();
             writeln!(

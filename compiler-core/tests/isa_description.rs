@@ -39,8 +39,8 @@ fn names(pattern: &str) -> Vec<String> {
 }
 
 fn rows() -> Vec<(usize, Vec<String>)> {
-    let text = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/src/mir/nvptx.isa"))
-        .unwrap();
+    let text =
+        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/src/mir/nvptx.isa")).unwrap();
     text.lines()
         .enumerate()
         .filter(|(_, l)| !l.trim().is_empty() && !l.trim_start().starts_with('#'))
@@ -68,7 +68,11 @@ fn each_opcode_is_described_by_exactly_one_row() {
         );
         assert_eq!(lines[0] as u32, op.isa().line, "{}", op.name());
     }
-    assert_eq!(rows_of.len(), Op::all().len(), "every described name is an opcode");
+    assert_eq!(
+        rows_of.len(),
+        Op::all().len(),
+        "every described name is an opcode"
+    );
     eprintln!(
         "nvptx.isa: {} rows describe {} opcodes",
         rows.len(),
@@ -82,10 +86,8 @@ fn every_form_and_semantics_kind_is_known() {
         let row = op.isa();
         let kind = row.ptx.split(':').next().unwrap();
         assert!(
-            [
-                "hand", "none", "op", "sym", "ld", "ldnc", "ldu", "st", "setp", "cvt", "cvtx"
-            ]
-            .contains(&kind),
+            ["hand", "none", "op", "sym", "ld", "ldnc", "ldu", "st", "setp", "cvt", "cvtx"]
+                .contains(&kind),
             "{}: ptx form `{}`",
             op.name(),
             row.ptx
@@ -97,7 +99,11 @@ fn every_form_and_semantics_kind_is_known() {
             op.name(),
             row.sem
         );
-        assert!(!row.ptx.contains('$') && !row.sem.contains('$'), "{}", op.name());
+        assert!(
+            !row.ptx.contains('$') && !row.sem.contains('$'),
+            "{}",
+            op.name()
+        );
         // Only the sub-register pseudos and PHI lack a PTX form.
         assert_eq!(
             compiler_core::passes::ptx_emit::no_form_reason(op).is_some(),

@@ -72,8 +72,8 @@ pub fn ptx_form_summary(op: Op) -> Option<&'static str> {
     let form = op.isa().ptx;
     if form != "hand" {
         // `op:TEXT:N` reads as TEXT; the other kinds as written in the description.
-        return Some(match form.strip_prefix("op:") {
-            Some(rest) => rest.split(':').next().unwrap_or(rest),
+        return Some(match form.strip_prefix("op:").and_then(op_form) {
+            Some((text, _, _)) => text,
             None => form,
         });
     }
@@ -100,6 +100,11 @@ pub fn ptx_form_summary(op: Op) -> Option<&'static str> {
         LoadParamMemI32 | LoadParamMemI64 | LoadParamMemF32 => "ld.param from retval0",
         StoreParamI32 | StoreParamF32 => "st.param into param<N>",
         StoreRetvalI32 | StoreRetvalF32 => "st.param into func_retval0",
+        Callseq_Start => "{ // callseq N, M (a scope for the call's .param declarations)",
+        Callseq_End => "} // callseq N",
+        DECLARE_PARAM_scalar => ".param .bN paramK",
+        DECLARE_PARAM_array => ".param .align A .b8 paramK[size]",
+        CALL_UNI => "call.uni (retval0), callee, (param0, ...)",
         INT_PTX_SREG_TID_x
         | INT_PTX_SREG_TID_y
         | INT_PTX_SREG_NTID_x
@@ -363,6 +368,14 @@ fn need(d: &InstData, n: usize) -> R<&[MOp]> {
     Ok(ops)
 }
 
+/// The name a symbol operand (`@callee`, `&param0`) carries.
+fn symbol_name(cx: &Cx<'_>, o: &MOp) -> R<String> {
+    match o.kind {
+        OperandKind::Global { sym, .. } => Ok(cx.f.sym(sym).to_string()),
+        _ => Err("expected a symbol operand".into()),
+    }
+}
+
 fn imm(o: &MOp, what: &str) -> R<i64> {
     o.imm_value()
         .ok_or_else(|| format!("expected an immediate {what}"))
@@ -477,6 +490,16 @@ fn sreg(op: Op) -> Option<&'static str> {
     })
 }
 
+/// `TEXT:N[:ftz]` of an `op:` form (TEXT may hold `::`, as in `shared::cluster`).
+fn op_form(arg: &str) -> Option<(&str, usize, bool)> {
+    let (rest, ftz) = match arg.strip_suffix(":ftz") {
+        Some(r) => (r, true),
+        None => (arg, false),
+    };
+    let (text, n) = rest.rsplit_once(':')?;
+    Some((text, n.parse().ok()?, ftz))
+}
+
 /// An instruction whose PTX form the description gives (`ptx` column other than
 /// `hand`; syntax in `mir/nvptx.isa`).
 fn described(cx: &Cx<'_>, op: Op, d: &InstData, defs: &[&MOp]) -> R<Emitted> {
@@ -494,7 +517,10 @@ fn described(cx: &Cx<'_>, op: Op, d: &InstData, defs: &[&MOp]) -> R<Emitted> {
         kind,
         narration,
     };
-    let lanes = || arg.parse::<usize>().map_err(|_| format!("bad form `{form}`"));
+    let lanes = || {
+        arg.parse::<usize>()
+            .map_err(|_| format!("bad form `{form}`"))
+    };
     let dests = |n: usize| -> R<P> {
         if n == 1 {
             def(0)
@@ -502,16 +528,16 @@ fn described(cx: &Cx<'_>, op: Op, d: &InstData, defs: &[&MOp]) -> R<Emitted> {
             Ok(P::Vec((0..n).map(def).collect::<R<_>>()?))
         }
     };
-    let vec_word = |n: usize| if n == 1 { String::new() } else { format!(".v{n}") };
+    let vec_word = |n: usize| {
+        if n == 1 {
+            String::new()
+        } else {
+            format!(".v{n}")
+        }
+    };
     match kind {
         "op" => {
-            let mut parts = arg.split(':');
-            let text = parts.next().unwrap_or("");
-            let n: usize = parts
-                .next()
-                .and_then(|n| n.parse().ok())
-                .ok_or_else(|| format!("bad form `{form}`"))?;
-            let ftz_flag = parts.next() == Some("ftz");
+            let (text, n, ftz_flag) = op_form(arg).ok_or_else(|| format!("bad form `{form}`"))?;
             let ops = need(d, n)?;
             let float_bits = if text.ends_with("f64") { 64 } else { 32 };
             let mut o = Vec::with_capacity(n + 1);
@@ -522,7 +548,12 @@ fn described(cx: &Cx<'_>, op: Op, d: &InstData, defs: &[&MOp]) -> R<Emitted> {
                 o.push(cx.value(x, float_bits)?);
             }
             let mut text = String::from(text);
-            if ftz_flag && ops.get(n).and_then(|x| x.imm_value()).is_some_and(|v| v != 0) {
+            if ftz_flag
+                && ops
+                    .get(n)
+                    .and_then(|x| x.imm_value())
+                    .is_some_and(|v| v != 0)
+            {
                 // `.ftz` goes right before the type.
                 let dot = text.rfind('.').unwrap_or(text.len());
                 text.insert_str(dot, ".ftz");
@@ -613,7 +644,12 @@ fn described(cx: &Cx<'_>, op: Op, d: &InstData, defs: &[&MOp]) -> R<Emitted> {
             let ops = need(d, 3)?;
             let float = arg.starts_with('f');
             let mut mode = imm(&ops[2], "compare mode")?;
-            if float && ops.get(3).and_then(|o| o.imm_value()).is_some_and(|v| v != 0) {
+            if float
+                && ops
+                    .get(3)
+                    .and_then(|o| o.imm_value())
+                    .is_some_and(|v| v != 0)
+            {
                 mode |= 0x100;
             }
             let cond = cmp_mode(mode, float)?;
@@ -647,7 +683,9 @@ fn described(cx: &Cx<'_>, op: Op, d: &InstData, defs: &[&MOp]) -> R<Emitted> {
                 narr!(cx, "{name} prints as `{text}`."),
             ))
         }
-        _ => Err(format!("`{name}`: unknown PTX form `{form}` in the instruction description")),
+        _ => Err(format!(
+            "`{name}`: unknown PTX form `{form}` in the instruction description"
+        )),
     }
 }
 
@@ -905,6 +943,82 @@ pub fn emit_inst(cx: &Cx<'_>, i: Inst) -> R<Emitted> {
                 ),
                 "param_copy",
                 narr!(cx, "{name} writes the function's return value."),
+            ))
+        }
+        Callseq_Start | Callseq_End => {
+            let ops = need(d, 1)?;
+            let n = imm(&ops[0], "call sequence number")?;
+            let (kind, what) = if op == Callseq_Start {
+                ("callseq_start", "opens")
+            } else {
+                ("callseq_end", "closes")
+            };
+            Ok(Emitted {
+                stmts: Vec::new(),
+                kind,
+                narration: narr!(
+                    cx,
+                    "{name} {what} the `{{ // callseq {n}` scope that holds the call's own \
+                     .param declarations."
+                ),
+            })
+        }
+        DECLARE_PARAM_scalar | DECLARE_PARAM_array => {
+            let array = op == DECLARE_PARAM_array;
+            let ops = need(d, if array { 3 } else { 2 })?;
+            let pname = symbol_name(cx, &ops[0])?;
+            let (words, dims) = if array {
+                let align = imm(&ops[1], "alignment")?;
+                let size = imm(&ops[2], "size")?;
+                let words = vec![
+                    ".param".into(),
+                    ".align".into(),
+                    align.to_string(),
+                    ".b8".into(),
+                ];
+                (words, vec![Some(size as u32)])
+            } else {
+                let bits = imm(&ops[1], "width")?;
+                (vec![".param".into(), format!(".b{bits}")], Vec::new())
+            };
+            let decl = crate::ptx::ast::VarDecl {
+                words,
+                name: pname.clone(),
+                dims,
+                init: None,
+            };
+            Ok(one(
+                Stmt::Var(decl),
+                "param_decl",
+                narr!(
+                    cx,
+                    "{name} declares the call's parameter {pname} inside its scope."
+                ),
+            ))
+        }
+        CALL_UNI => {
+            let ops = need(d, 3)?;
+            let callee = symbol_name(cx, &ops[0])?;
+            let nret = imm(&ops[1], "result count")?;
+            let nparams = imm(&ops[2], "parameter count")?;
+            let mut o = Vec::new();
+            if nret > 0 {
+                o.push(P::Paren(
+                    (0..nret).map(|k| P::Sym(format!("retval{k}"))).collect(),
+                ));
+            }
+            o.push(P::Sym(callee.clone()));
+            o.push(P::Paren(
+                (0..nparams).map(|k| P::Sym(format!("param{k}"))).collect(),
+            ));
+            Ok(one(
+                ins("call.uni", o),
+                "call",
+                narr!(
+                    cx,
+                    "{name} calls {callee} with {nparams} parameter(s) and {nret} result(s), \
+                     all passed through the .param variables of the call's scope."
+                ),
             ))
         }
         BARRIER_CTA_SYNC_ALIGNED_ALL_i => {

@@ -316,6 +316,9 @@ pub fn run<R: Recorder>(
         }
         out.items.push(ptx::Item::Var(decl));
     }
+    for decl in extern_declarations(m, rec) {
+        out.items.push(ptx::Item::Func(decl));
+    }
     for (k, (f, regs)) in m.functions.iter().zip(reg_maps).enumerate() {
         let locals: Vec<&ir::Global> = demoted.get(&k).cloned().unwrap_or_default();
         let cx = (regs, &scans[k]);
@@ -324,6 +327,57 @@ pub fn run<R: Recorder>(
         stats.inc("functions");
     }
     Ok((out, stats))
+}
+
+/// `.extern .func` declarations of the functions the module calls (`CALL_UNI @f`) but
+/// does not define, with the signatures of their IR `declare`s, in order of first call.
+fn extern_declarations<R: Recorder>(m: &Module, rec: &mut R) -> Vec<ptx::Function> {
+    let Some(ir_text) = m.ir.as_deref() else {
+        return Vec::new();
+    };
+    let mut callees: Vec<String> = Vec::new();
+    for f in &m.functions {
+        for b in f.layout.blocks() {
+            for i in f.layout.block_insts(b) {
+                let d = &f.insts[i];
+                if !d.is(Op::CALL_UNI) {
+                    continue;
+                }
+                if let Some(OperandKind::Global { sym, .. }) = d.operands.first().map(|o| o.kind) {
+                    let name = f.sym(sym).to_string();
+                    if !callees.contains(&name) && !m.functions.iter().any(|g| g.name == name) {
+                        callees.push(name);
+                    }
+                }
+            }
+        }
+    }
+    let mut out = Vec::new();
+    for name in callees {
+        let Some(sig) = ir::declaration(ir_text, &name) else {
+            continue;
+        };
+        let (params, rets) = sig.ptx_params(&name);
+        rec.step(|| {
+            Step::new(
+                "extern_declaration",
+                format!(
+                    "{name} is called but only declared in the IR module: it gets an `.extern \
+                     .func` declaration with the declared signature."
+                ),
+            )
+        });
+        out.push(ptx::Function {
+            linkage: vec![".extern".into()],
+            kind: crate::ptx::ast::FuncKind::Func,
+            rets,
+            name,
+            params: Some(params),
+            perf: Vec::new(),
+            body: None,
+        });
+    }
+    out
 }
 
 /// The PTX register file a class prints into: prefix and `.reg` type.
@@ -738,8 +792,19 @@ fn emit_function<R: Recorder>(
     } else {
         crate::entity::SecondaryMap::new()
     };
+    // Bodies of the call sequences still open (`Callseq_Start` seen, not yet closed).
+    let mut open_calls: Vec<Vec<Stmt>> = Vec::new();
     for &b in &blocks {
         let n = f.blocks[b].number;
+        if !open_calls.is_empty() {
+            return Err(EmitError {
+                function: f.name.clone(),
+                block: Some(n),
+                inst: None,
+                message: "a call sequence (Callseq_Start) is still open where the block ends"
+                    .into(),
+            });
+        }
         if targeted[b] {
             body.push(Stmt::Label(block_label(k, n)));
             stats.inc("labels");
@@ -786,7 +851,25 @@ fn emit_function<R: Recorder>(
                 message,
             })?;
             record_inst(f, i, &emitted, rec, stats, &has_def);
+            if d.is(Op::Callseq_Start) {
+                // The call's statements go into their own scope until Callseq_End.
+                open_calls.push(core::mem::take(&mut body));
+                body.extend(emitted.stmts);
+                continue;
+            }
             body.extend(emitted.stmts);
+            if d.is(Op::Callseq_End) {
+                let Some(outer) = open_calls.pop() else {
+                    return Err(EmitError {
+                        function: f.name.clone(),
+                        block: Some(n),
+                        inst: Some(crate::mir::print::inst_to_string(f, d).trim().to_string()),
+                        message: "Callseq_End without a Callseq_Start before it".into(),
+                    });
+                };
+                let inner = core::mem::replace(&mut body, outer);
+                body.push(Stmt::Scope(inner));
+            }
         }
     }
     Ok(ptx::Function {
