@@ -23,8 +23,8 @@ use std::process::Command;
 
 /// Floors: the figures measured on this code (raise them when coverage grows).
 const MIN_REACH_PTX: usize = 81;
-const MIN_ASSEMBLE: usize = 71;
-const MIN_EQUAL_FUNCTIONS: usize = 589;
+const MIN_ASSEMBLE: usize = 72;
+const MIN_EQUAL_FUNCTIONS: usize = 591;
 
 fn repo() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
@@ -335,7 +335,8 @@ fn llvm_nvptx_tests_reach_ptx_that_assembles_and_matches_llc() {
 /// and `llc.ptx`, made by `make.sh`), so this runs without llc-22: calls with their
 /// `.param` scopes and `.extern` declarations (fma, misched_func_call), byval and
 /// aggregate parameters as byte arrays (store-retval), 8/16-bit loads and stores and
-/// promoted narrow parameters (ld-generic), 16-bit compares (compare-int). The whole
+/// promoted narrow parameters (ld-generic), 16-bit compares (compare-int), prototypes of
+/// callees defined after their caller and `alignstack` parameters (param-overalign). The whole
 /// PTX equals llc-22's statement for statement after canonical register renaming.
 #[test]
 fn kept_llvm_nvptx_files_print_as_llc_does() {

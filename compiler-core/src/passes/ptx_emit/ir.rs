@@ -155,7 +155,16 @@ fn parse_ty(text: &str, ir: &str) -> Option<IrTy> {
         .iter()
         .position(|w| *w == "align")
         .and_then(|k| words.get(k + 1))
-        .and_then(|n| n.parse::<u64>().ok());
+        .and_then(|n| n.parse::<u64>().ok())
+        .or_else(|| {
+            // `alignstack(N)`: the alignment the parameter is passed with.
+            words.iter().find_map(|w| {
+                w.strip_prefix("alignstack(")?
+                    .strip_suffix(')')?
+                    .parse::<u64>()
+                    .ok()
+            })
+        });
     Some(match ty_text {
         "half" => IrTy::Half,
         "bfloat" => IrTy::BFloat,
@@ -193,7 +202,11 @@ fn parse_ty(text: &str, ir: &str) -> Option<IrTy> {
             IrTy::Int(t[1..].parse().ok()?)
         }
         t => match layout(t, ir) {
-            Some((size, align)) => IrTy::Bytes { size, align },
+            // An `align N` attribute raises the parameter's alignment.
+            Some((size, align)) => IrTy::Bytes {
+                size,
+                align: align_attr.map_or(align, |a| a.max(align)),
+            },
             None => IrTy::Other(t.into()),
         },
     })

@@ -329,46 +329,67 @@ pub fn run<R: Recorder>(
     Ok((out, stats))
 }
 
-/// `.extern .func` declarations of the functions the module calls (`CALL_UNI @f`) but
-/// does not define, with the signatures of their IR `declare`s, in order of first call.
+/// Declarations ahead of the functions, as llc prints them: `.extern .func` for a
+/// function the module calls (`CALL_UNI @f`) but only declares in its IR, and a
+/// `.visible .func` prototype for one it defines after a caller (ptxas needs a
+/// callee's prototype before the call). In order of first call.
 fn extern_declarations<R: Recorder>(m: &Module, rec: &mut R) -> Vec<ptx::Function> {
     let Some(ir_text) = m.ir.as_deref() else {
         return Vec::new();
     };
-    let mut callees: Vec<String> = Vec::new();
-    for f in &m.functions {
+    let mut callees: Vec<(String, bool)> = Vec::new();
+    for (caller, f) in m.functions.iter().enumerate() {
         for b in f.layout.blocks() {
             for i in f.layout.block_insts(b) {
                 let d = &f.insts[i];
                 if !d.is(Op::CALL_UNI) {
                     continue;
                 }
-                if let Some(OperandKind::Global { sym, .. }) = d.operands.first().map(|o| o.kind) {
-                    let name = f.sym(sym).to_string();
-                    if !callees.contains(&name) && !m.functions.iter().any(|g| g.name == name) {
-                        callees.push(name);
-                    }
+                let Some(OperandKind::Global { sym, .. }) = d.operands.first().map(|o| o.kind)
+                else {
+                    continue;
+                };
+                let name = f.sym(sym).to_string();
+                if callees.iter().any(|(n, _)| *n == name) {
+                    continue;
+                }
+                match m.functions.iter().position(|g| g.name == name) {
+                    None => callees.push((name, true)),
+                    Some(k) if k > caller => callees.push((name, false)),
+                    Some(_) => {}
                 }
             }
         }
     }
     let mut out = Vec::new();
-    for name in callees {
-        let Some(sig) = ir::declaration(ir_text, &name) else {
+    for (name, external) in callees {
+        let sig = if external {
+            ir::declaration(ir_text, &name)
+        } else {
+            ir::signature(ir_text, &name)
+        };
+        let Some(sig) = sig else {
             continue;
         };
         let (params, rets) = sig.ptx_params(&name);
         rec.step(|| {
             Step::new(
-                "extern_declaration",
-                format!(
-                    "{name} is called but only declared in the IR module: it gets an `.extern \
-                     .func` declaration with the declared signature."
-                ),
+                "declaration",
+                if external {
+                    format!(
+                        "{name} is called but only declared in the IR module: it gets an \
+                         `.extern .func` declaration with the declared signature."
+                    )
+                } else {
+                    format!(
+                        "{name} is called before its definition: its prototype is declared \
+                         first, so the call sees it."
+                    )
+                },
             )
         });
         out.push(ptx::Function {
-            linkage: vec![".extern".into()],
+            linkage: vec![if external { ".extern" } else { ".visible" }.into()],
             kind: crate::ptx::ast::FuncKind::Func,
             rets,
             name,
