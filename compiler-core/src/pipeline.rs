@@ -931,6 +931,8 @@ pub fn ptx_emit_options(k: &Knobs) -> passes::ptx_emit::PtxEmitOptions {
     passes::ptx_emit::PtxEmitOptions {
         sm,
         ptx_version: None,
+        // An `sm` knob the user set wins over the target the IR module names.
+        target_from_ir: k.is_default(Knob::Sm),
     }
 }
 

@@ -70,6 +70,7 @@ fn corpus_mir_emits_ptx_that_assembles_and_matches_llc() {
                         &PtxEmitOptions {
                             sm: 80,
                             ptx_version: None,
+                            target_from_ir: false,
                         },
                         &mut NoTrace::default(),
                     )

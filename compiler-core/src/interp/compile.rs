@@ -48,17 +48,47 @@ use alloc::vec::Vec;
 const NO_SEMANTICS_YET: &str = "the interpreter has no semantics for this opcode yet";
 const CALLS_NOT_MODELLED: &str =
     "call sequences (outgoing parameters, callee results) are not modelled";
+const NOT_MODELLED_YET: &str =
+    "the instruction description gives this opcode no interpreter semantics yet";
 
-/// Whether the interpreter gives `op` semantics. False for the call-sequence pseudos
-/// (`LoadParamMem*`, `StoreParam*`: there is no call to give them meaning) and for any
-/// opcode added to the table after the interpreter (a test keeps this list and the
-/// decoder in step).
+/// Whether the interpreter gives `op` semantics: the instruction description's `sem`
+/// column says `none:REASON` for what it does not model (call sequences, float
+/// operations beyond the modelled ones, atomics, ...), so the decoder refuses those
+/// by name with [`not_modelled`]'s reason, and the generator leaves them out.
 pub fn has_semantics(op: Op) -> bool {
-    use Op::*;
-    !matches!(
-        op,
-        LoadParamMemI32 | LoadParamMemI64 | LoadParamMemF32 | StoreParamI32 | StoreParamF32
-    )
+    !op.isa().sem.starts_with("none")
+}
+
+/// Why the description says the interpreter does not model an opcode (None: it does).
+pub fn not_modelled(op: Op) -> Option<&'static str> {
+    let reason = op.isa().sem.strip_prefix("none:")?;
+    Some(match reason {
+        "call" => CALLS_NOT_MODELLED,
+        "texture" => "textures and surfaces beyond the modelled fetches are not modelled",
+        "atomic" => "atomic read-modify-write operations are not modelled",
+        "sync" => "memory fences and warp synchronisation are not modelled",
+        "float" => "this floating-point operation (or conversion) is not modelled",
+        "wide" => "this widening multiply form is not modelled",
+        _ => NOT_MODELLED_YET,
+    })
+}
+
+/// An integer binary operation from the description's `int:OP:BITS` semantics.
+fn int_semantics(op: Op) -> Option<(IntOp, u32)> {
+    let rest = op.isa().sem.strip_prefix("int:")?;
+    let (name, bits) = rest.split_once(':')?;
+    let iop = match name {
+        "add" => IntOp::Add,
+        "sub" => IntOp::Sub,
+        "mul.lo" => IntOp::MulLo,
+        "and" => IntOp::And,
+        "or" => IntOp::Or,
+        "xor" => IntOp::Xor,
+        "shl" => IntOp::Shl,
+        "shr.u" => IntOp::ShrU,
+        _ => return None,
+    };
+    Some((iop, bits.parse().ok()?))
 }
 
 /// Index into a thread's register slots.
@@ -920,6 +950,20 @@ impl<'f> Compiler<'f> {
                 ))),
             }
         };
+        if let Some(why) = not_modelled(op) {
+            return Err(InterpError::unsupported(&name, why));
+        }
+        if let Some((iop, bits)) = int_semantics(op) {
+            let d = one_def(self)?;
+            self.expect_uses(&name, uses, 2, 2)?;
+            return Ok(Exec::Int {
+                op: iop,
+                bits,
+                d,
+                a: self.src(uses[0])?,
+                b: self.src(uses[1])?,
+            });
+        }
         use Op::*;
         let x = match op {
             COPY | IMOV1rr | IMOV16rr | IMOV32rr | IMOV64rr | FMOV16rr | FMOV32rr | FMOV64rr
@@ -1091,9 +1135,6 @@ impl<'f> Compiler<'f> {
                     a: self.src(uses[0])?,
                 }
             }
-            LoadParamMemI32 | LoadParamMemI64 | LoadParamMemF32 | StoreParamI32 | StoreParamF32 => {
-                return Err(InterpError::unsupported(&name, CALLS_NOT_MODELLED))
-            }
             StoreRetvalI32 | StoreRetvalF32 => {
                 self.expect_uses(&name, uses, 2, 2)?;
                 let val = self.src(uses[0])?;
@@ -1178,31 +1219,6 @@ impl<'f> Compiler<'f> {
                 self.expect_uses(&name, uses, 1, 1)?;
                 Exec::Barrier {
                     id: self.imm(uses[0])? as u32,
-                }
-            }
-            ADD32rr | ADD32ri | ADD64rr | ADD64ri | SUB32rr | MULT32rr | MULT32ri | XOR_b32rr
-            | AND_b32rr | OR_b32rr | OR_b64rr | SRL32_ri | SHL32_ri | SHL64_ri => {
-                let d = one_def(self)?;
-                self.expect_uses(&name, uses, 2, 2)?;
-                let (iop, bits) = match op {
-                    ADD32rr | ADD32ri => (IntOp::Add, 32),
-                    ADD64rr | ADD64ri => (IntOp::Add, 64),
-                    SUB32rr => (IntOp::Sub, 32),
-                    MULT32rr | MULT32ri => (IntOp::MulLo, 32),
-                    XOR_b32rr => (IntOp::Xor, 32),
-                    AND_b32rr => (IntOp::And, 32),
-                    OR_b32rr => (IntOp::Or, 32),
-                    OR_b64rr => (IntOp::Or, 64),
-                    SRL32_ri => (IntOp::ShrU, 32),
-                    SHL32_ri => (IntOp::Shl, 32),
-                    _ => (IntOp::Shl, 64),
-                };
-                Exec::Int {
-                    op: iop,
-                    bits,
-                    d,
-                    a: self.src(uses[0])?,
-                    b: self.src(uses[1])?,
                 }
             }
             MUL_WIDEu32_ri | MUL_WIDEs32_ri => {
@@ -1648,7 +1664,7 @@ mod tests {
                         panic!("{} falls through to the catch-all", op.name())
                     }
                     Err(InterpError::Unsupported { reason, .. })
-                        if reason == CALLS_NOT_MODELLED =>
+                        if Some(reason.as_str()) == not_modelled(op) =>
                     {
                         assert!(!has_semantics(op), "{}", op.name())
                     }

@@ -1,4 +1,5 @@
-//! The opcode descriptor table.
+//! The opcode descriptor table, generated from the instruction description
+//! `nvptx.isa` by `build.rs` (see that file for the row format).
 //!
 //! Holds the target-independent pseudos every pass reasons about and every NVPTX opcode
 //! that appears in the `llc-22` corpus, plus the CICC-era move families the NVPTX
@@ -81,164 +82,20 @@ macro_rules! opcodes {
 }
 
 use flag::*;
-const N: Option<(u8, u8)> = None;
-const C12: Option<(u8, u8)> = Some((1, 2));
-const LD: u16 = MAY_LOAD;
-const ST: u16 = MAY_STORE;
-const BR: u16 = TERMINATOR | BRANCH;
-const SREG: u16 = SPECIAL_REG;
-const MOV: u16 = AS_CHEAP_AS_MOVE;
-const VAR: u16 = VARIADIC | PSEUDO;
 
-opcodes! {
-    // Target-independent pseudos.
-    COPY: 1, PSEUDO | MOV, Copy, N;
-    PHI: 1, VAR, None, N;
-    REG_SEQUENCE: 1, PSEUDO, None, N;
-    INSERT_SUBREG: 1, PSEUDO, None, N;
-    EXTRACT_SUBREG: 1, VAR, None, N;
-    SUBREG_TO_REG: 1, PSEUDO, None, N;
-    IMPLICIT_DEF: 1, PSEUDO | MOV, None, N;
-    INLINEASM: 0, VAR | SIDE_EFFECTS, None, N;
-    KILL: 0, VAR, None, N;
-    // Special nodes the emitter turns into pseudos: a label, frame-slot lifetime
-    // markers and a profiling probe (spec: ISD 0x0F, 0x1C, 0x2B).
-    EH_LABEL: 0, PSEUDO | SIDE_EFFECTS, None, N;
-    LIFETIME_START: 0, PSEUDO | SIDE_EFFECTS, None, N;
-    LIFETIME_END: 0, PSEUDO | SIDE_EFFECTS, None, N;
-    PSEUDO_PROBE: 0, PSEUDO | SIDE_EFFECTS, None, N;
-    // Control flow.
-    GOTO: 0, BR, None, N;
-    CBranch: 0, BR | CONDITIONAL, None, N;
-    CBranchOther: 0, BR | CONDITIONAL, None, N;
-    Return: 0, TERMINATOR | RETURN, None, N;
-    // Immediate and symbol moves.
-    MOV_B1_i: 1, MOV, None, N;
-    MOV_B16_i: 1, MOV, None, N;
-    MOV_B32_i: 1, MOV, None, N;
-    MOV_B64_i: 1, MOV, None, N;
-    MOV_F32_i: 1, MOV, None, N;
-    MOV_F64_i: 1, MOV, None, N;
-    MOV_B64_sym: 1, MOV, None, N;
-    // Register moves, CICC-era families (the NVPTX coalescer's input).
-    IMOV1rr: 1, MOV, Move, N;
-    IMOV16rr: 1, MOV, Move, N;
-    IMOV32rr: 1, MOV, Move, N;
-    IMOV64rr: 1, MOV, Move, N;
-    FMOV16rr: 1, MOV, Move, N;
-    FMOV32rr: 1, MOV, Move, N;
-    FMOV64rr: 1, MOV, Move, N;
-    MOV_B32_r: 1, MOV, Move, N;
-    MOV_B64_r: 1, MOV, Move, N;
-    BITCONVERT_32_I2F: 1, MOV, CrossClass, N;
-    BITCONVERT_32_F2I: 1, MOV, CrossClass, N;
-    BITCONVERT_64_I2F: 1, MOV, CrossClass, N;
-    BITCONVERT_64_F2I: 1, MOV, CrossClass, N;
-    V2I32toI64: 1, MOV, WidePair, N;
-    I64toV2I32: 2, MOV, WidePair, N;
-    V2I64toI128: 1, MOV, WidePair, N;
-    I128toV2I64: 2, MOV, WidePair, N;
-    I32toV2I16: 2, MOV, WidePair, N;
-    V2I16toI32: 1, MOV, WidePair, N;
-    LoadParamMemI32: 1, LD, Param, N;
-    LoadParamMemI64: 1, LD, Param, N;
-    LoadParamMemF32: 1, LD, Param, N;
-    StoreParamI32: 0, ST, Param, N;
-    StoreParamF32: 0, ST, Param, N;
-    StoreRetvalI32: 0, ST, Param, N;
-    StoreRetvalF32: 0, ST, Param, N;
-    // Special registers.
-    INT_PTX_SREG_TID_x: 1, SREG, None, N;
-    INT_PTX_SREG_TID_y: 1, SREG, None, N;
-    INT_PTX_SREG_NTID_x: 1, SREG, None, N;
-    INT_PTX_SREG_CTAID_x: 1, SREG, None, N;
-    INT_PTX_SREG_CTAID_y: 1, SREG, None, N;
-    INT_PTX_SREG_NCTAID_x: 1, SREG, None, N;
-    INT_PTX_SREG_LANEID: 1, SREG, None, N;
-    // Memory.
-    LD_i32: 1, LD, None, N;
-    LD_i64: 1, LD, None, N;
-    LD_f32: 1, LD, None, N;
-    ST_i32: 0, ST, None, N;
-    ST_i64: 0, ST, None, N;
-    LDV_i32_v2: 2, LD, None, N;
-    LDV_i32_v4: 4, LD, None, N;
-    STV_i32_v4: 0, ST, None, N;
-    LD_GLOBAL_NC_i32: 1, LD, None, N;
-    LD_GLOBAL_NC_v4i32: 4, LD, None, N;
-    LD_GLOBAL_NC_v2i64: 2, LD, None, N;
-    cvta_to_global_64: 1, 0, None, N;
-    BARRIER_CTA_SYNC_ALIGNED_ALL_i: 0, SIDE_EFFECTS | CONVERGENT, None, N;
-    // Integer arithmetic.
-    ADD32rr: 1, 0, None, C12;
-    ADD32ri: 1, 0, None, N;
-    ADD64rr: 1, 0, None, C12;
-    ADD64ri: 1, 0, None, N;
-    SUB32rr: 1, 0, None, N;
-    MULT32rr: 1, 0, None, C12;
-    MULT32ri: 1, 0, None, N;
-    MUL_WIDEu32_ri: 1, 0, None, N;
-    MUL_WIDEs32_ri: 1, 0, None, N;
-    MAD_LO_S32rrr: 1, 0, None, C12;
-    XOR_b32rr: 1, 0, None, C12;
-    AND_b32rr: 1, 0, None, C12;
-    OR_b32rr: 1, 0, None, C12;
-    OR_b64rr: 1, 0, None, C12;
-    SRL32_ri: 1, 0, None, N;
-    SHL32_ri: 1, 0, None, N;
-    SHL64_ri: 1, 0, None, N;
-    SETP_i32rr: 1, 0, None, N;
-    SETP_i32ri: 1, 0, None, N;
-    SETP_f32rr: 1, 0, None, N;
-    SELP_b32rr: 1, 0, None, N;
-    // Floating point.
-    FADDf32rr: 1, 0, None, C12;
-    FADDf32ri: 1, 0, None, N;
-    FADD_rnf32rr: 1, 0, None, C12;
-    FADD_rnf32ri: 1, 0, None, N;
-    FSUBf32rr: 1, 0, None, N;
-    FSUB_rnf32rr: 1, 0, None, N;
-    FMULf32rr: 1, 0, None, C12;
-    FMUL_rnf32rr: 1, 0, None, C12;
-    FMUL_rnf16rr: 1, 0, None, C12;
-    FADD_rnf16x2rr: 1, 0, None, C12;
-    FMA_F32rrr: 1, 0, None, C12;
-    FMA_F32rir: 1, 0, None, N;
-    // Conversions.
-    CVT_f32_s32: 1, 0, None, N;
-    CVT_f32_u32: 1, 0, None, N;
-    CVT_f32_s64: 1, 0, None, N;
-    CVT_f32_u64: 1, 0, None, N;
-    CVT_f32_f16: 1, 0, None, N;
-    CVT_s32_f32: 1, 0, None, N;
-    CVT_u64_u32: 1, 0, None, N;
-    CVT_u32_u64: 1, 0, None, N;
-    // Texture fetches (4 results; the coordinate operands follow the handle).
-    TEX_UNIFIED_2D_F32_F32_R: 4, LD, None, N;
-    TEX_UNIFIED_1D_S32_S32_R: 4, LD, None, N;
-    // CICC-era multi-result producers: one def of a tuple class, split later by a
-    // multi-pair EXTRACT_SUBREG. Operands follow each comment.
-    // (handle, x, y) → float32regsx4
-    TEX_2D_V4F32_F32: 1, LD, None, N;
-    // (handle, x, y) → float32regsx4, and implicit-def $texpred: whether the texel was
-    // resident (the emitter's glue-bundle example reads it back through a glued copy).
-    TEX_2D_V4F32_F32_P: 1, LD, None, N;
-    // (a, b, c) → float32regsx4: lane i = a*b + c + i (a model of one thread's fragment)
-    MMA_M16N8K8_TF32: 1, CONVERGENT, None, N;
-    // (a, b, acc: float32regsx4) → float32regsx4: lane i = a*b + acc[i]
-    MMA_M16N8K8_TF32_ACC: 1, CONVERGENT, None, N;
-    // (a, b, c) → float16x2regsx8
-    WMMA_MMA_M16N16K16_F16: 1, CONVERGENT, None, N;
-    // (desc_a, desc_b, scale) → float32regsx16
-    WGMMA_M64N32K16_F32: 1, CONVERGENT, None, N;
-    // (address, coordinate) → int32regsx2: data, completion token
-    TMA_LOAD_2D: 1, LD, None, N;
-    // (address) → int32regsx2: data, completion token
-    CP_ASYNC_CA_SHARED: 1, LD, None, N;
-    // Warp shuffle (value, lane, clamp, mask).
-    SHFL_SYNC_IDX_i32: 1, CONVERGENT, None, N;
-    SHFL_SYNC_DOWN_i32: 1, CONVERGENT, None, N;
+/// What the description says about an opcode beyond its descriptor: the MIR
+/// interpreter's semantics kind and the PTX form ptx-emit prints (syntax in
+/// `nvptx.isa`'s header), and the description line it comes from.
+#[derive(Debug)]
+pub struct IsaRow {
+    pub sem: &'static str,
+    pub ptx: &'static str,
+    pub line: u32,
 }
+
+// `Op`, `OPCODES` and `ISA`, generated by `build.rs` from the instruction description
+// `src/mir/nvptx.isa` (one row per opcode or family of opcodes).
+include!(concat!(env!("OUT_DIR"), "/isa.rs"));
 
 /// An instruction's opcode: a table entry, or a name the table does not know.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
@@ -273,6 +130,10 @@ impl Op {
     }
     pub fn all() -> &'static [Op] {
         ALL_OPS
+    }
+    /// The description row's semantics kind and PTX form.
+    pub fn isa(self) -> &'static IsaRow {
+        &ISA[self as usize]
     }
 }
 

@@ -147,6 +147,22 @@ pub fn assemble(ptxas: &Path, text: &str, arch: u32, tag: &str) -> Result<(), St
 /// Assembles PTX text for `sm_<target>`, where the target may carry a feature suffix
 /// (`90a`); Err holds ptxas' messages.
 pub fn assemble_target(ptxas: &Path, text: &str, target: &str, tag: &str) -> Result<(), String> {
+    run_ptxas(ptxas, text, target, tag, false)
+}
+
+/// As [`assemble_target`] with `-c`: relocatable code, so calls to `.extern`
+/// functions need no definition.
+pub fn compile_only(ptxas: &Path, text: &str, target: &str, tag: &str) -> Result<(), String> {
+    run_ptxas(ptxas, text, target, tag, true)
+}
+
+fn run_ptxas(
+    ptxas: &Path,
+    text: &str,
+    target: &str,
+    tag: &str,
+    compile_only: bool,
+) -> Result<(), String> {
     static N: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
     let n = N.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
     let dir = std::env::temp_dir().join(format!("copyscope-ptxas-{}", std::process::id()));
@@ -159,6 +175,7 @@ pub fn assemble_target(ptxas: &Path, text: &str, target: &str, tag: &str) -> Res
     let out = dir.join(format!("{n}-{safe}-{target}.cubin"));
     std::fs::write(&src, text).map_err(|e| e.to_string())?;
     let o = Command::new(ptxas)
+        .args(compile_only.then_some("-c"))
         .arg(format!("-arch=sm_{target}"))
         .arg(&src)
         .arg("-o")

@@ -51,15 +51,15 @@ pub struct Emitted {
 
 type R<T> = Result<T, String>;
 
-/// Why an opcode of the table has no PTX form (None: it has one).
+/// Why an opcode of the table has no PTX form (None: it has one): the description's
+/// `none:WHY` form.
 pub fn no_form_reason(op: Op) -> Option<&'static str> {
-    use Op::*;
-    Some(match op {
-        PHI => "PHI has no PTX form: phi-elimination must lower it to COPYs first",
-        REG_SEQUENCE | INSERT_SUBREG | EXTRACT_SUBREG | SUBREG_TO_REG => {
+    Some(match op.isa().ptx.strip_prefix("none:")? {
+        "phi" => "PHI has no PTX form: phi-elimination must lower it to COPYs first",
+        "subreg" => {
             "sub-register pseudos have no PTX form: two-address must lower them to COPYs first"
         }
-        _ => return None,
+        _ => "the instruction description gives it no PTX form",
     })
 }
 
@@ -68,6 +68,14 @@ pub fn ptx_form_summary(op: Op) -> Option<&'static str> {
     use Op::*;
     if no_form_reason(op).is_some() {
         return None;
+    }
+    let form = op.isa().ptx;
+    if form != "hand" {
+        // `op:TEXT:N` reads as TEXT; the other kinds as written in the description.
+        return Some(match form.strip_prefix("op:").and_then(op_form) {
+            Some((text, _, _)) => text,
+            None => form,
+        });
     }
     Some(match op {
         COPY => "mov.<class type>",
@@ -92,6 +100,11 @@ pub fn ptx_form_summary(op: Op) -> Option<&'static str> {
         LoadParamMemI32 | LoadParamMemI64 | LoadParamMemF32 => "ld.param from retval0",
         StoreParamI32 | StoreParamF32 => "st.param into param<N>",
         StoreRetvalI32 | StoreRetvalF32 => "st.param into func_retval0",
+        Callseq_Start => "{ // callseq N, M (a scope for the call's .param declarations)",
+        Callseq_End => "} // callseq N",
+        DECLARE_PARAM_scalar => ".param .bN paramK",
+        DECLARE_PARAM_array => ".param .align A .b8 paramK[size]",
+        CALL_UNI => "call.uni (retval0), callee, (param0, ...)",
         INT_PTX_SREG_TID_x
         | INT_PTX_SREG_TID_y
         | INT_PTX_SREG_NTID_x
@@ -99,10 +112,6 @@ pub fn ptx_form_summary(op: Op) -> Option<&'static str> {
         | INT_PTX_SREG_CTAID_y
         | INT_PTX_SREG_NCTAID_x
         | INT_PTX_SREG_LANEID => "mov.u32 from a special register",
-        LD_i32 | LD_i64 | LD_f32 | LDV_i32_v2 | LDV_i32_v4 | LD_GLOBAL_NC_i32
-        | LD_GLOBAL_NC_v4i32 | LD_GLOBAL_NC_v2i64 => "ld",
-        ST_i32 | ST_i64 | STV_i32_v4 => "st",
-        cvta_to_global_64 => "cvta.to.global.u64",
         BARRIER_CTA_SYNC_ALIGNED_ALL_i => "bar.sync",
         TEX_UNIFIED_2D_F32_F32_R | TEX_2D_V4F32_F32 => "tex.2d.v4.f32.f32",
         TEX_UNIFIED_1D_S32_S32_R => "tex.1d.v4.s32.s32",
@@ -121,43 +130,6 @@ pub fn ptx_form_summary(op: Op) -> Option<&'static str> {
         }
         SHFL_SYNC_IDX_i32 => "shfl.sync.idx.b32",
         SHFL_SYNC_DOWN_i32 => "shfl.sync.down.b32",
-        SETP_i32rr | SETP_i32ri => "setp.<cmp>.<b|s|u>32",
-        SETP_f32rr => "setp.<cmp>.f32",
-        CVT_f32_s32 | CVT_f32_u32 | CVT_f32_s64 | CVT_f32_u64 | CVT_f32_f16 | CVT_s32_f32
-        | CVT_u64_u32 | CVT_u32_u64 => "cvt<.rnd>.<dst>.<src>",
-        _ => return arith(op).map(|a| a.0),
-    })
-}
-
-/// Plain arithmetic: (opcode text, operands after the defs, trailing ftz flag?).
-fn arith(op: Op) -> Option<(&'static str, usize, bool)> {
-    use Op::*;
-    Some(match op {
-        ADD32rr | ADD32ri => ("add.s32", 2, false),
-        ADD64rr | ADD64ri => ("add.s64", 2, false),
-        SUB32rr => ("sub.s32", 2, false),
-        MULT32rr | MULT32ri => ("mul.lo.s32", 2, false),
-        MUL_WIDEu32_ri => ("mul.wide.u32", 2, false),
-        MUL_WIDEs32_ri => ("mul.wide.s32", 2, false),
-        MAD_LO_S32rrr => ("mad.lo.s32", 3, false),
-        XOR_b32rr => ("xor.b32", 2, false),
-        AND_b32rr => ("and.b32", 2, false),
-        OR_b32rr => ("or.b32", 2, false),
-        OR_b64rr => ("or.b64", 2, false),
-        SRL32_ri => ("shr.u32", 2, false),
-        SHL32_ri => ("shl.b32", 2, false),
-        SHL64_ri => ("shl.b64", 2, false),
-        SELP_b32rr => ("selp.b32", 3, false),
-        FADDf32rr | FADDf32ri => ("add.f32", 2, true),
-        FADD_rnf32rr | FADD_rnf32ri => ("add.rn.f32", 2, true),
-        FSUBf32rr => ("sub.f32", 2, true),
-        FSUB_rnf32rr => ("sub.rn.f32", 2, true),
-        FMULf32rr => ("mul.f32", 2, true),
-        FMUL_rnf32rr => ("mul.rn.f32", 2, true),
-        FMUL_rnf16rr => ("mul.rn.f16", 2, true),
-        FADD_rnf16x2rr => ("add.rn.f16x2", 2, true),
-        FMA_F32rrr | FMA_F32rir => ("fma.rn.f32", 3, true),
-        cvta_to_global_64 => ("cvta.to.global.u64", 1, false),
         _ => return None,
     })
 }
@@ -396,6 +368,14 @@ fn need(d: &InstData, n: usize) -> R<&[MOp]> {
     Ok(ops)
 }
 
+/// The name a symbol operand (`@callee`, `&param0`) carries.
+fn symbol_name(cx: &Cx<'_>, o: &MOp) -> R<String> {
+    match o.kind {
+        OperandKind::Global { sym, .. } => Ok(cx.f.sym(sym).to_string()),
+        _ => Err("expected a symbol operand".into()),
+    }
+}
+
 fn imm(o: &MOp, what: &str) -> R<i64> {
     o.imm_value()
         .ok_or_else(|| format!("expected an immediate {what}"))
@@ -496,21 +476,6 @@ fn cvt_mode(mode: i64) -> R<String> {
     Ok(s)
 }
 
-fn cvt_types(op: Op) -> Option<&'static str> {
-    use Op::*;
-    Some(match op {
-        CVT_f32_s32 => "f32.s32",
-        CVT_f32_u32 => "f32.u32",
-        CVT_f32_s64 => "f32.s64",
-        CVT_f32_u64 => "f32.u64",
-        CVT_f32_f16 => "f32.f16",
-        CVT_s32_f32 => "s32.f32",
-        CVT_u64_u32 => "u64.u32",
-        CVT_u32_u64 => "u32.u64",
-        _ => return None,
-    })
-}
-
 fn sreg(op: Op) -> Option<&'static str> {
     use Op::*;
     Some(match op {
@@ -523,6 +488,205 @@ fn sreg(op: Op) -> Option<&'static str> {
         INT_PTX_SREG_LANEID => "%laneid",
         _ => return None,
     })
+}
+
+/// `TEXT:N[:ftz]` of an `op:` form (TEXT may hold `::`, as in `shared::cluster`).
+fn op_form(arg: &str) -> Option<(&str, usize, bool)> {
+    let (rest, ftz) = match arg.strip_suffix(":ftz") {
+        Some(r) => (r, true),
+        None => (arg, false),
+    };
+    let (text, n) = rest.rsplit_once(':')?;
+    Some((text, n.parse().ok()?, ftz))
+}
+
+/// An instruction whose PTX form the description gives (`ptx` column other than
+/// `hand`; syntax in `mir/nvptx.isa`).
+fn described(cx: &Cx<'_>, op: Op, d: &InstData, defs: &[&MOp]) -> R<Emitted> {
+    let form = op.isa().ptx;
+    let name = op.name();
+    let (kind, arg) = form.split_once(':').unwrap_or((form, ""));
+    let def = |k: usize| -> R<P> {
+        cx.reg(
+            defs.get(k)
+                .ok_or_else(|| format!("{name} is missing result {k}"))?,
+        )
+    };
+    let one = |s: Stmt, kind: &'static str, narration: String| Emitted {
+        stmts: vec![s],
+        kind,
+        narration,
+    };
+    let lanes = || {
+        arg.parse::<usize>()
+            .map_err(|_| format!("bad form `{form}`"))
+    };
+    let dests = |n: usize| -> R<P> {
+        if n == 1 {
+            def(0)
+        } else {
+            Ok(P::Vec((0..n).map(def).collect::<R<_>>()?))
+        }
+    };
+    let vec_word = |n: usize| {
+        if n == 1 {
+            String::new()
+        } else {
+            format!(".v{n}")
+        }
+    };
+    match kind {
+        "op" => {
+            let (text, n, ftz_flag) = op_form(arg).ok_or_else(|| format!("bad form `{form}`"))?;
+            let ops = need(d, n)?;
+            let float_bits = if text.ends_with("f64") { 64 } else { 32 };
+            let mut o = Vec::with_capacity(n + 1);
+            for k in 0..defs.len() {
+                o.push(def(k)?);
+            }
+            for x in &ops[..n] {
+                o.push(cx.value(x, float_bits)?);
+            }
+            let mut text = String::from(text);
+            if ftz_flag
+                && ops
+                    .get(n)
+                    .and_then(|x| x.imm_value())
+                    .is_some_and(|v| v != 0)
+            {
+                // `.ftz` goes right before the type.
+                let dot = text.rfind('.').unwrap_or(text.len());
+                text.insert_str(dot, ".ftz");
+            }
+            let narration = narr!(cx, "{name} prints as `{text}`.");
+            Ok(one(ins(text, o), "instruction", narration))
+        }
+        "sym" => Ok(one(
+            ins(arg, vec![]),
+            "instruction",
+            narr!(cx, "{name} prints as `{arg}`."),
+        )),
+        "ld" => {
+            let ops = need(d, 8)?;
+            let sem = sem_word(imm(&ops[0], "ordering")?, imm(&ops[1], "scope")?)?;
+            let space = space_word(imm(&ops[2], "address space")?)?;
+            let letter = type_letter(imm(&ops[3], "type code")?)?;
+            let width = imm(&ops[4], "width")?;
+            if imm(&ops[5], "used-bytes mask")? != -1 {
+                return Err("a partial used-bytes mask has no PTX form we print".into());
+            }
+            let n = lanes()?;
+            let text = format!("ld{sem}{space}{}.{letter}{width}", vec_word(n));
+            let a = cx.addr(&ops[6], &ops[7])?;
+            Ok(one(
+                ins(text.clone(), vec![dests(n)?, a]),
+                "load",
+                narr!(
+                    cx,
+                    "{name} with ordering/space/type codes {}, {}, {}, {} prints as `{text}`.",
+                    ops[0].imm_value().unwrap_or(0),
+                    ops[2].imm_value().unwrap_or(0),
+                    ops[3].imm_value().unwrap_or(0),
+                    width
+                ),
+            ))
+        }
+        "ldnc" | "ldu" => {
+            let n = lanes()?;
+            let (text, a) = if kind == "ldnc" {
+                let ops = need(d, 5)?;
+                let letter = type_letter(imm(&ops[0], "type code")?)?;
+                let width = imm(&ops[1], "width")?;
+                if imm(&ops[2], "used-bytes mask")? != -1 {
+                    return Err("a partial used-bytes mask has no PTX form we print".into());
+                }
+                let text = format!("ld.global.nc{}.{letter}{width}", vec_word(n));
+                (text, cx.addr(&ops[3], &ops[4])?)
+            } else {
+                let ops = need(d, 3)?;
+                let width = imm(&ops[0], "width")?;
+                let text = format!("ldu.global{}.b{width}", vec_word(n));
+                (text, cx.addr(&ops[1], &ops[2])?)
+            };
+            Ok(one(
+                ins(text.clone(), vec![dests(n)?, a]),
+                "load",
+                narr!(
+                    cx,
+                    "{name} reads read-only global memory through the non-coherent path: `{text}`."
+                ),
+            ))
+        }
+        "st" => {
+            let nv = lanes()?;
+            let ops = need(d, nv + 6)?;
+            let sem = sem_word(imm(&ops[nv], "ordering")?, imm(&ops[nv + 1], "scope")?)?;
+            let space = space_word(imm(&ops[nv + 2], "address space")?)?;
+            let width = imm(&ops[nv + 3], "width")?;
+            let text = format!("st{sem}{space}{}.b{width}", vec_word(nv));
+            let vals: Vec<P> = ops[..nv]
+                .iter()
+                .map(|o| cx.value(o, width as u32))
+                .collect::<R<_>>()?;
+            let val = if nv == 1 {
+                vals.into_iter().next().unwrap_or(P::Imm(Imm::Int(0)))
+            } else {
+                P::Vec(vals)
+            };
+            let a = cx.addr(&ops[nv + 4], &ops[nv + 5])?;
+            Ok(one(
+                ins(text.clone(), vec![a, val]),
+                "store",
+                narr!(cx, "{name} prints as `{text}`."),
+            ))
+        }
+        "setp" => {
+            let ops = need(d, 3)?;
+            let float = arg.starts_with('f');
+            let mut mode = imm(&ops[2], "compare mode")?;
+            if float
+                && ops
+                    .get(3)
+                    .and_then(|o| o.imm_value())
+                    .is_some_and(|v| v != 0)
+            {
+                mode |= 0x100;
+            }
+            let cond = cmp_mode(mode, float)?;
+            let text = if float {
+                format!("setp.{cond}.{arg}")
+            } else {
+                format!("setp.{cond}{arg}")
+            };
+            let bits = if arg == "f64" || arg == "64" { 64 } else { 32 };
+            Ok(one(
+                ins(
+                    text.clone(),
+                    vec![def(0)?, cx.value(&ops[0], bits)?, cx.value(&ops[1], bits)?],
+                ),
+                "compare",
+                narr!(cx, "{name} with compare mode {mode} prints as `{text}`."),
+            ))
+        }
+        "cvt" | "cvtx" => {
+            let (mode, n) = if kind == "cvt" {
+                let ops = need(d, 2)?;
+                (cvt_mode(imm(&ops[1], "conversion mode")?)?, 1)
+            } else {
+                (String::new(), 1)
+            };
+            let ops = need(d, n)?;
+            let text = format!("cvt{mode}.{arg}");
+            Ok(one(
+                ins(text.clone(), vec![def(0)?, cx.reg(&ops[0])?]),
+                "instruction",
+                narr!(cx, "{name} prints as `{text}`."),
+            ))
+        }
+        _ => Err(format!(
+            "`{name}`: unknown PTX form `{form}` in the instruction description"
+        )),
+    }
 }
 
 /// Emits one instruction.
@@ -558,42 +722,8 @@ pub fn emit_inst(cx: &Cx<'_>, i: Inst) -> R<Emitted> {
     };
     use Op::*;
     let name = op.name();
-    // Plain arithmetic first.
-    if let Some((text, n, ftz_flag)) = arith(op) {
-        let ops = need(d, n)?;
-        let float_bits = if text.ends_with("f64") { 64 } else { 32 };
-        let mut o = vec![def(0)?];
-        for x in &ops[..n] {
-            o.push(cx.value(x, float_bits)?);
-        }
-        let mut text = String::from(text);
-        if ftz_flag
-            && ops
-                .get(n)
-                .and_then(|x| x.imm_value())
-                .is_some_and(|v| v != 0)
-        {
-            // `.ftz` goes right before the type.
-            let dot = text.rfind('.').unwrap_or(text.len());
-            text.insert_str(dot, ".ftz");
-        }
-        let narration = narr!(cx, "{name} prints as `{text}`.");
-        return Ok(one(ins(text, o), "instruction", narration));
-    }
-    if let Some(types) = cvt_types(op) {
-        let ops = need(d, 2)?;
-        let mode = cvt_mode(imm(&ops[1], "conversion mode")?)?;
-        let text = format!("cvt{mode}.{types}");
-        let narration = narr!(
-            cx,
-            "{name} with mode {} prints as `{text}`.",
-            ops[1].imm_value().unwrap_or(0)
-        );
-        return Ok(one(
-            ins(text, vec![def(0)?, cx.reg(&ops[0])?]),
-            "instruction",
-            narration,
-        ));
+    if op.isa().ptx != "hand" {
+        return described(cx, op, d, &defs);
     }
     if let Some(sr) = sreg(op) {
         return Ok(one(
@@ -603,33 +733,6 @@ pub fn emit_inst(cx: &Cx<'_>, i: Inst) -> R<Emitted> {
         ));
     }
     match op {
-        SETP_i32rr | SETP_i32ri | SETP_f32rr => {
-            let ops = need(d, 3)?;
-            let float = op == SETP_f32rr;
-            let mut mode = imm(&ops[2], "compare mode")?;
-            if float
-                && ops
-                    .get(3)
-                    .and_then(|o| o.imm_value())
-                    .is_some_and(|v| v != 0)
-            {
-                mode |= 0x100;
-            }
-            let cond = cmp_mode(mode, float)?;
-            let text = if float {
-                format!("setp.{cond}.f32")
-            } else {
-                format!("setp.{cond}32")
-            };
-            Ok(one(
-                ins(
-                    text.clone(),
-                    vec![def(0)?, cx.value(&ops[0], 32)?, cx.value(&ops[1], 32)?],
-                ),
-                "compare",
-                narr!(cx, "{name} with compare mode {mode} prints as `{text}`."),
-            ))
-        }
         COPY => {
             let (dst, src) = (defs.first().ok_or("COPY without a result")?, need(d, 1)?);
             copy_form(cx, dst, &src[0])
@@ -842,90 +945,80 @@ pub fn emit_inst(cx: &Cx<'_>, i: Inst) -> R<Emitted> {
                 narr!(cx, "{name} writes the function's return value."),
             ))
         }
-        LD_i32 | LD_i64 | LD_f32 | LDV_i32_v2 | LDV_i32_v4 => {
-            let ops = need(d, 8)?;
-            let sem = sem_word(imm(&ops[0], "ordering")?, imm(&ops[1], "scope")?)?;
-            let space = space_word(imm(&ops[2], "address space")?)?;
-            let letter = type_letter(imm(&ops[3], "type code")?)?;
-            let width = imm(&ops[4], "width")?;
-            if imm(&ops[5], "used-bytes mask")? != -1 {
-                return Err("a partial used-bytes mask has no PTX form we print".into());
-            }
-            let vec_word = match op {
-                LDV_i32_v2 => ".v2",
-                LDV_i32_v4 => ".v4",
-                _ => "",
-            };
-            let text = format!("ld{sem}{space}{vec_word}.{letter}{width}");
-            let dst = if vec_word.is_empty() {
-                def(0)?
+        Callseq_Start | Callseq_End => {
+            let ops = need(d, 1)?;
+            let n = imm(&ops[0], "call sequence number")?;
+            let (kind, what) = if op == Callseq_Start {
+                ("callseq_start", "opens")
             } else {
-                P::Vec((0..defs.len()).map(def).collect::<R<_>>()?)
+                ("callseq_end", "closes")
             };
-            let a = cx.addr(&ops[6], &ops[7])?;
+            Ok(Emitted {
+                stmts: Vec::new(),
+                kind,
+                narration: narr!(
+                    cx,
+                    "{name} {what} the `{{ // callseq {n}` scope that holds the call's own \
+                     .param declarations."
+                ),
+            })
+        }
+        DECLARE_PARAM_scalar | DECLARE_PARAM_array => {
+            let array = op == DECLARE_PARAM_array;
+            let ops = need(d, if array { 3 } else { 2 })?;
+            let pname = symbol_name(cx, &ops[0])?;
+            let (words, dims) = if array {
+                let align = imm(&ops[1], "alignment")?;
+                let size = imm(&ops[2], "size")?;
+                let words = vec![
+                    ".param".into(),
+                    ".align".into(),
+                    align.to_string(),
+                    ".b8".into(),
+                ];
+                (words, vec![Some(size as u32)])
+            } else {
+                let bits = imm(&ops[1], "width")?;
+                (vec![".param".into(), format!(".b{bits}")], Vec::new())
+            };
+            let decl = crate::ptx::ast::VarDecl {
+                words,
+                name: pname.clone(),
+                dims,
+                init: None,
+            };
             Ok(one(
-                ins(text.clone(), vec![dst, a]),
-                "load",
+                Stmt::Var(decl),
+                "param_decl",
                 narr!(
                     cx,
-                    "{name} with ordering/space/type codes {}, {}, {}, {} prints as `{text}`.",
-                    ops[0].imm_value().unwrap_or(0),
-                    ops[2].imm_value().unwrap_or(0),
-                    ops[3].imm_value().unwrap_or(0),
-                    width
+                    "{name} declares the call's parameter {pname} inside its scope."
                 ),
             ))
         }
-        LD_GLOBAL_NC_i32 | LD_GLOBAL_NC_v4i32 | LD_GLOBAL_NC_v2i64 => {
-            let ops = need(d, 5)?;
-            let letter = type_letter(imm(&ops[0], "type code")?)?;
-            let width = imm(&ops[1], "width")?;
-            if imm(&ops[2], "used-bytes mask")? != -1 {
-                return Err("a partial used-bytes mask has no PTX form we print".into());
+        CALL_UNI => {
+            let ops = need(d, 3)?;
+            let callee = symbol_name(cx, &ops[0])?;
+            let nret = imm(&ops[1], "result count")?;
+            let nparams = imm(&ops[2], "parameter count")?;
+            let mut o = Vec::new();
+            if nret > 0 {
+                o.push(P::Paren(
+                    (0..nret).map(|k| P::Sym(format!("retval{k}"))).collect(),
+                ));
             }
-            let vec_word = match op {
-                LD_GLOBAL_NC_v4i32 => ".v4",
-                LD_GLOBAL_NC_v2i64 => ".v2",
-                _ => "",
-            };
-            let text = format!("ld.global.nc{vec_word}.{letter}{width}");
-            let dst = if vec_word.is_empty() {
-                def(0)?
-            } else {
-                P::Vec((0..defs.len()).map(def).collect::<R<_>>()?)
-            };
-            let a = cx.addr(&ops[3], &ops[4])?;
+            o.push(P::Sym(callee.clone()));
+            o.push(P::Paren(
+                (0..nparams).map(|k| P::Sym(format!("param{k}"))).collect(),
+            ));
             Ok(one(
-                ins(text.clone(), vec![dst, a]),
-                "load",
+                ins("call.uni", o),
+                "call",
                 narr!(
                     cx,
-                    "{name} reads read-only global memory through the non-coherent path: `{text}`."
+                    "{name} calls {callee} with {nparams} parameter(s) and {nret} result(s), \
+                     all passed through the .param variables of the call's scope."
                 ),
-            ))
-        }
-        ST_i32 | ST_i64 | STV_i32_v4 => {
-            let nv = if op == STV_i32_v4 { 4 } else { 1 };
-            let ops = need(d, nv + 6)?;
-            let sem = sem_word(imm(&ops[nv], "ordering")?, imm(&ops[nv + 1], "scope")?)?;
-            let space = space_word(imm(&ops[nv + 2], "address space")?)?;
-            let width = imm(&ops[nv + 3], "width")?;
-            let vec_word = if nv == 4 { ".v4" } else { "" };
-            let text = format!("st{sem}{space}{vec_word}.b{width}");
-            let vals: Vec<P> = ops[..nv]
-                .iter()
-                .map(|o| cx.value(o, width as u32))
-                .collect::<R<_>>()?;
-            let val = if nv == 1 {
-                vals.into_iter().next().unwrap_or(P::Imm(Imm::Int(0)))
-            } else {
-                P::Vec(vals)
-            };
-            let a = cx.addr(&ops[nv + 4], &ops[nv + 5])?;
-            Ok(one(
-                ins(text.clone(), vec![a, val]),
-                "store",
-                narr!(cx, "{name} prints as `{text}`."),
             ))
         }
         BARRIER_CTA_SYNC_ALIGNED_ALL_i => {

@@ -21,7 +21,13 @@ pub enum IrTy {
         addrspace: u32,
         align: Option<u32>,
     },
-    /// Anything else (vectors, aggregates): passed as bytes.
+    /// Passed as bytes, `.param .align A .b8 name[size]`: vectors, aggregates, i128,
+    /// byval pointers (the pointee), and half/bfloat in device functions.
+    Bytes {
+        size: u64,
+        align: u64,
+    },
+    /// A type this reader cannot lay out.
     Other(String),
 }
 
@@ -39,21 +45,39 @@ impl Signature {
             .params
             .iter()
             .enumerate()
-            .map(|(i, t)| Param {
-                words: param_words(t, self.kernel),
-                name: format!("{name}_param_{i}"),
-                array: None,
-            })
+            .map(|(i, t)| param(t, self.kernel, format!("{name}_param_{i}")))
             .collect();
         let rets = match &self.ret {
-            Some(t) => vec![Param {
-                words: param_words(t, false),
-                name: "func_retval0".into(),
-                array: None,
-            }],
+            Some(t) => vec![param(t, false, "func_retval0".into())],
             None => Vec::new(),
         };
         (params, rets)
+    }
+}
+
+fn param(t: &IrTy, kernel: bool, name: String) -> Param {
+    // Device functions pass half and bfloat as two bytes (llc-22).
+    let bytes = match (t, kernel) {
+        (IrTy::Bytes { size, align }, _) => Some((*size, *align)),
+        (IrTy::Half | IrTy::BFloat, false) => Some((2, 2)),
+        _ => None,
+    };
+    match bytes {
+        Some((size, align)) => Param {
+            words: vec![
+                ".param".into(),
+                ".align".into(),
+                align.to_string(),
+                ".b8".into(),
+            ],
+            name,
+            array: Some(size as u32),
+        },
+        None => Param {
+            words: param_words(t, kernel),
+            name,
+            array: None,
+        },
     }
 }
 
@@ -67,10 +91,10 @@ fn param_words(t: &IrTy, kernel: bool) -> Vec<String> {
         (IrTy::Float, true) => ".f32",
         (IrTy::Double, true) => ".f64",
         (IrTy::Half | IrTy::BFloat, _) => ".b16",
-        (IrTy::Int(1) | IrTy::Int(8), false) => ".b8",
-        (IrTy::Int(16), false) => ".b16",
-        (IrTy::Int(32) | IrTy::Float, false) => ".b32",
-        (IrTy::Int(64) | IrTy::Double, false) => ".b64",
+        // Device-function integers narrower than 32 bits are promoted to 32.
+        (IrTy::Int(1..=32) | IrTy::Float, false) => ".b32",
+        (IrTy::Int(33..=64), false) => ".b64",
+        (IrTy::Double, false) => ".b64",
         (IrTy::Ptr { .. }, false) => ".b64",
         (IrTy::Ptr { addrspace, align }, true) => {
             w.push(".u64".into());
@@ -120,39 +144,188 @@ fn split_top(s: &str) -> Vec<&str> {
     out
 }
 
-fn parse_ty(words: &[&str]) -> Option<IrTy> {
-    let first = *words.first()?;
-    Some(match first {
+/// A parameter's type from its text (`i32 noundef %x`, `ptr byval(%struct.S) align 8
+/// %p`, `{ i32, i1 }`), with the module's named types for layouts.
+fn parse_ty(text: &str, ir: &str) -> Option<IrTy> {
+    let text = text.trim();
+    let ty_text = type_prefix(text);
+    let rest = &text[ty_text.len()..];
+    let words: Vec<&str> = rest.split_whitespace().collect();
+    let align_attr = words
+        .iter()
+        .position(|w| *w == "align")
+        .and_then(|k| words.get(k + 1))
+        .and_then(|n| n.parse::<u64>().ok())
+        .or_else(|| {
+            // `alignstack(N)`: the alignment the parameter is passed with.
+            words.iter().find_map(|w| {
+                w.strip_prefix("alignstack(")?
+                    .strip_suffix(')')?
+                    .parse::<u64>()
+                    .ok()
+            })
+        });
+    Some(match ty_text {
         "half" => IrTy::Half,
         "bfloat" => IrTy::BFloat,
         "float" => IrTy::Float,
         "double" => IrTy::Double,
-        "ptr" => {
-            let mut addrspace = 0;
-            let mut align = None;
-            for (k, w) in words.iter().enumerate() {
-                if let Some(n) = w
-                    .strip_prefix("addrspace(")
-                    .and_then(|r| r.strip_suffix(')'))
-                {
-                    addrspace = n.parse().ok()?;
-                }
-                if *w == "align" {
-                    align = words.get(k + 1).and_then(|n| n.parse().ok());
-                }
+        t if t.starts_with("ptr") => {
+            if let Some(p) = rest.find("byval(") {
+                let inner = &rest[p + 6..];
+                let mut depth = 1i32;
+                let end = inner.char_indices().find_map(|(i, c)| {
+                    match c {
+                        '(' => depth += 1,
+                        ')' => depth -= 1,
+                        _ => {}
+                    }
+                    (depth == 0).then_some(i)
+                })?;
+                let inner = &inner[..end];
+                let (size, align) = layout(inner, ir)?;
+                return Some(IrTy::Bytes {
+                    size,
+                    align: align_attr.unwrap_or(align).max(align),
+                });
             }
-            IrTy::Ptr { addrspace, align }
+            let addrspace = t
+                .strip_prefix("ptr addrspace(")
+                .and_then(|r| r.strip_suffix(')'))
+                .map_or(Some(0), |n| n.parse().ok())?;
+            IrTy::Ptr {
+                addrspace,
+                align: align_attr.map(|a| a as u32),
+            }
         }
-        t if t.starts_with('i') && t[1..].parse::<u32>().is_ok() => IrTy::Int(t[1..].parse().ok()?),
-        t => IrTy::Other(t.into()),
+        t if t.starts_with('i') && t[1..].parse::<u32>().is_ok_and(|n| n <= 64) => {
+            IrTy::Int(t[1..].parse().ok()?)
+        }
+        t => match layout(t, ir) {
+            // An `align N` attribute raises the parameter's alignment.
+            Some((size, align)) => IrTy::Bytes {
+                size,
+                align: align_attr.map_or(align, |a| a.max(align)),
+            },
+            None => IrTy::Other(t.into()),
+        },
+    })
+}
+
+/// The type at the start of `text`: a bracketed aggregate or vector, `ptr
+/// addrspace(N)`, or one word.
+fn type_prefix(text: &str) -> &str {
+    let text = text.trim_start();
+    if text.starts_with(['{', '<', '[']) {
+        let mut depth = 0i32;
+        for (i, c) in text.char_indices() {
+            match c {
+                '{' | '<' | '[' | '(' => depth += 1,
+                '}' | '>' | ']' | ')' => {
+                    depth -= 1;
+                    if depth == 0 {
+                        return &text[..=i];
+                    }
+                }
+                _ => {}
+            }
+        }
+        return text;
+    }
+    if let Some(r) = text.strip_prefix("ptr addrspace(") {
+        if let Some(close) = r.find(')') {
+            return &text[.."ptr addrspace(".len() + close + 1];
+        }
+    }
+    text.split_whitespace().next().unwrap_or("")
+}
+
+/// Size and ABI alignment in bytes of an IR type under NVPTX's data layout (integers
+/// and floats naturally aligned, i128 to 16, vectors to their size rounded up to a
+/// power of two, aggregates to their largest member); named types are looked up.
+pub fn layout(t: &str, ir: &str) -> Option<(u64, u64)> {
+    let t = t.trim();
+    let round = |size: u64, align: u64| size.div_ceil(align) * align;
+    Some(match t {
+        "half" | "bfloat" | "i16" => (2, 2),
+        "i1" | "i8" => (1, 1),
+        "i32" | "float" => (4, 4),
+        "i64" | "double" | "ptr" => (8, 8),
+        "i128" => (16, 16),
+        _ if t.starts_with("ptr addrspace(") => (8, 8),
+        _ if t.starts_with('%') => {
+            let def = ir.lines().find_map(|l| {
+                let l = l.trim();
+                let rest = l.strip_prefix(t)?.trim_start().strip_prefix('=')?;
+                rest.trim_start().strip_prefix("type ")
+            })?;
+            layout(def, ir)?
+        }
+        _ if t.starts_with('<') && t.ends_with('>') && !t.starts_with("<{") => {
+            let (n, elem) = t[1..t.len() - 1].split_once(" x ")?;
+            let n: u64 = n.trim().parse().ok()?;
+            let (es, _) = layout(elem, ir)?;
+            let size = n * es;
+            let align = size.next_power_of_two().min(16);
+            (round(size, align), align)
+        }
+        _ if t.starts_with('[') && t.ends_with(']') => {
+            let (n, elem) = t[1..t.len() - 1].split_once(" x ")?;
+            let n: u64 = n.trim().parse().ok()?;
+            let (es, ea) = layout(elem, ir)?;
+            (n * es, ea)
+        }
+        _ if t.starts_with('{') && t.ends_with('}') => {
+            let (mut size, mut align) = (0u64, 1u64);
+            for m in split_top(&t[1..t.len() - 1]) {
+                let (ms, ma) = layout(m, ir)?;
+                size = round(size, ma) + ms;
+                align = align.max(ma);
+            }
+            (round(size, align), align)
+        }
+        _ => return None,
     })
 }
 
 /// Finds `define ... @name(...)` and reads its types.
 pub fn signature(ir: &str, name: &str) -> Option<Signature> {
+    signature_of(ir, name, "define ")
+}
+
+/// Finds `declare ... @name(...)` (an external function) and reads its types.
+pub fn declaration(ir: &str, name: &str) -> Option<Signature> {
+    signature_of(ir, name, "declare ")
+}
+
+/// The return type at the end of a `define` head (`internal { i32, i1 }`).
+fn return_type(head: &str) -> &str {
+    let head = head.trim_end();
+    if head.ends_with(['}', '>', ']']) {
+        let mut depth = 0i32;
+        for (i, c) in head.char_indices().rev() {
+            match c {
+                '}' | '>' | ']' => depth += 1,
+                '{' | '<' | '[' => {
+                    depth -= 1;
+                    if depth == 0 {
+                        return &head[i..];
+                    }
+                }
+                _ => {}
+            }
+        }
+    }
+    if let Some(p) = head.rfind("ptr addrspace(") {
+        return &head[p..];
+    }
+    head.split_whitespace().next_back().unwrap_or("void")
+}
+
+fn signature_of(ir: &str, name: &str, keyword: &str) -> Option<Signature> {
     for line in ir.lines() {
         let l = line.trim();
-        if !l.starts_with("define ") {
+        if !l.starts_with(keyword) {
             continue;
         }
         let at = format!("@{name}(");
@@ -163,16 +336,13 @@ pub fn signature(ir: &str, name: &str) -> Option<Signature> {
             }
             continue;
         };
-        let head = &l["define ".len()..pos];
+        let head = &l[keyword.len()..pos];
         let kernel = head.split_whitespace().any(|w| w == "ptx_kernel");
-        let ret_word = head
-            .split_whitespace()
-            .rfind(|w| !w.is_empty())
-            .unwrap_or("void");
-        let ret = if ret_word == "void" {
+        let ret_text = return_type(head);
+        let ret = if ret_text == "void" {
             None
         } else {
-            parse_ty(&[ret_word])
+            parse_ty(ret_text, ir)
         };
         // Parameter list: up to the matching `)`.
         let rest = &l[pos + at.len()..];
@@ -194,8 +364,7 @@ pub fn signature(ir: &str, name: &str) -> Option<Signature> {
         let list = &rest[..end?];
         let mut params = Vec::new();
         for p in split_top(list) {
-            let words: Vec<&str> = p.split_whitespace().collect();
-            params.push(parse_ty(&words)?);
+            params.push(parse_ty(p, ir)?);
         }
         return Some(Signature {
             kernel,
@@ -371,4 +540,48 @@ mod tests {
         assert_eq!((g[0].addrspace, g[0].size, g[0].align), (3, 1024, 4));
         assert!(!g[0].has_initializer);
     }
+}
+
+/// The target an IR module's function attributes name.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct IrTarget {
+    /// `sm_90a` → 90.
+    pub sm: u32,
+    /// The feature-set letter after the number (`a`), or empty.
+    pub suffix: String,
+    /// `+ptx80` → (8, 0).
+    pub ptx_version: Option<(u32, u32)>,
+}
+
+/// The first `"target-cpu"="sm_NN"` (and a `+ptxNN` in `"target-features"`) of the
+/// module's attribute groups. llc prints the module header for the subtarget of its
+/// command line, and `-mcpu`/`-mattr` reach every function's attributes, so they say
+/// what it was. A feature list that also names `+sm_NN` was written by clang, not by
+/// llc's `-mattr`; its PTX version did not reach the header, so it is not read.
+pub fn target(ir: &str) -> Option<IrTarget> {
+    let cpu = ir.split("\"target-cpu\"=\"sm_").nth(1)?;
+    let cpu = &cpu[..cpu.find('"')?];
+    let digits = cpu.bytes().take_while(u8::is_ascii_digit).count();
+    let sm: u32 = cpu[..digits].parse().ok()?;
+    let suffix = cpu[digits..].to_string();
+    let ptx_version = ir
+        .split("\"target-features\"=\"")
+        .skip(1)
+        .filter_map(|f| {
+            let f = &f[..f.find('"')?];
+            if f.contains("+sm_") {
+                return None;
+            }
+            let v = f.split("+ptx").nth(1)?;
+            let n: u32 = v[..v.bytes().take_while(u8::is_ascii_digit).count()]
+                .parse()
+                .ok()?;
+            Some((n / 10, n % 10))
+        })
+        .next();
+    Some(IrTarget {
+        sm,
+        suffix,
+        ptx_version,
+    })
 }

@@ -52,6 +52,10 @@ pub struct PtxEmitOptions {
     pub sm: u32,
     /// `.version`; None picks the lowest version that supports `sm` (as llc does).
     pub ptx_version: Option<(u32, u32)>,
+    /// Take the target from the embedded IR module when it names one (llc's
+    /// `"target-cpu"="sm_20"` and `"target-features"="+ptx60"` attributes), as llc-22
+    /// does; `sm` and `ptx_version` then only apply to modules that name none.
+    pub target_from_ir: bool,
 }
 
 impl Default for PtxEmitOptions {
@@ -59,11 +63,13 @@ impl Default for PtxEmitOptions {
         PtxEmitOptions {
             sm: 90,
             ptx_version: None,
+            target_from_ir: true,
         }
     }
 }
 
-/// The smallest PTX ISA version that knows `sm_<sm>` (llc's default choice).
+/// The smallest PTX ISA version that knows `sm_<sm>` (llc's default choice; LLVM's
+/// NVPTX processor table).
 pub fn min_ptx_version(sm: u32) -> (u32, u32) {
     match sm {
         100.. => (8, 6),
@@ -75,7 +81,11 @@ pub fn min_ptx_version(sm: u32) -> (u32, u32) {
         75.. => (6, 3),
         72.. => (6, 1),
         70.. => (6, 0),
-        _ => (6, 0),
+        60..=62 => (5, 0),
+        53 => (4, 2),
+        37 | 52 => (4, 1),
+        32 | 50 => (4, 0),
+        _ => (3, 2),
     }
 }
 
@@ -125,6 +135,23 @@ pub fn run<R: Recorder>(
     rec: &mut R,
 ) -> Result<(ptx::Module, Stats), EmitError> {
     let mut stats = Stats::with(&STAT_NAMES);
+    let from_ir = match (opts.target_from_ir, m.ir.as_deref().and_then(ir::target)) {
+        (true, Some(t)) => Some(t),
+        _ => None,
+    };
+    let owned;
+    let opts = match &from_ir {
+        Some(t) => {
+            owned = PtxEmitOptions {
+                sm: t.sm,
+                ptx_version: t.ptx_version,
+                target_from_ir: true,
+            };
+            &owned
+        }
+        None => opts,
+    };
+    let suffix = from_ir.as_ref().map_or("", |t| t.suffix.as_str());
     let (mut maj, mut min) = opts.ptx_version.unwrap_or_else(|| min_ptx_version(opts.sm));
     // One walk per function finds its registers and what else its emission asks about
     // the whole function (see `Scan`); the module header asks for the opcodes with
@@ -132,8 +159,8 @@ pub fn run<R: Recorder>(
     let (reg_maps, scans): (Vec<_>, Vec<_>) = m.functions.iter().map(RegMap::build).unzip();
     // wgmma exists only in the sm_90a feature set (PTX 8.0 and later).
     let uses_wgmma = scans.iter().any(|s| s.features.wgmma);
-    let mut target = format!("sm_{}", opts.sm);
-    if uses_wgmma {
+    let mut target = format!("sm_{}{suffix}", opts.sm);
+    if uses_wgmma && !target.ends_with('a') {
         if opts.sm != 90 {
             return Err(EmitError {
                 function: String::new(),
@@ -227,13 +254,27 @@ pub fn run<R: Recorder>(
         items: Vec::new(),
     };
     let sm = opts.sm;
+    let explicit = opts.ptx_version.is_some();
+    let whence = if from_ir.is_some() {
+        "the target the IR module's attributes name"
+    } else {
+        "the target the options name"
+    };
     rec.step(|| {
         Step::new(
             "header",
-            format!(
-                "The module opens with PTX ISA {maj}.{min}, target sm_{sm} and 64-bit addresses; \
-                 {maj}.{min} is the lowest ISA version that knows sm_{sm}."
-            ),
+            if explicit {
+                format!(
+                    "The module opens with PTX ISA {maj}.{min}, target sm_{sm}{suffix} ({whence}) \
+                     and 64-bit addresses."
+                )
+            } else {
+                format!(
+                    "The module opens with PTX ISA {maj}.{min}, target sm_{sm}{suffix} ({whence}) \
+                     and 64-bit addresses; {maj}.{min} is the lowest ISA version that knows \
+                     sm_{sm}."
+                )
+            },
         )
     });
     let globals = m.ir.as_deref().map(ir::globals).unwrap_or_default();
@@ -275,6 +316,9 @@ pub fn run<R: Recorder>(
         }
         out.items.push(ptx::Item::Var(decl));
     }
+    for decl in extern_declarations(m, rec) {
+        out.items.push(ptx::Item::Func(decl));
+    }
     for (k, (f, regs)) in m.functions.iter().zip(reg_maps).enumerate() {
         let locals: Vec<&ir::Global> = demoted.get(&k).cloned().unwrap_or_default();
         let cx = (regs, &scans[k]);
@@ -283,6 +327,78 @@ pub fn run<R: Recorder>(
         stats.inc("functions");
     }
     Ok((out, stats))
+}
+
+/// Declarations ahead of the functions, as llc prints them: `.extern .func` for a
+/// function the module calls (`CALL_UNI @f`) but only declares in its IR, and a
+/// `.visible .func` prototype for one it defines after a caller (ptxas needs a
+/// callee's prototype before the call). In order of first call.
+fn extern_declarations<R: Recorder>(m: &Module, rec: &mut R) -> Vec<ptx::Function> {
+    let Some(ir_text) = m.ir.as_deref() else {
+        return Vec::new();
+    };
+    let mut callees: Vec<(String, bool)> = Vec::new();
+    for (caller, f) in m.functions.iter().enumerate() {
+        for b in f.layout.blocks() {
+            for i in f.layout.block_insts(b) {
+                let d = &f.insts[i];
+                if !d.is(Op::CALL_UNI) {
+                    continue;
+                }
+                let Some(OperandKind::Global { sym, .. }) = d.operands.first().map(|o| o.kind)
+                else {
+                    continue;
+                };
+                let name = f.sym(sym).to_string();
+                if callees.iter().any(|(n, _)| *n == name) {
+                    continue;
+                }
+                match m.functions.iter().position(|g| g.name == name) {
+                    None => callees.push((name, true)),
+                    Some(k) if k > caller => callees.push((name, false)),
+                    Some(_) => {}
+                }
+            }
+        }
+    }
+    let mut out = Vec::new();
+    for (name, external) in callees {
+        let sig = if external {
+            ir::declaration(ir_text, &name)
+        } else {
+            ir::signature(ir_text, &name)
+        };
+        let Some(sig) = sig else {
+            continue;
+        };
+        let (params, rets) = sig.ptx_params(&name);
+        rec.step(|| {
+            Step::new(
+                "declaration",
+                if external {
+                    format!(
+                        "{name} is called but only declared in the IR module: it gets an \
+                         `.extern .func` declaration with the declared signature."
+                    )
+                } else {
+                    format!(
+                        "{name} is called before its definition: its prototype is declared \
+                         first, so the call sees it."
+                    )
+                },
+            )
+        });
+        out.push(ptx::Function {
+            linkage: vec![if external { ".extern" } else { ".visible" }.into()],
+            kind: crate::ptx::ast::FuncKind::Func,
+            rets,
+            name,
+            params: Some(params),
+            perf: Vec::new(),
+            body: None,
+        });
+    }
+    out
 }
 
 /// The PTX register file a class prints into: prefix and `.reg` type.
@@ -697,8 +813,19 @@ fn emit_function<R: Recorder>(
     } else {
         crate::entity::SecondaryMap::new()
     };
+    // Bodies of the call sequences still open (`Callseq_Start` seen, not yet closed).
+    let mut open_calls: Vec<Vec<Stmt>> = Vec::new();
     for &b in &blocks {
         let n = f.blocks[b].number;
+        if !open_calls.is_empty() {
+            return Err(EmitError {
+                function: f.name.clone(),
+                block: Some(n),
+                inst: None,
+                message: "a call sequence (Callseq_Start) is still open where the block ends"
+                    .into(),
+            });
+        }
         if targeted[b] {
             body.push(Stmt::Label(block_label(k, n)));
             stats.inc("labels");
@@ -745,7 +872,25 @@ fn emit_function<R: Recorder>(
                 message,
             })?;
             record_inst(f, i, &emitted, rec, stats, &has_def);
+            if d.is(Op::Callseq_Start) {
+                // The call's statements go into their own scope until Callseq_End.
+                open_calls.push(core::mem::take(&mut body));
+                body.extend(emitted.stmts);
+                continue;
+            }
             body.extend(emitted.stmts);
+            if d.is(Op::Callseq_End) {
+                let Some(outer) = open_calls.pop() else {
+                    return Err(EmitError {
+                        function: f.name.clone(),
+                        block: Some(n),
+                        inst: Some(crate::mir::print::inst_to_string(f, d).trim().to_string()),
+                        message: "Callseq_End without a Callseq_Start before it".into(),
+                    });
+                };
+                let inner = core::mem::replace(&mut body, outer);
+                body.push(Stmt::Scope(inner));
+            }
         }
     }
     Ok(ptx::Function {

@@ -1,0 +1,190 @@
+//! Generates the opcode table from the instruction description
+//! `src/mir/nvptx.isa` (format in that file's header): `$OUT_DIR/isa.rs` holds the
+//! `opcodes!` invocation `mir/opcode.rs` expands into `Op` and `OPCODES`, and `ISA`,
+//! each opcode's interpreter semantics and PTX form in `Op` order.
+
+use std::fmt::Write as _;
+
+struct Row {
+    line: usize,
+    name: String,
+    defs: String,
+    flags: String,
+    family: String,
+    comm: String,
+    sem: String,
+    ptx: String,
+}
+
+/// One `{a,b=c}` group: (name part, value) pairs.
+type Group = Vec<(String, String)>;
+
+/// Splits a name pattern into literal text and groups: `ADD{16,32}rr`.
+fn parse_pattern(p: &str, line: usize) -> Vec<Result<String, Group>> {
+    let mut out = Vec::new();
+    let mut rest = p;
+    while let Some(open) = rest.find('{') {
+        if open > 0 {
+            out.push(Ok(rest[..open].to_string()));
+        }
+        let close = rest[open..]
+            .find('}')
+            .unwrap_or_else(|| panic!("nvptx.isa:{line}: unclosed `{{` in {p}"))
+            + open;
+        let group = rest[open + 1..close]
+            .split(',')
+            .map(|alt| match alt.split_once('=') {
+                Some((n, v)) => (n.to_string(), v.to_string()),
+                None => (alt.to_string(), alt.to_string()),
+            })
+            .collect();
+        out.push(Err(group));
+        rest = &rest[close + 1..];
+    }
+    if !rest.is_empty() {
+        out.push(Ok(rest.to_string()));
+    }
+    out
+}
+
+/// Every (name, group values) a pattern stands for, left group outermost.
+fn expand(p: &str, line: usize) -> Vec<(String, Vec<String>)> {
+    let mut acc = vec![(String::new(), Vec::new())];
+    for part in parse_pattern(p, line) {
+        acc = match part {
+            Ok(lit) => acc.into_iter().map(|(n, v)| (n + &lit, v)).collect(),
+            Err(group) => acc
+                .into_iter()
+                .flat_map(|(n, v)| {
+                    group.iter().map(move |(gn, gv)| {
+                        let mut vals = v.clone();
+                        vals.push(gv.clone());
+                        (format!("{n}{gn}"), vals)
+                    })
+                })
+                .collect(),
+        };
+    }
+    acc
+}
+
+/// `$1` / `${1}` replaced by the group values.
+fn subst(t: &str, vals: &[String], line: usize) -> String {
+    let mut out = String::new();
+    let b: Vec<char> = t.chars().collect();
+    let mut i = 0;
+    while i < b.len() {
+        if b[i] == '$' && i + 1 < b.len() {
+            let (digit, skip) = if b[i + 1] == '{' && i + 3 < b.len() && b[i + 3] == '}' {
+                (b[i + 2], 4)
+            } else {
+                (b[i + 1], 2)
+            };
+            if let Some(k) = digit.to_digit(10) {
+                let v = vals
+                    .get(k as usize - 1)
+                    .unwrap_or_else(|| panic!("nvptx.isa:{line}: `${k}` names no group"));
+                out.push_str(v);
+                i += skip;
+                continue;
+            }
+        }
+        out.push(b[i]);
+        i += 1;
+    }
+    out
+}
+
+fn flags_expr(f: &str, line: usize) -> String {
+    if f == "-" {
+        return "0".into();
+    }
+    f.split('|')
+        .map(|w| match w {
+            "MOV" => "AS_CHEAP_AS_MOVE",
+            "LD" => "MAY_LOAD",
+            "ST" => "MAY_STORE",
+            "BR" => "TERMINATOR | BRANCH",
+            "SREG" => "SPECIAL_REG",
+            "PSEUDO" | "TERMINATOR" | "BRANCH" | "CONDITIONAL" | "RETURN" | "MAY_LOAD"
+            | "MAY_STORE" | "SIDE_EFFECTS" | "CONVERGENT" | "VARIADIC" | "SPECIAL_REG"
+            | "AS_CHEAP_AS_MOVE" => w,
+            _ => panic!("nvptx.isa:{line}: unknown flag `{w}`"),
+        })
+        .collect::<Vec<_>>()
+        .join(" | ")
+}
+
+fn read_rows(text: &str) -> Vec<Row> {
+    let mut rows = Vec::new();
+    for (k, l) in text.lines().enumerate() {
+        let line = k + 1;
+        let l = l.trim();
+        if l.is_empty() || l.starts_with('#') {
+            continue;
+        }
+        let cols: Vec<&str> = l.split_whitespace().collect();
+        assert!(
+            cols.len() == 7,
+            "nvptx.isa:{line}: expected 7 columns (name defs flags family comm sem ptx), found {}",
+            cols.len()
+        );
+        rows.push(Row {
+            line,
+            name: cols[0].into(),
+            defs: cols[1].into(),
+            flags: cols[2].into(),
+            family: cols[3].into(),
+            comm: cols[4].into(),
+            sem: cols[5].into(),
+            ptx: cols[6].into(),
+        });
+    }
+    rows
+}
+
+fn main() {
+    let src = "src/mir/nvptx.isa";
+    println!("cargo:rerun-if-changed={src}");
+    println!("cargo:rerun-if-changed=build.rs");
+    let text = std::fs::read_to_string(src).expect("read src/mir/nvptx.isa");
+    let mut ops = String::from("opcodes! {\n");
+    let mut isa = String::from(
+        "/// Each opcode's description row, in `Op` order.\npub static ISA: &[IsaRow] = &[\n",
+    );
+    let mut seen = std::collections::BTreeMap::new();
+    for r in read_rows(&text) {
+        let defs: u8 = r
+            .defs
+            .parse()
+            .unwrap_or_else(|_| panic!("nvptx.isa:{}: defs `{}` is not a number", r.line, r.defs));
+        let family = if r.family == "-" { "None" } else { &r.family };
+        let comm = match r.comm.split_once(',') {
+            Some((a, b)) => format!("Some(({a}, {b}))"),
+            None if r.comm == "-" => "None".into(),
+            None => panic!("nvptx.isa:{}: commutable `{}` is not `a,b`", r.line, r.comm),
+        };
+        let flags = flags_expr(&r.flags, r.line);
+        for (name, vals) in expand(&r.name, r.line) {
+            if let Some(prev) = seen.insert(name.clone(), r.line) {
+                panic!(
+                    "nvptx.isa:{}: `{name}` is already described on line {prev}",
+                    r.line
+                );
+            }
+            writeln!(ops, "    {name}: {defs}, {flags}, {family}, {comm};").unwrap();
+            writeln!(
+                isa,
+                "    IsaRow {{ sem: {:?}, ptx: {:?}, line: {} }},",
+                subst(&r.sem, &vals, r.line),
+                subst(&r.ptx, &vals, r.line),
+                r.line
+            )
+            .unwrap();
+        }
+    }
+    ops.push_str("}\n");
+    isa.push_str("];\n");
+    let out = std::path::Path::new(&std::env::var("OUT_DIR").unwrap()).join("isa.rs");
+    std::fs::write(out, ops + "\n" + &isa).expect("write isa.rs");
+}

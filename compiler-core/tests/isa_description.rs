@@ -1,0 +1,115 @@
+//! The instruction description `src/mir/nvptx.isa` is the one place an opcode is
+//! described: every name of the opcode table comes from exactly one row (a literal name
+//! or a family pattern), found here by reading the file as text, the way `grep` would,
+//! and expanding the family patterns by hand; and every row's forms are ones ptx-emit
+//! and the interpreter know.
+
+use compiler_core::mir::Op;
+use std::collections::BTreeMap;
+
+/// Every name a `{a,b=c}` pattern stands for (the names only).
+fn names(pattern: &str) -> Vec<String> {
+    let mut acc = vec![String::new()];
+    let mut rest = pattern;
+    loop {
+        let (lit, group) = match rest.find('{') {
+            Some(open) => {
+                let close = open + rest[open..].find('}').expect("closed group");
+                let g: Vec<String> = rest[open + 1..close]
+                    .split(',')
+                    .map(|a| a.split('=').next().unwrap().to_string())
+                    .collect();
+                let lit = &rest[..open];
+                rest = &rest[close + 1..];
+                (lit, Some(g))
+            }
+            None => (rest, None),
+        };
+        acc = acc.into_iter().map(|n| n + lit).collect();
+        match group {
+            Some(g) => {
+                acc = acc
+                    .iter()
+                    .flat_map(|n| g.iter().map(move |x| format!("{n}{x}")))
+                    .collect()
+            }
+            None => return acc,
+        }
+    }
+}
+
+fn rows() -> Vec<(usize, Vec<String>)> {
+    let text =
+        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/src/mir/nvptx.isa")).unwrap();
+    text.lines()
+        .enumerate()
+        .filter(|(_, l)| !l.trim().is_empty() && !l.trim_start().starts_with('#'))
+        .map(|(k, l)| (k + 1, l.split_whitespace().map(String::from).collect()))
+        .collect()
+}
+
+#[test]
+fn each_opcode_is_described_by_exactly_one_row() {
+    let mut rows_of: BTreeMap<String, Vec<usize>> = BTreeMap::new();
+    let rows = rows();
+    for (line, cols) in &rows {
+        assert_eq!(cols.len(), 7, "nvptx.isa:{line}: seven columns");
+        for n in names(&cols[0]) {
+            rows_of.entry(n).or_default().push(*line);
+        }
+    }
+    for &op in Op::all() {
+        let lines = rows_of.get(op.name()).cloned().unwrap_or_default();
+        assert_eq!(
+            lines.len(),
+            1,
+            "{} is described on lines {lines:?} of nvptx.isa",
+            op.name()
+        );
+        assert_eq!(lines[0] as u32, op.isa().line, "{}", op.name());
+    }
+    assert_eq!(
+        rows_of.len(),
+        Op::all().len(),
+        "every described name is an opcode"
+    );
+    eprintln!(
+        "nvptx.isa: {} rows describe {} opcodes",
+        rows.len(),
+        Op::all().len()
+    );
+}
+
+#[test]
+fn every_form_and_semantics_kind_is_known() {
+    for &op in Op::all() {
+        let row = op.isa();
+        let kind = row.ptx.split(':').next().unwrap();
+        assert!(
+            ["hand", "none", "op", "sym", "ld", "ldnc", "ldu", "st", "setp", "cvt", "cvtx"]
+                .contains(&kind),
+            "{}: ptx form `{}`",
+            op.name(),
+            row.ptx
+        );
+        let sem = row.sem.split(':').next().unwrap();
+        assert!(
+            ["hand", "int", "none"].contains(&sem),
+            "{}: semantics `{}`",
+            op.name(),
+            row.sem
+        );
+        assert!(
+            !row.ptx.contains('$') && !row.sem.contains('$'),
+            "{}",
+            op.name()
+        );
+        // Only the sub-register pseudos and PHI lack a PTX form.
+        assert_eq!(
+            compiler_core::passes::ptx_emit::no_form_reason(op).is_some(),
+            kind == "none",
+            "{}",
+            op.name()
+        );
+    }
+}
