@@ -241,7 +241,7 @@ macro_rules! extract_tour {
                     TwoAddress,
                     FirstWhere("extract_subreg_copy", Pred::KillMoved),
                     "The kill moves",
-                    "The last reader of the wide source is no longer the pseudo but this COPY, so LiveVariables moves the kill flag onto it. Each COPY costs six LiveVariables updates.",
+                    "The last reader of the wide source is no longer the pseudo but this COPY, so LiveVariables moves the kill flag onto it. Each COPY's LiveVariables steps are listed with it: its def taken over from the pseudo, the source's kill found, and, at the last reader, moved.",
                     TA_LV,
                 ),
                 stop(
@@ -359,7 +359,6 @@ pub static TOURS: &[Tour] = &[
         title: "optnone: COPYs only",
         stops: &[
             stop(TwoAddress, First("gate"), "Optimizations off", "The function is optnone, so every tie is met with a COPY: no commuting, no rescheduling.", TA_ALGO),
-            stop(TwoAddress, First("save_dst_read"), "A read of the destination", "The instruction also reads the register its tie writes. Without SSA that can happen, and the pass saves the value first.", TA_TIED),
             stop(TwoAddress, First("tied_copy"), "The COPY", "The tie is met by a COPY in front; the equivalence map records the pair.", TA_EQ),
             stop(RegisterCoalescer, First("terminal_rule"), "Terminal rule", "COPYs whose destination has no other copy go to the end of the work list.", RC_ALGO),
             stop(RegisterCoalescer, First("conflict"), "Conflicts", "Several COPYs cannot be joined: their registers overlap with different values.", RC_ALGO),

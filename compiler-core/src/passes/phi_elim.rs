@@ -82,11 +82,23 @@ impl PhiUses {
 }
 
 pub fn run<R: Recorder>(f: &mut Function, opts: &PhiElimOptions, rec: &mut R) -> Stats {
+    run_keeping_live_variables(f, opts, rec).0
+}
+
+/// [`run`], also handing back the LiveVariables the pass kept current as it lowered the
+/// PHIs: two-address continues on it (`two_address::run_with_live_variables`), as
+/// LLVM's TwoAddressInstruction uses the analysis PHIElimination preserved.
+pub fn run_keeping_live_variables<R: Recorder>(
+    f: &mut Function,
+    opts: &PhiElimOptions,
+    rec: &mut R,
+) -> (Stats, LiveVariables) {
     let mut stats = Stats::with(&STAT_NAMES);
     if opts.cssa_coalesce {
         cssa_coalesce(f, rec, &mut stats);
     }
-    let mut lv = LiveVariables::compute(f);
+    // LiveVariables runs first and, as LLVM's does, writes its kill and dead flags.
+    let mut lv = crate::liveness::set_kill_flags(f);
     // VRegPHIUseCount: PHI uses not yet lowered, per (predecessor, register).
     let mut edges: Vec<(u32, VReg)> = Vec::new();
     for b in f.layout.blocks() {
@@ -163,7 +175,7 @@ pub fn run<R: Recorder>(f: &mut Function, opts: &PhiElimOptions, rec: &mut R) ->
         s.edits = edits;
         s
     });
-    stats
+    (stats, lv)
 }
 
 /// CSSA coalescing: for each PHI in order, every incoming register of the same class
@@ -377,14 +389,19 @@ fn lower_phi<R: Recorder>(
             lv.vars[inc].kills.push(phi_copy);
         }
     }
+    // A dead PHI's kill (LiveVariables records a dead def as its own kill) goes to the
+    // instruction that defines the register now.
+    if lv.vars[dst].remove_kill(phi) {
+        lv.vars[dst].kills.push(phi_copy);
+    }
     for (val, _) in &pairs {
         if let (Some(v), true) = (val.vreg_of(), val.has(oflag::KILL)) {
             lv.vars[v].remove_kill(phi);
         }
     }
-    if is_dead {
-        lv.vars[dst].remove_kill(phi);
-        lv.vars[dst].kills.push(phi_copy);
+    // The PHI's def is the copy's (or IMPLICIT_DEF's) now.
+    if let Some(p) = lv.vars[dst].defs.iter().position(|&i| i == phi) {
+        lv.vars[dst].defs[p] = phi_copy;
     }
     let dn = narration_reg::<R>(ed.f, Reg::Virt(dst));
     let inc_name = incoming.map(|v| narration_reg::<R>(ed.f, Reg::Virt(v)));
@@ -442,6 +459,7 @@ fn lower_phi<R: Recorder>(
             };
             let c = ed.insert_at(pred, insert_pos, d);
             stats.inc("copies_inserted");
+            lv.vars[inc].defs.push(c);
             new_copy = Some(c);
         }
         // Kill the source here if this was its last PHI use on this edge and it does
@@ -506,6 +524,11 @@ fn lower_phi<R: Recorder>(
                 stats.inc("kills_added");
                 kill_at = Some(k);
             }
+        }
+        // A source defined only by IMPLICIT_DEF is not read by the IMPLICIT_DEF that
+        // replaces the copy: where it now dies is recomputed (rare, one scan).
+        if src_undef && !val.has(oflag::UNDEF) && remaining == 0 {
+            lv.recompute_var(ed.f, src);
         }
         let (sn, pn) = (
             narration_reg::<R>(ed.f, Reg::Virt(src)),
