@@ -57,10 +57,13 @@ fn extract_subreg_examples_give_the_spec_counts() {
 
 #[test]
 fn commute_reschedule_and_optnone() {
+    // Commuting puts the dying %2 in the tied slot; ADD has no three-address form, so
+    // the tie's COPY still goes in, now reading a value that dies there (the coalescer
+    // joins it away).
     let s = two_address_stats("commute", &[]);
     assert_eq!(
         (s["commuted"].as_u64(), s["copies_inserted"].as_u64()),
-        (Some(1), Some(0))
+        (Some(1), Some(1))
     );
     let s = two_address_stats("sub-copy", &[]);
     assert_eq!(s["copies_inserted"], 1);
