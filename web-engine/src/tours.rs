@@ -241,7 +241,7 @@ macro_rules! extract_tour {
                     TwoAddress,
                     FirstWhere("extract_subreg_copy", Pred::KillMoved),
                     "The kill moves",
-                    "The last reader of the wide source is no longer the pseudo but this COPY, so LiveVariables moves the kill flag onto it. Each COPY's LiveVariables steps are listed with it: its def taken over from the pseudo, the source's kill found, and, at the last reader, moved.",
+                    "The last reader of the wide source is no longer the pseudo but this COPY, so LiveVariables moves the kill flag onto it. Each COPY lists the LiveVariables updates it made.",
                     TA_LV,
                 ),
                 stop(
@@ -361,6 +361,7 @@ pub static TOURS: &[Tour] = &[
         stops: &[
             stop(TwoAddress, First("gate"), "Optimizations off", "The function is optnone, so every tie is met with a COPY: no commuting, no rescheduling.", TA_ALGO),
             stop(TwoAddress, First("tied_copy"), "The COPY", "The tie is met by a COPY in front; the equivalence map records the pair.", TA_EQ),
+            stop(TwoAddress, First("done"), "One COPY", "The counters at the end: one COPY inserted, none commuted away.", TA_ALGO),
             stop(RegisterCoalescer, First("conflict"), "A conflict", "The COPY cannot be joined: its source lives on while the add overwrites the copy.", RC_ALGO),
         ],
     },

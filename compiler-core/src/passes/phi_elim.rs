@@ -97,8 +97,7 @@ pub fn run_keeping_live_variables<R: Recorder>(
     if opts.cssa_coalesce {
         cssa_coalesce(f, rec, &mut stats);
     }
-    // LiveVariables runs first and, as LLVM's does, writes its kill and dead flags.
-    let mut lv = crate::liveness::set_kill_flags(f);
+    let mut lv = LiveVariables::compute(f);
     // VRegPHIUseCount: PHI uses not yet lowered, per (predecessor, register).
     let mut edges: Vec<(u32, VReg)> = Vec::new();
     for b in f.layout.blocks() {
@@ -116,6 +115,7 @@ pub fn run_keeping_live_variables<R: Recorder>(
     }
     let mut phi_uses = PhiUses::count(edges);
     let mut ed = Editor::new(f, R::ENABLED);
+    write_live_flags(&mut ed, rec, &lv);
     let blocks: Vec<Block> = ed.f.layout.blocks().collect();
     // Predecessors once, up front (the CFG does not change here): asking per PHI block
     // scanned every block and made many-block functions quadratic.
@@ -176,6 +176,30 @@ pub fn run_keeping_live_variables<R: Recorder>(
         s
     });
     (stats, lv)
+}
+
+/// LiveVariables, when it runs, writes its kill and dead flags (LLVM's does): through
+/// the editor, so the trace replays them, with a step when any changed.
+fn write_live_flags<R: Recorder>(ed: &mut Editor<'_>, rec: &mut R, lv: &LiveVariables) {
+    let mut flagged = ed.f.clone();
+    lv.apply_flags(&mut flagged);
+    let insts: Vec<Inst> = ed.f.all_insts().map(|(_, i)| i).collect();
+    let mut changed = 0;
+    for i in insts {
+        if ed.f.insts[i].operands != flagged.insts[i].operands {
+            let want = flagged.insts[i].operands.clone();
+            ed.modify(i, |d| d.operands = want);
+            changed += 1;
+        }
+    }
+    if changed > 0 {
+        let edits = ed.take_edits();
+        rec.step(|| {
+            let mut s = Step::new("live_flags", format!("LiveVariables is computed first and rewrites the kill and dead flags of {changed} instructions to match it."));
+            s.edits = edits;
+            s
+        });
+    }
 }
 
 /// CSSA coalescing: for each PHI in order, every incoming register of the same class

@@ -133,6 +133,8 @@ impl<R: Recorder> TwoAddr<'_, '_, R> {
             copy.lhs_defs = 1;
             let c = self.ed.insert_before(mi, copy);
             self.du.add_inst(self.ed.f, c);
+            // Only this COPY's chain goes into its payload.
+            let _ = self.lv_take_log();
             let lvn = self.lv_copy_chain(mi, c, dst, src, block, src_killed);
             self.stats.inc("extract_subreg_copies");
             self.stats.inc("remarks");

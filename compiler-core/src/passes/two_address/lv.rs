@@ -84,14 +84,18 @@ impl<R: Recorder> TwoAddr<'_, '_, R> {
     }
 
     /// One update made: counted, and listed for the next step's payload.
-    fn lv_note(&mut self, what: String) {
+    fn lv_note(&mut self, what: core::fmt::Arguments<'_>) {
         self.stats.inc("lv_updates");
-        self.lv.log.push(what);
+        if R::ENABLED {
+            self.lv.log.push(alloc::fmt::format(what));
+        }
     }
 
     /// One step that ran but found nothing to change: listed, not counted.
-    fn lv_note_idle(&mut self, what: String) {
-        self.lv.log.push(what);
+    fn lv_note_idle(&mut self, what: core::fmt::Arguments<'_>) {
+        if R::ENABLED {
+            self.lv.log.push(alloc::fmt::format(what));
+        }
     }
 
     /// The updates listed since the last call.
@@ -99,8 +103,13 @@ impl<R: Recorder> TwoAddr<'_, '_, R> {
         core::mem::take(&mut self.lv.log)
     }
 
+    /// A register's name for the update list (empty, and free, when not tracing).
     fn vname(&self, v: VReg) -> String {
-        self.reg_name(Reg::Virt(v))
+        if R::ENABLED {
+            self.reg_name(Reg::Virt(v))
+        } else {
+            String::new()
+        }
     }
 
     /// The kill of `v` inside block `b`, from its VarInfo (findKill).
@@ -129,7 +138,7 @@ impl<R: Recorder> TwoAddr<'_, '_, R> {
         }
         if self.lv.lv.remove_kill(v, inst) {
             let n = self.vname(v);
-            self.lv_note(format!(
+            self.lv_note(format_args!(
                 "removeKill: {n} no longer dies at instruction {}",
                 inst.index()
             ));
@@ -155,7 +164,7 @@ impl<R: Recorder> TwoAddr<'_, '_, R> {
         if !self.lv.lv.is_killed_by(v, inst) {
             insert_ordered(self.ed.f, &mut self.lv.lv.vars[v].kills, inst);
             let n = self.vname(v);
-            self.lv_note(format!(
+            self.lv_note(format_args!(
                 "addKill: {n} now dies at instruction {}",
                 inst.index()
             ));
@@ -169,7 +178,7 @@ impl<R: Recorder> TwoAddr<'_, '_, R> {
         }
         insert_ordered(self.ed.f, &mut self.lv.lv.vars[v].kills, new);
         let n = self.vname(v);
-        self.lv_note(format!(
+        self.lv_note(format_args!(
             "replaceKill: {n} dies at instruction {} instead of {}",
             new.index(),
             old.index()
@@ -186,7 +195,7 @@ impl<R: Recorder> TwoAddr<'_, '_, R> {
         insert_ordered(self.ed.f, &mut self.lv.lv.vars[v].defs, inst);
         let n = self.vname(v);
         if !fresh {
-            self.lv_note(format!(
+            self.lv_note(format_args!(
                 "def: {n} is also defined at instruction {}",
                 inst.index()
             ));
@@ -200,7 +209,7 @@ impl<R: Recorder> TwoAddr<'_, '_, R> {
         }
         let _ = self.lv.lv.new_var_info(v);
         let n = self.vname(v);
-        self.lv_note(format!(
+        self.lv_note(format_args!(
             "createNewVarInfo + initVarInfo: {n} gets an empty VarInfo"
         ));
         true
@@ -222,7 +231,7 @@ impl<R: Recorder> TwoAddr<'_, '_, R> {
             insert_ordered(self.ed.f, &mut self.lv.lv.vars[v].kills, new);
         }
         let n = self.vname(v);
-        self.lv_note(format!(
+        self.lv_note(format_args!(
             "transfer: {n}'s def moves from instruction {} to {}{}",
             old.index(),
             new.index(),
@@ -251,7 +260,7 @@ impl<R: Recorder> TwoAddr<'_, '_, R> {
             insert_ordered(self.ed.f, &mut self.lv.lv.vars[v].kills, new);
         }
         let n = self.vname(v);
-        self.lv_note(format!(
+        self.lv_note(format_args!(
             "def: instruction {} no longer defines {n}{}",
             old.index(),
             if dead {
@@ -281,44 +290,50 @@ impl<R: Recorder> TwoAddr<'_, '_, R> {
         // 1-3. Transfer the def; a register with no VarInfo gets one first.
         match dst {
             Reg::Virt(d) => {
-                let fresh = self.lv_ensure_var(d);
+                self.lv_ensure_var(d);
                 if !self.lv_move_def(d, pseudo, copy) {
                     insert_ordered(self.ed.f, &mut self.lv.lv.vars[d].defs, copy);
                     let n = self.vname(d);
-                    self.lv_note(format!(
+                    self.lv_note(format_args!(
                         "transfer: {n} is defined at instruction {}",
                         copy.index()
                     ));
                 }
-                let _ = fresh;
             }
-            _ => self.lv_note_idle(format!(
-                "transfer: {} is a physical register, which LiveVariables does not track here",
-                self.reg_name(dst)
-            )),
+            _ => {
+                let n = if R::ENABLED {
+                    self.reg_name(dst)
+                } else {
+                    String::new()
+                };
+                self.lv_note_idle(format_args!(
+                    "transfer: {n} is a physical register, which LiveVariables does not track here"
+                ))
+            }
         }
         let Some(s) = src else {
-            self.lv_note_idle(
+            self.lv_note_idle(format_args!(
                 "findKill, add/removeKill, addNewBlock: the source is undef, nothing is read"
-                    .into(),
-            );
+            ));
             return (self.stats.get("lv_updates") - before) as u32;
         };
         let sn = self.vname(s);
         // 4. findKill.
         let kill = self.lv_find_kill(s, b);
         match kill {
-            Some(k) => self.lv_note(format!(
+            Some(k) => self.lv_note(format_args!(
                 "findKill: {sn} dies at instruction {} in this block",
                 k.index()
             )),
-            None => self.lv_note_idle(format!("findKill: {sn} does not die in this block")),
+            None => self.lv_note_idle(format_args!("findKill: {sn} does not die in this block")),
         }
         // 5. add/removeKill: the pseudo's kill moves to the COPY reading the source last.
         if src_killed && kill == Some(pseudo) {
             self.lv_replace_kill(s, pseudo, copy);
         } else {
-            self.lv_note_idle(format!("add/removeKill: {sn}'s kill stays where it is"));
+            self.lv_note_idle(format_args!(
+                "add/removeKill: {sn}'s kill stays where it is"
+            ));
         }
         // 6. addNewBlock: a source read here is not alive straight through this block
         // when it dies in it.
@@ -326,11 +341,13 @@ impl<R: Recorder> TwoAddr<'_, '_, R> {
         let num = self.lv.lv.num_of(b);
         if dies_here && self.lv.lv.vars[s].is_alive_in(num) {
             self.lv.lv.vars[s].reset_alive(num);
-            self.lv_note(format!(
+            self.lv_note(format_args!(
                 "addNewBlock: {sn} dies in this block, so it is no longer alive through it"
             ));
         } else {
-            self.lv_note_idle(format!("addNewBlock: {sn}'s alive blocks are unchanged"));
+            self.lv_note_idle(format_args!(
+                "addNewBlock: {sn}'s alive blocks are unchanged"
+            ));
         }
         (self.stats.get("lv_updates") - before) as u32
     }
