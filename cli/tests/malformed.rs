@@ -245,6 +245,16 @@ fn verify_accepts_the_whole_corpus() {
             ],
             None,
         );
+        // x86 MIR still to go through two-address is refused there, with line:column:
+        // x86's ties are in its instruction descriptors, which are not modelled.
+        if p.contains("xtra_x86") && out.code == 1 {
+            assert!(
+                out.stderr.contains(".mir:") && out.stderr.contains("two-address on x86"),
+                "{p}: {}",
+                out.stderr
+            );
+            continue;
+        }
         assert_eq!(out.code, 0, "{p}: {}", out.stderr);
     }
 }

@@ -697,6 +697,12 @@ pub fn run_observed(
     let entry = entry_stage(&ir);
     let stages = plan(entry, opts)?;
 
+    if stages.contains(&Stage::TwoAddress) {
+        let errors = two_address_refusals(&ir, &spans);
+        if !errors.is_empty() {
+            return Err(PipelineError::InvalidInput(errors));
+        }
+    }
     if opts.verify {
         let errors = verify_input(&ir, &spans);
         if !errors.is_empty() {
@@ -948,6 +954,30 @@ pub fn input_level(f: &Function) -> VerifyLevel {
 }
 
 /// Checks the parsed input; errors carry input line:column, in input order.
+/// What two-address refuses in the input (`two_address::unsupported_input`), with
+/// line:column.
+fn two_address_refusals(ir: &Ir, spans: &[FunctionSpans]) -> Vec<SourceError> {
+    let Ir::Mir(m) = ir else {
+        return Vec::new();
+    };
+    let triple = m.ir.as_deref().and_then(|t| {
+        let at = t.find("target triple = \"")? + "target triple = \"".len();
+        t[at..].split('"').next()
+    });
+    let mut out = Vec::new();
+    for (f, sp) in m.functions.iter().zip(spans) {
+        for r in passes::two_address::unsupported_input(f, triple) {
+            let (line, col) = sp.position(r.inst, r.operand).unwrap_or((sp.start_line, 1));
+            out.push(SourceError::new(
+                line,
+                col,
+                format!("function `{}`: {}", f.name, r.message),
+            ));
+        }
+    }
+    out
+}
+
 fn verify_input(ir: &Ir, spans: &[FunctionSpans]) -> Vec<SourceError> {
     let mut out = Vec::new();
     match ir {

@@ -32,6 +32,20 @@ fn mir_files() -> Vec<std::path::PathBuf> {
     out
 }
 
+/// x86 MIR that still has to go through two-address is refused there: x86's ties are in
+/// its instruction descriptors, which are not modelled (one error per function, at an
+/// instruction with a virtual def and use, with line:column).
+fn x86_refused(path: &Path, e: &PipelineError) -> bool {
+    let PipelineError::InvalidInput(errors) = e else {
+        return false;
+    };
+    path.to_string_lossy().contains("xtra_x86")
+        && !errors.is_empty()
+        && errors
+            .iter()
+            .all(|e| e.line > 0 && e.col > 0 && e.to_string().contains("two-address on x86"))
+}
+
 #[test]
 fn every_input_runs_the_pipeline_and_verifies() {
     let files = mir_files();
@@ -47,7 +61,10 @@ fn every_input_runs_the_pipeline_and_verifies() {
         };
         // Regression: the generic coalescer used to erase a COPY twice when an earlier
         // join had already turned it into a self-copy (xtra_x86_tied_subreg/4-twoaddr).
-        let quiet = run(&text, &opts).unwrap_or_else(|e| panic!("{name}: {e}"));
+        let quiet = match run(&text, &opts) {
+            Err(e) if x86_refused(&path, &e) => continue,
+            r => r.unwrap_or_else(|e| panic!("{name}: {e}")),
+        };
         assert!(!quiet.stages.is_empty(), "{name}: no stage ran");
         for s in &quiet.stages {
             assert_eq!(
@@ -113,6 +130,7 @@ fn default_runs_reach_ptx_or_name_the_opcode_that_stops_them() {
                 assert!(expected, "{name}: {message}");
                 stopped.push(name);
             }
+            Err(e) if x86_refused(&path, &e) => stopped.push(path.display().to_string()),
             Err(e) => panic!("{}: {e}", path.display()),
         }
     }

@@ -241,7 +241,7 @@ macro_rules! extract_tour {
                     TwoAddress,
                     FirstWhere("extract_subreg_copy", Pred::KillMoved),
                     "The kill moves",
-                    "The last reader of the wide source is no longer the pseudo but this COPY, so LiveVariables moves the kill flag onto it. Each COPY costs six LiveVariables updates.",
+                    "The last reader of the wide source is no longer the pseudo but this COPY, so LiveVariables moves the kill flag onto it. Each COPY lists the LiveVariables updates it made.",
                     TA_LV,
                 ),
                 stop(
@@ -280,8 +280,9 @@ pub static TOURS: &[Tour] = &[
         stops: &[
             stop(TwoAddress, Input, "A tied add", "The add must write the register it reads first. Its first source is still needed later, so a plain rewrite would clobber it.", TO_COMMUTE),
             stop(TwoAddress, First("gate"), "Optimizing mode", "The pass runs with optimizations on, so it may commute, reschedule or convert before falling back to a COPY.", TA_ALGO),
-            stop(TwoAddress, First("commute"), "Swap the sources", "The add is commutable and its second source dies here, so swapping the operands meets the tie with no COPY at all.", TO_COMMUTE),
-            stop(TwoAddress, First("done"), "No COPY needed", "The counters at the end: zero COPYs inserted. Commuting was free.", TA_ALGO),
+            stop(TwoAddress, First("commute"), "Swap the sources", "The add is commutable and its second source dies here while the first lives on, so the operands swap: the dying source takes the tied slot.", TO_COMMUTE),
+            stop(TwoAddress, First("tied_copy"), "A COPY that can vanish", "The add has no three-address form, so the tie still gets its COPY, but the COPY now reads a value that dies there.", TO_COMMUTE),
+            stop(RegisterCoalescer, First("join"), "Joined away", "The COPY's two registers never hold different values at once, so the coalescer merges them: commuting made the COPY free.", RC_ALGO),
             stop(PtxEmit, First("instruction"), "As PTX", "The swapped add prints as an ordinary three-operand PTX add: the tie only mattered in machine IR.", TA_ALGO),
         ],
     },
@@ -359,10 +360,9 @@ pub static TOURS: &[Tour] = &[
         title: "optnone: COPYs only",
         stops: &[
             stop(TwoAddress, First("gate"), "Optimizations off", "The function is optnone, so every tie is met with a COPY: no commuting, no rescheduling.", TA_ALGO),
-            stop(TwoAddress, First("save_dst_read"), "A read of the destination", "The instruction also reads the register its tie writes. Without SSA that can happen, and the pass saves the value first.", TA_TIED),
             stop(TwoAddress, First("tied_copy"), "The COPY", "The tie is met by a COPY in front; the equivalence map records the pair.", TA_EQ),
-            stop(RegisterCoalescer, First("terminal_rule"), "Terminal rule", "COPYs whose destination has no other copy go to the end of the work list.", RC_ALGO),
-            stop(RegisterCoalescer, First("conflict"), "Conflicts", "Several COPYs cannot be joined: their registers overlap with different values.", RC_ALGO),
+            stop(TwoAddress, First("done"), "One COPY", "The counters at the end: one COPY inserted, none commuted away.", TA_ALGO),
+            stop(RegisterCoalescer, First("conflict"), "A conflict", "The COPY cannot be joined: its source lives on while the add overwrites the copy.", RC_ALGO),
         ],
     },
     Tour {

@@ -140,7 +140,8 @@ fn selection_is_by_kind_and_predicate_not_by_number() {
         hint_early_tied: tie_marked,
         tie_marked,
         kill_moved,
-        lv_updates: 6,
+        lv_updates: 2,
+        lv_steps: Vec::new(),
     };
     let steps = vec![
         step("gate", Payload::None),

@@ -82,6 +82,17 @@ impl PhiUses {
 }
 
 pub fn run<R: Recorder>(f: &mut Function, opts: &PhiElimOptions, rec: &mut R) -> Stats {
+    run_keeping_live_variables(f, opts, rec).0
+}
+
+/// [`run`], also handing back the LiveVariables the pass kept current as it lowered the
+/// PHIs: two-address continues on it (`two_address::run_with_live_variables`), as
+/// LLVM's TwoAddressInstruction uses the analysis PHIElimination preserved.
+pub fn run_keeping_live_variables<R: Recorder>(
+    f: &mut Function,
+    opts: &PhiElimOptions,
+    rec: &mut R,
+) -> (Stats, LiveVariables) {
     let mut stats = Stats::with(&STAT_NAMES);
     if opts.cssa_coalesce {
         cssa_coalesce(f, rec, &mut stats);
@@ -104,6 +115,7 @@ pub fn run<R: Recorder>(f: &mut Function, opts: &PhiElimOptions, rec: &mut R) ->
     }
     let mut phi_uses = PhiUses::count(edges);
     let mut ed = Editor::new(f, R::ENABLED);
+    write_live_flags(&mut ed, rec, &lv);
     let blocks: Vec<Block> = ed.f.layout.blocks().collect();
     // Predecessors once, up front (the CFG does not change here): asking per PHI block
     // scanned every block and made many-block functions quadratic.
@@ -163,7 +175,31 @@ pub fn run<R: Recorder>(f: &mut Function, opts: &PhiElimOptions, rec: &mut R) ->
         s.edits = edits;
         s
     });
-    stats
+    (stats, lv)
+}
+
+/// LiveVariables, when it runs, writes its kill and dead flags (LLVM's does): through
+/// the editor, so the trace replays them, with a step when any changed.
+fn write_live_flags<R: Recorder>(ed: &mut Editor<'_>, rec: &mut R, lv: &LiveVariables) {
+    let mut flagged = ed.f.clone();
+    lv.apply_flags(&mut flagged);
+    let insts: Vec<Inst> = ed.f.all_insts().map(|(_, i)| i).collect();
+    let mut changed = 0;
+    for i in insts {
+        if ed.f.insts[i].operands != flagged.insts[i].operands {
+            let want = flagged.insts[i].operands.clone();
+            ed.modify(i, |d| d.operands = want);
+            changed += 1;
+        }
+    }
+    if changed > 0 {
+        let edits = ed.take_edits();
+        rec.step(|| {
+            let mut s = Step::new("live_flags", format!("LiveVariables is computed first and rewrites the kill and dead flags of {changed} instructions to match it."));
+            s.edits = edits;
+            s
+        });
+    }
 }
 
 /// CSSA coalescing: for each PHI in order, every incoming register of the same class
@@ -377,14 +413,19 @@ fn lower_phi<R: Recorder>(
             lv.vars[inc].kills.push(phi_copy);
         }
     }
+    // A dead PHI's kill (LiveVariables records a dead def as its own kill) goes to the
+    // instruction that defines the register now.
+    if lv.vars[dst].remove_kill(phi) {
+        lv.vars[dst].kills.push(phi_copy);
+    }
     for (val, _) in &pairs {
         if let (Some(v), true) = (val.vreg_of(), val.has(oflag::KILL)) {
             lv.vars[v].remove_kill(phi);
         }
     }
-    if is_dead {
-        lv.vars[dst].remove_kill(phi);
-        lv.vars[dst].kills.push(phi_copy);
+    // The PHI's def is the copy's (or IMPLICIT_DEF's) now.
+    if let Some(p) = lv.vars[dst].defs.iter().position(|&i| i == phi) {
+        lv.vars[dst].defs[p] = phi_copy;
     }
     let dn = narration_reg::<R>(ed.f, Reg::Virt(dst));
     let inc_name = incoming.map(|v| narration_reg::<R>(ed.f, Reg::Virt(v)));
@@ -442,6 +483,7 @@ fn lower_phi<R: Recorder>(
             };
             let c = ed.insert_at(pred, insert_pos, d);
             stats.inc("copies_inserted");
+            lv.vars[inc].defs.push(c);
             new_copy = Some(c);
         }
         // Kill the source here if this was its last PHI use on this edge and it does
@@ -506,6 +548,11 @@ fn lower_phi<R: Recorder>(
                 stats.inc("kills_added");
                 kill_at = Some(k);
             }
+        }
+        // A source defined only by IMPLICIT_DEF is not read by the IMPLICIT_DEF that
+        // replaces the copy: where it now dies is recomputed (rare, one scan).
+        if src_undef && !val.has(oflag::UNDEF) && remaining == 0 {
+            lv.recompute_var(ed.f, src);
         }
         let (sn, pn) = (
             narration_reg::<R>(ed.f, Reg::Virt(src)),

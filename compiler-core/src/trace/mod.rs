@@ -123,7 +123,10 @@ pub enum Payload {
         tie_marked: bool,
         /// The source's kill moved from the pseudo to this COPY.
         kill_moved: bool,
+        /// LiveVariables updates this COPY's chain made or confirmed (counted).
         lv_updates: u32,
+        /// Every step of the chain as it ran, with what it did (counted or not).
+        lv_steps: Vec<String>,
     },
     /// Coalescing: one decision about a copy, with both live ranges as printed.
     CoalesceDecision {

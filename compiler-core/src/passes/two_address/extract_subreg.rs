@@ -9,7 +9,7 @@
 
 use super::TwoAddr;
 use crate::entity::EntityRef;
-use crate::mir::{oflag, Inst, InstData, Op, Opcode, Operand, OperandKind, SubReg};
+use crate::mir::{oflag, Inst, InstData, Op, Opcode, Operand, OperandKind, Reg, SubReg};
 use crate::trace::{Focus, Payload, Recorder, Step};
 use alloc::format;
 use alloc::vec;
@@ -42,6 +42,42 @@ fn pairs_of(d: &InstData) -> Vec<Pair> {
         .collect()
 }
 
+/// A register's number for the payload: a virtual register's index, a physical one's
+/// number with the top bit set (as LLVM tells them apart).
+fn reg_number(r: Reg) -> u32 {
+    match r {
+        Reg::Virt(v) => v.index() as u32,
+        Reg::Phys(p) => 0x8000_0000 | p.index() as u32,
+        Reg::NoReg => u32::MAX,
+    }
+}
+
+/// Pairs the pass cannot lower: (pair index, operand index, what is wrong). Each pair
+/// must define a register from a register; the pipeline refuses anything else with
+/// line:column before two-address runs.
+pub fn bad_pairs(d: &InstData) -> Vec<(usize, usize, &'static str)> {
+    let defs = d.lhs_defs as usize;
+    let mut out = Vec::new();
+    if defs == 1 && d.operands.len() == 3 && matches!(d.operands[2].kind, OperandKind::SubRegIdx(_))
+    {
+        if !d.operands[1].is_reg() {
+            out.push((0, 1, "its source is not a register"));
+        }
+        return out;
+    }
+    for k in 0..defs {
+        if !d.operands[k].is_reg() {
+            out.push((k, k, "its def is not a register"));
+        }
+        match d.operands.get(defs + k) {
+            Some(u) if u.is_reg() => {}
+            Some(_) => out.push((k, defs + k, "its source is not a register (an immediate or other operand: there is nothing to COPY from)")),
+            None => out.push((k, k, "it has no source operand")),
+        }
+    }
+    out
+}
+
 impl<R: Recorder> TwoAddr<'_, '_, R> {
     pub(crate) fn decompose_extract_subreg(&mut self, mi: Inst) {
         let block = self.ed.f.layout.inst_block(mi).expect("placed");
@@ -66,25 +102,30 @@ impl<R: Recorder> TwoAddr<'_, '_, R> {
         for (k, pair) in pairs.iter().enumerate() {
             let kk = k;
             let k = k as u32;
-            let Some(dst) = pair.def.vreg_of() else {
+            // A physical-register def keeps its register; the pipeline refuses a pair
+            // whose def or source is not a register before the pass runs
+            // (`unsupported_input`), so here both are registers.
+            let Some(dst) = pair.def.get_reg().filter(|r| *r != Reg::NoReg) else {
                 continue;
             };
-            let Some(src) = pair.src.vreg_of() else {
+            if !pair.src.is_reg() {
                 continue;
-            };
+            }
+            let src = pair.src.vreg_of().filter(|_| !pair.src.has(oflag::UNDEF));
             let hint_tied = pair.def.has(oflag::HINT_TIED);
             let hint_early = pair.def.has(oflag::HINT_EARLY_TIED);
             // The earlyTied rule: not the first pair, and both hint bits on the def.
             let tie_marked = k > 0 && hint_tied && hint_early;
-            let mut def = Operand::vreg(dst, oflag::DEF);
+            let mut def = Operand::reg(dst, oflag::DEF);
             def.subreg = pair.def.subreg;
             if tie_marked {
                 def.flags |= oflag::TIED2;
                 self.stats.inc("early_tied_hints");
             }
             let mut use_op = pair.src;
-            let last_reader = !pairs[kk + 1..].iter().any(|p| p.src.vreg_of() == Some(src));
-            let src_killed = last_reader && killed.contains(&src);
+            let src_reg = pair.src.get_reg();
+            let last_reader = !pairs[kk + 1..].iter().any(|p| p.src.get_reg() == src_reg);
+            let src_killed = last_reader && src.is_some_and(|s| killed.contains(&s));
             use_op.flags &= oflag::UNDEF;
             use_op.set(oflag::KILL, src_killed);
             use_op.tied_def = None;
@@ -92,6 +133,8 @@ impl<R: Recorder> TwoAddr<'_, '_, R> {
             copy.lhs_defs = 1;
             let c = self.ed.insert_before(mi, copy);
             self.du.add_inst(self.ed.f, c);
+            // Only this COPY's chain goes into its payload.
+            let _ = self.lv_take_log();
             let lvn = self.lv_copy_chain(mi, c, dst, src, block, src_killed);
             self.stats.inc("extract_subreg_copies");
             self.stats.inc("remarks");
@@ -100,12 +143,13 @@ impl<R: Recorder> TwoAddr<'_, '_, R> {
                 "two-address: EXTRACT_SUBREG pair {} of {} lowered to a COPY into {}",
                 k + 1,
                 n,
-                self.reg_name(crate::mir::Reg::Virt(dst))
+                self.reg_name(dst)
             );
             self.rec.remark(remark);
+            let lv_steps = self.lv_take_log();
             let (dn, sn) = (
-                self.trace_name(crate::mir::Reg::Virt(dst)),
-                self.trace_name(crate::mir::Reg::Virt(src)),
+                self.trace_name(dst),
+                self.trace_name(pair.src.get_reg().unwrap_or(Reg::NoReg)),
             );
             self.step(|| {
                 let lane_txt = lane.map_or(alloc::string::String::new(), |l| format!(" lane sub{l} of"));
@@ -117,24 +161,27 @@ impl<R: Recorder> TwoAddr<'_, '_, R> {
                     ""
                 };
                 let kill_txt = if src_killed { format!(" {sn} dies here now, so its kill moves from the pseudo to this COPY.") } else { alloc::string::String::new() };
-                Step::new(
+                let mut s = Step::new(
                     "extract_subreg_copy",
                     format!("Pair {} of {n}: {dn} takes{lane_txt} {sn} through a new COPY.{tie_txt}{kill_txt}", k + 1),
                 )
-                .focus(Focus::inst(c))
-                .focus(Focus::vreg(dst))
-                .payload(Payload::ExtractSubregPair {
+                .focus(Focus::inst(c));
+                if let Reg::Virt(v) = dst {
+                    s = s.focus(Focus::vreg(v));
+                }
+                s.payload(Payload::ExtractSubregPair {
                     pseudo: mi.index() as u32,
                     pair: k,
                     pairs: n,
-                    def: dst.index() as u32,
-                    src: src.index() as u32,
+                    def: reg_number(dst),
+                    src: reg_number(pair.src.get_reg().unwrap_or(Reg::NoReg)),
                     lane,
                     hint_tied,
                     hint_early_tied: hint_early,
                     tie_marked,
                     kill_moved: src_killed,
                     lv_updates: lvn,
+                    lv_steps,
                 })
             });
         }

@@ -1,81 +1,127 @@
 //! LiveVariables upkeep during two-address.
 //!
-//! The pass keeps kill flags and a per-register [`VarInfo`] current as it inserts COPYs.
-//! Each update is one of the operations the spec lists for CICC's LiveVariables chain
-//! (transfer entry, createNewVarInfo, initVarInfo, findKill, addKill/removeKill,
-//! addNewBlock) and is counted in `lv_updates`. Without LiveVariables (`llc -run-pass`
-//! alone) a moved kill is simply dropped, as LLVM does.
+//! The pass works on a [`LiveVariables`] — the analysis PHI elimination keeps (handed
+//! over with [`super::run_with_live_variables`]) or, when the pass runs on its own, the
+//! same analysis computed from the input — and edits its [`VarInfo`]s as it inserts,
+//! moves and erases instructions, so that at the end they equal what
+//! `LiveVariables::compute` gives on the output (the `two_address_live_variables` test
+//! checks this on every gallery example, corpus function and random program).
+//!
+//! Each EXTRACT_SUBREG COPY runs the spec's six-step chain: transfer (the def moves from
+//! the pseudo to the COPY), createNewVarInfo and initVarInfo (only for a register with
+//! no VarInfo yet), findKill (where the source dies in the block), add/removeKill (the
+//! kill moves to the COPY reading the source last) and addNewBlock (the source's
+//! alive-block set for this block). `lv_updates` counts the updates that changed a
+//! VarInfo or confirmed a lookup (a findKill that found the kill); a step that had
+//! nothing to do — an undef source reads nothing — is listed but not counted. Without
+//! LiveVariables (`llc -run-pass` alone) a moved kill flag is simply dropped, as LLVM
+//! does, and nothing is counted.
 
 use super::TwoAddr;
-use crate::entity::SecondaryMap;
-use crate::mir::{oflag, Block, Function, Inst, Operand, Reg, VReg};
+use crate::entity::EntityRef;
+use crate::liveness::{LiveVariables, VarInfo};
+use crate::mir::{oflag, Block, Function, Inst, Reg, VReg};
 use crate::trace::Recorder;
+use alloc::format;
+use alloc::string::String;
 use alloc::vec::Vec;
 
-/// What the pass knows about one virtual register's liveness.
-#[derive(Clone, Debug, Default)]
-pub struct VarInfo {
-    /// Set once createNewVarInfo/initVarInfo ran or the register existed at the start.
-    pub exists: bool,
-    /// Instructions that kill the register (flag `killed` on a use).
-    pub kills: crate::passes::uses::InstList,
-    /// Blocks the register is known to be live in (maintained by addNewBlock).
-    pub alive_blocks: Vec<Block>,
-}
-
+/// The analysis and whether the pass has it.
 pub struct LvUpkeep {
     pub enabled: bool,
-    pub vars: SecondaryMap<VReg, VarInfo>,
+    pub lv: LiveVariables,
+    /// Updates made since the last step took them (for the step's payload).
+    pub log: Vec<String>,
 }
 
 impl LvUpkeep {
-    /// An empty upkeep for `f`: every existing register gets a VarInfo; kill lists are
-    /// filled by [`LvUpkeep::note_operand`] during the def/use walk.
-    pub fn new(f: &Function, enabled: bool) -> Self {
-        let mut vars: SecondaryMap<VReg, VarInfo> = SecondaryMap::new();
-        if enabled {
-            vars.resize(f.vreg_end as usize);
-            for v in f.vreg_list() {
-                vars[v].exists = true;
-            }
+    /// `given` is PHI elimination's analysis; without one it is computed from `f`
+    /// (its flags are then written by [`TwoAddr::lv_write_flags`], through the editor).
+    pub fn new(f: &Function, enabled: bool, given: Option<LiveVariables>) -> Self {
+        let lv = match (enabled, given) {
+            (false, _) => LiveVariables::default(),
+            (true, Some(lv)) => lv,
+            (true, None) => LiveVariables::compute(f),
+        };
+        LvUpkeep {
+            enabled,
+            lv,
+            log: Vec::new(),
         }
-        LvUpkeep { enabled, vars }
     }
 
-    /// Reads one operand's kill flag into the register's kill list.
-    pub fn note_operand(&mut self, i: Inst, op: &Operand) {
-        if !self.enabled || !op.is_use() || !op.has(oflag::KILL) {
-            return;
-        }
-        if let Some(v) = op.vreg_of() {
-            let kills = &mut self.vars[v].kills;
-            if !kills.contains(&i) {
-                kills.push(i);
-            }
-        }
+    pub fn var(&self, v: VReg) -> Option<&VarInfo> {
+        self.lv.vars.get(v)
+    }
+}
+
+/// Adds `i` to `list` (kept as a set: finding an instruction's layout position would
+/// cost a walk of its block, and no reader needs the order).
+fn insert_ordered(_f: &Function, list: &mut crate::mir::instr::InstList, i: Inst) {
+    if !list.contains(&i) {
+        list.push(i);
     }
 }
 
 impl<R: Recorder> TwoAddr<'_, '_, R> {
-    fn lv_count(&mut self) {
-        self.stats.inc("lv_updates");
+    /// When the pass computed LiveVariables itself, it writes the analysis' kill and
+    /// dead flags into the function first, as LLVM's LiveVariables does when it runs
+    /// (the pass reads flags where LLVM's does). Returns how many instructions changed.
+    pub(crate) fn lv_write_flags(&mut self) -> usize {
+        let mut flagged = self.ed.f.clone();
+        self.lv.lv.apply_flags(&mut flagged);
+        let mut changed = 0;
+        let insts: Vec<Inst> = self.ed.f.all_insts().map(|(_, i)| i).collect();
+        for i in insts {
+            let want = &flagged.insts[i].operands;
+            if self.ed.f.insts[i].operands != *want {
+                let want = want.clone();
+                self.ed.modify(i, |d| d.operands = want);
+                changed += 1;
+            }
+        }
+        changed
     }
 
-    /// The kill of `v` inside block `b`, from its VarInfo (LiveVariables' findKill).
-    pub(crate) fn lv_find_kill(&mut self, v: VReg, b: Block) -> Option<Inst> {
+    /// One update made: counted, and listed for the next step's payload.
+    fn lv_note(&mut self, what: core::fmt::Arguments<'_>) {
+        self.stats.inc("lv_updates");
+        if R::ENABLED {
+            self.lv.log.push(alloc::fmt::format(what));
+        }
+    }
+
+    /// One step that ran but found nothing to change: listed, not counted.
+    fn lv_note_idle(&mut self, what: core::fmt::Arguments<'_>) {
+        if R::ENABLED {
+            self.lv.log.push(alloc::fmt::format(what));
+        }
+    }
+
+    /// The updates listed since the last call.
+    pub(crate) fn lv_take_log(&mut self) -> Vec<String> {
+        core::mem::take(&mut self.lv.log)
+    }
+
+    /// A register's name for the update list (empty, and free, when not tracing).
+    fn vname(&self, v: VReg) -> String {
+        if R::ENABLED {
+            self.reg_name(Reg::Virt(v))
+        } else {
+            String::new()
+        }
+    }
+
+    /// The kill of `v` inside block `b`, from its VarInfo (findKill).
+    pub(crate) fn lv_find_kill(&self, v: VReg, b: Block) -> Option<Inst> {
         if !self.lv.enabled {
             return None;
         }
-        self.lv_count();
-        let layout = &self.ed.f.layout;
-        self.lv.vars[v]
-            .kills
-            .iter()
-            .copied()
-            .find(|&k| layout.inst_block(k) == Some(b))
+        self.lv.var(v)?.find_kill(self.ed.f, b)
     }
 
-    /// Clears the kill flag of `v` on `inst` (removeVirtualRegisterKilled); true if it had one.
+    /// `inst` no longer kills `v` (removeVirtualRegisterKilled): the flags go, and with
+    /// LiveVariables the table entry. True if it was a kill.
     pub(crate) fn lv_remove_kill(&mut self, v: VReg, inst: Inst) -> bool {
         let had = self.ed.modify(inst, |d| {
             let mut had = false;
@@ -87,93 +133,222 @@ impl<R: Recorder> TwoAddr<'_, '_, R> {
             }
             had
         });
-        if self.lv.enabled {
-            self.lv_count();
-            let kills = &mut self.lv.vars[v].kills;
-            if let Some(p) = kills.iter().position(|&k| k == inst) {
-                kills.remove(p);
-                return true;
-            }
-            return false;
+        if !self.lv.enabled {
+            return had;
         }
-        had
+        if self.lv.lv.remove_kill(v, inst) {
+            let n = self.vname(v);
+            self.lv_note(format_args!(
+                "removeKill: {n} no longer dies at instruction {}",
+                inst.index()
+            ));
+            return true;
+        }
+        false
     }
 
-    /// Marks `inst` as killing `v` (addVirtualRegisterKilled).
+    /// `inst` kills `v` (addVirtualRegisterKilled): flag and table.
     pub(crate) fn lv_add_kill(&mut self, v: VReg, inst: Inst) {
         if !self.lv.enabled {
             return;
         }
-        self.lv_count();
         self.ed.modify(inst, |d| {
             if let Some(op) = d
                 .operands
                 .iter_mut()
-                .find(|o| o.is_use() && o.get_reg() == Some(Reg::Virt(v)))
+                .find(|o| o.is_use() && o.get_reg() == Some(Reg::Virt(v)) && !o.has(oflag::UNDEF))
             {
                 op.set(oflag::KILL, true);
             }
         });
-        if !self.lv.vars[v].kills.contains(&inst) {
-            self.lv.vars[v].kills.push(inst);
+        if !self.lv.lv.is_killed_by(v, inst) {
+            insert_ordered(self.ed.f, &mut self.lv.lv.vars[v].kills, inst);
+            let n = self.vname(v);
+            self.lv_note(format_args!(
+                "addKill: {n} now dies at instruction {}",
+                inst.index()
+            ));
         }
     }
 
-    /// Moves `v`'s kill from `old` to `new` (replaceKillInstruction).
-    pub(crate) fn lv_replace_kill(&mut self, v: VReg, old: Inst, new: Inst) {
+    /// `v`'s kill at `old` happens at `new` now (replaceKillInstruction; table only).
+    pub(crate) fn lv_replace_kill(&mut self, v: VReg, old: Inst, new: Inst) -> bool {
+        if !self.lv.enabled || !self.lv.lv.remove_kill(v, old) {
+            return false;
+        }
+        insert_ordered(self.ed.f, &mut self.lv.lv.vars[v].kills, new);
+        let n = self.vname(v);
+        self.lv_note(format_args!(
+            "replaceKill: {n} dies at instruction {} instead of {}",
+            new.index(),
+            old.index()
+        ));
+        true
+    }
+
+    /// `inst` is a new def of `v` (a COPY inserted before the instruction it serves).
+    pub(crate) fn lv_add_def(&mut self, v: VReg, inst: Inst) {
         if !self.lv.enabled {
             return;
         }
-        self.lv_count();
-        let kills = &mut self.lv.vars[v].kills;
-        match kills.iter().position(|&k| k == old) {
-            Some(p) => kills[p] = new,
-            None => kills.push(new),
+        let fresh = self.lv_ensure_var(v);
+        insert_ordered(self.ed.f, &mut self.lv.lv.vars[v].defs, inst);
+        let n = self.vname(v);
+        if !fresh {
+            self.lv_note(format_args!(
+                "def: {n} is also defined at instruction {}",
+                inst.index()
+            ));
         }
     }
 
-    /// The six-step chain the spec lists for every COPY the EXTRACT_SUBREG
-    /// decomposition creates: the COPY `copy` defines `dst` from `src` in block `b`,
-    /// replacing `pseudo`. Returns how many updates ran.
+    /// createNewVarInfo + initVarInfo when `v` has no VarInfo yet; true if one was made.
+    fn lv_ensure_var(&mut self, v: VReg) -> bool {
+        if self.lv.lv.vars.get(v).is_some_and(|x| !x.is_empty()) {
+            return false;
+        }
+        let _ = self.lv.lv.new_var_info(v);
+        let n = self.vname(v);
+        self.lv_note(format_args!(
+            "createNewVarInfo + initVarInfo: {n} gets an empty VarInfo"
+        ));
+        true
+    }
+
+    /// The defs of `v` at `old` are at `new` now (and a dead def's kill with them).
+    pub(crate) fn lv_move_def(&mut self, v: VReg, old: Inst, new: Inst) -> bool {
+        if !self.lv.enabled {
+            return false;
+        }
+        let vi = &mut self.lv.lv.vars[v];
+        let Some(p) = vi.defs.iter().position(|&k| k == old) else {
+            return false;
+        };
+        vi.defs.remove(p);
+        let dead = vi.remove_kill(old);
+        insert_ordered(self.ed.f, &mut self.lv.lv.vars[v].defs, new);
+        if dead {
+            insert_ordered(self.ed.f, &mut self.lv.lv.vars[v].kills, new);
+        }
+        let n = self.vname(v);
+        self.lv_note(format_args!(
+            "transfer: {n}'s def moves from instruction {} to {}{}",
+            old.index(),
+            new.index(),
+            if dead {
+                " (a dead def: the kill goes with it)"
+            } else {
+                ""
+            }
+        ));
+        true
+    }
+
+    /// `old` no longer defines `v` (it is erased); if it was a dead def, `new` (the
+    /// last of the instructions now defining `v` there) is.
+    pub(crate) fn lv_drop_def(&mut self, v: VReg, old: Inst, new: Inst) {
+        if !self.lv.enabled {
+            return;
+        }
+        let vi = &mut self.lv.lv.vars[v];
+        let Some(p) = vi.defs.iter().position(|&k| k == old) else {
+            return;
+        };
+        vi.defs.remove(p);
+        let dead = vi.remove_kill(old);
+        if dead {
+            insert_ordered(self.ed.f, &mut self.lv.lv.vars[v].kills, new);
+        }
+        let n = self.vname(v);
+        self.lv_note(format_args!(
+            "def: instruction {} no longer defines {n}{}",
+            old.index(),
+            if dead {
+                format!("; the dead def's kill is at {} now", new.index())
+            } else {
+                String::new()
+            }
+        ));
+    }
+
+    /// The spec's chain for one EXTRACT_SUBREG COPY `copy` (`dst = COPY src`) replacing
+    /// `pseudo` in block `b`. `src_killed`: this pair is the last to read a source the
+    /// pseudo killed. Returns how many updates it counted.
     pub(crate) fn lv_copy_chain(
         &mut self,
         pseudo: Inst,
         copy: Inst,
-        dst: VReg,
-        src: VReg,
+        dst: Reg,
+        src: Option<VReg>,
         b: Block,
         src_killed: bool,
     ) -> u32 {
         if !self.lv.enabled {
             return 0;
         }
-        // 1. Entry: liveness is transferred from the pseudo to the COPY.
-        self.lv_count();
-        // 2-3. createNewVarInfo / initVarInfo for the COPY's def.
-        self.lv_count();
-        self.lv.vars[dst].exists = true;
-        self.lv_count();
-        self.lv.vars[dst].kills.retain(|k| *k != pseudo);
-        // 4. findKill: where does `src` die in this block?
-        let kill = self.lv_find_kill(src, b);
-        // 5. addKill / removeKill: if the pseudo killed `src` through this pair, the COPY does now.
-        self.lv_count();
-        if src_killed {
-            let kills = &mut self.lv.vars[src].kills;
-            match kills.iter().position(|&k| Some(k) == kill && k == pseudo) {
-                Some(p) => kills[p] = copy,
-                None => {
-                    if !kills.contains(&copy) {
-                        kills.push(copy)
-                    }
+        let before = self.stats.get("lv_updates");
+        // 1-3. Transfer the def; a register with no VarInfo gets one first.
+        match dst {
+            Reg::Virt(d) => {
+                self.lv_ensure_var(d);
+                if !self.lv_move_def(d, pseudo, copy) {
+                    insert_ordered(self.ed.f, &mut self.lv.lv.vars[d].defs, copy);
+                    let n = self.vname(d);
+                    self.lv_note(format_args!(
+                        "transfer: {n} is defined at instruction {}",
+                        copy.index()
+                    ));
                 }
             }
+            _ => {
+                let n = if R::ENABLED {
+                    self.reg_name(dst)
+                } else {
+                    String::new()
+                };
+                self.lv_note_idle(format_args!(
+                    "transfer: {n} is a physical register, which LiveVariables does not track here"
+                ))
+            }
         }
-        // 6. addNewBlock: the def is live in this block.
-        self.lv_count();
-        if !self.lv.vars[dst].alive_blocks.contains(&b) {
-            self.lv.vars[dst].alive_blocks.push(b);
+        let Some(s) = src else {
+            self.lv_note_idle(format_args!(
+                "findKill, add/removeKill, addNewBlock: the source is undef, nothing is read"
+            ));
+            return (self.stats.get("lv_updates") - before) as u32;
+        };
+        let sn = self.vname(s);
+        // 4. findKill.
+        let kill = self.lv_find_kill(s, b);
+        match kill {
+            Some(k) => self.lv_note(format_args!(
+                "findKill: {sn} dies at instruction {} in this block",
+                k.index()
+            )),
+            None => self.lv_note_idle(format_args!("findKill: {sn} does not die in this block")),
         }
-        6
+        // 5. add/removeKill: the pseudo's kill moves to the COPY reading the source last.
+        if src_killed && kill == Some(pseudo) {
+            self.lv_replace_kill(s, pseudo, copy);
+        } else {
+            self.lv_note_idle(format_args!(
+                "add/removeKill: {sn}'s kill stays where it is"
+            ));
+        }
+        // 6. addNewBlock: a source read here is not alive straight through this block
+        // when it dies in it.
+        let dies_here = self.lv_find_kill(s, b).is_some();
+        let num = self.lv.lv.num_of(b);
+        if dies_here && self.lv.lv.vars[s].is_alive_in(num) {
+            self.lv.lv.vars[s].reset_alive(num);
+            self.lv_note(format_args!(
+                "addNewBlock: {sn} dies in this block, so it is no longer alive through it"
+            ));
+        } else {
+            self.lv_note_idle(format_args!(
+                "addNewBlock: {sn}'s alive blocks are unchanged"
+            ));
+        }
+        (self.stats.get("lv_updates") - before) as u32
     }
 }

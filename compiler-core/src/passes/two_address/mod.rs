@@ -15,20 +15,24 @@
 //!
 //! Invariants after the pass: every tied use names the register of its def; no
 //! EXTRACT_SUBREG, REG_SEQUENCE or INSERT_SUBREG is left; the function is out of SSA.
-//! Kill flags are kept current through [`lv::LvUpkeep`], which counts every
-//! LiveVariables update it makes (`lv_updates`).
+//! With LiveVariables (the pipeline's case) the analysis is kept current through
+//! [`lv::LvUpkeep`]: at the end it equals LiveVariables computed on the output, and
+//! `lv_updates` counts the updates that changed or confirmed it.
 
 mod copies;
 mod extract_subreg;
+mod input_check;
 mod lv;
 mod reg_sequence;
 mod tied;
 mod transform;
 
 pub use copies::{collect_reg_copies, CopyClasses};
+pub use input_check::{unsupported_input, Refusal};
 pub use tied::{common_subclass, TiedOperandMap};
 
 use crate::entity::{dense_map, SecondaryMap};
+use crate::liveness::LiveVariables;
 use crate::mir::{Block, Function, Inst, Op, Reg, VReg};
 use crate::passes::uses::DefUse;
 use crate::stats::Stats;
@@ -90,15 +94,38 @@ pub fn run_with_classes<R: Recorder>(
     opts: &TwoAddressOptions,
     rec: &mut R,
 ) -> (Stats, CopyClasses) {
+    let r = run_with_live_variables(f, opts, rec, None);
+    (r.stats, r.classes)
+}
+
+/// What a run leaves besides the rewritten function.
+pub struct TwoAddressResult {
+    pub stats: Stats,
+    /// SrcEqClassMap / DstEqClassMap over the whole function.
+    pub classes: CopyClasses,
+    /// The LiveVariables the pass maintained (None without `live_variables`).
+    pub live_variables: Option<LiveVariables>,
+}
+
+/// Runs the pass on `lv`, the LiveVariables PHI elimination kept
+/// (`phi_elim::run_keeping_live_variables`); with None and `live_variables` set, the
+/// analysis is computed from `f` first.
+pub fn run_with_live_variables<R: Recorder>(
+    f: &mut Function,
+    opts: &TwoAddressOptions,
+    rec: &mut R,
+    lv: Option<LiveVariables>,
+) -> TwoAddressResult {
     let tracing = R::ENABLED;
     let mut opts = opts.clone();
     opts.optnone |= f.props.optnone;
     let opts = &opts;
-    // One walk builds the def/use lists and reads the kill flags.
-    let mut lv = lv::LvUpkeep::new(f, opts.live_variables);
-    let du = DefUse::compute_visiting(f, |i, op| lv.note_operand(i, op));
+    let handed_over = lv.is_some();
+    let lv = lv::LvUpkeep::new(f, opts.live_variables, lv);
+    let du = DefUse::compute(f);
     // Per-instruction tables with an entry for every instruction up front.
-    let dist = dense_map(0, f.insts.len());
+    let f_len = f.insts.len();
+    let dist = dense_map(0, f_len);
     let processed = dense_map(false, f.insts.len());
     let mut p = TwoAddr {
         ed: Editor::new(f, tracing),
@@ -116,8 +143,15 @@ pub fn run_with_classes<R: Recorder>(
         classes: CopyClasses::default(),
         block_classes: CopyClasses::default(),
         attempts: None,
+        tie_counted: dense_map(false, f_len),
+        commute_tried: None,
     };
-    p.gate_step();
+    let flags_changed = if opts.live_variables && !handed_over {
+        p.lv_write_flags()
+    } else {
+        0
+    };
+    p.gate_step(flags_changed);
     let blocks: Vec<Block> = p.ed.f.layout.blocks().collect();
     for b in blocks {
         p.run_block(b);
@@ -134,7 +168,12 @@ pub fn run_with_classes<R: Recorder>(
         s.edits = edits;
         s
     });
-    (p.stats, p.classes)
+    let live_variables = p.lv.enabled.then(|| core::mem::take(&mut p.lv.lv));
+    TwoAddressResult {
+        stats: p.stats,
+        classes: p.classes,
+        live_variables,
+    }
 }
 
 /// The pass state. Per-block tables are cleared at every block boundary, as the spec
@@ -160,16 +199,27 @@ pub(crate) struct TwoAddr<'f, 'r, R: Recorder> {
     pub block_classes: CopyClasses,
     /// What try_instruction_transform tried on an instruction, for the COPY's payload.
     pub attempts: Option<(Inst, Vec<alloc::string::String>)>,
+    /// Instructions whose tied pairs were counted (`tied_pairs`): a rescheduled
+    /// instruction is visited again at its new place but its ties count once.
+    pub tie_counted: SecondaryMap<Inst, bool>,
+    /// The instruction tryInstructionCommute evaluated (LLVM's flag for "commuting was
+    /// attempted"): processTiedPairs emits its remark only then.
+    pub commute_tried: Option<Inst>,
 }
 
 impl<R: Recorder> TwoAddr<'_, '_, R> {
-    fn gate_step(&mut self) {
+    fn gate_step(&mut self, flags_changed: usize) {
         let optnone = self.opts.optnone;
         let from_attr = self.ed.f.props.optnone;
-        self.rec.step(|| {
+        self.step(|| {
+            let lv_txt = if flags_changed > 0 {
+                format!(" LiveVariables was computed for the pass and rewrote the kill and dead flags of {flags_changed} instructions to match it.")
+            } else {
+                alloc::string::String::new()
+            };
             Step::new(
                 "gate",
-                if optnone {
+                alloc::format!("{}{lv_txt}", if optnone {
                     if from_attr {
                         "The function carries the optnone attribute: the optimization level is forced to None, so ties are met by COPYs only — no commuting, no rescheduling."
                     } else {
@@ -177,7 +227,7 @@ impl<R: Recorder> TwoAddr<'_, '_, R> {
                     }
                 } else {
                     "Optimizing mode: a tie may be met by commuting or rescheduling before a COPY is inserted. Three-address conversion is tried too, but NVPTX has no three-address forms to convert to."
-                },
+                }),
             )
         });
     }

@@ -28,6 +28,7 @@ impl<R: Recorder> TwoAddr<'_, '_, R> {
             .collect();
         let mut first = true;
         let mut copies = 0u32;
+        let mut last_copy = None;
         for k in 0..uses.len().min(idxs.len()) {
             let u = uses[k];
             if u.has(oflag::UNDEF) {
@@ -55,6 +56,8 @@ impl<R: Recorder> TwoAddr<'_, '_, R> {
             copy.lhs_defs = 1;
             let c = self.ed.insert_before(mi, copy);
             self.du.add_inst(self.ed.f, c);
+            self.lv_add_def(dst, c);
+            last_copy = Some(c);
             if let (true, Some(v)) = (is_kill, src.vreg_of()) {
                 self.lv_replace_kill(v, mi, c);
             }
@@ -73,6 +76,10 @@ impl<R: Recorder> TwoAddr<'_, '_, R> {
             });
             self.du.add_inst(self.ed.f, mi);
         } else {
+            // The pseudo's def is gone; a dead one's kill goes to the last COPY.
+            if let Some(c) = last_copy {
+                self.lv_drop_def(dst, mi, c);
+            }
             self.ed.erase(mi);
         }
         self.stats.inc("reg_sequence_eliminated");

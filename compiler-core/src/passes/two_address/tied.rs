@@ -185,9 +185,10 @@ impl<R: Recorder> TwoAddr<'_, '_, R> {
             if src == dst && src_mo.subreg.is_none() {
                 continue;
             }
-            // Direct resolution: nothing of the source's value is read, so the use can
-            // simply name the def's register.
-            if (src_mo.has(oflag::UNDEF) || src_mo.has(oflag::TIED2)) && dst_mo.subreg.is_none() {
+            // Direct resolution: an undef use reads nothing, so it can simply name the
+            // def's register. (A `tied2` use — the emitter's secondary tie mark — still
+            // reads its value and goes the COPY way like any other.)
+            if src_mo.has(oflag::UNDEF) && dst_mo.subreg.is_none() {
                 if let (Reg::Virt(dv), Some(sv)) = (dst, src_mo.vreg_of()) {
                     if let (Some(dc), Some(sc)) =
                         (self.ed.f.vreg_class(dv), self.ed.f.vreg_class(sv))
@@ -214,8 +215,13 @@ impl<R: Recorder> TwoAddr<'_, '_, R> {
                 });
                 continue;
             }
-            self.stats.inc("tied_pairs");
+            if !self.tie_counted[mi] {
+                self.stats.inc("tied_pairs");
+            }
             map.push(src, (src_idx, dst_idx));
+        }
+        if any {
+            self.tie_counted[mi] = true;
         }
         any
     }
@@ -242,7 +248,6 @@ impl<R: Recorder> TwoAddr<'_, '_, R> {
                 continue;
             }
             last_copied = Some(reg_a);
-            self.protect_dst_reads(mi, reg_a, src_idx, dst_idx);
             let mut src = Operand::reg(reg_b, 0);
             src.subreg = sub_b;
             let mut copy = InstData::new(
@@ -252,6 +257,9 @@ impl<R: Recorder> TwoAddr<'_, '_, R> {
             copy.lhs_defs = 1;
             let c = self.ed.insert_before(mi, copy);
             self.du.add_inst(self.ed.f, c);
+            if let Reg::Virt(a) = reg_a {
+                self.lv_add_def(a, c);
+            }
             self.set_dist(c, *dist);
             *dist += 1;
             self.set_dist(mi, *dist);
@@ -281,20 +289,36 @@ impl<R: Recorder> TwoAddr<'_, '_, R> {
                         }
                     }
                 }
-                self.block_classes.record(b, a);
-                self.classes.record(b, a);
             }
-            self.stats.inc("copies_inserted");
-            self.stats.inc("remarks");
             let (an, bn) = (self.reg_name(reg_a), self.reg_name(reg_b));
-            self.rec.remark(format!(
-                "two-address: tied operand forced a COPY of {bn} into {an}"
-            ));
+            let eq_txt = match (reg_a, reg_b, sub_b) {
+                (Reg::Virt(a), Reg::Virt(b), None) => {
+                    self.block_classes.record(b, a);
+                    self.classes.record(b, a);
+                    format!(", and SrcEqClassMap records {bn} → {an}")
+                }
+                (_, Reg::Virt(_), Some(_)) => format!(
+                    "; SrcEqClassMap records nothing, as {bn} is read through a sub-register"
+                ),
+                (_, Reg::Phys(_), _) => {
+                    format!("; SrcEqClassMap records nothing, as {bn} is a physical register")
+                }
+                _ => format!("; SrcEqClassMap records nothing, as {an} is a physical register"),
+            };
+            self.stats.inc("copies_inserted");
+            // The remark is emitted only when commuting was attempted on this
+            // instruction first (the spec's condition).
+            if self.commute_tried == Some(mi) {
+                self.stats.inc("remarks");
+                self.rec.remark(format!(
+                    "two-address: tied operand forced a COPY of {bn} into {an} after commuting was tried"
+                ));
+            }
             let attempts = self.attempts_so_far(mi);
             self.step(|| {
                 Step::new(
                     "tied_copy",
-                    format!("Operand {src_idx} must be the same register as def {dst_idx}: a COPY {an} = {bn} goes in front, the use is renamed to {an}, and SrcEqClassMap records {bn} → {an}.{tightened}"),
+                    format!("Operand {src_idx} must be the same register as def {dst_idx}: a COPY {an} = {bn} goes in front, the use is renamed to {an}{eq_txt}.{tightened}"),
                 )
                 .focus(Focus::inst(c))
                 .focus(Focus::inst(mi))
@@ -355,54 +379,6 @@ impl<R: Recorder> TwoAddr<'_, '_, R> {
                 }
             });
         }
-    }
-
-    /// `a = b op a` (the def's register also read by another operand) only happens out
-    /// of SSA form; LLVM assumes it never does. The COPY `a = b` would clobber the value
-    /// the instruction still reads, so that read first moves to a fresh copy of `a`.
-    fn protect_dst_reads(&mut self, mi: Inst, reg_a: Reg, src_idx: usize, dst_idx: usize) {
-        let Reg::Virt(a) = reg_a else { return };
-        let reads: Vec<usize> = self.ed.f.insts[mi]
-            .operands
-            .iter()
-            .enumerate()
-            .filter(|&(k, o)| k != src_idx && k != dst_idx && o.is_use() && o.vreg_of() == Some(a))
-            .map(|(k, _)| k)
-            .collect();
-        if reads.is_empty() {
-            return;
-        }
-        let class = self.ed.f.vreg_class(a);
-        let t = self.ed.new_vreg(class);
-        let mut copy = InstData::new(
-            Opcode::Known(Op::COPY),
-            vec![Operand::vreg(t, oflag::DEF), Operand::vreg(a, 0)],
-        );
-        copy.lhs_defs = 1;
-        let c = self.ed.insert_before(mi, copy);
-        self.du.add_inst(self.ed.f, c);
-        self.du.remove_inst(self.ed.f, mi);
-        self.ed.modify(mi, |d| {
-            for &k in &reads {
-                d.operands[k].set_reg(Reg::Virt(t));
-                d.operands[k].subreg = None;
-            }
-            if let Some(&k) = reads.first() {
-                d.operands[k].set(oflag::KILL, true);
-            }
-        });
-        self.du.add_inst(self.ed.f, mi);
-        self.lv.vars[t].exists = true;
-        self.lv.vars[t].kills.push(mi);
-        self.stats.inc("copies_inserted");
-        let (an, tn) = (self.trace_name(reg_a), self.trace_name(Reg::Virt(t)));
-        self.step(|| {
-            Step::new(
-                "save_dst_read",
-                format!("This instruction also reads {an}, the register its tie must write first. Outside SSA that happens; LLVM assumes it does not. To keep the result right, the old {an} is saved in {tn} and the instruction reads {tn} instead."),
-            )
-            .focus(Focus::inst(c))
-        });
     }
 
     /// The attempts logged for `mi` by try_instruction_transform, for the payload.

@@ -122,6 +122,7 @@ impl<R: Recorder> TwoAddr<'_, '_, R> {
             attempts.push("commute: the other operand is not a virtual register".into());
             return false;
         };
+        self.commute_tried = Some(mi);
         let other_killed = self.is_killed(mi, other, false);
         let mut aggressive = false;
         let mut do_commute = !base_killed && other_killed;
@@ -289,13 +290,8 @@ impl<R: Recorder> TwoAddr<'_, '_, R> {
             .layout
             .inst_block(mi)
             .ok_or("the instruction is not placed")?;
-        let kill = self.lv.vars[reg]
-            .kills
-            .iter()
-            .copied()
-            .find(|&k| f.layout.inst_block(k) == Some(block));
-        let kill = kill
-            .filter(|_| self.lv.enabled)
+        let kill = self
+            .lv_find_kill(reg, block)
             .ok_or("no kill of the source in this block")?;
         if kill == mi || f.insts[kill].is_copy() || copy_regs(f, kill).is_some() {
             return Err(
