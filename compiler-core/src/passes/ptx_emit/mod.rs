@@ -279,16 +279,14 @@ pub fn run<R: Recorder>(
     });
     let globals = m.ir.as_deref().map(ir::globals).unwrap_or_default();
     // Which functions use each global: a shared variable used by one function only is
-    // declared inside it ("demoted"), as llc does.
+    // declared inside it ("demoted"), as llc does; every other global is declared at
+    // module scope, used or not (llc prints them all: LLVM's nofunc.ll, managed.ll).
     let users = global_users(m, &globals, &scans);
     let mut demoted: BTreeMap<usize, Vec<&ir::Global>> = BTreeMap::new();
     for g in &globals {
         let u = users.get(&g.name).cloned().unwrap_or_default();
         if g.addrspace == 3 && u.len() == 1 {
             demoted.entry(u[0]).or_default().push(g);
-            continue;
-        }
-        if u.is_empty() {
             continue;
         }
         let decl = g.decl();
