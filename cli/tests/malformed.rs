@@ -69,7 +69,7 @@ fn malformed_cases() -> Vec<Case> {
         case("missing =", body("    %0:b32 MOV_B32_i 5\n"), (5, 12), "expected `=`"),
         case("immediate out of range", body("    %0:b64 = MOV_B64_i 99999999999999999999999\n"), (5, 24), "expected an integer"),
         case("empty sub-register index", body("    %0:b64 = REG_SEQUENCE %1, %subreg.\n"), (5, 39), "sub-register index"),
-        case("only an IR document", text("--- |\n  define void @k() { ret void }\n...\n"), (1, 1), "at least one machine function"),
+        case("only an IR document", text("--- |\n  define void @k() { ret void }\n...\n"), (1, 1), "defines @k but no machine function document"),
         case("physical register with a class", body("    $r1:b32 = COPY %1\n"), (5, 12), "physical register has no class"),
         case("live-in without $", text("---\nname: k\nliveins:\n  - { reg: r1 }\nbody: |\n  bb.0:\n    Return\n...\n"), (4, 12), "physical register"),
         case("memory operands missing", body("    %0:b32 = LD_i32 0 ::\n"), (5, 25), "memory operands"),

@@ -111,7 +111,22 @@ pub fn parse_module_with_spans(text: &str) -> Result<(Module, Vec<FunctionSpans>
             spans.push(sp);
         }
     }
-    // A module of globals only (llc-22 prints just the IR document) is valid input.
+    // A module of globals only (llc-22 prints just the IR document) is valid input; an
+    // IR function definition without its machine function is not.
+    if let (Some(ir), Some(doc)) = (&module.ir, docs.iter().find(|d| d.is_ir)) {
+        if let Some(name) =
+            ir_definitions(ir).find(|n| module.functions.iter().all(|f| f.name != *n))
+        {
+            return Err(SourceError::new(
+                doc.start,
+                1,
+                format!(
+                    "the IR defines @{name} but no machine function document \
+                     (`name: {name}` and `body:`) follows"
+                ),
+            ));
+        }
+    }
     if module.functions.is_empty() && module.ir.is_none() {
         let line = docs.last().map_or(1, |d| d.start);
         return Err(SourceError::new(
@@ -121,6 +136,18 @@ pub fn parse_module_with_spans(text: &str) -> Result<(Module, Vec<FunctionSpans>
         ));
     }
     Ok((module, spans))
+}
+
+/// The names of the functions the embedded IR defines (`define ... @name(`).
+fn ir_definitions(ir: &str) -> impl Iterator<Item = &str> {
+    ir.lines()
+        .filter(|l| l.starts_with("define "))
+        .filter_map(|l| {
+            let at = l.find(" @")? + 2;
+            let rest = &l[at..];
+            let name = rest[..rest.find('(')?].trim_matches('"');
+            Some(name)
+        })
 }
 
 /// Whether the embedded IR defines `@name` with an attribute group containing `optnone`.
