@@ -413,14 +413,12 @@ pub static TOURS: &[Tour] = &[
     extract_tour!("tex-lanes", "Texture lanes all the way to PTX", "Four texture lanes again; this time follow them on through both coalescers."),
     Tour {
         example: "limits",
-        title: "The NVPTX coalescer's heap",
+        title: "A copy chain, merged block by block",
         stops: &[
             stop(NvptxCoalescer, Input, "A chain of copies", "Each register copies the one before it, down a long chain.", RC_ALGO),
             stop(NvptxCoalescer, First("merge"), "Block-level merges", "Copies whose registers never disagree merge at once, block by block.", RC_ALGO),
-            stop(NvptxCoalescer, First("interference"), "A clash", "Two registers are live together with different values: the candidate goes to the secondary heap.", RC_PRIO),
+            stop(NvptxCoalescer, Last("merge"), "The end of the chain", "The last move joins too: after the earlier merges both of its registers hold the load's value, so being live together is no clash.", RC_PRIO),
             stop(NvptxCoalescer, First("tree_built"), "The interval tree", "Live extents go into a red-black tree ordered by start, so overlaps are found fast.", RC_TREE),
-            stop(NvptxCoalescer, First("heap_pop"), "Retry from the heap", "The parked candidate comes back; it still interferes.", RC_KNOBS),
-            stop(GeneralOptimize, First("mark"), "ptxas tidies up", "Phase 29 marks the surviving move for propagation.", GO_FLAGS),
         ],
     },
     Tour {

@@ -425,6 +425,12 @@ impl<R: Recorder> Nvptx<'_, '_, R> {
                 // it goes back under the names the copy has now (lazy re-keying).
                 // (Keys are the numbers registers carry when the pass ends, `names.rs`.)
                 let Some(mut fresh) = classify(&self.ed.f.insts[inst], inst) else {
+                    // Merges gave both sides lanes: `classify` has no merge for a
+                    // lane-to-lane copy, so the entry leaves the heap here, said so.
+                    self.step(|| {
+                        Step::new("heap_pop", format!("Next candidate from the heap: the copy into %{} now moves a lane into a lane (earlier merges made both sides sub-registers); this pass has no merge for a lane-to-lane copy, so it stays.", c.dst.reg))
+                            .focus(Focus::inst(inst))
+                    });
                     continue;
                 };
                 for s in [&mut fresh.dst, &mut fresh.src] {
