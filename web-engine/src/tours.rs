@@ -419,6 +419,7 @@ pub static TOURS: &[Tour] = &[
             stop(NvptxCoalescer, First("merge"), "Block-level merges", "Copies whose registers never disagree merge at once, block by block.", RC_ALGO),
             stop(NvptxCoalescer, Last("merge"), "The end of the chain", "The last move joins too: after the earlier merges both of its registers hold the load's value, so being live together is no clash.", RC_PRIO),
             stop(NvptxCoalescer, First("tree_built"), "The interval tree", "Live extents go into a red-black tree ordered by start, so overlaps are found fast.", RC_TREE),
+            stop(NvptxCoalescer, First("done"), "Budgets", "All six moves merged. Run it again with coalesce-limit=3 and the pass stops after three merges; with copy-limit=2 only the first two moves are considered.", RC_KNOBS),
         ],
     },
     Tour {
