@@ -241,7 +241,9 @@ fn try_file(dir: &Path, ptxas: Option<&Path>) -> Outcome {
 
 #[test]
 fn llvm_nvptx_tests_reach_ptx_that_assembles_and_matches_llc() {
-    let Some(llc) = support::llc::llc() else { return };
+    let Some(llc) = support::llc::llc() else {
+        return;
+    };
     let ptxas = support::ptxas::ptxas();
     let dirs: Vec<PathBuf> = support::llc::llvm_nvptx(llc)
         .into_iter()
