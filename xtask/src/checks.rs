@@ -351,15 +351,26 @@ impl std::fmt::Display for TestCounts {
     }
 }
 
-/// What each of the site's wasm files may weigh, gzip-compressed: issue #11's goal. The
-/// page's wasm (web-app: the UI) and the engine's (copyscope-engine: the pipeline, run
-/// in a Web Worker and behind the JS API) load side by side, so each is held to it.
-const WASM_GZIP_BUDGET_EACH: u64 = 400 * 1024;
+/// What each of the site's wasm files may weigh, gzip-compressed. The page's wasm
+/// (web-app: the UI) and the engine's (copyscope-engine: the pipeline, run in a Web
+/// Worker and behind the JS API) load side by side, so each has its own budget: 400 KB
+/// (issue #11's goal) for the page, 450 KB for the engine, which issue #28 allows for
+/// the whole NVPTX instruction description.
+const WASM_GZIP_BUDGET_PAGE: u64 = 400 * 1024;
+const WASM_GZIP_BUDGET_ENGINE: u64 = 450 * 1024;
+
+fn wasm_budget(file: &str) -> u64 {
+    if file.starts_with("copyscope-engine") {
+        WASM_GZIP_BUDGET_ENGINE
+    } else {
+        WASM_GZIP_BUDGET_PAGE
+    }
+}
 
 /// A guard on both files together, against growth that splits evenly. The two share
 /// std, serde, the permalink codec and the gallery's texts, so together they weigh more
 /// than the one file did before the split (568 KB).
-const WASM_GZIP_BUDGET_TOTAL: u64 = 700 * 1024;
+const WASM_GZIP_BUDGET_TOTAL: u64 = 750 * 1024;
 
 fn trunk_build(ctx: &Ctx) -> Outcome {
     let (ok, _) = proc::tee(&mut ctx.command("trunk", &["build", "--release"]));
@@ -381,7 +392,7 @@ fn trunk_build(ctx: &Ctx) -> Outcome {
     let gz: u64 = files.iter().map(|f| f.2).sum();
     let over: Vec<&str> = files
         .iter()
-        .filter(|f| f.2 > WASM_GZIP_BUDGET_EACH)
+        .filter(|f| f.2 > wasm_budget(&f.0))
         .map(|f| f.0.as_str())
         .collect();
     let within = over.is_empty() && gz <= WASM_GZIP_BUDGET_TOTAL;
@@ -389,12 +400,14 @@ fn trunk_build(ctx: &Ctx) -> Outcome {
     Outcome {
         ok: within,
         detail: format!(
-            "dist/ wasm {} KB, {} KB gzip in {} files, largest {} KB gzip (budget {} KB each, {} KB together){}",
+            "dist/ wasm {} KB, {} KB gzip in {} files, largest {} KB gzip (budget {} KB for the \
+             engine, {} KB for the page, {} KB together){}",
             raw.div_ceil(1024),
             gz.div_ceil(1024),
             files.len(),
             largest.div_ceil(1024),
-            WASM_GZIP_BUDGET_EACH / 1024,
+            WASM_GZIP_BUDGET_ENGINE / 1024,
+            WASM_GZIP_BUDGET_PAGE / 1024,
             WASM_GZIP_BUDGET_TOTAL / 1024,
             if within {
                 String::new()
