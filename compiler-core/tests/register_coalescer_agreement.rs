@@ -180,7 +180,7 @@ fn pipeline_agrees_with_llc_22() {
         .iter()
         .any(|(l, _, _)| l.starts_with("llvm-nvptx/"));
     let (compared, equal, copies) = if with_llvm {
-        (926, 925, 926)
+        (930, 930, 930)
     } else {
         (0, 0, 0)
     };
