@@ -189,3 +189,42 @@ fn pipeline_agrees_with_llc_22() {
     assert!(fig.equal_copies >= copies, "{fig:?}");
     assert!(fig.compared >= 1);
 }
+
+/// The pass is idempotent: run alone on its own output (every input above and every
+/// gallery example), it changes nothing.
+#[test]
+fn a_second_run_changes_nothing() {
+    let until = RunOptions {
+        until: Some(Stage::RegisterCoalescer),
+        emit: Some(IrKind::Mir),
+        ..RunOptions::default()
+    };
+    let again = RunOptions {
+        only: vec![Stage::RegisterCoalescer],
+        emit: Some(IrKind::Mir),
+        ..RunOptions::default()
+    };
+    let inputs: Vec<(String, PathBuf)> = inputs()
+        .into_iter()
+        .map(|(label, pre, _)| (label, pre))
+        .chain(
+            support::gallery_files()
+                .into_iter()
+                .map(|p| (p.display().to_string(), p)),
+        )
+        .collect();
+    let mut checked = 0;
+    for (label, path) in inputs {
+        let Ok(first) = run(&std::fs::read_to_string(&path).unwrap(), &until) else {
+            continue;
+        };
+        let second = run(&first.output, &again)
+            .unwrap_or_else(|e| panic!("{label}: our own output does not run again: {e:?}"));
+        assert_eq!(
+            second.output, first.output,
+            "{label}: a second run changed it"
+        );
+        checked += 1;
+    }
+    assert!(checked >= 30, "only {checked} inputs checked");
+}
