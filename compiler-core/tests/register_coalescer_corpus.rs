@@ -2,55 +2,21 @@
 //! 5-coalesced.mir, function by function (registers compared after renaming both sides
 //! in order of first appearance, since which name survives a join is immaterial).
 
+mod support;
+
 use compiler_core::mir::{parse_module, print_function, Function, Op};
 use compiler_core::passes::register_coalescer::{self, CoalescerOptions};
 use compiler_core::trace::NoTrace;
 use std::path::Path;
 
-/// COPY lines of a function with registers renamed canonically over the whole body.
+/// COPY lines of a function with registers renamed canonically over the whole body
+/// (`support::canon`), the def's class left out.
 fn canonical_copies(f: &Function) -> Vec<String> {
-    let text = print_function(f);
-    let mut names: Vec<String> = Vec::new();
-    let mut out = Vec::new();
-    let mut in_body = false;
-    for line in text.lines() {
-        if line.starts_with("body:") {
-            in_body = true;
-            continue;
-        }
-        if !in_body {
-            continue;
-        }
-        let mut canon = String::new();
-        let mut chars = line.trim().chars().peekable();
-        while let Some(c) = chars.next() {
-            if c == '%' && chars.peek().is_some_and(|d| d.is_ascii_digit()) {
-                let mut n = String::new();
-                while let Some(&d) = chars.peek() {
-                    if d.is_ascii_digit() {
-                        n.push(d);
-                        chars.next();
-                    } else {
-                        break;
-                    }
-                }
-                let idx = names.iter().position(|x| *x == n).unwrap_or_else(|| {
-                    names.push(n.clone());
-                    names.len() - 1
-                });
-                canon.push_str(&format!("%v{idx}"));
-            } else {
-                canon.push(c);
-            }
-        }
-        if canon.contains("= COPY ") {
-            out.push(
-                canon.split(':').next().unwrap().to_string()
-                    + &canon[canon.find(" = COPY").unwrap()..],
-            );
-        }
-    }
-    out
+    support::canon::canonical_body(f)
+        .into_iter()
+        .filter(|l| l.contains("= COPY "))
+        .map(|l| l.split(':').next().unwrap().to_string() + &l[l.find(" = COPY").unwrap()..])
+        .collect()
 }
 
 #[test]
