@@ -173,18 +173,7 @@ impl<R: Recorder> Emitter<'_, '_, '_, R> {
                 self.ed.new_vreg(Some(class))
             }
         };
-        let mut data = InstData::new(
-            Opcode::Known(Op::COPY),
-            vec![MOp::vreg(v, oflag::DEF), MOp::reg(src, 0)],
-        );
-        data.lhs_defs = 1;
-        let i = self.append(n, data);
-        self.stats.inc("copies_emitted");
-        self.records.push(ResultRecord {
-            node: n,
-            inst: i,
-            kind: RecordKind::CopyFromReg,
-        });
+        let i = self.append_copy(n, v, src, RecordKind::CopyFromReg);
         self.vr_map.insert(value, Reg::Virt(v));
         let vn = self.reg_name(Reg::Virt(v));
         let param = if crate::dag::param_reg_number(pname).is_some() {
@@ -211,18 +200,7 @@ impl<R: Recorder> Emitter<'_, '_, '_, R> {
         let class = self.ed.f.vreg_class(sv);
         let v = self.ed.new_vreg(class);
         self.stats.inc("vregs_created");
-        let mut data = InstData::new(
-            Opcode::Known(Op::COPY),
-            vec![MOp::vreg(v, oflag::DEF), MOp::reg(src, 0)],
-        );
-        data.lhs_defs = 1;
-        let i = self.append(n, data);
-        self.stats.inc("copies_emitted");
-        self.records.push(ResultRecord {
-            node: n,
-            inst: i,
-            kind: RecordKind::CopyFromReg,
-        });
+        let i = self.append_copy(n, v, src, RecordKind::CopyFromReg);
         self.vr_map.insert(Value { node: n, res: 0 }, Reg::Virt(v));
         let (name, sn, vn) = (
             self.dag.name_of(n),

@@ -365,19 +365,8 @@ impl<R: Recorder> Emitter<'_, '_, '_, R> {
             _ => {
                 let nv = self.ed.new_vreg(Some(want));
                 self.stats.inc("vregs_created");
-                let mut data = InstData::new(
-                    Opcode::Known(Op::COPY),
-                    vec![MOp::vreg(nv, oflag::DEF), MOp::vreg(v, 0)],
-                );
-                data.lhs_defs = 1;
-                let i = self.append(user, data);
-                self.stats.inc("copies_emitted");
+                let i = self.append_copy(user, nv, Reg::Virt(v), RecordKind::Constrain);
                 self.stats.inc("min_rc_copies");
-                self.records.push(ResultRecord {
-                    node: user,
-                    inst: i,
-                    kind: RecordKind::Constrain,
-                });
                 let nn = self.reg_name(Reg::Virt(nv));
                 let why = match common {
                     None => format!("{cn} and {wn} have no common subclass"),

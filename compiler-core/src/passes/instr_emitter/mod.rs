@@ -617,6 +617,27 @@ impl<'d, 'f, 'r, R: Recorder> Emitter<'d, 'f, 'r, R> {
         i
     }
 
+    /// Appends `dst = COPY src` for node `n` and keeps its result record (`kind`: why
+    /// the copy exists, what dead copy elimination later judges it by).
+    pub(crate) fn append_copy(&mut self, n: Node, dst: VReg, src: Reg, kind: RecordKind) -> Inst {
+        let mut data = crate::mir::InstData::new(
+            crate::mir::Opcode::Known(crate::mir::Op::COPY),
+            alloc::vec![
+                crate::mir::Operand::vreg(dst, crate::mir::oflag::DEF),
+                crate::mir::Operand::reg(src, 0)
+            ],
+        );
+        data.lhs_defs = 1;
+        let i = self.append(n, data);
+        self.stats.inc("copies_emitted");
+        self.records.push(ResultRecord {
+            node: n,
+            inst: i,
+            kind,
+        });
+        i
+    }
+
     /// The register holding value `v`, read by operand `k` of `user`.
     pub(crate) fn get_vr(&self, v: Value, user: Node, k: usize) -> Result<Reg, SourceError> {
         self.vr_map.get(&v).copied().ok_or_else(|| {
