@@ -229,6 +229,9 @@ pub fn run(dag: &Dag, inputs: &Inputs) -> Result<Outcome, String> {
                                 args.push(Arg::Reg(it.next().map_or(&[][..], |l| l.as_slice())))
                             }
                             Operand::Const { value, .. } => args.push(Arg::Imm(*value)),
+                            Operand::ConstFp { ty, text } => {
+                                args.push(Arg::Imm(super::fp_bits(*ty, text) as i64))
+                            }
                             Operand::Symbol(s) => args.push(Arg::Sym(s)),
                             Operand::Block(b) => args.push(Arg::Block(*b)),
                             _ => args.push(Arg::Other),

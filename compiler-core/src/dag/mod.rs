@@ -23,11 +23,15 @@
 pub mod eval;
 mod parse;
 mod print;
+mod print_llvm;
 pub mod semantics;
 pub mod target;
 
-pub use parse::{asm_groups, letter_type, parse_dag, AsmConstraint, AsmGroup, MAX_INPUT_BYTES};
+pub use parse::{
+    asm_groups, fp_bits, letter_type, parse_dag, AsmConstraint, AsmGroup, MAX_INPUT_BYTES,
+};
 pub use print::print_dag;
+pub use print_llvm::print_dag_llvm;
 
 use crate::entity::{entity_impl, PrimaryMap, SecondaryMap};
 use crate::mir::{Op, RegClass};
@@ -225,6 +229,17 @@ pub enum Operand {
     FrameIndex(u32),
     /// `SubReg:sub1`.
     SubReg(u8),
+    /// `GlobalAddress:@name`, `GlobalAddress:@name + 8`: an IR global (MIR `@name`).
+    Global {
+        name: String,
+        offset: i64,
+    },
+    /// `ConstantFP:f32<1.000000e+00>`: a floating-point immediate, its literal as MIR
+    /// spells it (`1.000000e+00`, `0x3FB99999A0000000`, `0xH3C00` for a half).
+    ConstFp {
+        ty: Vt,
+        text: String,
+    },
     /// `RegClass:float32regsx4`.
     Class(RegClass),
 }
@@ -336,6 +351,9 @@ pub struct Attrs {
     pub side_effect: bool,
     /// `mem "..."`: the memory operand MIR prints after `::`.
     pub mem: Option<String>,
+    /// `flags "contract nsw"`: the node's flags, which the emitter copies onto its
+    /// instruction as LLVM's InstrEmitter does (bits of [`crate::mir::MI_FLAG_NAMES`]).
+    pub mi_flags: u16,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq)]

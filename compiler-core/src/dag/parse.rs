@@ -2,6 +2,11 @@
 //! two rounds: every line is read into nodes whose operands still name `tN` numbers,
 //! then the names are resolved and the whole graph is checked (blocks, cycles, schedule
 //! order, glue, operand shapes and types). Every error carries line:column.
+//!
+//! The same reader takes LLVM's own dump (`llc -debug-only=isel`, "Selected selection
+//! DAG"): [`llvm`] reads its node lines, names are scoped per block as LLVM numbers
+//! them, and since the dump's line order is not a schedule the nodes are scheduled
+//! first (see [`llvm::schedule`]).
 
 use super::target;
 use super::{
@@ -17,6 +22,8 @@ use alloc::string::{String, ToString};
 use alloc::vec;
 use alloc::vec::Vec;
 
+mod llvm;
+
 /// Inputs larger than this are refused up front.
 pub const MAX_INPUT_BYTES: usize = 64 << 20;
 /// Virtual register numbers above this are refused (they size dense tables later).
@@ -28,8 +35,13 @@ type Pos = (u32, u32);
 
 /// An operand before `tN` names are resolved.
 enum Raw {
-    Ref { number: u32, res: u16 },
+    Ref {
+        number: u32,
+        res: u16,
+    },
     Leaf(Operand),
+    /// LLVM's `BasicBlock:ch<name 0x...>`: a block named by its IR name.
+    BlockName(String),
 }
 
 struct RawNode {
@@ -59,6 +71,8 @@ pub fn parse_dag(text: &str) -> Result<Dag, SourceError> {
     let mut blocks: PrimaryMap<DagBlock, BlockData> = PrimaryMap::new();
     let mut block_pos: Vec<Pos> = Vec::new();
     let mut raw: Vec<RawNode> = Vec::new();
+    let llvm_syntax = llvm::detect(text);
+    let mut inline = llvm::InlineNodes::default();
     for (ln, line) in text.lines().enumerate() {
         let ln = ln as u32 + 1;
         let t = line.trim_start();
@@ -67,7 +81,9 @@ pub fn parse_dag(text: &str) -> Result<Dag, SourceError> {
         }
         let mut c = Cursor::new(line, ln);
         c.skip_ws();
-        if t.starts_with(HEADER) {
+        if llvm_syntax && t.starts_with(llvm::COUNT_LINE) {
+            llvm::count_line(&mut c)?;
+        } else if t.starts_with(HEADER) {
             let (number, func, bname) = header(&mut c)?;
             match &name {
                 None => name = Some(func),
@@ -98,7 +114,13 @@ pub fn parse_dag(text: &str) -> Result<Dag, SourceError> {
             let Some(block) = blocks.keys().next_back() else {
                 return Err(c.err(format!("a node line before any block header; a block starts with `{HEADER} %bb.0 'function:entry'`")));
             };
-            raw.push(node_line(&mut c, block)?);
+            if llvm_syntax {
+                let node = llvm::node_line(&mut c, block, &mut inline)?;
+                raw.append(&mut inline.pending);
+                raw.push(node);
+            } else {
+                raw.push(node_line(&mut c, block)?);
+            }
         } else {
             return Err(c.err(format!("expected a block header `{HEADER} %bb.N 'function:block'` or a node line `tN: types = Opcode operands`, found {}", c.found())));
         }
@@ -111,11 +133,18 @@ pub fn parse_dag(text: &str) -> Result<Dag, SourceError> {
             format!("expected at least one block header `{HEADER} %bb.0 'function:entry'`"),
         ));
     };
-    let mut dag = resolve(name, blocks, raw)?;
+    let mut dag = resolve(name, blocks, raw, llvm_syntax)?;
     for (b, p) in block_pos.into_iter().enumerate() {
         dag.spans.blocks[DagBlock::new(b)] = p;
     }
+    if llvm_syntax {
+        find_cycle(&dag)?;
+        llvm::schedule(&mut dag);
+    }
     check(&dag)?;
+    if llvm_syntax {
+        llvm::renumber(&mut dag);
+    }
     Ok(dag)
 }
 
@@ -305,21 +334,50 @@ fn operand(c: &mut Cursor<'_>) -> Result<Raw, SourceError> {
             c.expect(":", "`:` and a type after `Constant`")?;
             let ty = vt(c)?;
             c.expect("<", "`<` and the value")?;
-            let vcol = c.col();
-            let value = c.signed("an integer constant")?;
-            if let Some(bits) = ty.bits().filter(|&b| b < 64) {
-                // Signed or unsigned reading of `bits` bits (an i1 also takes -1).
-                let lo = if bits == 1 { -1 } else { -(1i128 << (bits - 1)) };
-                let hi = (1i128 << bits) - 1;
-                if !(lo..=hi).contains(&(value as i128)) {
-                    return Err(c.err_at(
-                        vcol,
-                        format!("{value} does not fit in {ty} (range {lo}..{hi})"),
-                    ));
-                }
-            }
+            let value = constant_value(c, ty)?;
             c.expect(">", "`>` after the constant")?;
             Operand::Const { ty, value }
+        }
+        "ConstantFP" => {
+            c.expect(":", "`:` and a type after `ConstantFP`")?;
+            let ty = vt(c)?;
+            c.expect("<", "`<` and the value")?;
+            let vcol = c.col();
+            let r = c.rest();
+            let len = r.find('>').ok_or_else(|| c.err("expected `>` after the value"))?;
+            let text = fp_literal(ty, &r[..len]).ok_or_else(|| {
+                c.err_at(vcol, format!("`{}` is not a {ty} literal as MIR writes one (`1.000000e+00`, `0x3FF0000000000000`, `0xH3C00` for f16)", &r[..len]))
+            })?;
+            c.pos += len + 1;
+            Operand::ConstFp { ty, text }
+        }
+        "GlobalAddress" => {
+            c.expect(":@", "`:@name`")?;
+            let start = c.pos;
+            let name = if c.eat("\"") {
+                let len = c.rest().find('"').ok_or_else(|| c.err("unterminated global name"))?;
+                let n = c.rest()[..len].to_string();
+                c.pos += len + 1;
+                n
+            } else {
+                c.word().to_string()
+            };
+            if name.is_empty() {
+                return Err(c.err_at(c.col_of(start), "expected a global's name after `@`"));
+            }
+            let save = c.pos;
+            c.skip_ws();
+            let offset = if c.eat("+") {
+                c.skip_ws();
+                c.signed("the offset after `+`")?
+            } else if c.eat("-") {
+                c.skip_ws();
+                -c.signed("the offset after `-`")?
+            } else {
+                c.pos = save;
+                0
+            };
+            Operand::Global { name, offset }
         }
         "BasicBlock" => {
             c.expect(":bb.", "`:bb.N`")?;
@@ -364,10 +422,88 @@ fn operand(c: &mut Cursor<'_>) -> Result<Raw, SourceError> {
                 c.err_at(ccol, format!("unknown register class `{cw}`"))
             })?)
         }
-        "" => return Err(c.err_at(col, format!("expected an operand (`tN`, `tN:k`, `Register:`, `Constant:`, `BasicBlock:`, `ExternalSymbol:`, `FrameIndex:`, `SubReg:`, `RegClass:` or a string), found {}", c.found()))),
-        _ => return Err(c.err_at(col, format!("unknown operand `{w}`: expected `tN`, `tN:k`, `Register:`, `Constant:`, `BasicBlock:`, `ExternalSymbol:`, `FrameIndex:`, `SubReg:`, `RegClass:` or a string"))),
+        "" => return Err(c.err_at(col, format!("expected an operand (`tN`, `tN:k`, `Register:`, `Constant:`, `ConstantFP:`, `BasicBlock:`, `ExternalSymbol:`, `GlobalAddress:`, `FrameIndex:`, `SubReg:`, `RegClass:` or a string), found {}", c.found()))),
+        _ => return Err(c.err_at(col, format!("unknown operand `{w}`: expected `tN`, `tN:k`, `Register:`, `Constant:`, `ConstantFP:`, `BasicBlock:`, `ExternalSymbol:`, `GlobalAddress:`, `FrameIndex:`, `SubReg:`, `RegClass:` or a string"))),
     };
     Ok(Raw::Leaf(leaf))
+}
+
+/// An integer constant of type `ty`, read signed or unsigned (an i1 also takes -1).
+fn constant_value(c: &mut Cursor<'_>, ty: Vt) -> Result<i64, SourceError> {
+    let vcol = c.col();
+    let value = c.signed("an integer constant")?;
+    if let Some(bits) = ty.bits().filter(|&b| b < 64) {
+        let lo = if bits == 1 {
+            -1
+        } else {
+            -(1i128 << (bits - 1))
+        };
+        let hi = (1i128 << bits) - 1;
+        if !(lo..=hi).contains(&(value as i128)) {
+            return Err(c.err_at(
+                vcol,
+                format!("{value} does not fit in {ty} (range {lo}..{hi})"),
+            ));
+        }
+    }
+    Ok(value)
+}
+
+/// A floating-point literal of type `ty` in MIR's spelling, or `None`: a `%e` decimal
+/// (`1.000000e+00`) is kept when it reads back to the same value and replaced by the
+/// double's bits in hex otherwise, as MIR prints it; `0x` + 16 hex digits for `f32`
+/// and `f64`, `0xH` + 4 for `f16`.
+fn fp_literal(ty: Vt, text: &str) -> Option<String> {
+    let hex = |t: &str, n: usize| t.len() == n && t.bytes().all(|b| b.is_ascii_hexdigit());
+    match ty {
+        Vt::F16 => text
+            .strip_prefix("0xH")
+            .filter(|h| hex(h, 4))
+            .map(|h| format!("0xH{}", h.to_ascii_uppercase())),
+        Vt::F32 | Vt::F64 => {
+            if let Some(h) = text.strip_prefix("0x").filter(|h| hex(h, 16)) {
+                return Some(format!("0x{}", h.to_ascii_uppercase()));
+            }
+            let v: f64 = text.parse().ok().filter(|_| {
+                text.bytes()
+                    .all(|b| b.is_ascii_digit() || b"+-.eE".contains(&b))
+            })?;
+            let v = if ty == Vt::F32 { v as f32 as f64 } else { v };
+            Some(mir_float_text(v))
+        }
+        _ => None,
+    }
+}
+
+/// `%.6e` in C's spelling when it reads back exactly, else `0x` and the double's bits.
+fn mir_float_text(v: f64) -> String {
+    if v.is_finite() {
+        let rust = format!("{v:.6e}");
+        let (mant, exp) = rust.split_once('e').expect("an exponent");
+        let exp: i32 = exp.parse().expect("a number");
+        let c = format!("{mant}e{}{:02}", if exp < 0 { '-' } else { '+' }, exp.abs());
+        if c.parse::<f64>().ok().map(f64::to_bits) == Some(v.to_bits()) {
+            return c;
+        }
+    }
+    format!("0x{:016X}", v.to_bits())
+}
+
+/// The bits a floating-point literal of [`fp_literal`]'s form stands for, in the width
+/// of `ty`.
+pub fn fp_bits(ty: Vt, text: &str) -> u64 {
+    if let Some(h) = text.strip_prefix("0xH") {
+        return u64::from_str_radix(h, 16).unwrap_or(0);
+    }
+    let v = match text.strip_prefix("0x") {
+        Some(h) => f64::from_bits(u64::from_str_radix(h, 16).unwrap_or(0)),
+        None => text.parse().unwrap_or(0.0),
+    };
+    if ty == Vt::F32 {
+        u64::from((v as f32).to_bits())
+    } else {
+        v.to_bits()
+    }
 }
 
 fn vt(c: &mut Cursor<'_>) -> Result<Vt, SourceError> {
@@ -405,7 +541,18 @@ fn attributes(c: &mut Cursor<'_>) -> Result<Attrs, SourceError> {
                 c.skip_ws();
                 a.mem = Some(c.quoted()?);
             }
-            _ => return Err(c.err_at(col, format!("unknown attribute `{w}`: expected divergent, implicit-glue-consumer, tied, debug-value, inline-fold, sideeffect or mem \"...\""))),
+            "flags" => {
+                dup(a.mi_flags != 0)?;
+                c.skip_ws();
+                let qcol = c.col();
+                for f in c.quoted()?.split_whitespace() {
+                    let Some(bit) = crate::mir::instr::MI_FLAG_NAMES.iter().position(|&n| n == f) else {
+                        return Err(c.err_at(qcol, format!("unknown instruction flag `{f}`; the flags are {}", crate::mir::instr::MI_FLAG_NAMES.join(" "))));
+                    };
+                    a.mi_flags |= 1 << bit;
+                }
+            }
+            _ => return Err(c.err_at(col, format!("unknown attribute `{w}`: expected divergent, implicit-glue-consumer, tied, debug-value, inline-fold, sideeffect, mem \"...\" or flags \"...\""))),
         }
         c.skip_ws();
         if c.eat("]") {
@@ -416,21 +563,26 @@ fn attributes(c: &mut Cursor<'_>) -> Result<Attrs, SourceError> {
 }
 
 /// Names → nodes; builds the [`Dag`].
+/// With `per_block` (LLVM's dumps, which number each block's DAG from `t0`), a `tN`
+/// names a node of its own block; otherwise of the whole file.
 fn resolve(
     name: String,
     mut blocks: PrimaryMap<DagBlock, BlockData>,
     raw: Vec<RawNode>,
+    per_block: bool,
 ) -> Result<Dag, SourceError> {
-    let mut by_number: BTreeMap<u32, (Node, Pos)> = BTreeMap::new();
+    let scope = |b: DagBlock| if per_block { b.index() } else { 0 };
+    let mut by_number: BTreeMap<(usize, u32), (Node, Pos)> = BTreeMap::new();
     for (i, r) in raw.iter().enumerate() {
-        if let Some(&(_, p)) = by_number.get(&r.number) {
+        let key = (scope(r.block), r.number);
+        if let Some(&(_, p)) = by_number.get(&key) {
             return Err(SourceError::new(
                 r.pos.0,
                 r.pos.1,
                 format!("t{} is defined twice (first on line {})", r.number, p.0),
             ));
         }
-        by_number.insert(r.number, (Node::new(i), r.pos));
+        by_number.insert(key, (Node::new(i), r.pos));
     }
     let mut nodes: PrimaryMap<Node, NodeData> = PrimaryMap::new();
     let mut spans = Spans::default();
@@ -440,8 +592,17 @@ fn resolve(
         for (o, p) in &r.operands {
             operands.push(match o {
                 Raw::Leaf(l) => l.clone(),
+                Raw::BlockName(b) => {
+                    let Some(target) = blocks.values().find(|d| d.name.as_deref() == Some(b))
+                    else {
+                        return Err(SourceError::new(p.0, p.1, format!(
+                            "no block header names the IR block `{b}`; a BasicBlock operand is matched to the `'function:block'` name of a header"
+                        )));
+                    };
+                    Operand::Block(target.number)
+                }
                 Raw::Ref { number, res } => {
-                    let Some(&(node, _)) = by_number.get(number) else {
+                    let Some(&(node, _)) = by_number.get(&(scope(r.block), *number)) else {
                         return Err(SourceError::new(
                             p.0,
                             p.1,

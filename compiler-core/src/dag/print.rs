@@ -59,6 +59,23 @@ pub fn print_dag(dag: &Dag) -> String {
                     Operand::Symbol(s) => {
                         let _ = write!(out, "ExternalSymbol:'{s}'");
                     }
+                    Operand::Global { name, offset } => {
+                        let quoted = !name
+                            .chars()
+                            .all(|c| c.is_ascii_alphanumeric() || "_-.".contains(c));
+                        let _ = if quoted {
+                            write!(out, "GlobalAddress:@\"{name}\"")
+                        } else {
+                            write!(out, "GlobalAddress:@{name}")
+                        };
+                        if *offset != 0 {
+                            let sign = if *offset < 0 { '-' } else { '+' };
+                            let _ = write!(out, " {sign} {}", offset.unsigned_abs());
+                        }
+                    }
+                    Operand::ConstFp { ty, text } => {
+                        let _ = write!(out, "ConstantFP:{ty}<{text}>");
+                    }
                     Operand::Str(s) => write_str(&mut out, s),
                     Operand::FrameIndex(i) => {
                         let _ = write!(out, "FrameIndex:{i}");
@@ -88,6 +105,17 @@ pub fn print_dag(dag: &Dag) -> String {
             if let Some(m) = &a.mem {
                 let mut s = String::from("mem ");
                 write_str(&mut s, m);
+                list.push(s);
+            }
+            if a.mi_flags != 0 {
+                let names: alloc::vec::Vec<&str> = crate::mir::instr::MI_FLAG_NAMES
+                    .iter()
+                    .enumerate()
+                    .filter(|(i, _)| a.mi_flags & (1 << i) != 0)
+                    .map(|(_, n)| *n)
+                    .collect();
+                let mut s = String::from("flags ");
+                write_str(&mut s, &names.join(" "));
                 list.push(s);
             }
             if !list.is_empty() {

@@ -12,7 +12,7 @@ pub struct Inst(u32);
 entity_impl!(Inst, "inst");
 
 /// MachineInstr flags printed before the opcode, in MIR's order.
-pub const MI_FLAG_NAMES: [&str; 14] = [
+pub const MI_FLAG_NAMES: [&str; 16] = [
     "frame-setup",
     "frame-destroy",
     "nnan",
@@ -26,7 +26,9 @@ pub const MI_FLAG_NAMES: [&str; 14] = [
     "nsw",
     "exact",
     "nofpexcept",
+    "nneg",
     "disjoint",
+    "samesign",
 ];
 
 /// A short list of instructions (a register's defs, uses or kills): most registers

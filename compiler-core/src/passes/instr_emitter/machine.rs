@@ -21,7 +21,7 @@ use super::{Emitter, RecordKind, ResultRecord};
 use crate::dag::{target, Dag, DagOp, Node, Operand, RegRef, Value, Vt};
 use crate::entity::EntityRef;
 use crate::error::SourceError;
-use crate::mir::operand::Sigil;
+use crate::mir::operand::{FpImm, Sigil};
 use crate::mir::{
     oflag, Inst, InstData, Op, Opcode, Operand as MOp, OperandKind, Reg, RegClass, SubReg, VReg,
 };
@@ -138,6 +138,24 @@ impl<R: Recorder> Emitter<'_, '_, '_, R> {
                     sigil: Sigil::Amp,
                     offset: 0,
                 }),
+                Operand::Global { name, offset } => {
+                    let plain = name
+                        .chars()
+                        .all(|c| c.is_ascii_alphanumeric() || "_.$".contains(c));
+                    MOp::new(OperandKind::Global {
+                        sym: self.ed.intern(name),
+                        sigil: if plain { Sigil::At } else { Sigil::AtQuoted },
+                        offset: *offset,
+                    })
+                }
+                Operand::ConstFp { ty, text } => MOp::new(OperandKind::FpImm(FpImm {
+                    ty: self.ed.intern(match ty {
+                        Vt::F16 => "half",
+                        Vt::F64 => "double",
+                        _ => "float",
+                    }),
+                    text: self.ed.intern(text),
+                })),
                 Operand::Block(num) => {
                     let b = self
                         .ed
@@ -163,6 +181,7 @@ impl<R: Recorder> Emitter<'_, '_, '_, R> {
         let mut data = InstData::new(Opcode::Known(op), operands);
         data.lhs_defs = lhs as u16;
         data.mem = d.attrs.mem.as_deref().map(|m| self.ed.intern(m));
+        data.mi_flags = d.attrs.mi_flags;
         let mi = self.append(n, data);
         if lhs > 0 {
             self.records.push(ResultRecord {
