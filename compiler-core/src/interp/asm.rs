@@ -645,7 +645,7 @@ impl AsmBlock {
                     ref coords,
                 } => {
                     let cs: Vec<u32> = coords.iter().map(|&c| rd(&vals, c) as u32).collect();
-                    let t = super::exec::texels(kind, rd(&vals, handle) as u64, &cs);
+                    let t = super::exec::texels(kind.is_float(), rd(&vals, handle) as u64, &cs);
                     for (&di, v) in ds.iter().zip(t) {
                         vals[di] = v as u128;
                     }

@@ -200,6 +200,13 @@ pub(crate) enum TexKind {
     F32F32_2dResident,
 }
 
+impl TexKind {
+    /// f32 texels from f32 coordinates (else s32 from s32).
+    pub(crate) fn is_float(self) -> bool {
+        !matches!(self, TexKind::S32S32_1d)
+    }
+}
+
 /// How a load extends a narrower memory value into its register.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub(crate) enum Ext {

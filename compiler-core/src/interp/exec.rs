@@ -944,7 +944,7 @@ impl<'p, 'f> Machine<'p, 'f> {
                 coords,
             } => {
                 let cs: Vec<u32> = coords.iter().map(|&c| self.rd(&t.regs, c) as u32).collect();
-                let v = texels(*kind, self.rd(&t.regs, *handle) as u64, &cs);
+                let v = texels(kind.is_float(), self.rd(&t.regs, *handle) as u64, &cs);
                 for (&d, x) in ds.iter().zip(v) {
                     wr(&mut t.regs, d, x as u128);
                 }
@@ -1188,7 +1188,7 @@ pub(crate) fn cvt(to: NumTy, from: NumTy, mode: u32, v: u128) -> Option<u128> {
     }
 }
 
-fn splitmix(mut x: u64) -> u64 {
+pub(crate) fn splitmix(mut x: u64) -> u64 {
     x = x.wrapping_add(0x9e37_79b9_7f4a_7c15);
     x = (x ^ (x >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
     x = (x ^ (x >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
@@ -1196,36 +1196,35 @@ fn splitmix(mut x: u64) -> u64 {
 }
 
 /// The four texels of a fetch: a deterministic function of the handle and the
-/// coordinate bits (see the module documentation of [`super`]).
-pub(crate) fn texels(kind: TexKind, handle: u64, coords: &[u32]) -> [u32; 4] {
+/// coordinate bits (see the module documentation of [`super`]); f32 texels from f32
+/// coordinates when `float`, else s32 from s32. The MIR and the ORI interpreters both
+/// fetch through this function.
+pub(crate) fn texels(float: bool, handle: u64, coords: &[u32]) -> [u32; 4] {
     let mut h = splitmix(handle);
     for &c in coords {
-        let c = match kind {
-            TexKind::F32F32_2d | TexKind::F32F32_2dResident => {
-                let f = f32::from_bits(c);
-                if f == 0.0 {
-                    0
-                } else {
-                    float::canon32(f)
-                }
+        let c = if float {
+            let f = f32::from_bits(c);
+            if f == 0.0 {
+                0
+            } else {
+                float::canon32(f)
             }
-            TexKind::S32S32_1d => c,
+        } else {
+            c
         };
         h = splitmix(h ^ c as u64);
     }
     let mut out = [0u32; 4];
     for (k, o) in out.iter_mut().enumerate() {
         let bits16 = (h >> (16 * k)) as u16;
-        *o = match kind {
-            TexKind::F32F32_2d | TexKind::F32F32_2dResident => {
-                ((((bits16 & 0xff) as i32) - 128) as f32 / 8.0).to_bits()
-            }
-            TexKind::S32S32_1d => bits16 as i16 as i32 as u32,
+        *o = if float {
+            ((((bits16 & 0xff) as i32) - 128) as f32 / 8.0).to_bits()
+        } else {
+            bits16 as i16 as i32 as u32
         };
     }
     out
 }
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -1284,13 +1283,9 @@ mod tests {
 
     #[test]
     fn texels_are_deterministic_and_ignore_zero_sign() {
-        let a = texels(TexKind::F32F32_2d, 7, &[0.0f32.to_bits(), 1.5f32.to_bits()]);
-        let b = texels(
-            TexKind::F32F32_2d,
-            7,
-            &[(-0.0f32).to_bits(), 1.5f32.to_bits()],
-        );
+        let a = texels(true, 7, &[0.0f32.to_bits(), 1.5f32.to_bits()]);
+        let b = texels(true, 7, &[(-0.0f32).to_bits(), 1.5f32.to_bits()]);
         assert_eq!(a, b);
-        assert_ne!(a, texels(TexKind::F32F32_2d, 8, &[0, 1.5f32.to_bits()]));
+        assert_ne!(a, texels(true, 8, &[0, 1.5f32.to_bits()]));
     }
 }

@@ -118,7 +118,7 @@
 mod asm;
 mod compile;
 mod error;
-mod exec;
+pub(crate) mod exec;
 pub mod float;
 pub mod matrix;
 pub mod memory;

@@ -43,6 +43,8 @@
 //! Errors are values, never panics; runaway loops stop when the fuel runs out.
 
 use super::{AddrBase as OAddr, OpKind};
+use crate::interp::exec::{splitmix, texels};
+use crate::interp::float::{f16_to_f32, f32_to_f16, fma32};
 use crate::interp::matrix::{self, LaneFragments, Shape};
 use crate::ptx::ast::{self as ptx, Imm, Stmt};
 use crate::ptx::op::{decode, Decoded, Kind, Space, Ty};
@@ -666,28 +668,6 @@ fn canon64(f: f64) -> u64 {
     }
 }
 
-/// f16 bits → f32 (exact).
-pub fn f16_to_f32(h: u16) -> f32 {
-    let sign = ((h >> 15) as u32) << 31;
-    let exp = ((h >> 10) & 0x1f) as i32;
-    let man = (h & 0x3ff) as u32;
-    let bits = if exp == 0 {
-        if man == 0 {
-            sign
-        } else {
-            // Subnormal: value = man * 2^-24.
-            let v = man as f32 * (1.0 / 16_777_216.0);
-            return if sign != 0 { -v } else { v };
-        }
-    } else if exp == 31 {
-        sign | 0x7f80_0000 | (man << 13)
-    } else {
-        sign | (((exp - 15 + 127) as u32) << 23) | (man << 13)
-    };
-    f32::from_bits(bits)
-}
-
-/// f32 → f16 bits, rounding to nearest even.
 /// An f16 arithmetic result: PTX's canonical NaN (0x7fff) for any NaN.
 fn canon16(f: f32) -> u16 {
     if f.is_nan() {
@@ -695,59 +675,6 @@ fn canon16(f: f32) -> u16 {
     } else {
         f32_to_f16(f)
     }
-}
-
-pub fn f32_to_f16(f: f32) -> u16 {
-    let b = f.to_bits();
-    let sign = ((b >> 16) & 0x8000) as u16;
-    let exp = ((b >> 23) & 0xff) as i32;
-    let man = b & 0x7f_ffff;
-    if exp == 255 {
-        return sign | 0x7c00 | if man != 0 { 0x200 } else { 0 };
-    }
-    let e = exp - 127 + 15;
-    if e >= 31 {
-        return sign | 0x7c00;
-    }
-    if e <= 0 {
-        if e < -10 {
-            return sign;
-        }
-        let m = man | 0x80_0000;
-        let shift = (14 - e) as u32;
-        let half = 1u32 << (shift - 1);
-        let rest = m & ((1 << shift) - 1);
-        let mut v = m >> shift;
-        if rest > half || (rest == half && v & 1 == 1) {
-            v += 1;
-        }
-        return sign | v as u16;
-    }
-    let rest = man & 0x1fff;
-    let mut v = ((e as u32) << 10) | (man >> 13);
-    if rest > 0x1000 || (rest == 0x1000 && v & 1 == 1) {
-        v += 1;
-    }
-    sign | v as u16
-}
-
-/// Fused multiply-add in binary32 with one rounding (normal results).
-pub fn fma32(a: f32, b: f32, c: f32) -> f32 {
-    let p = a as f64 * b as f64; // exact
-    let s = p + c as f64;
-    if !s.is_finite() || s == 0.0 {
-        return (p + c as f64) as f32;
-    }
-    let bb = s - p;
-    let err = (p - (s - bb)) + (c as f64 - bb);
-    let mut bits = s.to_bits();
-    // A sum exactly halfway between two binary32 values, with a non-zero remainder,
-    // must round toward the remainder.
-    if err != 0.0 && bits & ((1 << 29) - 1) == 1 << 28 {
-        let away = (err > 0.0) == (s > 0.0);
-        bits = if away { bits + 1 } else { bits - 1 };
-    }
-    f64::from_bits(bits) as f32
 }
 
 fn flush32(f: f32) -> f32 {
@@ -798,41 +725,6 @@ fn round_int(x: f64, mode: &str) -> R<f64> {
         }
         m => return unsupported(format!("rounding .{m}")),
     })
-}
-
-fn splitmix(mut x: u64) -> u64 {
-    x = x.wrapping_add(0x9e37_79b9_7f4a_7c15);
-    x = (x ^ (x >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-    x = (x ^ (x >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-    x ^ (x >> 31)
-}
-
-/// The four texels of a fetch (see the module documentation).
-pub fn texels(float: bool, handle: u64, coords: &[u32]) -> [u32; 4] {
-    let mut h = splitmix(handle);
-    for &c in coords {
-        let c = if float {
-            let f = f32::from_bits(c);
-            if f == 0.0 {
-                0
-            } else {
-                canon32(f) as u32
-            }
-        } else {
-            c
-        };
-        h = splitmix(h ^ c as u64);
-    }
-    let mut out = [0u32; 4];
-    for (k, o) in out.iter_mut().enumerate() {
-        let bits16 = (h >> (16 * k)) as u16;
-        *o = if float {
-            ((((bits16 & 0xff) as i32) - 128) as f32 / 8.0).to_bits()
-        } else {
-            bits16 as i16 as i32 as u32
-        };
-    }
-    out
 }
 
 impl Machine<'_> {
