@@ -61,21 +61,8 @@ pub const REGION_STRIDE: u64 = 0x100_0000;
 /// Initial register contents.
 pub const POISON: u64 = 0xDEAD_BEEF_DEAD_BEEF;
 
-/// Grid and block dimensions.
-#[derive(Copy, Clone, Debug, PartialEq, Eq)]
-pub struct Launch {
-    pub grid: [u32; 3],
-    pub block: [u32; 3],
-}
-
-impl Default for Launch {
-    fn default() -> Self {
-        Launch {
-            grid: [2, 2, 1],
-            block: [32, 1, 1],
-        }
-    }
-}
+/// The launch shape: the MIR interpreter's (one type for both interpreters).
+pub use crate::interp::Launch;
 
 /// A global-memory buffer at a fixed address.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -2015,7 +2002,11 @@ pub const BUFFER_BYTES: usize = 8192;
 pub fn random_inputs(params: &[ptx::Param], seed: u64) -> Inputs {
     let mut rng = Rng::new(seed);
     let mut inputs = Inputs {
-        launch: Launch::default(),
+        // Four CTAs of a warp, so that code reading %ctaid differs between CTAs.
+        launch: Launch {
+            grid: [2, 2, 1],
+            ..Launch::default()
+        },
         params: Vec::new(),
         buffers: Vec::new(),
     };

@@ -18,10 +18,7 @@ pub const PHASES: [Phase; 6] = [
 /// The same launch, parameters and buffers for the ORI interpreter.
 pub fn convert(i: &interp::Inputs) -> ori_interp::Inputs {
     ori_interp::Inputs {
-        launch: ori_interp::Launch {
-            grid: i.launch.grid,
-            block: i.launch.block,
-        },
+        launch: i.launch,
         params: i.params.clone(),
         buffers: i
             .buffers
