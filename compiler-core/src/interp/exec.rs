@@ -1176,6 +1176,29 @@ pub(crate) fn cvt(to: NumTy, from: NumTy, mode: u32, v: u128) -> Option<u128> {
             }
             Some((float::f16_to_f32(v as u16) as f64).to_bits() as u128)
         }
+        (NumTy::F32, NumTy::F32) => {
+            let f = f32_in(v);
+            let f = if base == cvt_mode::NONE {
+                f
+            } else {
+                float::round_integral(f as f64, IRound::from_mode(mode)?) as f32
+            };
+            Some(float::canon32(sat01(f)) as u128)
+        }
+        (NumTy::F64, NumTy::F64) => {
+            let f = f64::from_bits(v as u64);
+            let f = if base == cvt_mode::NONE {
+                f
+            } else {
+                float::round_integral(f, IRound::from_mode(mode)?)
+            };
+            let f = match (sat, f.is_nan()) {
+                (false, _) => f,
+                (true, true) => 0.0,
+                (true, false) => f.clamp(0.0, 1.0),
+            };
+            Some(f.to_bits() as u128)
+        }
         (NumTy::F32, NumTy::F64) => {
             let dir = FRound::from_mode(mode)?;
             let mut f = float::f64_to_f32(f64::from_bits(v as u64), dir);
@@ -1242,6 +1265,39 @@ mod tests {
         assert!(setp_f32(8, 0.5, 1.0));
         assert!(!setp_f32(12, nan, 1.0));
         assert!(setp_f32(13, nan, 1.0));
+    }
+
+    /// Same-type float conversions (the ORI interpreter now converts through `cvt`; it
+    /// used to ignore `.sat` on `cvt.sat.f32.f32` and refuse `cvt.rni.f32.f32`).
+    #[test]
+    fn same_type_float_conversions_round_and_saturate() {
+        let f = |x: f32| x.to_bits() as u128;
+        let d = |x: f64| x.to_bits() as u128;
+        assert_eq!(
+            cvt(NumTy::F32, NumTy::F32, cvt_mode::SAT, f(2.0)),
+            Some(f(1.0))
+        );
+        assert_eq!(
+            cvt(NumTy::F32, NumTy::F32, cvt_mode::SAT, f(-3.0)),
+            Some(f(0.0))
+        );
+        assert_eq!(
+            cvt(NumTy::F32, NumTy::F32, cvt_mode::RNI, f(2.5)),
+            Some(f(2.0))
+        );
+        assert_eq!(
+            cvt(NumTy::F32, NumTy::F32, cvt_mode::RMI, f(-0.5)),
+            Some(f(-1.0))
+        );
+        assert_eq!(
+            cvt(NumTy::F32, NumTy::F32, cvt_mode::RZI, f(-0.5)),
+            Some(f(-0.0))
+        );
+        assert_eq!(
+            cvt(NumTy::F64, NumTy::F64, cvt_mode::RPI, d(1.25)),
+            Some(d(2.0))
+        );
+        assert_eq!(cvt(NumTy::F32, NumTy::F32, cvt_mode::RN, f(1.5)), None);
     }
 
     #[test]

@@ -323,6 +323,20 @@ pub fn float_to_int(x: f64, dir: IRound, signed: bool, bits: u32) -> u128 {
     (r.clamp(lo, hi) as u128) & mask(bits)
 }
 
+/// A float rounded to an integral value in floating point (`cvt.rni.f32.f32` and the
+/// other same-type conversions): [`float_to_int`]'s rounding, the sign of a zero kept.
+pub fn round_integral(x: f64, dir: IRound) -> f64 {
+    if !x.is_finite() || x.abs() >= 4.5e15 {
+        return x;
+    }
+    let r = float_to_int(x, dir, true, 64) as u64 as i64 as f64;
+    if r == 0.0 && x.is_sign_negative() {
+        -0.0
+    } else {
+        r
+    }
+}
+
 /// Low `bits` ones.
 pub fn mask(bits: u32) -> u128 {
     if bits >= 128 {

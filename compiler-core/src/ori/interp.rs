@@ -46,6 +46,7 @@ use super::{AddrBase as OAddr, OpKind};
 use crate::interp::exec::{splitmix, texels};
 use crate::interp::float::{f16_to_f32, f32_to_f16, fma32};
 use crate::interp::matrix::{self, LaneFragments, Shape};
+use crate::interp::NumTy;
 use crate::ptx::ast::{self as ptx, Imm, Stmt};
 use crate::ptx::op::{decode, Decoded, Kind, Space, Ty};
 use alloc::boxed::Box;
@@ -674,44 +675,6 @@ fn flush32(f: f32) -> f32 {
     } else {
         f
     }
-}
-
-fn trunc_f64(x: f64) -> f64 {
-    if !x.is_finite() || x.abs() >= 4_503_599_627_370_496.0 {
-        x
-    } else {
-        (x as i64) as f64
-    }
-}
-
-fn round_int(x: f64, mode: &str) -> R<f64> {
-    let t = trunc_f64(x);
-    Ok(match mode {
-        "rzi" | "" => t,
-        "rmi" => {
-            if t > x {
-                t - 1.0
-            } else {
-                t
-            }
-        }
-        "rpi" => {
-            if t < x {
-                t + 1.0
-            } else {
-                t
-            }
-        }
-        "rni" => {
-            let f = x - t;
-            if f.abs() > 0.5 || (f.abs() == 0.5 && (t as i64) % 2 != 0) {
-                t + f.signum()
-            } else {
-                t
-            }
-        }
-        m => return unsupported(format!("rounding .{m}")),
-    })
 }
 
 impl Machine<'_> {
@@ -1739,107 +1702,48 @@ fn int_op(d: &Decoded, ty: Ty, a: u64, b: u64, c: u64) -> R<u64> {
     Ok(r)
 }
 
+/// `cvt`: the MIR interpreter's conversion ([`crate::interp::exec::cvt`]), so that both
+/// interpreters convert, round, saturate and flush alike.
 fn convert(dt: Ty, st: Ty, v: u64, d: &Decoded) -> R<u64> {
-    let rnd = d
-        .mods
-        .iter()
-        .find(|m| {
-            matches!(
-                m.as_str(),
-                "rn" | "rz" | "rm" | "rp" | "rni" | "rzi" | "rmi" | "rpi"
-            )
-        })
-        .map(String::as_str)
-        .unwrap_or("");
-    let sat = d.has("sat");
-    let ftz = d.has("ftz");
-    // Source value as f64 / i128.
-    let as_float = |v: u64| -> f64 {
-        match (st.kind, st.bits) {
-            (Kind::Float, 32) => {
-                let f = f32::from_bits(v as u32);
-                (if ftz { flush32(f) } else { f }) as f64
-            }
-            (Kind::Float, 64) => f64::from_bits(v),
-            (Kind::Float, 16) => f16_to_f32(v as u16) as f64,
-            _ => 0.0,
-        }
+    use crate::interp::float::cvt_mode as m;
+    let num = |t: Ty| match (t.kind, t.bits) {
+        (Kind::Signed, b) => Some(NumTy::Int {
+            signed: true,
+            bits: b,
+        }),
+        (Kind::Unsigned | Kind::Bits, b) => Some(NumTy::Int {
+            signed: false,
+            bits: b,
+        }),
+        (Kind::Float, 16) => Some(NumTy::F16),
+        (Kind::Float, 32) => Some(NumTy::F32),
+        (Kind::Float, 64) => Some(NumTy::F64),
+        _ => None,
     };
-    let as_int = |v: u64| -> i128 {
-        let m = mask(st.bits);
-        if st.kind == Kind::Signed {
-            sext(v & m, st.bits) as i64 as i128
-        } else {
-            (v & m) as i128
-        }
-    };
-    if dt.is_float() {
-        if !matches!(rnd, "" | "rn") {
-            return unsupported(format!("cvt.{rnd} to float"));
-        }
-        return Ok(match (dt.bits, st.is_float()) {
-            (32, true) => canon32(as_float(v) as f32),
-            (64, true) => canon64(as_float(v)),
-            (16, true) => f32_to_f16(as_float(v) as f32) as u64,
-            (32, false) => {
-                let i = as_int(v);
-                let f = if st.kind == Kind::Signed {
-                    i as i64 as f32
-                } else {
-                    i as u64 as f32
-                };
-                canon32(f)
-            }
-            (64, false) => {
-                let i = as_int(v);
-                canon64(if st.kind == Kind::Signed {
-                    i as i64 as f64
-                } else {
-                    i as u64 as f64
-                })
-            }
-            _ => return unsupported("cvt to this float type"),
-        });
-    }
-    if st.is_float() {
-        let f = round_int(as_float(v), rnd)?;
-        let (lo, hi) = if dt.kind == Kind::Signed {
-            (-(2f64.powi_i(dt.bits - 1)), 2f64.powi_i(dt.bits - 1) - 1.0)
-        } else {
-            (0.0, 2f64.powi_i(dt.bits) - 1.0)
+    let mut mode = m::NONE;
+    for k in &d.mods {
+        mode |= match k.as_str() {
+            "rni" => m::RNI,
+            "rzi" => m::RZI,
+            "rmi" => m::RMI,
+            "rpi" => m::RPI,
+            "rn" => m::RN,
+            "rz" => m::RZ,
+            "rm" => m::RM,
+            "rp" => m::RP,
+            "rna" => m::RNA,
+            "ftz" => m::FTZ,
+            "sat" => m::SAT,
+            _ => 0,
         };
-        let c = if f.is_nan() { 0.0 } else { f.clamp(lo, hi) };
-        return Ok((c as i128 as u64) & mask(dt.bits));
     }
-    let i = as_int(v);
-    let r = if sat {
-        let (lo, hi) = if dt.kind == Kind::Signed {
-            (-(1i128 << (dt.bits - 1)), (1i128 << (dt.bits - 1)) - 1)
-        } else {
-            (0, (1i128 << dt.bits) - 1)
-        };
-        i.clamp(lo, hi)
-    } else {
-        i
+    let what = || format!("cvt.{}.{}.{}", d.mods.join("."), dt.name(), st.name());
+    let (Some(to), Some(from)) = (num(dt), num(st)) else {
+        return unsupported(what());
     };
-    let r = (r as u64) & mask(dt.bits);
-    Ok(if dt.kind == Kind::Signed {
-        sext(r, dt.bits) & mask(dt.bits)
-    } else {
-        r
-    })
-}
-
-trait PowI {
-    fn powi_i(self, n: u32) -> f64;
-}
-impl PowI for f64 {
-    fn powi_i(self, n: u32) -> f64 {
-        let mut r = 1.0;
-        for _ in 0..n {
-            r *= self;
-        }
-        r
+    match crate::interp::exec::cvt(to, from, mode, v as u128) {
+        Some(r) => Ok(r as u64),
+        None => unsupported(what()),
     }
 }
 
