@@ -53,7 +53,7 @@ fn each_opcode_is_described_by_exactly_one_row() {
     let mut rows_of: BTreeMap<String, Vec<usize>> = BTreeMap::new();
     let rows = rows();
     for (line, cols) in &rows {
-        assert_eq!(cols.len(), 7, "nvptx.isa:{line}: seven columns");
+        assert!(cols.len() >= 7, "nvptx.isa:{line}: seven columns (the ptx column runs to the end of the line)");
         for n in names(&cols[0]) {
             rows_of.entry(n).or_default().push(*line);
         }
@@ -86,7 +86,7 @@ fn every_form_and_semantics_kind_is_known() {
         let row = op.isa();
         let kind = row.ptx.split(':').next().unwrap();
         assert!(
-            ["hand", "none", "op", "sym", "ld", "ldnc", "ldu", "st", "setp", "cvt", "cvtx"]
+            ["hand", "none", "op", "sym", "asm", "ld", "ldnc", "ldu", "st", "setp", "cvt", "cvtx"]
                 .contains(&kind),
             "{}: ptx form `{}`",
             op.name(),

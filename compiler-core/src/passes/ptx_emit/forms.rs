@@ -7,6 +7,8 @@
 //! `SETP_i32rr a, b, compare-mode`; `CVT_* source, conversion-mode`; float
 //! arithmetic takes a trailing flush-to-zero flag (absent in CICC-era MIR).
 
+mod template;
+
 use super::{block_label, RegMap};
 use crate::entity::EntityRef;
 use crate::mir::operand::Sigil;
@@ -41,6 +43,8 @@ macro_rules! narr {
         }
     };
 }
+
+pub(crate) use narr;
 
 /// The statements printed for one MIR instruction, with its narration.
 pub struct Emitted {
@@ -397,6 +401,7 @@ fn sem_word(sem: i64, scope: i64) -> R<String> {
         2 => format!(".relaxed{scope_word}"),
         4 => format!(".acquire{scope_word}"),
         5 => format!(".release{scope_word}"),
+        6 => format!(".acq_rel{scope_word}"),
         9 => ".mmio.relaxed.sys".into(),
         s => return Err(format!("unknown memory ordering code {s}")),
     })
@@ -561,6 +566,7 @@ fn described(cx: &Cx<'_>, op: Op, d: &InstData, defs: &[&MOp]) -> R<Emitted> {
             let narration = narr!(cx, "{name} prints as `{text}`.");
             Ok(one(ins(text, o), "instruction", narration))
         }
+        "asm" => template::emit(cx, op, d, arg),
         "sym" => Ok(one(
             ins(arg, vec![]),
             "instruction",
