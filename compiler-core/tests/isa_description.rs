@@ -86,7 +86,7 @@ fn every_form_and_semantics_kind_is_known() {
         let row = op.isa();
         let kind = row.ptx.split(':').next().unwrap();
         assert!(
-            ["hand", "none", "op", "sym", "asm", "ld", "ldnc", "ldu", "st", "setp", "cvt", "cvtx"]
+            ["hand", "none", "op", "sym", "asm", "brx", "ld", "ldnc", "ldu", "st", "setp", "cvt", "cvtx"]
                 .contains(&kind),
             "{}: ptx form `{}`",
             op.name(),

@@ -786,7 +786,9 @@ fn emit_function<R: Recorder>(
         for i in f.layout.block_insts(b) {
             let d = &f.insts[i];
             let is_goto = d.is(Op::GOTO);
-            if !(is_goto || d.is(Op::CBranch) || d.is(Op::CBranchOther)) {
+            // A jump table's entries (BRX_ITEM, BRX_END) name their targets too.
+            let is_table = d.is(Op::BRX_ITEM) || d.is(Op::BRX_END);
+            if !(is_goto || is_table || d.is(Op::CBranch) || d.is(Op::CBranchOther)) {
                 continue;
             }
             for o in &d.operands {

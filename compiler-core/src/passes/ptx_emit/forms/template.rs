@@ -5,7 +5,8 @@
 //! results first (as in the MIR line). The mnemonic may hold decoders of immediate
 //! operands, `<N:KIND>`:
 //! - `sem`: memory ordering N and scope N+1 (`.relaxed.sys`, `.acq_rel.cta`, nothing for
-//!   a plain access);
+//!   a plain access); `asem` prints an atomic's scope even without an ordering
+//!   (`atom.cta.cas`);
 //! - `space`: address space N (`.global`, `.shared::cluster`, nothing for generic);
 //! - `ftz`: `.ftz` when the flag N is set;
 //! - `cmp`: float compare mode N, with the flush-to-zero flag N+1 when present;
@@ -17,11 +18,12 @@
 //! immediate in hexadecimal with llc-22's `U` suffix), `[#B+#O]` (an address: base B,
 //! offset immediate O), `[#B]` (a base alone), `[#B,{#C,...}]` (a texture or surface
 //! address with its coordinates), `{#A,#B}` (a vector), `#A|#B` (a result pair), or
-//! literal text (`%SP`, `16`).
+//! literal text (`%SP`, `16`). A template `{ S1; S2; ... }` prints a scope of its
+//! own holding those statements (`.`-directives as written).
 
 use super::{cmp_mode, cvt_mode, ins, narr, sem_word, space_word, Cx, Emitted, R};
 use crate::mir::{InstData, Op, Operand as MOp, OperandKind};
-use crate::ptx::ast::{AddrBase, Operand as P};
+use crate::ptx::ast::{AddrBase, Operand as P, Stmt};
 use alloc::boxed::Box;
 use alloc::format;
 use alloc::string::{String, ToString};
@@ -31,6 +33,12 @@ use alloc::vec::Vec;
 /// Emits an instruction from its `asm:` template.
 pub fn emit(cx: &Cx<'_>, op: Op, d: &InstData, template: &str) -> R<Emitted> {
     let name = op.name();
+    if let Some(inner) = template
+        .strip_prefix("{ ")
+        .and_then(|t| t.strip_suffix(" }"))
+    {
+        return scope(cx, op, d, inner);
+    }
     let (mnemonic, operands) = template.split_once(' ').unwrap_or((template, ""));
     let text = mnemonic_text(d, mnemonic).map_err(|e| format!("{name}: {e}"))?;
     let float_bits = if text.ends_with("f64") { 64 } else { 32 };
@@ -45,6 +53,24 @@ pub fn emit(cx: &Cx<'_>, op: Op, d: &InstData, template: &str) -> R<Emitted> {
         stmts: vec![ins(text, ops)],
         kind: "instruction",
         narration,
+    })
+}
+
+/// `{ STMT; STMT; ... }`: a scope of its own (llc-22 declares a temporary register
+/// there, as for `%clc_handle`); statements starting with `.` are kept as written.
+fn scope(cx: &Cx<'_>, op: Op, d: &InstData, inner: &str) -> R<Emitted> {
+    let mut stmts = Vec::new();
+    for part in inner.split(';').map(str::trim).filter(|p| !p.is_empty()) {
+        if part.starts_with('.') {
+            stmts.push(Stmt::Directive(vec![format!("{part};")]));
+        } else {
+            stmts.extend(emit(cx, op, d, part)?.stmts);
+        }
+    }
+    Ok(Emitted {
+        stmts: vec![Stmt::Scope(stmts)],
+        kind: "instruction",
+        narration: narr!(cx, "{} prints as a scope of its own.", op.name()),
     })
 }
 
@@ -88,6 +114,19 @@ fn mnemonic_text(d: &InstData, m: &str) -> R<String> {
 fn decode(d: &InstData, k: usize, kind: &str) -> R<String> {
     Ok(match kind {
         "sem" => sem_word(imm_at(d, k, "ordering")?, imm_at(d, k + 1, "scope")?)?,
+        // An atomic's ordering and its scope, each printed on its own.
+        "asem" => {
+            let sem = sem_word(imm_at(d, k, "ordering")?, 0)?;
+            let scope = match imm_at(d, k + 1, "scope")? {
+                0 | 5 => "",
+                1 => ".cta",
+                2 => ".cluster",
+                3 => ".gpu",
+                4 => ".sys",
+                s => return Err(format!("unknown memory scope code {s}")),
+            };
+            format!("{sem}{scope}")
+        }
         "space" => space_word(imm_at(d, k, "address space")?)?.to_string(),
         "ftz" if imm_at(d, k, "flush-to-zero flag")? != 0 => ".ftz".into(),
         "ftz" => String::new(),
