@@ -698,9 +698,10 @@ fn described(cx: &Cx<'_>, op: Op, d: &InstData, defs: &[&MOp]) -> R<Emitted> {
     }
 }
 
-/// A jump table as llc-22 prints it: `BRX_START N` opens the `$L_brx_N:
-/// .branchtargets` list, each `BRX_ITEM %bb` adds a target, and `BRX_END %bb, %idx, N`
-/// closes the list with its last target and branches with `brx.idx %idx, $L_brx_N`.
+/// A jump table as llc-22 prints it (the description's `brx:` forms): the start
+/// (`N`) opens the `$L_brx_N: .branchtargets` list, each item (`%bb`) adds a target,
+/// and the end (`%bb, %idx, N`) closes the list with its last target and branches
+/// with `brx.idx %idx, $L_brx_N`.
 fn jump_table(cx: &Cx<'_>, d: &InstData, part: &str) -> R<Emitted> {
     let ops = &d.operands[..];
     let label = |o: &MOp| -> R<String> {
@@ -714,14 +715,14 @@ fn jump_table(cx: &Cx<'_>, d: &InstData, part: &str) -> R<Emitted> {
             let n = imm(need(d, 1)?.first().unwrap_or(&ops[0]), "jump-table index")?;
             (
                 vec![Stmt::Directive(vec![format!("$L_brx_{n}: .branchtargets")])],
-                narr!(cx, "BRX_START opens jump table {n}: `$L_brx_{n}: .branchtargets`."),
+                narr!(cx, "The jump table's start opens list {n}: `$L_brx_{n}: .branchtargets`."),
             )
         }
         "item" => {
             let t = label(&need(d, 1)?[0])?;
             (
                 vec![Stmt::Directive(vec![format!("\t{t},")])],
-                narr!(cx, "BRX_ITEM adds `{t}` to the jump table."),
+                narr!(cx, "A jump-table item adds `{t}` to the list."),
             )
         }
         "end" => {
@@ -733,7 +734,7 @@ fn jump_table(cx: &Cx<'_>, d: &InstData, part: &str) -> R<Emitted> {
                     Stmt::Directive(vec![format!("\t{t};")]),
                     ins("brx.idx", vec![idx, P::Sym(format!("$L_brx_{n}"))]),
                 ],
-                narr!(cx, "BRX_END closes the list with `{t}` and branches through it: `brx.idx`."),
+                narr!(cx, "The jump table's end closes the list with `{t}` and branches through it: `brx.idx`."),
             )
         }
         _ => return Err(format!("unknown jump-table part `{part}`")),

@@ -786,8 +786,10 @@ fn emit_function<R: Recorder>(
         for i in f.layout.block_insts(b) {
             let d = &f.insts[i];
             let is_goto = d.is(Op::GOTO);
-            // A jump table's entries (BRX_ITEM, BRX_END) name their targets too.
-            let is_table = d.is(Op::BRX_ITEM) || d.is(Op::BRX_END);
+            // A jump table's entries (the description's `brx:item` / `brx:end` forms)
+            // name their targets too.
+            let is_table = matches!(d.opcode, crate::mir::Opcode::Known(op)
+                if matches!(op.isa().ptx, "brx:item" | "brx:end"));
             if !(is_goto || is_table || d.is(Op::CBranch) || d.is(Op::CBranchOther)) {
                 continue;
             }
