@@ -53,7 +53,10 @@ fn each_opcode_is_described_by_exactly_one_row() {
     let mut rows_of: BTreeMap<String, Vec<usize>> = BTreeMap::new();
     let rows = rows();
     for (line, cols) in &rows {
-        assert!(cols.len() >= 7, "nvptx.isa:{line}: seven columns (the ptx column runs to the end of the line)");
+        assert!(
+            cols.len() >= 7,
+            "nvptx.isa:{line}: seven columns (the ptx column runs to the end of the line)"
+        );
         for n in names(&cols[0]) {
             rows_of.entry(n).or_default().push(*line);
         }
@@ -86,8 +89,11 @@ fn every_form_and_semantics_kind_is_known() {
         let row = op.isa();
         let kind = row.ptx.split(':').next().unwrap();
         assert!(
-            ["hand", "none", "op", "sym", "asm", "brx", "ld", "ldnc", "ldu", "st", "setp", "cvt", "cvtx"]
-                .contains(&kind),
+            [
+                "hand", "none", "op", "sym", "asm", "brx", "ld", "ldnc", "ldu", "st", "setp",
+                "cvt", "cvtx"
+            ]
+            .contains(&kind),
             "{}: ptx form `{}`",
             op.name(),
             row.ptx
@@ -133,7 +139,10 @@ fn sources(dir: &std::path::Path, out: &mut Vec<(String, String)>) {
         if p.is_dir() {
             sources(&p, out);
         } else if p.extension().is_some_and(|x| x == "rs") {
-            out.push((p.display().to_string(), std::fs::read_to_string(&p).unwrap()));
+            out.push((
+                p.display().to_string(),
+                std::fs::read_to_string(&p).unwrap(),
+            ));
         }
     }
 }

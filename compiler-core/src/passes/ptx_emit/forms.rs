@@ -715,7 +715,10 @@ fn jump_table(cx: &Cx<'_>, d: &InstData, part: &str) -> R<Emitted> {
             let n = imm(need(d, 1)?.first().unwrap_or(&ops[0]), "jump-table index")?;
             (
                 vec![Stmt::Directive(vec![format!("$L_brx_{n}: .branchtargets")])],
-                narr!(cx, "The jump table's start opens list {n}: `$L_brx_{n}: .branchtargets`."),
+                narr!(
+                    cx,
+                    "The jump table's start opens list {n}: `$L_brx_{n}: .branchtargets`."
+                ),
             )
         }
         "item" => {

@@ -48,7 +48,10 @@ pub fn emit(cx: &Cx<'_>, op: Op, d: &InstData, template: &str) -> R<Emitted> {
         .map(|o| operand(cx, d, o, float_bits))
         .collect::<R<Vec<P>>>()
         .map_err(|e| format!("{name}: {e}"))?;
-    let narration = narr!(cx, "{name} prints as `{text}` (its description's template).");
+    let narration = narr!(
+        cx,
+        "{name} prints as `{text}` (its description's template)."
+    );
     Ok(Emitted {
         stmts: vec![ins(text, ops)],
         kind: "instruction",
