@@ -124,8 +124,9 @@ fn read_rows(text: &str) -> Vec<Row> {
             continue;
         }
         let cols: Vec<&str> = l.split_whitespace().collect();
+        // The ptx column is the rest of the line: an `asm:` template has spaces.
         assert!(
-            cols.len() == 7,
+            cols.len() >= 7,
             "nvptx.isa:{line}: expected 7 columns (name defs flags family comm sem ptx), found {}",
             cols.len()
         );
@@ -137,7 +138,7 @@ fn read_rows(text: &str) -> Vec<Row> {
             family: cols[3].into(),
             comm: cols[4].into(),
             sem: cols[5].into(),
-            ptx: cols[6].into(),
+            ptx: cols[6..].join(" "),
         });
     }
     rows

@@ -69,6 +69,12 @@ pub fn not_modelled(op: Op) -> Option<&'static str> {
         "sync" => "memory fences and warp synchronisation are not modelled",
         "float" => "this floating-point operation (or conversion) is not modelled",
         "wide" => "this widening multiply form is not modelled",
+        "bits" => "this bit-manipulation instruction (permute, field insert, funnel shift ...) is not modelled yet",
+        "special" => "special registers beyond the thread and block indices (clocks, cluster ids, environment registers) have no modelled value",
+        "stack" => "the dynamic stack (alloca, stacksave, stackrestore) is not modelled",
+        "hint" => "cache hints (prefetch, applypriority) are not modelled",
+        "async" => "asynchronous copies and mbarriers complete outside the thread and are not modelled",
+        "tensor" => "tensor-core and tensor-memory synchronisation across a warpgroup is not modelled",
         _ => NOT_MODELLED_YET,
     })
 }

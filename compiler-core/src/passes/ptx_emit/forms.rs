@@ -7,6 +7,8 @@
 //! `SETP_i32rr a, b, compare-mode`; `CVT_* source, conversion-mode`; float
 //! arithmetic takes a trailing flush-to-zero flag (absent in CICC-era MIR).
 
+mod template;
+
 use super::{block_label, RegMap};
 use crate::entity::EntityRef;
 use crate::mir::operand::Sigil;
@@ -41,6 +43,8 @@ macro_rules! narr {
         }
     };
 }
+
+pub(crate) use narr;
 
 /// The statements printed for one MIR instruction, with its narration.
 pub struct Emitted {
@@ -105,6 +109,8 @@ pub fn ptx_form_summary(op: Op) -> Option<&'static str> {
         DECLARE_PARAM_scalar => ".param .bN paramK",
         DECLARE_PARAM_array => ".param .align A .b8 paramK[size]",
         CALL_UNI => "call.uni (retval0), callee, (param0, ...)",
+        CALL => "call (retval0), %callee, (param0, ...), prototype_N",
+        CALL_PROTOTYPE => "prototype_N : .callprototype ...",
         INT_PTX_SREG_TID_x
         | INT_PTX_SREG_TID_y
         | INT_PTX_SREG_NTID_x
@@ -397,6 +403,7 @@ fn sem_word(sem: i64, scope: i64) -> R<String> {
         2 => format!(".relaxed{scope_word}"),
         4 => format!(".acquire{scope_word}"),
         5 => format!(".release{scope_word}"),
+        6 => format!(".acq_rel{scope_word}"),
         9 => ".mmio.relaxed.sys".into(),
         s => return Err(format!("unknown memory ordering code {s}")),
     })
@@ -561,6 +568,8 @@ fn described(cx: &Cx<'_>, op: Op, d: &InstData, defs: &[&MOp]) -> R<Emitted> {
             let narration = narr!(cx, "{name} prints as `{text}`.");
             Ok(one(ins(text, o), "instruction", narration))
         }
+        "asm" => template::emit(cx, op, d, arg),
+        "brx" => jump_table(cx, d, arg),
         "sym" => Ok(one(
             ins(arg, vec![]),
             "instruction",
@@ -687,6 +696,57 @@ fn described(cx: &Cx<'_>, op: Op, d: &InstData, defs: &[&MOp]) -> R<Emitted> {
             "`{name}`: unknown PTX form `{form}` in the instruction description"
         )),
     }
+}
+
+/// A jump table as llc-22 prints it (the description's `brx:` forms): the start
+/// (`N`) opens the `$L_brx_N: .branchtargets` list, each item (`%bb`) adds a target,
+/// and the end (`%bb, %idx, N`) closes the list with its last target and branches
+/// with `brx.idx %idx, $L_brx_N`.
+fn jump_table(cx: &Cx<'_>, d: &InstData, part: &str) -> R<Emitted> {
+    let ops = &d.operands[..];
+    let label = |o: &MOp| -> R<String> {
+        match cx.value(o, 32)? {
+            P::Sym(s) => Ok(s),
+            _ => Err("a jump-table target must be a block".into()),
+        }
+    };
+    let (stmts, narration) = match part {
+        "start" => {
+            let n = imm(need(d, 1)?.first().unwrap_or(&ops[0]), "jump-table index")?;
+            (
+                vec![Stmt::Directive(vec![format!("$L_brx_{n}: .branchtargets")])],
+                narr!(
+                    cx,
+                    "The jump table's start opens list {n}: `$L_brx_{n}: .branchtargets`."
+                ),
+            )
+        }
+        "item" => {
+            let t = label(&need(d, 1)?[0])?;
+            (
+                vec![Stmt::Directive(vec![format!("\t{t},")])],
+                narr!(cx, "A jump-table item adds `{t}` to the list."),
+            )
+        }
+        "end" => {
+            let o = need(d, 3)?;
+            let (t, n) = (label(&o[0])?, imm(&o[2], "jump-table index")?);
+            let idx = cx.reg(&o[1])?;
+            (
+                vec![
+                    Stmt::Directive(vec![format!("\t{t};")]),
+                    ins("brx.idx", vec![idx, P::Sym(format!("$L_brx_{n}"))]),
+                ],
+                narr!(cx, "The jump table's end closes the list with `{t}` and branches through it: `brx.idx`."),
+            )
+        }
+        _ => return Err(format!("unknown jump-table part `{part}`")),
+    };
+    Ok(Emitted {
+        stmts,
+        kind: "branch",
+        narration,
+    })
 }
 
 /// Emits one instruction.
@@ -996,9 +1056,26 @@ pub fn emit_inst(cx: &Cx<'_>, i: Inst) -> R<Emitted> {
                 ),
             ))
         }
-        CALL_UNI => {
-            let ops = need(d, 3)?;
-            let callee = symbol_name(cx, &ops[0])?;
+        CALL_PROTOTYPE => {
+            // The prototype an indirect call names, as llc-22 spelled it in the MIR.
+            let text = symbol_name(cx, &need(d, 1)?[0])?;
+            Ok(Emitted {
+                stmts: vec![Stmt::Directive(vec![text])],
+                kind: "call",
+                narration: narr!(cx, "CALL_PROTOTYPE declares the indirect call's prototype."),
+            })
+        }
+        CALL_UNI | CALL => {
+            let indirect = op == CALL;
+            let ops = need(d, if indirect { 4 } else { 3 })?;
+            let callee = if indirect {
+                match cx.value(&ops[0], 64)? {
+                    P::Reg(r) | P::Sym(r) => r,
+                    _ => return Err("an indirect call's callee must be a register".into()),
+                }
+            } else {
+                symbol_name(cx, &ops[0])?
+            };
             let nret = imm(&ops[1], "result count")?;
             let nparams = imm(&ops[2], "parameter count")?;
             let mut o = Vec::new();
@@ -1011,8 +1088,12 @@ pub fn emit_inst(cx: &Cx<'_>, i: Inst) -> R<Emitted> {
             o.push(P::Paren(
                 (0..nparams).map(|k| P::Sym(format!("param{k}"))).collect(),
             ));
+            if indirect {
+                let proto = imm(&ops[3], "prototype number")?;
+                o.push(P::Sym(format!("prototype_{proto}")));
+            }
             Ok(one(
-                ins("call.uni", o),
+                ins(if indirect { "call" } else { "call.uni" }, o),
                 "call",
                 narr!(
                     cx,

@@ -786,7 +786,11 @@ fn emit_function<R: Recorder>(
         for i in f.layout.block_insts(b) {
             let d = &f.insts[i];
             let is_goto = d.is(Op::GOTO);
-            if !(is_goto || d.is(Op::CBranch) || d.is(Op::CBranchOther)) {
+            // A jump table's entries (the description's `brx:item` / `brx:end` forms)
+            // name their targets too.
+            let is_table = matches!(d.opcode, crate::mir::Opcode::Known(op)
+                if matches!(op.isa().ptx, "brx:item" | "brx:end"));
+            if !(is_goto || is_table || d.is(Op::CBranch) || d.is(Op::CBranchOther)) {
                 continue;
             }
             for o in &d.operands {
