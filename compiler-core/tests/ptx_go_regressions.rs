@@ -404,7 +404,9 @@ fn old_tool_syntax_is_kept() {
         \tmov.u64 %rd1, st+8;\n\tmov.u64 %rd2, st;\n\tsub.s64 %rd3, %rd1, %rd2;\n\
         \tld.param.u64 %rd2, [p];\n\tst.global.u64 [%rd2], %rd3;\n\tmov.u32 %ra1, 7;\n\tret;\n}\n\0\0";
     let m = ptx::parse(text).unwrap();
-    assert!(matches!(&m.items[0], ptx::Item::Directive(l) if l.len() == 4 && l[0] == "Fatbin ptx code:"));
+    assert!(
+        matches!(&m.items[0], ptx::Item::Directive(l) if l.len() == 4 && l[0] == "Fatbin ptx code:")
+    );
     assert!(matches!(&m.items[1], ptx::Item::Reg(r) if r.names == [("%ra".to_string(), Some(4))]));
     assert!(matches!(&m.items[2], ptx::Item::Func(f) if f.name == "f" && f.body.is_none()));
     let printed = ptx::print(&m);

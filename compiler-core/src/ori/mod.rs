@@ -43,6 +43,7 @@
 //! register operand names an entry of the register table; printing then parsing and
 //! lowering again gives the same instructions, classes and flags.
 
+pub mod edit;
 pub mod interp;
 pub mod print;
 

@@ -113,9 +113,11 @@ pub fn run<R: Recorder>(
                 out.items.push(ori::Item::Directive(vec![line]));
             }
             ptx::Item::Func(f) => {
-                let lf = lower_function(f, &module_regs, rec, &mut stats).map_err(|message| LowerError {
-                    function: f.name.clone(),
-                    message,
+                let lf = lower_function(f, &module_regs, rec, &mut stats).map_err(|message| {
+                    LowerError {
+                        function: f.name.clone(),
+                        message,
+                    }
                 })?;
                 stats.inc("functions");
                 out.items.push(ori::Item::Func(lf));

@@ -166,7 +166,7 @@ impl Promoter {
                     stats.inc("promoted_loads");
                     if R::ENABLED {
                         let after = text(f, id);
-                        rec.step(|| {
+                        rec.ori_step(f, || {
                             Step::new(
                                 "promote_load",
                                 format!("ConvertMemoryToRegisterOrUniform: `{before}` reads what the block stored there last, so it becomes `{after}`."),
@@ -239,16 +239,16 @@ fn drop_dead_local_stores<R: Recorder>(f: &mut Function, rec: &mut R) -> u64 {
             continue;
         }
         let n = stores.len();
-        rec.step(|| {
+        for (b, id) in stores {
+            f.blocks[b as usize].insts.retain(|x| *x != id);
+            removed += 1;
+        }
+        rec.ori_step(f, || {
             Step::new(
                 "dead_local_stores",
                 format!("ConvertMemoryToRegisterOrUniform: nothing reads the local array {s} any more; its {n} store(s) go."),
             )
         });
-        for (b, id) in stores {
-            f.blocks[b as usize].insts.retain(|x| *x != id);
-            removed += 1;
-        }
     }
     removed
 }
@@ -341,7 +341,7 @@ pub fn run<R: Recorder>(
                     (String::from("dead_removed"), dead),
                 ];
                 cells.extend(super::counter_cells(&counters));
-                rec.step(|| {
+                rec.ori_step(f, || {
                     Step::new(
                         "round",
                         format!("Phase 37, block {b}, round {round}: {promoted} load(s) promoted, {n} fold(s), {dead} dead instruction(s) removed."),
@@ -365,7 +365,7 @@ pub fn run<R: Recorder>(
         if R::ENABLED {
             let (w, u) = (weighted, unweighted);
             let du = unweighted - u0;
-            rec.step(|| {
+            rec.ori_step(f, || {
                 Step::new(
                     "cost",
                     format!("Phase 37 round {round}: {du} fold(s), weighted cost +{delta:.2} (total {w:.2}); the loop stops when a round adds less than {threshold:.2}."),
