@@ -1,7 +1,8 @@
 //! Every ORI step carries its IR edits: replaying the edits of a stage's steps, in
 //! order, from the stage's input gives the stage's output, function by function, for
 //! the six GeneralOptimize phases (the gallery's ORI examples, and every corpus PTX
-//! file, real-world ones included).
+//! file, real-world ones included). The ORI verifier runs on what every ORI stage
+//! leaves (ptx-lower's output and each phase's), and its rules fire on broken ORI.
 
 mod support;
 
@@ -23,6 +24,78 @@ impl Observer for Inputs {
         };
         self.0.push((stage, m));
     }
+}
+
+/// Each rule of the ORI verifier fires on a function broken for it (and only the
+/// expected rule: the lowered function itself is clean).
+#[test]
+fn the_ori_verifier_names_each_broken_rule() {
+    use compiler_core::ori::{Class, OpKind};
+    let text = ".version 8.0\n.target sm_80\n.address_size 64\n\
+        .visible .entry k(.param .u64 p)\n{\n\t.reg .pred %p<2>;\n\t.reg .b32 %r<4>;\n\
+        \t.reg .b64 %rd<2>;\n\tmov.u32 %r1, %tid.x;\n\tsetp.eq.u32 %p1, %r1, 0;\n\
+        \t@%p1 bra $L1;\n\tadd.u32 %r2, %r1, 1;\n$L1:\n\tld.param.u64 %rd1, [p];\n\
+        \tst.global.u32 [%rd1], %r1;\n\tret;\n}\n";
+    let m = compiler_core::ptx::parse(text).unwrap();
+    let (m, _) = compiler_core::passes::ptx_lower::run(
+        &m,
+        &Default::default(),
+        &mut compiler_core::trace::NoTrace::default(),
+    )
+    .unwrap();
+    let f0 = m.functions().next().unwrap().clone();
+    assert_eq!(ori::verify::verify(&f0), vec![]);
+    let rules = |f: &Function| -> Vec<&'static str> {
+        let mut v: Vec<_> = ori::verify::verify(f).into_iter().map(|e| e.rule).collect();
+        v.dedup();
+        v
+    };
+    let placed: Vec<_> = f0.layout().collect();
+    let find = |f: &Function, c: Class| {
+        placed
+            .iter()
+            .map(|p| p.1)
+            .find(|&i| f.insts[i].class == c)
+            .unwrap()
+    };
+    // A use count off by one.
+    let mut f = f0.clone();
+    let r = f.reg_by_name("%r1").unwrap();
+    f.regs[r].uses += 1;
+    assert_eq!(rules(&f), ["counts"]);
+    // The anchor of block 1 gone.
+    let mut f = f0.clone();
+    f.blocks[1].insts.remove(0);
+    assert!(rules(&f).contains(&"anchor"), "{:?}", rules(&f));
+    // A branch to a block that does not exist.
+    let mut f = f0.clone();
+    let bra = find(&f, Class::Branch);
+    for o in f.insts[bra].operands.iter_mut() {
+        if let OpKind::Block(b) = &mut o.kind {
+            *b = 9;
+        }
+    }
+    assert_eq!(rules(&f), ["branch-target"]);
+    // A guard that is not a predicate.
+    let mut f = f0.clone();
+    f.insts[bra].guard = Some((r, false));
+    assert!(rules(&f).contains(&"guard"), "{:?}", rules(&f));
+    // An instruction placed twice.
+    let mut f = f0.clone();
+    let add = find(&f, Class::IntAdd);
+    f.blocks[0].insts.insert(1, add);
+    assert!(rules(&f).contains(&"layout"), "{:?}", rules(&f));
+    // An unguarded branch in the middle of a block.
+    let mut f = f0.clone();
+    f.insts[bra].guard = None;
+    assert_eq!(
+        rules(&f),
+        ["counts"],
+        "the branch ends its block: fine but for the count"
+    );
+    f.blocks[0].insts.retain(|&i| i != bra);
+    f.blocks[0].insts.insert(1, bra);
+    assert!(rules(&f).contains(&"terminator"), "{:?}", rules(&f));
 }
 
 fn functions(m: &ori::Module) -> Vec<&Function> {
@@ -86,6 +159,14 @@ fn check(name: &str, text: &str, knobs: &[&str]) -> usize {
     };
     let mut obs = Inputs::default();
     let r = pipeline::run_observed(text, &opts, &mut obs).unwrap_or_else(|e| panic!("{name}: {e}"));
+    // What ptx-lower and every GeneralOptimize phase left: the ORI inputs of the next
+    // stages (ptx-out's included).
+    for (stage, m) in &obs.0 {
+        if let Some(m) = m {
+            let errors = ori::verify::verify_module(m);
+            assert!(errors.is_empty(), "{name}: ORI before {stage}: {errors:#?}");
+        }
+    }
     let mut with_edits = 0;
     for (k, run) in r.stages.iter().enumerate() {
         let Some(input) = obs.0[k].1.as_ref() else {
