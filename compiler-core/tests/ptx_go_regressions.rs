@@ -426,3 +426,42 @@ fn old_tool_syntax_is_kept() {
     let m = ptx::parse_bytes(&bytes).unwrap();
     assert!(ptx::print(&m).contains("C:/café.cu"));
 }
+
+/// Phase 37 promotes loads nvcc addresses through `%SPL` (`add.u64 %rd2, %SPL, 0`,
+/// `[%rd3+4]` = `__local_depot0+12`): both loads read what the block stored at the same
+/// array offset, so both become moves. Each thread stores 2·tid + 5 before and after
+/// (thread 0: 5, thread 1: 7); the narration labels the address resolution as our
+/// reading; the output assembles.
+#[test]
+fn phase_37_promotes_loads_through_the_frame_registers() {
+    promotes_both_loads("spl_local.ptx");
+}
+
+/// The same through the generic frame pointer: `cvta.local.u64 %SP, %SPL`, an add of
+/// 8, `cvta.to.local` back: the store `[%rd3+4]` is again `__local_depot0+12`.
+#[test]
+fn phase_37_follows_cvta_local_and_back() {
+    promotes_both_loads("spl_cvta.ptx");
+}
+
+fn promotes_both_loads(file: &str) {
+    let text = input(file);
+    assert_eq!(first_two_words(&lower(&text)), [5, 7]);
+    let r = run_ptx(file, &[]);
+    let mid = r
+        .stages
+        .iter()
+        .find(|s| s.stage == compiler_core::stages::Stage::GeneralOptimizeMid)
+        .unwrap();
+    assert_eq!(mid.stats.get("promoted_loads"), 2, "{}", r.output);
+    assert_eq!(first_two_words(&lower(&r.output)), [5, 7], "{}", r.output);
+    assert!(!r.output.contains("ld.local"), "{}", r.output);
+    let n = narrations(&r);
+    let promoted: Vec<_> = n
+        .iter()
+        .filter(|s| s.contains("becomes `mov.b32"))
+        .collect();
+    assert_eq!(promoted.len(), 2, "{n:#?}");
+    assert!(promoted[1].contains("__local_depot0+12") && promoted[1].contains("our reading"));
+    assemble_both(file, &r.output, "80");
+}
