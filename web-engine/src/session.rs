@@ -55,11 +55,15 @@ pub struct Session {
     ori_inputs: Vec<Option<ori::Module>>,
     /// Parallel to `result.stages`, then per function: the ORI function every `.0`
     /// steps (the first is the input), built on first use.
-    ori_replays: Vec<Vec<Option<(usize, Vec<ori::Function>)>>>,
+    ori_replays: Vec<Vec<Option<OriCheckpoints>>>,
     /// The last step viewed, kept so that the next one (most often the step after it)
     /// costs one step of edits and one printing instead of two seeks and two.
     cursor: Option<Cursor>,
 }
+
+/// The spacing of an ORI function's stored copies, and the copies (the first is the
+/// stage's input).
+type OriCheckpoints = (usize, Vec<ori::Function>);
 
 /// Function `at.1` of stage `at.0` before (`a`) and after (`b`) its step `at.2`, printed.
 struct Cursor {
