@@ -45,7 +45,7 @@ fn knobs(set: &str) -> Knobs {
 }
 
 /// Runs the six instances on `m` traced and untraced; panics at the first instance
-/// where the two differ. Adds the untraced statistics to `totals`.
+/// where the two differ, or where the ORI verifier finds a broken rule. Adds the untraced statistics to `totals`.
 fn compare(name: &str, m: &ori::Module, totals: &mut Stats) {
     for set in KNOB_SETS {
         let k = knobs(set);
@@ -70,6 +70,11 @@ fn compare(name: &str, m: &ori::Module, totals: &mut Stats) {
                     tb.lines().nth(line).unwrap_or("")
                 );
             }
+            let errors = ori::verify::verify_module(&untraced);
+            assert!(
+                errors.is_empty(),
+                "{name} [{set}] phase {n}: ORI verifier: {errors:#?}"
+            );
             totals.merge(&b);
         }
     }

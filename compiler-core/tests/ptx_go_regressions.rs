@@ -386,3 +386,82 @@ fn a_known_predicate_fold_says_why() {
     );
     assemble_both("selp_known.ptx", &r.output, "80");
 }
+
+/// What old tools wrote around and inside PTX (the nine real-ptx files the reader
+/// refused before): a `cuobjdump` banner, a module-level `.reg`, a device function
+/// declared with neither `;` nor a body, symbol arithmetic as an operand, trailing NUL
+/// bytes and a Latin-1 byte in a string. Each is kept: print → parse gives the same
+/// tree, and the module lowers (the kernel writes the module-level `%ra1`). The symbol
+/// operand's value is the symbol's address plus the constant: the ORI interpreter
+/// stores (st+8) - st = 8 as a 64-bit word, so the first two words are 8 and 0.
+#[test]
+fn old_tool_syntax_is_kept() {
+    use compiler_core::ptx;
+    let text = "\nFatbin ptx code:\n================\narch = sm_52\ncompile_size = 64bit\n\n\
+        .version 7.5\n.target sm_52\n.address_size 64\n\t.reg .u32 %ra<4>;\n\
+        \t.visible .func (.param .s32 r) f (.param .s32 a)\n\n\
+        .visible .entry k(.param .u64 p)\n{\n\t.local .align 8 .b8 st[32];\n\t.reg .b64 %rd<4>;\n\
+        \tmov.u64 %rd1, st+8;\n\tmov.u64 %rd2, st;\n\tsub.s64 %rd3, %rd1, %rd2;\n\
+        \tld.param.u64 %rd2, [p];\n\tst.global.u64 [%rd2], %rd3;\n\tmov.u32 %ra1, 7;\n\tret;\n}\n\0\0";
+    let m = ptx::parse(text).unwrap();
+    assert!(
+        matches!(&m.items[0], ptx::Item::Directive(l) if l.len() == 4 && l[0] == "Fatbin ptx code:")
+    );
+    assert!(matches!(&m.items[1], ptx::Item::Reg(r) if r.names == [("%ra".to_string(), Some(4))]));
+    assert!(matches!(&m.items[2], ptx::Item::Func(f) if f.name == "f" && f.body.is_none()));
+    let printed = ptx::print(&m);
+    assert_eq!(ptx::parse(&printed).unwrap(), m, "{printed}");
+    assert!(printed.contains("st+8;"), "{printed}");
+    let ori = lower(&printed);
+    assert_eq!(first_two_words(&ori), [8, 0]);
+    let printed_ori = compiler_core::ori::print::print(&ori);
+    assert!(printed_ori.contains(".reg .u32 \t%ra<4>;"), "{printed_ori}");
+    // A NUL before the end is refused with its position.
+    let e = ptx::parse(".version 7.5\n.target sm_52\n\0.address_size 64\n").unwrap_err();
+    assert_eq!((e.line, e.col), (3, 1), "{}", e.message);
+    assert!(e.message.contains("NUL"), "{}", e.message);
+    // Latin-1 in a `.file` string reads as that character.
+    let mut bytes = b".version 7.5\n.target sm_52\n.file 1 \"C:/caf".to_vec();
+    bytes.extend_from_slice(&[0xE9, b'.', b'c', b'u', b'"', b'\n']);
+    let m = ptx::parse_bytes(&bytes).unwrap();
+    assert!(ptx::print(&m).contains("C:/café.cu"));
+}
+
+/// Phase 37 promotes loads nvcc addresses through `%SPL` (`add.u64 %rd2, %SPL, 0`,
+/// `[%rd3+4]` = `__local_depot0+12`): both loads read what the block stored at the same
+/// array offset, so both become moves. Each thread stores 2·tid + 5 before and after
+/// (thread 0: 5, thread 1: 7); the narration labels the address resolution as our
+/// reading; the output assembles.
+#[test]
+fn phase_37_promotes_loads_through_the_frame_registers() {
+    promotes_both_loads("spl_local.ptx");
+}
+
+/// The same through the generic frame pointer: `cvta.local.u64 %SP, %SPL`, an add of
+/// 8, `cvta.to.local` back: the store `[%rd3+4]` is again `__local_depot0+12`.
+#[test]
+fn phase_37_follows_cvta_local_and_back() {
+    promotes_both_loads("spl_cvta.ptx");
+}
+
+fn promotes_both_loads(file: &str) {
+    let text = input(file);
+    assert_eq!(first_two_words(&lower(&text)), [5, 7]);
+    let r = run_ptx(file, &[]);
+    let mid = r
+        .stages
+        .iter()
+        .find(|s| s.stage == compiler_core::stages::Stage::GeneralOptimizeMid)
+        .unwrap();
+    assert_eq!(mid.stats.get("promoted_loads"), 2, "{}", r.output);
+    assert_eq!(first_two_words(&lower(&r.output)), [5, 7], "{}", r.output);
+    assert!(!r.output.contains("ld.local"), "{}", r.output);
+    let n = narrations(&r);
+    let promoted: Vec<_> = n
+        .iter()
+        .filter(|s| s.contains("becomes `mov.b32"))
+        .collect();
+    assert_eq!(promoted.len(), 2, "{n:#?}");
+    assert!(promoted[1].contains("__local_depot0+12") && promoted[1].contains("our reading"));
+    assemble_both(file, &r.output, "80");
+}

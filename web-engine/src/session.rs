@@ -8,6 +8,10 @@
 //!  Session::diff(stage, a, b) ─ the whole module at steps a and b ─ diff::diff_ops ─▶ DiffView
 //! ```
 //!
+//! ORI stages (the GeneralOptimize phases) replay the same way from the ORI module the
+//! stage received, with each step's `ori_edits` ([`compiler_core::ori::edit`]), printed
+//! as ORI (PTX with annotation comments).
+//!
 //! Step numbering is the page's: step 0 shows the stage's input beside its output, step k
 //! (1-based) shows the IR before and after the k-th recorded step. Memory stays bounded on large functions:
 //! the checkpoint spacing grows with `steps × instructions` (see [`checkpoint_spacing`]).
@@ -21,6 +25,7 @@ use compiler_core::entity::SecondaryMap;
 use compiler_core::knobs::Knobs;
 use compiler_core::mir::print::{defined_vregs, print_function, write_inst};
 use compiler_core::mir::{Function, InstData, Module, VReg};
+use compiler_core::ori::{self, edit::apply_ori_edit, edit::OriEdit};
 use compiler_core::pipeline::{run_observed, Ir, Observer, PipelineError, RunResult};
 use compiler_core::trace::{apply_edit, Checkpoints, Edit, Focus, Step, CHECKPOINT_EVERY};
 use compiler_core::{InputFormat, RunOptions, Stage};
@@ -46,10 +51,19 @@ pub struct Session {
     inputs: Vec<Option<Module>>,
     /// Parallel to `result.stages`, then per function: checkpoints, built on first use.
     replays: Vec<Vec<Option<Checkpoints>>>,
+    /// Parallel to `result.stages`: the ORI module each ORI → ORI stage received.
+    ori_inputs: Vec<Option<ori::Module>>,
+    /// Parallel to `result.stages`, then per function: the ORI function every `.0`
+    /// steps (the first is the input), built on first use.
+    ori_replays: Vec<Vec<Option<OriCheckpoints>>>,
     /// The last step viewed, kept so that the next one (most often the step after it)
     /// costs one step of edits and one printing instead of two seeks and two.
     cursor: Option<Cursor>,
 }
+
+/// The spacing of an ORI function's stored copies, and the copies (the first is the
+/// stage's input).
+type OriCheckpoints = (usize, Vec<ori::Function>);
 
 /// Function `at.1` of stage `at.0` before (`a`) and after (`b`) its step `at.2`, printed.
 struct Cursor {
@@ -65,6 +79,7 @@ struct Watch<'a> {
     run_id: u64,
     total: u32,
     inputs: Vec<Option<Module>>,
+    ori_inputs: Vec<Option<ori::Module>>,
     progress: &'a mut dyn FnMut(Progress),
 }
 
@@ -87,6 +102,12 @@ impl Observer for Watch<'_> {
             _ => None,
         };
         self.inputs.push(module);
+        self.ori_inputs.push(match input {
+            Ir::Ori(m) if stage.info().output == compiler_core::stages::IrKind::Ori => {
+                Some(m.clone())
+            }
+            _ => None,
+        });
         (self.progress)(Progress {
             run_id: self.run_id,
             done: index as u32 + 1,
@@ -144,6 +165,7 @@ impl Session {
             run_id,
             total: 0,
             inputs: Vec::new(),
+            ori_inputs: Vec::new(),
             progress,
         };
         let mut stopped = None;
@@ -158,6 +180,7 @@ impl Session {
                     ..opts.clone()
                 };
                 watch.inputs.clear();
+                watch.ori_inputs.clear();
                 match before.map(|_| run_observed(&req.source, &again, &mut watch)) {
                     Some(Ok(r)) => {
                         stopped = Some(StageStop { stage, message });
@@ -183,11 +206,18 @@ impl Session {
             .iter()
             .map(|s| vec![None; s.functions.len()])
             .collect();
+        let ori_replays = result
+            .stages
+            .iter()
+            .map(|s| vec![None; s.functions.len()])
+            .collect();
         let session = Session {
             run_id,
             result,
             inputs: watch.inputs,
             replays,
+            ori_inputs: watch.ori_inputs,
+            ori_replays,
             cursor: None,
         };
         let mut summary = session.summary();
@@ -204,10 +234,21 @@ impl Session {
     }
 
     fn replayable(&self, k: usize) -> bool {
+        let n = self.result.stages[k].functions.len();
         self.inputs
             .get(k)
             .and_then(Option::as_ref)
-            .is_some_and(|m| m.functions.len() == self.result.stages[k].functions.len())
+            .is_some_and(|m| m.functions.len() == n)
+            || self.is_ori(k)
+    }
+
+    /// Stage `k` is an ORI → ORI stage whose input was kept, one function per step range.
+    fn is_ori(&self, k: usize) -> bool {
+        let n = self.result.stages[k].functions.len();
+        self.ori_inputs
+            .get(k)
+            .and_then(Option::as_ref)
+            .is_some_and(|m| m.functions().count() == n)
     }
 
     /// The run without its steps.
@@ -369,6 +410,9 @@ impl Session {
             }
             return Ok(view);
         }
+        if self.is_ori(k) {
+            return self.ori_view(k, step, view);
+        }
         if step == 0 {
             // The input, and beside it where the stage ends up (the first function's).
             let functions = self.result.stages[k].functions.len();
@@ -449,7 +493,12 @@ impl Session {
         let ranges = self.result.stages[k].functions.clone();
         for (j, r) in ranges.iter().enumerate() {
             let local = step.saturating_sub(r.first).min(r.count);
-            out.push_str(&print_function(&self.seek(k, j, local)?));
+            if self.is_ori(k) {
+                let f = self.ori_seek(k, j, local)?;
+                out.push_str(&ori::print::print_function_with_lines(&f, j).text);
+            } else {
+                out.push_str(&print_function(&self.seek(k, j, local)?));
+            }
         }
         Ok(out)
     }
@@ -626,6 +675,236 @@ fn edit_rows(s: &Step, fa: &Function, fb: &Function) -> Vec<EditRow> {
         rows.push(EditRow {
             op: "more".into(),
             text: format!("… and {} more edits", s.edits.len() - MAX_EDIT_ROWS),
+        });
+    }
+    rows
+}
+
+// ORI stages.
+impl Session {
+    /// The ORI function `j` of stage `k` after `n` of its own steps.
+    fn ori_seek(&mut self, k: usize, j: usize, n: usize) -> Result<ori::Function, String> {
+        let range = self.result.stages[k].functions[j].clone();
+        let steps = &self.result.stages[k].steps[range.first..range.first + range.count];
+        if self.ori_replays[k][j].is_none() {
+            let input = self.ori_inputs[k]
+                .as_ref()
+                .and_then(|m| m.functions().nth(j))
+                .ok_or("stage cannot be replayed")?;
+            let every = checkpoint_spacing(steps.len(), input.insts.len());
+            let mut f = input.clone();
+            let mut saved = vec![f.clone()];
+            for (i, s) in steps.iter().enumerate() {
+                for e in &s.ori_edits {
+                    apply_ori_edit(&mut f, e).map_err(|e| e.0)?;
+                }
+                if (i + 1) % every == 0 {
+                    saved.push(f.clone());
+                }
+            }
+            self.ori_replays[k][j] = Some((every, saved));
+        }
+        let (every, saved) = self.ori_replays[k][j].as_ref().expect("built above");
+        let n = n.min(steps.len());
+        let c = (n / every).min(saved.len() - 1);
+        let mut f = saved[c].clone();
+        for s in &steps[c * every..n] {
+            for e in &s.ori_edits {
+                apply_ori_edit(&mut f, e).map_err(|e| e.0)?;
+            }
+        }
+        Ok(f)
+    }
+
+    /// [`Session::view`] for an ORI stage: the function before and after the step,
+    /// printed as ORI, marked from the step's ORI edits and focus.
+    fn ori_view(&mut self, k: usize, step: u32, mut view: StepView) -> Result<StepView, String> {
+        let stage = self.result.stages[k].stage;
+        let total = view.total;
+        if step == 0 {
+            let functions = self.result.stages[k].functions.len();
+            if functions > 0 {
+                let f = self.ori_seek(k, 0, 0)?;
+                view.function = f.name.clone();
+                view.before.text = ori::print::print_function_with_lines(&f, 0).text;
+                let count = self.result.stages[k].functions[0].count;
+                let g = self.ori_seek(k, 0, count)?;
+                view.after = Some(IrText {
+                    text: ori::print::print_function_with_lines(&g, 0).text,
+                    marks: Vec::new(),
+                });
+            }
+            view.narration = match total {
+                0 => format!("The input of {stage}. This stage recorded no steps."),
+                1 => format!("The input of {stage}. One step follows."),
+                n => format!("The input of {stage}. {n} steps follow."),
+            };
+            if functions > 1 {
+                view.narration.push_str(&format!(
+                    " The module has {functions} functions; this is the first."
+                ));
+            }
+            return Ok(view);
+        }
+        let i = step as usize - 1;
+        let (j, range) = self.result.stages[k]
+            .functions
+            .iter()
+            .enumerate()
+            .find(|(_, r)| (r.first..r.first + r.count).contains(&i))
+            .map(|(j, r)| (j, r.clone()))
+            .ok_or_else(|| format!("step {step} belongs to no function"))?;
+        let a = self.ori_seek(k, j, i - range.first)?;
+        let mut b = a.clone();
+        let s = &self.result.stages[k].steps[i];
+        for e in &s.ori_edits {
+            apply_ori_edit(&mut b, e).map_err(|e| e.0)?;
+        }
+        let pa = ori::print::print_function_with_lines(&a, j);
+        let pb = ori::print::print_function_with_lines(&b, j);
+        let (before_marks, after_marks) = ori_marks(s, &pa, &pb);
+        view.function = range.function.clone();
+        view.kind = s.kind.into();
+        view.narration = s.narration.clone();
+        view.edits = ori_edit_rows(s, &a, &b);
+        let (kind, rows) = payload::rows(&s.payload);
+        view.payload_type = kind;
+        view.payload = rows;
+        view.before = IrText {
+            text: pa.text,
+            marks: before_marks,
+        };
+        view.after = Some(IrText {
+            text: pb.text,
+            marks: after_marks,
+        });
+        Ok(view)
+    }
+}
+
+/// Highlighted lines of an ORI step: its edits first, then its focus.
+fn ori_marks(
+    s: &Step,
+    pa: &ori::print::PrintedFunction,
+    pb: &ori::print::PrintedFunction,
+) -> (Vec<LineMark>, Vec<LineMark>) {
+    let mut before: BTreeMap<u32, MarkKind> = BTreeMap::new();
+    let mut after: BTreeMap<u32, MarkKind> = BTreeMap::new();
+    let put = |m: &mut BTreeMap<u32, MarkKind>, line: Option<u32>, kind: MarkKind| {
+        if let Some(line) = line {
+            let e = m.entry(line).or_insert(kind);
+            *e = (*e).min(kind);
+        }
+    };
+    for e in &s.ori_edits {
+        match e {
+            OriEdit::Insert { inst, .. } => put(&mut after, pb.inst(*inst), MarkKind::Inserted),
+            OriEdit::Erase { inst, .. } => put(&mut before, pa.inst(*inst), MarkKind::Erased),
+            OriEdit::RewriteOperand { inst, .. }
+            | OriEdit::SetMark { inst, .. }
+            | OriEdit::Replace { inst, .. } => {
+                put(&mut before, pa.inst(*inst), MarkKind::Changed);
+                put(&mut after, pb.inst(*inst), MarkKind::Changed);
+            }
+            OriEdit::SetLayout { block, .. } => {
+                put(&mut before, pa.block(*block), MarkKind::Moved);
+                put(&mut after, pb.block(*block), MarkKind::Moved);
+            }
+            OriEdit::AddBlock { block, .. } => {
+                put(&mut after, pb.block(*block), MarkKind::Inserted)
+            }
+            OriEdit::SetReg { reg, .. } => {
+                put(&mut before, pa.reg(*reg), MarkKind::Changed);
+                put(&mut after, pb.reg(*reg), MarkKind::Changed);
+            }
+        }
+    }
+    for f in &s.focus {
+        match f {
+            Focus::Inst { inst } => {
+                put(&mut before, pa.inst(*inst), MarkKind::Focus);
+                put(&mut after, pb.inst(*inst), MarkKind::Focus);
+            }
+            Focus::Block { block } => {
+                put(&mut before, pa.block(*block), MarkKind::Focus);
+                put(&mut after, pb.block(*block), MarkKind::Focus);
+            }
+            Focus::VReg { .. } | Focus::DagNode { .. } => {}
+        }
+    }
+    let list = |m: BTreeMap<u32, MarkKind>| {
+        m.into_iter()
+            .map(|(line, kind)| LineMark { line, kind })
+            .collect()
+    };
+    (list(before), list(after))
+}
+
+/// An ORI instruction as one line (its PTX, without the annotation comment).
+fn ori_inst_text(f: &ori::Function, inst: u32) -> String {
+    let id = <ori::InstId as EntityRef>::new(inst as usize);
+    if f.insts.get(id).is_none() {
+        return format!("i{inst}");
+    }
+    let line = ori::print::inst_line(f, id, &Default::default());
+    line.split('\t')
+        .filter(|p| !p.trim().is_empty() && !p.trim_start().starts_with("//"))
+        .collect::<Vec<_>>()
+        .join(" ")
+        .trim()
+        .to_string()
+}
+
+/// The ORI step's edits as readable rows (at most [`MAX_EDIT_ROWS`]).
+fn ori_edit_rows(s: &Step, a: &ori::Function, b: &ori::Function) -> Vec<EditRow> {
+    let mut rows = Vec::new();
+    for e in s.ori_edits.iter().take(MAX_EDIT_ROWS) {
+        let text = match e {
+            OriEdit::Insert { inst, block, .. } => {
+                format!("{} (block {block})", ori_inst_text(b, *inst))
+            }
+            OriEdit::Erase { inst, .. } => ori_inst_text(a, *inst),
+            OriEdit::RewriteOperand { inst, operand, .. } => format!(
+                "operand {operand}: {}  ⟶  {}",
+                ori_inst_text(a, *inst),
+                ori_inst_text(b, *inst)
+            ),
+            OriEdit::Replace { inst, .. } => format!(
+                "{}  ⟶  {}",
+                ori_inst_text(a, *inst),
+                ori_inst_text(b, *inst)
+            ),
+            OriEdit::SetMark {
+                inst,
+                operand,
+                before,
+                after,
+                ..
+            } => format!(
+                "operand {operand} of {}: marks 0x{before:x} → 0x{after:x}",
+                ori_inst_text(b, *inst)
+            ),
+            OriEdit::SetLayout { block, insts } => {
+                format!("block {block}: {} instructions in a new order", insts.len())
+            }
+            OriEdit::AddBlock { block, label } => match label {
+                Some(l) => format!("block {block} ({l})"),
+                None => format!("block {block}"),
+            },
+            OriEdit::SetReg { reg, info } => format!(
+                "R{reg} {} {}: defs {} uses {}",
+                info.name, info.decl, info.defs, info.uses
+            ),
+        };
+        rows.push(EditRow {
+            op: e.op().into(),
+            text,
+        });
+    }
+    if s.ori_edits.len() > MAX_EDIT_ROWS {
+        rows.push(EditRow {
+            op: "more".into(),
+            text: format!("… and {} more edits", s.ori_edits.len() - MAX_EDIT_ROWS),
         });
     }
     rows

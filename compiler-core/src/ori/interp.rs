@@ -444,6 +444,7 @@ fn ptx_view(
                 .ok_or_else(|| InterpError::Malformed(format!("no label {s}")))?,
         ),
         ptx::Operand::Sym(s) => V::Sym(s.clone()),
+        ptx::Operand::SymOffset(s, off) => V::Sym(format!("{s}{off:+}")),
         ptx::Operand::Addr {
             base,
             offset,
@@ -785,6 +786,12 @@ impl Machine<'_> {
         }
         if let Some(&o) = self.p.local.get(s) {
             return Ok(o);
+        }
+        // `$stack+1568` (ORI keeps symbol arithmetic as one symbol's text).
+        if let Some(k) = s.rfind(['+', '-']).filter(|&k| k > 0) {
+            if let Ok(off) = s[k..].parse::<i64>() {
+                return Ok(self.sym_addr(&s[..k])?.wrapping_add(off as u64));
+            }
         }
         unsupported(format!("the address of `{s}`"))
     }

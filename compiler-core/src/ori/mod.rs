@@ -38,13 +38,15 @@
 //!   with their declarations, and rewrites that would name a register outside its
 //!   scope are not made ([`Function::visible`]).
 //!
-//! Invariants: block 0 is the entry; each block's first instruction is its anchor and
+//! Invariants ([`verify`] checks them, rule by rule): block 0 is the entry; each block's first instruction is its anchor and
 //! no other instruction is class 97; branch targets are blocks, never names; every
 //! register operand names an entry of the register table; printing then parsing and
 //! lowering again gives the same instructions, classes and flags.
 
+pub mod edit;
 pub mod interp;
 pub mod print;
+pub mod verify;
 
 use crate::entity::{entity_impl, PrimaryMap};
 use crate::ptx::ast::{self as ptx, Imm};

@@ -221,7 +221,75 @@ pub fn print(m: &Module) -> String {
     out
 }
 
+/// A function printed alone, with the 0-based line each placed instruction (by storage
+/// index) and each block's anchor (by block index) printed on.
+#[derive(Clone, Debug, Default)]
+pub struct PrintedFunction {
+    pub text: String,
+    pub inst_line: Vec<Option<u32>>,
+    pub block_line: Vec<Option<u32>>,
+}
+
+impl PrintedFunction {
+    pub fn inst(&self, index: u32) -> Option<u32> {
+        self.inst_line.get(index as usize).copied().flatten()
+    }
+    pub fn block(&self, index: u32) -> Option<u32> {
+        self.block_line.get(index as usize).copied().flatten()
+    }
+    /// The register table's comment line for register `reg`.
+    pub fn reg(&self, reg: u32) -> Option<u32> {
+        let prefix = format!("// R{reg} ");
+        self.text
+            .lines()
+            .position(|l| l.starts_with(&prefix))
+            .map(|p| p as u32)
+    }
+}
+
+/// Prints function `f` (number `k` of its module, which names the labels printing has
+/// to make up) as [`print`] prints it inside the module, with its line map.
+pub fn print_function_with_lines(f: &Function, k: usize) -> PrintedFunction {
+    let mut map = LineMap {
+        seen: 0,
+        lines: 0,
+        inst: alloc::vec![None; f.insts.len()],
+        block: alloc::vec![None; f.blocks.len()],
+    };
+    let mut text = String::new();
+    print_function_mapped(&mut text, f, k, Some(&mut map));
+    PrintedFunction {
+        text,
+        inst_line: map.inst,
+        block_line: map.block,
+    }
+}
+
+/// Lines printed so far, counted as the text grows.
+struct LineMap {
+    seen: usize,
+    lines: u32,
+    inst: Vec<Option<u32>>,
+    block: Vec<Option<u32>>,
+}
+
+impl LineMap {
+    /// The line the next character of `out` goes on.
+    fn here(&mut self, out: &str) -> u32 {
+        self.lines += out.as_bytes()[self.seen..]
+            .iter()
+            .filter(|&&b| b == b'\n')
+            .count() as u32;
+        self.seen = out.len();
+        self.lines
+    }
+}
+
 fn print_function(out: &mut String, f: &Function, k: usize) {
+    print_function_mapped(out, f, k, None)
+}
+
+fn print_function_mapped(out: &mut String, f: &Function, k: usize, mut map: Option<&mut LineMap>) {
     let sig = ptx::Function {
         linkage: f.linkage.clone(),
         kind: f.kind,
@@ -280,6 +348,11 @@ fn print_function(out: &mut String, f: &Function, k: usize) {
                     // scope it belongs to that asm block.
                     let asm = f.scopes.get(i.scope as usize).and_then(|s| s.asm);
                     w.enter(out, i.scope, if i.scope == 0 { None } else { asm });
+                    if let Some(m) = map.as_deref_mut() {
+                        let l = m.here(out);
+                        m.inst[id.index()] = Some(l);
+                        m.block[b] = Some(l);
+                    }
                     let _ = writeln!(
                         out,
                         "{}:\t// {}",
@@ -287,6 +360,11 @@ fn print_function(out: &mut String, f: &Function, k: usize) {
                         annotation(i)
                     );
                 } else {
+                    if let Some(m) = map.as_deref_mut() {
+                        let l = m.here(out);
+                        m.inst[id.index()] = Some(l);
+                        m.block[b] = Some(l);
+                    }
                     let _ = writeln!(out, "// bb {b}: {}", annotation(i));
                 }
                 continue;
@@ -296,6 +374,9 @@ fn print_function(out: &mut String, f: &Function, k: usize) {
                 _ => None,
             };
             w.enter(out, i.scope, asm);
+            if let Some(m) = map.as_deref_mut() {
+                m.inst[id.index()] = Some(m.here(out));
+            }
             if i.class == super::Class::Directive {
                 if let Some(OpKind::Sym(text)) = i.operands.first().map(|o| &o.kind) {
                     for l in text.lines() {

@@ -92,15 +92,32 @@ pub fn run<R: Recorder>(
         address_size: m.address_size,
         items: Vec::new(),
     };
+    // Module-level `.reg` declarations (old nvopencc, OptiX 2) declare registers of
+    // every function; they print back at module level, as written.
+    let module_regs: Vec<&ptx::RegDecl> = m
+        .items
+        .iter()
+        .filter_map(|i| match i {
+            ptx::Item::Reg(r) => Some(r),
+            _ => None,
+        })
+        .collect();
     for item in &m.items {
         match item {
             ptx::Item::Var(v) => out.items.push(ori::Item::Var(v.clone())),
             ptx::Item::Pragma(p) => out.items.push(ori::Item::Pragma(p.clone())),
             ptx::Item::Directive(d) => out.items.push(ori::Item::Directive(d.clone())),
+            ptx::Item::Reg(r) => {
+                let mut line = String::new();
+                crate::ptx::print::print_reg_decl(&mut line, r);
+                out.items.push(ori::Item::Directive(vec![line]));
+            }
             ptx::Item::Func(f) => {
-                let lf = lower_function(f, rec, &mut stats).map_err(|message| LowerError {
-                    function: f.name.clone(),
-                    message,
+                let lf = lower_function(f, &module_regs, rec, &mut stats).map_err(|message| {
+                    LowerError {
+                        function: f.name.clone(),
+                        message,
+                    }
                 })?;
                 stats.inc("functions");
                 out.items.push(ori::Item::Func(lf));
@@ -513,6 +530,15 @@ impl Lowerer<'_> {
                 op.imm_constraint |= imm_constraint::BANK_RELATIVE;
                 op
             }
+            // `$stack+1568`: an opaque symbol for the passes, printed as written.
+            ptx::Operand::SymOffset(s, off) => {
+                let mut op = Operand::new(
+                    OpKind::Sym(alloc::format!("{s}{off:+}").into()),
+                    ty::UNTYPED,
+                );
+                op.imm_constraint |= imm_constraint::BANK_RELATIVE;
+                op
+            }
             ptx::Operand::Addr {
                 base,
                 offset,
@@ -629,6 +655,7 @@ pub fn each_reg(o: &Operand, def: bool, f: &mut dyn FnMut(RegId, bool)) {
 
 fn lower_function<R: Recorder>(
     pf: &ptx::Function,
+    module_regs: &[&ptx::RegDecl],
     rec: &mut R,
     stats: &mut Stats,
 ) -> Result<ori::Function, String> {
@@ -664,6 +691,9 @@ fn lower_function<R: Recorder>(
         ..
     } = c;
     let mut d = Decls::default();
+    for r in module_regs {
+        d.add(r);
+    }
     // `.func (.reg .b32 %ret) f(.reg .b32 %a)`: register parameters are registers of
     // the body.
     for p in pf.rets.iter().chain(pf.params.iter().flatten()) {

@@ -30,8 +30,12 @@ pub enum Item {
     Pragma(Vec<String>),
     /// A directive kept as written but not interpreted: `.file 1 "k.cu"`, a
     /// `.section .debug_info { ... }` block. One entry per source line, its tokens
-    /// joined by single spaces.
+    /// joined by single spaces. `cuobjdump -ptx`'s `Fatbin ptx code:` banner lines are
+    /// kept here too, each line as written.
     Directive(Vec<String>),
+    /// A module-level `.reg` declaration (old nvopencc and OptiX output): its registers
+    /// are registers of every function.
+    Reg(RegDecl),
 }
 
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
@@ -275,6 +279,8 @@ pub enum Operand {
     Imm(Imm),
     /// A symbol or label name (`_Z5saxpy_param_0`, `$L__BB0_2`, `_`).
     Sym(String),
+    /// A symbol's address plus a constant, as an operand (`$stack+1568`, OptiX 2).
+    SymOffset(String, i64),
     /// `[base+offset]`, optionally followed by more operands inside the brackets
     /// (`[%rd1, {%f4, %f7}]` for texture fetches).
     Addr {

@@ -45,6 +45,9 @@ enum Tok {
     LineComment(String),
     AsmBegin,
     AsmEnd,
+    /// `cuobjdump -ptx`'s banner: a `Fatbin ptx code:` line and the non-blank lines
+    /// after it (`arch = sm_52`, `compile_size = 64bit`, ...), each as written.
+    Banner(Vec<String>),
     Eof,
 }
 
@@ -69,6 +72,7 @@ fn describe(t: &Tok) -> String {
         Tok::LineComment(_) => "a comment".into(),
         Tok::AsmBegin => "`// begin inline asm`".into(),
         Tok::AsmEnd => "`// end inline asm`".into(),
+        Tok::Banner(_) => "a `cuobjdump` banner".into(),
         Tok::Eof => "end of input".into(),
     }
 }
@@ -119,6 +123,51 @@ fn lex(text: &str) -> Result<Vec<Token>, SourceError> {
             continue;
         }
         let (tl, tc) = (line, col);
+        if c == '\0' {
+            // Trailing NUL bytes (a C string dumped with its terminator, as the
+            // OpenCL driver writes PTX) end the input; a NUL anywhere else is refused.
+            if b[i..].iter().all(|&x| x == 0 || x.is_ascii_whitespace()) {
+                break;
+            }
+            return Err(SourceError::new(
+                tl,
+                tc,
+                "a NUL byte inside the text (only trailing NUL bytes are accepted)",
+            ));
+        }
+        if !line_has_token && is_banner_start(&text[i..]) {
+            let mut lines = Vec::new();
+            loop {
+                let j = b[i..]
+                    .iter()
+                    .position(|&x| x == b'\n')
+                    .map_or(b.len(), |k| i + k);
+                let l = text[i..j].trim();
+                if l.is_empty() {
+                    break;
+                }
+                lines.push(l.to_string());
+                while i < j {
+                    adv!();
+                }
+                // Past the line break and the next line's indentation.
+                while i < b.len() && (b[i] == b' ' || b[i] == b'\t' || b[i] == b'\r') {
+                    adv!();
+                }
+                if i < b.len() && b[i] == b'\n' {
+                    adv!();
+                }
+                while i < b.len() && (b[i] == b' ' || b[i] == b'\t' || b[i] == b'\r') {
+                    adv!();
+                }
+            }
+            out.push(Token {
+                tok: Tok::Banner(lines),
+                line: tl,
+                col: tc,
+            });
+            continue;
+        }
         if c == '/' && byte(i + 1) == Some(b'/') {
             let start = i + 2;
             let j = b[start..]
@@ -252,6 +301,13 @@ fn lex(text: &str) -> Result<Vec<Token>, SourceError> {
         col,
     });
     Ok(out)
+}
+
+/// A line `cuobjdump -ptx` prints before each embedded image: `Fatbin ptx code:`,
+/// `Fatbin elf code:`.
+fn is_banner_start(rest: &str) -> bool {
+    let line = rest.split('\n').next().unwrap_or("").trim_end();
+    line.starts_with("Fatbin ") && line.ends_with(" code:")
 }
 
 fn lex_number(s: &str) -> Option<Tok> {
@@ -415,6 +471,14 @@ impl Parser {
                     m.items.push(Item::Directive(vec![self.line_rest()]));
                 }
                 Tok::Dir(d) if d == ".section" => m.items.push(Item::Directive(self.section()?)),
+                Tok::Banner(lines) => {
+                    self.advance();
+                    m.items.push(Item::Directive(lines));
+                }
+                Tok::Dir(d) if d == ".reg" => {
+                    self.advance();
+                    m.items.push(Item::Reg(self.reg_decl()?));
+                }
                 Tok::Dir(d) if !is_item_word(&d) => {
                     return Err(self.err_here(&format!(
                         "a module-level directive (`{d}` is not one this reader knows)"
@@ -566,7 +630,7 @@ impl Parser {
         loop {
             self.skip_comments();
             match self.peek().clone() {
-                Tok::Dir(d) if d != ".pragma" => {
+                Tok::Dir(d) if !ends_signature(&d) => {
                     self.advance();
                     let mut nums = Vec::new();
                     if let Tok::Int(_) = self.peek() {
@@ -584,6 +648,21 @@ impl Parser {
             None
         } else {
             self.skip_comments();
+            // nvopencc 3.x / 4.0 declare device functions with neither `;` nor a body:
+            // the next module item (or the end) ends the declaration.
+            if matches!(self.peek(), Tok::Eof | Tok::Banner(_))
+                || matches!(self.peek(), Tok::Dir(d) if ends_signature(d))
+            {
+                return Ok(Function {
+                    linkage,
+                    kind,
+                    rets,
+                    name,
+                    params,
+                    perf,
+                    body: None,
+                });
+            }
             if !self.is_punct('{') {
                 return Err(self.err_here("`{` or `;` after the function signature"));
             }
@@ -772,31 +851,7 @@ impl Parser {
             }
             Tok::Dir(d) if d == ".reg" => {
                 self.advance();
-                let mut words = Vec::new();
-                while let Tok::Dir(w) = self.peek().clone() {
-                    self.advance();
-                    words.push(w);
-                }
-                if words.is_empty() {
-                    return Err(self.err_here("a register type such as `.b32`"));
-                }
-                let mut names = Vec::new();
-                loop {
-                    let n = self.expect_ident("a register name")?;
-                    let count = if self.eat_punct('<') {
-                        let c = self.expect_u32("a register count")?;
-                        self.expect_punct('>')?;
-                        Some(c)
-                    } else {
-                        None
-                    };
-                    names.push((n, count));
-                    if !self.eat_punct(',') {
-                        break;
-                    }
-                }
-                self.expect_punct(';')?;
-                Ok(Stmt::Reg(RegDecl { words, names }))
+                Ok(Stmt::Reg(self.reg_decl()?))
             }
             Tok::Dir(d) if d == ".pragma" => {
                 self.advance();
@@ -823,6 +878,35 @@ impl Parser {
             Tok::Ident(_) | Tok::Punct('@') => Ok(Stmt::Inst(self.inst()?)),
             _ => Err(self.err_here("an instruction, label or declaration")),
         }
+    }
+
+    /// After `.reg`: type words, then names with optional `<N>` counts, then `;`.
+    fn reg_decl(&mut self) -> R<RegDecl> {
+        let mut words = Vec::new();
+        while let Tok::Dir(w) = self.peek().clone() {
+            self.advance();
+            words.push(w);
+        }
+        if words.is_empty() {
+            return Err(self.err_here("a register type such as `.b32`"));
+        }
+        let mut names = Vec::new();
+        loop {
+            let n = self.expect_ident("a register name")?;
+            let count = if self.eat_punct('<') {
+                let c = self.expect_u32("a register count")?;
+                self.expect_punct('>')?;
+                Some(c)
+            } else {
+                None
+            };
+            names.push((n, count));
+            if !self.eat_punct(',') {
+                break;
+            }
+        }
+        self.expect_punct(';')?;
+        Ok(RegDecl { words, names })
     }
 
     fn inst(&mut self) -> R<Inst> {
@@ -888,6 +972,16 @@ impl Parser {
                 self.advance();
                 if s.starts_with('%') {
                     Ok(Operand::Reg(s))
+                } else if let (Tok::Punct(sign @ ('+' | '-')), Tok::Int(v)) =
+                    (self.peek().clone(), self.peek_at(1).clone())
+                {
+                    // `$stack+1568`: a symbol's address plus a constant.
+                    self.advance();
+                    self.advance();
+                    Ok(Operand::SymOffset(
+                        s,
+                        if sign == '-' { v.wrapping_neg() } else { v },
+                    ))
                 } else {
                     Ok(Operand::Sym(s))
                 }
@@ -999,6 +1093,16 @@ impl Parser {
     }
 }
 
+/// Directives after a function signature that start the next module item instead of
+/// being one of its performance directives.
+fn ends_signature(d: &str) -> bool {
+    is_item_word(d)
+        || matches!(
+            d,
+            ".pragma" | ".file" | ".loc" | ".section" | ".version" | ".target" | ".address_size"
+        )
+}
+
 /// Directives that may start a variable or function declaration (linkage, state
 /// space, or the leading words a declaration may carry).
 fn is_item_word(d: &str) -> bool {
@@ -1077,7 +1181,15 @@ pub fn parse_body(text: &str) -> Result<Vec<Stmt>, SourceError> {
     Ok(v)
 }
 
-/// Parses PTX bytes, reporting invalid UTF-8 with its position.
+/// Parses PTX bytes. PTX is ASCII; text that is not UTF-8 (a Latin-1 file name in a
+/// `.file` or `.section` string, as nvcc `-G` writes on Windows) is read as Latin-1,
+/// byte for byte, so it prints back as the same characters in UTF-8.
 pub fn parse_bytes(bytes: &[u8]) -> Result<Module, SourceError> {
-    parse(crate::error::text_from_bytes(bytes)?)
+    match core::str::from_utf8(bytes) {
+        Ok(text) => parse(text),
+        Err(_) => {
+            let text: String = bytes.iter().map(|&b| b as char).collect();
+            parse(&text)
+        }
+    }
 }

@@ -36,6 +36,10 @@ pub fn print(m: &Module) -> String {
                 out.push('\n');
             }
             Item::Directive(lines) => print_directive(&mut out, lines, ""),
+            Item::Reg(r) => {
+                print_reg_decl(&mut out, r);
+                out.push('\n');
+            }
         }
     }
     out
@@ -154,6 +158,23 @@ pub fn print_directive(out: &mut String, lines: &[String], indent: &str) {
     }
 }
 
+/// `.reg .b32 \t%r<4>, %x;` (no indent, no line break).
+pub fn print_reg_decl(out: &mut String, r: &RegDecl) {
+    out.push_str(".reg ");
+    out.push_str(&r.words.join(" "));
+    out.push_str(" \t");
+    for (i, (n, c)) in r.names.iter().enumerate() {
+        if i > 0 {
+            out.push_str(", ");
+        }
+        out.push_str(n);
+        if let Some(c) = c {
+            let _ = write!(out, "<{c}>");
+        }
+    }
+    out.push(';');
+}
+
 /// Prints body statements, one per line.
 pub fn print_stmts(out: &mut String, stmts: &[Stmt]) {
     for s in stmts {
@@ -164,19 +185,9 @@ pub fn print_stmts(out: &mut String, stmts: &[Stmt]) {
 fn print_stmt(out: &mut String, s: &Stmt) {
     match s {
         Stmt::Reg(r) => {
-            out.push_str("\t.reg ");
-            out.push_str(&r.words.join(" "));
-            out.push_str(" \t");
-            for (i, (n, c)) in r.names.iter().enumerate() {
-                if i > 0 {
-                    out.push_str(", ");
-                }
-                out.push_str(n);
-                if let Some(c) = c {
-                    let _ = write!(out, "<{c}>");
-                }
-            }
-            out.push_str(";\n");
+            out.push('\t');
+            print_reg_decl(out, r);
+            out.push('\n');
         }
         Stmt::Var(v) => {
             out.push('\t');
@@ -262,6 +273,9 @@ pub fn print_imm(out: &mut String, v: Imm) {
 pub fn print_operand(out: &mut String, o: &Operand) {
     match o {
         Operand::Reg(r) | Operand::Sym(r) => out.push_str(r),
+        Operand::SymOffset(s, off) => {
+            let _ = write!(out, "{s}{off:+}");
+        }
         Operand::Imm(v) => print_imm(out, *v),
         Operand::Addr {
             base,

@@ -68,6 +68,9 @@ pub struct Step {
     pub focus: Vec<Focus>,
     /// The IR edits this step made, in order.
     pub edits: Vec<Edit>,
+    /// The same for the ORI stages (ptx-lower, GeneralOptimize): filled by the
+    /// recorder from what changed since the previous step ([`Recorder::ori_step`]).
+    pub ori_edits: Vec<crate::ori::edit::OriEdit>,
     /// Pass-specific data for the pictures, as JSON-ready values.
     pub payload: Payload,
 }
@@ -79,6 +82,7 @@ impl Step {
             narration: narration.into(),
             focus: Vec::new(),
             edits: Vec::new(),
+            ori_edits: Vec::new(),
             payload: Payload::None,
         }
     }
@@ -96,7 +100,7 @@ impl Step {
     }
     /// True when the step changed nothing in the IR.
     pub fn is_noop(&self) -> bool {
-        self.edits.is_empty()
+        self.edits.is_empty() && self.ori_edits.is_empty()
     }
 }
 
@@ -370,6 +374,18 @@ pub trait Recorder {
     fn step(&mut self, make: impl FnOnce() -> Step);
     /// Remarks (optimization remarks, notes) are kept even with tracing off.
     fn remark(&mut self, text: String);
+    /// An ORI pass starts changing `f`: the next [`Recorder::ori_step`] records the
+    /// edits made from here.
+    fn ori_begin(&mut self, _f: &crate::ori::Function) {}
+    /// Records a step of an ORI pass, with the edits that turned the function as it
+    /// was at the previous ORI step (or at [`Recorder::ori_begin`]) into `f`. A pass
+    /// calls it after the change the step narrates.
+    fn ori_step(&mut self, _f: &crate::ori::Function, make: impl FnOnce() -> Step) {
+        self.step(make)
+    }
+    /// The ORI pass is done with `f`: changes made after its last step (bookkeeping of
+    /// the register table) become one closing `settle` step.
+    fn ori_end(&mut self, _f: &crate::ori::Function) {}
 }
 
 /// Tracing off: every call compiles to nothing except remarks.
@@ -392,6 +408,27 @@ impl Recorder for NoTrace {
 pub struct StepLog {
     pub steps: Vec<Step>,
     pub remarks: Vec<String>,
+    /// During an ORI pass: the function as of the last ORI step, to diff against.
+    ori_shadow: Option<alloc::boxed::Box<crate::ori::Function>>,
+}
+
+impl StepLog {
+    /// The edits since the last ORI step, applied to the copy so that it equals `f`.
+    fn ori_edits(&mut self, f: &crate::ori::Function) -> Vec<crate::ori::edit::OriEdit> {
+        let Some(shadow) = self.ori_shadow.as_mut() else {
+            return Vec::new();
+        };
+        let edits = crate::ori::edit::diff(shadow, f);
+        for e in &edits {
+            if crate::ori::edit::apply_ori_edit(shadow, e).is_err() {
+                // Cannot happen for edits `diff` made against this very copy; start
+                // afresh from `f` rather than diff against a wrong copy.
+                **shadow = f.clone();
+                break;
+            }
+        }
+        edits
+    }
 }
 
 impl Recorder for StepLog {
@@ -401,6 +438,39 @@ impl Recorder for StepLog {
     }
     fn remark(&mut self, text: String) {
         self.remarks.push(text);
+    }
+    fn ori_begin(&mut self, f: &crate::ori::Function) {
+        self.ori_shadow = Some(alloc::boxed::Box::new(f.clone()));
+    }
+    fn ori_step(&mut self, f: &crate::ori::Function, make: impl FnOnce() -> Step) {
+        let edits = self.ori_edits(f);
+        let mut s = make();
+        s.ori_edits = edits;
+        self.steps.push(s);
+    }
+    fn ori_end(&mut self, f: &crate::ori::Function) {
+        let edits = self.ori_edits(f);
+        self.ori_shadow = None;
+        if edits.is_empty() {
+            return;
+        }
+        let regs = edits
+            .iter()
+            .filter(|e| matches!(e, crate::ori::edit::OriEdit::SetReg { .. }))
+            .count();
+        let others = edits.len() - regs;
+        let mut narration = alloc::format!(
+            "Bookkeeping after the last step: {regs} register-table entr{} (def and use counts, defining instruction) brought up to date.",
+            if regs == 1 { "y" } else { "ies" }
+        );
+        if others > 0 {
+            narration = alloc::format!(
+                "{narration} {others} other edit(s) made after the last recorded step."
+            );
+        }
+        let mut s = Step::new("settle", narration);
+        s.ori_edits = edits;
+        self.steps.push(s);
     }
 }
 

@@ -148,7 +148,7 @@ fn propagate_move<R: Recorder>(
     }
     if R::ENABLED && regs + imms > 0 {
         let t = text(f, id);
-        rec.step(|| {
+        rec.ori_step(f, || {
             Step::new(
                 "replace_uses",
                 format!("Consumer (downstream of the marks): `{t}` is marked 0x100, so {regs} later use(s) in block {b} read its source register and {imms} take its immediate."),
@@ -215,7 +215,7 @@ fn fold_select<R: Recorder>(
     i.operands.push(chosen);
     if R::ENABLED {
         let after = text(f, id);
-        rec.step(|| {
+        rec.ori_step(f, || {
             Step::new(
                 "fold_select",
                 if equal {
@@ -305,7 +305,14 @@ pub fn apply_block<R: Recorder>(
                 tally.will_change(f, b);
                 stats.inc("guards_resolved");
                 let t = text(f, id);
-                rec.step(|| {
+                if keep {
+                    f.insts[id].guard = None;
+                    k += 1;
+                } else {
+                    f.blocks[b].insts.remove(k);
+                    stats.inc("dead_removed");
+                }
+                rec.ori_step(f, || {
                     Step::new(
                         "resolve_guard",
                         if keep {
@@ -316,13 +323,6 @@ pub fn apply_block<R: Recorder>(
                     )
                     .focus(Focus::Inst { inst: ent(id) })
                 });
-                if keep {
-                    f.insts[id].guard = None;
-                    k += 1;
-                } else {
-                    f.blocks[b].insts.remove(k);
-                    stats.inc("dead_removed");
-                }
             }
             None => k += 1,
         }

@@ -221,15 +221,18 @@ pub fn apply<R: Recorder>(
     let Some(m) = find(f, b, targets) else {
         return;
     };
-    if R::ENABLED {
-        let t = text(f, m.exit);
+    let t = R::ENABLED.then(|| text(f, m.exit));
+    tally.will_change(f, m.block);
+    let blk = &mut f.blocks[m.block].insts;
+    blk.retain(|i| *i != m.exit && !m.chain.contains(i));
+    if let Some(t) = t {
         let n = m.chain.len();
         let how = if m.by_dag {
             "its guard's definition matches the first exit's at depth 2"
         } else {
             "its guard is the first exit's guard"
         };
-        rec.step(|| {
+        rec.ori_step(f, || {
             Step::new(
                 "exit_chain",
                 format!("Block {}: `{t}` repeats the exit that ends block {b} ({how}); it and its {n}-instruction chain are removed.", m.block),
@@ -237,9 +240,6 @@ pub fn apply<R: Recorder>(
             .focus(Focus::Inst { inst: ent(m.exit) })
         });
     }
-    tally.will_change(f, m.block);
-    let blk = &mut f.blocks[m.block].insts;
-    blk.retain(|i| *i != m.exit && !m.chain.contains(i));
     stats.inc("exits_removed");
     stats.add("dead_removed", m.chain.len() as u64 + 1);
     tally.recount(f, m.block);

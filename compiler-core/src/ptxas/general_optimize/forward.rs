@@ -371,7 +371,7 @@ impl Marker {
                 if let Err(why) = is_eligible(f, id, opts) {
                     if R::ENABLED && why.starts_with("SM > 20479") {
                         let t = super::text(f, id);
-                        rec.step(|| {
+                        rec.ori_step(f, || {
                             Step::new(
                                 "sm_boundary",
                                 format!("`{t}`: the SM value 0x{:04x} is above 20479 (0x4FFF) and the destination carries 0x1C00 constraint bits, so the select is not marked.", opts.sm),
@@ -398,7 +398,7 @@ impl Marker {
                     };
                     if R::ENABLED {
                         let t = super::text(f, id);
-                        rec.step(|| {
+                        rec.ori_step(f, || {
                             Step::new(
                                 "predicate_simplifier",
                                 format!("`{t}`: the two-pass predicate simplifier reports hit = {hit}, partial = {partial}."),

@@ -42,7 +42,7 @@ pub fn run<R: Recorder>(
         _ => late2_body(opts.sm),
     };
     let (n, sm) = (opts.phase.number(), opts.sm);
-    rec.step(|| {
+    rec.ori_step(f, || {
         Step::new(
             "dispatch",
             format!("Phase {n} dispatches through the target's vtable; SM profile 0x{sm:04x} runs {body}."),

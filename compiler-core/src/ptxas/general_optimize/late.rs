@@ -61,7 +61,7 @@ pub fn run<R: Recorder>(
                 .map(|(n, v)| (String::from(*n), v))
                 .collect();
             let changed = counters[4] > 0;
-            rec.step(|| {
+            rec.ori_step(f, || {
                 Step::new(
                     "round",
                     format!(
@@ -212,13 +212,16 @@ pub fn run_block<R: Recorder>(
                     c[4] += 1;
                     c[6] += 1;
                     removed = true;
+                    // The MOV leaves the block now, so that the step below carries
+                    // the removal with the rewrite.
+                    f.blocks[b].insts.remove(k);
                     if R::ENABLED {
                         let t = text(f, id);
                         let first = slots[h]
                             .as_ref()
                             .map(|s| text(f, s.first))
                             .unwrap_or_default();
-                        rec.step(|| {
+                        rec.ori_step(f, || {
                             Step::new(
                                 "mov_pair",
                                 format!("Block {b}: `{t}` repeats `{first}` held in slot {h}; its one use reads the first destination and the MOV goes."),
@@ -265,7 +268,7 @@ pub fn run_block<R: Recorder>(
                     }
                     None => format!("Block {b}: a MOV matches a slot of the buffer."),
                 };
-                rec.step(|| {
+                rec.ori_step(f, || {
                     Step::new("buffer", narr).payload(Payload::GoBuffer {
                         block: b as u32,
                         index: idx,
@@ -276,7 +279,6 @@ pub fn run_block<R: Recorder>(
             }
         }
         if removed {
-            f.blocks[b].insts.remove(k);
             tally.recount(f, b);
             continue;
         }

@@ -41,14 +41,95 @@ pub fn fold_cost(c: Class, uses: u32, w474: f64) -> f64 {
     }
 }
 
-fn direct_local(o: &Operand) -> Option<(String, i64)> {
+/// The local array and byte offset an address operand names: `[sym+off]`, or
+/// `[%r+off]` where `%r` holds a local array's address plus a constant (see
+/// [`local_base`]).
+fn direct_local(f: &Function, o: &Operand) -> Option<(String, i64)> {
     match &o.kind {
         OpKind::Addr(a) if a.extra.is_empty() => match &a.base {
             AddrBase::Sym(s) => Some((String::from(&**s), a.offset)),
-            _ => None,
+            AddrBase::Reg(r) => {
+                let (s, off) = local_base(f, *r, false, 0)?;
+                Some((s, off.checked_add(a.offset)?))
+            }
+            AddrBase::None => None,
         },
         _ => None,
     }
+}
+
+/// Our reading, where the spec does not say how promotion compares addresses: nvcc
+/// addresses a frame through registers, `mov.u64 %SPL, __local_depot0;` then
+/// `add.u64 %rd1, %SPL, 64;` and `st.local.u32 [%rd1+4], ...`. A register holds
+/// (array, offset) when its single definition is an unguarded `mov` of a `.local`
+/// array's name, a `mov` of such a register, or an `add` of such a register and an
+/// integer immediate; `generic` asks for the generic address of the array instead,
+/// which `cvta.local` makes from a local one and `cvta.to.local` turns back (nvcc:
+/// `cvta.local.u64 %SP, %SPL; add.u64 %rd44, %SP, 0; cvta.to.local.u64 %rd45, %rd44`).
+/// With one definition, every read sees that value (a read before it is undefined in
+/// PTX). Anything else — a register offset, a loaded pointer — is not resolved, and a
+/// store through it forgets everything known.
+fn local_base(
+    f: &Function,
+    r: crate::ori::RegId,
+    generic: bool,
+    depth: u32,
+) -> Option<(String, i64)> {
+    let info = f.regs.get(r)?;
+    if depth > 8 || info.defs != 1 {
+        return None;
+    }
+    let d = f.insts.get(info.def_anchor?)?;
+    if d.guard.is_some() || !matches!(d.origin, Origin::Ptx) || d.ndst != 1 {
+        return None;
+    }
+    let plain = |o: &Operand| !o.neg && !o.abs;
+    match (d.opcode.split('.').next(), &d.operands[..]) {
+        (Some("mov"), [_, src]) if plain(src) => match &src.kind {
+            OpKind::Sym(s) if !generic && is_local_array(f, s) => Some((String::from(&**s), 0)),
+            OpKind::Reg(b) => local_base(f, *b, generic, depth + 1),
+            _ => None,
+        },
+        (Some("cvta"), [_, src]) if plain(src) => {
+            let OpKind::Reg(b) = src.kind else {
+                return None;
+            };
+            match d.opcode.split('.').nth(1) {
+                // local → generic
+                Some("local") if generic => local_base(f, b, false, depth + 1),
+                // generic → local
+                Some("to") if !generic && d.opcode.starts_with("cvta.to.local") => {
+                    local_base(f, b, true, depth + 1)
+                }
+                _ => None,
+            }
+        }
+        (Some("add"), [_, base, imm]) if plain(base) && plain(imm) => {
+            let (OpKind::Reg(b), OpKind::Imm(v)) = (&base.kind, &imm.kind) else {
+                return None;
+            };
+            let v = match *v {
+                crate::ptx::ast::Imm::Int(v) => v,
+                crate::ptx::ast::Imm::Hex(v) => v as i64,
+                _ => return None,
+            };
+            let (s, off) = local_base(f, *b, generic, depth + 1)?;
+            Some((s, off.checked_add(v)?))
+        }
+        _ => None,
+    }
+}
+
+fn is_local_array(f: &Function, s: &str) -> bool {
+    f.locals
+        .iter()
+        .any(|v| v.name == s && v.space() == Some(".local"))
+}
+
+/// True when an address reaches its array through a register (the narration labels
+/// those promotions as our reading).
+fn via_registers(o: &Operand) -> bool {
+    matches!(&o.kind, OpKind::Addr(a) if matches!(a.base, AddrBase::Reg(_)))
 }
 
 fn access_bits(opcode: &str) -> Option<u32> {
@@ -111,7 +192,7 @@ impl Promoter {
         let is_st_local = i.class == Class::Store && i.opcode.starts_with("st.local");
         let is_ld_local = i.class == Class::LoadLocal && i.opcode.starts_with("ld.local");
         if is_st_local && !asm && i.guard.is_none() && i.operands.len() == 2 {
-            if let Some((sym, off)) = direct_local(&i.operands[0]) {
+            if let Some((sym, off)) = direct_local(f, &i.operands[0]) {
                 let bits = access_bits(&i.opcode);
                 let bytes = bits.map_or(16, |b| i64::from(b / 8));
                 self.known
@@ -132,7 +213,7 @@ impl Promoter {
         }
         if is_ld_local && !asm && i.guard.is_none() && i.ndst == 1 && i.operands.len() == 2 {
             if let (Some((sym, off)), Some(bits)) =
-                (direct_local(&i.operands[1]), access_bits(&i.opcode))
+                (direct_local(f, &i.operands[1]), access_bits(&i.opcode))
             {
                 let hit = self
                     .known
@@ -150,6 +231,7 @@ impl Promoter {
                     } else {
                         String::new()
                     };
+                    let via = via_registers(&i.operands[1]);
                     let uses = match i.operands[0].kind {
                         OpKind::Reg(d) => f.regs[d].uses,
                         _ => 0,
@@ -166,10 +248,15 @@ impl Promoter {
                     stats.inc("promoted_loads");
                     if R::ENABLED {
                         let after = text(f, id);
-                        rec.step(|| {
+                        let how = if via {
+                            format!(" Its address is {sym}+{off}, found through the base register's definitions (our reading: the spec does not say how promotion compares addresses).")
+                        } else {
+                            String::new()
+                        };
+                        rec.ori_step(f, || {
                             Step::new(
                                 "promote_load",
-                                format!("ConvertMemoryToRegisterOrUniform: `{before}` reads what the block stored there last, so it becomes `{after}`."),
+                                format!("ConvertMemoryToRegisterOrUniform: `{before}` reads what the block stored there last, so it becomes `{after}`.{how}"),
                             )
                             .focus(Focus::Inst { inst: ent(id) })
                         });
@@ -227,7 +314,7 @@ fn drop_dead_local_stores<R: Recorder>(f: &mut Function, rec: &mut R) -> u64 {
             }
             let direct_store = i.opcode.starts_with("st.local")
                 && matches!(i.origin, Origin::Ptx)
-                && direct_local(&i.operands[0]).is_some_and(|(x, _)| x == s)
+                && direct_local(f, &i.operands[0]).is_some_and(|(x, _)| x == s)
                 && !mentions_sym(&i.operands[1], &s);
             if direct_store {
                 stores.push((b, id));
@@ -239,16 +326,16 @@ fn drop_dead_local_stores<R: Recorder>(f: &mut Function, rec: &mut R) -> u64 {
             continue;
         }
         let n = stores.len();
-        rec.step(|| {
+        for (b, id) in stores {
+            f.blocks[b as usize].insts.retain(|x| *x != id);
+            removed += 1;
+        }
+        rec.ori_step(f, || {
             Step::new(
                 "dead_local_stores",
                 format!("ConvertMemoryToRegisterOrUniform: nothing reads the local array {s} any more; its {n} store(s) go."),
             )
         });
-        for (b, id) in stores {
-            f.blocks[b as usize].insts.retain(|x| *x != id);
-            removed += 1;
-        }
     }
     removed
 }
@@ -341,7 +428,7 @@ pub fn run<R: Recorder>(
                     (String::from("dead_removed"), dead),
                 ];
                 cells.extend(super::counter_cells(&counters));
-                rec.step(|| {
+                rec.ori_step(f, || {
                     Step::new(
                         "round",
                         format!("Phase 37, block {b}, round {round}: {promoted} load(s) promoted, {n} fold(s), {dead} dead instruction(s) removed."),
@@ -365,7 +452,7 @@ pub fn run<R: Recorder>(
         if R::ENABLED {
             let (w, u) = (weighted, unweighted);
             let du = unweighted - u0;
-            rec.step(|| {
+            rec.ori_step(f, || {
                 Step::new(
                     "cost",
                     format!("Phase 37 round {round}: {du} fold(s), weighted cost +{delta:.2} (total {w:.2}); the loop stops when a round adds less than {threshold:.2}."),

@@ -257,10 +257,11 @@ pub fn run<R: Recorder>(f: &mut Function, opts: &Options, rec: &mut R) -> Stats 
     }
     if let Some(why) = opts.gate() {
         stats.inc("gated");
-        rec.step(|| Step::new("gate", format!("{why}.")));
+        rec.ori_step(f, || Step::new("gate", format!("{why}.")));
         return stats;
     }
     let tally = &mut Tally::new(f);
+    rec.ori_begin(f);
     match opts.phase {
         Phase::Early | Phase::Standard => variant_a(f, opts, tally, &mut stats, rec),
         Phase::Mid => mid::run(f, opts, tally, &mut stats, rec),
@@ -268,6 +269,7 @@ pub fn run<R: Recorder>(f: &mut Function, opts: &Options, rec: &mut R) -> Stats 
         Phase::Mid2 | Phase::Late2 => hooks::run(f, opts, tally, &mut stats, rec),
     }
     tally.settle(f);
+    rec.ori_end(f);
     stats
 }
 
@@ -333,7 +335,7 @@ fn variant_a<R: Recorder>(
                 } else {
                     format!("Phase {phase}, block {b}, round {it}: sub-passes fired; apply-changes rewrites the block and the loop runs again.")
                 };
-                rec.step(|| {
+                rec.ori_step(f, || {
                     Step::new(if capped { "cap" } else { "round" }, narr).payload(
                         Payload::GoRound {
                             phase,
@@ -558,8 +560,9 @@ impl Seen {
 /// chain of dead values goes in one sweep. Returns how many went.
 ///
 /// The walk only takes a dead instruction out of the counts ([`Tally::forget`]), so the
-/// values it read lose a use at once; the block's list is compacted once at the end,
-/// which keeps a block with many dead instructions linear.
+/// values it read lose a use at once; untraced, the block's list is compacted once at
+/// the end, which keeps a block with many dead instructions linear (traced, each
+/// removal is made at its own step, so that the step carries it).
 pub fn dce_block<R: Recorder>(
     f: &mut Function,
     b: usize,
@@ -579,6 +582,7 @@ pub fn dce_block<R: Recorder>(
         .collect();
     // Positions of the dead, last first.
     let mut gone: Vec<usize> = Vec::new();
+    let mut removed = 0u64;
     let mut k = f.blocks[b].insts.len();
     while k > 1 {
         k -= 1;
@@ -587,22 +591,27 @@ pub fn dce_block<R: Recorder>(
         if !may_die[k] || has_live_uses(f, i) || carries(i) {
             continue;
         }
-        if R::ENABLED {
-            let text = ori::print::inst_line(f, id, &Default::default());
-            rec.step(|| {
-                Step::new(
-                    "dead",
-                    format!("Block {b}: `{}` has no live use (liveness status & 0xC == 0) and is removed.", text.split('\t').next().unwrap_or("").trim()),
-                )
-                .focus(crate::trace::Focus::Inst { inst: ent(id) })
-            });
-        }
+        let text = R::ENABLED.then(|| ori::print::inst_line(f, id, &Default::default()));
         tally.forget(f, b, id);
-        gone.push(k);
+        removed += 1;
+        match text {
+            // Traced, the removal is made here, so that its step carries it (walking
+            // backwards, the positions still to visit do not move).
+            Some(text) => {
+                f.blocks[b].insts.remove(k);
+                rec.ori_step(f, || {
+                    Step::new(
+                        "dead",
+                        format!("Block {b}: `{}` has no live use (liveness status & 0xC == 0) and is removed.", text.split('\t').next().unwrap_or("").trim()),
+                    )
+                    .focus(crate::trace::Focus::Inst { inst: ent(id) })
+                });
+            }
+            None => gone.push(k),
+        }
     }
-    let removed = gone.len() as u64;
     stats.add("dead_removed", removed);
-    if removed > 0 {
+    if !gone.is_empty() {
         let mut pos = 0;
         f.blocks[b].insts.retain(|_| {
             let dead = gone.last() == Some(&pos);
@@ -612,6 +621,8 @@ pub fn dce_block<R: Recorder>(
             pos += 1;
             !dead
         });
+    }
+    if removed > 0 {
         tally.recount(f, b);
     }
     removed
@@ -659,7 +670,7 @@ pub fn mark<R: Recorder>(
         let t = text(f, id);
         let class = f.insts[id].class.number();
         let why = String::from(why);
-        rec.step(|| {
+        rec.ori_step(f, || {
             Step::new(
                 "mark",
                 format!("`{t}` (class {class}): destination flag word 0x{before:x} → 0x{after:x}; {why}"),

@@ -1,0 +1,341 @@
+//! ORI edits: the unit of replay for the ORI stages (ptx-lower, the six GeneralOptimize
+//! phases), as [`crate::trace::Edit`] is for MIR.
+//!
+//! ```text
+//!  pass ── rec.ori_step(f, step) ──▶ StepLog: diff(function at the previous step, f) = [OriEdit]
+//!                                     attached to the step, then applied to its copy
+//!  replay: input function ── apply_ori_edit × edits of steps 1..k ──▶ the function at step k
+//! ```
+//!
+//! The edits are what changed, found by comparing the function with the copy taken at
+//! the previous step: operands rewritten, flag marks set, instructions replaced
+//! (opcode, class, guard), removed from or placed into a block, register-table entries
+//! (def / use counts, defining instruction) set. Invariant: applying a step's edits to
+//! the function as it was before the step gives the function as it was when the step
+//! was recorded ([`diff`] then [`apply_ori_edit`] is exact; tests replay every step of
+//! every ORI stage and compare).
+
+use super::{Block, Function, Inst, InstId, Operand, RegId, RegInfo};
+use crate::entity::EntityRef;
+use crate::trace::ReplayError;
+use alloc::format;
+use alloc::vec::Vec;
+use serde::Serialize;
+
+/// One change to an ORI function. Instructions, blocks and registers are named by
+/// index.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(tag = "op", rename_all = "snake_case")]
+pub enum OriEdit {
+    /// Instruction `inst` (new in storage, or re-placed) goes at position `index` of
+    /// block `block`.
+    Insert {
+        inst: u32,
+        block: u32,
+        index: u32,
+        #[serde(skip)]
+        data: Inst,
+    },
+    /// Instruction `inst` leaves block `block` (it stays in storage).
+    Erase { inst: u32, block: u32 },
+    /// Operand `operand` of `inst` now refers to something else (another register, an
+    /// immediate, a modifier).
+    RewriteOperand {
+        inst: u32,
+        operand: u32,
+        #[serde(skip)]
+        old: Operand,
+        #[serde(skip)]
+        new: Operand,
+    },
+    /// Only the marks (0x100 / 0x200 / 0x400, see [`super::flag`]) or the type field of
+    /// an operand changed: `before` and `after` are its mark bits.
+    SetMark {
+        inst: u32,
+        operand: u32,
+        before: u32,
+        after: u32,
+        #[serde(skip)]
+        ty: u8,
+    },
+    /// The instruction as a whole changed (opcode, class, guard, operand count).
+    Replace {
+        inst: u32,
+        #[serde(skip)]
+        old: Inst,
+        #[serde(skip)]
+        new: Inst,
+    },
+    /// A block's instruction order, when it changed other than by inserts and erases.
+    SetLayout { block: u32, insts: Vec<u32> },
+    /// A new block (ptx-lower builds the function block by block).
+    AddBlock {
+        block: u32,
+        #[serde(skip)]
+        label: Option<alloc::string::String>,
+    },
+    /// Register-table entry `reg` set (created when `reg` is the table's length).
+    SetReg {
+        reg: u32,
+        #[serde(skip)]
+        info: RegInfo,
+    },
+}
+
+impl OriEdit {
+    /// The edit's kind as the rows of a view name it.
+    pub fn op(&self) -> &'static str {
+        match self {
+            OriEdit::Insert { .. } => "insert",
+            OriEdit::Erase { .. } => "erase",
+            OriEdit::RewriteOperand { .. } => "rewrite_operand",
+            OriEdit::SetMark { .. } => "set_mark",
+            OriEdit::Replace { .. } => "replace",
+            OriEdit::SetLayout { .. } => "set_layout",
+            OriEdit::AddBlock { .. } => "add_block",
+            OriEdit::SetReg { .. } => "set_reg",
+        }
+    }
+    /// The instruction the edit touches, if any.
+    pub fn inst(&self) -> Option<u32> {
+        match self {
+            OriEdit::Insert { inst, .. }
+            | OriEdit::Erase { inst, .. }
+            | OriEdit::RewriteOperand { inst, .. }
+            | OriEdit::SetMark { inst, .. }
+            | OriEdit::Replace { inst, .. } => Some(*inst),
+            _ => None,
+        }
+    }
+}
+
+/// The edits that turn `old` into `new` (instructions, blocks and the register table;
+/// the signature, declarations and scopes are the stage's input and never change).
+pub fn diff(old: &Function, new: &Function) -> Vec<OriEdit> {
+    let mut out = Vec::new();
+    for b in old.blocks.len()..new.blocks.len() {
+        out.push(OriEdit::AddBlock {
+            block: b as u32,
+            label: new.blocks[b].label.clone(),
+        });
+    }
+    for (id, n) in new.insts.iter() {
+        let Some(o) = old.insts.get(id) else {
+            continue;
+        };
+        if o != n {
+            diff_inst(id.index() as u32, o, n, &mut out);
+        }
+    }
+    let empty = Block {
+        label: None,
+        insts: Vec::new(),
+    };
+    for (b, nb) in new.blocks.iter().enumerate() {
+        let ob = old.blocks.get(b).unwrap_or(&empty);
+        if ob.insts != nb.insts {
+            diff_layout(b as u32, &ob.insts, &nb.insts, new, &mut out);
+        }
+    }
+    for (r, info) in new.regs.iter() {
+        if old.regs.get(r) != Some(info) {
+            out.push(OriEdit::SetReg {
+                reg: r.index() as u32,
+                info: info.clone(),
+            });
+        }
+    }
+    out
+}
+
+fn diff_inst(inst: u32, o: &Inst, n: &Inst, out: &mut Vec<OriEdit>) {
+    let same_shape = o.class == n.class
+        && o.opcode == n.opcode
+        && o.ndst == n.ndst
+        && o.guard == n.guard
+        && o.origin == n.origin
+        && o.scope == n.scope
+        && o.operands.len() == n.operands.len();
+    if !same_shape {
+        out.push(OriEdit::Replace {
+            inst,
+            old: o.clone(),
+            new: n.clone(),
+        });
+        return;
+    }
+    for (k, (a, b)) in o.operands.iter().zip(&n.operands).enumerate() {
+        if a == b {
+            continue;
+        }
+        let only_flags = a.kind == b.kind
+            && a.neg == b.neg
+            && a.abs == b.abs
+            && a.imm_constraint == b.imm_constraint;
+        out.push(if only_flags {
+            OriEdit::SetMark {
+                inst,
+                operand: k as u32,
+                before: a.flags,
+                after: b.flags,
+                ty: b.ty,
+            }
+        } else {
+            OriEdit::RewriteOperand {
+                inst,
+                operand: k as u32,
+                old: a.clone(),
+                new: b.clone(),
+            }
+        });
+    }
+}
+
+/// Erases, then inserts in increasing position; a reordering of the instructions both
+/// lists hold is a [`OriEdit::SetLayout`].
+fn diff_layout(block: u32, old: &[InstId], new: &[InstId], f: &Function, out: &mut Vec<OriEdit>) {
+    let in_new: alloc::collections::BTreeSet<InstId> = new.iter().copied().collect();
+    let in_old: alloc::collections::BTreeSet<InstId> = old.iter().copied().collect();
+    let kept_old: Vec<InstId> = old.iter().copied().filter(|i| in_new.contains(i)).collect();
+    let kept_new: Vec<InstId> = new.iter().copied().filter(|i| in_old.contains(i)).collect();
+    if kept_old != kept_new {
+        out.push(OriEdit::SetLayout {
+            block,
+            insts: new.iter().map(|i| i.index() as u32).collect(),
+        });
+        return;
+    }
+    for i in old.iter().filter(|i| !in_new.contains(i)) {
+        out.push(OriEdit::Erase {
+            inst: i.index() as u32,
+            block,
+        });
+    }
+    for (k, i) in new.iter().enumerate() {
+        if !in_old.contains(i) {
+            // New in storage, or placed again: the data travels with the edit (replay
+            // uses it only for a new one; an instruction already in storage changed, if
+            // at all, by the edits made above).
+            let data = f.insts[*i].clone();
+            out.push(OriEdit::Insert {
+                inst: i.index() as u32,
+                block,
+                index: k as u32,
+                data,
+            });
+        }
+    }
+}
+
+fn inst_id(f: &Function, inst: u32) -> Result<InstId, ReplayError> {
+    let id = InstId::new(inst as usize);
+    if f.insts.get(id).is_none() {
+        return Err(ReplayError(format!("no instruction i{inst}")));
+    }
+    Ok(id)
+}
+
+/// Applies one edit to `f`.
+pub fn apply_ori_edit(f: &mut Function, e: &OriEdit) -> Result<(), ReplayError> {
+    match e {
+        OriEdit::Insert {
+            inst,
+            block,
+            index,
+            data,
+        } => {
+            let id = InstId::new(*inst as usize);
+            if f.insts.get(id).is_none() {
+                if id.index() != f.insts.len() {
+                    return Err(ReplayError(format!(
+                        "insert of i{inst}, storage has {}",
+                        f.insts.len()
+                    )));
+                }
+                f.insts.push(data.clone());
+            }
+            let b = f
+                .blocks
+                .get_mut(*block as usize)
+                .ok_or_else(|| ReplayError(format!("no block {block}")))?;
+            if *index as usize > b.insts.len() {
+                return Err(ReplayError(format!("insert at {index} of block {block}")));
+            }
+            b.insts.insert(*index as usize, id);
+        }
+        OriEdit::Erase { inst, block } => {
+            let b = f
+                .blocks
+                .get_mut(*block as usize)
+                .ok_or_else(|| ReplayError(format!("no block {block}")))?;
+            let id = InstId::new(*inst as usize);
+            let k =
+                b.insts.iter().position(|&x| x == id).ok_or_else(|| {
+                    ReplayError(format!("erase of i{inst}, not in block {block}"))
+                })?;
+            b.insts.remove(k);
+        }
+        OriEdit::RewriteOperand {
+            inst, operand, new, ..
+        } => {
+            let id = inst_id(f, *inst)?;
+            let o = f.insts[id]
+                .operands
+                .get_mut(*operand as usize)
+                .ok_or_else(|| ReplayError(format!("i{inst} has no operand {operand}")))?;
+            *o = new.clone();
+        }
+        OriEdit::SetMark {
+            inst,
+            operand,
+            after,
+            ty,
+            ..
+        } => {
+            let id = inst_id(f, *inst)?;
+            let o = f.insts[id]
+                .operands
+                .get_mut(*operand as usize)
+                .ok_or_else(|| ReplayError(format!("i{inst} has no operand {operand}")))?;
+            o.flags = *after;
+            o.ty = *ty;
+        }
+        OriEdit::Replace { inst, new, .. } => {
+            let id = inst_id(f, *inst)?;
+            f.insts[id] = new.clone();
+        }
+        OriEdit::SetLayout { block, insts } => {
+            let b = f
+                .blocks
+                .get_mut(*block as usize)
+                .ok_or_else(|| ReplayError(format!("no block {block}")))?;
+            b.insts = insts.iter().map(|&i| InstId::new(i as usize)).collect();
+        }
+        OriEdit::AddBlock { block, label } => {
+            if *block as usize != f.blocks.len() {
+                return Err(ReplayError(format!(
+                    "add block {block}, the function has {}",
+                    f.blocks.len()
+                )));
+            }
+            f.blocks.push(Block {
+                label: label.clone(),
+                insts: Vec::new(),
+            });
+        }
+        OriEdit::SetReg { reg, info } => {
+            let r = RegId::new(*reg as usize);
+            if f.regs.get(r).is_some() {
+                f.regs[r] = info.clone();
+            } else if r.index() == f.regs.len() {
+                f.regs.push(info.clone());
+            } else {
+                return Err(ReplayError(format!(
+                    "register R{reg}, the table has {}",
+                    f.regs.len()
+                )));
+            }
+        }
+    }
+    Ok(())
+}
