@@ -78,7 +78,10 @@ struct Figures {
 }
 
 fn without_kills(lines: Vec<String>) -> Vec<String> {
-    lines.into_iter().map(|l| l.replace("killed ", "")).collect()
+    lines
+        .into_iter()
+        .map(|l| l.replace("killed ", ""))
+        .collect()
 }
 
 fn ours(text: &str, until: Stage) -> Result<Module, String> {
@@ -109,7 +112,10 @@ fn compare_stage(
         }
         if without_kills(a) == without_kills(b) {
             fig.equal_but_kills[stage] += 1;
-            list.push(format!("{label} {} after {name}: kill flags differ", f.name));
+            list.push(format!(
+                "{label} {} after {name}: kill flags differ",
+                f.name
+            ));
         } else {
             list.push(format!("{label} {} after {name}: bodies differ", f.name));
         }

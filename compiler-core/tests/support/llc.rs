@@ -213,7 +213,13 @@ pub fn stop_at(
     let _ = std::fs::create_dir_all(&dir);
     let safe: String = cache
         .chars()
-        .map(|c| if c.is_ascii_alphanumeric() || c == '-' { c } else { '_' })
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '-' {
+                c
+            } else {
+                '_'
+            }
+        })
         .collect();
     let out = dir.join(format!("{safe}.mir"));
     let modified = |p: &Path| std::fs::metadata(p).and_then(|m| m.modified()).ok();
