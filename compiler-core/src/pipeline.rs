@@ -539,6 +539,7 @@ pub fn two_address_options(k: &Knobs) -> passes::two_address::TwoAddressOptions 
         dataflow_edge_limit: k.uint(Knob::DataflowEdgeLimit),
         optnone: k.flag(Knob::Optnone),
         live_variables: true,
+        mechanisms: Default::default(),
     }
 }
 
