@@ -159,3 +159,24 @@ fn refused_splits_are_counted() {
         (0, 1)
     );
 }
+
+/// A split replays: the trace of every input under `both` (the most splits) seeks to
+/// the pass's own output, new blocks included (`Edit::SplitEdge`).
+#[test]
+fn splits_replay_from_the_trace() {
+    use compiler_core::mir::print_function;
+    use compiler_core::trace::{Player, StepLog};
+    let k = knobs(MODES[3].1);
+    for name in INPUTS {
+        let text = std::fs::read_to_string(dir().join(format!("{name}.pre-phielim.mir"))).unwrap();
+        let f = parse_module(&text).unwrap().functions.remove(0);
+        let mut out = f.clone();
+        let mut log = StepLog::default();
+        phi_elim::run(&mut out, &phi_elim_options(&k), &mut log);
+        let replay = Player::new(&f, &log.steps)
+            .unwrap()
+            .seek(log.steps.len())
+            .unwrap();
+        assert_eq!(print_function(&replay), print_function(&out), "{name}");
+    }
+}
