@@ -1,6 +1,7 @@
 //! tryInstructionTransform: ways to meet a single tie without a COPY, in the spec's
 //! order — commute, three-address conversion (NVPTX has none), reschedule the
-//! instruction below the source's kill, or the kill above the instruction.
+//! instruction below the source's kill, or the kill above the instruction; load
+//! unfolding is named in the trace when LLVM would try it (NVPTX folds no loads).
 
 use super::copies::copy_regs;
 use super::tied::{kills, tied_def_index};
@@ -76,6 +77,21 @@ impl<R: Recorder> TwoAddr<'_, '_, R> {
             }
         } else {
             attempts.push("reschedule: off (twoaddr-reschedule=false)".into());
+        }
+        // 4. Load unfolding: LLVM tries it for a loading instruction whose tied source
+        // lives on; NVPTX's instruction info folds no loads, so there is nothing to
+        // unfold (getOpcodeAfterMemoryUnfold gives no opcode).
+        let loads = matches!(self.ed.f.insts[mi].opcode, crate::mir::Opcode::Known(_))
+            && self.ed.f.insts[mi].desc().has(flag::MAY_LOAD);
+        if !b_killed && loads {
+            attempts.push(
+                "load unfolding: NVPTX folds no loads into instructions, so none can be unfolded"
+                    .into(),
+            );
+            self.step(|| {
+                Step::new("unfold_load", "The instruction reads memory and its tied source lives on, so LLVM would next try to unfold the load; NVPTX folds no loads into instructions, so there is nothing to unfold and a COPY follows.")
+                    .focus(Focus::inst(mi))
+            });
         }
         self.attempts = Some((mi, attempts));
         None
