@@ -214,6 +214,8 @@ knobs! {
     DataflowEdgeLimit,
     Optnone,
     CssaCoalesce,
+    PhiElimSplitAllCriticalEdges,
+    DisableNvptxRequireStructuredCfg,
     JoinLiveintervals,
     JoinSplitedges,
     JoinGlobalcopies,
@@ -262,6 +264,8 @@ pub struct KnobInfo {
 }
 
 const TWO_ADDR: &str = "spec/two-address-cicc.txt, Knobs";
+const PHI_ELIM: &str =
+    "LLVM PHIElimination and NVPTXTargetMachine (llc-22 22.1.8); no CICC spec page";
 const COALESCE: &str = "spec/register-coalescing-cicc.txt, Knobs and Thresholds Summary";
 const GENOPT: &str = "spec/general-optimize-ptxas.txt, Knobs and Options";
 
@@ -325,6 +329,10 @@ pub static KNOBS: [KnobInfo; KNOB_COUNT] = [
         "Treat the function as optnone / fast-compile: two-address only inserts COPYs (opt level 0).", "spec/two-address-cicc.txt, optnone/fast-compile gate", S_TWO),
     k(Knob::CssaCoalesce, "cssa-coalesce", None, K::Bool, V::Bool(false), "--",
         "Coalesce PHI operands in conventional-SSA form before PHI elimination; no spec default, off here so PHI elimination matches llc-22.", "spec/register-coalescing-cicc.txt, CSSA Coalescing", S_PHI),
+    k(Knob::PhiElimSplitAllCriticalEdges, "phi-elim-split-all-critical-edges", None, K::Bool, V::Bool(false), "false",
+        "PHI elimination splits every critical edge whose PHI source lives on past it, not only those where a split spares a copy (on NVPTX only edges into loop headers, unless disable-nvptx-require-structured-cfg).", PHI_ELIM, S_PHI),
+    k(Knob::DisableNvptxRequireStructuredCfg, "disable-nvptx-require-structured-cfg", None, K::Bool, V::Bool(false), "false",
+        "Lift NVPTX's structured-CFG requirement, under which PHI elimination may split only edges into loop headers (llc-22's own flag).", PHI_ELIM, S_PHI),
     k(Knob::JoinLiveintervals, "join-liveintervals", None, K::Bool, V::Bool(true), "true",
         "Master switch of the generic register coalescer.", COALESCE, S_RC),
     k(Knob::JoinSplitedges, "join-splitedges", None, K::Tristate, V::Auto, "subtarget",
@@ -768,7 +776,13 @@ mod tests {
                 "{}",
                 info.name
             );
-            assert!(!info.help.is_empty() && info.spec.starts_with("spec/"));
+            // A spec page, or (for LLVM's own flags no CICC page names) the LLVM source.
+            assert!(
+                !info.help.is_empty()
+                    && (info.spec.starts_with("spec/") || info.spec.starts_with("LLVM ")),
+                "{}",
+                info.name
+            );
         }
         let mut names: Vec<&str> = KNOBS.iter().map(|i| i.name).collect();
         names.extend(KNOBS.iter().filter_map(|i| i.alias));

@@ -519,10 +519,15 @@ pub fn emitter_options(_: &Knobs) -> passes::instr_emitter::EmitterOptions {
     passes::instr_emitter::EmitterOptions::default()
 }
 
-/// PHI elimination: `cssa-coalesce` renames non-interfering PHI operands first.
+/// PHI elimination: `cssa-coalesce` renames non-interfering PHI operands first;
+/// critical-edge splitting reads `phi-elim-split-all-critical-edges` and
+/// `disable-nvptx-require-structured-cfg`.
 pub fn phi_elim_options(k: &Knobs) -> passes::phi_elim::PhiElimOptions {
     passes::phi_elim::PhiElimOptions {
         cssa_coalesce: k.flag(Knob::CssaCoalesce),
+        split_edges: true,
+        split_all_critical_edges: k.flag(Knob::PhiElimSplitAllCriticalEdges),
+        split_structured_cfg: k.flag(Knob::DisableNvptxRequireStructuredCfg),
     }
 }
 
@@ -534,6 +539,7 @@ pub fn two_address_options(k: &Knobs) -> passes::two_address::TwoAddressOptions 
         dataflow_edge_limit: k.uint(Knob::DataflowEdgeLimit),
         optnone: k.flag(Knob::Optnone),
         live_variables: true,
+        mechanisms: Default::default(),
     }
 }
 

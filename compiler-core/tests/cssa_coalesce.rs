@@ -37,6 +37,7 @@ fn fewer_copies_same_results() {
                 &mut cssa,
                 &PhiElimOptions {
                     cssa_coalesce: true,
+                    ..Default::default()
                 },
                 &mut log,
             );

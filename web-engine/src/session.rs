@@ -586,8 +586,9 @@ fn marks(s: &Step, pa: &Printed, pb: &Printed) -> (Vec<LineMark>, Vec<LineMark>)
                 put(&mut before, pa.header_line("liveins:"), MarkKind::Changed);
                 put(&mut after, pb.header_line("liveins:"), MarkKind::Changed);
             }
-            // A name-table entry prints nowhere by itself.
-            Edit::Intern { .. } => {}
+            // A name-table entry prints nowhere by itself; a split edge's new block shows
+            // through the instructions inserted into it.
+            Edit::Intern { .. } | Edit::SplitEdge { .. } => {}
             Edit::SetProps { .. } => {
                 for key in ["isSSA:", "noPhis:"] {
                     let (x, y) = (pa.header_line(key), pb.header_line(key));
@@ -665,6 +666,21 @@ fn edit_rows(s: &Step, fa: &Function, fb: &Function) -> Vec<EditRow> {
                 format!("{} function live-ins", liveins.len()),
             ),
             Edit::Intern { name, .. } => ("intern", format!("name `{name}`")),
+            Edit::SplitEdge { pred, succ, .. } => {
+                let num = |b: &u32| {
+                    fb.blocks
+                        .get(compiler_core::mir::Block::from_u32(*b))
+                        .map_or(*b, |d| d.number)
+                };
+                (
+                    "split_edge",
+                    format!(
+                        "new block on the edge %bb.{} -> %bb.{}",
+                        num(pred),
+                        num(succ)
+                    ),
+                )
+            }
         };
         rows.push(EditRow {
             op: op.into(),

@@ -169,6 +169,34 @@ impl Function {
         b
     }
 
+    /// A new empty block on the edge `pred` → `succ` (LLVM's SplitCriticalEdge, block
+    /// part): numbered after every existing block, placed right after `pred`, with
+    /// `succ` as its one successor, and taking `succ`'s place in `pred`'s successor
+    /// list (probability kept). Branch operands and PHIs are the caller's to rewrite.
+    pub fn split_edge_block(&mut self, pred: Block, succ: Block) -> Block {
+        let number = self
+            .layout
+            .blocks()
+            .map(|b| self.blocks[b].number + 1)
+            .max()
+            .unwrap_or(0);
+        let liveins = self.blocks[succ].liveins.clone();
+        let b = self.blocks.push(BlockData {
+            number,
+            name: None,
+            attrs: None,
+            succs: alloc::vec![(succ, Some(0x8000_0000))],
+            liveins,
+        });
+        self.layout.insert_block_after(b, pred);
+        for e in self.blocks[pred].succs.iter_mut() {
+            if e.0 == succ {
+                e.0 = b;
+            }
+        }
+        b
+    }
+
     /// Stores an instruction without placing it.
     pub fn make_inst(&mut self, data: InstData) -> Inst {
         let i = self.insts.push(data);

@@ -36,6 +36,16 @@ impl Layout {
         self.order.push(b);
     }
 
+    /// Places block `b` right after `after` in the layout (at the end when `after` is
+    /// not placed).
+    pub fn insert_block_after(&mut self, b: Block, after: Block) {
+        debug_assert!(!self.order.contains(&b));
+        match self.order.iter().position(|&x| x == after) {
+            Some(p) => self.order.insert(p + 1, b),
+            None => self.order.push(b),
+        }
+    }
+
     /// Blocks in layout order.
     pub fn blocks(&self) -> impl DoubleEndedIterator<Item = Block> + ExactSizeIterator + '_ {
         self.order.iter().copied()

@@ -12,9 +12,14 @@
 //!
 //! Invariant after the pass: no PHI is left, `noPhis` is set, and kill flags are what
 //! LiveVariables would compute (llc-22's 3-pre-twoaddr.mir is reproduced exactly).
-//! Critical edges are never split here: llc-22 splits one only to help a copy that
-//! would otherwise not be a kill, which none of the corpus needs; the step that lowers
-//! such a PHI says so.
+//!
+//! Before lowering, [`split`] decides edge by edge whether LLVM's SplitPHIEdges splits a
+//! critical edge (the PHI source lives on past the predecessor, loops, the knob
+//! `phi-elim-split-all-critical-edges`). On NVPTX only an edge into a loop header may
+//! be split, as in llc-22 (the target requires a structured CFG), unless
+//! `disable-nvptx-require-structured-cfg` is set; each refusal is a step.
+
+mod split;
 
 use crate::entity::{dense_map, EntityRef, SecondaryMap};
 use crate::liveness::LiveVariables;
@@ -30,14 +35,35 @@ use alloc::vec;
 use alloc::vec::Vec;
 
 /// Options.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct PhiElimOptions {
     /// `cssa-coalesce`: before lowering, give each PHI and the incoming registers whose
     /// live ranges never meet one register (conventional SSA), so fewer copies appear.
     pub cssa_coalesce: bool,
+    /// Whether SplitPHIEdges runs at all (LLVM's `disable-phi-elim-edge-splitting`
+    /// inverted; it needs LiveVariables, which llc's pipeline has). Off, no edge is
+    /// considered and no `split_refused` step appears.
+    pub split_edges: bool,
+    /// `phi-elim-split-all-critical-edges`: split back edges too, and edges where the
+    /// split would not spare a copy (still only where the source is live out).
+    pub split_all_critical_edges: bool,
+    /// `disable-nvptx-require-structured-cfg`: NVPTX's structured-CFG requirement is
+    /// lifted, so a critical edge may be split at all.
+    pub split_structured_cfg: bool,
 }
 
-pub const STAT_NAMES: [&str; 7] = [
+impl Default for PhiElimOptions {
+    fn default() -> Self {
+        PhiElimOptions {
+            cssa_coalesce: false,
+            split_edges: true,
+            split_all_critical_edges: false,
+            split_structured_cfg: false,
+        }
+    }
+}
+
+pub const STAT_NAMES: [&str; 9] = [
     "phis_lowered",
     "copies_inserted",
     "implicit_defs",
@@ -45,6 +71,8 @@ pub const STAT_NAMES: [&str; 7] = [
     "reused_incoming",
     "cssa_merged",
     "cssa_phis_removed",
+    "critical_edges_split",
+    "critical_edges_kept",
 ];
 
 /// LLVM's VRegPHIUseCount: PHI uses not yet lowered, per (predecessor block number,
@@ -98,6 +126,10 @@ pub fn run_keeping_live_variables<R: Recorder>(
         cssa_coalesce(f, rec, &mut stats);
     }
     let mut lv = LiveVariables::compute(f);
+    if opts.split_edges {
+        let mut ed = Editor::new(f, R::ENABLED);
+        split::split_phi_edges(&mut ed, rec, opts, &mut lv, &mut stats);
+    }
     // VRegPHIUseCount: PHI uses not yet lowered, per (predecessor, register).
     let mut edges: Vec<(u32, VReg)> = Vec::new();
     for b in f.layout.blocks() {
@@ -576,7 +608,7 @@ fn lower_phi<R: Recorder>(
                 txt.push_str(&format!(" {sn} stays live out of %bb.{pn}, so no kill."));
             }
             if critical {
-                txt.push_str(" This is a critical edge; it is not split (llc-22 splits only when that turns the copy into a kill).");
+                txt.push_str(" The edge is critical and was not split (SplitPHIEdges splits only where the source lives on past the edge, and NVPTX's structured CFG allows it only into a loop header).");
             }
             let mut s = Step::new("phi_pred_copy", txt);
             if let Some(c) = new_copy {

@@ -58,6 +58,9 @@ pub enum Edit {
         #[serde(skip)]
         liveins: alloc::vec::Vec<(crate::mir::Reg, Option<VReg>)>,
     },
+    /// A new block on the edge `pred` → `succ` received index `block`
+    /// (`Function::split_edge_block`).
+    SplitEdge { pred: u32, succ: u32, block: u32 },
     /// A new name entered the function's name table (a symbol, a register name, a
     /// memory operand's text) and received index `sym`.
     Intern { sym: u32, name: String },
@@ -152,6 +155,24 @@ pub fn apply_edit(f: &mut Function, e: &Edit) -> Result<(), ReplayError> {
             f.props.is_ssa = *is_ssa;
         }
         Edit::SetLiveins { liveins } => f.set_liveins(liveins.clone()),
+        Edit::SplitEdge { pred, succ, block } => {
+            let (p, s) = (
+                crate::mir::Block::new(*pred as usize),
+                crate::mir::Block::new(*succ as usize),
+            );
+            if p.index() >= f.blocks.len() || s.index() >= f.blocks.len() {
+                return Err(ReplayError(format!(
+                    "split of unknown edge {pred} -> {succ}"
+                )));
+            }
+            let got = f.split_edge_block(p, s);
+            if got.index() as u32 != *block {
+                return Err(ReplayError(format!(
+                    "split edge expected block {block}, storage gave {}",
+                    got.index()
+                )));
+            }
+        }
         Edit::Intern { sym, name } => {
             let got = f.names.intern(name);
             if got.index() as u32 != *sym {

@@ -121,6 +121,20 @@ impl<'f> Editor<'f> {
         }
     }
 
+    /// Splits the edge `pred` → `succ` with a new empty block (see
+    /// `Function::split_edge_block`).
+    pub fn split_edge(&mut self, pred: Block, succ: Block) -> Block {
+        let b = self.f.split_edge_block(pred, succ);
+        if self.tracing {
+            self.log.push(Edit::SplitEdge {
+                pred: pred.index() as u32,
+                succ: succ.index() as u32,
+                block: b.index() as u32,
+            });
+        }
+        b
+    }
+
     pub fn set_props(&mut self, no_phis: bool, is_ssa: bool) {
         self.f.props.no_phis = no_phis;
         self.f.props.is_ssa = is_ssa;

@@ -197,3 +197,55 @@ fn build_llvm_nvptx(llc: &Path) -> PathBuf {
     );
     out
 }
+
+/// llc-22 on an `.ll` file with `-stop-after=PASS` (or `-stop-before=`, per `stop`),
+/// fed on stdin as make.sh feeds it, with `flags` (`-mcpu=...`). The output is cached
+/// under this target directory as `CACHE.mir` and made again when the `.ll` is newer.
+/// None when llc-22 rejects the input (its first error line is in the Err).
+pub fn stop_at(
+    llc: &Path,
+    ll: &Path,
+    flags: &str,
+    stop: &str,
+    cache: &str,
+) -> Result<PathBuf, String> {
+    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("llc-stop");
+    let _ = std::fs::create_dir_all(&dir);
+    let safe: String = cache
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '-' {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect();
+    let out = dir.join(format!("{safe}.mir"));
+    let modified = |p: &Path| std::fs::metadata(p).and_then(|m| m.modified()).ok();
+    if let (Some(made), Some(src)) = (modified(&out), modified(ll)) {
+        if made >= src {
+            return Ok(out);
+        }
+    }
+    let input = std::fs::File::open(ll).map_err(|e| format!("{}: {e}", ll.display()))?;
+    let res = Command::new(llc)
+        .arg("-mtriple=nvptx64-nvidia-cuda")
+        .args(flags.split_whitespace())
+        .arg(stop)
+        .args(["-o", "-"])
+        .stdin(input)
+        .env("LLVM_DISABLE_SYMBOLIZATION", "1")
+        .env("LLVM_DISABLE_CRASH_REPORT", "1")
+        .output()
+        .map_err(|e| format!("{}: {e}", llc.display()))?;
+    if !res.status.success() {
+        let err = String::from_utf8_lossy(&res.stderr);
+        return Err(err.lines().next().unwrap_or("llc-22 failed").to_string());
+    }
+    // Write beside, then move into place (test binaries may race).
+    let tmp = dir.join(format!("{safe}.{}.tmp", std::process::id()));
+    std::fs::write(&tmp, &res.stdout).map_err(|e| e.to_string())?;
+    std::fs::rename(&tmp, &out).map_err(|e| e.to_string())?;
+    Ok(out)
+}

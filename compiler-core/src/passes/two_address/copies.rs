@@ -112,7 +112,7 @@ impl<R: Recorder> TwoAddr<'_, '_, R> {
     /// scanUses: follows `dst`'s only interesting uses (copies and two-address uses in
     /// this block) and maps each register on the way to where the value goes.
     pub(crate) fn scan_uses(&mut self, dst: VReg) {
-        let mut pairs: Vec<VReg> = Vec::new();
+        let mut pairs: Vec<Reg> = Vec::new();
         let mut reg = dst;
         let mut guard = 0;
         while let Some((use_mi, new_reg, is_copy)) = self.find_only_interesting_use(reg) {
@@ -132,18 +132,25 @@ impl<R: Recorder> TwoAddr<'_, '_, R> {
             match new_reg {
                 Reg::Virt(n) => {
                     self.src_reg_map.insert(n, Reg::Virt(reg));
-                    pairs.push(n);
+                    pairs.push(Reg::Virt(n));
                     reg = n;
+                }
+                // A copy into a physical register ends the walk, and the chain maps to
+                // it (LLVM's scanUses: IsDstPhys).
+                p @ Reg::Phys(_) => {
+                    pairs.push(p);
+                    break;
                 }
                 _ => break,
             }
         }
         if let Some(mut to) = pairs.pop() {
             while let Some(from) = pairs.pop() {
-                self.dst_reg_map.entry(from).or_insert(Reg::Virt(to));
+                let Reg::Virt(fv) = from else { break };
+                self.dst_reg_map.entry(fv).or_insert(to);
                 to = from;
             }
-            self.dst_reg_map.entry(dst).or_insert(Reg::Virt(to));
+            self.dst_reg_map.entry(dst).or_insert(to);
         }
     }
 

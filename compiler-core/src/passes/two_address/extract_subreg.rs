@@ -115,7 +115,7 @@ impl<R: Recorder> TwoAddr<'_, '_, R> {
             let hint_tied = pair.def.has(oflag::HINT_TIED);
             let hint_early = pair.def.has(oflag::HINT_EARLY_TIED);
             // The earlyTied rule: not the first pair, and both hint bits on the def.
-            let tie_marked = k > 0 && hint_tied && hint_early;
+            let tie_marked = self.opts.mechanisms.early_tied && k > 0 && hint_tied && hint_early;
             let mut def = Operand::reg(dst, oflag::DEF);
             def.subreg = pair.def.subreg;
             if tie_marked {

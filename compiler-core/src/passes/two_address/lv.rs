@@ -283,7 +283,7 @@ impl<R: Recorder> TwoAddr<'_, '_, R> {
         b: Block,
         src_killed: bool,
     ) -> u32 {
-        if !self.lv.enabled {
+        if !self.lv.enabled || !self.opts.mechanisms.lv_chain {
             return 0;
         }
         let before = self.stats.get("lv_updates");

@@ -53,6 +53,37 @@ pub struct TwoAddressOptions {
     /// Whether LiveVariables is available (true in the pipeline; `llc -run-pass` alone
     /// runs without it, which leaves kill flags removed rather than moved).
     pub live_variables: bool,
+    /// Switches that turn one named mechanism off, for the mutation tests (all on by
+    /// default; no knob reads them).
+    pub mechanisms: Mechanisms,
+}
+
+/// One switch per mechanism the trace names (`tests/two_address_mutations.rs` turns
+/// each off and shows what changes).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Mechanisms {
+    /// The six-step LiveVariables chain per EXTRACT_SUBREG COPY.
+    pub lv_chain: bool,
+    /// The earlyTied mark on a later pair's COPY (both hint bits set).
+    pub early_tied: bool,
+    /// SrcRegMap / DstRegMap deciding a commute in isProfitableToCommute.
+    pub commute_preference: bool,
+    /// REG_SEQUENCE: undef sources give no COPY (all undef: IMPLICIT_DEF).
+    pub reg_sequence_undef_lanes: bool,
+    /// INSERT_SUBREG becomes a sub-register COPY once its tie is met.
+    pub insert_subreg_rewrite: bool,
+}
+
+impl Default for Mechanisms {
+    fn default() -> Self {
+        Mechanisms {
+            lv_chain: true,
+            early_tied: true,
+            commute_preference: true,
+            reg_sequence_undef_lanes: true,
+            insert_subreg_rewrite: true,
+        }
+    }
 }
 
 impl Default for TwoAddressOptions {
@@ -62,6 +93,7 @@ impl Default for TwoAddressOptions {
             dataflow_edge_limit: 3,
             optnone: false,
             live_variables: true,
+            mechanisms: Mechanisms::default(),
         }
     }
 }
@@ -304,7 +336,9 @@ impl<R: Recorder> TwoAddr<'_, '_, R> {
             for (_, pairs) in tied.iter() {
                 self.process_tied_pairs(mi, pairs, &mut dist);
             }
-            if self.ed.f.insts[mi].is(Op::INSERT_SUBREG) {
+            if self.ed.f.insts[mi].is(Op::INSERT_SUBREG)
+                && self.opts.mechanisms.insert_subreg_rewrite
+            {
                 self.rewrite_insert_subreg(mi);
             }
             // The transform may have moved `mi`; the saved successor stays right.

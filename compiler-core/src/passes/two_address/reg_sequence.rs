@@ -31,7 +31,7 @@ impl<R: Recorder> TwoAddr<'_, '_, R> {
         let mut last_copy = None;
         for k in 0..uses.len().min(idxs.len()) {
             let u = uses[k];
-            if u.has(oflag::UNDEF) {
+            if u.has(oflag::UNDEF) && self.opts.mechanisms.reg_sequence_undef_lanes {
                 continue;
             }
             let mut is_kill = u.has(oflag::KILL);

@@ -1,6 +1,7 @@
 //! tryInstructionTransform: ways to meet a single tie without a COPY, in the spec's
 //! order — commute, three-address conversion (NVPTX has none), reschedule the
-//! instruction below the source's kill, or the kill above the instruction.
+//! instruction below the source's kill, or the kill above the instruction; load
+//! unfolding is named in the trace when LLVM would try it (NVPTX folds no loads).
 
 use super::copies::copy_regs;
 use super::tied::{kills, tied_def_index};
@@ -10,6 +11,19 @@ use crate::trace::{Focus, Recorder, Step};
 use alloc::format;
 use alloc::string::String;
 use alloc::vec::Vec;
+
+/// getMappedReg: follows `map` from `reg`; the physical register it ends in, if any.
+fn mapped_reg(map: &alloc::collections::BTreeMap<VReg, Reg>, reg: Reg) -> Option<Reg> {
+    let mut r = reg;
+    for _ in 0..=map.len() {
+        match r {
+            Reg::Virt(v) => r = *map.get(&v)?,
+            Reg::Phys(_) => return Some(r),
+            _ => return None,
+        }
+    }
+    None
+}
 
 /// How far rescheduling looks past the instruction (LLVM's fixed limit).
 const RESCHEDULE_VISIT_LIMIT: usize = 10;
@@ -63,6 +77,21 @@ impl<R: Recorder> TwoAddr<'_, '_, R> {
             }
         } else {
             attempts.push("reschedule: off (twoaddr-reschedule=false)".into());
+        }
+        // 4. Load unfolding: LLVM tries it for a loading instruction whose tied source
+        // lives on; NVPTX's instruction info folds no loads, so there is nothing to
+        // unfold (getOpcodeAfterMemoryUnfold gives no opcode).
+        let loads = matches!(self.ed.f.insts[mi].opcode, crate::mir::Opcode::Known(_))
+            && self.ed.f.insts[mi].desc().has(flag::MAY_LOAD);
+        if !b_killed && loads {
+            attempts.push(
+                "load unfolding: NVPTX folds no loads into instructions, so none can be unfolded"
+                    .into(),
+            );
+            self.step(|| {
+                Step::new("unfold_load", "The instruction reads memory and its tied source lives on, so LLVM would next try to unfold the load; NVPTX folds no loads into instructions, so there is nothing to unfold and a COPY follows.")
+                    .focus(Focus::inst(mi))
+            });
         }
         self.attempts = Some((mi, attempts));
         None
@@ -126,16 +155,19 @@ impl<R: Recorder> TwoAddr<'_, '_, R> {
         let other_killed = self.is_killed(mi, other, false);
         let mut aggressive = false;
         let mut do_commute = !base_killed && other_killed;
+        let mut profit_why = "";
         if !do_commute {
             if let Reg::Virt(b) = base {
-                if self.is_profitable_to_commute(dst, b, other, mi, dist) {
+                let (yes, why) = self.is_profitable_to_commute(dst, b, other, mi, dist);
+                profit_why = why;
+                if yes {
                     do_commute = true;
                     aggressive = true;
                 }
             }
         }
         if !do_commute {
-            attempts.push(format!("commute: not profitable ({} dies here: {base_killed}, the other operand dies here: {other_killed})", self.reg_name(base)));
+            attempts.push(format!("commute: not profitable ({} dies here: {base_killed}, the other operand dies here: {other_killed}{}{profit_why})", self.reg_name(base), if profit_why.is_empty() { "" } else { "; " }));
             return false;
         }
         self.du.remove_inst(self.ed.f, mi);
@@ -155,7 +187,7 @@ impl<R: Recorder> TwoAddr<'_, '_, R> {
         self.stats.inc("commuted");
         let (on, bn) = (self.trace_name(Reg::Virt(other)), self.trace_name(base));
         let why = if aggressive {
-            "isProfitableToCommute found it worthwhile within the dataflow-edge limit"
+            profit_why
         } else {
             "the other operand dies here while the tied one does not, so commuting makes the def and the dying value joinable"
         };
@@ -174,7 +206,8 @@ impl<R: Recorder> TwoAddr<'_, '_, R> {
         true
     }
 
-    /// isProfitableToCommute (RegA = def, RegB = tied source, RegC = the other source).
+    /// isProfitableToCommute (RegA = def, RegB = tied source, RegC = the other source):
+    /// the verdict and why.
     fn is_profitable_to_commute(
         &self,
         reg_a: Reg,
@@ -182,32 +215,76 @@ impl<R: Recorder> TwoAddr<'_, '_, R> {
         reg_c: VReg,
         mi: Inst,
         dist: u32,
-    ) -> bool {
+    ) -> (bool, &'static str) {
         if self.opts.optnone || !kills(self.ed.f, mi, reg_c) {
-            return false;
+            return (false, "");
+        }
+        if self.opts.mechanisms.commute_preference {
+            if let Some(v) = self.commute_preference(reg_a, reg_b, reg_c) {
+                return v;
+            }
         }
         let Some((c_ok, last_def_c)) = self.no_use_after_last_def(reg_c, dist) else {
-            return false;
+            return (false, "");
         };
         if !c_ok {
-            return false;
+            return (
+                false,
+                "the other source is read between its last def and here",
+            );
         }
         let Some((b_ok, last_def_b)) = self.no_use_after_last_def(reg_b, dist) else {
-            return false;
+            return (false, "");
         };
         if !b_ok {
-            return true;
+            return (
+                true,
+                "the tied source is read between its last def and here, the other is not",
+            );
         }
         if let Reg::Virt(a) = reg_a {
             let limit = self.opts.dataflow_edge_limit;
             if self.is_rev_copy_chain(reg_c, a, limit) {
-                return true;
+                return (true, "the def flows back into the other source through a copy chain within the dataflow-edge limit");
             }
             if self.is_rev_copy_chain(reg_b, a, limit) {
-                return false;
+                return (false, "the def flows back into the tied source through a copy chain within the dataflow-edge limit");
             }
         }
-        last_def_b != 0 && last_def_c != 0 && last_def_c > last_def_b
+        if last_def_b != 0 && last_def_c != 0 && last_def_c > last_def_b {
+            (
+                true,
+                "the other source is defined later in the block, so its live range is shorter",
+            )
+        } else {
+            (false, "")
+        }
+    }
+
+    /// The SrcRegMap / DstRegMap test of isProfitableToCommute: where the def will be
+    /// copied to (a physical register reached through DstRegMap) against where each
+    /// source came from (through SrcRegMap). Some(verdict) when it decides.
+    fn commute_preference(
+        &self,
+        reg_a: Reg,
+        reg_b: VReg,
+        reg_c: VReg,
+    ) -> Option<(bool, &'static str)> {
+        let to_a = mapped_reg(&self.dst_reg_map, reg_a)?;
+        let from_b = mapped_reg(&self.src_reg_map, Reg::Virt(reg_b));
+        let from_c = mapped_reg(&self.src_reg_map, Reg::Virt(reg_c));
+        let (comp_b, comp_c) = (from_b == Some(to_a), from_c == Some(to_a));
+        if (from_b.is_none() && comp_c)
+            || (from_b.is_some() && !comp_b && (from_c.is_none() || comp_c))
+        {
+            return Some((true, "DstRegMap sends the def to the physical register SrcRegMap says the other source came from (and the tied source did not)"));
+        }
+        if (from_c.is_none() && comp_b)
+            || (from_c.is_some() && !comp_c && (from_b.is_none() || comp_b))
+        {
+            return Some((false, "DstRegMap sends the def to the physical register the tied source came from (SrcRegMap)"));
+        }
+        None
     }
 
     /// noUseAfterLastDef: (no use of `reg` between its last def and `dist`, last def).
