@@ -217,6 +217,11 @@ impl Cx<'_> {
 
     /// A scalar register operand (named without building a list of names).
     fn reg(&self, o: &MOp) -> R<P> {
+        if let OperandKind::Reg(crate::mir::Reg::Phys(p)) = o.kind {
+            if let Some(name) = super::frame::ptx_name(self.f.sym(p)) {
+                return Ok(P::Reg(name.into()));
+            }
+        }
         let (v, lanes) = self.lanes(o)?;
         if lanes.len() != 1 {
             return Err(format!(

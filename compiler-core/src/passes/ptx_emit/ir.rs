@@ -3,7 +3,7 @@
 //! variables). A line-oriented reader, not an LLVM IR parser: anything it does not
 //! recognise leaves the caller to fall back on what the MIR shows.
 
-use crate::ptx::ast::{Param, VarDecl};
+use crate::ptx::ast::Param;
 use alloc::format;
 use alloc::string::{String, ToString};
 use alloc::vec;
@@ -36,6 +36,105 @@ pub struct Signature {
     pub kernel: bool,
     pub ret: Option<IrTy>,
     pub params: Vec<IrTy>,
+    /// The linkage word of the `define`/`declare` line (`external` when none).
+    pub linkage: Linkage,
+    /// The function's attributes: its attribute groups (`#0`) and those written on the
+    /// line, as `key` or `key=value` words (quotes removed).
+    pub attrs: Vec<String>,
+    /// Kernel parameters `!nvvm.annotations` marks as images or samplers, with the
+    /// reference type they are passed as (`.texref`, `.surfref`, `.samplerref`).
+    pub images: Vec<(usize, &'static str)>,
+}
+
+/// An IR global value's linkage (LLVM's `GlobalValue::LinkageTypes`, as IR spells it).
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Linkage {
+    External,
+    /// `internal` or `private`: invisible outside the module.
+    Local,
+    /// `common`.
+    Common,
+    /// `weak`, `weak_odr`, `linkonce`, `linkonce_odr`, `available_externally`,
+    /// `extern_weak`.
+    Weak,
+}
+
+impl Linkage {
+    /// The linkage among a head's words (`define internal void`, `= weak addrspace(1)
+    /// global`).
+    pub fn of_words<'a>(words: impl IntoIterator<Item = &'a str>) -> Linkage {
+        for w in words {
+            match w {
+                "internal" | "private" => return Linkage::Local,
+                "common" => return Linkage::Common,
+                "weak"
+                | "weak_odr"
+                | "linkonce"
+                | "linkonce_odr"
+                | "available_externally"
+                | "extern_weak" => return Linkage::Weak,
+                _ => {}
+            }
+        }
+        Linkage::External
+    }
+
+    /// The PTX linkage directive of a function (llc-22's `emitLinkageDirective`):
+    /// `.extern` for a declaration, `.visible` for an external definition, `.weak` for
+    /// the weak kinds, none for a local one.
+    pub fn function_directive(self, declaration: bool) -> Option<&'static str> {
+        match self {
+            Linkage::External if declaration => Some(".extern"),
+            Linkage::External => Some(".visible"),
+            Linkage::Local => None,
+            Linkage::Common | Linkage::Weak => Some(".weak"),
+        }
+    }
+}
+
+impl Signature {
+    /// The value of attribute `key` (`"nvvm.maxntid"="10,20,30"` → `10,20,30`).
+    pub fn attr(&self, key: &str) -> Option<&str> {
+        self.attrs.iter().find_map(|a| {
+            let (k, v) = a.split_once('=').unwrap_or((a.as_str(), ""));
+            (k == key).then_some(v)
+        })
+    }
+
+    /// The performance and cluster directives llc-22 prints after a kernel's
+    /// parameter list, in its order, from the `nvvm.*` function attributes:
+    /// `.reqntid`, `.maxntid` (the dimensions given), `.minnctapersm`, `.maxnreg`, and
+    /// on sm_90 and later `.explicitcluster` with `.reqnctapercluster` (from
+    /// `nvvm.cluster_dim`, unless its x is 0) and `.maxclusterrank`.
+    pub fn kernel_directives(&self, sm: u32) -> Vec<(String, Vec<u32>)> {
+        let nums = |key: &str| -> Option<Vec<u32>> {
+            let v = self.attr(key)?;
+            v.split(',').map(|n| n.trim().parse().ok()).collect()
+        };
+        let mut out = Vec::new();
+        for (key, directive) in [
+            ("nvvm.reqntid", ".reqntid"),
+            ("nvvm.maxntid", ".maxntid"),
+            ("nvvm.minctasm", ".minnctapersm"),
+            ("nvvm.maxnreg", ".maxnreg"),
+        ] {
+            if let Some(n) = nums(key).filter(|n| !n.is_empty()) {
+                out.push((directive.to_string(), n));
+            }
+        }
+        if sm >= 90 {
+            if let Some(dims) = nums("nvvm.cluster_dim").filter(|n| !n.is_empty()) {
+                out.push((".explicitcluster".to_string(), Vec::new()));
+                if dims[0] != 0 {
+                    out.push((".reqnctapercluster".to_string(), dims));
+                }
+            }
+            if let Some(n) = nums("nvvm.maxclusterrank").filter(|n| !n.is_empty()) {
+                out.push((".maxclusterrank".to_string(), n));
+            }
+        }
+        out
+    }
 }
 
 impl Signature {
@@ -45,7 +144,17 @@ impl Signature {
             .params
             .iter()
             .enumerate()
-            .map(|(i, t)| param(t, self.kernel, format!("{name}_param_{i}")))
+            .map(|(i, t)| {
+                let pname = format!("{name}_param_{i}");
+                match self.images.iter().find(|(k, _)| *k == i) {
+                    Some((_, r)) if self.kernel => Param {
+                        words: vec![".param".into(), ".u64".into(), ".ptr".into(), (*r).into()],
+                        name: pname,
+                        array: None,
+                    },
+                    _ => param(t, self.kernel, pname),
+                }
+            })
             .collect();
         let rets = match &self.ret {
             Some(t) => vec![param(t, false, "func_retval0".into())],
@@ -95,9 +204,11 @@ fn param_words(t: &IrTy, kernel: bool) -> Vec<String> {
         (IrTy::Int(1..=32) | IrTy::Float, false) => ".b32",
         (IrTy::Int(33..=64), false) => ".b64",
         (IrTy::Double, false) => ".b64",
+        // Tensor-memory pointers (address space 6) are 32 bits wide (`p6:32:32`).
+        (IrTy::Ptr { addrspace: 6, .. }, false) => ".b32",
         (IrTy::Ptr { .. }, false) => ".b64",
         (IrTy::Ptr { addrspace, align }, true) => {
-            w.push(".u64".into());
+            w.push(if *addrspace == 6 { ".u32" } else { ".u64" }.into());
             w.push(".ptr".into());
             if let Some(s) = space_word(*addrspace) {
                 w.push(s.into());
@@ -123,7 +234,7 @@ fn space_word(addrspace: u32) -> Option<&'static str> {
 }
 
 /// Splits at commas that are not inside brackets.
-fn split_top(s: &str) -> Vec<&str> {
+pub(super) fn split_top(s: &str) -> Vec<&str> {
     let mut out = Vec::new();
     let (mut depth, mut start) = (0i32, 0usize);
     for (i, c) in s.char_indices() {
@@ -214,7 +325,7 @@ fn parse_ty(text: &str, ir: &str) -> Option<IrTy> {
 
 /// The type at the start of `text`: a bracketed aggregate or vector, `ptr
 /// addrspace(N)`, or one word.
-fn type_prefix(text: &str) -> &str {
+pub(super) fn type_prefix(text: &str) -> &str {
     let text = text.trim_start();
     if text.starts_with(['{', '<', '[']) {
         let mut depth = 0i32;
@@ -262,10 +373,15 @@ pub fn layout(t: &str, ir: &str) -> Option<(u64, u64)> {
             layout(def, ir)?
         }
         _ if t.starts_with('<') && t.ends_with('>') && !t.starts_with("<{") => {
+            // Vector elements are packed bit by bit (`<8 x i3>` is 24 bits, 3 bytes).
             let (n, elem) = t[1..t.len() - 1].split_once(" x ")?;
             let n: u64 = n.trim().parse().ok()?;
-            let (es, _) = layout(elem, ir)?;
-            let size = n * es;
+            let elem = elem.trim();
+            let bits = match elem.strip_prefix('i').and_then(|w| w.parse::<u64>().ok()) {
+                Some(w) => w,
+                None => layout(elem, ir)?.0 * 8,
+            };
+            let size = (n * bits).div_ceil(8);
             let align = size.next_power_of_two().min(16);
             (round(size, align), align)
         }
@@ -322,18 +438,45 @@ fn return_type(head: &str) -> &str {
     head.split_whitespace().next_back().unwrap_or("void")
 }
 
+/// The module's functions in order: each `define`d or `declare`d name, and whether it
+/// is only declared.
+pub fn functions(ir: &str) -> Vec<(String, bool)> {
+    let mut out = Vec::new();
+    for l in ir.lines().map(str::trim) {
+        let external = match l.split_whitespace().next() {
+            Some("define") => false,
+            Some("declare") => true,
+            _ => continue,
+        };
+        let Some(at) = l.find('@') else { continue };
+        let rest = &l[at + 1..];
+        let name = match rest.strip_prefix('"') {
+            Some(q) => q.split('"').next().unwrap_or(""),
+            None => rest.split('(').next().unwrap_or(""),
+        };
+        out.push((name.to_string(), external));
+    }
+    out
+}
+
+/// Where `@name(` (or `@"name"(`, LLVM's quoting of names with `$` or `.`) starts on a
+/// line, and the length of that pattern.
+fn find_name(l: &str, name: &str) -> Option<(usize, usize)> {
+    let plain = format!("@{name}(");
+    if let Some(p) = l.find(&plain) {
+        return Some((p, plain.len()));
+    }
+    let quoted = format!("@\"{name}\"(");
+    l.find(&quoted).map(|p| (p, quoted.len()))
+}
+
 fn signature_of(ir: &str, name: &str, keyword: &str) -> Option<Signature> {
     for line in ir.lines() {
         let l = line.trim();
         if !l.starts_with(keyword) {
             continue;
         }
-        let at = format!("@{name}(");
-        let Some(pos) = l.find(&at) else {
-            let quoted = format!("@\"{name}\"(");
-            if l.contains(&quoted) {
-                return None;
-            }
+        let Some((pos, at_len)) = find_name(l, name) else {
             continue;
         };
         let head = &l[keyword.len()..pos];
@@ -345,7 +488,7 @@ fn signature_of(ir: &str, name: &str, keyword: &str) -> Option<Signature> {
             parse_ty(ret_text, ir)
         };
         // Parameter list: up to the matching `)`.
-        let rest = &l[pos + at.len()..];
+        let rest = &l[pos + at_len..];
         let mut depth = 1i32;
         let mut end = None;
         for (i, c) in rest.char_indices() {
@@ -361,7 +504,8 @@ fn signature_of(ir: &str, name: &str, keyword: &str) -> Option<Signature> {
                 _ => {}
             }
         }
-        let list = &rest[..end?];
+        let end = end?;
+        let list = &rest[..end];
         let mut params = Vec::new();
         for p in split_top(list) {
             params.push(parse_ty(p, ir)?);
@@ -370,135 +514,80 @@ fn signature_of(ir: &str, name: &str, keyword: &str) -> Option<Signature> {
             kernel,
             ret,
             params,
+            linkage: Linkage::of_words(head.split_whitespace()),
+            attrs: function_attrs(ir, &rest[end + 1..]),
+            images: image_params(ir, name),
         });
     }
     None
 }
 
-/// A module-level IR global.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Global {
-    pub name: String,
-    pub addrspace: u32,
-    pub size: u64,
-    pub align: u32,
-    pub is_const: bool,
-    /// Its initializer is something other than undef / poison / zeroinitializer.
-    pub has_initializer: bool,
-}
-
-impl Global {
-    /// The PTX declaration: `.shared .align 4 .b8 name[1024];`.
-    pub fn decl(&self) -> VarDecl {
-        let space = match self.addrspace {
-            3 => ".shared",
-            4 => ".const",
-            5 => ".local",
-            _ => ".global",
-        };
-        let mut words: Vec<String> = Vec::new();
-        words.extend([
-            space.to_string(),
-            ".align".into(),
-            self.align.to_string(),
-            ".b8".into(),
-        ]);
-        VarDecl {
-            words,
-            name: self.name.clone(),
-            dims: vec![Some(self.size.min(u32::MAX as u64) as u32)],
-            init: None,
-        }
-    }
-}
-
-fn type_size(t: &str) -> Option<(u64, u32)> {
-    let t = t.trim();
-    if let Some(inner) = t.strip_prefix('[').and_then(|r| r.strip_suffix(']')) {
-        let (n, rest) = inner.split_once(" x ")?;
-        let n: u64 = n.trim().parse().ok()?;
-        let (s, a) = type_size(rest)?;
-        return Some((n.checked_mul(s)?, a));
-    }
-    Some(match t {
-        "i1" | "i8" => (1, 1),
-        "i16" | "half" | "bfloat" => (2, 2),
-        "i32" | "float" => (4, 4),
-        "i64" | "double" | "ptr" => (8, 8),
-        "i128" => (16, 16),
-        _ => return None,
-    })
-}
-
-/// Every `@name = ... global|constant <type> <init>, align N` line.
-pub fn globals(ir: &str) -> Vec<Global> {
+/// `!{ptr @name, !"rdoimage", i32 N}` and the like: parameter N is a read-only image
+/// (a `.texref`), a writable one (`wroimage`, `rdwrimage`: a `.surfref`) or a sampler.
+fn image_params(ir: &str, name: &str) -> Vec<(usize, &'static str)> {
+    let (plain, quoted) = (format!("ptr @{name},"), format!("ptr @\"{name}\","));
     let mut out = Vec::new();
-    for line in ir.lines() {
-        let l = line.trim();
-        let Some(rest) = l.strip_prefix('@') else {
+    for l in ir.lines().map(str::trim) {
+        if !l.starts_with('!') || !(l.contains(&plain) || l.contains(&quoted)) {
             continue;
-        };
-        let Some((name, def)) = rest.split_once(" = ") else {
-            continue;
-        };
-        let words: Vec<&str> = def.split_whitespace().collect();
-        let Some(kw) = words
-            .iter()
-            .position(|w| *w == "global" || *w == "constant")
-        else {
-            continue;
-        };
-        let mut addrspace = 0;
-        for w in &words[..kw] {
-            if let Some(n) = w
-                .strip_prefix("addrspace(")
-                .and_then(|r| r.strip_suffix(')'))
-            {
-                addrspace = n.parse().unwrap_or(0);
-            }
         }
-        let after = words[kw + 1..].join(" ");
-        // Type: a bracketed array or one word.
-        let (ty, init) = if after.starts_with('[') {
-            let mut depth = 0;
-            let mut end = after.len();
-            for (i, c) in after.char_indices() {
-                match c {
-                    '[' => depth += 1,
-                    ']' => {
-                        depth -= 1;
-                        if depth == 0 {
-                            end = i + 1;
-                            break;
-                        }
-                    }
-                    _ => {}
+        for (key, r) in [
+            ("!\"rdoimage\", i32 ", ".texref"),
+            ("!\"wroimage\", i32 ", ".surfref"),
+            ("!\"rdwrimage\", i32 ", ".surfref"),
+            ("!\"sampler\", i32 ", ".samplerref"),
+        ] {
+            if let Some(rest) = l.split(key).nth(1) {
+                let n: String = rest.chars().take_while(char::is_ascii_digit).collect();
+                if let Ok(n) = n.parse() {
+                    out.push((n, r));
                 }
             }
-            (&after[..end], after[end..].trim())
-        } else {
-            match after.split_once(' ') {
-                Some((t, r)) => (t, r.trim()),
-                None => (after.as_str(), ""),
+        }
+    }
+    out
+}
+
+/// The attributes after a function's parameter list: the groups it names (`#0`, read
+/// from `attributes #0 = { ... }`) and those written in place, as words.
+fn function_attrs(ir: &str, tail: &str) -> Vec<String> {
+    let tail = tail.split('{').next().unwrap_or("");
+    let mut out = Vec::new();
+    for w in attr_words(tail) {
+        if let Some(group) = w.strip_prefix('#') {
+            let head = format!("attributes #{group} = {{");
+            if let Some(body) = ir
+                .lines()
+                .find_map(|l| l.trim().strip_prefix(head.as_str()))
+            {
+                out.extend(attr_words(body.trim_end_matches('}')));
             }
-        };
-        let Some((size, natural)) = type_size(ty) else {
-            continue;
-        };
-        let init_word = init.split(',').next().unwrap_or("").trim();
-        let align = def
-            .split(", ")
-            .find_map(|p| p.trim().strip_prefix("align "))
-            .and_then(|n| n.trim().parse().ok())
-            .unwrap_or(natural);
-        out.push(Global {
-            name: name.trim_matches('"').into(),
-            addrspace,
-            size,
-            align,
-            is_const: words[kw] == "constant",
-            has_initializer: !matches!(init_word, "" | "undef" | "poison" | "zeroinitializer"),
-        });
+        } else {
+            out.push(w);
+        }
+    }
+    out
+}
+
+/// Attribute words with their quotes removed (`"nvvm.maxntid"="10,20,30"` →
+/// `nvvm.maxntid=10,20,30`); a quoted value keeps its spaces.
+fn attr_words(s: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut cur = String::new();
+    let mut quoted = false;
+    for c in s.chars() {
+        match c {
+            '"' => quoted = !quoted,
+            c if c.is_whitespace() && !quoted => {
+                if !cur.is_empty() {
+                    out.push(core::mem::take(&mut cur));
+                }
+            }
+            c => cur.push(c),
+        }
+    }
+    if !cur.is_empty() {
+        out.push(cur);
     }
     out
 }
@@ -529,16 +618,6 @@ mod tests {
         );
         let (p, _) = s.ptx_params("k");
         assert_eq!(p[3].words.join(" "), ".param .u64 .ptr .global .align 16");
-    }
-
-    #[test]
-    fn reads_shared_arrays() {
-        let g = globals(
-            "@s = internal unnamed_addr addrspace(3) global [256 x float] undef, align 4\n",
-        );
-        assert_eq!(g.len(), 1);
-        assert_eq!((g[0].addrspace, g[0].size, g[0].align), (3, 1024, 4));
-        assert!(!g[0].has_initializer);
     }
 }
 

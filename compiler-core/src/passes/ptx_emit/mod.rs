@@ -3,10 +3,16 @@
 //!
 //! ```text
 //!  mir::Module ─┬─ header: .version / .target / .address_size        (from Options)
-//!               ├─ module variables: IR globals, demoted into their only user
+//!               ├─ declarations: `.extern`/prototypes of functions used before
+//!               │  their definition (ir.rs), in the IR module's function order
+//!               ├─ module variables: IR globals (globals.rs), local shared ones
+//!               │  demoted into their only user
 //!               └─ per function (number k = position in the file):
-//!                    signature    ← the IR module's `define` line, or the
-//!                                   `&<fn>_param_N` loads when there is none
+//!                    frame        ← stack objects laid out into __local_depot<k>,
+//!                                   `%stack.N` → %SP + offset, on a copy (frame.rs)
+//!                    signature    ← the IR module's `define` line (linkage, kernel
+//!                                   directives), or the `&<fn>_param_N` loads when
+//!                                   there is none
 //!                    register map ← every virtual register in number order gets
 //!                                   the next number of its class's file (%r, %rd, ...);
 //!                                   a tuple class takes one number per lane
@@ -19,8 +25,9 @@
 //!                                   INLINEASM → its template with operands filled in
 //! ```
 //!
-//! Invariants: the pass never changes the MIR; each printed instruction comes from
-//! one MIR instruction and is narrated as one trace step; an opcode without a known
+//! Invariants: the pass never changes the MIR (frame lowering works on a copy); each
+//! printed instruction comes from one MIR instruction (the frame prologue's two from
+//! none) and is narrated as one trace step; an opcode without a known
 //! PTX form (llc-22's `anonymous_NNNNN` records, other targets' opcodes, pseudos
 //! that two-address should have removed) stops the pass with an error naming it —
 //! the form is never guessed. Registers are numbered exactly as llc numbers them,
@@ -28,6 +35,8 @@
 
 mod async_copy;
 mod forms;
+mod frame;
+mod globals;
 mod ir;
 mod wgmma;
 
@@ -156,7 +165,31 @@ pub fn run<R: Recorder>(
     // One walk per function finds its registers and what else its emission asks about
     // the whole function (see `Scan`); the module header asks for the opcodes with
     // target requirements.
-    let (reg_maps, scans): (Vec<_>, Vec<_>) = m.functions.iter().map(RegMap::build).unzip();
+    // Frame indices become the frame register plus the object's offset first (llc's
+    // prologue/epilogue pass), on a copy of each function that has stack objects.
+    let mut frames: Vec<Option<(frame::Frame, frame::Lowered)>> = Vec::new();
+    let mut lowered: Vec<alloc::borrow::Cow<'_, Function>> = Vec::new();
+    for f in &m.functions {
+        let err = |message: String| EmitError {
+            function: f.name.clone(),
+            block: None,
+            inst: None,
+            message,
+        };
+        match frame::layout(f).map_err(err)? {
+            Some(fr) => {
+                let mut g = f.clone();
+                let low = frame::lower(&mut g, &fr).map_err(err)?;
+                frames.push(Some((fr, low)));
+                lowered.push(alloc::borrow::Cow::Owned(g));
+            }
+            None => {
+                frames.push(None);
+                lowered.push(alloc::borrow::Cow::Borrowed(f));
+            }
+        }
+    }
+    let (reg_maps, scans): (Vec<_>, Vec<_>) = lowered.iter().map(|f| RegMap::build(f)).unzip();
     // wgmma exists only in the sm_90a feature set (PTX 8.0 and later).
     let uses_wgmma = scans.iter().any(|s| s.features.wgmma);
     let mut target = format!("sm_{}{suffix}", opts.sm);
@@ -277,86 +310,126 @@ pub fn run<R: Recorder>(
             },
         )
     });
-    let globals = m.ir.as_deref().map(ir::globals).unwrap_or_default();
-    // Which functions use each global: a shared variable used by one function only is
-    // declared inside it ("demoted"), as llc does; every other global is declared at
-    // module scope, used or not (llc prints them all: LLVM's nofunc.ll, managed.ll).
+    let ir_text = m.ir.as_deref().unwrap_or("");
+    let globals = globals::globals(ir_text);
+    // Declarations of the functions the module calls come first, then the variables.
+    for decl in extern_declarations(m, &globals, rec) {
+        out.items.push(ptx::Item::Func(decl));
+    }
+    // Which functions use each global: a shared variable of local linkage used by one
+    // function only is declared inside it ("demoted"), as llc does; every other global
+    // is declared at module scope, used or not (llc prints them all: LLVM's nofunc.ll,
+    // managed.ll), except a private one nothing refers to.
     let users = global_users(m, &globals, &scans);
-    let mut demoted: BTreeMap<usize, Vec<&ir::Global>> = BTreeMap::new();
-    for g in &globals {
+    let version = maj * 10 + min;
+    let mut demoted: BTreeMap<usize, Vec<&globals::Global>> = BTreeMap::new();
+    for g in globals::def_use_order(&globals) {
         let u = users.get(&g.name).cloned().unwrap_or_default();
-        if g.addrspace == 3 && u.len() == 1 {
+        let in_initializers = globals::referenced_by_others(&globals, g);
+        if g.demotable() && u.len() == 1 && !in_initializers {
             demoted.entry(u[0]).or_default().push(g);
             continue;
         }
-        let decl = g.decl();
-        let text = {
-            let mut s = String::new();
-            crate::ptx::print::print_stmts(&mut s, &[Stmt::Var(decl.clone())]);
-            s
-        };
-        rec.step(|| {
-            Step::new(
-                "module_variable",
-                format!(
-                    "The IR global @{} becomes a module-scope {} variable: {}",
-                    g.name,
-                    decl.space().unwrap_or(".global"),
-                    text.trim()
-                ),
-            )
-        });
-        if g.has_initializer {
-            rec.remark(format!(
-                "@{}: its initializer is not carried into PTX; the variable starts zeroed",
-                g.name
-            ));
+        if g.linkage == ir::Linkage::Local && u.is_empty() && !in_initializers && g.private {
+            continue;
         }
-        out.items.push(ptx::Item::Var(decl));
+        module_variable(&mut out, g, version, ir_text, rec);
     }
-    for decl in extern_declarations(m, rec) {
-        out.items.push(ptx::Item::Func(decl));
-    }
-    for (k, (f, regs)) in m.functions.iter().zip(reg_maps).enumerate() {
-        let locals: Vec<&ir::Global> = demoted.get(&k).cloned().unwrap_or_default();
-        let cx = (regs, &scans[k]);
-        let func = emit_function(f, k, cx, m.ir.as_deref(), &locals, rec, &mut stats)?;
+    for (k, (f, regs)) in lowered.iter().zip(reg_maps).enumerate() {
+        let locals: Vec<&globals::Global> = demoted.get(&k).cloned().unwrap_or_default();
+        let cx = (regs, &scans[k], frames[k].as_ref(), version);
+        let func = emit_function(f, (k, sm), cx, m.ir.as_deref(), &locals, rec, &mut stats)?;
         out.items.push(ptx::Item::Func(func));
         stats.inc("functions");
     }
     Ok((out, stats))
 }
 
+/// One module-scope variable, with a remark when its initializer could not be read.
+fn module_variable<R: Recorder>(
+    out: &mut ptx::Module,
+    g: &globals::Global,
+    version: u32,
+    ir_text: &str,
+    rec: &mut R,
+) {
+    let (decl, dropped) = g.decl(version, false, ir_text);
+    let text = {
+        let mut s = String::new();
+        crate::ptx::print::print_stmts(&mut s, &[Stmt::Var(decl.clone())]);
+        s
+    };
+    rec.step(|| {
+        Step::new(
+            "module_variable",
+            format!(
+                "The IR global @{} becomes a module-scope {} variable: {}",
+                g.name,
+                decl.space().unwrap_or(".global"),
+                text.trim()
+            ),
+        )
+    });
+    if dropped {
+        rec.remark(format!(
+            "@{}: its initializer is a form this emitter does not evaluate; it is left out, \
+             so the variable starts zeroed",
+            g.name
+        ));
+    }
+    out.items.push(ptx::Item::Var(decl));
+}
+
 /// Declarations ahead of the functions, as llc prints them: `.extern .func` for a
 /// function the module calls (`CALL_UNI @f`) but only declares in its IR, and a
 /// `.visible .func` prototype for one it defines after a caller (ptxas needs a
 /// callee's prototype before the call). In order of first call.
-fn extern_declarations<R: Recorder>(m: &Module, rec: &mut R) -> Vec<ptx::Function> {
+fn extern_declarations<R: Recorder>(
+    m: &Module,
+    globals: &[globals::Global],
+    rec: &mut R,
+) -> Vec<ptx::Function> {
     let Some(ir_text) = m.ir.as_deref() else {
         return Vec::new();
     };
-    let mut callees: Vec<(String, bool)> = Vec::new();
-    for (caller, f) in m.functions.iter().enumerate() {
-        for b in f.layout.blocks() {
-            for i in f.layout.block_insts(b) {
-                let d = &f.insts[i];
-                if !d.is(Op::CALL_UNI) {
-                    continue;
-                }
-                let Some(OperandKind::Global { sym, .. }) = d.operands.first().map(|o| o.kind)
-                else {
-                    continue;
-                };
-                let name = f.sym(sym).to_string();
-                if callees.iter().any(|(n, _)| *n == name) {
-                    continue;
-                }
-                match m.functions.iter().position(|g| g.name == name) {
-                    None => callees.push((name, true)),
-                    Some(k) if k > caller => callees.push((name, false)),
-                    Some(_) => {}
+    // The symbols each function's instructions name (callees, function addresses).
+    let refs: BTreeMap<&str, Vec<&str>> = m
+        .functions
+        .iter()
+        .map(|f| {
+            let mut names: Vec<&str> = Vec::new();
+            for (_, i) in f.all_insts() {
+                for o in &f.insts[i].operands {
+                    if let OperandKind::Global { sym, .. } = o.kind {
+                        names.push(f.sym(sym));
+                    }
                 }
             }
+            (f.name.as_str(), names)
+        })
+        .collect();
+    let named_by_global = |name: &str| {
+        globals
+            .iter()
+            .any(|g| g.init.as_deref().is_some_and(|i| globals::names(i, name)))
+    };
+    // llc's order: the IR module's functions in turn; a declaration someone uses, a
+    // definition a global's initializer names or a function defined before it uses.
+    let mut callees: Vec<(String, bool)> = Vec::new();
+    let mut seen: Vec<&str> = Vec::new();
+    for (name, external) in ir::functions(ir_text) {
+        let used_by = |f: &&str| refs.get(f).is_some_and(|r| r.contains(&name.as_str()));
+        if external {
+            if !name.starts_with("llvm.") && (refs.keys().any(used_by) || named_by_global(&name)) {
+                callees.push((name, true));
+            }
+            continue;
+        }
+        if named_by_global(&name) || seen.iter().any(used_by) {
+            callees.push((name.clone(), false));
+        }
+        if let Some(f) = m.functions.iter().find(|f| f.name == name) {
+            seen.push(f.name.as_str());
         }
     }
     let mut out = Vec::new();
@@ -380,14 +453,20 @@ fn extern_declarations<R: Recorder>(m: &Module, rec: &mut R) -> Vec<ptx::Functio
                     )
                 } else {
                     format!(
-                        "{name} is called before its definition: its prototype is declared \
-                         first, so the call sees it."
+                        "{name} is used before its definition (by an earlier function or a \
+                         variable's initializer): its prototype is declared first, so the use \
+                         sees it."
                     )
                 },
             )
         });
         out.push(ptx::Function {
-            linkage: vec![if external { ".extern" } else { ".visible" }.into()],
+            linkage: sig
+                .linkage
+                .function_directive(external)
+                .map(String::from)
+                .into_iter()
+                .collect(),
             kind: crate::ptx::ast::FuncKind::Func,
             rets,
             name,
@@ -584,7 +663,7 @@ impl RegMap {
 /// Only the instructions each function's [`Scan`] found with a global operand are read.
 fn global_users(
     m: &Module,
-    globals: &[ir::Global],
+    globals: &[globals::Global],
     scans: &[Scan],
 ) -> BTreeMap<String, Vec<usize>> {
     let mut users: BTreeMap<String, Vec<usize>> = BTreeMap::new();
@@ -638,12 +717,21 @@ pub fn block_label(k: usize, n: u32) -> String {
     format!("$L__BB{k}_{n}")
 }
 
+/// What `emit_function` gets from the module-wide walk: the register map, the scan, the
+/// lowered frame (when the function has stack objects) and the ISA version (× 10).
+type FunctionFacts<'a> = (
+    Result<RegMap, String>,
+    &'a Scan,
+    Option<&'a (frame::Frame, frame::Lowered)>,
+    u32,
+);
+
 fn emit_function<R: Recorder>(
     f: &Function,
-    k: usize,
-    (regs, scan): (Result<RegMap, String>, &Scan),
+    (k, sm): (usize, u32),
+    (regs, scan, frame, version): FunctionFacts<'_>,
     ir_text: Option<&str>,
-    locals: &[&ir::Global],
+    locals: &[&globals::Global],
     rec: &mut R,
     stats: &mut Stats,
 ) -> Result<ptx::Function, EmitError> {
@@ -699,6 +787,9 @@ fn emit_function<R: Recorder>(
     // Room for an instruction per MIR instruction and a label per block up front.
     let mut body: Vec<Stmt> =
         Vec::with_capacity(f.layout.num_insts() + 2 * f.layout.num_blocks() + 16);
+    if let Some((fr, low)) = frame {
+        frame_declarations(&mut body, k, fr, low, rec);
+    }
     for (file, count) in &regs.counts {
         body.push(Stmt::Reg(ptx::RegDecl {
             words: vec![file.decl_type.into()],
@@ -761,7 +852,7 @@ fn emit_function<R: Recorder>(
     }
     for g in locals {
         body.push(Stmt::Comment("demoted variable".into()));
-        body.push(Stmt::Var(g.decl()));
+        body.push(Stmt::Var(g.decl(version, true, ir_text.unwrap_or("")).0));
         let name = g.name.clone();
         rec.step(|| {
             Step::new(
@@ -842,6 +933,9 @@ fn emit_function<R: Recorder>(
         } else {
             body.push(Stmt::Comment(format!("%bb.{n}:")));
         }
+        if let (Some((fr, low)), true) = (frame, Some(b) == blocks.first().copied()) {
+            frame_prologue(&mut body, k, fr, low, rec);
+        }
         for i in f.layout.block_insts(b) {
             let d = &f.insts[i];
             // A GOTO to the block printed next is a fall-through.
@@ -895,15 +989,160 @@ fn emit_function<R: Recorder>(
             }
         }
     }
+    let (linkage, perf) = linkage_and_directives(f, sig.as_ref(), sm, rec);
     Ok(ptx::Function {
-        linkage: vec![".visible".into()],
+        linkage,
         kind,
         rets,
         name: f.name.clone(),
         params: Some(params),
-        perf: Vec::new(),
+        perf,
         body: Some(body),
     })
+}
+
+/// A definition's linkage directive (from the IR linkage; `.visible` without an IR
+/// module) and, for a kernel, the directives its `nvvm.*` attributes ask for.
+fn linkage_and_directives<R: Recorder>(
+    f: &Function,
+    sig: Option<&ir::Signature>,
+    sm: u32,
+    rec: &mut R,
+) -> (Vec<String>, Vec<(String, Vec<u32>)>) {
+    let Some(sig) = sig else {
+        return (vec![".visible".into()], Vec::new());
+    };
+    let linkage: Vec<String> = sig
+        .linkage
+        .function_directive(false)
+        .map(String::from)
+        .into_iter()
+        .collect();
+    let name = &f.name;
+    if linkage.first().map(String::as_str) != Some(".visible") {
+        let word = linkage
+            .first()
+            .map_or("no linkage directive", |w| w.as_str());
+        let why = match sig.linkage {
+            ir::Linkage::Local => "its IR linkage is internal or private: PTX sees it only here",
+            _ => "its IR linkage lets another module's definition replace it",
+        };
+        rec.step(|| Step::new("linkage", format!("`{name}` gets {word}: {why}.")));
+    }
+    let perf = if sig.kernel {
+        sig.kernel_directives(sm)
+    } else {
+        Vec::new()
+    };
+    for (d, nums) in &perf {
+        let nums: Vec<String> = nums.iter().map(|n| n.to_string()).collect();
+        let nums = nums.join(", ");
+        rec.step(|| {
+            Step::new(
+                "kernel_directive",
+                format!(
+                    "The kernel's IR attributes ask for `{d} {nums}`: it is printed after the \
+                     parameter list."
+                ),
+            )
+        });
+    }
+    (linkage, perf)
+}
+
+/// The depot and frame registers at the top of the body, when the frame has bytes
+/// (llc-22 declares them then, read or not).
+fn frame_declarations<R: Recorder>(
+    body: &mut Vec<Stmt>,
+    k: usize,
+    fr: &frame::Frame,
+    low: &frame::Lowered,
+    rec: &mut R,
+) {
+    if fr.size == 0 {
+        return;
+    }
+    let depot = format!("__local_depot{k}");
+    body.push(Stmt::Var(ptx::VarDecl {
+        words: vec![
+            ".local".into(),
+            ".align".into(),
+            fr.align.to_string(),
+            ".b8".into(),
+        ],
+        name: depot.clone(),
+        dims: vec![Some(fr.size.min(u32::MAX as u64) as u32)],
+        init: None,
+    }));
+    for r in ["%SP", "%SPL"] {
+        body.push(Stmt::Reg(ptx::RegDecl {
+            words: vec![".b64".into()],
+            names: vec![(r.into(), None)],
+        }));
+    }
+    let (size, align, n) = (fr.size, fr.align, low.replaced);
+    rec.step(|| {
+        Step::new(
+            "frame",
+            format!(
+                "The stack objects take {size} bytes laid out upward from 0, each at a multiple \
+                 of its alignment: they live in the local array {depot} (aligned to {align}), \
+                 addressed through %SP (its generic address) and %SPL (its local address); \
+                 {n} frame indices became %SP plus the object's offset."
+            ),
+        )
+    });
+    if low.folded > 0 {
+        let (f, d) = (low.folded, low.dropped);
+        rec.step(|| {
+            Step::new(
+                "frame",
+                format!(
+                    "{f} conversions of a frame address to the local space read %SPL directly \
+                     instead; {d} generic address computations nothing else read were dropped."
+                ),
+            )
+        });
+    }
+}
+
+/// The prologue: `mov.b64 %SPL, __local_depot<k>` when %SPL is read and
+/// `cvta.local.u64 %SP, %SPL` when %SP is.
+fn frame_prologue<R: Recorder>(
+    body: &mut Vec<Stmt>,
+    k: usize,
+    fr: &frame::Frame,
+    low: &frame::Lowered,
+    rec: &mut R,
+) {
+    if !fr.has_objects {
+        return;
+    }
+    let reg = |r: &str| ptx::Operand::Reg(r.into());
+    if low.spl_used {
+        body.push(Stmt::Inst(ptx::Inst::new(
+            "mov.b64",
+            vec![reg("%SPL"), ptx::Operand::Sym(format!("__local_depot{k}"))],
+        )));
+    }
+    if low.sp_used {
+        body.push(Stmt::Inst(ptx::Inst::new(
+            "cvta.local.u64",
+            vec![reg("%SP"), reg("%SPL")],
+        )));
+    }
+    let what = match (low.spl_used, low.sp_used) {
+        (true, true) => {
+            "loads the depot's local address into %SPL and converts it to the \
+                         generic %SP"
+        }
+        (true, false) => {
+            "loads the depot's local address into %SPL (%SP is never read, so \
+                          it is not computed)"
+        }
+        _ => "is empty: no frame register is read",
+    };
+    rec.step(|| Step::new("frame", format!("The prologue {what}.")));
 }
 
 fn record_inst<R: Recorder>(
