@@ -266,6 +266,7 @@ fn llc22_verifier_accepts_our_output() {
 /// - loop_swapcopies: `%5` and `%6` are live out of the loop to the exit block, across
 ///   the back-edge copies into `%2` and `%3`; `%8`, too, across `%9 = COPY %8`; only
 ///   `%8 = COPY %7` (`%7` dies there) and `%3 = COPY %9` join; 4.
+///
 /// The output is a fixed point and llc-22's verifier accepts it.
 #[test]
 fn copy_chains_under_the_overlap_rule() {

@@ -238,7 +238,7 @@ impl Replay {
         assert_eq!(n.parent, parent, "parent link of node {id}");
         for c in [n.left, n.right].into_iter().flatten() {
             assert!(
-                !colours || !(n.red && self.nodes[&c].red),
+                !(colours && n.red && self.nodes[&c].red),
                 "red node {id} has a red child {c}"
             );
         }
