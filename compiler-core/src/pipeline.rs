@@ -568,6 +568,7 @@ pub fn nvptx_coalescer_options(k: &Knobs) -> passes::nvptx_coalescer::NvptxCoale
         copy_limit: cap(Knob::CopyLimit),
         coalesce_limit: cap(Knob::CoalesceLimit),
         block_frequency: k.flag(Knob::BlockFrequency),
+        ..Default::default()
     }
 }
 

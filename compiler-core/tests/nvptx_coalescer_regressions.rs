@@ -27,11 +27,13 @@ fn coalesce_keeps_results(text: &str) -> String {
     out
 }
 
-/// `%2` (live around the loop) joins lane `%4.sub1` (the other copies stay: `%1`
-/// and `%5` have two defs each). The loop's
-/// `undef %4.sub0 = COPY %1` said the other lanes were dead there; after the join lane
-/// sub1 is live across it, so the flag must go, or the second trip reads an undefined
-/// lane as the loop bound (seed 130).
+/// `%2` (live around the loop, read by the loop's compare) joins lane `%4.sub1` at
+/// the copy after the loop, where it dies (their live segments do not overlap: the
+/// lane is written only there). The loop's `undef %4.sub0 = COPY %1` said the other
+/// lanes were dead there; after the join lane sub1 is live across it, so the flag must
+/// go, or the loop would drop the value `%2` carries into the stores (seed 130's bug,
+/// rebuilt for the overlap rule: the original input's `%4.sub1 = COPY %2` sat inside the
+/// loop, where `%2` lives on past it, so that copy now interferes).
 #[test]
 fn a_lane_join_clears_undef_on_the_sibling_lane_defs_it_lives_across() {
     let out = coalesce_keeps_results(
@@ -46,24 +48,22 @@ body: |
 
     %0:b64 = LD_i64 0, 0, 101, 3, 64, -1, &undef_lane_param_0, 0
     %1:b32 = LD_i32 0, 0, 101, 3, 32, -1, &undef_lane_param_1, 0
-    %1:b32 = ADD32ri %1, 5
     %2:b32 = MOV_B32_i 3
     %3:b32 = MOV_B32_i 0
-    %5:b32 = MOV_B32_i 9
 
   bb.1:
     successors: %bb.1, %bb.2
 
     undef %4.sub0:b32x2 = COPY %1
-    %4.sub1:b32x2 = COPY %2
-    %5:b32 = COPY %4.sub0
     %3:b32 = ADD32ri %3, 1
     %6:b1 = SETP_i32rr %3, %2, 2
     CBranch %6, %bb.1
 
   bb.2:
-    ST_i32 %5, 0, 0, 1, 32, %0, 0
-    ST_i32 %3, 0, 0, 1, 32, %0, 4
+    %4.sub1:b32x2 = COPY %2
+    ST_i32 %4.sub0, 0, 0, 1, 32, %0, 0
+    ST_i32 %4.sub1, 0, 0, 1, 32, %0, 4
+    ST_i32 %3, 0, 0, 1, 32, %0, 8
     Return
 ...
 ",

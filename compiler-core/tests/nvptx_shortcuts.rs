@@ -1,6 +1,5 @@
-//! The NVPTX coalescer's untraced shortcuts (renaming a merge's smaller side,
-//! `names.rs`; reusing interference verdicts in the retry round, `memo.rs`) change its
-//! cost, never its result: on inputs that take them, a traced run (which never does)
+//! The NVPTX coalescer's untraced shortcut (renaming a merge's smaller side,
+//! `names.rs`) changes its cost, never its result: on inputs that take them, a traced run (which never does)
 //! and an untraced run leave the same text and count the same statistics.
 
 use compiler_core::mir::{parse_module, print_function, Function};
@@ -60,7 +59,6 @@ fn agree(what: &str, f: &Function, opts: &NvptxCoalescerOptions) -> Shortcuts {
 
 fn add(a: &mut Shortcuts, b: Shortcuts) {
     a.renamed_smaller_side += b.renamed_smaller_side;
-    a.verdicts_reused += b.verdicts_reused;
 }
 
 #[test]
@@ -107,9 +105,8 @@ fn synthetic_families_agree_traced_and_untraced() {
         &mut total,
         agree("loops 10000, coalesce-limit 4", &f, &limited),
     );
-    // Both shortcuts were taken, so the agreement above says something about them.
+    // The shortcut was taken, so the agreement above says something about it.
     assert!(total.renamed_smaller_side >= 10, "{total:?}");
-    assert!(total.verdicts_reused >= 1000, "{total:?}");
 }
 
 #[test]
@@ -138,6 +135,8 @@ fn random_programs_agree_traced_and_untraced() {
 /// Regression (random program 435, found by `random-programs`): the merge `%81 ← %60`
 /// renamed `%81`, the smaller side, and left `%60 = IMOV1rr %60`, a move of `%60` onto
 /// itself from before the pass, which cicc's direction (renaming `%60`) erases.
+/// (Since interference is any overlap of live segments, that merge no longer happens on
+/// this program; it stays as an agreement check.)
 #[test]
 fn a_copy_onto_itself_of_the_renamed_away_register_is_erased_as_cicc_does() {
     let g = generate(
@@ -153,6 +152,5 @@ fn a_copy_onto_itself_of_the_renamed_away_register_is_erased_as_cicc_does() {
         ..CoalescerOptions::default()
     };
     let f = prepare_with(&print_function(&g.module.functions[0]), opts);
-    let s = agree("random program 435", &f, &NvptxCoalescerOptions::default());
-    assert!(s.renamed_smaller_side > 0, "{s:?}");
+    agree("random program 435", &f, &NvptxCoalescerOptions::default());
 }

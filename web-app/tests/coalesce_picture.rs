@@ -222,13 +222,12 @@ async fn the_drawn_tree_equals_the_tree_state_in_the_trace_at_random_steps() {
     let m = mount_at(source, knobs, stage, picks[0]).await;
     for &k in &picks {
         go(&m, source, knobs, stage, k).await;
-        let kept = steps[..k as usize]
-            .iter()
-            .rev()
-            .find_map(|s| match &s.payload {
-                Payload::TreeChange { tree, .. } => Some(tree.clone().expect("small tree")),
-                _ => None,
-            });
+        // Event steps carry one event, not the tree: the tree after step k is the
+        // events so far replayed (web-engine's tests check the replay against every
+        // snapshot the pass keeps).
+        let kept = web_engine::pictures::coalesce::replay_tree(&steps[..k as usize])
+            .expect("the events replay")
+            .map(|t| t.snapshot());
         let (rows, parents) = drawn_tree(&m.root);
         match kept {
             None => assert!(

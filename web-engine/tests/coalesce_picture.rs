@@ -67,6 +67,13 @@ fn want(segs: &[SegmentView]) -> Vec<(u32, u32, u32)> {
     segs.iter().map(|s| (s.start, s.end, s.valno)).collect()
 }
 
+/// Whether the step after `i` is a rotation or recolouring of the same fix-up.
+fn fixup_goes_on(steps: &[Step], i: usize) -> bool {
+    steps
+        .get(i + 1)
+        .is_some_and(|n| matches!(n.kind, "tree_rotate" | "tree_recolor"))
+}
+
 #[test]
 fn the_replayed_tree_equals_every_snapshot_the_pass_kept() {
     let (mut compared, mut updates) = (0, 0);
@@ -76,7 +83,11 @@ fn the_replayed_tree_equals_every_snapshot_the_pass_kept() {
             if let Payload::TreeChange { tree, .. } = &steps[i].payload {
                 let t = replayed.expect("a tree after a tree change");
                 let snap = t.snapshot();
-                assert_eq!(validate_snapshot(&snap), Ok(()), "{name} {stage} step {i}");
+                // Inside an insert's or delete's fix-up (its rotations and recolourings
+                // are the next steps) the tree is red-black only once the fix-up ends.
+                if !fixup_goes_on(steps, i) {
+                    assert_eq!(validate_snapshot(&snap), Ok(()), "{name} {stage} step {i}");
+                }
                 if let Some(kept) = tree {
                     assert_eq!(&snap, kept, "{name} {stage} step {i}");
                     compared += 1;
@@ -213,15 +224,29 @@ fn phi_loop_shows_the_conflict_the_tree_and_the_heap() {
     }
     assert_eq!(row(p, 12).unwrap().role, "dst");
     assert!(p.caption.contains("red span"), "{}", p.caption);
-    // nvptx-coalescer: the tree of six extents, the heap's candidate, the interference.
+    // nvptx-coalescer: the tree of twelve live segments (six registers, the loop's
+    // split in two), built one insert step at a time, the heap's candidate, the
+    // interference.
     let nc = s.summary().stage(Stage::NvptxCoalescer).unwrap().steps;
     let views: Vec<_> = (1..=nc)
         .map(|k| s.view(Stage::NvptxCoalescer, k).unwrap())
         .collect();
-    let built = views.iter().find(|v| v.kind == "tree_built").unwrap();
-    let tree = built.coalesce.as_ref().unwrap().tree.as_ref().unwrap();
-    assert_eq!((tree.total, tree.nodes.len()), (6, 6));
-    assert!(tree.rotations >= 1 && tree.inserted == 6);
+    let at = views.iter().position(|v| v.kind == "tree_built").unwrap();
+    let tree = views[at].coalesce.as_ref().unwrap().tree.as_ref().unwrap();
+    assert_eq!((tree.total, tree.nodes.len()), (12, 12));
+    let before = &views[..at];
+    let kinds = |k: &str| before.iter().filter(|v| v.kind == k).count();
+    assert_eq!(kinds("tree_insert"), 12);
+    assert!(kinds("tree_rotate") >= 1);
+    for v in before.iter().filter(|v| v.kind.starts_with("tree_")) {
+        let t = v.coalesce.as_ref().unwrap().tree.as_ref().unwrap();
+        assert_eq!(
+            t.inserted + t.removed + t.rotations + t.recolors,
+            1,
+            "{}",
+            v.kind
+        );
+    }
     assert_eq!(tree.nodes.iter().filter(|n| n.parent.is_none()).count(), 1);
     assert!(tree
         .nodes
@@ -276,8 +301,8 @@ fn many_counters(n: usize) -> String {
 }
 
 /// A tree too big for the trace's snapshots is still drawn (its top levels), rebuilt
-/// from events alone, and stays a valid red-black tree at every change; as merges shrink
-/// it below the snapshot size, the rebuilt tree equals the snapshots that appear.
+/// from events alone, and is a valid red-black tree after every finished insert or
+/// delete; any snapshot that appears equals the rebuilt tree.
 #[test]
 fn a_big_tree_without_snapshots_is_rebuilt_from_events() {
     let mut s = run_with(&many_counters(150), "join-liveintervals=false");
@@ -298,10 +323,13 @@ fn a_big_tree_without_snapshots_is_rebuilt_from_events() {
                 t.apply(e).unwrap();
             }
             let snap = t.snapshot();
-            assert_eq!(validate_snapshot(&snap), Ok(()), "step {i}");
+            if !fixup_goes_on(&steps, i) {
+                assert_eq!(validate_snapshot(&snap), Ok(()), "step {i}");
+            }
             match tree {
                 None => {
-                    assert!(t.len() > 256);
+                    // Event steps carry the one event; summaries the tree when small.
+                    assert!(events.len() == 1 || t.len() > 256, "step {i}");
                     unsnapped += 1;
                 }
                 Some(kept) => {
@@ -311,8 +339,11 @@ fn a_big_tree_without_snapshots_is_rebuilt_from_events() {
             }
         }
     }
+    // (Its tree of live segments stays above the snapshot size: few of the counters'
+    // copies join when any overlap interferes, so every step is checked against the
+    // replay alone; the other test compares kept snapshots.)
     assert!(
-        unsnapped >= 100 && compared >= 10,
+        unsnapped >= 100,
         "{unsnapped} without a snapshot, {compared} with"
     );
     let whole = replay_tree(&steps).unwrap().unwrap();

@@ -104,10 +104,10 @@ pub struct TreePicture {
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct TreeNode {
     pub id: u32,
-    /// The register, and the tuple lane when the extent is one lane's.
+    /// The register, and the tuple lane when the segment is one lane's.
     pub reg: u32,
     pub lane: Option<u8>,
-    /// The stored extent `[start, end)` in raw slot numbers, its tree key, and the
+    /// The stored live segment `[start, end)` in raw slot numbers, its tree key, and the
     /// largest end in the node's subtree.
     pub start: u32,
     pub end: u32,
@@ -503,9 +503,20 @@ fn caption(
             "Each row is one register's live range over the program points (slot indexes); a gap means the register holds nothing worth keeping there. {} registers start out live.",
             rows.len()
         ),
+        (_, Some(v)) if v.verdict == "merged" => format!(
+            "The interval tree holds no live segment of %{} overlapping one of %{}, so their bars are now one row, %{}, and the copy between them is gone.",
+            v.dst, v.src, v.dst
+        ),
         (_, Some(v)) if is_join(&v.verdict) => format!(
             "%{} and %{} never held different values at the same point, so their bars are now one row, %{}, and the copy between them is gone.",
             v.dst, v.src, v.dst
+        ),
+        (_, Some(v)) if v.verdict == "interference" && !v.spans.is_empty() => format!(
+            "%{} and %{} are both live in the red span{} ({}): the NVPTX coalescer counts any overlap of live segments as interference, whatever values they hold, so they stay apart.",
+            v.dst,
+            v.src,
+            if v.spans.len() == 1 { "" } else { "s" },
+            v.span_text.join(", ")
         ),
         (_, Some(v)) if !v.spans.is_empty() => format!(
             "%{} and %{} are both live with different values in the red span{} ({}): sharing one register would lose a value, so they stay apart.",
@@ -520,13 +531,21 @@ fn caption(
             v.src,
             v.verdict.replace('_', " ")
         ),
-        (Payload::TreeChange { .. }, _) => {
-            let t = tree.map_or((0, 0, 0, 0, 0), |t| {
-                (t.total, t.inserted, t.removed, t.rotations, t.recolors)
-            });
+        (Payload::TreeChange { events, .. }, _) => {
+            let total = tree.map_or(0, |t| t.total);
+            let what = match events.as_slice() {
+                [] => "It is shown as it stands.".to_string(),
+                [TreeEvent::Insert { node, .. }] => format!("This step inserted node {} as a red leaf.", node.0),
+                [TreeEvent::Remove { node, .. }] => format!("This step deleted node {}.", node.0),
+                [TreeEvent::Rotate { pivot, .. }] => format!("This step rotated about node {} to keep the tree balanced.", pivot.0),
+                [TreeEvent::Recolor { node, color }] => format!("This step turned node {} {}.", node.0, if *color == Color::Red { "red" } else { "black" }),
+                _ => {
+                    let t = tree.map_or((0, 0, 0, 0), |t| (t.inserted, t.removed, t.rotations, t.recolors));
+                    format!("This step inserted {}, removed {}, and kept the tree balanced with {} rotation(s) and {} recolouring(s).", t.0, t.1, t.2, t.3)
+                }
+            };
             format!(
-                "The interval tree (ordered by where each extent starts) now holds {} extents. This step inserted {}, removed {}, and kept the tree balanced with {} rotation(s) and {} recolouring(s).",
-                t.0, t.1, t.2, t.3, t.4
+                "The interval tree (live segments ordered by where each starts) now holds {total} segments. {what}"
             )
         }
         (Payload::HeapPop { dst, src, .. }, _) => format!(

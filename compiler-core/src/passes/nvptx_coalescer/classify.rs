@@ -81,6 +81,10 @@ pub struct Candidate {
     pub src: Side,
     pub kind: CopyKind,
     pub priority: u16,
+    /// Two-address's tie mark (`tied2`) on a lane COPY's def: the copy continues an
+    /// earlyTied chain of extracts (two-address-cicc.txt), a direct hint that the
+    /// scalar belongs in the tuple's lane.
+    pub tied: bool,
 }
 
 /// The class of one side (the lane class for a tuple lane).
@@ -132,5 +136,6 @@ pub fn classify(d: &InstData, i: Inst) -> Option<Candidate> {
         src: src_side,
         kind,
         priority: 1,
+        tied: kind == CopyKind::Extract && def.has(crate::mir::oflag::TIED2),
     })
 }

@@ -1,6 +1,7 @@
 //! The candidate min-heap: lowest register number first; ties go to the higher weight
 //! (then to the earlier candidate). With block-frequency priority on, candidates in
-//! deeper loops come before all others.
+//! deeper loops come before all others; next, candidates carrying two-address's hint
+//! (a tied lane copy) come before those without.
 
 use super::classify::Candidate;
 use alloc::collections::BTreeSet;
@@ -10,6 +11,7 @@ use core::cmp::{Ordering, Reverse};
 #[derive(Clone, Debug, PartialEq, Eq)]
 struct Entry {
     hot: u32,
+    hint: bool,
     reg: u32,
     weight: u32,
     seq: u32,
@@ -18,13 +20,16 @@ struct Entry {
 
 impl Ord for Entry {
     fn cmp(&self, o: &Self) -> Ordering {
-        // The greatest pops first: hotter, then lower register, then heavier, then earlier.
-        (self.hot, Reverse(self.reg), self.weight, Reverse(self.seq)).cmp(&(
-            o.hot,
-            Reverse(o.reg),
-            o.weight,
-            Reverse(o.seq),
-        ))
+        // The greatest pops first: hotter, then hinted, then lower register, then
+        // heavier, then earlier.
+        (
+            self.hot,
+            self.hint,
+            Reverse(self.reg),
+            self.weight,
+            Reverse(self.seq),
+        )
+            .cmp(&(o.hot, o.hint, Reverse(o.reg), o.weight, Reverse(o.seq)))
     }
 }
 
@@ -44,10 +49,11 @@ pub struct CandidateHeap {
 }
 
 impl CandidateHeap {
-    pub fn push(&mut self, cand: Candidate, weight: u32, hot: u32) {
+    pub fn push(&mut self, cand: Candidate, weight: u32, hot: u32, hint: bool) {
         self.seq += 1;
         self.heap.insert(Entry {
             hot,
+            hint,
             reg: cand.dst.reg,
             weight,
             seq: self.seq,
@@ -55,9 +61,11 @@ impl CandidateHeap {
         });
     }
 
-    /// The top entry: its candidate, weight and hotness.
-    pub fn pop(&mut self) -> Option<(Candidate, u32, u32)> {
-        self.heap.pop_last().map(|e| (e.cand, e.weight, e.hot))
+    /// The top entry: its candidate, weight, hotness and hint.
+    pub fn pop(&mut self) -> Option<(Candidate, u32, u32, bool)> {
+        self.heap
+            .pop_last()
+            .map(|e| (e.cand, e.weight, e.hot, e.hint))
     }
 
     pub fn len(&self) -> usize {

@@ -110,6 +110,9 @@ pub struct IntervalTree {
     /// Rotations performed over the tree's life.
     pub rotations: u64,
     pub recolors: u64,
+    /// Overlap queries answered over the tree's life ([`overlapping`](Self::overlapping)
+    /// and [`overlapping_key`](Self::overlapping_key) each count one).
+    queries: core::cell::Cell<u64>,
     record: bool,
 }
 
@@ -480,8 +483,63 @@ impl IntervalTree {
         true
     }
 
+    /// Overlap queries answered so far.
+    pub fn queries(&self) -> u64 {
+        self.queries.get()
+    }
+
+    /// One query for a whole live range: the stored intervals with key `key` that
+    /// overlap any of `probe` (half-open `[start, end)` spans), each with the span where
+    /// they overlap, at most `max` of them, in probe order. Each probe span walks only
+    /// the subtrees whose largest end lies past its start.
+    pub fn overlapping_key(
+        &self,
+        probe: &[(u32, u32)],
+        key: u32,
+        max: usize,
+    ) -> Vec<(Interval, (u32, u32))> {
+        self.queries.set(self.queries.get() + 1);
+        let mut out = Vec::new();
+        for &(start, end) in probe {
+            self.walk_overlaps(start, end, |iv| {
+                if iv.key == key && out.len() < max {
+                    out.push((iv, (iv.start.max(start), iv.end.min(end))));
+                }
+                out.len() < max
+            });
+            if out.len() >= max {
+                break;
+            }
+        }
+        out
+    }
+
+    /// Calls `visit` on every non-empty stored interval overlapping `[start, end)` until
+    /// it returns false.
+    fn walk_overlaps(&self, start: u32, end: u32, mut visit: impl FnMut(Interval) -> bool) {
+        let mut stack: Vec<NodeId> = self.root.into_iter().collect();
+        while let Some(c) = stack.pop() {
+            let n = self.n(c);
+            if n.max_end <= start {
+                continue;
+            }
+            if let Some(l) = n.left {
+                stack.push(l);
+            }
+            if n.iv.start < end {
+                if n.iv.end > start && n.iv.start < n.iv.end && !visit(n.iv) {
+                    return;
+                }
+                if let Some(r) = n.right {
+                    stack.push(r);
+                }
+            }
+        }
+    }
+
     /// Every stored interval overlapping `[start, end)`, in tree order.
     pub fn overlapping(&self, start: u32, end: u32) -> Vec<Interval> {
+        self.queries.set(self.queries.get() + 1);
         let mut stack: Vec<NodeId> = self.root.into_iter().collect();
         let mut found: Vec<(Interval, NodeId)> = Vec::new();
         while let Some(c) = stack.pop() {

@@ -1,12 +1,12 @@
 //! One candidate: class check, interference check against the tree, and the merge.
 
 use super::classify::{side_class, Candidate, CopyKind, Side};
-use super::{key_pair, Nvptx, Unit, SNAPSHOT_MAX};
+use super::interval_tree::Interval;
+use super::{key_pair, Nvptx, Unit};
 use crate::entity::EntityRef;
-use crate::liveness::{LiveRange, SlotIndex, ValNo};
+use crate::liveness::{LiveRange, SlotIndex};
 use crate::mir::instr::InstList;
 use crate::mir::{oflag, CopyFamily, Function, Inst, InstData, Op, Reg, SubReg, VReg};
-use crate::passes::register_coalescer::conflict_span;
 use crate::trace::{recorded_segments, Focus, Payload, Recorder, Step};
 use alloc::format;
 use alloc::string::String;
@@ -57,11 +57,9 @@ impl<R: Recorder> Nvptx<'_, '_, R> {
             return false;
         }
         // Interference: the tree narrows to extents overlapping `gone`, then the value check.
-        let mut read = Vec::new();
-        let conflicts = self.interference(keep, gone, &mut read);
+        let conflicts = self.interference(keep, gone);
         if !conflicts.is_empty() {
             self.stats.inc("interference_rejections");
-            self.remember_rejection(inst, read);
             let (kr, gr) = self.range_texts(keep, gone);
             let (ks, gs) = (
                 recorded_segments::<R>(self.range(keep)),
@@ -70,7 +68,7 @@ impl<R: Recorder> Nvptx<'_, '_, R> {
             let (conflicts, conflict_spans): (Vec<_>, Vec<_>) = conflicts.into_iter().unzip();
             let first = conflicts[0].0.clone();
             self.step(|| {
-                Step::new("interference", format!("{dn} and {sn} are live together at {first} with different values: the candidate goes to the secondary heap."))
+                Step::new("interference", format!("The tree finds a live segment of one of {dn} and {sn} overlapping the other's at {first}: this pass counts any overlap as interference, whatever values they hold (the spec's rule; the generic coalescer compares values), so the candidate goes to the secondary heap."))
                     .focus(Focus::inst(inst))
                     .payload(Payload::CoalesceDecision { copy: c.inst, dst: keep.0.index() as u32, src: gone.0.index() as u32, verdict: "interference", dst_range: kr, src_range: gr, conflicts, dst_lane: keep.1, dst_segments: ks, src_segments: gs, merged: Vec::new(), conflict_spans })
             });
@@ -134,130 +132,48 @@ impl<R: Recorder> Nvptx<'_, '_, R> {
             })
     }
 
-    /// Points where `a` and `b` hold different values, after a tree query, each with
-    /// the raw `[start, end)` where both are live around it. `read` collects every
-    /// register the check looks at (for `memo.rs`).
+    /// Where `a` and `b` are live together, as the interval tree answers it: one query
+    /// with the live segments of the side that has fewer, for segments of the other
+    /// side (spec `sub_34AA450`: two registers interfere when their live ranges overlap
+    /// at a program point, whatever values they hold). Each conflict comes with the raw
+    /// `[start, end)` both cover.
     #[allow(clippy::type_complexity)]
-    fn interference(
-        &self,
-        a: Unit,
-        b: Unit,
-        read: &mut Vec<VReg>,
-    ) -> Vec<((String, String), (u32, u32))> {
-        read.extend([a.0, b.0]);
-        let Some(eb) = self.extent(b) else {
+    fn interference(&mut self, a: Unit, b: Unit) -> Vec<((String, String), (u32, u32))> {
+        self.stats.inc("interference_checks");
+        if self.opts.no_tree_queries {
             return Vec::new();
-        };
-        // Once the tree is built it narrows the search: no overlapping extent, no
-        // interference. (The block-level pass runs before it exists and checks directly.)
-        // `in_tree` mirrors the tree's nodes unit by unit, so "does the tree hold an
-        // extent of `a` overlapping `b`'s" is one lookup (the same test `overlapping`
-        // applies to each node), not a walk over every extent live across `b`.
-        if self.tree_built {
-            let hit = self
-                .in_tree
-                .get(&key_pair(a))
-                .is_some_and(|iv| iv.start < eb.end && iv.end > eb.start && iv.start < iv.end);
-            if !hit {
-                return Vec::new();
-            }
         }
-        let mut out = Vec::new();
-        for (x, y) in [(a, b), (b, a)] {
-            let (rx, ry) = (self.range(x), self.range(y));
-            for (vi, v) in rx.valnos.iter().enumerate() {
-                if !ry.live_at(v.def) {
-                    continue;
-                }
-                // The already-coalesced set is skipped.
-                if let Some(i) = self.si.inst_at(v.def) {
-                    if self.coalesced[i] {
-                        continue;
-                    }
-                }
-                let Some(w) = ry.value_at(v.def) else {
-                    continue;
-                };
-                if !v.is_phi_def && self.same_value(x, vi as ValNo, y, w, read) {
-                    continue;
-                }
-                // The texts are for the trace only; with tracing off the count matters.
+        let (ra, rb) = (self.range(a), self.range(b));
+        let (probe, target) = if rb.segments.len() <= ra.segments.len() {
+            (b, a)
+        } else {
+            (a, b)
+        };
+        let spans: Vec<(u32, u32)> = self
+            .range(probe)
+            .segments
+            .iter()
+            .map(|s| (s.start.raw(), s.end.raw()))
+            .collect();
+        let hits = self.tree.overlapping_key(&spans, self.unit_key(target), 4);
+        hits.into_iter()
+            .map(|(iv, span)| {
+                // The texts are for the trace only.
                 let text = if R::ENABLED {
-                    let seg = ry
-                        .segments
-                        .iter()
-                        .find(|s| s.contains(v.def))
-                        .map(|s| format!("{s}"))
-                        .unwrap_or_default();
-                    (format!("{}", v.def), seg)
+                    (
+                        format!("{}", SlotIndex::from_raw(span.0)),
+                        format!(
+                            "[{},{})",
+                            SlotIndex::from_raw(iv.start),
+                            SlotIndex::from_raw(iv.end)
+                        ),
+                    )
                 } else {
                     (String::new(), String::new())
                 };
-                out.push((text, conflict_span(rx, ry, v.def)));
-                if out.len() >= 4 {
-                    return out;
-                }
-            }
-        }
-        out
-    }
-
-    /// Follows copy-like instructions back to the original value of `(u, v)`.
-    fn origin(
-        &self,
-        mut u: Unit,
-        mut v: ValNo,
-        read: &mut Vec<VReg>,
-    ) -> Option<(SlotIndex, bool, Unit)> {
-        read.push(u.0);
-        for _ in 0..64 {
-            let info = *self.range(u).valnos.get(v as usize)?;
-            if info.is_phi_def {
-                return Some((info.def, true, u));
-            }
-            let Some(i) = self.si.inst_at(info.def) else {
-                return Some((info.def, false, u));
-            };
-            let d = &self.ed.f.insts[i];
-            let fam = d.desc().family;
-            if !(d.is(Op::COPY) || fam == CopyFamily::Move) || d.lhs_defs != 1 {
-                return Some((info.def, false, u));
-            }
-            let src = d.operands.get(1)?;
-            let sv = src.vreg_of()?;
-            let lane_of = |s: Option<SubReg>| match s {
-                Some(s) => s.lane().map(Some).ok_or(()),
-                None => Ok(None),
-            };
-            let (Ok(def_lane), Ok(src_lane)) = (lane_of(d.operands[0].subreg), lane_of(src.subreg))
-            else {
-                return Some((info.def, false, u));
-            };
-            // Which unit of the source holds this unit's value.
-            let lane = match (u.1, def_lane) {
-                // A whole register copied whole: the same unit of the source.
-                (None, None) => src_lane,
-                // One lane of a tuple copied whole: that lane of the source tuple.
-                (Some(l), None) if src_lane.is_none() => Some(l),
-                // A lane written by a lane copy: the source as named.
-                (Some(l), Some(k)) if k == l => src_lane,
-                // A partial def changes one lane of the whole register: the whole
-                // value is new here, not the source's.
-                _ => return Some((info.def, false, u)),
-            };
-            let nu = (sv, lane);
-            read.push(sv);
-            v = self.range(nu).value_at(info.def.base())?;
-            u = nu;
-        }
-        None
-    }
-
-    fn same_value(&self, x: Unit, vx: ValNo, y: Unit, vy: ValNo, read: &mut Vec<VReg>) -> bool {
-        match (self.origin(x, vx, read), self.origin(y, vy, read)) {
-            (Some(a), Some(b)) => a == b,
-            _ => false,
-        }
+                (text, span)
+            })
+            .collect()
     }
 
     /// Both ranges as LLVM prints them, for a step's payload (empty with tracing off).
@@ -421,44 +337,11 @@ impl<R: Recorder> Nvptx<'_, '_, R> {
             self.revive_undef_defs(keep.0, l);
         }
         self.revive_undef_lane_defs(to);
-        // Tree (once built): every old extent of both registers (whole and per lane) out,
-        // the survivor's merged ones in.
-        if self.tree_built {
-            let units = |v: VReg, n: usize| {
-                core::iter::once((v, None)).chain((0..n as u8).map(move |l| (v, Some(l))))
-            };
-            let n = self
-                .ed
-                .f
-                .vreg_class(keep.0)
-                .map_or(0, |c| c.lanes() as usize);
-            let m = self
-                .ed
-                .f
-                .vreg_class(gone.0)
-                .map_or(0, |c| c.lanes() as usize);
-            for u in units(keep.0, n).chain(units(gone.0, m)) {
-                if let Some(iv) = self.in_tree.remove(&key_pair(u)) {
-                    self.tree.remove(&iv);
-                }
-            }
-            let lanes = if n > 1 { n } else { 0 };
-            for u in units(to, lanes) {
-                if let Some(iv) = self.extent(u) {
-                    self.tree.insert(iv);
-                    self.in_tree.insert(key_pair(u), iv);
-                }
-            }
-        }
         if let Some(cl) = self.ed.f.vreg_class(keep.0) {
             self.ed.set_class(to, Some(cl));
         }
         self.stats.inc("joined");
-        self.memo.merged(keep.0, gone.0);
         let merged = recorded_segments::<R>(&self.main[to.index()]);
-        let events = self.tree.take_events();
-        let rot = self.tree.rotations;
-        let snap = (self.tree.len() <= SNAPSHOT_MAX).then(|| self.tree.snapshot());
         let level = if block_level {
             "Block-level merge"
         } else {
@@ -469,14 +352,85 @@ impl<R: Recorder> Nvptx<'_, '_, R> {
                 Some(l) => format!(" The scalar now lives in lane sub{l}; its sibling lanes keep their own ranges, and this lane is no longer free for another value."),
                 None => String::new(),
             };
-            Step::new("merge", format!("{level}: {dn} ← {sn} — the two never hold different values at once, so they become one register and the copy is erased.{lane_note}"))
+            Step::new("merge", format!("{level}: {dn} ← {sn} — the tree holds no segment of one overlapping the other's, so they become one register and the copy is erased.{lane_note}"))
                 .focus(Focus::vreg(keep.0))
                 .payload(Payload::CoalesceDecision { copy: copy.index() as u32, dst: keep.0.index() as u32, src: gone.0.index() as u32, verdict: "merged", dst_range: kr, src_range: gr, conflicts: Vec::new(), dst_lane: keep.1, dst_segments: ks, src_segments: gs, merged, conflict_spans: Vec::new() })
         });
-        if self.tree_built {
-            self.step(|| Step::new("tree_update", "The interval tree drops the two old extents and inserts the merged one, rebalancing as it goes.").payload(Payload::TreeChange { events, tree: snap, rotations: rot }));
+        self.update_tree(keep, gone, to);
+        let (n, rot) = (self.tree.len(), self.tree.rotations);
+        self.tree_summary("tree_update", format!("The interval tree after the merge: the segments the joined range no longer has were deleted and its new ones inserted (the steps before this one); it holds {n} segments and has rotated {rot} times so far."));
+    }
+    /// The tree after a merge of `gone` into `keep` (the joined range now stored at
+    /// `to`), one step per event: the segments of both registers (whole and per lane)
+    /// that the joined range does not keep are deleted, its new ones inserted.
+    fn update_tree(&mut self, keep: Unit, gone: Unit, to: VReg) {
+        let units = |v: VReg, n: usize| {
+            core::iter::once((v, None)).chain((0..n as u8).map(move |l| (v, Some(l))))
+        };
+        let n = self
+            .ed
+            .f
+            .vreg_class(keep.0)
+            .map_or(0, |c| c.lanes() as usize);
+        let m = self
+            .ed
+            .f
+            .vreg_class(gone.0)
+            .map_or(0, |c| c.lanes() as usize);
+        let mut old: Vec<Interval> = Vec::new();
+        for u in units(keep.0, n).chain(units(gone.0, m)) {
+            old.extend(self.in_tree.remove(&key_pair(u)).unwrap_or_default());
+        }
+        let lanes = if n > 1 { n } else { 0 };
+        let mut new: Vec<Interval> = Vec::new();
+        for u in units(to, lanes) {
+            let segs = self.segments(u);
+            new.extend(segs.iter().copied());
+            if !segs.is_empty() {
+                self.in_tree.insert(key_pair(u), segs);
+            }
+        }
+        let order = |iv: &Interval| crate::sort::key4(iv.key, iv.start, iv.end, 0);
+        crate::sort::sort_by_key(&mut old, order);
+        crate::sort::sort_by_key(&mut new, order);
+        let (gone_ivs, added) = sorted_difference(&old, &new);
+        for iv in &gone_ivs {
+            self.tree_remove(iv);
+        }
+        for iv in added {
+            self.tree_insert(iv);
         }
     }
+}
+
+/// In two lists sorted alike: the entries of `old` not in `new`, and those of `new` not
+/// in `old`.
+fn sorted_difference(old: &[Interval], new: &[Interval]) -> (Vec<Interval>, Vec<Interval>) {
+    let key = |iv: &Interval| (iv.key, iv.start, iv.end);
+    let (mut i, mut j) = (0, 0);
+    let (mut out, mut inn) = (Vec::new(), Vec::new());
+    while i < old.len() || j < new.len() {
+        match (old.get(i), new.get(j)) {
+            (Some(a), Some(b)) if key(a) == key(b) => {
+                i += 1;
+                j += 1;
+            }
+            (Some(a), Some(b)) if key(a) < key(b) => {
+                out.push(*a);
+                i += 1;
+            }
+            (Some(a), None) => {
+                out.push(*a);
+                i += 1;
+            }
+            (_, Some(b)) => {
+                inn.push(*b);
+                j += 1;
+            }
+            (None, None) => break,
+        }
+    }
+    (out, inn)
 }
 
 /// A placed COPY or move whose destination and source are the same register and lane.

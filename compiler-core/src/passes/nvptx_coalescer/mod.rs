@@ -23,15 +23,14 @@
 //! Invariant: like the generic pass, a merge never puts two different values in one
 //! register (or tuple lane) at one point.
 //!
-//! With tracing off, two shortcuts keep the pass near-linear without changing what it
+//! With tracing off, one shortcut keeps the pass near-linear without changing what it
 //! decides: a merge may rename its smaller side and fix the numbers at the end
-//! (`names.rs`), and the retry round reuses interference verdicts whose registers no
-//! merge has touched since (`memo.rs`). A traced run takes neither.
+//! (`names.rs`). A traced run never takes it. (Every interference check, traced or
+//! not, is one query on the tree.)
 
 pub mod classify;
 pub mod heap;
 pub mod interval_tree;
-mod memo;
 mod merge;
 mod names;
 mod values;
@@ -61,9 +60,17 @@ pub struct NvptxCoalescerOptions {
     pub coalesce_limit: u32,
     /// `block-frequency`: candidates in deeper loops go first.
     pub block_frequency: bool,
+    /// Mutation switch for tests, not a knob: the interference check never asks the
+    /// interval tree (and so finds nothing). Shows that the tree's answers decide.
+    #[doc(hidden)]
+    pub no_tree_queries: bool,
+    /// Mutation switch for tests, not a knob: two-address's tie marks on lane copies
+    /// are not read (no candidate is hinted).
+    #[doc(hidden)]
+    pub ignore_hints: bool,
 }
 
-pub const STAT_NAMES: [&str; 11] = [
+pub const STAT_NAMES: [&str; 13] = [
     "copies_before",
     "copies_after",
     "joined",
@@ -75,6 +82,8 @@ pub const STAT_NAMES: [&str; 11] = [
     "kept_cross_class",
     "kept_layout",
     "left_by_copy_limit",
+    "interference_checks",
+    "tree_queries",
 ];
 
 /// Trees up to this size are copied into every step that changes them.
@@ -93,18 +102,16 @@ pub(crate) struct Nvptx<'f, 'r, R: Recorder> {
     pub main: Vec<LiveRange>,
     pub lanes: Vec<Vec<LiveRange>>,
     pub tree: IntervalTree,
-    /// The tree node interval currently stored for each unit.
-    pub in_tree: alloc::collections::BTreeMap<(u32, u8), Interval>,
+    /// The tree nodes (live segments) stored for each unit, by `key_pair`.
+    pub in_tree: alloc::collections::BTreeMap<(u32, u8), Vec<Interval>>,
     pub weights: SecondaryMap<VReg, u32>,
-    /// Set once the block-level pass is over and the tree holds every extent.
+    /// Set once the block-level pass is over (the worklist phase has begun).
     pub tree_built: bool,
     /// Copies already merged (the interference check skips them).
     pub coalesced: SecondaryMap<Inst, bool>,
     /// Untraced runs only: the register number each register will carry when the pass
     /// ends (empty until a merge renames the smaller side, see `merge`).
     pub names: Vec<u32>,
-    /// Untraced runs only: interference verdicts the retry round may reuse.
-    pub(crate) memo: memo::Memo,
     pub shortcuts: Shortcuts,
     /// Instructions that copied a register onto itself before the pass began (`names.rs`
     /// needs them; merges erase such copies and never leave new ones, so the list only
@@ -127,8 +134,6 @@ pub fn run<R: Recorder>(f: &mut Function, opts: &NvptxCoalescerOptions, rec: &mu
 pub struct Shortcuts {
     /// Merges that rewrote the destination's operands, the smaller side (`names.rs`).
     pub renamed_smaller_side: u32,
-    /// Retried candidates rejected again from a remembered verdict (`memo.rs`).
-    pub verdicts_reused: u32,
 }
 
 /// [`run`], also telling which shortcuts the run took.
@@ -180,7 +185,6 @@ pub fn run_reporting<R: Recorder>(
         coalesced: SecondaryMap::new(),
         tree_built: false,
         names: Vec::new(),
-        memo: memo::Memo::default(),
         shortcuts: Shortcuts::default(),
         self_copies,
         cfg,
@@ -189,8 +193,9 @@ pub fn run_reporting<R: Recorder>(
     p.ranges_step();
     p.erase_self_copies();
     let cands = p.filter_candidates(cands);
-    p.block_level_pass(&cands);
     p.build_tree();
+    p.block_level_pass(&cands);
+    p.tree_built = true;
     p.worklist(cands);
     let merged = core::mem::take(&mut p.merged_regs);
     p.fix_all_kill_flags(&merged);
@@ -202,6 +207,7 @@ pub fn run_reporting<R: Recorder>(
             .count() as u64;
     p.stats.set("copies_after", after);
     p.stats.set("rb_rotations", p.tree.rotations);
+    p.stats.set("tree_queries", p.tree.queries());
     let (joined, rot) = (p.stats.get("joined"), p.tree.rotations);
     p.step(|| Step::new("done", format!("NVPTX coalescing finished: {joined} merges, {copies_before} copy-like instructions before and {after} after; the interval tree rotated {rot} times.")));
     (p.stats, p.shortcuts)
@@ -256,7 +262,7 @@ impl<R: Recorder> Nvptx<'_, '_, R> {
         let n = self.main.iter().filter(|r| !r.is_empty()).count();
         let rows = range_rows(self.main.iter().enumerate().map(|(v, r)| (v as u32, r)));
         self.step(|| {
-            Step::new("live_ranges", format!("Live intervals computed: {n} registers each have a range of program points; a copy's two registers may merge only where these ranges never hold different values."))
+            Step::new("live_ranges", format!("Live intervals computed: {n} registers each have a range of program points; a copy's two registers may merge only if their ranges never overlap."))
                 .payload(Payload::LiveRanges { rows })
         });
     }
@@ -347,14 +353,70 @@ impl<R: Recorder> Nvptx<'_, '_, R> {
         })
     }
 
-    pub(crate) fn extent(&self, u: Unit) -> Option<Interval> {
-        let r = self.range(u);
-        let (s, e) = (r.begin_index()?, r.end_index()?);
-        Some(Interval {
-            start: s.raw(),
-            end: e.raw(),
-            key: tree_key((VReg::new(self.name_of(u.0) as usize), u.1)),
-        })
+    /// The tree key of a unit: its register's final number and lane.
+    pub(crate) fn unit_key(&self, u: Unit) -> u32 {
+        tree_key((VReg::new(self.name_of(u.0) as usize), u.1))
+    }
+
+    /// The unit's live segments as tree nodes (raw `[start, end)`, non-empty ones).
+    pub(crate) fn segments(&self, u: Unit) -> Vec<Interval> {
+        let key = self.unit_key(u);
+        self.range(u)
+            .segments
+            .iter()
+            .filter(|s| s.start < s.end)
+            .map(|s| Interval {
+                start: s.start.raw(),
+                end: s.end.raw(),
+                key,
+            })
+            .collect()
+    }
+
+    /// Inserts one segment and records the insert and its fix-up, one step each.
+    pub(crate) fn tree_insert(&mut self, iv: Interval) {
+        self.tree.insert(iv);
+        self.tree_steps();
+    }
+
+    /// Removes one segment and records the removal and its fix-up, one step each.
+    pub(crate) fn tree_remove(&mut self, iv: &Interval) {
+        self.tree.remove(iv);
+        self.tree_steps();
+    }
+
+    /// One step per tree event since the last call (nothing with tracing off).
+    fn tree_steps(&mut self) {
+        if !R::ENABLED {
+            return;
+        }
+        for e in self.tree.take_events() {
+            let rotations = self.tree.rotations;
+            let (kind, text) = event_text(&e);
+            self.step(|| {
+                Step::new(kind, text).payload(Payload::TreeChange {
+                    events: alloc::vec![e],
+                    tree: None,
+                    rotations,
+                })
+            });
+        }
+    }
+
+    /// The tree as it stands, for a summary step (small trees only).
+    pub(crate) fn tree_summary(&mut self, kind: &'static str, text: String) {
+        if !R::ENABLED {
+            return;
+        }
+        let rot = self.tree.rotations;
+        let snap = (self.tree.len() <= SNAPSHOT_MAX).then(|| self.tree.snapshot());
+        self.step(|| {
+            Step::new(kind, text).payload(Payload::TreeChange {
+                events: Vec::new(),
+                tree: snap,
+                rotations: rot,
+            })
+        });
     }
 
     fn build_tree(&mut self) {
@@ -370,25 +432,17 @@ impl<R: Recorder> Nvptx<'_, '_, R> {
             let mut units: Vec<Unit> = alloc::vec![(v, None)];
             units.extend((0..n_lanes as u8).map(|l| (v, Some(l))));
             for u in units {
-                if let Some(iv) = self.extent(u) {
-                    self.tree.insert(iv);
-                    self.in_tree.insert(key_pair(u), iv);
+                let segs = self.segments(u);
+                for &iv in &segs {
+                    self.tree_insert(iv);
+                }
+                if !segs.is_empty() {
+                    self.in_tree.insert(key_pair(u), segs);
                 }
             }
         }
-        self.tree_built = true;
-        let events = self.tree.take_events();
-        let rot = self.tree.rotations;
-        let n = self.tree.len();
-        let snap = (n <= SNAPSHOT_MAX).then(|| self.tree.snapshot());
-        let rotations = events
-            .iter()
-            .filter(|e| matches!(e, TreeEvent::Rotate { .. }))
-            .count();
-        self.step(|| {
-            Step::new("tree_built", format!("The interval tree now holds {n} live extents ordered by start; building it took {rotations} rotations to stay balanced."))
-                .payload(Payload::TreeChange { events, tree: snap, rotations: rot })
-        });
+        let (n, rot) = (self.tree.len(), self.tree.rotations);
+        self.tree_summary("tree_built", format!("The interval tree now holds {n} live segments ordered by start; building it took {rot} rotations to stay balanced. Every interference question from here on is a query on it."));
     }
 
     fn worklist(&mut self, cands: Vec<Candidate>) {
@@ -406,12 +460,13 @@ impl<R: Recorder> Nvptx<'_, '_, R> {
                 Some(depth) => self.ed.f.layout.inst_block(inst).map_or(0, |b| depth[b]),
                 None => 0,
             };
-            heap.push(c, w, hot);
+            let hint = c.tied && !self.opts.ignore_hints;
+            heap.push(c, w, hot, hint);
         }
         let mut secondary = CandidateHeap::default();
         loop {
             let mut joined_this_round = 0;
-            while let Some((c, w, hot)) = heap.pop() {
+            while let Some((c, w, hot, hint)) = heap.pop() {
                 if self.limit_reached() {
                     let n = self.stats.get("joined");
                     self.step(|| Step::new("coalesce_limit", format!("coalesce-limit reached after {n} merges: the pass stops here and leaves the remaining candidates.")));
@@ -439,7 +494,7 @@ impl<R: Recorder> Nvptx<'_, '_, R> {
                     }
                 }
                 if (fresh.dst, fresh.src) != (c.dst, c.src) {
-                    heap.push(fresh, w, hot);
+                    heap.push(fresh, w, hot, hint);
                     continue;
                 }
                 let (hp, sp) = if R::ENABLED {
@@ -447,24 +502,35 @@ impl<R: Recorder> Nvptx<'_, '_, R> {
                 } else {
                     (Vec::new(), Vec::new())
                 };
+                let why = if hint {
+                    "it carries two-address's tie mark (tied2: this lane copy continues an earlyTied chain of extracts, a direct hint that the scalar belongs in the lane), so it goes before every unhinted candidate".into()
+                } else {
+                    format!("lowest register number first; weight {w} breaks ties")
+                };
                 self.step(|| {
-                    Step::new("heap_pop", format!("Next candidate from the heap: copy into %{} (lowest register number first; weight {w} breaks ties).", c.dst.reg))
-                        .focus(Focus::inst(inst))
-                        .payload(Payload::HeapPop { copy: c.inst, dst: c.dst.reg, src: c.src.reg, weight: w, heap: hp, secondary: sp })
+                    Step::new(
+                        "heap_pop",
+                        format!(
+                            "Next candidate from the heap: copy into %{} ({why}).",
+                            c.dst.reg
+                        ),
+                    )
+                    .focus(Focus::inst(inst))
+                    .payload(Payload::HeapPop {
+                        copy: c.inst,
+                        dst: c.dst.reg,
+                        src: c.src.reg,
+                        weight: w,
+                        heap: hp,
+                        secondary: sp,
+                    })
                 });
-                if self.rejection_still_holds(inst) {
-                    // The same check would reject it again (`memo.rs`).
-                    self.stats.inc("interference_rejections");
-                    self.shortcuts.verdicts_reused += 1;
-                    secondary.push(c, w, 0);
-                    continue;
-                }
                 if self.try_candidate(&c, false) {
                     joined_this_round += 1;
                 } else if self.ed.f.layout.is_inserted(inst)
                     && classify(&self.ed.f.insts[inst], inst).is_some()
                 {
-                    secondary.push(c, w, 0);
+                    secondary.push(c, w, 0, hint);
                 }
             }
             if secondary.is_empty() || joined_this_round == 0 {
@@ -479,6 +545,20 @@ impl<R: Recorder> Nvptx<'_, '_, R> {
 
     fn limit_reached(&self) -> bool {
         self.opts.coalesce_limit != 0 && self.stats.get("joined") >= self.opts.coalesce_limit as u64
+    }
+}
+
+/// A step kind and narration for one tree event.
+fn event_text(e: &TreeEvent) -> (&'static str, String) {
+    let unit = |k: u32| match (k & 63).checked_sub(1) {
+        Some(l) => format!("%{}.sub{l}", k >> 6),
+        None => format!("%{}", k >> 6),
+    };
+    match e {
+        TreeEvent::Insert { node, interval: iv } => ("tree_insert", format!("Tree insert: the live segment [{},{}) of {} becomes node {}, a red leaf where a search by start ends.", crate::liveness::SlotIndex::from_raw(iv.start), crate::liveness::SlotIndex::from_raw(iv.end), unit(iv.key), node.0)),
+        TreeEvent::Remove { node, interval: iv } => ("tree_remove", format!("Tree delete: node {} (the segment [{},{}) of {}) leaves the tree.", node.0, crate::liveness::SlotIndex::from_raw(iv.start), crate::liveness::SlotIndex::from_raw(iv.end), unit(iv.key))),
+        TreeEvent::Rotate { pivot, side } => ("tree_rotate", format!("Tree rotation: node {} moves down to the {} and its child rises, keeping every root-to-leaf path equally black.", pivot.0, if *side == interval_tree::Side::Left { "left" } else { "right" })),
+        TreeEvent::Recolor { node, color } => ("tree_recolor", format!("Tree recolouring: node {} turns {}.", node.0, if *color == interval_tree::Color::Red { "red" } else { "black" })),
     }
 }
 

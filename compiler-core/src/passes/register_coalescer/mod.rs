@@ -28,7 +28,6 @@
 //! two-address no NVPTX instruction has one, so that step is not modelled.
 
 mod join;
-pub(crate) use join::conflict_span;
 pub mod order;
 mod remat;
 mod rescue;
