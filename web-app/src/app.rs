@@ -25,6 +25,9 @@ use web_engine::protocol::{Request, Response};
 use web_sys::{HtmlSelectElement, KeyboardEvent};
 use yew::prelude::*;
 
+/// How long the view must stay put before the address bar is rewritten, in ms.
+const ADDRESS_DELAY_MS: u32 = 250;
+
 /// The engine's answer as an action.
 fn response_action(r: Response) -> Action {
     match r {
@@ -69,13 +72,12 @@ fn link_from_location() -> Option<Result<share::Link, share::LinkError>> {
     Some(share::decode(fragment))
 }
 
+/// The page's address with `fragment` after `#`, put in the address bar with
+/// `history.replaceState` (no new history entry, no `hashchange`). Returns the URL.
 #[cfg(target_family = "wasm")]
-fn copy_link(state: &AppState, dispatcher: UseReducerDispatcher<AppState>) {
+fn replace_address(fragment: &str) -> Option<String> {
     use wasm_bindgen::JsValue;
-    let fragment = share::encode_state(&state.link_state());
-    let Some(window) = web_sys::window() else {
-        return;
-    };
+    let window = web_sys::window()?;
     let location = window.location();
     let base = format!(
         "{}{}{}",
@@ -84,9 +86,27 @@ fn copy_link(state: &AppState, dispatcher: UseReducerDispatcher<AppState>) {
         location.search().unwrap_or_default()
     );
     let url = format!("{base}#{fragment}");
-    if let Ok(history) = window.history() {
-        let _ = history.replace_state_with_url(&JsValue::NULL, "", Some(&url));
+    if location.href().ok().as_deref() != Some(url.as_str()) {
+        if let Ok(history) = window.history() {
+            let _ = history.replace_state_with_url(&JsValue::NULL, "", Some(&url));
+        }
     }
+    Some(url)
+}
+
+#[cfg(not(target_family = "wasm"))]
+fn replace_address(_: &str) -> Option<String> {
+    None
+}
+
+#[cfg(target_family = "wasm")]
+fn copy_link(state: &AppState, dispatcher: UseReducerDispatcher<AppState>) {
+    let Some(url) = replace_address(&state.link_fragment()) else {
+        return;
+    };
+    let Some(window) = web_sys::window() else {
+        return;
+    };
     let promise = window.navigator().clipboard().write_text(&url);
     wasm_bindgen_futures::spawn_local(async move {
         let copied = wasm_bindgen_futures::JsFuture::from(promise).await.is_ok();
@@ -219,17 +239,46 @@ pub fn app() -> Html {
         });
     }
 
-    // Cancelling: the engine cannot interrupt a run, so the worker is restarted.
+    // Cancelling: the engine cannot interrupt a run, so the worker is restarted, and
+    // the run whose results stay on screen is sent to it again (same id) so that its
+    // steps keep answering.
     {
         let engine = engine.clone();
         let cancelled = match state.run {
             RunState::Cancelled { id } => Some(id),
             _ => None,
         };
+        let restore = state.restore_wanted();
         use_effect_with(cancelled, move |cancelled| {
             if cancelled.is_some() {
                 engine.restart();
+                if let Some((id, run)) = restore {
+                    engine.send(Request::Run { id, run });
+                }
             }
+        });
+    }
+
+    // The address bar follows the view (replaceState, a moment after the last change,
+    // so stepping quickly through a large source does not encode it at every step).
+    {
+        let fragment_of = state.clone();
+        let shown = state.summary.as_ref().map(|s| {
+            (
+                s.run_id,
+                state.stage,
+                state.step,
+                state.layout,
+                state.picture_slots(),
+            )
+        });
+        use_effect_with(shown, move |shown| {
+            let timer = shown.is_some().then(|| {
+                gloo_timers::callback::Timeout::new(ADDRESS_DELAY_MS, move || {
+                    replace_address(&fragment_of.link_fragment());
+                })
+            });
+            move || drop(timer)
         });
     }
 
@@ -263,6 +312,18 @@ pub fn app() -> Html {
         Action::SetLayout(Layout::from_id(&el.value()))
     });
 
+    // The skip link moves focus itself: following `#step-controls` would change the
+    // address bar's fragment, which holds the permalink.
+    let skip_to_steps = Callback::from(|e: MouseEvent| {
+        e.prevent_default();
+        let target = web_sys::window()
+            .and_then(|w| w.document())
+            .and_then(|d| d.get_element_by_id("step-controls"))
+            .and_then(|el| wasm_bindgen::JsCast::dyn_into::<web_sys::HtmlElement>(el).ok());
+        if let Some(el) = target {
+            let _ = el.focus();
+        }
+    });
     let s = &*state;
     let summary = s.summary.clone();
     let stage_summary = s.stage_summary().cloned();
@@ -361,6 +422,7 @@ pub fn app() -> Html {
 
     html! {
         <div class={classes!("app", format!("layout-{}", s.layout.id()))}>
+            <a class="skip-link" href="#step-controls" onclick={skip_to_steps}>{ "Skip to the step controls" }</a>
             <header class="app-header">
                 <div class="brand">
                     <h1>{ "CopyScope" }</h1>
@@ -404,7 +466,7 @@ pub fn app() -> Html {
             if s.layout == Layout::SideBySide {
                 <main class="workspace side-by-side-workspace">
                     <SideBySide slots={s.picture_slots()} summary={summary.clone()}
-                        views={s.side_views.clone()} on_action={on_action.clone()} />
+                        views={s.side_views.clone()} linked={s.linked_slot()} on_action={on_action.clone()} />
                 </main>
             } else {
             <main class="workspace">
