@@ -308,3 +308,104 @@ test('the first Tab reaches a skip link that moves focus to the step controls', 
   assert.deepEqual(errors, []);
   await page.close();
 });
+
+test('pasting 1 MB of MIR and running it keeps every main-thread task under 200 ms', async () => {
+  const { page, errors } = await open();
+  const source = generatedMir(1800);
+  assert.ok(source.length > 1_000_000, `${source.length} bytes`);
+  await page.evaluate((t) => navigator.clipboard.writeText(t), source);
+  await page.evaluate(() => {
+    window.__longTasks = [];
+    new PerformanceObserver((list) => {
+      for (const e of list.getEntries()) window.__longTasks.push(Math.round(e.duration));
+    }).observe({ type: 'longtask' });
+  });
+  const textarea = page.getByRole('textbox', { name: /^Source text/ });
+  await textarea.focus();
+  await page.keyboard.press('Control+a');
+  await page.keyboard.press('Control+v');
+  await page.locator('[data-run-state="queued"], [data-run-state="running"]').first().waitFor();
+  await runState(page, 'done', 300_000);
+  await page.locator('.ir-after').waitFor({ timeout: 60_000 });
+  await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => setTimeout(r, 100))));
+  const tasks = await page.evaluate(() => window.__longTasks);
+  console.log(`# long tasks during the 1 MB paste and run (ms): ${tasks.join(', ') || 'none'}`);
+  assert.ok(tasks.every((ms) => ms < 200), `long tasks: ${tasks}`);
+  // The pasted text is the source now (shown read-only: it is long).
+  assert.match(await page.locator('.large-note').textContent(), /lines: shown read-only/);
+  assert.deepEqual(errors, []);
+  await page.close();
+});
+
+const require = (await import('node:module')).createRequire(import.meta.url);
+const AXE = require.resolve('axe-core/axe.min.js');
+
+test('axe-core: no serious or critical violations in every layout and theme', async () => {
+  const phone = await launch({ viewport: { width: 390, height: 844 } });
+  const presenter = await launch({ viewport: { width: 1920, height: 1080 } });
+  const found = [];
+  try {
+    for (const [context, fragment, layout, name] of [
+      [browser.context, '#example=tex-v4f32&stage=two-address&step=3', null, 'standard'],
+      [presenter.context, '#example=phi-swap&stage=nvptx-coalescer&step=3', 'presenter', 'presenter'],
+      [browser.context, '#example=iteration-cap&stage=general-optimize&step=5', 'side-by-side', 'side-by-side'],
+      [phone.context, '#example=phi-swap&stage=nvptx-coalescer&step=3', null, 'phone'],
+    ]) {
+      for (const colorScheme of ['light', 'dark']) {
+        const { page } = await open(fragment, context);
+        await page.emulateMedia({ colorScheme });
+        if (layout) {
+          await page.getByRole('combobox', { name: 'Layout' }).selectOption(layout);
+          await page.locator(`.layout-${layout}`).waitFor();
+        }
+        await page.waitForTimeout(300);
+        await page.addScriptTag({ path: AXE });
+        const violations = await page.evaluate(async () => {
+          const result = await globalThis.axe.run(document);
+          return result.violations
+            .filter((v) => v.impact === 'serious' || v.impact === 'critical')
+            .map((v) => `${v.id}: ${v.help} — ${v.nodes.slice(0, 3).map((n) => n.target.join(' ')).join(' | ')}`);
+        });
+        found.push(...violations.map((v) => `[${name}, ${colorScheme}] ${v}`));
+        await page.close();
+      }
+    }
+  } finally {
+    await phone.close();
+    await presenter.close();
+  }
+  assert.deepEqual(found, []);
+});
+
+test('splitters resize and collapse the columns from the keyboard; widths stay per layout', async () => {
+  const { page, errors } = await open('#example=tex-v4f32&stage=two-address&step=3');
+  const width = (s) => page.locator(s).evaluate((el) => Math.round(el.getBoundingClientRect().width));
+  const splitter = page.getByRole('separator', { name: 'Width of the picture column' });
+  const before = await width('.picture-panel');
+  await splitter.focus();
+  const ring = await splitter.evaluate((el) => getComputedStyle(el).outlineStyle);
+  assert.notEqual(ring, 'none', 'a visible focus ring on the splitter');
+  for (let i = 0; i < 5; i++) await page.keyboard.press('ArrowLeft');
+  assert.equal(await splitter.getAttribute('aria-valuenow'), '50');
+  const wider = await width('.picture-panel');
+  assert.ok(wider > before + 100, `${before} → ${wider}`);
+  // Another stage keeps the width.
+  await pickStage(page, 'phi-elimination');
+  assert.equal(await width('.picture-panel'), wider);
+  // Presenter has its own; back in standard the width is there again.
+  await page.getByRole('combobox', { name: 'Layout' }).selectOption('presenter');
+  await page.locator('.layout-presenter').waitFor();
+  await page.getByRole('combobox', { name: 'Layout' }).selectOption('standard');
+  await page.locator('.layout-standard').waitFor();
+  assert.equal(await width('.picture-panel'), wider);
+  // The input column collapses and reopens.
+  const left = page.getByRole('separator', { name: 'Width of the input column' });
+  await left.focus();
+  await page.keyboard.press('Home');
+  assert.ok((await width('.column.left')) < 2);
+  assert.equal(await page.locator('.column.left').evaluate((el) => getComputedStyle(el).visibility), 'hidden');
+  await page.keyboard.press('Enter');
+  assert.ok((await width('.column.left')) > 200);
+  assert.deepEqual(errors, []);
+  await page.close();
+});

@@ -18,6 +18,7 @@ use crate::components::*;
 use crate::engine::EngineClient;
 use crate::model::keys::HELP;
 use crate::model::layout::Layout;
+use crate::model::panes::Pane;
 use crate::state::{Action, AppState, CentreTab, LeftTab, RunState};
 use compiler_core::share;
 use std::rc::Rc;
@@ -27,6 +28,8 @@ use yew::prelude::*;
 
 /// How long the view must stay put before the address bar is rewritten, in ms.
 const ADDRESS_DELAY_MS: u32 = 250;
+/// Sources longer than this (bytes) are not kept in the address bar as the view moves.
+const ADDRESS_SOURCE_LIMIT: usize = 64 * 1024;
 
 /// The engine's answer as an action.
 fn response_action(r: Response) -> Action {
@@ -85,7 +88,11 @@ fn replace_address(fragment: &str) -> Option<String> {
         location.pathname().unwrap_or_default(),
         location.search().unwrap_or_default()
     );
-    let url = format!("{base}#{fragment}");
+    let url = if fragment.is_empty() {
+        base
+    } else {
+        format!("{base}#{fragment}")
+    };
     if location.href().ok().as_deref() != Some(url.as_str()) {
         if let Ok(history) = window.history() {
             let _ = history.replace_state_with_url(&JsValue::NULL, "", Some(&url));
@@ -263,7 +270,9 @@ pub fn app() -> Html {
     // so stepping quickly through a large source does not encode it at every step).
     {
         let fragment_of = state.clone();
-        let shown = state.summary.as_ref().map(|s| {
+        // Not while a run is on its way: the address would name what is being left.
+        let settled = !state.run.is_busy();
+        let shown = state.summary.as_ref().filter(|_| settled).map(|s| {
             (
                 s.run_id,
                 state.stage,
@@ -275,7 +284,15 @@ pub fn app() -> Html {
         use_effect_with(shown, move |shown| {
             let timer = shown.is_some().then(|| {
                 gloo_timers::callback::Timeout::new(ADDRESS_DELAY_MS, move || {
-                    replace_address(&fragment_of.link_fragment());
+                    // A large source is not encoded at every step (deflating 1 MB took
+                    // 0.3 s of the main thread); the address then holds no link rather
+                    // than an old one, and Copy link makes one on demand.
+                    let fragment = if fragment_of.source.len() > ADDRESS_SOURCE_LIMIT {
+                        String::new()
+                    } else {
+                        fragment_of.link_fragment()
+                    };
+                    replace_address(&fragment);
                 })
             });
             move || drop(timer)
@@ -331,6 +348,7 @@ pub fn app() -> Html {
     let view = s.view.clone().filter(|v| Some(v.stage) == s.stage);
     let stale = view.as_ref().is_some_and(|v| v.step != s.step);
     let note = centre_note(s);
+    let widths = s.pane_widths();
 
     let left_id = match s.left_tab {
         LeftTab::Source => "source",
@@ -469,14 +487,16 @@ pub fn app() -> Html {
                         views={s.side_views.clone()} linked={s.linked_slot()} on_action={on_action.clone()} />
                 </main>
             } else {
-            <main class="workspace">
+            <main class="workspace" style={widths.style()}>
                 if s.layout != Layout::Presenter {
-                    <section class="column left" aria-label="Input">
+                    <section class={classes!("column", "left", (widths.left == 0).then_some("collapsed"))} aria-label="Input">
                         <Tabs label="Input" tabs={left_tabs} selected={left_id} on_select={on_left} all_panels=true />
                         { left_panel("source", editor) }
                         { left_panel("gallery", gallery) }
                         { left_panel("knobs", knobs) }
                     </section>
+                    <Splitter pane={Pane::Left} width={widths.left} label="Width of the input column"
+                        on_action={on_action.clone()} />
                 }
                 <section class="column centre" aria-label="Stage view">
                     <Narration stage={s.stage} step={s.step} {total} view={view.clone()} note={note.map(AttrValue::from)} />
@@ -497,7 +517,9 @@ pub fn app() -> Html {
                         </div>
                     }
                 </section>
-                <PicturePanel view={view.filter(|_| !stale)} />
+                <Splitter pane={Pane::Picture} width={widths.picture} label="Width of the picture column"
+                    on_action={on_action.clone()} />
+                <PicturePanel view={view.filter(|_| !stale)} collapsed={widths.picture == 0} />
             </main>
             }
         </div>

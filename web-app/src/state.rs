@@ -16,6 +16,7 @@
 //! [`Reducible`] impl only adapts `apply` to yew's `use_reducer`.
 
 use crate::model::layout::{Layout, Speed};
+use crate::model::panes::{layout_index, Pane, PaneWidths, STEP};
 use crate::model::slots;
 use crate::model::tour::TourState;
 use compiler_core::examples::{self, Example};
@@ -157,6 +158,8 @@ pub struct AppState {
     pub speed: Speed,
     pub skip_noop: bool,
     pub layout: Layout,
+    /// Column widths per layout (index: `Layout::ALL`), set with the splitters.
+    pub panes: [PaneWidths; 3],
 
     // Messages.
     pub notice: Option<Notice>,
@@ -206,6 +209,7 @@ impl Default for AppState {
             speed: Speed::default(),
             skip_noop: false,
             layout: Layout::default(),
+            panes: Layout::ALL.map(PaneWidths::default_for),
             notice: None,
             link: None,
             pictures: Vec::new(),
@@ -273,6 +277,18 @@ pub enum Action {
     SetSpeed(Speed),
     SetSkipNoop(bool),
     SetLayout(Layout),
+    /// A splitter dragged: the column's width in percent of the workspace.
+    SetPaneWidth {
+        pane: Pane,
+        percent: i32,
+    },
+    /// A splitter's arrow keys: wider (+1) or narrower (-1) by one step.
+    NudgePane {
+        pane: Pane,
+        delta: i32,
+    },
+    /// Collapse a column, or open a collapsed one at its layout's default width.
+    TogglePane(Pane),
     SetDiffRange {
         from: u32,
         to: u32,
@@ -522,6 +538,23 @@ impl AppState {
             Action::SetSpeed(speed) => self.speed = speed,
             Action::SetSkipNoop(on) => self.skip_noop = on,
             Action::SetLayout(layout) => self.layout = layout,
+            Action::SetPaneWidth { pane, percent } => self.pane_widths_mut().set(pane, percent),
+            Action::NudgePane { pane, delta } => {
+                let now = i32::from(self.pane_widths().get(pane));
+                let from = if now == 0 && delta > 0 {
+                    i32::from(crate::model::panes::MIN) - i32::from(STEP)
+                } else {
+                    now
+                };
+                self.pane_widths_mut()
+                    .set(pane, from + delta * i32::from(STEP));
+            }
+            Action::TogglePane(pane) => {
+                let open = PaneWidths::default_for(self.layout).get(pane).max(22);
+                let now = self.pane_widths().get(pane);
+                let to = if now == 0 { i32::from(open) } else { 0 };
+                self.pane_widths_mut().set(pane, to);
+            }
             Action::SetDiffRange { from, to } => {
                 let total = self.total_steps();
                 self.diff_from = from.min(total);
@@ -967,6 +1000,15 @@ impl AppState {
             self.step = 0;
         }
         self.playing = true;
+    }
+
+    /// The column widths of the current layout.
+    pub fn pane_widths(&self) -> PaneWidths {
+        self.panes[layout_index(self.layout)]
+    }
+
+    fn pane_widths_mut(&mut self) -> &mut PaneWidths {
+        &mut self.panes[layout_index(self.layout)]
     }
 
     /// The summary of the stage shown, if it ran.

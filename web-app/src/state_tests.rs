@@ -484,3 +484,43 @@ fn format_detection_and_override() {
         Some("dag")
     );
 }
+
+#[test]
+fn column_widths_are_kept_per_layout_not_per_stage() {
+    use crate::model::panes::Pane;
+    let s = started();
+    let wide = apply_all(
+        s,
+        [
+            Action::NudgePane {
+                pane: Pane::Picture,
+                delta: 1,
+            },
+            Action::NudgePane {
+                pane: Pane::Picture,
+                delta: 1,
+            },
+            Action::SelectStage(Stage::PhiElimination),
+        ],
+    );
+    assert_eq!(wide.pane_widths().picture, 44);
+    // Another layout has its own widths; coming back finds these again.
+    let presenter = wide.apply(Action::SetLayout(Layout::Presenter));
+    assert_eq!(presenter.pane_widths().picture, 48);
+    let back = presenter.apply(Action::SetLayout(Layout::Standard));
+    assert_eq!(back.pane_widths().picture, 44);
+    // Collapse and reopen; a drag sets a width directly.
+    let shut = back.apply(Action::TogglePane(Pane::Left));
+    assert_eq!(shut.pane_widths().left, 0);
+    assert_eq!(shut.apply(Action::TogglePane(Pane::Left)).pane_widths().left, 22);
+    let opened = shut.apply(Action::NudgePane {
+        pane: Pane::Left,
+        delta: 1,
+    });
+    assert_eq!(opened.pane_widths().left, 12);
+    let dragged = back.apply(Action::SetPaneWidth {
+        pane: Pane::Picture,
+        percent: 55,
+    });
+    assert_eq!(dragged.pane_widths().picture, 55);
+}
