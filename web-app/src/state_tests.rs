@@ -512,7 +512,12 @@ fn column_widths_are_kept_per_layout_not_per_stage() {
     // Collapse and reopen; a drag sets a width directly.
     let shut = back.apply(Action::TogglePane(Pane::Left));
     assert_eq!(shut.pane_widths().left, 0);
-    assert_eq!(shut.apply(Action::TogglePane(Pane::Left)).pane_widths().left, 22);
+    assert_eq!(
+        shut.apply(Action::TogglePane(Pane::Left))
+            .pane_widths()
+            .left,
+        22
+    );
     let opened = shut.apply(Action::NudgePane {
         pane: Pane::Left,
         delta: 1,

@@ -25,7 +25,11 @@ pub fn run(ctx: &Ctx, build: bool) -> Result<(), String> {
     }
     let shots = ctx.root.join("docs").join("screenshots");
     let site = http::StaticServer::start(dist).map_err(|e| format!("static server: {e}"))?;
-    println!("taking screenshots of {} into {}", site.url(), ctx.show(&shots));
+    println!(
+        "taking screenshots of {} into {}",
+        site.url(),
+        ctx.show(&shots)
+    );
     let status = ctx
         .command("node", &["docs/screenshots.mjs"])
         .current_dir(ctx.e2e())

@@ -110,7 +110,12 @@ pub fn editor(props: &EditorProps) -> Html {
             let start = el.selection_start().ok().flatten().unwrap_or(0);
             let end = el.selection_end().ok().flatten().unwrap_or(start);
             e.prevent_default();
-            on_action.emit(Action::SetSource(splice_utf16(&el.value(), start, end, &text)));
+            on_action.emit(Action::SetSource(splice_utf16(
+                &el.value(),
+                start,
+                end,
+                &text,
+            )));
         })
     };
     let onkeydown = {

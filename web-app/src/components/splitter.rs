@@ -75,7 +75,9 @@ pub fn splitter(props: &SplitterProps) -> Html {
             }
         })
     };
-    let ondblclick = props.on_action.reform(move |_: MouseEvent| Action::TogglePane(pane));
+    let ondblclick = props
+        .on_action
+        .reform(move |_: MouseEvent| Action::TogglePane(pane));
     html! {
         <div class={classes!("splitter", (props.width == 0).then_some("at-collapsed"))}
             role="separator" aria-orientation="vertical" tabindex="0"
