@@ -95,9 +95,10 @@ test('three pictures side by side, each stepped on its own, kept in the link', a
     await slots.evaluateAll((s) => s.map((x) => x.dataset.stageId)),
     ['two-address', 'nvptx-coalescer', 'general-optimize'],
   );
-  // Each slot starts at its last step; step the fan-out back to its second COPY.
+  // Each slot starts at its input; step the fan-out to its second COPY.
   await page.locator('.picture-slot').nth(0).locator('.fanout-svg').waitFor();
-  await page.getByRole('button', { name: 'First step of the EXTRACT_SUBREG fan-out picture', exact: true }).click();
+  assert.match(await slots.nth(0).locator('.slot-counter').textContent(), /^Step 0 of/);
+  assert.ok(await page.getByRole('button', { name: 'First step of the EXTRACT_SUBREG fan-out picture', exact: true }).isDisabled());
   const next = page.getByRole('button', { name: 'Next step of the EXTRACT_SUBREG fan-out picture', exact: true });
   for (let i = 0; i < 4; i++) await next.click();
   await page.waitForFunction(() => document.querySelector('.picture-slot .slot-counter')?.textContent.startsWith('Step 4 of'));

@@ -191,6 +191,12 @@ pub enum PipelineError {
     Emit { wanted: IrKind, produced: IrKind },
     /// A stage could not handle its input (an opcode with no PTX form, ...).
     StageFailed { stage: Stage, message: String },
+    /// The first stage, reading the user's text itself, refused it (a PTX register
+    /// that is not declared, ...): the errors point into that text.
+    SourceRefused {
+        stage: Stage,
+        errors: Vec<SourceError>,
+    },
 }
 
 impl PipelineError {
@@ -202,6 +208,7 @@ impl PipelineError {
                 | PipelineError::Unsupported(_)
                 | PipelineError::InvalidInput(_)
                 | PipelineError::StageFailed { .. }
+                | PipelineError::SourceRefused { .. }
         )
     }
 
@@ -211,6 +218,7 @@ impl PipelineError {
             PipelineError::Parse(e) => alloc::vec![e.clone()],
             PipelineError::Unsupported(_) => alloc::vec![SourceError::new(1, 1, format!("{self}"))],
             PipelineError::InvalidInput(v) => v.clone(),
+            PipelineError::SourceRefused { errors, .. } => errors.clone(),
             _ => Vec::new(),
         }
     }
@@ -246,6 +254,13 @@ impl fmt::Display for PipelineError {
             PipelineError::UntilAndOnly => f.write_str("--until and --only cannot be combined"),
             PipelineError::DuplicateStage(s) => write!(f, "--only names stage {s} twice"),
             PipelineError::StageFailed { stage, message } => write!(f, "stage {stage}: {message}"),
+            PipelineError::SourceRefused { stage, errors } => {
+                write!(f, "stage {stage} refuses the input")?;
+                for e in errors {
+                    write!(f, "\n{e}")?;
+                }
+                Ok(())
+            }
             PipelineError::WrongInput {
                 stage,
                 expected,
@@ -744,7 +759,15 @@ pub fn run_observed(
     for (index, &stage) in stages.iter().enumerate() {
         observer.stage_start(index, stage, &ir);
         let input = opts.trace.then(|| ir.print());
-        let mut run = run_stage(stage, &mut ir, &opts.knobs, opts.trace)?;
+        let mut run = match run_stage(stage, &mut ir, &opts.knobs, opts.trace) {
+            Ok(run) => run,
+            Err(PipelineError::StageFailed { stage, message })
+                if index == 0 && input_format == InputFormat::Ptx =>
+            {
+                return Err(ptx_refusal(text, stage, message));
+            }
+            Err(e) => return Err(e),
+        };
         run.input = input;
         if opts.trace {
             run.output = Some(ir.print());
@@ -983,6 +1006,68 @@ fn two_address_refusals(ir: &Ir, spans: &[FunctionSpans]) -> Vec<SourceError> {
         }
     }
     out
+}
+
+/// A failure of the stage that read the PTX text itself, pointed into that text: at the
+/// first use of the `%register` the message names inside the function it names (past
+/// the `.reg` declarations), else at the function's header. Without a function to find
+/// it stays a `StageFailed`.
+fn ptx_refusal(text: &str, stage: Stage, message: String) -> PipelineError {
+    let function = message
+        .split_once("function `")
+        .and_then(|(_, rest)| rest.split_once('`'));
+    let Some((name, rest)) = function else {
+        return PipelineError::StageFailed { stage, message };
+    };
+    let reg = rest
+        .split(|c: char| !(c.is_alphanumeric() || c == '%' || c == '_' || c == '$'))
+        .find(|w| w.len() > 1 && w.starts_with('%'));
+    let lines: Vec<&str> = text.lines().collect();
+    let header = lines.iter().position(|l| {
+        let t = l.trim_start();
+        (t.contains(".entry") || t.contains(".func")) && find_word(l, name).is_some()
+    });
+    let Some(header) = header else {
+        return PipelineError::StageFailed { stage, message };
+    };
+    let at = reg
+        .and_then(|r| {
+            lines
+                .iter()
+                .enumerate()
+                .skip(header + 1)
+                .find_map(|(i, l)| {
+                    let t = l.trim_start();
+                    if t.starts_with(".reg") || t.starts_with("//") {
+                        return None;
+                    }
+                    find_word(l, r).map(|c| (i, c))
+                })
+        })
+        .unwrap_or_else(|| (header, find_word(lines[header], name).unwrap_or(0)));
+    let col = lines[at.0][..at.1].chars().count() as u32 + 1;
+    PipelineError::SourceRefused {
+        stage,
+        errors: alloc::vec![SourceError::new(at.0 as u32 + 1, col, message)],
+    }
+}
+
+/// The byte offset of `word` in `line` as a whole token (no name character on either
+/// side).
+fn find_word(line: &str, word: &str) -> Option<usize> {
+    let name = |c: char| c.is_alphanumeric() || c == '_' || c == '$' || c == '%';
+    let mut from = 0;
+    while let Some(p) = line[from..].find(word) {
+        let start = from + p;
+        let end = start + word.len();
+        let before = line[..start].chars().next_back().is_some_and(name);
+        let after = line[end..].chars().next().is_some_and(name);
+        if !before && !after {
+            return Some(start);
+        }
+        from = start + word.len().max(1);
+    }
+    None
 }
 
 fn verify_input(ir: &Ir, spans: &[FunctionSpans]) -> Vec<SourceError> {
@@ -1374,5 +1459,42 @@ body: |
             plan(Stage::TwoAddress, &o).unwrap_err(),
             PipelineError::UntilAndOnly
         );
+    }
+
+    /// A PTX register used but not declared is an error of the input, placed where the
+    /// text first uses it (issue 30: it had no line:column, so the editor marked nothing).
+    #[test]
+    fn an_undeclared_ptx_register_points_at_its_first_use() {
+        let text = ".version 8.0\n.target sm_90\n.address_size 64\n\n.visible .entry k(\n\t.param .u64 k_param_0\n)\n{\n\t.reg .b32 \t%r<3>;\n\t.reg .b64 \t%rd<2>;\n\n\tld.param.u64 \t%rd1, [k_param_0];\n\tmov.u32 \t%r1, 5;\n\tadd.f32 \t%f99, %r1, %r1;\n\tst.global.u32 \t[%rd1], %f99;\n\tret;\n}\n";
+        let e = run(text, &RunOptions::default()).unwrap_err();
+        assert!(!e.is_usage());
+        let errors = e.source_errors();
+        assert_eq!(errors.len(), 1, "{e}");
+        // Line 14 is `\tadd.f32 \t%f99, ...`: the tab, "add.f32 ", the tab, then %f99.
+        assert_eq!((errors[0].line, errors[0].col), (14, 11), "{e}");
+        assert!(
+            errors[0].message.contains("register %f99 is not declared"),
+            "{e}"
+        );
+        assert_eq!(
+            format!("{e}"),
+            format!(
+                "stage ptx-lower refuses the input\n14:11: {}",
+                errors[0].message
+            )
+        );
+        // The same text from MIR's point of view is no concern here; a PTX failure of a
+        // later stage (not the one reading the text) keeps its plain form.
+        assert!(matches!(
+            ptx_refusal("no function here", Stage::PtxLower, "odd".into()),
+            PipelineError::StageFailed { .. }
+        ));
+    }
+
+    #[test]
+    fn words_are_found_whole() {
+        assert_eq!(find_word("\tadd %r10, %r1;", "%r1"), Some(11));
+        assert_eq!(find_word(".entry kk(", "k"), None);
+        assert_eq!(find_word(".entry kk(", "kk"), Some(7));
     }
 }

@@ -18,12 +18,18 @@ use crate::components::*;
 use crate::engine::EngineClient;
 use crate::model::keys::HELP;
 use crate::model::layout::Layout;
+use crate::model::panes::Pane;
 use crate::state::{Action, AppState, CentreTab, LeftTab, RunState};
 use compiler_core::share;
 use std::rc::Rc;
 use web_engine::protocol::{Request, Response};
 use web_sys::{HtmlSelectElement, KeyboardEvent};
 use yew::prelude::*;
+
+/// How long the view must stay put before the address bar is rewritten, in ms.
+const ADDRESS_DELAY_MS: u32 = 250;
+/// Sources longer than this (bytes) are not kept in the address bar as the view moves.
+const ADDRESS_SOURCE_LIMIT: usize = 64 * 1024;
 
 /// The engine's answer as an action.
 fn response_action(r: Response) -> Action {
@@ -69,13 +75,12 @@ fn link_from_location() -> Option<Result<share::Link, share::LinkError>> {
     Some(share::decode(fragment))
 }
 
+/// The page's address with `fragment` after `#`, put in the address bar with
+/// `history.replaceState` (no new history entry, no `hashchange`). Returns the URL.
 #[cfg(target_family = "wasm")]
-fn copy_link(state: &AppState, dispatcher: UseReducerDispatcher<AppState>) {
+fn replace_address(fragment: &str) -> Option<String> {
     use wasm_bindgen::JsValue;
-    let fragment = share::encode_state(&state.link_state());
-    let Some(window) = web_sys::window() else {
-        return;
-    };
+    let window = web_sys::window()?;
     let location = window.location();
     let base = format!(
         "{}{}{}",
@@ -83,10 +88,32 @@ fn copy_link(state: &AppState, dispatcher: UseReducerDispatcher<AppState>) {
         location.pathname().unwrap_or_default(),
         location.search().unwrap_or_default()
     );
-    let url = format!("{base}#{fragment}");
-    if let Ok(history) = window.history() {
-        let _ = history.replace_state_with_url(&JsValue::NULL, "", Some(&url));
+    let url = if fragment.is_empty() {
+        base
+    } else {
+        format!("{base}#{fragment}")
+    };
+    if location.href().ok().as_deref() != Some(url.as_str()) {
+        if let Ok(history) = window.history() {
+            let _ = history.replace_state_with_url(&JsValue::NULL, "", Some(&url));
+        }
     }
+    Some(url)
+}
+
+#[cfg(not(target_family = "wasm"))]
+fn replace_address(_: &str) -> Option<String> {
+    None
+}
+
+#[cfg(target_family = "wasm")]
+fn copy_link(state: &AppState, dispatcher: UseReducerDispatcher<AppState>) {
+    let Some(url) = replace_address(&state.link_fragment()) else {
+        return;
+    };
+    let Some(window) = web_sys::window() else {
+        return;
+    };
     let promise = window.navigator().clipboard().write_text(&url);
     wasm_bindgen_futures::spawn_local(async move {
         let copied = wasm_bindgen_futures::JsFuture::from(promise).await.is_ok();
@@ -219,17 +246,56 @@ pub fn app() -> Html {
         });
     }
 
-    // Cancelling: the engine cannot interrupt a run, so the worker is restarted.
+    // Cancelling: the engine cannot interrupt a run, so the worker is restarted, and
+    // the run whose results stay on screen is sent to it again (same id) so that its
+    // steps keep answering.
     {
         let engine = engine.clone();
         let cancelled = match state.run {
             RunState::Cancelled { id } => Some(id),
             _ => None,
         };
+        let restore = state.restore_wanted();
         use_effect_with(cancelled, move |cancelled| {
             if cancelled.is_some() {
                 engine.restart();
+                if let Some((id, run)) = restore {
+                    engine.send(Request::Run { id, run });
+                }
             }
+        });
+    }
+
+    // The address bar follows the view (replaceState, a moment after the last change,
+    // so stepping quickly through a large source does not encode it at every step).
+    {
+        let fragment_of = state.clone();
+        // Not while a run is on its way: the address would name what is being left.
+        let settled = !state.run.is_busy();
+        let shown = state.summary.as_ref().filter(|_| settled).map(|s| {
+            (
+                s.run_id,
+                state.stage,
+                state.step,
+                state.layout,
+                state.picture_slots(),
+            )
+        });
+        use_effect_with(shown, move |shown| {
+            let timer = shown.is_some().then(|| {
+                gloo_timers::callback::Timeout::new(ADDRESS_DELAY_MS, move || {
+                    // A large source is not encoded at every step (deflating 1 MB took
+                    // 0.3 s of the main thread); the address then holds no link rather
+                    // than an old one, and Copy link makes one on demand.
+                    let fragment = if fragment_of.source.len() > ADDRESS_SOURCE_LIMIT {
+                        String::new()
+                    } else {
+                        fragment_of.link_fragment()
+                    };
+                    replace_address(&fragment);
+                })
+            });
+            move || drop(timer)
         });
     }
 
@@ -263,6 +329,18 @@ pub fn app() -> Html {
         Action::SetLayout(Layout::from_id(&el.value()))
     });
 
+    // The skip link moves focus itself: following `#step-controls` would change the
+    // address bar's fragment, which holds the permalink.
+    let skip_to_steps = Callback::from(|e: MouseEvent| {
+        e.prevent_default();
+        let target = web_sys::window()
+            .and_then(|w| w.document())
+            .and_then(|d| d.get_element_by_id("step-controls"))
+            .and_then(|el| wasm_bindgen::JsCast::dyn_into::<web_sys::HtmlElement>(el).ok());
+        if let Some(el) = target {
+            let _ = el.focus();
+        }
+    });
     let s = &*state;
     let summary = s.summary.clone();
     let stage_summary = s.stage_summary().cloned();
@@ -270,6 +348,7 @@ pub fn app() -> Html {
     let view = s.view.clone().filter(|v| Some(v.stage) == s.stage);
     let stale = view.as_ref().is_some_and(|v| v.step != s.step);
     let note = centre_note(s);
+    let widths = s.pane_widths();
 
     let left_id = match s.left_tab {
         LeftTab::Source => "source",
@@ -361,6 +440,7 @@ pub fn app() -> Html {
 
     html! {
         <div class={classes!("app", format!("layout-{}", s.layout.id()))}>
+            <a class="skip-link" href="#step-controls" onclick={skip_to_steps}>{ "Skip to the step controls" }</a>
             <header class="app-header">
                 <div class="brand">
                     <h1>{ "CopyScope" }</h1>
@@ -404,17 +484,19 @@ pub fn app() -> Html {
             if s.layout == Layout::SideBySide {
                 <main class="workspace side-by-side-workspace">
                     <SideBySide slots={s.picture_slots()} summary={summary.clone()}
-                        views={s.side_views.clone()} on_action={on_action.clone()} />
+                        views={s.side_views.clone()} linked={s.linked_slot()} on_action={on_action.clone()} />
                 </main>
             } else {
-            <main class="workspace">
+            <main class="workspace" style={widths.style()}>
                 if s.layout != Layout::Presenter {
-                    <section class="column left" aria-label="Input">
+                    <section class={classes!("column", "left", (widths.left == 0).then_some("collapsed"))} aria-label="Input">
                         <Tabs label="Input" tabs={left_tabs} selected={left_id} on_select={on_left} all_panels=true />
                         { left_panel("source", editor) }
                         { left_panel("gallery", gallery) }
                         { left_panel("knobs", knobs) }
                     </section>
+                    <Splitter pane={Pane::Left} width={widths.left} label="Width of the input column"
+                        on_action={on_action.clone()} />
                 }
                 <section class="column centre" aria-label="Stage view">
                     <Narration stage={s.stage} step={s.step} {total} view={view.clone()} note={note.map(AttrValue::from)} />
@@ -435,7 +517,9 @@ pub fn app() -> Html {
                         </div>
                     }
                 </section>
-                <PicturePanel view={view.filter(|_| !stale)} />
+                <Splitter pane={Pane::Picture} width={widths.picture} label="Width of the picture column"
+                    on_action={on_action.clone()} />
+                <PicturePanel view={view.filter(|_| !stale)} collapsed={widths.picture == 0} />
             </main>
             }
         </div>

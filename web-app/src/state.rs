@@ -16,6 +16,7 @@
 //! [`Reducible`] impl only adapts `apply` to yew's `use_reducer`.
 
 use crate::model::layout::{Layout, Speed};
+use crate::model::panes::{layout_index, Pane, PaneWidths, STEP};
 use crate::model::slots;
 use crate::model::tour::TourState;
 use compiler_core::examples::{self, Example};
@@ -125,8 +126,13 @@ pub struct AppState {
     pub run: RunState,
     /// The id the next run gets.
     pub next_run_id: u64,
-    /// The last successful run (kept while a new one goes).
+    /// The last successful run (kept while a new one goes, and when one is cancelled).
     pub summary: Option<Rc<RunSummary>>,
+    /// What produced `summary`: sent again to a restarted engine after a cancel, so the
+    /// results on screen keep answering.
+    pub summary_request: Option<Rc<RunRequest>>,
+    /// What the run in flight was asked to do.
+    pub sent_request: Option<Rc<RunRequest>>,
     /// Errors of the last failed run, at source positions.
     pub errors: Rc<Vec<SourcePosError>>,
     pub run_message: Option<String>,
@@ -152,6 +158,8 @@ pub struct AppState {
     pub speed: Speed,
     pub skip_noop: bool,
     pub layout: Layout,
+    /// Column widths per layout (index: `Layout::ALL`), set with the splitters.
+    pub panes: [PaneWidths; 3],
 
     // Messages.
     pub notice: Option<Notice>,
@@ -180,6 +188,8 @@ impl Default for AppState {
             run: RunState::Idle,
             next_run_id: 1,
             summary: None,
+            summary_request: None,
+            sent_request: None,
             errors: Rc::new(Vec::new()),
             run_message: None,
             engine_error: None,
@@ -199,6 +209,7 @@ impl Default for AppState {
             speed: Speed::default(),
             skip_noop: false,
             layout: Layout::default(),
+            panes: Layout::ALL.map(PaneWidths::default_for),
             notice: None,
             link: None,
             pictures: Vec::new(),
@@ -266,6 +277,18 @@ pub enum Action {
     SetSpeed(Speed),
     SetSkipNoop(bool),
     SetLayout(Layout),
+    /// A splitter dragged: the column's width in percent of the workspace.
+    SetPaneWidth {
+        pane: Pane,
+        percent: i32,
+    },
+    /// A splitter's arrow keys: wider (+1) or narrower (-1) by one step.
+    NudgePane {
+        pane: Pane,
+        delta: i32,
+    },
+    /// Collapse a column, or open a collapsed one at its layout's default width.
+    TogglePane(Pane),
     SetDiffRange {
         from: u32,
         to: u32,
@@ -377,12 +400,15 @@ impl AppState {
             Action::RunNow => self.queue_run(0),
             Action::CancelRun => {
                 if let Some(id) = self.run.id().filter(|_| self.run.is_busy()) {
-                    // The engine restarts empty: nothing of the old run can be shown.
+                    // The engine restarts empty; the last finished run stays on screen
+                    // and is run again in the new engine (see `restore_wanted`).
                     self.run = RunState::Cancelled { id };
-                    self.summary = None;
-                    self.view = None;
-                    self.diff = None;
-                    self.run_message = Some("Run cancelled. Press Run to start it again.".into());
+                    self.sent_request = None;
+                    self.run_message = Some(if self.summary.is_some() {
+                        "Run cancelled: the results shown are from the last run that finished. Press Run to start the new one again.".into()
+                    } else {
+                        "Run cancelled. Press Run to start it again.".into()
+                    });
                 }
             }
             Action::EngineReady(stages) => {
@@ -392,6 +418,7 @@ impl AppState {
             }
             Action::RunSent(id) => {
                 if matches!(self.run, RunState::Queued { id: q, .. } if q == id) {
+                    self.sent_request = self.run_wanted().map(|w| Rc::new(w.2));
                     self.run = RunState::Running { id, progress: None };
                 }
             }
@@ -409,6 +436,7 @@ impl AppState {
                     self.errors = Rc::new(f.errors.clone());
                     self.run_message = Some(f.message.clone());
                     self.summary = None;
+                    self.summary_request = None;
                     self.view = None;
                     self.diff = None;
                     self.playing = false;
@@ -461,6 +489,10 @@ impl AppState {
             }
             Action::SelectStage(stage) => {
                 if self.stage != Some(stage) {
+                    if self.layout == Layout::SideBySide && self.summary.is_some() {
+                        // The slot that followed the main bar keeps its step.
+                        self.pictures = self.picture_slots();
+                    }
                     self.stage = Some(stage);
                     self.step = 0;
                     self.playing = false;
@@ -506,6 +538,23 @@ impl AppState {
             Action::SetSpeed(speed) => self.speed = speed,
             Action::SetSkipNoop(on) => self.skip_noop = on,
             Action::SetLayout(layout) => self.layout = layout,
+            Action::SetPaneWidth { pane, percent } => self.pane_widths_mut().set(pane, percent),
+            Action::NudgePane { pane, delta } => {
+                let now = i32::from(self.pane_widths().get(pane));
+                let from = if now == 0 && delta > 0 {
+                    i32::from(crate::model::panes::MIN) - i32::from(STEP)
+                } else {
+                    now
+                };
+                self.pane_widths_mut()
+                    .set(pane, from + delta * i32::from(STEP));
+            }
+            Action::TogglePane(pane) => {
+                let open = PaneWidths::default_for(self.layout).get(pane).max(22);
+                let now = self.pane_widths().get(pane);
+                let to = if now == 0 { i32::from(open) } else { 0 };
+                self.pane_widths_mut().set(pane, to);
+            }
             Action::SetDiffRange { from, to } => {
                 let total = self.total_steps();
                 self.diff_from = from.min(total);
@@ -534,17 +583,17 @@ impl AppState {
                     } else {
                         step.saturating_sub(delta.unsigned_abs())
                     };
-                    self.set_slot(slot, stage, next);
+                    self.step_slot(slot, stage, next);
                 }
             }
             Action::PictureSeek { slot, step } => {
                 if let Some(&(stage, _)) = self.picture_slots().get(slot) {
-                    self.set_slot(slot, stage, step);
+                    self.step_slot(slot, stage, step);
                 }
             }
             Action::SetPictureStage { slot, stage } => {
                 if slots::allowed(slot, stage) {
-                    self.set_slot(slot, stage, self.stage_steps(stage));
+                    self.step_slot(slot, stage, 0);
                 }
             }
             Action::StartTour(name) => {
@@ -666,19 +715,27 @@ impl AppState {
     }
 
     /// The side-by-side slots as shown: the stepped ones, or each default stage at its
-    /// last step; steps clamped to the current run.
+    /// input (step 0); steps clamped to the current run. The slot showing the stage of
+    /// the main step bar is linked to it: it shows the main step.
     pub fn picture_slots(&self) -> Vec<(Stage, u32)> {
-        if self.pictures.is_empty() {
-            slots::DEFAULT_STAGES
-                .iter()
-                .map(|&s| (s, self.stage_steps(s)))
-                .collect()
+        let stored: Vec<(Stage, u32)> = if self.pictures.is_empty() {
+            slots::DEFAULT_STAGES.iter().map(|&s| (s, 0)).collect()
         } else {
-            self.pictures
-                .iter()
-                .map(|&(s, n)| (s, n.min(self.stage_steps(s))))
-                .collect()
-        }
+            self.pictures.clone()
+        };
+        stored
+            .into_iter()
+            .map(|(s, n)| match self.stage {
+                Some(main) if main == s => (s, self.step),
+                _ => (s, n.min(self.stage_steps(s))),
+            })
+            .collect()
+    }
+
+    /// The slot linked to the main step bar, if one shows its stage.
+    pub fn linked_slot(&self) -> Option<usize> {
+        let main = self.stage?;
+        self.picture_slots().iter().position(|&(s, _)| s == main)
     }
 
     fn set_slot(&mut self, slot: usize, stage: Stage, step: u32) {
@@ -687,6 +744,27 @@ impl AppState {
             *entry = (stage, step.min(self.stage_steps(stage)));
             self.pictures = all;
         }
+    }
+
+    /// A slot's own controls moved it: it becomes the slot the main step bar drives
+    /// (the main stage and step follow it), so both bars always agree.
+    fn step_slot(&mut self, slot: usize, stage: Stage, step: u32) {
+        let Some(summary) = self.summary.as_ref() else {
+            return;
+        };
+        let ran = summary.stage(stage).is_some();
+        // Every slot keeps the step it shows now (the linked one's comes from the main
+        // bar), before the main stage moves to this slot's.
+        self.set_slot(slot, stage, step);
+        if !ran {
+            return;
+        }
+        if self.stage != Some(stage) {
+            self.stage = Some(stage);
+            self.reset_diff_range();
+        }
+        self.step = step.min(self.total_steps());
+        self.playing = false;
     }
 
     /// The views the side-by-side layout needs: (run, stage, step) of each slot whose
@@ -704,6 +782,18 @@ impl AppState {
             .filter(|&(s, _)| summary.stage(s).is_some())
             .map(|(s, n)| (summary.run_id, s, n))
             .collect()
+    }
+
+    /// After a cancel, the run that produced the results on screen, to send again to the
+    /// restarted engine under the same id (its answer is dropped: the summary is there).
+    pub fn restore_wanted(&self) -> Option<(u64, RunRequest)> {
+        match self.run {
+            RunState::Cancelled { .. } => Some((
+                self.summary.as_ref()?.run_id,
+                (**self.summary_request.as_ref()?).clone(),
+            )),
+            _ => None,
+        }
     }
 
     /// The tour to resolve: (run, example) once the example's run is done and the tour
@@ -840,8 +930,10 @@ impl AppState {
             t.plan = None;
             t.error = None;
         }
+        self.summary_request = self.sent_request.take();
         let ran = |s: Stage| summary.stage(s).is_some();
-        let (stage, step) = match self.target.take() {
+        let target = self.target.take();
+        let (stage, step) = match target {
             Some(t) => {
                 let stage = t
                     .stage
@@ -851,14 +943,37 @@ impl AppState {
             }
             None => match self.stage {
                 // Same stage as before the rerun, same step when it still exists.
-                Some(s) => (Some(s), self.step),
-                None => (self.default_stage(&summary), 0),
+                Some(s) if ran(s) => (Some(s), self.step),
+                // A stage the new input does not reach (PTX pasted over MIR): the
+                // input's own stage instead.
+                _ => (self.default_stage(&summary), 0),
             },
         };
         self.summary = Some(summary);
         self.stage = stage;
         self.step = step.min(self.total_steps());
         self.reset_diff_range();
+        if let Some(t) = target {
+            self.report_target(t);
+        }
+    }
+
+    /// Says so when a link asked for a stage that did not run or a step past the
+    /// stage's last (the view shows the nearest there is).
+    fn report_target(&mut self, t: Target) {
+        let text = match (t.stage, self.stage) {
+            (Some(want), Some(shown)) if want != shown => format!(
+                "This link asks for stage {want}, which did not run for this input; showing {shown} instead."
+            ),
+            (_, Some(shown)) if t.step > self.step => format!(
+                "This link asks for step {} of {shown}, which has only {} steps; showing step {}.",
+                t.step,
+                self.total_steps(),
+                self.step
+            ),
+            _ => return,
+        };
+        self.notice = Some(Notice { error: true, text });
     }
 
     /// The example's stage if it ran, else the first stage that ran.
@@ -885,6 +1000,15 @@ impl AppState {
             self.step = 0;
         }
         self.playing = true;
+    }
+
+    /// The column widths of the current layout.
+    pub fn pane_widths(&self) -> PaneWidths {
+        self.panes[layout_index(self.layout)]
+    }
+
+    fn pane_widths_mut(&mut self) -> &mut PaneWidths {
+        &mut self.panes[layout_index(self.layout)]
     }
 
     /// The summary of the stage shown, if it ran.
@@ -968,6 +1092,26 @@ impl AppState {
         }
         let (run_id, stage, _) = self.view_wanted()?;
         Some((run_id, stage, self.diff_from, self.diff_to))
+    }
+
+    /// The link fragment (after `#`) for what is shown: the short example link while
+    /// the source is an untouched gallery example in the standard layout with default
+    /// knobs and detected format, else the whole state.
+    pub fn link_fragment(&self) -> String {
+        let plain = self.format.is_none()
+            && self.knobs == Knobs::default()
+            && self.layout == Layout::default()
+            && self.pictures.is_empty();
+        match self.example.filter(|_| plain) {
+            Some(name) => {
+                compiler_core::share::encode_example(&compiler_core::share::ExampleLink {
+                    name: name.into(),
+                    stage: self.stage,
+                    step: Some(self.step),
+                })
+            }
+            None => compiler_core::share::encode_state(&self.link_state()),
+        }
     }
 
     /// The state a permalink stores.

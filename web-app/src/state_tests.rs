@@ -237,10 +237,119 @@ fn example_links_and_bad_links() {
     assert!(matches!(s.run, RunState::Done { .. }));
     assert!(s.apply(Action::DismissNotice).notice.is_none());
 
-    // A step past the end of the stage is clamped.
+    // A step past the end of the stage shows the last one and says so (issue 30: it
+    // was clamped silently).
     let far = share::decode("#example=tex-v4f32&stage=two-address&step=999");
     let s = settle(AppState::default().apply(Action::OpenLink(far)));
     assert_eq!(s.step, s.total_steps());
+    let n = s.notice.as_ref().expect("the clamp is reported");
+    assert_eq!(
+        n.text,
+        format!(
+            "This link asks for step 999 of two-address, which has only {} steps; showing step {}.",
+            s.total_steps(),
+            s.total_steps()
+        )
+    );
+    // A stage the input does not reach is reported too.
+    let early = share::decode("#example=tex-v4f32&stage=instr-emitter&step=1");
+    let s = settle(AppState::default().apply(Action::OpenLink(early)));
+    assert_eq!(s.stage, Some(Stage::TwoAddress));
+    assert!(s
+        .notice
+        .as_ref()
+        .unwrap()
+        .text
+        .contains("instr-emitter, which did not run"));
+    // A step that exists is no news.
+    let ok = share::decode("#example=tex-v4f32&stage=two-address&step=2");
+    assert!(settle(AppState::default().apply(Action::OpenLink(ok)))
+        .notice
+        .is_none());
+}
+
+#[test]
+fn untouched_examples_get_the_short_link() {
+    let s = settle(started().apply(Action::LoadExample("phi-swap")));
+    let s = s.apply(Action::Seek(2));
+    let stage = s.stage.unwrap().id();
+    assert_eq!(
+        s.link_fragment(),
+        format!("example=phi-swap&stage={stage}&step=2")
+    );
+    let back =
+        settle(AppState::default().apply(Action::OpenLink(share::decode(&s.link_fragment()))));
+    assert_eq!(
+        (back.example, back.stage, back.step),
+        (Some("phi-swap"), s.stage, 2)
+    );
+    // Edited text, a knob or another layout need the whole state.
+    let edited = s.apply(Action::SetSource(format!("{} ", s.source)));
+    assert!(edited.link_fragment().starts_with("v1."));
+    let knob = s.apply(Action::SetKnob {
+        knob: Knob::TwoaddrReschedule,
+        text: "false".into(),
+    });
+    assert!(knob.link_fragment().starts_with("v1."));
+    assert!(s
+        .apply(Action::SetLayout(Layout::Presenter))
+        .link_fragment()
+        .starts_with("v1."));
+}
+
+#[test]
+fn a_stage_the_new_input_does_not_reach_gives_way_to_its_own() {
+    // PTX pasted while phi-elimination is shown: the view moves to a stage that ran
+    // (issue 30: it stayed on phi-elimination, "not run").
+    let s = settle(started().apply(Action::LoadExample("phi-swap")));
+    let s = s.apply(Action::SelectStage(Stage::PhiElimination));
+    let ptx = compiler_core::examples::find("iteration-cap")
+        .unwrap()
+        .text(None)
+        .unwrap()
+        .1;
+    let t = settle(s.apply(Action::SetSource(format!("{ptx}\n"))));
+    let first = t.summary.as_ref().unwrap().stages[0].stage;
+    assert_eq!(t.stage, Some(first));
+    assert!(t.stage_summary().is_some());
+    assert_eq!(t.step, 0);
+}
+
+#[test]
+fn cancel_keeps_the_last_results_and_can_restore_them() {
+    let s = started();
+    let done = s.summary.clone().unwrap();
+    let view = s.view.clone().unwrap();
+    let queued = s.apply(Action::SetSource(format!("{} ", s.source)));
+    let id = queued.run.id().unwrap();
+    let running = queued.apply(Action::RunSent(id));
+    assert!(running.sent_request.is_some());
+    let cancelled = running.apply(Action::CancelRun);
+    assert_eq!(cancelled.run, RunState::Cancelled { id });
+    // Results stay (issue 30: Cancel threw them away).
+    assert_eq!(cancelled.summary.as_ref().unwrap().run_id, done.run_id);
+    assert_eq!(cancelled.view.as_deref(), Some(&*view));
+    assert!(cancelled
+        .run_message
+        .as_ref()
+        .unwrap()
+        .contains("last run that finished"));
+    // The restarted engine gets the run behind them again, under its id.
+    let (rid, req) = cancelled.restore_wanted().expect("a run to restore");
+    assert_eq!(rid, done.run_id);
+    assert_eq!(req.source, *s.source);
+    // Its answer changes nothing; stepping still asks for views of that run.
+    let mut engine = None;
+    let answer = web_engine::handle(
+        &mut engine,
+        Request::Run { id: rid, run: req },
+        &mut |_| {},
+        &|| 0.0,
+    );
+    let after = cancelled.apply(response_action(answer));
+    assert_eq!(after, cancelled);
+    let stepped = after.apply(Action::Step(1));
+    assert_eq!(stepped.view_wanted().map(|w| w.0), Some(done.run_id));
 }
 
 #[test]
@@ -374,4 +483,49 @@ fn format_detection_and_override() {
         forced.run_wanted().unwrap().2.format.as_deref(),
         Some("dag")
     );
+}
+
+#[test]
+fn column_widths_are_kept_per_layout_not_per_stage() {
+    use crate::model::panes::Pane;
+    let s = started();
+    let wide = apply_all(
+        s,
+        [
+            Action::NudgePane {
+                pane: Pane::Picture,
+                delta: 1,
+            },
+            Action::NudgePane {
+                pane: Pane::Picture,
+                delta: 1,
+            },
+            Action::SelectStage(Stage::PhiElimination),
+        ],
+    );
+    assert_eq!(wide.pane_widths().picture, 44);
+    // Another layout has its own widths; coming back finds these again.
+    let presenter = wide.apply(Action::SetLayout(Layout::Presenter));
+    assert_eq!(presenter.pane_widths().picture, 48);
+    let back = presenter.apply(Action::SetLayout(Layout::Standard));
+    assert_eq!(back.pane_widths().picture, 44);
+    // Collapse and reopen; a drag sets a width directly.
+    let shut = back.apply(Action::TogglePane(Pane::Left));
+    assert_eq!(shut.pane_widths().left, 0);
+    assert_eq!(
+        shut.apply(Action::TogglePane(Pane::Left))
+            .pane_widths()
+            .left,
+        22
+    );
+    let opened = shut.apply(Action::NudgePane {
+        pane: Pane::Left,
+        delta: 1,
+    });
+    assert_eq!(opened.pane_widths().left, 12);
+    let dragged = back.apply(Action::SetPaneWidth {
+        pane: Pane::Picture,
+        percent: 55,
+    });
+    assert_eq!(dragged.pane_widths().picture, 55);
 }

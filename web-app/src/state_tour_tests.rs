@@ -133,27 +133,42 @@ fn editing_the_source_or_loading_another_example_ends_the_tour() {
 }
 
 #[test]
-fn side_by_side_slots_step_on_their_own_and_travel_in_links() {
+fn side_by_side_slots_follow_the_main_step_bar_and_travel_in_links() {
     let mut engine = None;
     let s = settle(&mut engine, AppState::default().apply(Action::Start));
     let s = settle(&mut engine, s.apply(Action::SetLayout(Layout::SideBySide)));
-    // Defaults: each slot's stage at its last step, all three views loaded.
+    // Defaults: each slot's stage at its input (issue 30: they opened at their last
+    // step), all three views loaded; two-address is the main stage, so slot 0 is linked.
     let slots = s.picture_slots();
     assert_eq!(
-        slots.iter().map(|x| x.0).collect::<Vec<_>>(),
+        slots,
         [
-            Stage::TwoAddress,
-            Stage::NvptxCoalescer,
-            Stage::GeneralOptimize
+            (Stage::TwoAddress, 0),
+            (Stage::NvptxCoalescer, 0),
+            (Stage::GeneralOptimize, 0)
         ]
     );
+    assert_eq!(
+        (s.stage, s.linked_slot()),
+        (Some(Stage::TwoAddress), Some(0))
+    );
     for &(stage, step) in &slots {
-        assert_eq!(step, s.stage_steps(stage));
         assert_eq!(s.side_views.get(&stage).map(|v| v.step), Some(step));
     }
     assert!(s.pictures.is_empty());
-    // Stepping slot 0 back moves only slot 0; the main step stays.
-    let main_step = s.step;
+    // The main step bar moves the linked slot (it moved nothing before).
+    let s = settle(
+        &mut engine,
+        apply_all(s, [Action::Step(1), Action::Step(1), Action::Step(1)]),
+    );
+    assert_eq!(s.step, 3);
+    assert_eq!(s.picture_slots()[0], (Stage::TwoAddress, 3));
+    assert_eq!(s.side_views.get(&Stage::TwoAddress).unwrap().step, 3);
+    // Stepping another slot moves the link; slot 0 keeps the step the main bar gave it.
+    let t = s.apply(Action::PictureStep { slot: 1, delta: 1 });
+    assert_eq!(t.picture_slots()[0], (Stage::TwoAddress, 3));
+    assert_eq!((t.stage, t.step), (Some(Stage::NvptxCoalescer), 1));
+    // A slot's own buttons make it the linked one: the main bar follows it.
     let s = settle(
         &mut engine,
         apply_all(
@@ -166,30 +181,36 @@ fn side_by_side_slots_step_on_their_own_and_travel_in_links() {
                     stage: Stage::GeneralOptimizeMid,
                 },
                 Action::PictureSeek { slot: 2, step: 1 },
+                Action::PictureStep { slot: 1, delta: 2 },
                 Action::PictureStep { slot: 1, delta: -1 },
             ],
         ),
     );
-    let two = s.stage_steps(Stage::NvptxCoalescer);
     assert_eq!(
         s.picture_slots(),
         [
             (Stage::TwoAddress, 4),
-            (Stage::NvptxCoalescer, two - 1),
+            (Stage::NvptxCoalescer, 1),
             (Stage::GeneralOptimizeMid, 1)
         ]
     );
-    assert_eq!(s.step, main_step);
+    assert_eq!((s.stage, s.step), (Some(Stage::NvptxCoalescer), 1));
+    assert_eq!(s.linked_slot(), Some(1));
+    // Slot 0, linked before, kept the step it showed when the link moved on.
     let fan = s.side_views.get(&Stage::TwoAddress).unwrap();
     assert_eq!(fan.step, 4);
     assert!(fan.picture.is_some());
+    let s = settle(&mut engine, s.apply(Action::Last));
+    let last = s.stage_steps(Stage::NvptxCoalescer);
+    assert_eq!(s.picture_slots()[1], (Stage::NvptxCoalescer, last));
+    assert_eq!(s.side_views.get(&Stage::NvptxCoalescer).unwrap().step, last);
     // A slot cannot take a stage of another kind.
     let same = s.apply(Action::SetPictureStage {
         slot: 2,
         stage: Stage::PtxLower,
     });
     assert_eq!(same.picture_slots(), s.picture_slots());
-    // The link keeps the layout and every slot; reopening restores them.
+    // The link keeps the layout, the main step and every slot; reopening restores them.
     let link = share::encode_state(&s.link_state());
     let reopened = AppState::default().apply(Action::OpenLink(share::decode(&link)));
     assert_eq!(reopened.layout, Layout::SideBySide);

@@ -261,7 +261,7 @@ impl Session {
             .map(|(k, s)| StageSummary {
                 stage: s.stage,
                 steps: s.steps.len() as u32,
-                noop: s.steps.iter().map(Step::is_noop).collect(),
+                noop: noop_flags(&s.steps, self.replayable(k)),
                 functions: s
                     .functions
                     .iter()
@@ -542,6 +542,16 @@ fn run_failure(run_id: u64, e: &PipelineError) -> RunFailure {
             .collect(),
         usage: e.is_usage(),
     }
+}
+
+/// Per step: true when it changed nothing in the IR. Only a stage that records its IR
+/// edits can say so: a MIR stage (replayed from its edits), or one whose steps carry any
+/// edit. A stage whose steps carry none (PTX and ORI stages that do not record edits
+/// yet) gets `false` throughout: "skip steps that change nothing" then skips none of
+/// them rather than all.
+fn noop_flags(steps: &[Step], replayable: bool) -> Vec<bool> {
+    let known = replayable || steps.iter().any(|s| !s.is_noop());
+    steps.iter().map(|s| known && s.is_noop()).collect()
 }
 
 /// Highlighted lines before and after a step: its edits first, then its focus.

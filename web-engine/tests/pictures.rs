@@ -295,3 +295,36 @@ fn select_fold_view_carries_the_grid_at_each_step() {
     // Stages with no picture carry none.
     assert!(s.view(Stage::PtxLower, 1).unwrap().picture.is_none());
 }
+
+/// The fan-out draws its pseudo erased exactly when the IR after the step has lost it:
+/// on tex-v4f32 the fourth COPY (step 6) leaves the EXTRACT_SUBREG standing, step 7
+/// erases it (issue 30: the picture ran one step ahead of the IR).
+#[test]
+fn fanout_pseudo_is_erased_in_step_with_the_ir() {
+    for name in ["tex-v4f32", "wmma-f16-8frag", "tma-2result"] {
+        let (mut s, summary) = run(name);
+        let total = summary.stage(Stage::TwoAddress).unwrap().steps;
+        let mut flips = 0;
+        let mut was = false;
+        for step in 0..=total {
+            let v = s.view(Stage::TwoAddress, step).unwrap();
+            let f = fanout(v.picture.clone());
+            // Step 0's "after" is the stage's output; the picture there is the input.
+            let ir = if step == 0 {
+                v.before.text
+            } else {
+                v.after.unwrap().text
+            };
+            let in_ir = ir.contains("EXTRACT_SUBREG");
+            assert_eq!(f.erased, !in_ir, "{name} step {step}");
+            if f.erased != was {
+                flips += 1;
+                // The erasing step is a step of its own, after the last pair's.
+                assert_eq!(v.kind, "extract_subreg_erase", "{name} step {step}");
+                assert!(f.all_done, "{name} step {step}");
+                was = f.erased;
+            }
+        }
+        assert!(flips >= 1, "{name}: the pseudo is erased at some step");
+    }
+}

@@ -380,3 +380,37 @@ fn gcd(a: u32, b: u32) -> u32 {
         gcd(b, a % b)
     }
 }
+
+/// A "no-op" flag claims the step changed nothing in the IR, so a stage whose steps
+/// record no IR edits at all cannot flag any: on iteration-cap's GeneralOptimize (marks,
+/// rounds, folds, dead-code removal) "skip steps that change nothing" jumped from step 0
+/// to the last (issue 30). Every step flagged no-op carries no edit; and when a stage
+/// flags some, it is one that records edits.
+#[test]
+fn noop_flags_only_where_the_stage_records_edits() {
+    let (s, summary) = run(example("iteration-cap"));
+    let go = summary.stage(Stage::GeneralOptimize).unwrap();
+    assert!(go.steps > 3, "{}", go.steps);
+    assert!(
+        go.noop.iter().any(|&n| !n),
+        "some GeneralOptimize step of iteration-cap must count as a change: {:?}",
+        go.noop
+    );
+    for r in &s.result().stages {
+        let flags = &summary.stage(r.stage).unwrap().noop;
+        let records = r.steps.iter().any(|st| !st.edits.is_empty());
+        for (st, &noop) in r.steps.iter().zip(flags) {
+            assert!(!noop || st.edits.is_empty(), "{}", r.stage);
+        }
+        if !records && flags.iter().any(|&n| n) {
+            assert!(matches!(
+                r.stage,
+                Stage::PhiElimination
+                    | Stage::TwoAddress
+                    | Stage::RegisterCoalescer
+                    | Stage::NvptxCoalescer
+                    | Stage::InstrEmitter
+            ));
+        }
+    }
+}

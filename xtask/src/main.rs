@@ -8,6 +8,7 @@
 //! cargo xtask bench [--llc] [--wasm | --wasm-only]        benchmarks → docs/bench.md, bench-wasm.md
 //!                   [--counts]                             callgrind counts → docs/bench-counts.md
 //! cargo xtask fuzz [TARGET] [--seconds N]                  long fuzz runs (cargo +nightly fuzz)
+//! cargo xtask screenshots [--no-build]                     the playground's screenshots → docs/screenshots/
 //! cargo xtask setup                                        only the installs
 //! ```
 //!
@@ -20,6 +21,7 @@ mod ctx;
 mod fuzz;
 mod http;
 mod proc;
+mod screenshots;
 mod serve;
 mod tools;
 
@@ -48,6 +50,9 @@ commands:
                        about an hour; COPYSCOPE_BENCH_SIZES / _FAMILIES narrow it)
   fuzz    run fuzz targets with cargo +nightly fuzz (installs cargo-fuzz if missing)
           [TARGET] one target (default: all)   --seconds N  per target (default 600)
+  screenshots  build the release site and take the documentation's screenshots
+          (three views at 1280×800, presenter 1920×1080, phone 390×844, dark) →
+          docs/screenshots/    --no-build  use dist/ as it is
   setup   only install the tools (what `serve` and `test` do first)";
 
 fn main() -> ExitCode {
@@ -63,6 +68,7 @@ fn main() -> ExitCode {
         "bless" => bless_cmd(rest),
         "bench" => bench_cmd(rest),
         "fuzz" => fuzz_cmd(rest),
+        "screenshots" => screenshots_cmd(rest),
         "setup" => setup_cmd(rest),
         "help" | "-h" | "--help" => {
             println!("{USAGE}");
@@ -395,6 +401,27 @@ fn bench_native(ctx: &Ctx, llc: bool) -> ExitCode {
         }
         _ => ExitCode::FAILURE,
     }
+}
+
+fn screenshots_cmd(rest: &[String]) -> Result<ExitCode, Usage> {
+    let mut build = true;
+    for arg in rest {
+        match arg.as_str() {
+            "--no-build" => build = false,
+            other => return Err(Usage(format!("screenshots: unknown option `{other}`"))),
+        }
+    }
+    let ctx = Ctx::new();
+    if let Err(e) = install(&ctx, |t| screenshots::NEEDS.contains(&t.id)) {
+        return Ok(setup_failed(e));
+    }
+    Ok(match screenshots::run(&ctx, build) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("error: {e}");
+            ExitCode::FAILURE
+        }
+    })
 }
 
 fn fuzz_cmd(rest: &[String]) -> Result<ExitCode, Usage> {

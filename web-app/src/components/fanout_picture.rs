@@ -22,7 +22,7 @@ pub fn fanout_picture(props: &FanoutPictureProps) -> Html {
     let height = (TOP + rows * ROW + 52).max(182);
     let mid = TOP + rows * ROW / 2 - 4;
     let has_kill = p.pairs.iter().any(|x| x.kill_moved);
-    let kill_on_pseudo = has_kill && p.kill_on.is_none() && !p.all_done;
+    let kill_on_pseudo = has_kill && p.kill_on.is_none() && !p.erased;
     let done = p.pairs.iter().filter(|x| x.done).count();
     let title = format!(
         "EXTRACT_SUBREG fan-out in {}: %{} into {} COPYs, {} done",
@@ -31,7 +31,7 @@ pub fn fanout_picture(props: &FanoutPictureProps) -> Html {
         p.pairs.len(),
         done
     );
-    let pseudo_class = if p.all_done { "box gone" } else { "box pseudo" };
+    let pseudo_class = if p.erased { "box gone" } else { "box pseudo" };
     html! {
         <svg class="pass-svg fanout-svg" xmlns="http://www.w3.org/2000/svg" role="img"
             width={WIDTH.to_string()} height={height.to_string()}
@@ -50,7 +50,7 @@ pub fn fanout_picture(props: &FanoutPictureProps) -> Html {
             <rect class={pseudo_class} x="150" y={(mid - 22).to_string()} width="128" height="44" rx="6" />
             <text class="label" x="214" y={(mid - 3).to_string()} text-anchor="middle">{ "EXTRACT_SUBREG" }</text>
             <text class="small" x="214" y={(mid + 13).to_string()} text-anchor="middle">
-                { if p.all_done { "erased".to_string() } else { format!("inst {}", p.pseudo) } }
+                { if p.erased { "erased".to_string() } else { format!("inst {}", p.pseudo) } }
             </text>
             if kill_on_pseudo {
                 <g class="kill-badge">

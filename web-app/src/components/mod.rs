@@ -4,6 +4,7 @@
 //! ```text
 //!  App ─┬─ header: RunStatus, LinkBar, layout select      NoticeBar
 //!       ├─ StageList ─ StageItem×14                       StepControls
+//!       ├─ Splitter between the columns (widths per layout)
 //!       ├─ left:   Tabs ─ Editor (CodeLine overlay) | Gallery | KnobsPanel ─ KnobField
 //!       ├─ centre: Narration, Tabs ─ IrCompare (CodeView×2 ─ CodeLine) | DiffPanel | StatsPanel
 //!       └─ right:  PicturePanel ─ PassPicture (FanoutPictureView | GoGridPictureView)
@@ -38,6 +39,7 @@ mod picture_slot;
 mod rb_tree;
 mod run_status;
 mod side_by_side;
+mod splitter;
 mod stage_item;
 mod stage_list;
 mod stats_panel;
@@ -72,6 +74,7 @@ pub use picture_slot::{PictureSlot, PictureSlotProps};
 pub use rb_tree::{RbTree, RbTreeProps};
 pub use run_status::{RunStatus, RunStatusProps};
 pub use side_by_side::{SideBySide, SideBySideProps};
+pub use splitter::{Splitter, SplitterProps};
 pub use stage_item::{StageItem, StageItemProps, StageStatus};
 pub use stage_list::{status as stage_status, StageList, StageListProps};
 pub use stats_panel::{StatsPanel, StatsPanelProps};

@@ -17,6 +17,9 @@ use yew::prelude::*;
 #[derive(Properties, PartialEq)]
 pub struct PicturePanelProps {
     pub view: Option<Rc<StepView>>,
+    /// The column is collapsed with its splitter.
+    #[prop_or_default]
+    pub collapsed: bool,
 }
 
 /// The picture for a step: a pass-specific component chosen by payload type, or the
@@ -45,7 +48,7 @@ pub(crate) fn picture_for(view: &StepView) -> Html {
 #[function_component(PicturePanel)]
 pub fn picture_panel(props: &PicturePanelProps) -> Html {
     html! {
-        <aside class="picture-panel" aria-labelledby="picture-heading">
+        <aside class={classes!("picture-panel", props.collapsed.then_some("collapsed"))} aria-labelledby="picture-heading">
             <h2 id="picture-heading" class="panel-title">{ "Pass picture" }</h2>
             { match &props.view {
                 None => html! { <p class="muted">{ "The current step's data appears here." }</p> },
@@ -62,7 +65,7 @@ pub fn picture_panel(props: &PicturePanelProps) -> Html {
                             <ExportButtons target="picture-body" what="pass picture"
                                 name={format!("copyscope-{}-step{}", v.stage.id(), v.step)} />
                         }
-                        <div id="picture-body">{ picture_for(v) }</div>
+                        <div id="picture-body" tabindex="0" role="region" aria-label="Pass picture (scrolls when wider than its column)">{ picture_for(v) }</div>
                         if (v.picture.is_some() || v.coalesce.is_some()) && !v.payload.is_empty() {
                             <details class="step-data">
                                 <summary>{ "What the step recorded" }</summary>

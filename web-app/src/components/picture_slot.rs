@@ -18,6 +18,9 @@ pub struct PictureSlotProps {
     pub step: u32,
     /// Steps the stage recorded; None when it did not run for this input.
     pub total: Option<u32>,
+    /// This slot shows the main stage: the main step bar drives it.
+    #[prop_or_default]
+    pub linked: bool,
     /// The latest view of the stage (may be for another step while the new one loads).
     pub view: Option<Rc<StepView>>,
     pub on_action: Callback<Action>,
@@ -44,7 +47,7 @@ pub fn picture_slot(props: &PictureSlotProps) -> Html {
     let total = props.total.unwrap_or(0);
     let label = |what: &str| format!("{what} of the {title} picture");
     html! {
-        <section class="picture-slot" aria-labelledby={format!("{body_id}-title")} data-stage-id={props.stage.id()}>
+        <section class={classes!("picture-slot", props.linked.then_some("linked"))} aria-labelledby={format!("{body_id}-title")} data-stage-id={props.stage.id()}>
             <header class="slot-header">
                 <h2 class="panel-title" id={format!("{body_id}-title")}>{ title }</h2>
                 if slot == 2 {
@@ -58,6 +61,9 @@ pub fn picture_slot(props: &PictureSlotProps) -> Html {
                     </label>
                 } else {
                     <code class="slot-stage">{ props.stage.id() }</code>
+                }
+                if props.linked {
+                    <span class="slot-linked">{ "follows the step bar" }</span>
                 }
             </header>
             if props.total.is_none() {

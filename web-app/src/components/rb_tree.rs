@@ -37,7 +37,7 @@ pub fn rb_tree(props: &RbTreeProps) -> Html {
         <figure class="rb-tree">
             <svg viewBox={format!("0 0 {} {}", t.width, t.height)} role="img"
                  aria-labelledby="tree-title tree-desc" class="tree-svg"
-                 style={format!("max-width: {}px", t.width * 2)}>
+                 style={format!("min-width: {}px; max-width: {}px", t.width, t.width * 2)}>
                 <title id="tree-title">{ "Red-black interval tree" }</title>
                 <desc id="tree-desc">{ format!(
                     "{} extents ordered by start, {} drawn; this step: {} inserted, {} removed, {} rotations, {} recolourings.",
@@ -61,11 +61,11 @@ pub fn rb_tree(props: &RbTreeProps) -> Html {
                        data-color={if n.red { "red" } else { "black" }}
                        data-parent={opt(n.parent)} data-left={opt(n.left)} data-right={opt(n.right)}>
                         <title>{ node_title(n) }</title>
-                        <circle r="17" />
-                        <text class="node-reg" y="1" text-anchor="middle">
+                        <circle r="21" />
+                        <text class="node-reg" y="0" text-anchor="middle">
                             { format!("%{}{}", n.reg, n.lane.map(|l| format!(".{l}")).unwrap_or_default()) }
                         </text>
-                        <text class="node-colour" y="12" text-anchor="middle">{ if n.red { "R" } else { "B" } }</text>
+                        <text class="node-colour" y="13" text-anchor="middle">{ if n.red { "R" } else { "B" } }</text>
                     </g>
                 }) }
             </svg>

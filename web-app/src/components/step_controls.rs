@@ -77,7 +77,7 @@ pub fn step_controls(props: &StepControlsProps) -> Html {
         (None, n) => format!("Step {n} of {}", props.total),
     };
     html! {
-        <div class="step-controls" role="group" aria-label="Step controls" {onkeydown}>
+        <div class="step-controls" id="step-controls" tabindex="-1" role="group" aria-label="Step controls" {onkeydown}>
             <div class="step-buttons">
                 <button type="button" class="icon-button" aria-label="First step" title="First step (Home)"
                     {disabled} aria-disabled={at_start} onclick={act(Action::First)}><Icon name={IconName::First} /></button>

@@ -1,11 +1,13 @@
 //! The style sheet every pass picture carries inside its own `<svg>`, so an exported
-//! file looks the same as on the page (fixed light colours, independent of the theme).
+//! file looks the same as on the page in the light theme (fixed light colours; the page's
+//! dark theme recolours them in static/style.css). No text is under 11 px: pictures are
+//! drawn at 100% or more.
 
 pub const SVG_STYLE: &str = "\
 text{font-family:system-ui,'Noto Sans',sans-serif;font-size:12px;fill:#1b1f24}\
 .bg{fill:#ffffff}\
 .head{font-size:13px;font-weight:600}\
-.small{font-size:10.5px;fill:#4a535d}\
+.small{font-size:11px;fill:#4a535d}\
 .label{font-size:12px;font-weight:600}\
 .code{font-family:'DejaVu Sans Mono',Menlo,Consolas,monospace;font-size:11px}\
 .box{stroke-width:1.5}\
@@ -20,11 +22,11 @@ text{font-family:system-ui,'Noto Sans',sans-serif;font-size:12px;fill:#1b1f24}\
 .edge.current{stroke:#c2410c;stroke-width:3}\
 .bit{fill:#ffffff;stroke:#8a939d}\
 .bit.on{fill:#1d4f91;stroke:#1d4f91}\
-.bit-text{font-size:10px;font-weight:700;fill:#56606b}\
+.bit-text{font-size:11px;font-weight:700;fill:#56606b}\
 .bit.on+.bit-text{fill:#ffffff}\
-.tie{font-size:10px;font-weight:700;fill:#7b2fbf}\
+.tie{font-size:11px;font-weight:700;fill:#7b2fbf}\
 .kill{fill:#b42318}\
-.kill-text{font-size:10px;font-weight:700;fill:#ffffff}\
+.kill-text{font-size:11px;font-weight:700;fill:#ffffff}\
 .cell{stroke:#b8c0c9;fill:#ffffff}\
 .cell.changed{fill:#fdf0c4;stroke:#a86500}\
 .cell.converged{fill:#d7f5df;stroke:#1f8a44}\

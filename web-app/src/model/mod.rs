@@ -5,6 +5,7 @@ pub mod gallery;
 pub mod highlight;
 pub mod keys;
 pub mod layout;
+pub mod panes;
 pub mod slots;
 pub mod text;
 pub mod tour;

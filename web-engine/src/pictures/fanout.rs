@@ -5,8 +5,9 @@
 //! Which pseudo: the one the current step is about; on a step that names none, the
 //! nearest pseudo before it in the same function, else the first after it.
 
+use compiler_core::entity::EntityRef;
 use compiler_core::pipeline::FunctionSteps;
-use compiler_core::trace::{Payload, Step};
+use compiler_core::trace::{Edit, Payload, Step};
 use serde::{Deserialize, Serialize};
 
 /// One def/use pair of the pseudo.
@@ -48,8 +49,10 @@ pub struct FanoutPicture {
     /// The pair whose COPY holds the source's kill now; None: still on the pseudo (or
     /// the source is not killed here).
     pub kill_on: Option<u32>,
-    /// Every pair is a COPY: the pseudo is gone (or about to be erased).
+    /// Every pair is a COPY (the pseudo still stands until the step that erases it).
     pub all_done: bool,
+    /// A step at or before the one shown erased the pseudo (its `Erase` edit).
+    pub erased: bool,
     /// Other pseudos of the stage (for "1 of N").
     pub pseudo_index: u32,
     pub pseudo_count: u32,
@@ -114,6 +117,7 @@ pub fn build(steps: &[Step], functions: &[FunctionSteps], step: usize) -> Option
         current: None,
         kill_on: None,
         all_done: false,
+        erased: false,
         pseudo_index: pseudos
             .iter()
             .position(|&k| k == (function, pseudo))
@@ -160,5 +164,23 @@ pub fn build(steps: &[Step], functions: &[FunctionSteps], step: usize) -> Option
         });
     }
     out.all_done = !out.pairs.is_empty() && out.pairs.iter().all(|p| p.done);
+    out.erased = erased_by(steps, functions, function, pseudo, step);
     Some(out)
+}
+
+/// Whether one of the first `step` steps of `function` erased instruction `pseudo`: the
+/// picture draws the pseudo gone only once the IR has lost it.
+fn erased_by(
+    steps: &[Step],
+    functions: &[FunctionSteps],
+    function: usize,
+    pseudo: u32,
+    step: usize,
+) -> bool {
+    steps.iter().take(step).enumerate().any(|(i, s)| {
+        function_of(functions, i) == function
+            && s.edits
+                .iter()
+                .any(|e| matches!(e, Edit::Erase { inst } if inst.index() as u32 == pseudo))
+    })
 }
