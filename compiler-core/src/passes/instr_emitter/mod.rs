@@ -94,6 +94,29 @@ pub struct EmitterOptions {
     pub honor_bit36: bool,
     /// Run dead copy elimination after emission (CICC always does).
     pub dead_copy_elimination: bool,
+    /// Emit as llc-22's InstrEmitter does instead of CICC's model (see [`llc22`]): a
+    /// value's class is the width class of its type (`b1` `b16` `b32` `b64` `b128`,
+    /// which is all llc-22's NVPTX has) instead of CopyScope's divergence rule and
+    /// typed classes; a result is written straight into the register of any
+    /// CopyToReg user of that class (not only a sole one); single-use operands are
+    /// `killed` (AddRegisterOperand's rule: one use, not read out of a CopyFromReg).
+    ///
+    /// [`llc22`]: EmitterOptions::llc22
+    pub llc22: bool,
+}
+
+impl EmitterOptions {
+    /// llc-22's InstrEmitter, for DAGs lifted from its MIR (`dag::lift`): llc-22
+    /// classes and kill flags, every scheduled node emitted (LLVM removes dead nodes
+    /// before scheduling, so none is left to skip), no dead copy elimination (CICC's).
+    pub fn llc22() -> Self {
+        EmitterOptions {
+            force_emit: true,
+            honor_bit36: true,
+            dead_copy_elimination: false,
+            llc22: true,
+        }
+    }
 }
 
 impl Default for EmitterOptions {
@@ -102,6 +125,7 @@ impl Default for EmitterOptions {
             force_emit: false,
             honor_bit36: true,
             dead_copy_elimination: true,
+            llc22: false,
         }
     }
 }
@@ -142,9 +166,11 @@ pub fn input_snapshot(dag: &Dag) -> Result<Function, SourceError> {
     for &b in &order {
         let d = &dag.blocks[b];
         let name = d.name.as_deref().map(|n| f.names.intern(n));
+        let attrs = d.attrs.as_deref().map(|a| f.names.intern(a));
         f.add_block(BlockData {
             number: d.number,
             name,
+            attrs,
             ..Default::default()
         });
     }
@@ -185,6 +211,23 @@ pub fn input_snapshot(dag: &Dag) -> Result<Function, SourceError> {
             }
         }
         let mb = Block::new(i);
+        if let Some(given) = &dag.blocks[b].succs {
+            // The block's own list (from the IR's CFG) wins over the branches'.
+            let mut list = Vec::with_capacity(given.len());
+            for &(num, p) in given {
+                let Some(s) = f.block_by_number(num) else {
+                    let (l, c) = dag.spans.blocks[b];
+                    return Err(SourceError::new(
+                        l.max(1),
+                        c.max(1),
+                        format!("successor %bb.{num}, but the DAG has no such block"),
+                    ));
+                };
+                list.push((s, p));
+            }
+            f.blocks[mb].succs = list;
+            continue;
+        }
         f.blocks[mb].succs = succs
             .iter()
             .map(|&num| (f.block_by_number(num).expect("checked above"), None))
