@@ -84,6 +84,21 @@ pub fn lift(f: &Function) -> Result<Dag, LiftError> {
     })
 }
 
+/// Drops each `Register` leaf's class where it is the one llc-22 gives its type
+/// ([`super::target::llc22_class`]), which the emitter then chooses itself when it runs
+/// as llc-22's: what LLVM's dump, which prints no classes, needs.
+pub fn strip_llc22_classes(dag: &mut Dag) {
+    for n in dag.nodes.values_mut() {
+        for o in &mut n.operands {
+            if let Operand::Reg { ty, class, .. } = o {
+                if *class == super::target::llc22_class(*ty) {
+                    *class = None;
+                }
+            }
+        }
+    }
+}
+
 struct Lifter<'f> {
     f: &'f Function,
     /// The block defining each virtual register.
@@ -203,12 +218,12 @@ impl<'f> Lifter<'f> {
             number: bd.number,
             name: bd.name.map(|s| f.sym(s).to_string()),
             attrs: bd.attrs.map(|s| f.sym(s).to_string()),
-            succs: Some(
+            succs: (!bd.succs.is_empty()).then(|| {
                 bd.succs
                     .iter()
                     .map(|&(s, p)| (f.blocks[s].number, p))
-                    .collect(),
-            ),
+                    .collect()
+            }),
             schedule: Vec::new(),
         });
         self.cur = Some(cur);

@@ -26,7 +26,7 @@ pub fn print_dag(dag: &Dag) -> String {
             let _ = write!(out, " ({a})");
         }
         out.push('\n');
-        if let Some(succs) = &b.succs {
+        if let Some(succs) = b.succs.as_ref().filter(|s| !s.is_empty()) {
             out.push_str("  successors:");
             for (k, (s, p)) in succs.iter().enumerate() {
                 out.push_str(if k == 0 { " " } else { ", " });

@@ -61,9 +61,14 @@
 //!   named in each record but their answers are not modelled.
 //! - The parameter-cascade step only reports runs of `$r1, $r2, ...` reads; emission
 //!   does nothing different for them.
-//! - Kill flags: this emitter sets none (llc-22's isel marks single-use operands
-//!   `killed`), so CICC's clearKillFlags calls have nothing to clear; the passes after
-//!   it get their kill flags from LiveVariables.
+//! - Kill flags: in CICC's model this emitter sets none, so CICC's clearKillFlags calls
+//!   have nothing to clear; the passes after it get their kill flags from
+//!   LiveVariables. With `EmitterOptions::llc22` it sets llc-22's: a single-use value
+//!   not read out of a CopyFromReg is `killed` where it is read.
+//! - `EmitterOptions::llc22` emits as llc-22's InstrEmitter: width classes from the
+//!   value types, a result written into the register of any CopyToReg user of that
+//!   class, kill flags; no dead copy elimination (tests/lift_emit.rs compares it with
+//!   llc-22 on every function `dag::lift` lifts).
 //! - CopyScope's rules, not from the spec: a divergent value's class is its type's
 //!   class, a uniform one's its width's class (`target::regclass_for`); the register
 //!   counts the MinRCSize rule reads (`target::num_regs`) are invented.
@@ -155,6 +160,12 @@ pub const STAT_NAMES: [&str; 17] = [
 /// read off the branches) and the virtual registers the DAG already names, each with
 /// its class. No instructions.
 pub fn input_snapshot(dag: &Dag) -> Result<Function, SourceError> {
+    snapshot(dag, false)
+}
+
+/// [`input_snapshot`]; `llc22`: a register named without a class gets llc-22's class of
+/// its type (`b32`), not the typed one.
+fn snapshot(dag: &Dag, llc22: bool) -> Result<Function, SourceError> {
     let mut f = Function::new(&dag.name, Target::Nvptx);
     f.props = Props {
         is_ssa: true,
@@ -234,7 +245,13 @@ pub fn input_snapshot(dag: &Dag) -> Result<Function, SourceError> {
             .collect();
     }
     for (v, (vt, class)) in dag.named_vregs() {
-        let class = class.or_else(|| target::typed_class(vt));
+        let class = class.or_else(|| {
+            if llc22 {
+                target::llc22_class(vt)
+            } else {
+                target::typed_class(vt)
+            }
+        });
         f.declare_vreg(VReg::new(v as usize), class);
     }
     Ok(f)
@@ -248,7 +265,7 @@ pub fn run<R: Recorder>(
     opts: &EmitterOptions,
     rec: &mut R,
 ) -> Result<(Function, Stats), SourceError> {
-    let mut f = input_snapshot(dag)?;
+    let mut f = snapshot(dag, opts.llc22)?;
     let stats = {
         let mut e = Emitter::new(dag, opts, &mut f, rec);
         e.start();
