@@ -392,7 +392,7 @@ impl<'f> Lifter<'f> {
             Some(Reg::Virt(s)) => {
                 let (value, own_copy) = match self.local.get(&s) {
                     Some(&v) => (v, self.live_out[s]),
-                    None => (self.from_reg(s), true),
+                    None => (self.copy_from_reg(s), true),
                 };
                 if self.live_out[dst] && !self.read_in_block[dst] && own_copy {
                     // The value already sits in a register of its own: the COPY is the
@@ -418,7 +418,7 @@ impl<'f> Lifter<'f> {
     }
 
     /// The value of a register defined in another block: its block's CopyFromReg.
-    fn from_reg(&mut self, v: VReg) -> Value {
+    fn copy_from_reg(&mut self, v: VReg) -> Value {
         if let Some(&x) = self.from_reg.get(&v) {
             return x;
         }
@@ -483,7 +483,7 @@ impl<'f> Lifter<'f> {
                 match r {
                     Reg::Virt(v) => match self.local.get(&v) {
                         Some(&x) => Operand::Value(x),
-                        None => Operand::Value(self.from_reg(v)),
+                        None => Operand::Value(self.copy_from_reg(v)),
                     },
                     _ => {
                         return fail(
