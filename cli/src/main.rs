@@ -7,6 +7,7 @@
 //!  copyscope run --example NAME [--from dag|mir] ...
 //!  copyscope fmt <FILE|-> [--from ...]
 //!  copyscope examples | stages | link encode ... | link decode URL
+//!  copyscope lift <FILE|-> [--function NAME] [--llvm]
 //! ```
 //!
 //! Exit codes: 0 success, 1 bad input (each message on stderr as `FILE:LINE:COL: error:
@@ -15,6 +16,7 @@
 
 mod args;
 mod input;
+mod lift;
 mod link;
 mod list;
 mod run;
@@ -55,6 +57,9 @@ commands:
               [--layout L] [--base URL]
   link encode --example NAME [--stage S] [--step N] [--base URL]
   link decode URL [--json]
+  lift <FILE|-> [--function NAME] [--llvm]
+                                         llc-22 isel MIR (-stop-after=finalize-isel)
+                                         -> a selected DAG per block (--llvm: LLVM's dump)
 
 exit codes: 0 success, 1 bad input, 2 bad usage
 ";
@@ -80,12 +85,13 @@ fn main() -> ExitCode {
         "examples" => list::examples(rest),
         "knobs" => list::knobs(rest),
         "link" => link::link(rest),
+        "lift" => lift::lift_cmd(rest),
         "help" | "--help" | "-h" => {
             out(USAGE);
             Ok(())
         }
         other => Err(Failure::Usage(format!(
-            "unknown command `{other}`; commands: run, fmt, examples, stages, knobs, link"
+            "unknown command `{other}`; commands: run, fmt, examples, stages, knobs, link, lift"
         ))),
     };
     match result {

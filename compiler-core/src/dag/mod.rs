@@ -21,12 +21,14 @@
 //! `print(parse(text))` is a fixpoint and `parse(print(dag)) == dag`.
 
 pub mod eval;
+pub mod lift;
 mod parse;
 mod print;
 mod print_llvm;
 pub mod semantics;
 pub mod target;
 
+pub use lift::{lift, LiftError};
 pub use parse::{
     asm_groups, fp_bits, letter_type, parse_dag, AsmConstraint, AsmGroup, MAX_INPUT_BYTES,
 };
@@ -296,10 +298,10 @@ impl DagOp {
             return Some(*o);
         }
         // Pseudos that only exist after emission (or that the emitter never meets as
-        // nodes) are not machine nodes.
+        // nodes) are not machine nodes. `COPY` is one: instruction selection makes COPY
+        // nodes (a no-op conversion), emitted like any instruction.
         match Op::by_name(s)? {
-            Op::COPY
-            | Op::PHI
+            Op::PHI
             | Op::INSERT_SUBREG
             | Op::EXTRACT_SUBREG
             | Op::SUBREG_TO_REG
@@ -392,6 +394,13 @@ pub struct BlockData {
     pub number: u32,
     /// The IR block name after the function name in the header (`'f:entry'`).
     pub name: Option<String>,
+    /// The MIR block's parenthesised attributes after the header (`(%ir-block.4)`),
+    /// kept verbatim: an unnamed IR block's number, alignment, ...
+    pub attrs: Option<String>,
+    /// The block's successors with their branch probabilities (`successors:` line),
+    /// as the MIR block lists them. They come from the IR's CFG, not from the DAG, so
+    /// the emitter reads them off the branches when the line is absent.
+    pub succs: Option<Vec<(u32, Option<u32>)>>,
     /// The nodes in schedule (line) order.
     pub schedule: Vec<Node>,
 }

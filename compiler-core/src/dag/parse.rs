@@ -84,7 +84,7 @@ pub fn parse_dag(text: &str) -> Result<Dag, SourceError> {
         if llvm_syntax && t.starts_with(llvm::COUNT_LINE) {
             llvm::count_line(&mut c)?;
         } else if t.starts_with(HEADER) {
-            let (number, func, bname) = header(&mut c)?;
+            let (number, func, bname, attrs) = header(&mut c)?;
             match &name {
                 None => name = Some(func),
                 Some(n) if *n != func => {
@@ -107,9 +107,19 @@ pub fn parse_dag(text: &str) -> Result<Dag, SourceError> {
             blocks.push(BlockData {
                 number,
                 name: bname,
+                attrs,
+                succs: None,
                 schedule: Vec::new(),
             });
             block_pos.push((ln, c.start_col()));
+        } else if t.starts_with("successors:") {
+            let Some(cur) = blocks.keys().next_back() else {
+                return Err(c.err("a `successors:` line before any block header"));
+            };
+            if blocks[cur].succs.is_some() || raw.last().is_some_and(|r| r.block == cur) {
+                return Err(c.err("`successors:` comes once per block, right after its header"));
+            }
+            blocks[cur].succs = Some(successors(&mut c)?);
         } else if t.starts_with('t') && t[1..].starts_with(|ch: char| ch.is_ascii_digit()) {
             let Some(block) = blocks.keys().next_back() else {
                 return Err(c.err(format!("a node line before any block header; a block starts with `{HEADER} %bb.0 'function:entry'`")));
@@ -148,8 +158,10 @@ pub fn parse_dag(text: &str) -> Result<Dag, SourceError> {
     Ok(dag)
 }
 
-/// `Selected selection DAG: %bb.N 'function:block'`.
-fn header(c: &mut Cursor<'_>) -> Result<(u32, String, Option<String>), SourceError> {
+type Header = (u32, String, Option<String>, Option<String>);
+
+/// `Selected selection DAG: %bb.N 'function:block' [(attributes)]`.
+fn header(c: &mut Cursor<'_>) -> Result<Header, SourceError> {
     c.pos += HEADER.len();
     c.skip_ws();
     c.expect("%bb.", "a block `%bb.N`")?;
@@ -180,8 +192,57 @@ fn header(c: &mut Cursor<'_>) -> Result<(u32, String, Option<String>), SourceErr
             ));
         }
     }
+    c.skip_ws();
+    let mut attrs = None;
+    if c.eat("(") {
+        let Some(len) = c.rest().find(')') else {
+            return Err(c.err("unterminated `(...)` block attributes"));
+        };
+        let a = c.rest()[..len].trim().to_string();
+        if a.is_empty() {
+            return Err(c.err("empty `()` block attributes"));
+        }
+        c.pos += len + 1;
+        attrs = Some(a);
+    }
     c.end()?;
-    Ok((number, func.to_string(), block))
+    Ok((number, func.to_string(), block, attrs))
+}
+
+/// `successors: %bb.1(0x40000000), %bb.2` (probabilities optional), once per block.
+fn successors(c: &mut Cursor<'_>) -> Result<Vec<(u32, Option<u32>)>, SourceError> {
+    c.pos += "successors:".len();
+    let mut out = Vec::new();
+    loop {
+        c.skip_ws();
+        if c.at_end() {
+            break;
+        }
+        c.expect("%bb.", "a successor `%bb.N`")?;
+        let n = c.number_u32("a block number")?;
+        let mut prob = None;
+        if c.eat("(") {
+            c.expect("0x", "a probability `0x...`")?;
+            let start = c.pos;
+            let len = c.rest().find(')').unwrap_or(c.rest().len());
+            let Ok(p) = u32::from_str_radix(&c.rest()[..len], 16) else {
+                return Err(c.err_at(
+                    c.col_of(start),
+                    "expected a probability of eight hex digits",
+                ));
+            };
+            c.pos += len;
+            c.expect(")", "`)` after the probability")?;
+            prob = Some(p);
+        }
+        out.push((n, prob));
+        c.skip_ws();
+        if !c.eat(",") {
+            break;
+        }
+    }
+    c.end()?;
+    Ok(out)
 }
 
 fn is_name_char(ch: char) -> bool {
@@ -1046,8 +1107,11 @@ fn type_fits(c: RegClass, vt: Vt) -> bool {
     if vt == Vt::Untyped {
         return c.lanes() > 1;
     }
+    // By width: llc-22's classes are width classes (`b32` holds i32, f32 and v2f16),
+    // and the CICC-era typed ones of the table hold what llc-22 puts there (an `f32`
+    // that `LD_i32` loaded).
     match target::typed_class(vt) {
-        Some(t) => c.lanes() == 1 && target::common_subclass(c, t).is_some(),
+        Some(t) => c.lanes() == 1 && c.family() == t.family(),
         None => false,
     }
 }

@@ -21,7 +21,22 @@ pub fn print_dag(dag: &Dag) -> String {
         if let Some(n) = &b.name {
             let _ = write!(out, ":{n}");
         }
-        out.push_str("'\n");
+        out.push('\'');
+        if let Some(a) = &b.attrs {
+            let _ = write!(out, " ({a})");
+        }
+        out.push('\n');
+        if let Some(succs) = b.succs.as_ref().filter(|s| !s.is_empty()) {
+            out.push_str("  successors:");
+            for (k, (s, p)) in succs.iter().enumerate() {
+                out.push_str(if k == 0 { " " } else { ", " });
+                let _ = write!(out, "%bb.{s}");
+                if let Some(p) = p {
+                    let _ = write!(out, "(0x{p:08x})");
+                }
+            }
+            out.push('\n');
+        }
         for &n in &b.schedule {
             let d = &dag.nodes[n];
             let _ = write!(out, "  t{}: ", d.number);

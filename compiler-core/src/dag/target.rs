@@ -144,6 +144,17 @@ pub fn instr_info(op: Op) -> InstrInfo {
     }
 }
 
+/// The operand description the emitter uses: [`instr_info`], or, emitting as llc-22
+/// does, none of its classes and hooks (llc-22's classes follow the value types, see
+/// [`llc22_class`]; the hook claims are CopyScope's CICC table).
+pub fn emitter_info(op: Op, llc22: bool) -> InstrInfo {
+    if llc22 {
+        NONE
+    } else {
+        instr_info(op)
+    }
+}
+
 /// How many explicit MIR use operands a machine node of `op` has (registers and
 /// immediates, not the chain or glue), for the parser's check. The NVPTX opcodes count
 /// as llc-22 builds them (every one appears in the corpus' `1-isel.mir` files with this
@@ -315,6 +326,12 @@ pub fn regclass_for(vt: Vt, divergent: bool) -> Option<RegClass> {
     } else {
         Some(width_class(typed.family()?))
     }
+}
+
+/// The class llc-22's NVPTX gives a value of type `vt`: the width class (`b1`, `b16`,
+/// `b32`, `b64`, `b128`); llc-22 has no typed classes.
+pub fn llc22_class(vt: Vt) -> Option<RegClass> {
+    Some(width_class(typed_class(vt)?.family()?))
 }
 
 /// Typed classes count as divergent classes (TRI::isDivergentRegClass).

@@ -118,21 +118,37 @@ impl<R: Recorder> Emitter<'_, '_, '_, R> {
         let vt = *ty;
         let users = self.users.of_value(value, dag);
         // 1. A sole CopyToReg user into a virtual register of a fitting class.
-        let min = target::min_phys_class(vt);
+        let min = if self.opts.llc22 {
+            target::llc22_class(vt)
+        } else {
+            target::min_phys_class(vt)
+        };
         let mut reuse: Option<VReg> = None;
-        if let [(u, 2)] = users.as_slice() {
+        // Emitting as llc-22: any CopyToReg user into a virtual register (EmitCopyFromReg).
+        let candidates: &[(Node, u16)] = if self.opts.llc22 {
+            &users
+        } else if users.len() == 1 {
+            &users[..1]
+        } else {
+            &[]
+        };
+        for &(u, k) in candidates.iter().filter(|e| e.1 == 2) {
+            if reuse.is_some() {
+                break;
+            }
+            let _ = k;
             if let (
                 DagOp::CopyToReg,
                 Operand::Reg {
                     reg: RegRef::Virt(dv),
                     ..
                 },
-            ) = (dag.nodes[*u].op, &dag.nodes[*u].operands[1])
+            ) = (dag.nodes[u].op, &dag.nodes[u].operands[1])
             {
                 let dv = VReg::new(*dv as usize);
                 let dc = self.ed.f.vreg_class(dv);
                 if let (Some(dc), Some(m)) = (dc, min) {
-                    if target::common_subclass(dc, m).is_some() {
+                    if self.opts.llc22 || target::common_subclass(dc, m).is_some() {
                         reuse = Some(dv);
                     }
                 }
@@ -223,9 +239,8 @@ impl<R: Recorder> Emitter<'_, '_, '_, R> {
                 } => self.ed.f.vreg_class(VReg::new(*v as usize)),
                 _ => None,
             },
-            DagOp::Machine(op) => {
-                target::instr_info(op).use_class(super::machine::mir_use_index(dag, u, k))
-            }
+            DagOp::Machine(op) => target::emitter_info(op, self.opts.llc22)
+                .use_class(super::machine::mir_use_index(dag, u, k)),
             DagOp::InlineAsm => {
                 let glue = ud.glue_operand(&dag.nodes).is_some();
                 let groups = crate::dag::asm_groups(&ud.operands, glue).ok()?;

@@ -56,7 +56,7 @@ impl<R: Recorder> Emitter<'_, '_, '_, R> {
         }
         let dag = self.dag;
         let d = &dag.nodes[n];
-        let info = target::instr_info(op);
+        let info = target::emitter_info(op, self.opts.llc22);
         let vres: Vec<usize> = d.value_results().collect();
         // A single tuple def whose lanes are separate results of the node.
         let tuple = info
@@ -125,7 +125,7 @@ impl<R: Recorder> Emitter<'_, '_, '_, R> {
                 Operand::Value(v) => {
                     let r = self.get_vr(*v, n, k)?;
                     let r = self.constrain_use(r, info.use_class(pos), Some(*v), n)?;
-                    MOp::reg(r, 0)
+                    MOp::reg(r, self.kill_flag(*v))
                 }
                 Operand::Reg { reg, .. } => {
                     let r = self.reg_of(reg);
@@ -139,9 +139,12 @@ impl<R: Recorder> Emitter<'_, '_, '_, R> {
                     offset: 0,
                 }),
                 Operand::Global { name, offset } => {
-                    let plain = name
-                        .chars()
-                        .all(|c| c.is_ascii_alphanumeric() || "_.$".contains(c));
+                    // LLVM's printLLVMNameWithoutPrefix: quoted unless every byte is
+                    // alphanumeric, `-`, `.` or `_` and the first is not a digit.
+                    let plain = !name.starts_with(|c: char| c.is_ascii_digit())
+                        && name
+                            .chars()
+                            .all(|c| c.is_ascii_alphanumeric() || "-._".contains(c));
                     MOp::new(OperandKind::Global {
                         sym: self.ed.intern(name),
                         sigil: if plain { Sigil::At } else { Sigil::AtQuoted },
@@ -221,6 +224,20 @@ impl<R: Recorder> Emitter<'_, '_, '_, R> {
         Ok(())
     }
 
+    /// llc-22's kill flag for an operand reading `v` (AddRegisterOperand): `killed` when
+    /// `v` has exactly one use and is not read out of a CopyFromReg (the emitter
+    /// coalesces those with their register, which lives on). CICC's model sets none.
+    pub(crate) fn kill_flag(&self, v: Value) -> u16 {
+        if !self.opts.llc22 || self.dag.nodes[v.node].op == DagOp::CopyFromReg {
+            return 0;
+        }
+        if self.users.of_value(v, self.dag).len() == 1 {
+            oflag::KILL
+        } else {
+            0
+        }
+    }
+
     /// CreateVirtualRegisters for result `r` of `n`: instruction class ∩ value-type class
     /// (typed when divergent), or a sole CopyToReg user's register of that very class.
     fn create_vreg(
@@ -233,7 +250,11 @@ impl<R: Recorder> Emitter<'_, '_, '_, R> {
         let d = &dag.nodes[n];
         let vt = d.types[r];
         let divergent = d.attrs.divergent || inst_rc.is_some_and(target::is_divergent_class);
-        let type_rc = target::regclass_for(vt, divergent);
+        let type_rc = if self.opts.llc22 {
+            target::llc22_class(vt)
+        } else {
+            target::regclass_for(vt, divergent)
+        };
         let rc = match (inst_rc, type_rc) {
             (Some(a), Some(b)) => target::common_subclass(a, b).unwrap_or(a),
             (Some(a), None) => a,
@@ -274,6 +295,9 @@ impl<R: Recorder> Emitter<'_, '_, '_, R> {
             self.class_name(Some(rc)),
         );
         let why = match (&ic, &tc) {
+            (None, Some(t)) if self.opts.llc22 => format!(
+                "as llc-22 does, the {vt} type decides: its width class {t}"
+            ),
             (Some(i), Some(t)) if *i == cc && *t == cc => format!(
                 "the instruction and the {vt} type ({}, by CopyScope's divergence rule) agree on {cc}",
                 if d.attrs.divergent {
@@ -317,10 +341,33 @@ impl<R: Recorder> Emitter<'_, '_, '_, R> {
         Ok(v)
     }
 
-    /// The register of a sole CopyToReg user of `value`, when its class is exactly `rc`.
+    /// The register of a sole CopyToReg user of `value`, when its class is exactly `rc`
+    /// (emitting as llc-22: of the first CopyToReg user whose register has class `rc`).
     fn copy_to_reg_target(&self, value: Value, rc: RegClass) -> Option<VReg> {
         let dag = self.dag;
         let users = self.users.of_value(value, dag);
+        if self.opts.llc22 {
+            return users.iter().find_map(|&(u, k)| {
+                let ud = &dag.nodes[u];
+                if ud.op != DagOp::CopyToReg {
+                    return None;
+                }
+                match (ud.op, k, &ud.operands[1]) {
+                    (
+                        DagOp::CopyToReg,
+                        2,
+                        Operand::Reg {
+                            reg: RegRef::Virt(dv),
+                            ..
+                        },
+                    ) => {
+                        let dv = VReg::new(*dv as usize);
+                        (self.ed.f.vreg_class(dv) == Some(rc)).then_some(dv)
+                    }
+                    _ => None,
+                }
+            });
+        }
         let [(u, 2)] = users.as_slice() else {
             return None;
         };
@@ -701,7 +748,7 @@ impl<R: Recorder> Emitter<'_, '_, '_, R> {
                 Operand::Value(x) if dag.value_type(*x).is_value() => {
                     let r = self.get_vr(*x, n, k)?;
                     let r = self.constrain_use(r, Some(lane), Some(*x), n)?;
-                    operands.push(MOp::reg(r, 0));
+                    operands.push(MOp::reg(r, self.kill_flag(*x)));
                 }
                 Operand::SubReg(l) => {
                     operands.push(MOp::new(OperandKind::SubRegIdx(SubReg::of_lane(*l))))

@@ -61,9 +61,14 @@
 //!   named in each record but their answers are not modelled.
 //! - The parameter-cascade step only reports runs of `$r1, $r2, ...` reads; emission
 //!   does nothing different for them.
-//! - Kill flags: this emitter sets none (llc-22's isel marks single-use operands
-//!   `killed`), so CICC's clearKillFlags calls have nothing to clear; the passes after
-//!   it get their kill flags from LiveVariables.
+//! - Kill flags: in CICC's model this emitter sets none, so CICC's clearKillFlags calls
+//!   have nothing to clear; the passes after it get their kill flags from
+//!   LiveVariables. With `EmitterOptions::llc22` it sets llc-22's: a single-use value
+//!   not read out of a CopyFromReg is `killed` where it is read.
+//! - `EmitterOptions::llc22` emits as llc-22's InstrEmitter: width classes from the
+//!   value types, a result written into the register of any CopyToReg user of that
+//!   class, kill flags; no dead copy elimination (tests/lift_emit.rs compares it with
+//!   llc-22 on every function `dag::lift` lifts).
 //! - CopyScope's rules, not from the spec: a divergent value's class is its type's
 //!   class, a uniform one's its width's class (`target::regclass_for`); the register
 //!   counts the MinRCSize rule reads (`target::num_regs`) are invented.
@@ -94,6 +99,29 @@ pub struct EmitterOptions {
     pub honor_bit36: bool,
     /// Run dead copy elimination after emission (CICC always does).
     pub dead_copy_elimination: bool,
+    /// Emit as llc-22's InstrEmitter does instead of CICC's model (see [`llc22`]): a
+    /// value's class is the width class of its type (`b1` `b16` `b32` `b64` `b128`,
+    /// which is all llc-22's NVPTX has) instead of CopyScope's divergence rule and
+    /// typed classes; a result is written straight into the register of any
+    /// CopyToReg user of that class (not only a sole one); single-use operands are
+    /// `killed` (AddRegisterOperand's rule: one use, not read out of a CopyFromReg).
+    ///
+    /// [`llc22`]: EmitterOptions::llc22
+    pub llc22: bool,
+}
+
+impl EmitterOptions {
+    /// llc-22's InstrEmitter, for DAGs lifted from its MIR (`dag::lift`): llc-22
+    /// classes and kill flags, every scheduled node emitted (LLVM removes dead nodes
+    /// before scheduling, so none is left to skip), no dead copy elimination (CICC's).
+    pub fn llc22() -> Self {
+        EmitterOptions {
+            force_emit: true,
+            honor_bit36: true,
+            dead_copy_elimination: false,
+            llc22: true,
+        }
+    }
 }
 
 impl Default for EmitterOptions {
@@ -102,6 +130,7 @@ impl Default for EmitterOptions {
             force_emit: false,
             honor_bit36: true,
             dead_copy_elimination: true,
+            llc22: false,
         }
     }
 }
@@ -131,6 +160,12 @@ pub const STAT_NAMES: [&str; 17] = [
 /// read off the branches) and the virtual registers the DAG already names, each with
 /// its class. No instructions.
 pub fn input_snapshot(dag: &Dag) -> Result<Function, SourceError> {
+    snapshot(dag, false)
+}
+
+/// [`input_snapshot`]; `llc22`: a register named without a class gets llc-22's class of
+/// its type (`b32`), not the typed one.
+fn snapshot(dag: &Dag, llc22: bool) -> Result<Function, SourceError> {
     let mut f = Function::new(&dag.name, Target::Nvptx);
     f.props = Props {
         is_ssa: true,
@@ -142,9 +177,11 @@ pub fn input_snapshot(dag: &Dag) -> Result<Function, SourceError> {
     for &b in &order {
         let d = &dag.blocks[b];
         let name = d.name.as_deref().map(|n| f.names.intern(n));
+        let attrs = d.attrs.as_deref().map(|a| f.names.intern(a));
         f.add_block(BlockData {
             number: d.number,
             name,
+            attrs,
             ..Default::default()
         });
     }
@@ -185,13 +222,36 @@ pub fn input_snapshot(dag: &Dag) -> Result<Function, SourceError> {
             }
         }
         let mb = Block::new(i);
+        if let Some(given) = &dag.blocks[b].succs {
+            // The block's own list (from the IR's CFG) wins over the branches'.
+            let mut list = Vec::with_capacity(given.len());
+            for &(num, p) in given {
+                let Some(s) = f.block_by_number(num) else {
+                    let (l, c) = dag.spans.blocks[b];
+                    return Err(SourceError::new(
+                        l.max(1),
+                        c.max(1),
+                        format!("successor %bb.{num}, but the DAG has no such block"),
+                    ));
+                };
+                list.push((s, p));
+            }
+            f.blocks[mb].succs = list;
+            continue;
+        }
         f.blocks[mb].succs = succs
             .iter()
             .map(|&num| (f.block_by_number(num).expect("checked above"), None))
             .collect();
     }
     for (v, (vt, class)) in dag.named_vregs() {
-        let class = class.or_else(|| target::typed_class(vt));
+        let class = class.or_else(|| {
+            if llc22 {
+                target::llc22_class(vt)
+            } else {
+                target::typed_class(vt)
+            }
+        });
         f.declare_vreg(VReg::new(v as usize), class);
     }
     Ok(f)
@@ -205,7 +265,7 @@ pub fn run<R: Recorder>(
     opts: &EmitterOptions,
     rec: &mut R,
 ) -> Result<(Function, Stats), SourceError> {
-    let mut f = input_snapshot(dag)?;
+    let mut f = snapshot(dag, opts.llc22)?;
     let stats = {
         let mut e = Emitter::new(dag, opts, &mut f, rec);
         e.start();

@@ -1,0 +1,593 @@
+//! Lift: llc-22's instruction-selected MIR (`-stop-after=finalize-isel`) back into a
+//! selected DAG per block, such that the emitter, run as llc-22's
+//! ([`EmitterOptions::llc22`](crate::passes::instr_emitter::EmitterOptions::llc22)),
+//! gives the MIR back.
+//!
+//! ```text
+//!  per block, in layout order:          t0: ch = EntryToken
+//!    %d = OP uses...       ──▶ machine node OP: defs → results (type from class + opcode),
+//!                              vregs defined earlier in the block → values,
+//!                              vregs from other blocks → CopyFromReg (one per block),
+//!                              imm → Constant, fp imm → ConstantFP, &sym → ExternalSymbol,
+//!                              @g → GlobalAddress, %bb.N → BasicBlock, %stack.N → FrameIndex,
+//!                              `:: (...)` → mem, MI flags → flags; a node that loads,
+//!                              stores, has side effects or ends the block is chained
+//!                              in order (operand and `ch` result)
+//!    %d used in another block ─▶ CopyToReg %d of the value (FunctionLoweringInfo's
+//!                              pattern: the emitter writes the value straight into %d)
+//!    %d = COPY %s            ─▶ CopyToReg %d where the COPY stands, when %d is read only
+//!                              in other blocks and the value of %s is not copied into
+//!                              %s itself by a CopyToReg of its own… else a COPY node
+//!    %d = COPY $phys         ─▶ CopyFromReg $phys
+//!    the first terminator    ─▶ chained on a TokenFactor of the chain and every
+//!                              CopyToReg before it
+//! ```
+//!
+//! Value types: the llc-22 classes say only the width (`b32`), so the type is read off
+//! the opcode that defines the register: `f32`/`F32` in its name makes a `b32` value
+//! `f32`, `f16x2` makes it `v2f16`, `f64` a `b64` value `f64`, `f16` a `b16` value
+//! `f16`; everything else is the integer of the width. CopyScope's choice: the emitter
+//! needs only the width, the evaluator reads the opcode.
+//!
+//! Not lifted (an error naming the construct): PHIs (the DAG format has none),
+//! inline asm, opcodes outside the table, sub-register operands, implicit or
+//! physical-register operands, tied or undef operands, `bfloat` immediates, fixed stack
+//! slots, operands kept verbatim, other targets.
+
+use super::{
+    Attrs, BlockData, Dag, DagBlock, DagOp, Node, NodeData, Operand, RegRef, Spans, Value, Vt,
+};
+use crate::entity::{EntityRef, PrimaryMap, SecondaryMap};
+use crate::mir::operand::Sigil;
+use crate::mir::{
+    self, flag, oflag, Block, Function, Inst, Op, Opcode, OperandKind, Reg, RegClass, Target, VReg,
+};
+use alloc::collections::BTreeMap;
+use alloc::format;
+use alloc::string::{String, ToString};
+use alloc::vec;
+use alloc::vec::Vec;
+use core::fmt;
+
+/// Why a function was not lifted: `reason` is the construct's kind (a short, stable
+/// phrase the agreement table counts by), `detail` names the instance.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct LiftError {
+    pub reason: &'static str,
+    pub detail: String,
+}
+
+impl fmt::Display for LiftError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "not lifted: {}: {}", self.reason, self.detail)
+    }
+}
+
+fn fail<T>(reason: &'static str, detail: String) -> Result<T, LiftError> {
+    Err(LiftError { reason, detail })
+}
+
+/// Lifts one function of llc-22's isel MIR into a DAG (see the module notes).
+pub fn lift(f: &Function) -> Result<Dag, LiftError> {
+    if f.target != Target::Nvptx {
+        return fail("not NVPTX", format!("`{}` is another target's", f.name));
+    }
+    let mut l = Lifter::new(f)?;
+    for b in f.layout.blocks() {
+        l.block(b)?;
+    }
+    Ok(Dag {
+        name: f.name.clone(),
+        blocks: l.blocks,
+        nodes: l.nodes,
+        spans: Spans::default(),
+    })
+}
+
+/// Drops each `Register` leaf's class where it is the one llc-22 gives its type
+/// ([`super::target::llc22_class`]), which the emitter then chooses itself when it runs
+/// as llc-22's: what LLVM's dump, which prints no classes, needs.
+pub fn strip_llc22_classes(dag: &mut Dag) {
+    for n in dag.nodes.values_mut() {
+        for o in &mut n.operands {
+            if let Operand::Reg { ty, class, .. } = o {
+                if *class == super::target::llc22_class(*ty) {
+                    *class = None;
+                }
+            }
+        }
+    }
+}
+
+struct Lifter<'f> {
+    f: &'f Function,
+    /// The block defining each virtual register.
+    def_block: SecondaryMap<VReg, Option<Block>>,
+    /// Read in a block other than its defining one.
+    live_out: SecondaryMap<VReg, bool>,
+    /// Read in its defining block (by anything).
+    read_in_block: SecondaryMap<VReg, bool>,
+    /// The value type of each register (see the module notes).
+    vt: SecondaryMap<VReg, Option<Vt>>,
+    blocks: PrimaryMap<DagBlock, BlockData>,
+    nodes: PrimaryMap<Node, NodeData>,
+    // Per block:
+    cur: Option<DagBlock>,
+    entry: Option<Value>,
+    chain: Option<Value>,
+    local: BTreeMap<VReg, Value>,
+    from_reg: BTreeMap<VReg, Value>,
+    copies_to_reg: Vec<Value>,
+}
+
+impl<'f> Lifter<'f> {
+    fn new(f: &'f Function) -> Result<Self, LiftError> {
+        let mut l = Lifter {
+            f,
+            def_block: SecondaryMap::new(),
+            live_out: SecondaryMap::new(),
+            read_in_block: SecondaryMap::new(),
+            vt: SecondaryMap::new(),
+            blocks: PrimaryMap::new(),
+            nodes: PrimaryMap::new(),
+            cur: None,
+            entry: None,
+            chain: None,
+            local: BTreeMap::new(),
+            from_reg: BTreeMap::new(),
+            copies_to_reg: Vec::new(),
+        };
+        for (b, i) in f.all_insts() {
+            let d = &f.insts[i];
+            if d.is(Op::PHI) {
+                return fail("PHI", format!("{} has PHIs at block heads", f.name));
+            }
+            for (k, v) in d.vreg_defs() {
+                if l.def_block[v].is_some() {
+                    return fail("not SSA", format!("%{} has two defs", v.index()));
+                }
+                l.def_block[v] = Some(b);
+                let _ = k;
+                l.vt[v] = Some(value_type(f, v, d)?);
+            }
+        }
+        l.float_uses();
+        for (b, i) in f.all_insts() {
+            for (_, v) in f.insts[i].vreg_uses() {
+                match l.def_block[v] {
+                    Some(db) if db == b => l.read_in_block[v] = true,
+                    _ => l.live_out[v] = true,
+                }
+            }
+        }
+        Ok(l)
+    }
+
+    /// A width-typed value read where the opcode table wants a float register
+    /// (`FADD_rnf32rr` reading what `LD_i32` loaded) is that float type.
+    fn float_uses(&mut self) {
+        let f = self.f;
+        for (_, i) in f.all_insts() {
+            let d = &f.insts[i];
+            let Opcode::Known(op) = d.opcode else {
+                continue;
+            };
+            let info = super::target::instr_info(op);
+            for (pos, o) in d.operands[d.lhs_defs as usize..].iter().enumerate() {
+                let (Some(v), Some(c)) = (o.vreg_of(), info.use_class(pos)) else {
+                    continue;
+                };
+                if super::target::kind_of(c) != Some(crate::mir::ValueKind::Float) {
+                    continue;
+                }
+                self.vt[v] = match self.vt[v] {
+                    Some(Vt::I16) => Some(Vt::F16),
+                    Some(Vt::I32) if c.family() == Some(crate::mir::Family::B32) => {
+                        Some(if super::target::typed_class(Vt::V2F16) == Some(c) {
+                            Vt::V2F16
+                        } else {
+                            Vt::F32
+                        })
+                    }
+                    Some(Vt::I64) => Some(Vt::F64),
+                    t => t,
+                };
+            }
+        }
+    }
+
+    fn add(&mut self, types: Vec<Vt>, op: DagOp, operands: Vec<Operand>, attrs: Attrs) -> Node {
+        let block = self.cur.expect("in a block");
+        let number = self.nodes.len() as u32;
+        let n = self.nodes.push(NodeData {
+            number,
+            block,
+            types,
+            op,
+            operands,
+            attrs,
+        });
+        self.blocks[block].schedule.push(n);
+        n
+    }
+
+    fn block(&mut self, b: Block) -> Result<(), LiftError> {
+        let f = self.f;
+        let bd = &f.blocks[b];
+        let cur = self.blocks.push(BlockData {
+            number: bd.number,
+            name: bd.name.map(|s| f.sym(s).to_string()),
+            attrs: bd.attrs.map(|s| f.sym(s).to_string()),
+            succs: (!bd.succs.is_empty()).then(|| {
+                bd.succs
+                    .iter()
+                    .map(|&(s, p)| (f.blocks[s].number, p))
+                    .collect()
+            }),
+            schedule: Vec::new(),
+        });
+        self.cur = Some(cur);
+        self.local.clear();
+        self.from_reg.clear();
+        self.copies_to_reg.clear();
+        let entry = self.add(vec![Vt::Ch], DagOp::EntryToken, vec![], Attrs::default());
+        self.entry = Some(Value {
+            node: entry,
+            res: 0,
+        });
+        self.chain = self.entry;
+        if !bd.liveins.is_empty() {
+            return fail(
+                "block live-ins",
+                format!("bb.{} has live-in registers", bd.number),
+            );
+        }
+        for i in f.layout.block_insts(b) {
+            self.inst(i)?;
+        }
+        Ok(())
+    }
+
+    fn inst(&mut self, i: Inst) -> Result<(), LiftError> {
+        let d = &self.f.insts[i];
+        let op = match d.opcode {
+            Opcode::Known(op) => op,
+            Opcode::Other(s) => return fail("opcode not in the table", self.f.sym(s).to_string()),
+        };
+        if d.trailing.is_some() {
+            return fail(
+                "trailing instruction text",
+                format!("{} carries text after its operands", op.name()),
+            );
+        }
+        match op {
+            Op::INLINEASM => {
+                return fail("inline asm", String::from("INLINEASM"));
+            }
+            Op::COPY => return self.copy(i),
+            _ => {}
+        }
+        if DagOp::by_name(op.name()).is_none() {
+            return fail("pseudo with no DAG node", String::from(op.name()));
+        }
+        self.machine(i, op)
+    }
+
+    /// A generic machine instruction.
+    fn machine(&mut self, i: Inst, op: Op) -> Result<(), LiftError> {
+        let f = self.f;
+        let d = &f.insts[i];
+        let mut types = Vec::new();
+        let mut defs = Vec::new();
+        for o in &d.operands[..d.lhs_defs as usize] {
+            let v = self.plain_vreg(o, op)?;
+            if o.has(oflag::DEAD) {
+                return fail("dead def", format!("{} marks a def dead", op.name()));
+            }
+            types.push(self.vt[v].expect("every def has a type"));
+            defs.push(v);
+        }
+        let mut operands = Vec::new();
+        for o in &d.operands[d.lhs_defs as usize..] {
+            operands.push(self.use_operand(o, op)?);
+        }
+        let desc = op.desc();
+        let chained = d.mem.is_some()
+            || desc.has(
+                flag::MAY_LOAD
+                    | flag::MAY_STORE
+                    | flag::SIDE_EFFECTS
+                    | flag::TERMINATOR
+                    | flag::CONVERGENT,
+            );
+        if chained {
+            let mut ch = self.chain.expect("in a block");
+            if desc.has(flag::TERMINATOR) && !self.copies_to_reg.is_empty() {
+                let mut joined = vec![Operand::Value(ch)];
+                joined.extend(self.copies_to_reg.drain(..).map(Operand::Value));
+                let tf = self.add(vec![Vt::Ch], DagOp::TokenFactor, joined, Attrs::default());
+                ch = Value { node: tf, res: 0 };
+            }
+            operands.push(Operand::Value(ch));
+            types.push(Vt::Ch);
+        }
+        let attrs = Attrs {
+            mem: d.mem.map(|m| f.sym(m).to_string()),
+            mi_flags: d.mi_flags,
+            ..Attrs::default()
+        };
+        let n = self.add(types, DagOp::Machine(op), operands, attrs);
+        if chained {
+            let res = (self.nodes[n].types.len() - 1) as u16;
+            self.chain = Some(Value { node: n, res });
+        }
+        for (k, v) in defs.into_iter().enumerate() {
+            let value = Value {
+                node: n,
+                res: k as u16,
+            };
+            self.local.insert(v, value);
+            if self.live_out[v] {
+                self.copy_to_reg(v, value);
+            }
+        }
+        Ok(())
+    }
+
+    /// `CopyToReg %v, value`, chained on the entry token, joined before the terminator.
+    fn copy_to_reg(&mut self, v: VReg, value: Value) {
+        let reg = self.reg_leaf(v);
+        let entry = self.entry.expect("in a block");
+        let n = self.add(
+            vec![Vt::Ch],
+            DagOp::CopyToReg,
+            vec![Operand::Value(entry), reg, Operand::Value(value)],
+            Attrs::default(),
+        );
+        self.copies_to_reg.push(Value { node: n, res: 0 });
+    }
+
+    /// `%d = COPY src` (see the module notes for which node it becomes).
+    fn copy(&mut self, i: Inst) -> Result<(), LiftError> {
+        let d = &self.f.insts[i];
+        if d.operands.len() != 2 || d.lhs_defs != 1 {
+            return fail(
+                "COPY shape",
+                String::from("a COPY without one def and one use"),
+            );
+        }
+        let dst = self.plain_vreg(&d.operands[0], Op::COPY)?;
+        let src = &d.operands[1];
+        if src.subreg.is_some() || src.has(oflag::UNDEF) || src.has(oflag::IMPLICIT) {
+            return fail(
+                "sub-register or undef operand",
+                String::from("a COPY of part of a register"),
+            );
+        }
+        let ty = self.vt[dst].expect("typed");
+        match src.get_reg() {
+            Some(Reg::Phys(p)) => {
+                let name = self.f.sym(p).to_string();
+                let entry = self.entry.expect("in a block");
+                let n = self.add(
+                    vec![ty, Vt::Ch],
+                    DagOp::CopyFromReg,
+                    vec![
+                        Operand::Value(entry),
+                        Operand::Reg {
+                            ty,
+                            reg: RegRef::Phys(name),
+                            class: None,
+                        },
+                    ],
+                    Attrs::default(),
+                );
+                let value = Value { node: n, res: 0 };
+                self.local.insert(dst, value);
+                if self.live_out[dst] {
+                    self.copy_to_reg(dst, value);
+                }
+                Ok(())
+            }
+            Some(Reg::Virt(s)) => {
+                let (value, own_copy) = match self.local.get(&s) {
+                    Some(&v) => (v, self.live_out[s]),
+                    None => (self.copy_from_reg(s), true),
+                };
+                if self.live_out[dst] && !self.read_in_block[dst] && own_copy {
+                    // The value already sits in a register of its own: the COPY is the
+                    // CopyToReg's.
+                    self.copy_to_reg(dst, value);
+                    return Ok(());
+                }
+                let n = self.add(
+                    vec![ty],
+                    DagOp::Machine(Op::COPY),
+                    vec![Operand::Value(value)],
+                    Attrs::default(),
+                );
+                let value = Value { node: n, res: 0 };
+                self.local.insert(dst, value);
+                if self.live_out[dst] {
+                    self.copy_to_reg(dst, value);
+                }
+                Ok(())
+            }
+            _ => fail("COPY shape", String::from("a COPY of a non-register")),
+        }
+    }
+
+    /// The value of a register defined in another block: its block's CopyFromReg.
+    fn copy_from_reg(&mut self, v: VReg) -> Value {
+        if let Some(&x) = self.from_reg.get(&v) {
+            return x;
+        }
+        let ty = self.vt[v].unwrap_or(Vt::I32);
+        let reg = self.reg_leaf(v);
+        let entry = self.entry.expect("in a block");
+        let n = self.add(
+            vec![ty, Vt::Ch],
+            DagOp::CopyFromReg,
+            vec![Operand::Value(entry), reg],
+            Attrs::default(),
+        );
+        let x = Value { node: n, res: 0 };
+        self.from_reg.insert(v, x);
+        x
+    }
+
+    fn reg_leaf(&self, v: VReg) -> Operand {
+        Operand::Reg {
+            ty: self.vt[v].unwrap_or(Vt::I32),
+            reg: RegRef::Virt(v.index() as u32),
+            class: self.f.vreg_class(v),
+        }
+    }
+
+    /// A def or COPY operand that must be a whole virtual register, no flags besides
+    /// `def`/`dead`/`killed`.
+    fn plain_vreg(&self, o: &mir::Operand, op: Op) -> Result<VReg, LiftError> {
+        let Some(Reg::Virt(v)) = o.get_reg() else {
+            return fail(
+                "physical register def",
+                format!("{} writes a physical register", op.name()),
+            );
+        };
+        if o.subreg.is_some() || o.has(oflag::IMPLICIT) || o.has(oflag::EARLY_CLOBBER) {
+            return fail(
+                "sub-register or implicit operand",
+                format!("{} defines part of a register or implicitly", op.name()),
+            );
+        }
+        Ok(v)
+    }
+
+    /// A use operand of a machine instruction as a DAG operand.
+    fn use_operand(&mut self, o: &mir::Operand, op: Op) -> Result<Operand, LiftError> {
+        let f = self.f;
+        let name = op.name();
+        if o.subreg.is_some() || o.tied_def.is_some() {
+            return fail(
+                "sub-register or tied operand",
+                format!("{name} reads part of a register or a tied one"),
+            );
+        }
+        Ok(match o.kind {
+            OperandKind::Reg(r) => {
+                if o.has(oflag::IMPLICIT) || o.has(oflag::UNDEF) || o.has(oflag::DEF) {
+                    return fail(
+                        "implicit or undef operand",
+                        format!("{name} has an implicit, undef or late def operand"),
+                    );
+                }
+                match r {
+                    Reg::Virt(v) => match self.local.get(&v) {
+                        Some(&x) => Operand::Value(x),
+                        None => Operand::Value(self.copy_from_reg(v)),
+                    },
+                    _ => {
+                        return fail(
+                            "physical register operand",
+                            format!("{name} reads a physical register"),
+                        )
+                    }
+                }
+            }
+            OperandKind::Imm(v) => Operand::Const {
+                ty: if (-(1i64 << 31)..(1i64 << 32)).contains(&v) {
+                    Vt::I32
+                } else {
+                    Vt::I64
+                },
+                value: v,
+            },
+            OperandKind::FpImm(fp) => {
+                let ty = match f.sym(fp.ty) {
+                    "half" => Vt::F16,
+                    "float" => Vt::F32,
+                    "double" => Vt::F64,
+                    other => {
+                        return fail(
+                            "bfloat immediate",
+                            format!("{name} has a `{other}` immediate"),
+                        )
+                    }
+                };
+                Operand::ConstFp {
+                    ty,
+                    text: f.sym(fp.text).to_string(),
+                }
+            }
+            OperandKind::Global { sym, sigil, offset } => match sigil {
+                Sigil::Amp if offset == 0 => Operand::Symbol(f.sym(sym).to_string()),
+                Sigil::At | Sigil::AtQuoted => Operand::Global {
+                    name: f.sym(sym).to_string(),
+                    offset,
+                },
+                _ => {
+                    return fail(
+                        "symbol operand",
+                        format!("{name} has a quoted or offset external symbol"),
+                    )
+                }
+            },
+            OperandKind::Block(b) => Operand::Block(f.blocks[b].number),
+            OperandKind::Stack {
+                fixed: false,
+                index,
+            } => Operand::FrameIndex(index),
+            OperandKind::SubRegIdx(s) => match s.lane() {
+                Some(l) => Operand::SubReg(l),
+                None => {
+                    return fail(
+                        "sub-register operand",
+                        format!("{name} names a sub-register index"),
+                    )
+                }
+            },
+            _ => {
+                return fail(
+                    "operand kept verbatim",
+                    format!("{name} has a fixed-stack, metadata or symbol operand"),
+                )
+            }
+        })
+    }
+}
+
+/// The type of register `v`, defined by `def` (see the module notes).
+fn value_type(f: &Function, v: VReg, def: &mir::InstData) -> Result<Vt, LiftError> {
+    let class = f.vreg_class(v);
+    let Some(RegClass::Scalar(sc)) = class else {
+        return fail(
+            "register class",
+            format!("%{} has no scalar NVPTX class", v.index()),
+        );
+    };
+    let name = match def.opcode {
+        Opcode::Known(op) => op.name(),
+        Opcode::Other(_) => "",
+    };
+    let has = |p: &[&str]| p.iter().any(|x| name.contains(x));
+    if !sc.is_untyped() {
+        if let Some(t) = super::VT_NAMES
+            .iter()
+            .map(|e| e.0)
+            .find(|&t| super::target::typed_class(t) == class)
+        {
+            return Ok(t);
+        }
+    }
+    use crate::mir::Family;
+    Ok(match sc.family() {
+        Family::B1 => Vt::I1,
+        Family::B16 if has(&["f16", "F16"]) => Vt::F16,
+        Family::B16 => Vt::I16,
+        Family::B32 if has(&["f16x2", "F16x2", "f16X2"]) => Vt::V2F16,
+        Family::B32 if has(&["f32", "F32"]) => Vt::F32,
+        Family::B32 => Vt::I32,
+        Family::B64 if has(&["f64", "F64"]) => Vt::F64,
+        Family::B64 => Vt::I64,
+        Family::B128 => Vt::I128,
+    })
+}

@@ -1,0 +1,210 @@
+//! Lift then emit against llc-22 (issue 27 item 5): every function of the corpus'
+//! `1-isel.mir` files and of LLVM's NVPTX tests' `isel.mir` (llc-22's
+//! `-stop-after=finalize-isel`, built by `shared/corpus/llvm-nvptx/make.sh` through
+//! `support::llc`) is lifted back into a selected DAG (`dag::lift`), emitted as llc-22's
+//! InstrEmitter does (`EmitterOptions::llc22`) and compared with the original body after
+//! canonical register renaming (`support::canon`).
+//!
+//! The agreement table (equal / differs / not lifted, by reason) is printed and kept in
+//! `docs/lift-agreement.md` with every function that is not equal (compared like a
+//! golden file; `COPYSCOPE_BLESS=1` rewrites it). The figures are floors. Each lifted
+//! DAG also goes through our text format and back (`print_dag` then `parse_dag`), and
+//! emitting the re-read DAG must give the same body: that count is a floor too.
+//! Without llc-22 only the corpus part runs.
+
+mod support;
+
+use compiler_core::dag::{lift, parse_dag, print_dag, Dag};
+use compiler_core::mir::{parse_module, Function};
+use compiler_core::passes::instr_emitter::{self, EmitterOptions};
+use compiler_core::trace::NoTrace;
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+/// Floors: the figures measured on this code (raise them as agreement grows).
+const MIN_FUNCTIONS: usize = 918;
+const MIN_EQUAL: usize = 607;
+const MIN_REPARSED: usize = 608;
+
+fn repo() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
+}
+
+enum Outcome {
+    Equal,
+    Differs(String),
+    NotLifted(String, String),
+    EmitError(String),
+}
+
+struct Row {
+    file: String,
+    function: String,
+    outcome: Outcome,
+    /// The DAG read back from our text emits the same body.
+    reparsed: bool,
+}
+
+fn emit(dag: &Dag) -> Result<Function, String> {
+    instr_emitter::run(dag, &EmitterOptions::llc22(), &mut NoTrace::default())
+        .map(|(f, _)| f)
+        .map_err(|e| e.to_string())
+}
+
+/// The first differing canonical line, ours against llc-22's.
+fn first_difference(ours: &[String], theirs: &[String]) -> String {
+    for (k, (a, b)) in ours.iter().zip(theirs).enumerate() {
+        if a != b {
+            return format!("line {}: `{a}` vs llc-22 `{b}`", k + 1);
+        }
+    }
+    format!("{} lines vs llc-22's {}", ours.len(), theirs.len())
+}
+
+fn check_function(file: &str, f: &Function) -> Row {
+    let row = |outcome, reparsed| Row {
+        file: file.to_string(),
+        function: f.name.clone(),
+        outcome,
+        reparsed,
+    };
+    let dag = match lift(f) {
+        Ok(d) => d,
+        Err(e) => return row(Outcome::NotLifted(e.reason.to_string(), e.detail), false),
+    };
+    let ours = match emit(&dag) {
+        Ok(o) => o,
+        Err(e) => return row(Outcome::EmitError(e), false),
+    };
+    let (a, b) = (
+        support::canon::canonical_body(&ours),
+        support::canon::canonical_body(f),
+    );
+    let reparsed = parse_dag(&print_dag(&dag))
+        .map_err(|e| {
+            if std::env::var_os("LIFT_DEBUG").is_some() {
+                eprintln!("reparse {file} {}: {e}", f.name);
+            }
+        })
+        .ok()
+        .and_then(|d| emit(&d).ok())
+        .is_some_and(|g| support::canon::canonical_body(&g) == a);
+    if a == b {
+        row(Outcome::Equal, reparsed)
+    } else {
+        row(Outcome::Differs(first_difference(&a, &b)), reparsed)
+    }
+}
+
+fn check_file(tag: &str, path: &Path, rows: &mut Vec<Row>) {
+    let text = std::fs::read_to_string(path).unwrap();
+    let module = match parse_module(&text) {
+        Ok(m) => m,
+        Err(e) => {
+            rows.push(Row {
+                file: tag.to_string(),
+                function: String::from("(file)"),
+                outcome: Outcome::NotLifted(String::from("MIR not read"), e.to_string()),
+                reparsed: false,
+            });
+            return;
+        }
+    };
+    for f in &module.functions {
+        rows.push(check_function(tag, f));
+    }
+}
+
+fn cell(s: &str) -> String {
+    s.replace('|', "\\|").replace('\n', " ")
+}
+
+#[test]
+fn lifted_dags_emit_llc22s_isel_mir() {
+    let mut rows = Vec::new();
+    let corpus = support::corpus_dir();
+    let mut cases: Vec<PathBuf> = std::fs::read_dir(&corpus)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.join("1-isel.mir").is_file())
+        .collect();
+    cases.sort();
+    for c in &cases {
+        let tag = format!("corpus/{}", c.file_name().unwrap().to_string_lossy());
+        check_file(&tag, &c.join("1-isel.mir"), &mut rows);
+    }
+    let with_llc = support::llc::llc().is_some();
+    if let Some(llc) = support::llc::llc() {
+        for c in support::llc::llvm_nvptx(llc) {
+            if let Some(p) = c.file("isel.mir") {
+                check_file(&format!("llvm-nvptx/{}", c.name), &p, &mut rows);
+            }
+        }
+    }
+    let total = rows.len();
+    let equal = rows
+        .iter()
+        .filter(|r| matches!(r.outcome, Outcome::Equal))
+        .count();
+    let differs = rows
+        .iter()
+        .filter(|r| matches!(r.outcome, Outcome::Differs(_)))
+        .count();
+    let emit_errors = rows
+        .iter()
+        .filter(|r| matches!(r.outcome, Outcome::EmitError(_)))
+        .count();
+    let mut reasons: BTreeMap<&str, usize> = BTreeMap::new();
+    for r in &rows {
+        if let Outcome::NotLifted(why, _) = &r.outcome {
+            *reasons.entry(why.as_str()).or_default() += 1;
+        }
+    }
+    let lifted = total - reasons.values().sum::<usize>();
+    let reparsed = rows.iter().filter(|r| r.reparsed).count();
+    let pct = |n: usize| 100.0 * n as f64 / total.max(1) as f64;
+    let mut table = format!(
+        "| outcome | functions |\n|---|---|\n| equal | {equal} ({:.1}%) |\n| differs | {differs} |\n| emitter error | {emit_errors} |\n",
+        pct(equal)
+    );
+    for (why, n) in &reasons {
+        table.push_str(&format!("| not lifted: {why} | {n} |\n"));
+    }
+    table.push_str(&format!(
+        "| total | {total} |\n\nLifted {lifted}; of those, {reparsed} read back from `print_dag` text emit the same body.\n"
+    ));
+    eprintln!("\nlift → emit vs llc-22 isel MIR\n{table}");
+    let mut doc = String::from(
+        "# Lift then emit: agreement with llc-22\n\n\
+         Written by `compiler-core/tests/lift_emit.rs` (`COPYSCOPE_BLESS=1` rewrites it).\n\
+         Every function of the corpus' `1-isel.mir` files and of the `isel.mir` that\n\
+         `shared/corpus/llvm-nvptx/make.sh` builds with llc-22 22.1.8\n\
+         (`-stop-after=finalize-isel`) is lifted into a selected DAG (`dag::lift`),\n\
+         emitted with `EmitterOptions::llc22()` and compared with llc-22's body after\n\
+         canonical register renaming (branch probabilities aside).\n\n",
+    );
+    doc.push_str(&table);
+    doc.push_str(
+        "\n## Functions that are not equal\n\n| file | function | outcome |\n|---|---|---|\n",
+    );
+    for r in &rows {
+        let what = match &r.outcome {
+            Outcome::Equal => continue,
+            Outcome::Differs(d) => format!("differs: {d}"),
+            Outcome::NotLifted(why, detail) => format!("not lifted: {why} ({detail})"),
+            Outcome::EmitError(e) => format!("emitter error: {e}"),
+        };
+        doc.push_str(&format!(
+            "| {} | {} | {} |\n",
+            r.file,
+            cell(&r.function),
+            cell(&what)
+        ));
+    }
+    if with_llc {
+        compiler_core::golden::assert_golden(repo().join("docs/lift-agreement.md"), &doc);
+        assert!(total >= MIN_FUNCTIONS, "{table}");
+    }
+    assert!(equal >= MIN_EQUAL, "{table}");
+    assert!(reparsed >= MIN_REPARSED, "{table}");
+}
