@@ -23,8 +23,8 @@ use std::path::{Path, PathBuf};
 
 /// Floors: the figures measured on this code (raise them as agreement grows).
 const MIN_FUNCTIONS: usize = 918;
-const MIN_EQUAL: usize = 607;
-const MIN_REPARSED: usize = 608;
+const MIN_EQUAL: usize = 843;
+const MIN_REPARSED: usize = 844;
 
 fn repo() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
