@@ -299,6 +299,13 @@ fn llc22_reads_random_programs_after_every_mir_stage() {
         "llc-22 does not know {} opcodes of the description (not drawn): {names:?}",
         unknown.len()
     );
+    let cfg = llc22_config(0, &unknown);
+    let other: Vec<String> = Op::all()
+        .iter()
+        .filter(|op| !unknown.contains(op))
+        .filter_map(|&op| Some(format!("{}: {}", op.name(), not_drawn(op, &cfg)?)))
+        .collect();
+    eprintln!("also not drawn in llc-22's dialect: {other:?}");
     let count = 200u64;
     let mut jobs: Vec<(u64, String, String)> = Vec::new();
     let mut idem = Vec::new();
@@ -508,6 +515,38 @@ fn both_coalescers_are_idempotent_on_random_programs() {
         })
         .collect();
     check_idempotence("default generator", &found, DEFAULT_NOT_IDEMPOTENT);
+}
+
+/// The recorded inputs: each coalescer listed is not idempotent on it today (a
+/// second run alone over its output changes it). When one is fixed, this fails: move
+/// the input into that coalescer's regression tests with the expected output
+/// (`rc_dead_phi_copy.llc22.mir` is llc-22's own result for the first).
+const RECORDED: &[(&str, Stage)] = &[
+    ("rc_dead_phi_copy.mir", Stage::RegisterCoalescer),
+    (
+        "nvptx_not_idempotent_default_seed9.mir",
+        Stage::NvptxCoalescer,
+    ),
+    (
+        "nvptx_not_idempotent_llc22_seed90.mir",
+        Stage::NvptxCoalescer,
+    ),
+];
+
+#[test]
+fn recorded_inputs_still_show_their_finding() {
+    for (file, stage) in RECORDED {
+        let p = format!(
+            "{}/tests/fixtures/random_programs/{file}",
+            env!("CARGO_MANIFEST_DIR")
+        );
+        let text = std::fs::read_to_string(&p).unwrap_or_else(|e| panic!("{p}: {e}"));
+        let found = not_idempotent(&text, file);
+        assert!(
+            found.contains(stage),
+            "{file}: {stage} is idempotent on it now (found: {found:?})"
+        );
+    }
 }
 
 #[test]
