@@ -101,16 +101,14 @@ pub fn not_drawn(op: Op, cfg: &GenConfig) -> Option<String> {
     if cfg.ops == OpSet::Interpretable && !has_semantics(op) {
         return Some("the interpreter does not model it".into());
     }
-    if cfg.llc22 && matches!(op, Op::REG_SEQUENCE | Op::INSERT_SUBREG | Op::SUBREG_TO_REG)
-        || cfg.llc22 && op == Op::EXTRACT_SUBREG
-    {
+    let subreg = [
+        Op::REG_SEQUENCE,
+        Op::INSERT_SUBREG,
+        Op::EXTRACT_SUBREG,
+        Op::SUBREG_TO_REG,
+    ];
+    if cfg.llc22 && subreg.contains(&op) {
         return Some("llc-22's NVPTX register classes have no sub-registers".into());
-    }
-    if cfg.ops == OpSet::Interpretable && matches!(op, Op::BRX_START | Op::BRX_ITEM | Op::BRX_END) {
-        return Some("the interpreter does not model it".into());
-    }
-    if cfg.ops == OpSet::Interpretable && op == Op::EXIT {
-        return Some("the interpreter does not model it".into());
     }
     shape(op).err()
 }
