@@ -43,6 +43,7 @@
 //! Errors are values, never panics; runaway loops stop when the fuel runs out.
 
 use super::{AddrBase as OAddr, OpKind};
+use crate::interp::float::ftz16;
 use crate::interp::matrix::{self, LaneFragments, Shape};
 use crate::ptx::ast::{self as ptx, Imm, Stmt};
 use crate::ptx::op::{decode, Decoded, Kind, Space, Ty};
@@ -1729,21 +1730,24 @@ fn float_op(d: &Decoded, ty: Ty, a: u64, b: u64, c: u64) -> R<u64> {
             Ok(canon64(r))
         }
         (Kind::Float, 16) => {
-            let (x, y) = (f16_to_f32(a as u16), f16_to_f32(b as u16));
+            // `.ftz` flushes f16 subnormal inputs and results too (PTX ISA, add.f16).
+            let fl = |h: u16| if ftz { ftz16(h) } else { h };
+            let (x, y) = (f16_to_f32(fl(a as u16)), f16_to_f32(fl(b as u16)));
             let r = match base {
                 "add" => x + y,
                 "sub" => x - y,
                 "mul" => x * y,
                 b => return unsupported(format!("{b}.f16")),
             };
-            Ok(canon16(r) as u64)
+            Ok(fl(canon16(r)) as u64)
         }
         (Kind::HalfX2, _) => {
+            let fl = |h: u16| if ftz { ftz16(h) } else { h };
             let mut out = 0u64;
             for k in 0..2 {
                 let (x, y) = (
-                    f16_to_f32((a >> (16 * k)) as u16),
-                    f16_to_f32((b >> (16 * k)) as u16),
+                    f16_to_f32(fl((a >> (16 * k)) as u16)),
+                    f16_to_f32(fl((b >> (16 * k)) as u16)),
                 );
                 let r = match base {
                     "add" => x + y,
@@ -1751,7 +1755,7 @@ fn float_op(d: &Decoded, ty: Ty, a: u64, b: u64, c: u64) -> R<u64> {
                     "mul" => x * y,
                     b => return unsupported(format!("{b}.f16x2")),
                 };
-                out |= (canon16(r) as u64) << (16 * k);
+                out |= (fl(canon16(r)) as u64) << (16 * k);
             }
             Ok(out)
         }
@@ -1898,8 +1902,14 @@ fn convert(dt: Ty, st: Ty, v: u64, d: &Decoded) -> R<u64> {
         if !matches!(rnd, "" | "rn") {
             return unsupported(format!("cvt.{rnd} to float"));
         }
+        // `.sat` clamps a float result to [0, 1], NaN to +0 (as the MIR interpreter).
+        let sat01 = |f: f32| match () {
+            _ if !sat => f,
+            _ if f.is_nan() => 0.0,
+            _ => f.clamp(0.0, 1.0),
+        };
         return Ok(match (dt.bits, st.is_float()) {
-            (32, true) => canon32(as_float(v) as f32),
+            (32, true) => canon32(sat01(as_float(v) as f32)),
             (64, true) => canon64(as_float(v)),
             (16, true) => f32_to_f16(as_float(v) as f32) as u64,
             (32, false) => {
@@ -1909,7 +1919,7 @@ fn convert(dt: Ty, st: Ty, v: u64, d: &Decoded) -> R<u64> {
                 } else {
                     i as u64 as f32
                 };
-                canon32(f)
+                canon32(sat01(f))
             }
             (64, false) => {
                 let i = as_int(v);

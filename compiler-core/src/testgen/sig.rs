@@ -96,7 +96,8 @@ pub(crate) enum Arg {
     Cmp {
         float: bool,
     },
-    /// CVT's conversion mode: a rounding mode in `lo..=hi` (0: none), `.ftz` allowed.
+    /// CVT's conversion mode: a rounding mode in `lo..=hi` (0: none); `ftz`: a float
+    /// is involved, so `.ftz` and `.sat` may be set.
     Cvt {
         lo: u64,
         hi: u64,
