@@ -114,7 +114,7 @@ fn traced_and_untraced_runs_leave_the_same_ori_and_stats() {
         emit: Some(IrKind::Mir),
         ..RunOptions::default()
     };
-    for seed in 0..120u64 {
+    for seed in 0..130u64 {
         let g = generate(
             seed,
             &GenConfig {

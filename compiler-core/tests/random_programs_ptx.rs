@@ -10,11 +10,15 @@
 //! runs 1,000 in its `random-programs` step), from seed `COPYSCOPE_RANDOM_SEED`
 //! (default 0). A failure names the seed and prints the program.
 //!
-//! Seeds 0–999 are the regression tests of what this test found when it was written:
-//! 15 (a scoped declaration printed twice), 25 (`setp.ftz` read as a combiner), 70
-//! (`.b128` under PTX ISA 7.8), 185 (tf32 fragments in `.f32` registers), 393 (128-bit
-//! values cut to 64 bits by the ORI interpreter), 603 (a KILL between two registers
-//! printed as nothing).
+//! The regression tests of what this test found when it was written are the programs
+//! the generator drew for those seeds before it read the instruction description, kept
+//! in `tests/fixtures/random_programs/ptx_seed<N>.mir` and checked first: 15 (a scoped
+//! declaration printed twice), 25 (`setp.ftz` read as a combiner), 70 (`.b128` under
+//! PTX ISA 7.8), 185 (tf32 fragments in `.f32` registers), 393 (128-bit values cut to
+//! 64 bits by the ORI interpreter), 603 (a KILL between two registers printed as
+//! nothing); and two programs of the description-driven generator: 696 (the ORI
+//! interpreter ignored `.ftz` on `add.f16x2`), 712 (it ignored `.sat` on a `cvt` to
+//! f32).
 
 mod support;
 
@@ -34,6 +38,9 @@ use compiler_core::ptxas::general_optimize::{self as go, Options};
 use compiler_core::stages::{IrKind, Stage};
 use compiler_core::testgen::{generate, GenConfig};
 use compiler_core::trace::NoTrace;
+
+/// The regression programs (`tests/fixtures/random_programs/ptx_seed<N>.mir`).
+const REGRESSIONS: [u64; 8] = [15, 25, 70, 185, 393, 603, 696, 712];
 
 /// Input seeds per program.
 const SEEDS: u64 = 3;
@@ -136,22 +143,32 @@ fn random_programs_through_ptx_and_general_optimize_keep_results() {
     let (mut compared, mut no_ptx, mut assembled, mut not_tried) = (0u64, Vec::new(), 0u64, 0u64);
     let mut totals = compiler_core::stats::Stats::default();
     let mut unsupported: std::collections::BTreeMap<String, u32> = Default::default();
-    for seed in first..first + count {
-        let g = generate(
-            seed,
-            &GenConfig {
-                size: [12, 25, 40, 70][(seed % 4) as usize],
-                ..GenConfig::default()
-            },
+    // The regression inputs first, then the generated programs.
+    let fixtures = REGRESSIONS.iter().map(|&seed| {
+        let p = format!(
+            "{}/tests/fixtures/random_programs/ptx_seed{seed}.mir",
+            env!("CARGO_MANIFEST_DIR")
         );
+        (
+            seed,
+            std::fs::read_to_string(&p).unwrap_or_else(|e| panic!("{p}: {e}")),
+        )
+    });
+    let generated = (first..first + count).map(|seed| {
+        let cfg = GenConfig {
+            size: [12, 25, 40, 70][(seed % 4) as usize],
+            ..GenConfig::default()
+        };
+        (seed, generate(seed, &cfg).text)
+    });
+    for (seed, text) in fixtures.chain(generated) {
         let fail = |what: String| -> ! {
             panic!(
                 "seed {seed}: {what}\nrerun: COPYSCOPE_RANDOM_SEED={seed} \
-                 COPYSCOPE_RANDOM_PTX_PROGRAMS=1\n--- program ---\n{}",
-                g.text
+                 COPYSCOPE_RANDOM_PTX_PROGRAMS=1\n--- program ---\n{text}"
             )
         };
-        let r = pipeline::run(&g.text, &until).unwrap_or_else(|e| fail(format!("{e}")));
+        let r = pipeline::run(&text, &until).unwrap_or_else(|e| fail(format!("{e}")));
         let m = parse_module(&r.output).unwrap_or_else(|e| fail(format!("{e}")));
         let p = match ptx_emit::run(&m, &PtxEmitOptions::default(), &mut NoTrace::default()) {
             Ok((p, _)) => p,
@@ -204,7 +221,13 @@ fn random_programs_through_ptx_and_general_optimize_keep_results() {
         {
             not_tried += 1;
         } else if let Some(px) = ptxas.filter(|_| seed % 5 == 0) {
-            if let Err(e) = support::ptxas::assemble(px, &printed, 90, &format!("random{seed}")) {
+            // The target the PTX names (`sm_90a` when it holds wgmma).
+            let target = printed
+                .lines()
+                .find_map(|l| l.trim().strip_prefix(".target sm_"))
+                .map_or("90", |t| t.split([',', ' ']).next().unwrap_or("90"));
+            let tag = format!("random{seed}");
+            if let Err(e) = support::ptxas::assemble_target(px, &printed, target, &tag) {
                 fail(format!("ptxas: {e}\n{printed}"));
             }
             assembled += 1;

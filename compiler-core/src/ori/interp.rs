@@ -44,7 +44,7 @@
 
 use super::{AddrBase as OAddr, OpKind};
 use crate::interp::exec::{splitmix, texels};
-use crate::interp::float::{f16_to_f32, f32_to_f16, fma32};
+use crate::interp::float::{f16_to_f32, f32_to_f16, fma32, ftz16};
 use crate::interp::matrix::{self, LaneFragments, Shape};
 use crate::interp::NumTy;
 use crate::ptx::ast::{self as ptx, Imm, Stmt};
@@ -1578,21 +1578,24 @@ fn float_op(d: &Decoded, ty: Ty, a: u64, b: u64, c: u64) -> R<u64> {
             Ok(canon64(r))
         }
         (Kind::Float, 16) => {
-            let (x, y) = (f16_to_f32(a as u16), f16_to_f32(b as u16));
+            // `.ftz` flushes f16 subnormal inputs and results too (PTX ISA, add.f16).
+            let fl = |h: u16| if ftz { ftz16(h) } else { h };
+            let (x, y) = (f16_to_f32(fl(a as u16)), f16_to_f32(fl(b as u16)));
             let r = match base {
                 "add" => x + y,
                 "sub" => x - y,
                 "mul" => x * y,
                 b => return unsupported(format!("{b}.f16")),
             };
-            Ok(canon16(r) as u64)
+            Ok(fl(canon16(r)) as u64)
         }
         (Kind::HalfX2, _) => {
+            let fl = |h: u16| if ftz { ftz16(h) } else { h };
             let mut out = 0u64;
             for k in 0..2 {
                 let (x, y) = (
-                    f16_to_f32((a >> (16 * k)) as u16),
-                    f16_to_f32((b >> (16 * k)) as u16),
+                    f16_to_f32(fl((a >> (16 * k)) as u16)),
+                    f16_to_f32(fl((b >> (16 * k)) as u16)),
                 );
                 let r = match base {
                     "add" => x + y,
@@ -1600,7 +1603,7 @@ fn float_op(d: &Decoded, ty: Ty, a: u64, b: u64, c: u64) -> R<u64> {
                     "mul" => x * y,
                     b => return unsupported(format!("{b}.f16x2")),
                 };
-                out |= (canon16(r) as u64) << (16 * k);
+                out |= (fl(canon16(r)) as u64) << (16 * k);
             }
             Ok(out)
         }

@@ -4,6 +4,7 @@
 //!
 //! ```text
 //!  generate(seed, &GenConfig) ──▶ SSA MIR text with PHIs, loops, tuples, tied asm
+//!        instructions drawn from the rows of mir/nvptx.isa (shapes: sig.rs);
 //!        (llc-22 or CICC class names; kill/dead flags from LiveVariables)
 //!  check(&Function, &CheckConfig)
 //!        input ─phi-elimination─▶ ─two-address─▶ ─register-coalescer─▶ ─nvptx-coalescer─▶
@@ -19,7 +20,8 @@
 
 pub mod check;
 pub mod gen;
+pub(crate) mod sig;
 pub mod synthetic;
 
 pub use check::{check, reduce, CheckConfig, CheckFailure, CheckReport, KnobSet, KNOB_SETS};
-pub use gen::{generate, generated_ops, GenConfig, Generated, GENERATED_OPS};
+pub use gen::{drawable, generate, not_drawn, GenConfig, Generated, OpSet};

@@ -92,6 +92,60 @@ pub fn verify_mir(llc: &Path, text: &str, flags: &str, tag: &str) -> Result<(), 
     })
 }
 
+/// llc-22's MIR parser alone on `text` (`-run-pass=none`, no verifier): Err holds its
+/// error output.
+pub fn parse_only(llc: &Path, text: &str, tag: &str) -> Result<(), String> {
+    let path = scratch_file(tag, "mir");
+    std::fs::write(&path, text).map_err(|e| e.to_string())?;
+    let out = Command::new(llc)
+        .args(["-mtriple=nvptx64-nvidia-cuda", "-run-pass=none"])
+        .arg(&path)
+        .args(["-o", "/dev/null"])
+        .output()
+        .map_err(|e| format!("{}: {e}", llc.display()))?;
+    let _ = std::fs::remove_file(&path);
+    if out.status.success() {
+        Ok(())
+    } else {
+        Err(String::from_utf8_lossy(&out.stderr).into_owned())
+    }
+}
+
+/// [`verify_mir`] on every (seed, tag, text) job, two llc-22 processes per core at a
+/// time; results in job order.
+pub fn verify_all(
+    llc: &Path,
+    jobs: &[(u64, String, String)],
+    flags: &str,
+) -> Vec<Result<(), String>> {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    let next = AtomicUsize::new(0);
+    let threads = std::thread::available_parallelism().map_or(2, |n| n.get() * 2);
+    let mut done: Vec<(usize, Result<(), String>)> = std::thread::scope(|s| {
+        let workers: Vec<_> = (0..threads)
+            .map(|_| {
+                s.spawn(|| {
+                    let mut mine = Vec::new();
+                    loop {
+                        let i = next.fetch_add(1, Ordering::Relaxed);
+                        let Some((seed, how, text)) = jobs.get(i) else {
+                            break mine;
+                        };
+                        let tag = format!("random{seed}-{how}");
+                        mine.push((i, verify_mir(llc, text, flags, &tag)));
+                    }
+                })
+            })
+            .collect();
+        workers
+            .into_iter()
+            .flat_map(|w| w.join().unwrap())
+            .collect()
+    });
+    done.sort_by_key(|d| d.0);
+    done.into_iter().map(|d| d.1).collect()
+}
+
 /// `llc-22 -run-pass=PASS` on MIR text (`-mcpu=sm_90`): the MIR it prints.
 pub fn run_pass(llc: &Path, text: &str, pass: &str, tag: &str) -> String {
     let path = scratch_file(tag, "mir");
