@@ -2,8 +2,8 @@
 //! gallery and on a generated large input.
 
 use compiler_core::examples::{find, EXAMPLES};
-use compiler_core::Stage;
 use compiler_core::stages::IrKind;
+use compiler_core::Stage;
 use web_engine::protocol::*;
 use web_engine::session::{checkpoint_spacing, CHECKPOINT_BUDGET};
 use web_engine::{handle, Session};

@@ -227,7 +227,11 @@ pub fn exec(op: Op, args: &[Arg<'_>], mem: &mut Mem<'_>) -> Result<Vec<Lanes>, S
         FADDf32rr | FADD_rnf32rr => one(fw(f(reg(0)?) + f(reg(1)?))),
         FSUBf32rr | FSUB_rnf32rr => one(fw(f(reg(0)?) - f(reg(1)?))),
         FMULf32rr | FMUL_rnf32rr => one(fw(f(reg(0)?) * f(reg(1)?))),
-        FMA_F32rrr => one(fw(crate::interp::float::fma32(f(reg(0)?), f(reg(1)?), f(reg(2)?)))),
+        FMA_F32rrr => one(fw(crate::interp::float::fma32(
+            f(reg(0)?),
+            f(reg(1)?),
+            f(reg(2)?),
+        ))),
         FADD_rnf16x2rr => one(h2(reg(0)?, |a, b| a + b, reg(1)?)),
         FMUL_rnf16rr => {
             one(f32_to_half(half_to_f32(reg(0)? as u16) * half_to_f32(reg(1)? as u16)) as u64)
