@@ -160,7 +160,8 @@ fn has_word(text: &str, word: &str) -> bool {
 /// `grep` finds the name of an opcode printed from a description form of its own
 /// (`asm:` templates, `brx:` jump tables) and not modelled by the interpreter in no Rust
 /// source: its row is its one description. (The older `int:`/`op:` rows are still named
-/// by the DAG evaluator and the random generator.)
+/// by the DAG evaluator and the random generator; so are the `brx:` jump-table rows,
+/// whose control-flow shape the generator builds.)
 #[test]
 fn described_opcodes_appear_in_no_rust_source() {
     let mut files = Vec::new();
@@ -171,7 +172,7 @@ fn described_opcodes_appear_in_no_rust_source() {
     let mut alone = 0;
     for &op in Op::all() {
         let row = op.isa();
-        let own_form = row.ptx.starts_with("asm:") || row.ptx.starts_with("brx:");
+        let own_form = row.ptx.starts_with("asm:");
         if !own_form || !row.sem.starts_with("none:") {
             continue;
         }

