@@ -270,6 +270,15 @@ fn refused_constructs_name_themselves_with_line_and_column() {
         ),
         ("  t1: i32 = FOO t0", "4:13: unknown opcode `FOO`"),
         ("  t1: ch = Return t1", "cycle"),
+        // Found by fuzz-smoke: a bare name without `:` read past the end of the line.
+        (
+            "  t1: i32 = ADD32rr t0, ADD32rr",
+            "4:25: operand `ADD32rr` is not read",
+        ),
+        (
+            "  t1: i32 = ADD32rr t0, Constant",
+            "4:25: operand `Constant` is not read",
+        ),
     ] {
         let text = format!("{head}{line}\n");
         let e = parse_dag(&text).expect_err(line).to_string();

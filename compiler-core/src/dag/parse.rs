@@ -153,7 +153,7 @@ pub fn parse_dag(text: &str) -> Result<Dag, SourceError> {
     }
     check(&dag)?;
     if llvm_syntax {
-        llvm::renumber(&mut dag);
+        llvm::renumber(&mut dag)?;
     }
     Ok(dag)
 }

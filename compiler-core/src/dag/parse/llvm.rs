@@ -264,7 +264,15 @@ fn operand(
         return super::operand(c);
     }
     let col = c.col();
-    let name_len = r.find(':').unwrap_or(r.len());
+    let Some(name_len) = r.find(':') else {
+        return Err(c.err_at(
+            col,
+            format!(
+                "operand {} is not read: expected `tN`, `tN:k` or a leaf `Name:type...`",
+                c.found()
+            ),
+        ));
+    };
     let name = &r[..name_len];
     if let Some(op) = DagOp::by_name(name).filter(|o| o.machine().is_some()) {
         return inline_node(c, block, inline, op, name_len);
@@ -349,11 +357,7 @@ fn operand(
         }
         _ => {}
     }
-    let what = if name_len == r.len() {
-        c.found()
-    } else {
-        format!("`{name}`")
-    };
+    let what = format!("`{name}`");
     Err(c.err_at(col, format!("operand {what} is not read: CopyScope's reader takes node references `tN`/`tN:k` and the leaves Register, (Target)Constant, (Target)ConstantFP, (Target)ExternalSymbol, (Target)GlobalAddress, (Target)FrameIndex and BasicBlock")))
 }
 
@@ -528,7 +532,14 @@ fn topological(
 /// Gives every block's nodes numbers past the previous blocks' (LLVM restarts at `t0`
 /// in each block; CopyScope's format names nodes uniquely in the file).
 /// Inline nodes get the numbers after the largest.
-pub(super) fn renumber(dag: &mut Dag) {
+pub(super) fn renumber(dag: &mut Dag) -> Result<(), SourceError> {
+    let too_large = || {
+        SourceError::new(
+            1,
+            1,
+            "node numbers are too large to number every block's nodes apart (the largest is 4294967295)",
+        )
+    };
     let mut seen = BTreeMap::new();
     let unique = dag
         .nodes
@@ -543,19 +554,20 @@ pub(super) fn renumber(dag: &mut Dag) {
                 continue;
             }
             if !unique && b.index() > 0 {
-                d.number += base;
+                d.number = d.number.checked_add(base).ok_or_else(too_large)?;
             }
-            next = next.max(d.number + 1);
+            next = next.max(d.number.checked_add(1).ok_or_else(too_large)?);
         }
     }
     for b in dag.blocks.keys().collect::<Vec<_>>() {
         for n in dag.blocks[b].schedule.clone() {
             if dag.nodes[n].number >= INLINE_BASE {
                 dag.nodes[n].number = next;
-                next += 1;
+                next = next.checked_add(1).ok_or_else(too_large)?;
             }
         }
     }
+    Ok(())
 }
 
 #[cfg(test)]
