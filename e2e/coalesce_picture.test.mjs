@@ -46,9 +46,11 @@ async function openAtVerdict(stage, verdict) {
 
 test('phi-loop at nvptx-coalescer: bars, the red-black tree, the candidate and the interference', async () => {
   const { page, errors } = await openAtVerdict('nvptx-coalescer', 'interference');
-  // Six extents in the tree, each a node with a colour letter; exactly one root.
+  // Twelve live segments in the tree (six registers, each split in two by the loop, as
+  // web-engine's phi_loop_shows_the_conflict_the_tree_and_the_heap counts them since
+  // the tree holds segments), each a node with a colour letter; exactly one root.
   const nodes = page.locator('.rb-tree .rb-node');
-  assert.equal(await nodes.count(), 6);
+  assert.equal(await nodes.count(), 12);
   const letters = await nodes.evaluateAll((ns) => ns.map((n) => [n.dataset.color, n.querySelector('.node-colour').textContent, n.dataset.parent]));
   for (const [colour, letter] of letters) assert.equal(letter, colour === 'red' ? 'R' : 'B');
   assert.equal(letters.filter((l) => l[2] === '').length, 1);
