@@ -123,12 +123,8 @@ pub fn print_dag(dag: &Dag) -> String {
                 list.push(s);
             }
             if a.mi_flags != 0 {
-                let names: alloc::vec::Vec<&str> = crate::mir::instr::MI_FLAG_NAMES
-                    .iter()
-                    .enumerate()
-                    .filter(|(i, _)| a.mi_flags & (1 << i) != 0)
-                    .map(|(_, n)| *n)
-                    .collect();
+                let names: alloc::vec::Vec<&str> =
+                    crate::mir::instr::mi_flag_names(a.mi_flags).collect();
                 let mut s = String::from("flags ");
                 write_str(&mut s, &names.join(" "));
                 list.push(s);

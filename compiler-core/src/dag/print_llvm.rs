@@ -17,7 +17,7 @@
 
 use super::{Dag, DagBlock, DagOp, Node, Operand, RegRef, Vt};
 use crate::entity::EntityRef;
-use crate::mir::instr::MI_FLAG_NAMES;
+use crate::mir::instr::mi_flag_names;
 use alloc::collections::BTreeSet;
 use alloc::format;
 use alloc::string::String;
@@ -155,10 +155,8 @@ impl Printer<'_> {
             op => op.name(),
         };
         let mut s = String::new();
-        for (i, f) in MI_FLAG_NAMES.iter().enumerate() {
-            if a.mi_flags & (1 << i) != 0 {
-                let _ = write!(s, " {f}");
-            }
+        for f in mi_flag_names(a.mi_flags) {
+            let _ = write!(s, " {f}");
         }
         if let Some(m) = &a.mem {
             let _ = write!(s, "<Mem:{}>", m.replace("), (", ") ("));

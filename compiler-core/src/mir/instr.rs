@@ -31,6 +31,15 @@ pub const MI_FLAG_NAMES: [&str; 16] = [
     "samesign",
 ];
 
+/// The names of the flags set in `bits` (bits of [`MI_FLAG_NAMES`]), in MIR's order.
+pub fn mi_flag_names(bits: u16) -> impl Iterator<Item = &'static str> {
+    MI_FLAG_NAMES
+        .iter()
+        .enumerate()
+        .filter(move |(i, _)| bits & (1 << i) != 0)
+        .map(|(_, n)| *n)
+}
+
 /// A short list of instructions (a register's defs, uses or kills): most registers
 /// have one definition and a few uses, so up to four entries live inline, in the 24
 /// bytes a `Vec` header takes, and building such lists for a large function allocates

@@ -4,7 +4,7 @@
 //! `llc-22` prints it, so `print(parse(x))` is a fixpoint and `llc-22` reads it back.
 
 use super::function::{Block, Function, Module};
-use super::instr::{Inst, InstData, MI_FLAG_NAMES};
+use super::instr::{mi_flag_names, Inst, InstData};
 use super::opcode::Opcode;
 use super::operand::{oflag, Operand, OperandKind, Reg, Sigil, SubReg, SubRegKind, FLAG_KEYWORDS};
 use crate::entity::{EntityRef, SecondaryMap};
@@ -223,11 +223,9 @@ pub fn write_inst(
     if lhs > 0 {
         out.push_str(" = ");
     }
-    for (i, name) in MI_FLAG_NAMES.iter().enumerate() {
-        if inst.mi_flags & (1 << i) != 0 {
-            out.push_str(name);
-            out.push(' ');
-        }
+    for name in mi_flag_names(inst.mi_flags) {
+        out.push_str(name);
+        out.push(' ');
     }
     match inst.opcode {
         Opcode::Known(op) => out.push_str(op.name()),
