@@ -186,6 +186,19 @@ impl<R: Recorder> TwoAddr<'_, '_, R> {
         true
     }
 
+    /// `v` dies at `mi` by the analysis although no operand flag says so (PHI
+    /// elimination recomputes where a source defined only by IMPLICIT_DEF dies, and
+    /// writes no flag, as LLVM writes none); `mi` no longer reads `v`, so the kill moves
+    /// to the COPY just before it. Table only: the flags stay as LLVM leaves them.
+    pub(crate) fn lv_move_unflagged_kill(&mut self, v: VReg, mi: Inst) {
+        if !self.lv.enabled || !self.lv.lv.is_killed_by(v, mi) {
+            return;
+        }
+        if let Some(prev) = self.ed.f.layout.prev_inst(mi) {
+            self.lv_replace_kill(v, mi, prev);
+        }
+    }
+
     /// `inst` is a new def of `v` (a COPY inserted before the instruction it serves).
     pub(crate) fn lv_add_def(&mut self, v: VReg, inst: Inst) {
         if !self.lv.enabled {

@@ -367,6 +367,8 @@ impl<R: Recorder> TwoAddr<'_, '_, R> {
                 if let Reg::Virt(l) = last {
                     self.src_reg_map.insert(l, reg_b);
                 }
+            } else if let (false, false, Reg::Virt(b)) = (removed_kill, remaining, reg_b) {
+                self.lv_move_unflagged_kill(b, mi);
             }
         } else if removed_kill {
             self.ed.modify(mi, |d| {
