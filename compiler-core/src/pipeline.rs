@@ -755,19 +755,21 @@ pub fn run_observed(
     }
 
     observer.planned(&stages);
+    let mut handover = Handover::default();
     let mut runs = Vec::with_capacity(stages.len());
     for (index, &stage) in stages.iter().enumerate() {
         observer.stage_start(index, stage, &ir);
         let input = opts.trace.then(|| ir.print());
-        let mut run = match run_stage(stage, &mut ir, &opts.knobs, opts.trace) {
-            Ok(run) => run,
-            Err(PipelineError::StageFailed { stage, message })
-                if index == 0 && input_format == InputFormat::Ptx =>
-            {
-                return Err(ptx_refusal(text, stage, message));
-            }
-            Err(e) => return Err(e),
-        };
+        let mut run =
+            match run_stage_handing_over(stage, &mut ir, &opts.knobs, opts.trace, &mut handover) {
+                Ok(run) => run,
+                Err(PipelineError::StageFailed { stage, message })
+                    if index == 0 && input_format == InputFormat::Ptx =>
+                {
+                    return Err(ptx_refusal(text, stage, message));
+                }
+                Err(e) => return Err(e),
+            };
         run.input = input;
         if opts.trace {
             run.output = Some(ir.print());
@@ -831,13 +833,74 @@ macro_rules! recorded {
     }};
 }
 
+/// What one MIR stage hands to a later one, per function (index in the module):
+/// two-address's copy-equivalence classes (SrcEqClassMap / DstEqClassMap), which the
+/// generic coalescer renames as it joins and the NVPTX coalescer reads
+/// (`passes/copy_classes.rs`). A run that starts after two-address has none.
+#[derive(Clone, Debug, Default)]
+pub struct Handover {
+    pub copy_classes: Vec<Option<passes::copy_classes::CopyClasses>>,
+}
+
+impl Handover {
+    fn slot(&mut self, k: usize) -> &mut Option<passes::copy_classes::CopyClasses> {
+        if self.copy_classes.len() <= k {
+            self.copy_classes.resize(k + 1, None);
+        }
+        &mut self.copy_classes[k]
+    }
+}
+
 /// Runs one stage on `ir` (replacing it when the stage changes the IR kind), with
-/// tracing on or off. The benchmark times stages through this.
+/// tracing on or off. The benchmark times stages through this. Nothing is handed over
+/// from earlier stages: [`run_stage_handing_over`] does that.
 pub fn run_stage(
     stage: Stage,
     ir: &mut Ir,
     knobs: &Knobs,
     trace: bool,
+) -> Result<StageRun, PipelineError> {
+    run_stage_handing_over(stage, ir, knobs, trace, &mut Handover::default())
+}
+
+/// One MIR function through `stage`'s pass, taking from and leaving in `handover`
+/// what the stages hand on (two-address → register-coalescer → nvptx-coalescer).
+fn run_mir_pass<R: PassRecorder>(
+    stage: Stage,
+    pass: &MirPass,
+    f: &mut Function,
+    knobs: &Knobs,
+    rec: &mut R,
+    slot: &mut Option<passes::copy_classes::CopyClasses>,
+) -> Stats {
+    match stage {
+        Stage::TwoAddress => {
+            let (stats, classes) =
+                passes::two_address::run_with_classes(f, &two_address_options(knobs), rec);
+            *slot = Some(classes);
+            stats
+        }
+        Stage::RegisterCoalescer => passes::register_coalescer::run_renaming_classes(
+            f,
+            &register_coalescer_options(knobs),
+            rec,
+            slot.as_mut(),
+        ),
+        Stage::NvptxCoalescer => {
+            let opts = nvptx_coalescer_options(knobs);
+            passes::nvptx_coalescer::run_with_classes(f, &opts, rec, slot.take()).0
+        }
+        _ => pass.run(f, knobs, rec),
+    }
+}
+
+/// [`run_stage`], with what earlier stages of the same run handed over.
+pub fn run_stage_handing_over(
+    stage: Stage,
+    ir: &mut Ir,
+    knobs: &Knobs,
+    trace: bool,
+    handover: &mut Handover,
 ) -> Result<StageRun, PipelineError> {
     let mut out = StageRun {
         stage,
@@ -853,9 +916,12 @@ pub fn run_stage(
     match (stage_impl(stage), &mut *ir) {
         (StageImpl::NotYet, _) => {}
         (StageImpl::Mir(pass), Ir::Mir(m)) => {
-            for f in &mut m.functions {
+            for (k, f) in m.functions.iter_mut().enumerate() {
                 let first = out.steps.len();
-                let stats = recorded!(trace, out, |rec| pass.run(f, knobs, rec));
+                let slot = handover.slot(k);
+                let stats = recorded!(trace, out, |rec| run_mir_pass(
+                    stage, &pass, f, knobs, rec, slot
+                ));
                 out.stats.merge(&stats);
                 out.functions.push(FunctionSteps {
                     function: f.name.clone(),

@@ -213,7 +213,11 @@ fn maintained_equals_recomputed_on_random_programs() {
     while seen.len() < 1000 && seed < 2000 {
         let cfg = GenConfig {
             size: [12, 25, 40, 70, 120][(seed % 5) as usize],
-            ops: if seed % 3 == 0 { OpSet::All } else { OpSet::Interpretable },
+            ops: if seed % 3 == 0 {
+                OpSet::All
+            } else {
+                OpSet::Interpretable
+            },
             ..GenConfig::default()
         };
         let g = generate(seed, &cfg);
@@ -244,7 +248,11 @@ fn implicit_def_phi_source_read_by_a_tied_use() {
         .join("tests/fixtures/two_address/lv_implicit_def_phi_tied.mir");
     let m = parse_module(&std::fs::read_to_string(&path).unwrap()).unwrap();
     for (knobs, opts) in option_sets() {
-        check(&format!("lv_implicit_def_phi_tied [{knobs}]"), &m.functions[0], &opts)
-            .unwrap();
+        check(
+            &format!("lv_implicit_def_phi_tied [{knobs}]"),
+            &m.functions[0],
+            &opts,
+        )
+        .unwrap();
     }
 }

@@ -1,7 +1,8 @@
 //! The candidate min-heap: lowest register number first; ties go to the higher weight
 //! (then to the earlier candidate). With block-frequency priority on, candidates in
 //! deeper loops come before all others; next, candidates carrying two-address's hint
-//! (a tied lane copy) come before those without.
+//! (a tied lane copy) come before those without; next, candidates whose registers
+//! two-address put in one copy-equivalence class (`eq_classes.rs`).
 
 use super::classify::Candidate;
 use alloc::collections::BTreeSet;
@@ -12,6 +13,7 @@ use core::cmp::{Ordering, Reverse};
 struct Entry {
     hot: u32,
     hint: bool,
+    class: bool,
     reg: u32,
     weight: u32,
     seq: u32,
@@ -20,16 +22,24 @@ struct Entry {
 
 impl Ord for Entry {
     fn cmp(&self, o: &Self) -> Ordering {
-        // The greatest pops first: hotter, then hinted, then lower register, then
-        // heavier, then earlier.
+        // The greatest pops first: hotter, then hinted, then in one copy class, then
+        // lower register, then heavier, then earlier.
         (
             self.hot,
             self.hint,
+            self.class,
             Reverse(self.reg),
             self.weight,
             Reverse(self.seq),
         )
-            .cmp(&(o.hot, o.hint, Reverse(o.reg), o.weight, Reverse(o.seq)))
+            .cmp(&(
+                o.hot,
+                o.hint,
+                o.class,
+                Reverse(o.reg),
+                o.weight,
+                Reverse(o.seq),
+            ))
     }
 }
 
@@ -50,10 +60,17 @@ pub struct CandidateHeap {
 
 impl CandidateHeap {
     pub fn push(&mut self, cand: Candidate, weight: u32, hot: u32, hint: bool) {
+        self.push_ranked(cand, weight, hot, hint, false);
+    }
+
+    /// [`push`](Self::push), with `class`: the candidate's registers share a
+    /// copy-equivalence class (priority 2 instead of the record's default 1).
+    pub fn push_ranked(&mut self, cand: Candidate, weight: u32, hot: u32, hint: bool, class: bool) {
         self.seq += 1;
         self.heap.insert(Entry {
             hot,
             hint,
+            class,
             reg: cand.dst.reg,
             weight,
             seq: self.seq,
@@ -63,9 +80,15 @@ impl CandidateHeap {
 
     /// The top entry: its candidate, weight, hotness and hint.
     pub fn pop(&mut self) -> Option<(Candidate, u32, u32, bool)> {
+        self.pop_ranked()
+            .map(|(c, w, hot, hint, _)| (c, w, hot, hint))
+    }
+
+    /// [`pop`](Self::pop), with the entry's copy-class flag.
+    pub fn pop_ranked(&mut self) -> Option<(Candidate, u32, u32, bool, bool)> {
         self.heap
             .pop_last()
-            .map(|e| (e.cand, e.weight, e.hot, e.hint))
+            .map(|e| (e.cand, e.weight, e.hot, e.hint, e.class))
     }
 
     pub fn len(&self) -> usize {

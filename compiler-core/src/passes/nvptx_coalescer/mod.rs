@@ -29,6 +29,7 @@
 //! not, is one query on the tree.)
 
 pub mod classify;
+mod eq_classes;
 pub mod heap;
 pub mod interval_tree;
 mod merge;
@@ -68,6 +69,10 @@ pub struct NvptxCoalescerOptions {
     /// are not read (no candidate is hinted).
     #[doc(hidden)]
     pub ignore_hints: bool,
+    /// Mutation switch for tests, not a knob: the copy-equivalence classes two-address
+    /// handed over are not read (no candidate gets the class priority).
+    #[doc(hidden)]
+    pub ignore_eq_classes: bool,
 }
 
 pub const STAT_NAMES: [&str; 13] = [
@@ -122,6 +127,9 @@ pub(crate) struct Nvptx<'f, 'r, R: Recorder> {
     /// Registers a merge (or an erased self-copy) produced: their kill flags are
     /// rewritten at the end (`values.rs`).
     pub merged_regs: SecondaryMap<VReg, bool>,
+    /// Two-address's copy-equivalence classes, as the pipeline handed them over (None
+    /// when the pass runs without two-address before it), `eq_classes.rs`.
+    pub classes: Option<crate::passes::copy_classes::CopyClasses>,
 }
 
 pub fn run<R: Recorder>(f: &mut Function, opts: &NvptxCoalescerOptions, rec: &mut R) -> Stats {
@@ -141,6 +149,17 @@ pub fn run_reporting<R: Recorder>(
     f: &mut Function,
     opts: &NvptxCoalescerOptions,
     rec: &mut R,
+) -> (Stats, Shortcuts) {
+    run_with_classes(f, opts, rec, None)
+}
+
+/// [`run_reporting`] with the copy-equivalence classes two-address built (renamed by
+/// the generic coalescer's joins), as the pipeline hands them over.
+pub fn run_with_classes<R: Recorder>(
+    f: &mut Function,
+    opts: &NvptxCoalescerOptions,
+    rec: &mut R,
+    classes: Option<crate::passes::copy_classes::CopyClasses>,
 ) -> (Stats, Shortcuts) {
     let mut stats = Stats::with(&STAT_NAMES);
     // One walk over the instructions feeds the live intervals, the def/use lists, the
@@ -189,8 +208,10 @@ pub fn run_reporting<R: Recorder>(
         self_copies,
         cfg,
         merged_regs: SecondaryMap::new(),
+        classes,
     };
     p.ranges_step();
+    p.eq_classes_step();
     p.erase_self_copies();
     let cands = p.filter_candidates(cands);
     p.build_tree();
@@ -461,12 +482,13 @@ impl<R: Recorder> Nvptx<'_, '_, R> {
                 None => 0,
             };
             let hint = c.tied && !self.opts.ignore_hints;
-            heap.push(c, w, hot, hint);
+            let class = self.in_eq_class(&c);
+            heap.push_ranked(c, w, hot, hint, class);
         }
         let mut secondary = CandidateHeap::default();
         loop {
             let mut joined_this_round = 0;
-            while let Some((c, w, hot, hint)) = heap.pop() {
+            while let Some((c, w, hot, hint, class)) = heap.pop_ranked() {
                 if self.limit_reached() {
                     let n = self.stats.get("joined");
                     self.step(|| Step::new("coalesce_limit", format!("coalesce-limit reached after {n} merges: the pass stops here and leaves the remaining candidates.")));
@@ -494,7 +516,7 @@ impl<R: Recorder> Nvptx<'_, '_, R> {
                     }
                 }
                 if (fresh.dst, fresh.src) != (c.dst, c.src) {
-                    heap.push(fresh, w, hot, hint);
+                    heap.push_ranked(fresh, w, hot, hint, class);
                     continue;
                 }
                 let (hp, sp) = if R::ENABLED {
@@ -504,6 +526,8 @@ impl<R: Recorder> Nvptx<'_, '_, R> {
                 };
                 let why = if hint {
                     "it carries two-address's tie mark (tied2: this lane copy continues an earlyTied chain of extracts, a direct hint that the scalar belongs in the lane), so it goes before every unhinted candidate".into()
+                } else if class {
+                    eq_classes::WHY.into()
                 } else {
                     format!("lowest register number first; weight {w} breaks ties")
                 };
@@ -530,7 +554,7 @@ impl<R: Recorder> Nvptx<'_, '_, R> {
                 } else if self.ed.f.layout.is_inserted(inst)
                     && classify(&self.ed.f.insts[inst], inst).is_some()
                 {
-                    secondary.push(c, w, 0, hint);
+                    secondary.push_ranked(c, w, 0, hint, class);
                 }
             }
             if secondary.is_empty() || joined_this_round == 0 {

@@ -154,6 +154,7 @@ impl<R: Recorder> Coalescer<'_, '_, R> {
             recorded_segments::<R>(&self.ranges[keep.index()]),
             recorded_segments::<R>(&self.ranges[gone.index()]),
         );
+        self.renames.push((gone, keep));
         // Rename every operand of `gone`.
         let mut touched: Vec<Inst> = self.du.defs[gone]
             .iter()

@@ -113,6 +113,9 @@ pub(crate) struct Coalescer<'f, 'r, R: Recorder> {
     pub preds: SecondaryMap<crate::mir::Block, Vec<crate::mir::Block>>,
     /// Joins, remats and other removals so far: a retry round that adds none stops.
     pub progress: u64,
+    /// Every join as (gone, keep), in order: the copy-equivalence classes two-address
+    /// handed over are renamed with them (`run_renaming_classes`).
+    pub renames: Vec<(VReg, VReg)>,
 }
 
 /// The two virtual registers of a COPY, sub-registers ignored (LLVM's isMoveInstr).
@@ -138,6 +141,32 @@ pub(crate) fn full_copy(f: &Function, i: Inst) -> Option<(VReg, VReg)> {
 }
 
 pub fn run<R: Recorder>(f: &mut Function, opts: &CoalescerOptions, rec: &mut R) -> Stats {
+    run_renaming(f, opts, rec).0
+}
+
+/// [`run`], keeping two-address's copy-equivalence classes true: each join renames the
+/// register it removes to the one it keeps in `classes` (the pipeline's hand-over).
+pub fn run_renaming_classes<R: Recorder>(
+    f: &mut Function,
+    opts: &CoalescerOptions,
+    rec: &mut R,
+    classes: Option<&mut crate::passes::copy_classes::CopyClasses>,
+) -> Stats {
+    let (stats, renames) = run_renaming(f, opts, rec);
+    if let Some(c) = classes {
+        for (gone, keep) in renames {
+            c.rename(gone, keep);
+        }
+    }
+    stats
+}
+
+/// [`run`], also returning every join as (register removed, register kept), in order.
+pub fn run_renaming<R: Recorder>(
+    f: &mut Function,
+    opts: &CoalescerOptions,
+    rec: &mut R,
+) -> (Stats, Vec<(VReg, VReg)>) {
     let mut stats = Stats::with(&STAT_NAMES);
     let copies_before = count_copies(f);
     stats.set("copies_before", copies_before);
@@ -149,7 +178,7 @@ pub fn run<R: Recorder>(f: &mut Function, opts: &CoalescerOptions, rec: &mut R) 
             )
         });
         stats.set("copies_after", copies_before);
-        return stats;
+        return (stats, Vec::new());
     }
     let (lis, du) = DefUse::with_intervals(f);
     let (si, ranges, _) = lis.into_parts();
@@ -167,6 +196,7 @@ pub fn run<R: Recorder>(f: &mut Function, opts: &CoalescerOptions, rec: &mut R) 
         to_be_updated: Vec::new(),
         preds,
         progress: 0,
+        renames: Vec::new(),
     };
     let blocks: Vec<crate::mir::Block> = order.iter().map(|&(b, _)| b).collect();
     c.ranges_step();
@@ -274,7 +304,7 @@ pub fn run<R: Recorder>(f: &mut Function, opts: &CoalescerOptions, rec: &mut R) 
     c.stats.set("copies_after", after);
     let joined = c.stats.get("joined");
     c.step(|| Step::new("done", format!("Coalescing finished: {joined} joins, {copies_before} COPYs before, {after} after. Kill flags are dropped, as LLVM does here.")));
-    c.stats
+    (c.stats, c.renames)
 }
 
 fn count_copies(f: &Function) -> u64 {

@@ -3,47 +3,10 @@
 
 use super::TwoAddr;
 use crate::mir::{Function, Inst, Op, Reg, VReg};
+pub use crate::passes::copy_classes::CopyClasses;
 use crate::passes::uses::DefUse;
 use crate::trace::Recorder;
-use alloc::collections::BTreeMap;
 use alloc::vec::Vec;
-
-/// SrcEqClassMap / DstEqClassMap: a register → the register its value was copied to.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct CopyClasses {
-    pub src_eq: BTreeMap<VReg, VReg>,
-    pub dst_eq: BTreeMap<VReg, VReg>,
-}
-
-impl CopyClasses {
-    /// `src` was copied into `dst`.
-    pub fn record(&mut self, src: VReg, dst: VReg) {
-        if src != dst {
-            self.src_eq.insert(src, dst);
-            self.dst_eq.insert(dst, src);
-        }
-    }
-
-    /// Follows `src → dst` links to the end of the chain (cycles stop).
-    pub fn representative(&self, mut v: VReg) -> VReg {
-        let start = v;
-        for _ in 0..self.src_eq.len() {
-            match self.src_eq.get(&v) {
-                Some(&n) if n != start => v = n,
-                _ => break,
-            }
-        }
-        v
-    }
-
-    pub fn len(&self) -> usize {
-        self.src_eq.len()
-    }
-
-    pub fn is_empty(&self) -> bool {
-        self.src_eq.is_empty()
-    }
-}
 
 /// The source and destination of a copy-like instruction (COPY, INSERT_SUBREG,
 /// SUBREG_TO_REG), as LLVM's isCopyToReg reads them.
@@ -101,12 +64,39 @@ impl<R: Recorder> TwoAddr<'_, '_, R> {
                 self.scan_uses(d);
             }
             (Reg::Virt(s), Reg::Virt(d)) => {
-                self.block_classes.record(s, d);
-                self.classes.record(s, d);
+                let _ = self.record_copy_class(s, d);
             }
             _ => {}
         }
         self.mark_processed(mi);
+    }
+
+    /// `src`'s value now lives on in `dst`: SrcEqClassMap / DstEqClassMap record the
+    /// pair, and collectRegCopies follows the single-use COPY chain that produced `src`,
+    /// so every register of it maps straight to `dst` (the block's maps and the
+    /// function-wide ones handed to the coalescers). Returns narration naming the
+    /// registers the chain added (empty when none, or when not tracing).
+    pub(crate) fn record_copy_class(&mut self, src: VReg, dst: VReg) -> alloc::string::String {
+        let mut chain = alloc::vec![dst];
+        chain.extend(collect_reg_copies(self.ed.f, &self.du, src));
+        self.block_classes.record(src, dst);
+        self.classes.record(src, dst);
+        self.block_classes.record_chain(&chain);
+        self.classes.record_chain(&chain);
+        if !R::ENABLED || chain.len() <= 2 {
+            return alloc::string::String::new();
+        }
+        let names: Vec<_> = chain[2..]
+            .iter()
+            .map(|&v| self.reg_name(Reg::Virt(v)))
+            .collect();
+        alloc::format!(
+            " (collectRegCopies: {} reached {} through single-use COPYs, so SrcEqClassMap maps {} straight to {} too)",
+            self.reg_name(Reg::Virt(src)),
+            names.join(", "),
+            names.join(", "),
+            self.reg_name(Reg::Virt(dst))
+        )
     }
 
     /// scanUses: follows `dst`'s only interesting uses (copies and two-address uses in

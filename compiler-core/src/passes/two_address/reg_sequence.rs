@@ -62,8 +62,7 @@ impl<R: Recorder> TwoAddr<'_, '_, R> {
                 self.lv_replace_kill(v, mi, c);
             }
             if let Some(s) = src.vreg_of() {
-                self.block_classes.record(s, dst);
-                self.classes.record(s, dst);
+                let _ = self.record_copy_class(s, dst);
             }
             first = false;
             copies += 1;

@@ -293,9 +293,8 @@ impl<R: Recorder> TwoAddr<'_, '_, R> {
             let (an, bn) = (self.reg_name(reg_a), self.reg_name(reg_b));
             let eq_txt = match (reg_a, reg_b, sub_b) {
                 (Reg::Virt(a), Reg::Virt(b), None) => {
-                    self.block_classes.record(b, a);
-                    self.classes.record(b, a);
-                    format!(", and SrcEqClassMap records {bn} → {an}")
+                    let behind = self.record_copy_class(b, a);
+                    format!(", and SrcEqClassMap records {bn} → {an}{behind}")
                 }
                 (_, Reg::Virt(_), Some(_)) => format!(
                     "; SrcEqClassMap records nothing, as {bn} is read through a sub-register"
