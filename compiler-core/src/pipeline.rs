@@ -725,6 +725,12 @@ pub fn run_observed(
             return Err(PipelineError::InvalidInput(errors));
         }
     }
+    if let Some(&past) = stages.iter().find(|s| **s > Stage::TwoAddress) {
+        let errors = bundle_refusals(&ir, &spans, past);
+        if !errors.is_empty() {
+            return Err(PipelineError::InvalidInput(errors));
+        }
+    }
     if opts.verify {
         let errors = verify_input(&ir, &spans);
         if !errors.is_empty() {
@@ -1068,6 +1074,31 @@ fn two_address_refusals(ir: &Ir, spans: &[FunctionSpans]) -> Vec<SourceError> {
                 line,
                 col,
                 format!("function `{}`: {}", f.name, r.message),
+            ));
+        }
+    }
+    out
+}
+
+/// Instruction bundles go through PHI elimination and two-address (which walk over
+/// them, as LLVM's bundle iterator does); the coalescers and later stages do not model
+/// them, so a plan reaching `past` refuses each BUNDLE at its line:column.
+fn bundle_refusals(ir: &Ir, spans: &[FunctionSpans], past: Stage) -> Vec<SourceError> {
+    let Ir::Mir(m) = ir else {
+        return Vec::new();
+    };
+    let mut out = Vec::new();
+    for (f, sp) in m.functions.iter().zip(spans) {
+        for &header in f.bundles.keys() {
+            let (line, col) = sp.position(header, None).unwrap_or((sp.start_line, 1));
+            out.push(SourceError::new(
+                line,
+                col,
+                format!(
+                    "function `{}`: BUNDLE: instruction bundles are carried through phi-elimination and two-address only; {} does not model them (stop with --until two-address)",
+                    f.name,
+                    past.id()
+                ),
             ));
         }
     }

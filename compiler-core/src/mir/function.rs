@@ -82,6 +82,11 @@ pub struct Function {
     /// `jumpTable`, ...), each as its key and its lines verbatim: no pass reads them, but
     /// the body names `%stack.N` and `%const.N`, so llc-22 needs them back to read our MIR.
     pub frame: Vec<(String, String)>,
+    /// Instruction bundles: a `BUNDLE` header (in the layout) → the instructions inside
+    /// it, in order. The members are in `insts` but not in the layout, so every pass
+    /// walks over a bundle as LLVM's bundle iterator does, seeing the header only; the
+    /// printer writes them back inside `{ }`.
+    pub bundles: alloc::collections::BTreeMap<Inst, Vec<Inst>>,
 }
 
 impl Function {
@@ -117,6 +122,7 @@ impl Function {
         self.layout.clone_from(&src.layout);
         self.names.clone_from(&src.names);
         self.frame.clone_from(&src.frame);
+        self.bundles.clone_from(&src.bundles);
     }
 
     pub fn new(name: &str, target: Target) -> Self {
@@ -132,6 +138,7 @@ impl Function {
             layout: Layout::default(),
             names: Interner::default(),
             frame: Vec::new(),
+            bundles: alloc::collections::BTreeMap::new(),
         }
     }
 

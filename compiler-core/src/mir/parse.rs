@@ -509,6 +509,8 @@ impl<'f> BodyParser<'f> {
         }
         let mut cur: Option<Block> = None;
         let mut in_header = false;
+        // The open bundle: its header and block.
+        let mut bundle: Option<(Inst, Block)> = None;
         for l in lines {
             let t = l.text.trim_start();
             let mut c = Cursor {
@@ -521,6 +523,11 @@ impl<'f> BodyParser<'f> {
                 continue;
             }
             if is_block_header(t) {
+                if bundle.is_some() {
+                    return Err(
+                        c.err("a block header inside a bundle: the `{` above is never closed")
+                    );
+                }
                 let (number, ..) = self.block_header(&mut c)?;
                 cur = self.by_number[number as usize];
                 in_header = true;
@@ -547,18 +554,67 @@ impl<'f> BodyParser<'f> {
                 continue;
             }
             in_header = false;
-            if t.starts_with('{') || t.starts_with('}') || t.starts_with("BUNDLE") {
-                return Err(c.err("instruction bundles are not supported"));
+            if t.starts_with('}') {
+                if bundle.take().is_none() {
+                    return Err(c.err("`}` closes no instruction bundle"));
+                }
+                c.pos += 1;
+                if !c.at_end() {
+                    return Err(c.err(format!(
+                        "unexpected {} after the `}}` closing a bundle",
+                        c.found()
+                    )));
+                }
+                continue;
             }
+            if t.starts_with('{') {
+                return Err(c.err("`{` must end a `BUNDLE` line"));
+            }
+            let opens = t.starts_with("BUNDLE") && t.trim_end().ends_with('{');
+            if t.starts_with("BUNDLE") && !opens {
+                return Err(c.err(
+                    "expected `{` at the end of the BUNDLE line, opening the bundle's instructions",
+                ));
+            }
+            if opens && bundle.is_some() {
+                return Err(c.err("a BUNDLE inside a bundle: bundles do not nest"));
+            }
+            // The `{` is not an operand: read the line without it.
+            let text = if opens {
+                let e = l.text.trim_end();
+                &e[..e.len() - 1]
+            } else {
+                l.text
+            };
+            let mut c = Cursor { text, ..c };
             let col = c.col();
             let mut operand_cols = Vec::new();
             let inst = self.instruction(&mut c, &mut operand_cols)?;
-            let i = self.f.append_inst(b, inst);
+            let i = match bundle {
+                Some((header, bb)) if bb == b => {
+                    let i = self.f.make_inst(inst);
+                    self.f.bundles.entry(header).or_default().push(i);
+                    i
+                }
+                _ => self.f.append_inst(b, inst),
+            };
             self.spans.insts[i] = InstSpan {
                 line: l.no,
                 col,
                 operand_cols,
             };
+            if opens {
+                self.f.bundles.insert(i, Vec::new());
+                bundle = Some((i, b));
+            }
+        }
+        if let Some((header, _)) = bundle {
+            let s = &self.spans.insts[header];
+            return Err(SourceError::new(
+                s.line,
+                s.col,
+                "this BUNDLE's `{` is never closed by a `}`",
+            ));
         }
         Ok(())
     }

@@ -123,6 +123,15 @@ pub fn print_function_annotated(
         for i in f.layout.block_insts(b) {
             out.push_str("    ");
             write_inst(out, f, &f.insts[i], &has_def);
+            if let Some(members) = f.bundles.get(&i) {
+                out.push_str(" {\n");
+                for &m in members {
+                    out.push_str("      ");
+                    write_inst(out, f, &f.insts[m], &has_def);
+                    out.push('\n');
+                }
+                out.push_str("    }");
+            }
             out.push('\n');
             annotate(out, AnnotateAt::Inst(i));
         }
