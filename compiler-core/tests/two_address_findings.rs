@@ -275,3 +275,65 @@ fn a_rescheduled_instruction_counts_its_tie_once() {
     assert_eq!(s.get("rescheduled"), 1);
     assert_eq!(s.get("tied_pairs"), 1);
 }
+
+/// tex_nohint.mir is tex-v4f32 without the emitter's hint bits. Two-address marks the
+/// lane COPYs of pairs 2–4 tied (`tied2`) only when the bits are there, and the NVPTX
+/// coalescer reads the mark: on tex-v4f32 its trace shows the three marked copies where
+/// it meets them (the block-level pass, which takes them in block order), on tex_nohint
+/// none. Nothing competes for a lane, so both outputs are the same, every lane joined
+/// (by reasoning: each scalar dies where the next lane's copy begins).
+#[test]
+fn tie_marks_reach_the_nvptx_coalescer_only_with_the_hint_bits() {
+    let coalesced = |text: &str| {
+        let opts = RunOptions {
+            until: Some(Stage::NvptxCoalescer),
+            trace: true,
+            ..RunOptions::default()
+        };
+        run(text, &opts).unwrap()
+    };
+    let gallery = std::fs::read_to_string(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("gallery/tex-v4f32.mir"),
+    )
+    .unwrap();
+    let with = coalesced(&gallery);
+    let without = coalesced(&text("tex_nohint.mir"));
+    let marks = |r: &compiler_core::pipeline::RunResult, stage: Stage| -> Vec<String> {
+        r.stages
+            .iter()
+            .find(|s| s.stage == stage)
+            .unwrap()
+            .steps
+            .iter()
+            .filter(|s| s.kind == "tie_mark")
+            .map(|s| s.narration.split(" carries").next().unwrap().to_string())
+            .collect()
+    };
+    assert_eq!(
+        marks(&with, Stage::NvptxCoalescer),
+        [
+            "%6 = COPY %4.sub1",
+            "%7 = COPY %4.sub2",
+            "%8 = COPY %4.sub3"
+        ]
+    );
+    assert!(marks(&without, Stage::NvptxCoalescer).is_empty());
+    let tied2 = |r: &compiler_core::pipeline::RunResult| {
+        r.stages
+            .iter()
+            .find(|s| s.stage == Stage::TwoAddress)
+            .unwrap()
+            .output
+            .as_deref()
+            .unwrap()
+            .matches("tied2 %")
+            .count()
+    };
+    assert_eq!((tied2(&with), tied2(&without)), (3, 0));
+    assert_eq!(body(&with.output), body(&without.output));
+    assert!(body(&with.output).contains(&"%9:float32regs = FADDf32rr %4.sub0, %4.sub1".to_string()));
+    for r in [&with, &without] {
+        let joined = r.stages.last().unwrap().stats.get("joined");
+        assert_eq!(joined, 4);
+    }
+}

@@ -1,6 +1,6 @@
 //! What the NVPTX coalescer does with two-address's copy-equivalence classes
 //! (`passes/copy_classes.rs`, handed over by the pipeline and renamed by the generic
-//! coalescer's joins).
+//! coalescer's joins), and where the block-level pass meets two-address's tie marks.
 //!
 //! The spec says the maps are "consumed by the downstream RegisterCoalescer to improve
 //! copy elimination" and gives the candidate record a priority field (+240, default 1)
@@ -44,6 +44,7 @@ impl<R: Recorder> Nvptx<'_, '_, R> {
         let text = match (&self.classes, self.opts.ignore_eq_classes) {
             (None, _) => "No copy-equivalence classes were handed over (two-address did not run before this pass in this run): every candidate has the record's default priority 1.".into(),
             (Some(_), true) => "Two-address's copy-equivalence classes were handed over but are switched off (mutation switch): every candidate has priority 1.".into(),
+            (Some(c), false) if c.class_count() == 0 => "Two-address handed over its copy-equivalence classes, but it recorded none in this function (no COPY for a tie, no REG_SEQUENCE or INSERT_SUBREG, no COPY chain): every candidate has the record's default priority 1.".into(),
             (Some(c), false) => format!(
                 "Two-address handed over {} copy-equivalence class(es) ({} SrcEqClassMap entries, renamed by the generic coalescer's joins): a candidate whose two registers share a class gets priority 2 and leaves the heap first (CopyScope's rule; the spec leaves the priority field's use open).",
                 c.class_count(),
@@ -51,5 +52,21 @@ impl<R: Recorder> Nvptx<'_, '_, R> {
             ),
         };
         self.step(|| Step::new("eq_classes", text));
+    }
+
+    /// The block-level pass is about to try a lane copy carrying two-address's tie mark
+    /// (`tied2`): one step saying the mark was read and what it does here. The pass
+    /// tries a block's candidates in block order, so the mark reorders nothing until the
+    /// worklist heap, where it goes before every unhinted candidate.
+    pub(crate) fn tie_mark_step(&mut self, c: &Candidate) {
+        if !R::ENABLED || !c.tied || self.opts.ignore_hints {
+            return;
+        }
+        let (dn, sn) = (self.unit_name(c.dst), self.unit_name(c.src));
+        let inst = crate::mir::Inst::new(c.inst as usize);
+        self.step(|| {
+            Step::new("tie_mark", format!("{dn} = COPY {sn} carries two-address's tie mark (tied2: a later lane of an earlyTied EXTRACT_SUBREG), the direct hint that the scalar belongs in the lane. The block-level pass takes its block's copies in order, so the mark changes no order here; in the worklist heap it would go first."))
+                .focus(crate::trace::Focus::inst(inst))
+        });
     }
 }

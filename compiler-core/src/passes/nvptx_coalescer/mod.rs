@@ -357,7 +357,11 @@ impl<R: Recorder> Nvptx<'_, '_, R> {
                 if self.limit_reached() {
                     return;
                 }
-                if self.is_local(c, b) && self.try_candidate(c, true) {
+                if !self.is_local(c, b) {
+                    continue;
+                }
+                self.tie_mark_step(c);
+                if self.try_candidate(c, true) {
                     self.stats.inc("block_level_joined");
                 }
             }
