@@ -2,8 +2,10 @@
 //! turn (`TwoAddressOptions::mechanisms`, `reschedule`) and shown to change the output
 //! or a decision on a named input. The critical-edge split of PHI elimination has its
 //! own in tests/phi_elim_split.rs (`without_splitting_the_diamond_differs`);
-//! `dataflow-edge-limit` changing the output is tests/two_address_findings.rs
-//! (revchain.mir, limit 3 against 4).
+//! `dataflow-edge-limit` changing the output is tests/two_address_findings.rs and
+//! tests/two_address_edge_limit.rs (revchain.mir, limit 3 against 4, against llc-22);
+//! the equivalence classes (read by the NVPTX coalescer) are switched off in
+//! tests/two_address_eq_classes.rs (`switching_eq_classes_off_changes_which_copy_is_merged`).
 
 use compiler_core::entity::EntityRef;
 use compiler_core::liveness::LiveVariables;

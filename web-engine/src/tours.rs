@@ -339,7 +339,7 @@ pub static TOURS: &[Tour] = &[
             stop(TwoAddress, First("reg_sequence"), "The tuple becomes COPYs", "REG_SEQUENCE is lowered to one sub-register COPY per lane.", TA_DECOMP),
             stop(TwoAddress, First("extract_subreg_copy"), "One pair only", "The EXTRACT_SUBREG here has a single pair, so there are no later pairs and no hint bits.", TA_DECOMP),
             stop(RegisterCoalescer, First("partial"), "Partial joins", "The lane COPYs are only partly joinable in LLVM's coalescer.", RC_SUB),
-            stop(NvptxCoalescer, First("heap_pop"), "The heap decides the order", "The NVPTX coalescer takes candidates lowest register first, weight breaking ties.", RC_PRIO),
+            stop(NvptxCoalescer, First("heap_pop"), "The heap decides the order", "The NVPTX coalescer takes a REG_SEQUENCE lane copy first: two-address put its registers in one copy-equivalence class (CopyScope's priority rule). Other candidates go lowest register first, weight breaking ties.", RC_PRIO),
             stop(PtxEmit, First("tuple_result"), "Back in PTX", "The wide register is printed as a vector of scalar registers.", TA_MULTI),
         ],
     },

@@ -46,9 +46,8 @@ impl<R: Recorder> Nvptx<'_, '_, R> {
             (Some(_), true) => "Two-address's copy-equivalence classes were handed over but are switched off (mutation switch): every candidate has priority 1.".into(),
             (Some(c), false) if c.class_count() == 0 => "Two-address handed over its copy-equivalence classes, but it recorded none in this function (no COPY for a tie, no REG_SEQUENCE or INSERT_SUBREG, no COPY chain): every candidate has the record's default priority 1.".into(),
             (Some(c), false) => format!(
-                "Two-address handed over {} copy-equivalence class(es) ({} SrcEqClassMap entries, renamed by the generic coalescer's joins): a candidate whose two registers share a class gets priority 2 and leaves the heap first (CopyScope's rule; the spec leaves the priority field's use open).",
-                c.class_count(),
-                c.len()
+                "Two-address handed over {} copy-equivalence class(es), renamed by the generic coalescer's joins: a candidate whose two registers share a class gets priority 2 and leaves the heap first (CopyScope's rule; the spec leaves the priority field's use open).",
+                c.class_count()
             ),
         };
         self.step(|| Step::new("eq_classes", text));
