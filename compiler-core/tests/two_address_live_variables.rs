@@ -213,7 +213,7 @@ fn maintained_equals_recomputed_on_random_programs() {
     while seen.len() < 1000 && seed < 2000 {
         let cfg = GenConfig {
             size: [12, 25, 40, 70, 120][(seed % 5) as usize],
-            ops: if seed % 3 == 0 {
+            ops: if seed.is_multiple_of(3) {
                 OpSet::All
             } else {
                 OpSet::Interpretable
