@@ -774,3 +774,40 @@ fn a_kill_before_a_loop_that_reads_the_register_is_reported() {
         ],
     );
 }
+
+/// Live-in lists: the function's live-ins are the entry block's; a later block's
+/// live-in must be live out of each predecessor (listed there or defined there).
+#[test]
+fn live_in_lists_are_consistent() {
+    let f = func_with(
+        "  bb.0:
+    successors: %bb.1
+    liveins: $VRFrame
+
+    %0:b32 = MOV_B32_i 0
+    GOTO %bb.1
+
+  bb.1:
+    liveins: $VRFrame, $VRDepot
+
+    Return
+",
+        "isSSA: true\nnoPhis: false\nliveins:\n  - { reg: '$VRFrame' }\n  - { reg: '$VRDepot' }\n",
+    );
+    expect(
+        &f,
+        VerifyLevel::Ssa,
+        &[
+            (
+                Rule::LiveIns,
+                "liveins: $VRFrame",
+                "$VRDepot is a live-in of the function, but the entry block does not list it",
+            ),
+            (
+                Rule::LiveIns,
+                "liveins: $VRFrame, $VRDepot",
+                "$VRDepot is listed live-in, but bb.0 neither lists it live-in nor defines it",
+            ),
+        ],
+    );
+}

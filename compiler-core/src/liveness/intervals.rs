@@ -505,6 +505,14 @@ impl LiveIntervals {
         regs.iter().map(|&v| b.interval(f, &acc, v).range).collect()
     }
 
+    /// [`LiveIntervals::recompute_ranges`] with the lane ranges too.
+    pub fn recompute_intervals(f: &Function, si: &SlotIndexes, regs: &[VReg]) -> Vec<LiveInterval> {
+        let cfg = Cfg::new(f);
+        let acc = Accesses::collect(f);
+        let mut b = Builder::new(&cfg, si);
+        regs.iter().map(|&v| b.interval(f, &acc, v)).collect()
+    }
+
     /// The indexes, each register's whole range and its lane ranges (by vreg number;
     /// empty for numbers no register uses), moved out rather than copied.
     pub fn into_parts(self) -> (SlotIndexes, Vec<LiveRange>, Vec<Vec<SubRange>>) {

@@ -20,6 +20,7 @@ pub mod print;
 pub mod regclass;
 pub mod verify;
 mod verify_kills;
+mod verify_liveins;
 
 pub use function::{Block, BlockData, Function, Module, Props, Target};
 pub use instr::{Inst, InstData};

@@ -17,7 +17,9 @@
 //! per predecessor; tied-operand indexes; explicit def counts against the opcode table;
 //! the shape of COPY, REG_SEQUENCE and INSERT_SUBREG; kill flags as LLVM's verifier
 //! checks them (a `killed` register is neither read again in its block nor live out of
-//! it before a new def, `verify_kills.rs`).
+//! it before a new def, `verify_kills.rs`); live-in lists: the entry block lists the
+//! function's live-ins, and an NVPTX block's live-in is live out of each predecessor
+//! (`verify_liveins.rs`).
 //!
 //! - [`VerifyLevel::Ssa`] (before PHI elimination): `isSSA`; one def per register; defs
 //!   dominate their uses (a PHI's incoming value: the end of its predecessor).
@@ -126,6 +128,8 @@ pub enum Rule {
     /// A `killed` read followed by a read in the same block, or by the register
     /// living out of the block, with no def in between.
     KillFlag,
+    /// A block live-in list that disagrees with the function's or a predecessor's.
+    LiveIns,
 }
 
 impl Rule {
@@ -151,6 +155,7 @@ impl Rule {
             Rule::ReadBeforeDef => "read_before_def",
             Rule::IdentityCopy => "identity_copy",
             Rule::KillFlag => "kill_flag",
+            Rule::LiveIns => "live_ins",
         }
     }
 }
@@ -362,6 +367,10 @@ impl<'f> Verifier<'f> {
         let kills = super::verify_kills::check(f, &self.cfg, |b| self.bb(b));
         for k in kills {
             self.err(Rule::KillFlag, Some(k.block), Some(k.inst), k.message);
+        }
+        let bb = |b| self.bb(b);
+        for e in super::verify_liveins::check(f, &self.cfg, bb) {
+            self.err(Rule::LiveIns, Some(e.block), None, e.message);
         }
         if self.level == VerifyLevel::Ssa {
             self.check_ssa();

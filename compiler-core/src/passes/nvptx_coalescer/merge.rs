@@ -285,6 +285,7 @@ impl<R: Recorder> Nvptx<'_, '_, R> {
                 ))
             })
             .collect();
+
         for i in doomed {
             erased_at.extend(self.si.inst_index(i));
             self.du.remove_inst(self.ed.f, i);
@@ -329,6 +330,21 @@ impl<R: Recorder> Nvptx<'_, '_, R> {
         // The erased copies' values are the values they read (`values.rs`).
         self.fold_values(to, &erased_at);
         self.trim_ends(to, &trims);
+        // A range (whole or a lane) still ending at an erased copy is live for a read
+        // that is gone: the in-block trim could not place its end (no earlier touch
+        // of that lane in the block, or the register is live into it), so the ranges
+        // are computed afresh (LLVM's shrinkToUses).
+        let k = to.index();
+        let stale = |r: &LiveRange| {
+            r.segments.iter().any(|s| {
+                erased_at
+                    .iter()
+                    .any(|at| s.end.index() == at.index() && s.end > at.base())
+            })
+        };
+        if stale(&self.main[k]) || self.lanes[k].iter().any(stale) {
+            self.shrink_to_uses(to);
+        }
         self.merged_regs[to] = true;
         if R::ENABLED {
             self.fix_kill_flags(to);

@@ -305,6 +305,19 @@ impl<R: Recorder> Nvptx<'_, '_, R> {
         None
     }
 
+    /// `v`'s ranges (whole and lanes) recomputed from the code as it stands: a merge
+    /// erased a use that an in-block trim cannot account for.
+    pub(crate) fn shrink_to_uses(&mut self, v: VReg) {
+        let li = crate::liveness::LiveIntervals::recompute_intervals(self.ed.f, &self.si, &[v])
+            .pop()
+            .expect("one interval");
+        let k = v.index();
+        if !li.subranges.is_empty() {
+            self.lanes[k] = li.subranges.into_iter().map(|s| s.range).collect();
+        }
+        self.main[k] = li.range;
+    }
+
     /// [`trim_erased_end`] on `v`'s ranges for each erased instruction.
     pub(crate) fn trim_ends(&mut self, v: VReg, trims: &[(SlotIndex, SlotIndex)]) {
         let k = v.index();

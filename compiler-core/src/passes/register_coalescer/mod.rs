@@ -7,6 +7,7 @@
 //!    late interval updates (remat.rs), then: retry every failed COPY until a whole
 //!    round makes no progress, late interval updates again
 //!  join_copy(dst = COPY src):
+//!    dead (nobody reads dst) ─▶ erase it and what only it kept alive (dead.rs)
 //!    identity ─▶ erase │ classes can't meet ─▶ give up │ partial (sub-register) ─▶ leave
 //!    bigger interval keeps its name; a large interval tried too often ─▶ fails;
 //!    then the value check:
@@ -27,6 +28,7 @@
 //! removeCopyByCommutingDef needs a commutable def whose result is tied to a use; after
 //! two-address no NVPTX instruction has one, so that step is not modelled.
 
+mod dead;
 mod join;
 pub mod order;
 mod remat;
@@ -80,7 +82,7 @@ impl Default for CoalescerOptions {
     }
 }
 
-pub const STAT_NAMES: [&str; 13] = [
+pub const STAT_NAMES: [&str; 14] = [
     "copies_before",
     "copies_after",
     "joined",
@@ -94,6 +96,7 @@ pub const STAT_NAMES: [&str; 13] = [
     "copies_extended",
     "partial_redundancy",
     "large_interval_rejections",
+    "dead_erased",
 ];
 
 pub(crate) struct Coalescer<'f, 'r, R: Recorder> {
@@ -502,6 +505,14 @@ impl<R: Recorder> Coalescer<'_, '_, R> {
             });
             return true;
         };
+        // Dead code first (joinCopy's allDefsAreDead check, for copies whose classes
+        // meet): a COPY nobody reads goes, with what only it kept alive.
+        let classes_meet =
+            common_class(self.ed.f.vreg_class(dst), self.ed.f.vreg_class(src)).is_some();
+        if classes_meet && self.erase_dead_copy(copy) {
+            return true;
+        }
+        let d = &self.ed.f.insts[copy];
         if d.operands[0].subreg.is_some() || d.operands[1].subreg.is_some() {
             let (dn, sn) = (self.name(dst), self.name(src));
             self.step(|| {
