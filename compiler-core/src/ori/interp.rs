@@ -560,6 +560,7 @@ pub fn compile_ori(f: &super::Function) -> R<Program> {
         params: Some(params.to_vec()),
         perf: Vec::new(),
         body: None,
+        lines: Default::default(),
     };
     finish(code, bits, &pf, &f.locals)
 }
