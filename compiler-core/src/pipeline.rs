@@ -992,9 +992,9 @@ pub fn run_stage_handing_over(
             next = Some(Ir::Ori(ori));
         }
         (StageImpl::PtxOut, Ir::Ori(o)) => {
-            // ORI prints as PTX (annotations in comments); reading that back gives the
-            // PTX module, and proves the printed text is PTX.
-            let text = crate::ori::print::print(o);
+            // ORI prints as plain PTX, on the source's lines where it came from text;
+            // reading that back gives the PTX module, and proves the text is PTX.
+            let text = crate::ori::print::print_plain(o);
             let ptx = crate::ptx::parse(&text).map_err(|e| PipelineError::StageFailed {
                 stage,
                 message: format!("printed ORI does not read back as PTX: {e}"),

@@ -21,8 +21,20 @@
 //! warpgroup collective: they run when every live thread of the warp (warpgroup)
 //! waits at the same one, with the MIR interpreter's arithmetic
 //! (`crate::interp::matrix`). `cp.async` / `cp.async.bulk` copy at once; `mbarrier`
-//! init / arrive.expect_tx / try_wait.parity model the first phase. Shuffles and
-//! other matrix shapes are refused as unsupported, up front.
+//! init / arrive.expect_tx / try_wait.parity model the first phase. `shfl`, `vote`
+//! and `activemask` are warp collectives too, over the warp's live lanes (a partial
+//! warp is allowed; a shuffle reading an exited lane is refused); `bar.warp.sync` is a
+//! no-op, since lanes meet at every collective anyway. `atom` / `red` run when their
+//! thread does: threads run one at a time in a fixed order, so each read-modify-write
+//! is atomic and the result deterministic. `%clock` / `%clock64` count the thread's
+//! clock reads (times 1000): volatile, deterministic, and changed by any rewrite that
+//! merges or drops a read. Other matrix shapes, calls and module-scope variables are
+//! refused as unsupported, up front.
+//!
+//! **Generic addresses.** 64-bit `cvta.local` / `cvta.shared` move an address into
+//! a window of the generic space ([`LOCAL_WINDOW`], [`SHARED_WINDOW`]), `cvta.to.*`
+//! back; a generic access inside a window reaches the thread's local memory or the
+//! CTA's shared memory (llc-22 at `-O0` addresses its stack this way, `%SP`).
 //!
 //! **Values.** Registers hold bit patterns masked to their declared width and start at
 //! a fixed poison pattern. Float arithmetic is IEEE binary32/64 with PTX's canonical
@@ -260,6 +272,23 @@ fn check_supported(code: &[X]) -> R<()> {
                 | "fence"
                 | "cp"
                 | "mbarrier"
+                | "shfl"
+                | "vote"
+                | "activemask"
+                | "atom"
+                | "red"
+                | "popc"
+                | "clz"
+                | "brev"
+                | "bfe"
+                | "bfi"
+                | "prmt"
+                | "slct"
+                | "set"
+                | "mul24"
+                | "rcp"
+                | "sqrt"
+                | "rsqrt"
         ) || (matches!(b, "mma" | "wmma") && matrix_shape(&x.d).is_some())
             || (b == "wgmma" && wgmma_kind(&x.d).is_some());
         if !ok {
@@ -531,6 +560,7 @@ pub fn compile_ori(f: &super::Function) -> R<Program> {
         params: Some(params.to_vec()),
         perf: Vec::new(),
         body: None,
+        lines: Default::default(),
     };
     finish(code, bits, &pf, &f.locals)
 }
@@ -622,6 +652,8 @@ struct Thread {
     local: Vec<u8>,
     st: St,
     tid: [u32; 3],
+    /// `%clock` / `%clock64` reads so far (see [`Machine::special`]).
+    clocks: core::cell::Cell<u64>,
 }
 
 struct Machine<'a> {
@@ -632,6 +664,27 @@ struct Machine<'a> {
     ctaid: [u32; 3],
     fuel: u64,
     executed: u64,
+}
+
+/// A thread's linear index in its CTA (x fastest), whose low five bits are its lane.
+fn linear_tid(t: &Thread, l: Launch) -> u32 {
+    t.tid[0] + l.block[0] * (t.tid[1] + l.block[1] * t.tid[2])
+}
+
+/// Generic addresses of the local and shared windows: `cvta.local` / `cvta.shared`
+/// (64-bit) add the window's base to the space's address, `cvta.to.local` /
+/// `cvta.to.shared` take it off, and a generic access inside a window reaches that
+/// space. Global buffers sit below both (at [`GLOBAL_BASE`]).
+pub const LOCAL_WINDOW: u64 = 0x7000_0000_0000;
+pub const SHARED_WINDOW: u64 = 0x6000_0000_0000;
+const WINDOW_BYTES: u64 = 1 << 40;
+
+fn window(space: Option<Space>) -> Option<u64> {
+    match space {
+        Some(Space::Local) => Some(LOCAL_WINDOW),
+        Some(Space::Shared) => Some(SHARED_WINDOW),
+        _ => None,
+    }
 }
 
 fn mask(bits: u32) -> u64 {
@@ -772,9 +825,27 @@ impl Machine<'_> {
             "%ntid" => comp(l.block),
             "%ctaid" => comp(self.ctaid),
             "%nctaid" => comp(l.grid),
-            "%laneid" => {
-                let lin = t.tid[0] + l.block[0] * (t.tid[1] + l.block[1] * t.tid[2]);
-                Ok((lin % 32) as u64)
+            "%laneid" => Ok(u64::from(linear_tid(t, l) % 32)),
+            "%warpid" => Ok(u64::from(linear_tid(t, l) / 32)),
+            "%lanemask_eq" | "%lanemask_lt" | "%lanemask_le" | "%lanemask_gt" | "%lanemask_ge" => {
+                let lane = linear_tid(t, l) % 32;
+                let below = (1u64 << lane) - 1;
+                let at = 1u64 << lane;
+                Ok(match base {
+                    "%lanemask_eq" => at,
+                    "%lanemask_lt" => below,
+                    "%lanemask_le" => below | at,
+                    "%lanemask_gt" => !(below | at) & 0xffff_ffff,
+                    _ => !below & 0xffff_ffff,
+                })
+            }
+            // A clock is volatile: every read gives a new value. Ours is the thread's
+            // count of clock reads times 1000 — deterministic, and changed by any
+            // rewrite that merges, drops or duplicates a read.
+            "%clock" | "%clock64" => {
+                let n = t.clocks.get() + 1;
+                t.clocks.set(n);
+                Ok(n * 1000)
             }
             _ => unsupported(format!("special register {s}")),
         }
@@ -865,6 +936,14 @@ impl Machine<'_> {
                 t.local
                     .get_mut(a..a.wrapping_add(len))
                     .ok_or_else(|| oob("local"))
+            }
+            Space::Generic if sym.is_none() && addr >= SHARED_WINDOW => {
+                for (w, sp) in [(LOCAL_WINDOW, Space::Local), (SHARED_WINDOW, Space::Shared)] {
+                    if (w..w + WINDOW_BYTES).contains(&addr) {
+                        return self.mem(t, sp, None, addr - w, len);
+                    }
+                }
+                Err(oob("generic"))
             }
             Space::Global | Space::Generic => {
                 if sym.is_some() {
@@ -982,8 +1061,10 @@ impl Machine<'_> {
                 }
             }
             "ret" | "exit" => t.st = St::Done,
+            // `bar.warp.sync`: the lanes of a warp run in step here already.
+            "bar" if d.has("warp") => {}
             "bar" | "barrier" => t.st = St::Barrier,
-            "mma" | "wmma" => {
+            "mma" | "wmma" | "shfl" | "vote" | "activemask" => {
                 t.at = t.pc - 1;
                 t.st = St::Warp;
             }
@@ -995,6 +1076,15 @@ impl Machine<'_> {
             }
             "cp" => self.async_copy(t, x)?,
             "mbarrier" => self.mbarrier(t, x)?,
+            "atom" | "red" => self.atomic(t, x)?,
+            "popc" | "clz" | "brev" | "bfe" | "bfi" | "prmt" | "slct" => {
+                let r = self.bits_op(t, x)?;
+                self.set(t, &o[0], r)?;
+            }
+            "set" | "mul24" | "rcp" | "sqrt" | "rsqrt" => {
+                let r = self.misc_op(t, x)?;
+                self.set(t, &o[0], r)?;
+            }
             "nop" | "membar" | "fence" => {}
             "mov" => {
                 need(2)?;
@@ -1075,6 +1165,12 @@ impl Machine<'_> {
             "cvta" => {
                 need(2)?;
                 let v = self.val(t, &o[1], None)?;
+                let wide = ty.is_none_or(|t| t.bits == 64);
+                let v = match window(d.space).filter(|_| wide) {
+                    Some(w) if d.has("to") => v.wrapping_sub(w),
+                    Some(w) => v.wrapping_add(w),
+                    None => v,
+                };
                 self.set(t, &o[0], v)?;
             }
             "cvt" => {
@@ -1414,6 +1510,386 @@ impl Machine<'_> {
         Ok(())
     }
 
+    /// `atom` / `red` on global, shared, local or generic memory. Threads run one
+    /// at a time, so every read-modify-write is atomic as written; the order is the
+    /// threads' (fixed), so a result depends on it only where the kernel races.
+    fn atomic(&mut self, t: &mut Thread, x: &X) -> R<()> {
+        let d = &x.d;
+        let o = &x.ops;
+        let ty = d
+            .ty()
+            .filter(|ty| ty.bits <= 64 && ty.bits >= 32 && d.vec == 1)
+            .ok_or_else(|| InterpError::Unsupported(format!("`{}` of this type", d.base)))?;
+        let atom = d.base == "atom";
+        let first = usize::from(atom);
+        if o.len() < first + 2 {
+            return malformed(format!("`{}` needs an address and a value", d.base));
+        }
+        let space = d.space.unwrap_or(Space::Generic);
+        let (sym, a) = self.addr(t, &o[first])?;
+        let bytes = (ty.bits / 8) as usize;
+        let old = self.load(t, space, sym.as_deref(), a, bytes)?;
+        let b = self.val(t, &o[first + 1], Some(ty))?;
+        const OPS: [&str; 10] = [
+            "add", "min", "max", "inc", "dec", "and", "or", "xor", "exch", "cas",
+        ];
+        let op = OPS
+            .iter()
+            .find(|m| d.has(m))
+            .ok_or_else(|| InterpError::Unsupported(format!("`{}` operation", d.base)))?;
+        let m = mask(ty.bits);
+        let signed = |v: u64| sext(v, ty.bits) as i64;
+        let new = match (*op, ty.kind) {
+            ("add", Kind::Float) => float_op(&decode("add"), ty, old, b, 0)?,
+            (_, Kind::Float) if *op != "exch" && *op != "cas" => {
+                return unsupported(format!("`{}.{op}` on floats", d.base))
+            }
+            ("add", _) => old.wrapping_add(b),
+            ("min", Kind::Signed) => signed(old).min(signed(b)) as u64,
+            ("max", Kind::Signed) => signed(old).max(signed(b)) as u64,
+            ("min", _) => (old & m).min(b & m),
+            ("max", _) => (old & m).max(b & m),
+            ("inc", _) => {
+                if old & m >= b & m {
+                    0
+                } else {
+                    old + 1
+                }
+            }
+            ("dec", _) => {
+                if old & m == 0 || old & m > b & m {
+                    b
+                } else {
+                    old - 1
+                }
+            }
+            ("and", _) => old & b,
+            ("or", _) => old | b,
+            ("xor", _) => old ^ b,
+            ("exch", _) => b,
+            _ => {
+                let c = self.val(
+                    t,
+                    o.get(first + 2)
+                        .ok_or_else(|| InterpError::Malformed("cas needs a new value".into()))?,
+                    Some(ty),
+                )?;
+                if old & m == b & m {
+                    c
+                } else {
+                    old
+                }
+            }
+        };
+        self.store(t, space, sym.as_deref(), a, bytes, new & m)?;
+        if atom {
+            self.set(t, &o[0], old & m)?;
+        }
+        Ok(())
+    }
+
+    /// Bit-field and byte instructions: `popc`, `clz`, `brev`, `bfe`, `bfi`, `prmt`
+    /// (the default byte selector), `slct`.
+    fn bits_op(&self, t: &Thread, x: &X) -> R<u64> {
+        let d = &x.d;
+        let o = &x.ops;
+        let ty = d
+            .ty()
+            .ok_or_else(|| InterpError::Malformed(format!("`{}` without a type", d.base)))?;
+        let n = match d.base.as_str() {
+            "popc" | "clz" | "brev" => 2,
+            "bfi" => 5,
+            _ => 4,
+        };
+        if o.len() < n {
+            return malformed(format!("`{}` needs {n} operands", d.base));
+        }
+        let w = ty.bits.min(64);
+        let m = mask(w);
+        let src_ty = match d.base.as_str() {
+            "slct" => d.first_ty(),
+            _ => Some(ty),
+        };
+        let a = self.val(t, &o[1], src_ty)? & mask(src_ty.map_or(64, |t| t.bits));
+        Ok(match d.base.as_str() {
+            "popc" => u64::from((a & m).count_ones()),
+            "clz" => u64::from((a & m).leading_zeros() - (64 - w)),
+            "brev" => (a & m).reverse_bits() >> (64 - w),
+            "bfe" => {
+                let pos = self.val(t, &o[2], None)? & 0xff;
+                let len = self.val(t, &o[3], None)? & 0xff;
+                let bit = |i: u64| (a >> i) & 1;
+                let sign = if ty.is_signed() && len > 0 {
+                    bit((pos + len - 1).min(u64::from(w) - 1))
+                } else {
+                    0
+                };
+                (0..u64::from(w)).fold(0, |r, i| {
+                    let v = if i < len && pos + i < u64::from(w) {
+                        bit(pos + i)
+                    } else {
+                        sign
+                    };
+                    r | (v << i)
+                })
+            }
+            "bfi" => {
+                let b = self.val(t, &o[2], Some(ty))? & m;
+                let pos = self.val(t, &o[3], None)? & 0xff;
+                let len = self.val(t, &o[4], None)? & 0xff;
+                (0..len.min(u64::from(w))).fold(b, |r, i| {
+                    if pos + i < u64::from(w) {
+                        (r & !(1 << (pos + i))) | (((a >> i) & 1) << (pos + i))
+                    } else {
+                        r
+                    }
+                })
+            }
+            "prmt" => {
+                if !d.mods.is_empty() {
+                    return unsupported(format!("prmt.{}", d.mods.join(".")));
+                }
+                let b = self.val(t, &o[2], Some(ty))? & 0xffff_ffff;
+                let c = self.val(t, &o[3], None)?;
+                let bytes = (a & 0xffff_ffff) | (b << 32);
+                (0..4).fold(0, |r, k| {
+                    let sel = (c >> (4 * k)) & 0xf;
+                    let byte = (bytes >> (8 * (sel & 7))) & 0xff;
+                    let byte = if sel & 8 != 0 {
+                        if byte & 0x80 != 0 {
+                            0xff
+                        } else {
+                            0
+                        }
+                    } else {
+                        byte
+                    };
+                    r | (byte << (8 * k))
+                })
+            }
+            _ => {
+                // slct.dtype.ctype d, a, b, c: a when c >= 0, else b.
+                let cty = ty;
+                let b = self.val(t, &o[2], src_ty)?;
+                let c = self.val(t, &o[3], Some(cty))?;
+                let take_a = if cty.is_float() {
+                    f32::from_bits(c as u32) >= 0.0
+                } else {
+                    sext(c, 32) as i64 >= 0
+                };
+                if take_a {
+                    a
+                } else {
+                    b
+                }
+            }
+        })
+    }
+
+    /// A warp-wide instruction every live lane of a warp waits at: the matrix
+    /// collectives, `shfl`, `vote`, `activemask`. `base` is the warp's first thread.
+    fn warp_collective(
+        &mut self,
+        threads: &mut [Thread],
+        lanes: &[usize],
+        base: usize,
+        at: usize,
+    ) -> R<()> {
+        match self.p.code[at].d.base.as_str() {
+            "shfl" => self.warp_shfl(threads, lanes, base, at),
+            "vote" | "activemask" => self.warp_vote(threads, lanes, base, at),
+            _ => self.warp_mma(threads, lanes, at),
+        }
+    }
+
+    /// `shfl[.sync].{up,down,bfly,idx}.b32 d[|p], a, b, c[, membermask]` as the PTX ISA
+    /// defines the source lane: segment mask `c[12:8]`, clamp `c[4:0]`; a source lane
+    /// outside the clamp gives the lane's own value and a false predicate. Reading a
+    /// lane that has exited is refused (PTX leaves the value undefined).
+    fn warp_shfl(
+        &mut self,
+        threads: &mut [Thread],
+        lanes: &[usize],
+        base: usize,
+        at: usize,
+    ) -> R<()> {
+        let x = &self.p.code[at];
+        let o = &x.ops;
+        if o.len() < 4 {
+            return malformed("shfl needs d, a, b, c");
+        }
+        let ty = x.d.ty();
+        let mode = ["up", "down", "bfly", "idx"]
+            .into_iter()
+            .find(|m| x.d.has(m))
+            .ok_or_else(|| InterpError::Malformed("shfl without a mode".into()))?;
+        let mut a = [None; 32];
+        for &i in lanes {
+            a[i - base] = Some(self.val(&threads[i], &o[1], ty)?);
+        }
+        for &i in lanes {
+            let lane = (i - base) as i32;
+            let t = &threads[i];
+            let b = (self.val(t, &o[2], None)? & 0x1f) as i32;
+            let c = self.val(t, &o[3], None)? as i32;
+            let (seg, clamp) = ((c >> 8) & 0x1f, c & 0x1f);
+            let max = (lane & seg) | (clamp & !seg);
+            let (j, ok) = match mode {
+                "up" => (lane - b, lane - b >= max),
+                "down" => (lane + b, lane + b <= max),
+                "bfly" => (lane ^ b, (lane ^ b) <= max),
+                _ => {
+                    let j = (lane & seg) | (b & !seg);
+                    (j, j <= max)
+                }
+            };
+            let j = if ok { j } else { lane };
+            let v = usize::try_from(j)
+                .ok()
+                .and_then(|j| a.get(j).copied().flatten())
+                .ok_or_else(|| {
+                    InterpError::Unsupported("shfl reading a lane that has exited".into())
+                })?;
+            let t = &mut threads[i];
+            match &o[0].v {
+                V::Pair(d, p) => {
+                    self.set(t, d, v)?;
+                    self.set(t, p, u64::from(ok))?;
+                }
+                _ => self.set(t, &o[0], v)?,
+            }
+            t.st = St::Run;
+        }
+        Ok(())
+    }
+
+    /// `vote[.sync].{all,any,uni}.pred d, a[, mask]`, `vote[.sync].ballot.b32 d, a[,
+    /// mask]` and `activemask.b32 d` over the live lanes of a warp.
+    fn warp_vote(
+        &mut self,
+        threads: &mut [Thread],
+        lanes: &[usize],
+        base: usize,
+        at: usize,
+    ) -> R<()> {
+        let x = &self.p.code[at];
+        let o = &x.ops;
+        let active: u64 = lanes.iter().map(|&i| 1u64 << (i - base)).sum();
+        let value = if x.d.base == "activemask" {
+            active
+        } else {
+            if o.len() < 2 {
+                return malformed("vote needs d, a");
+            }
+            let mut ballot = 0u64;
+            for &i in lanes {
+                if self.val(&threads[i], &o[1], None)? & 1 != 0 {
+                    ballot |= 1 << (i - base);
+                }
+            }
+            if x.d.has("ballot") {
+                ballot
+            } else if x.d.has("all") {
+                u64::from(ballot == active)
+            } else if x.d.has("any") {
+                u64::from(ballot != 0)
+            } else if x.d.has("uni") {
+                u64::from(ballot == active || ballot == 0)
+            } else {
+                return unsupported("vote mode");
+            }
+        };
+        for &i in lanes {
+            let t = &mut threads[i];
+            self.set(t, &o[0], value)?;
+            t.st = St::Run;
+        }
+        Ok(())
+    }
+
+    /// `set` (PTX 1.x: a comparison written as a mask or 1.0), `mul24`, `rcp` and
+    /// `sqrt` / `rsqrt` on f32. `.rn` is IEEE's correctly rounded result; `.approx`
+    /// is the hardware's own approximation, for which we stand in the correctly
+    /// rounded value (`rsqrt`: the reciprocal of the rounded root) — deterministic, so
+    /// a before/after comparison holds, but not what a GPU returns bit for bit.
+    fn misc_op(&self, t: &Thread, x: &X) -> R<u64> {
+        let d = &x.d;
+        let o = &x.ops;
+        let n = if d.base == "set" || d.base == "mul24" {
+            3
+        } else {
+            2
+        };
+        if o.len() < n {
+            return malformed(format!("`{}` needs {n} operands", d.base));
+        }
+        let ty = d
+            .ty()
+            .ok_or_else(|| InterpError::Malformed(format!("`{}` without a type", d.base)))?;
+        let a = self.val(t, &o[1], Some(ty))?;
+        match d.base.as_str() {
+            "set" => {
+                let dt = d.first_ty().filter(|_| d.types.len() == 2).ok_or_else(|| {
+                    InterpError::Malformed("set needs a destination and a source type".into())
+                })?;
+                let b = self.val(t, &o[2], Some(ty))?;
+                let cmp = d.mods.first().map(String::as_str).unwrap_or("");
+                let mut r = compare(ty, cmp, a, b, d.has("ftz"))?;
+                if let Some(comb) = d
+                    .mods
+                    .iter()
+                    .skip(1)
+                    .find(|m| matches!(m.as_str(), "and" | "or" | "xor"))
+                {
+                    let c = self.val(
+                        t,
+                        o.get(3)
+                            .ok_or_else(|| InterpError::Malformed("set combine operand".into()))?,
+                        None,
+                    )? != 0;
+                    r = match comb.as_str() {
+                        "and" => r && c,
+                        "or" => r || c,
+                        _ => r ^ c,
+                    };
+                }
+                Ok(match (r, dt.kind) {
+                    (false, _) => 0,
+                    (true, Kind::Float) => u64::from(1.0f32.to_bits()),
+                    (true, _) => 0xffff_ffff,
+                })
+            }
+            "mul24" => {
+                let b = self.val(t, &o[2], Some(ty))?;
+                let ext = |v: u64| {
+                    if ty.is_signed() {
+                        sext(v & 0xff_ffff, 24) as i64
+                    } else {
+                        (v & 0xff_ffff) as i64
+                    }
+                };
+                let p = ext(a).wrapping_mul(ext(b)) as u64;
+                Ok(if d.has("hi") { p >> 16 } else { p } & 0xffff_ffff)
+            }
+            _ if ty != Ty::new(Kind::Float, 32) => {
+                unsupported(format!("`{}.{}`", d.base, ty.name()))
+            }
+            base => {
+                let mut v = f32::from_bits(a as u32);
+                if d.has("ftz") {
+                    v = flush32(v);
+                }
+                let r = match base {
+                    "rcp" => 1.0 / v,
+                    "sqrt" => sqrt32(v),
+                    "rsqrt" => 1.0 / sqrt32(v),
+                    _ => return unsupported(format!("`{base}` has no semantics here")),
+                };
+                Ok(canon32(if d.has("ftz") { flush32(r) } else { r }))
+            }
+        }
+    }
+
     fn arith(&self, t: &Thread, x: &X) -> R<u64> {
         let d = &x.d;
         let o = &x.ops;
@@ -1454,6 +1930,49 @@ impl Machine<'_> {
         }
         int_op(d, ty, a, b, c)
     }
+}
+
+/// The correctly rounded square root of an f32 (`core` has none without `libm`): the
+/// integer root of the significand scaled by 2^40, with a sticky bit for an inexact
+/// remainder, is exact in an f64, and one conversion rounds it to nearest even.
+fn sqrt32(x: f32) -> f32 {
+    if x.is_nan() || x < 0.0 {
+        return f32::NAN;
+    }
+    if x == 0.0 || x.is_infinite() {
+        return x;
+    }
+    let bits = x.to_bits();
+    let (mut m, mut e) = match (bits >> 23) as i32 {
+        0 => (u128::from(bits & 0x7f_ffff), -149),
+        k => (u128::from(bits & 0x7f_ffff | 0x80_0000), k - 150),
+    };
+    while m < 0x80_0000 {
+        m <<= 1;
+        e -= 1;
+    }
+    if e % 2 != 0 {
+        m <<= 1;
+        e -= 1;
+    }
+    let scaled = m << 40;
+    // Integer square root by bisection on 64-bit candidates (the root is < 2^45).
+    let (mut lo, mut hi) = (0u128, 1u128 << 46);
+    while hi - lo > 1 {
+        let mid = (lo + hi) / 2;
+        if mid * mid <= scaled {
+            lo = mid;
+        } else {
+            hi = mid;
+        }
+    }
+    let (r, exp) = if lo * lo == scaled {
+        (lo, e / 2 - 20)
+    } else {
+        (lo * 2 + 1, e / 2 - 21)
+    };
+    let pow2 = f64::from_bits(((1023 + exp as i64) as u64) << 52);
+    (r as f64 * pow2) as f32
 }
 
 fn sext(v: u64, bits: u32) -> u64 {
@@ -1790,6 +2309,7 @@ pub fn run(p: &Program, inputs: &Inputs, cfg: &Config) -> R<Outcome> {
                                 local: vec![0u8; p.local_size as usize],
                                 st: St::Run,
                                 tid: [tx, ty, tz],
+                                clocks: core::cell::Cell::new(0),
                             });
                         }
                     }
@@ -1823,14 +2343,17 @@ pub fn run(p: &Program, inputs: &Inputs, cfg: &Config) -> R<Outcome> {
                             {
                                 continue;
                             }
-                            if live.len() != size {
+                            let matrix = p.code.get(at).is_some_and(|x| {
+                                matches!(x.d.base.as_str(), "mma" | "wmma" | "wgmma")
+                            });
+                            if matrix && live.len() != size {
                                 return Err(InterpError::Divergence(format!(
                                     "a matrix multiply needs {size} threads together; {} reach it",
                                     live.len()
                                 )));
                             }
                             if size == 32 {
-                                m.warp_mma(&mut threads, &live, at)?;
+                                m.warp_collective(&mut threads, &live, w * size, at)?;
                             } else {
                                 m.warpgroup_mma(&mut threads, &live, at)?;
                             }
@@ -2020,6 +2543,112 @@ mod tests {
         for t in 0..32u32 {
             let w = &out.buffers[0].bytes[4 * t as usize..4 * t as usize + 4];
             assert_eq!(u32::from_le_bytes(w.try_into().unwrap()), t);
+        }
+    }
+
+    #[test]
+    fn sqrt_is_correctly_rounded() {
+        // Expected bits: the exact root rounded to nearest even (Python's Decimal at
+        // 80 digits, nearest of the three neighbouring f32 values).
+        for (x, r) in [
+            (0x4000_0000u32, 0x3fb5_04f3u32),
+            (0x4080_0000, 0x4000_0000),
+            (0x3e80_0000, 0x3f00_0000),
+            (0x0000_0001, 0x1a35_04f3),
+            (0x007f_ffff, 0x1fff_ffff),
+            (0x7f7f_ffff, 0x5f7f_ffff),
+            (0x3f80_0001, 0x3f80_0000),
+            (0x4120_0000, 0x404a_62c2),
+        ] {
+            assert_eq!(sqrt32(f32::from_bits(x)).to_bits(), r, "sqrt of {x:#x}");
+        }
+        assert!(sqrt32(-1.0).is_nan());
+    }
+
+    /// One warp of 32 threads: shuffles, a ballot, an atomic counter and a generic
+    /// store into the local frame, each stored per thread; the expected words follow
+    /// the PTX ISA's definitions.
+    #[test]
+    fn a_warp_shuffles_votes_and_counts() {
+        let text = "
+.version 8.0
+.target sm_90
+.address_size 64
+.visible .entry k(
+\t.param .u64 k_param_0
+)
+{
+\t.local .align 4 .b8 depot[8];
+\t.reg .pred %p<3>;
+\t.reg .b32 %r<12>;
+\t.reg .b64 %rd<8>;
+\tld.param.b64 %rd1, [k_param_0];
+\tmov.u32 %r1, %tid.x;
+\tmul.wide.u32 %rd2, %r1, 4;
+\tadd.s64 %rd3, %rd1, %rd2;
+\tshfl.sync.down.b32 %r2|%p1, %r1, 1, 31, -1;
+\tst.global.b32 [%rd3], %r2;
+\tshfl.sync.bfly.b32 %r3, %r1, 16, 31, -1;
+\tst.global.b32 [%rd3+128], %r3;
+\tsetp.lt.u32 %p2, %r1, 5;
+\tvote.sync.ballot.b32 %r4, %p2, -1;
+\tst.global.b32 [%rd3+256], %r4;
+\tatom.global.add.u32 %r5, [%rd1+512], 1;
+\tst.global.b32 [%rd3+640], %r5;
+\tmov.u64 %rd4, depot;
+\tcvta.local.u64 %rd5, %rd4;
+\tst.u32 [%rd5+4], %r1;
+\tld.local.u32 %r6, [depot+4];
+\tst.global.b32 [%rd3+768], %r6;
+\tselp.u32 %r7, 1, 0, %p1;
+\tst.global.b32 [%rd3+896], %r7;
+\tret;
+}
+";
+        let m = crate::ptx::parse(text).unwrap();
+        let f = match &m.items[0] {
+            ptx::Item::Func(f) => f,
+            _ => unreachable!(),
+        };
+        let mut inputs = random_inputs(f.params.as_deref().unwrap(), 1);
+        inputs.launch = Launch {
+            grid: [1, 1, 1],
+            block: [32, 1, 1],
+        };
+        let (o, _) = crate::passes::ptx_lower::run(
+            &m,
+            &Default::default(),
+            &mut crate::trace::NoTrace::default(),
+        )
+        .unwrap();
+        for out in [
+            run_ptx(&m, "k", &inputs, &Config::default()).unwrap(),
+            run_ori(&o, "k", &inputs, &Config::default()).unwrap(),
+        ] {
+            let w = |k: usize| {
+                u32::from_le_bytes(out.buffers[0].bytes[4 * k..4 * k + 4].try_into().unwrap())
+            };
+            for t in 0..32u32 {
+                let k = t as usize;
+                // down by 1, clamp 31: lane 31 keeps its own value, predicate false.
+                assert_eq!(w(k), if t < 31 { t + 1 } else { 31 }, "shfl down, lane {t}");
+                assert_eq!(w(224 + k), u32::from(t < 31), "shfl predicate, lane {t}");
+                assert_eq!(w(32 + k), t ^ 16, "shfl bfly, lane {t}");
+                assert_eq!(w(64 + k), 0x1f, "ballot, lane {t}");
+                // Threads take the counter in thread order (it starts at whatever the
+                // buffer held).
+                assert_eq!(
+                    w(160 + k),
+                    w(160).wrapping_add(t),
+                    "atom old value, lane {t}"
+                );
+                assert_eq!(w(192 + k), t, "generic store into the frame, lane {t}");
+            }
+            assert_eq!(
+                w(128),
+                w(160).wrapping_add(32),
+                "the counter after the warp"
+            );
         }
     }
 

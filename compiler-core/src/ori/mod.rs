@@ -370,6 +370,9 @@ pub struct Inst {
     /// The `{ }` scope the instruction was written in (0: the function body; see
     /// [`Function::scopes`]).
     pub scope: u32,
+    /// The source line of the PTX statement it came from (0: none, or not known);
+    /// `ptx-out` prints it there ([`ptx::Lines`]). A block anchor carries its label's.
+    pub line: u32,
 }
 
 impl Inst {
@@ -454,6 +457,9 @@ pub struct Function {
     pub reg_decls: Vec<ptx::RegDecl>,
     /// Variables declared in the body (outside any inner `{ }` scope).
     pub locals: Vec<ptx::VarDecl>,
+    /// Source lines of `reg_decls` and of `locals` (0 where not known).
+    pub reg_decl_lines: Vec<u32>,
+    pub local_lines: Vec<u32>,
     /// `{ }` scopes; entry 0 stands for the body itself (its declarations are
     /// `reg_decls` and `locals`).
     pub scopes: Vec<Scope>,
@@ -534,8 +540,15 @@ pub struct Module {
     pub address_size: Option<u32>,
     /// Module-level variables and pragmas, in order, between functions.
     pub items: Vec<Item>,
+    /// Source lines of the header directives and of each item, as
+    /// [`ptx::Module::header_lines`] and [`ptx::Module::item_lines`].
+    pub header_lines: ptx::Lines,
+    pub item_lines: ptx::Lines,
 }
 
+// A module holds few items and walks them rarely; boxing the function (the large
+// variant since it carries its declarations' source lines) would only add a pointer.
+#[allow(clippy::large_enum_variant)]
 #[derive(Clone, Debug)]
 pub enum Item {
     Var(ptx::VarDecl),

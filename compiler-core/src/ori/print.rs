@@ -8,10 +8,16 @@
 //! `// class 97 ANCHOR bb N`. A comment block after the `.reg` lines lists the
 //! register table (constraint words, def anchors). The text parses and assembles as
 //! plain PTX: every annotation is a comment.
+//!
+//! [`print_plain`] is `ptx-out`'s form: no annotations and no register table, and every
+//! instruction, label and declaration that came from source text on its source line
+//! (`Inst::line`, [`crate::ptx::ast::Lines`]) when the text before it leaves room, so
+//! unchanged PTX keeps the original's line layout.
 
 use super::{AddrBase, Function, Inst, InstId, Item, Module, OpKind, Operand, Origin};
 use crate::entity::EntityRef;
 use crate::ptx::ast::{self as ptx, Stmt};
+use crate::ptx::print::LineCounter;
 use alloc::collections::BTreeMap;
 use alloc::format;
 use alloc::string::{String, ToString};
@@ -186,21 +192,42 @@ impl BodyWriter<'_> {
     }
 }
 
-/// Prints a whole ORI module.
+/// Prints a whole ORI module, annotated.
 pub fn print(m: &Module) -> String {
+    print_module(m, None)
+}
+
+/// Prints a whole ORI module as plain PTX (`ptx-out`): no annotations, no register
+/// table, and every element that came from source text on its source line when the
+/// text before it leaves room ([`ptx::Lines`]), so PTX that GeneralOptimize left alone
+/// comes out with the original's line layout (blank lines where it had comments).
+pub fn print_plain(m: &Module) -> String {
+    print_module(m, Some(&mut LineCounter::default()))
+}
+
+/// `plain` (a line counter) asks for plain PTX placed on source lines.
+fn print_module(m: &Module, mut plain: Option<&mut LineCounter>) -> String {
     let mut out = String::new();
+    let pad = |out: &mut String, plain: &mut Option<&mut LineCounter>, line: u32| {
+        plain.as_deref_mut().is_some_and(|lc| lc.pad_to(out, line))
+    };
     if let Some(v) = &m.version {
+        pad(&mut out, &mut plain, m.header_lines.get(0));
         let _ = writeln!(out, ".version {v}");
     }
     if !m.target.is_empty() {
+        pad(&mut out, &mut plain, m.header_lines.get(1));
         let _ = writeln!(out, ".target {}", m.target.join(", "));
     }
     if let Some(a) = m.address_size {
+        pad(&mut out, &mut plain, m.header_lines.get(2));
         let _ = writeln!(out, ".address_size {a}");
     }
     let mut k = 0;
-    for item in &m.items {
-        out.push('\n');
+    for (n, item) in m.items.iter().enumerate() {
+        if !pad(&mut out, &mut plain, m.item_lines.get(n)) {
+            out.push('\n');
+        }
         match item {
             Item::Var(v) => {
                 let mut s = String::new();
@@ -211,9 +238,15 @@ pub fn print(m: &Module) -> String {
                 let quoted: Vec<String> = p.iter().map(|s| format!("\"{s}\"")).collect();
                 let _ = writeln!(out, ".pragma {};", quoted.join(", "));
             }
-            Item::Directive(lines) => crate::ptx::print::print_directive(&mut out, lines, ""),
+            Item::Directive(lines) => {
+                crate::ptx::print::print_directive(&mut out, lines, "");
+                // A cuobjdump banner runs to the next blank line.
+                if plain.is_some() && crate::ptx::print::is_banner(lines) {
+                    out.push('\n');
+                }
+            }
             Item::Func(f) => {
-                print_function(&mut out, f, k);
+                print_function_mapped(&mut out, f, k, None, plain.as_deref_mut());
                 k += 1;
             }
         }
@@ -257,7 +290,7 @@ pub fn print_function_with_lines(f: &Function, k: usize) -> PrintedFunction {
         block: alloc::vec![None; f.blocks.len()],
     };
     let mut text = String::new();
-    print_function_mapped(&mut text, f, k, Some(&mut map));
+    print_function_mapped(&mut text, f, k, Some(&mut map), None);
     PrintedFunction {
         text,
         inst_line: map.inst,
@@ -285,11 +318,19 @@ impl LineMap {
     }
 }
 
-fn print_function(out: &mut String, f: &Function, k: usize) {
-    print_function_mapped(out, f, k, None)
-}
-
-fn print_function_mapped(out: &mut String, f: &Function, k: usize, mut map: Option<&mut LineMap>) {
+fn print_function_mapped(
+    out: &mut String,
+    f: &Function,
+    k: usize,
+    mut map: Option<&mut LineMap>,
+    mut plain: Option<&mut LineCounter>,
+) {
+    let annotate = plain.is_none();
+    let mut pad = |out: &mut String, line: u32| {
+        if let Some(lc) = plain.as_deref_mut() {
+            lc.pad_to(out, line);
+        }
+    };
     let sig = ptx::Function {
         linkage: f.linkage.clone(),
         kind: f.kind,
@@ -298,6 +339,7 @@ fn print_function_mapped(out: &mut String, f: &Function, k: usize, mut map: Opti
         params: f.params.clone(),
         perf: f.perf.clone(),
         body: if f.is_decl { None } else { Some(Vec::new()) },
+        lines: Default::default(),
     };
     let mut head = String::new();
     crate::ptx::print::print_function(&mut head, &sig);
@@ -310,14 +352,28 @@ fn print_function_mapped(out: &mut String, f: &Function, k: usize, mut map: Opti
     out.push_str(&head[..cut]);
     out.push_str("{\n");
     let mut pre = Vec::new();
-    for r in &f.reg_decls {
-        pre.push(Stmt::Reg(r.clone()));
+    for (n, r) in f.reg_decls.iter().enumerate() {
+        pre.push((
+            f.reg_decl_lines.get(n).copied().unwrap_or(0),
+            Stmt::Reg(r.clone()),
+        ));
     }
-    for v in &f.locals {
-        pre.push(Stmt::Var(v.clone()));
+    for (n, v) in f.locals.iter().enumerate() {
+        pre.push((
+            f.local_lines.get(n).copied().unwrap_or(0),
+            Stmt::Var(v.clone()),
+        ));
     }
-    crate::ptx::print::print_stmts(out, &pre);
-    for (id, r) in f.regs.iter() {
+    // Placed on source lines, the declarations go in source order (llc-22 declares
+    // its frame before the registers).
+    if !annotate && pre.iter().all(|p| p.0 != 0) {
+        pre.sort_by_key(|p| p.0);
+    }
+    for (line, st) in &pre {
+        pad(out, *line);
+        crate::ptx::print::print_stmts(out, core::slice::from_ref(st));
+    }
+    for (id, r) in f.regs.iter().filter(|_| annotate) {
         let _ = write!(
             out,
             "// R{} {} {} constraint 0x{:x} defs {} uses {}",
@@ -348,18 +404,23 @@ fn print_function_mapped(out: &mut String, f: &Function, k: usize, mut map: Opti
                     // scope it belongs to that asm block.
                     let asm = f.scopes.get(i.scope as usize).and_then(|s| s.asm);
                     w.enter(out, i.scope, if i.scope == 0 { None } else { asm });
+                    pad(out, i.line);
                     if let Some(m) = map.as_deref_mut() {
                         let l = m.here(out);
                         m.inst[id.index()] = Some(l);
                         m.block[b] = Some(l);
                     }
-                    let _ = writeln!(
-                        out,
-                        "{}:\t// {}",
-                        block_label(f, b as u32, k),
-                        annotation(i)
-                    );
-                } else {
+                    if annotate {
+                        let _ = writeln!(
+                            out,
+                            "{}:\t// {}",
+                            block_label(f, b as u32, k),
+                            annotation(i)
+                        );
+                    } else {
+                        let _ = writeln!(out, "{}:", block_label(f, b as u32, k));
+                    }
+                } else if annotate {
                     if let Some(m) = map.as_deref_mut() {
                         let l = m.here(out);
                         m.inst[id.index()] = Some(l);
@@ -374,6 +435,7 @@ fn print_function_mapped(out: &mut String, f: &Function, k: usize, mut map: Opti
                 _ => None,
             };
             w.enter(out, i.scope, asm);
+            pad(out, i.line);
             if let Some(m) = map.as_deref_mut() {
                 m.inst[id.index()] = Some(m.here(out));
             }
@@ -387,7 +449,11 @@ fn print_function_mapped(out: &mut String, f: &Function, k: usize, mut map: Opti
             }
             out.push('\t');
             crate::ptx::print::print_inst(out, &to_ptx(f, i, k));
-            let _ = writeln!(out, "\t// {}", annotation(i));
+            if annotate {
+                let _ = writeln!(out, "\t// {}", annotation(i));
+            } else {
+                out.push('\n');
+            }
         }
     }
     w.enter(out, 0, None);

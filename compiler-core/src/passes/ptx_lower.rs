@@ -91,6 +91,8 @@ pub fn run<R: Recorder>(
         target: m.target.clone(),
         address_size: m.address_size,
         items: Vec::new(),
+        header_lines: m.header_lines.clone(),
+        item_lines: ptx::Lines::default(),
     };
     // Module-level `.reg` declarations (old nvopencc, OptiX 2) declare registers of
     // every function; they print back at module level, as written.
@@ -102,7 +104,8 @@ pub fn run<R: Recorder>(
             _ => None,
         })
         .collect();
-    for item in &m.items {
+    for (k, item) in m.items.iter().enumerate() {
+        out.item_lines.0.push(m.item_lines.get(k));
         match item {
             ptx::Item::Var(v) => out.items.push(ori::Item::Var(v.clone())),
             ptx::Item::Pragma(p) => out.items.push(ori::Item::Pragma(p.clone())),
@@ -309,6 +312,10 @@ impl Decls {
 /// which is what makes an inner `%p1` another register than the outer one).
 struct Collector<'a> {
     flat: Vec<Flat<'a>>,
+    /// Source line of each `flat` entry (0 inside scopes).
+    flat_lines: Vec<u32>,
+    /// Source line of each body-level `.reg` declaration.
+    decl_lines: Vec<u32>,
     /// Body-level `.reg` declarations.
     decls: Vec<&'a ptx::RegDecl>,
     /// Declarations of each inner scope (index 0 unused).
@@ -317,8 +324,38 @@ struct Collector<'a> {
 }
 
 impl<'a> Collector<'a> {
-    fn collect(&mut self, stmts: &'a [Stmt], origin: Origin, scope: u32, f: &mut ori::Function) {
-        for s in stmts {
+    fn collect(
+        &mut self,
+        stmts: &'a [Stmt],
+        lines: &ptx::Lines,
+        origin: Origin,
+        scope: u32,
+        f: &mut ori::Function,
+    ) {
+        for (k, s) in stmts.iter().enumerate() {
+            let line = lines.get(k);
+            let flat = self.flat.len();
+            if let Stmt::Var(_) = s {
+                if scope == 0 {
+                    f.local_lines.push(line);
+                }
+            }
+            if let Stmt::Reg(_) = s {
+                if scope == 0 {
+                    self.decl_lines.push(line);
+                }
+            }
+            self.statement(s, origin, scope, f);
+            self.flat_lines.resize(self.flat.len(), 0);
+            if let Some(l) = self.flat_lines.get_mut(flat) {
+                *l = line;
+            }
+        }
+    }
+
+    fn statement(&mut self, s: &'a Stmt, origin: Origin, scope: u32, f: &mut ori::Function) {
+        let none = ptx::Lines::default();
+        {
             match s {
                 Stmt::Reg(r) if scope == 0 => self.decls.push(r),
                 Stmt::Reg(r) => {
@@ -347,12 +384,12 @@ impl<'a> Collector<'a> {
                         },
                     });
                     self.scoped.push(Decls::default());
-                    self.collect(v, origin, id, f);
+                    self.collect(v, &none, origin, id, f);
                 }
                 Stmt::InlineAsm(v) => {
                     let id = self.asm_count;
                     self.asm_count += 1;
-                    self.collect(v, Origin::InlineAsm(id), scope, f);
+                    self.collect(v, &none, Origin::InlineAsm(id), scope, f);
                 }
             }
         }
@@ -668,6 +705,8 @@ fn lower_function<R: Recorder>(
         perf: pf.perf.clone(),
         reg_decls: Vec::new(),
         locals: Vec::new(),
+        reg_decl_lines: Vec::new(),
+        local_lines: Vec::new(),
         scopes: vec![ori::Scope::default()],
         regs: Default::default(),
         blocks: Vec::new(),
@@ -679,14 +718,18 @@ fn lower_function<R: Recorder>(
     };
     let mut c = Collector {
         flat: Vec::new(),
+        flat_lines: Vec::new(),
+        decl_lines: Vec::new(),
         decls: Vec::new(),
         scoped: vec![Decls::default()],
         asm_count: 0,
     };
-    c.collect(body, Origin::Ptx, 0, &mut f);
+    c.collect(body, &pf.lines, Origin::Ptx, 0, &mut f);
     let Collector {
         flat,
+        flat_lines,
         decls,
+        decl_lines,
         scoped,
         ..
     } = c;
@@ -706,12 +749,14 @@ fn lower_function<R: Recorder>(
     // The same declaration twice in the body itself (not in inner scopes, which keep
     // their own) is declared once.
     let mut declared = alloc::collections::BTreeSet::new();
-    for r in &decls {
+    for (k, r) in decls.iter().enumerate() {
         if !declared.insert((&r.words, &r.names)) {
             continue;
         }
         d.add(r);
         f.reg_decls.push((*r).clone());
+        f.reg_decl_lines
+            .push(decl_lines.get(k).copied().unwrap_or(0));
     }
     // Block boundaries: a label starts a block; so does whatever follows a branch or
     // an exit. Each block records the scope its label is declared in.
@@ -793,6 +838,12 @@ fn lower_function<R: Recorder>(
             guard: None,
             origin: Origin::Lowering,
             scope: label_scope,
+            // A labelled block's anchor prints as its label, on the label's line.
+            line: if label.is_some() {
+                flat_lines.get(start).copied().unwrap_or(0)
+            } else {
+                0
+            },
         });
         blk.insts.push(anchor);
         if R::ENABLED {
@@ -811,7 +862,7 @@ fn lower_function<R: Recorder>(
                 )
             });
         }
-        for it in &flat[start..end] {
+        for (it, &line) in flat[start..end].iter().zip(&flat_lines[start..end]) {
             let id = match it {
                 Flat::Label(..) => continue,
                 Flat::Inst(pi, origin, sc) => {
@@ -822,6 +873,7 @@ fn lower_function<R: Recorder>(
                     lw.f.insts.push(directive(lines, *origin, *sc))
                 }
             };
+            lw.f.insts[id].line = line;
             blk.insts.push(id);
         }
         lw.f.blocks.push(blk);
@@ -889,6 +941,7 @@ fn directive(lines: &[String], origin: Origin, scope: u32) -> ori::Inst {
         guard: None,
         origin,
         scope,
+        line: 0,
     }
 }
 
@@ -969,6 +1022,7 @@ fn lower_inst<R: Recorder>(
         guard,
         origin,
         scope: lw.scope,
+        line: 0,
     };
     let word = inst.opcode_word();
     let id = lw.f.insts.push(inst);

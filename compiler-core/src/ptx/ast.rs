@@ -10,6 +10,32 @@
 use alloc::string::String;
 use alloc::vec::Vec;
 
+/// Where things stood in the source text: 1-based line numbers, 0 where unknown (a
+/// tree built by a pass, a statement inside a `{ }` scope). Layout, not meaning: any
+/// two compare equal, so trees compare by what they say. The printer places each
+/// element on its line when it can (blank lines stand in for comments it does not
+/// keep), so text that went in prints back with its line layout; `ptxas` names
+/// demoted `.shared` variables after their line (`$___name__N`), so the cubin of
+/// unchanged PTX stays byte-identical.
+#[derive(Clone, Debug, Default)]
+pub struct Lines(pub Vec<u32>);
+
+impl PartialEq for Lines {
+    fn eq(&self, _: &Self) -> bool {
+        true
+    }
+}
+
+impl Lines {
+    /// The line of element `k` (0 when unknown).
+    pub fn get(&self, k: usize) -> u32 {
+        self.0.get(k).copied().unwrap_or(0)
+    }
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+}
+
 /// A PTX file.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Module {
@@ -19,6 +45,10 @@ pub struct Module {
     pub target: Vec<String>,
     pub address_size: Option<u32>,
     pub items: Vec<Item>,
+    /// Source lines of `.version`, `.target` and `.address_size`, in that order.
+    pub header_lines: Lines,
+    /// Source line of each item (where its first word stood).
+    pub item_lines: Lines,
 }
 
 /// A module-level item, in file order.
@@ -62,6 +92,8 @@ pub struct Function {
     pub perf: Vec<(String, Vec<u32>)>,
     /// None for a declaration ending in `;`.
     pub body: Option<Vec<Stmt>>,
+    /// Source line of each statement of `body` (not of statements inside its scopes).
+    pub lines: Lines,
 }
 
 /// A parameter: its directive words in order, then the name and optional array size.

@@ -437,10 +437,36 @@ impl Parser {
 
     fn module(&mut self) -> R<Module> {
         let mut m = Module::default();
+        m.header_lines.0 = vec![0; 3];
         loop {
             self.skip_comments();
+            let line = self.toks[self.pos].line;
+            let items = m.items.len();
+            let header = match self.peek() {
+                Tok::Dir(d) if d == ".version" => Some(0),
+                Tok::Dir(d) if d == ".target" => Some(1),
+                Tok::Dir(d) if d == ".address_size" => Some(2),
+                _ => None,
+            };
+            if let Some(k) = header {
+                if m.header_lines.0[k] == 0 {
+                    m.header_lines.0[k] = line;
+                }
+            }
+            self.module_item(&mut m)?;
+            if matches!(self.peek(), Tok::Eof) && m.items.len() == items && header.is_none() {
+                break;
+            }
+            m.item_lines.0.resize(m.items.len(), line);
+        }
+        Ok(m)
+    }
+
+    /// One module-level directive or item into `m`.
+    fn module_item(&mut self, m: &mut Module) -> R<()> {
+        {
             match self.peek().clone() {
-                Tok::Eof => break,
+                Tok::Eof => {}
                 Tok::Dir(d) if d == ".version" => {
                     self.advance();
                     m.version = Some(match self.next() {
@@ -491,7 +517,7 @@ impl Parser {
                 _ => return Err(self.err_here("a directive such as `.version` or `.entry`")),
             }
         }
-        Ok(m)
+        Ok(())
     }
 
     /// The current token and every later one on its line, joined by spaces (for
@@ -644,6 +670,7 @@ impl Parser {
                 _ => break,
             }
         }
+        let mut lines = Lines::default();
         let body = if self.eat_punct(';') {
             None
         } else {
@@ -661,13 +688,14 @@ impl Parser {
                     params,
                     perf,
                     body: None,
+                    lines: Lines::default(),
                 });
             }
             if !self.is_punct('{') {
                 return Err(self.err_here("`{` or `;` after the function signature"));
             }
             self.advance();
-            Some(self.stmts_until_brace()?)
+            Some(self.stmts_until_brace_with_lines(&mut lines)?)
         };
         Ok(Function {
             linkage,
@@ -677,6 +705,7 @@ impl Parser {
             params,
             perf,
             body,
+            lines,
         })
     }
 
@@ -799,6 +828,27 @@ impl Parser {
             dims,
             init,
         })
+    }
+
+    /// [`Self::stmts_until_brace`], noting the line each statement starts on.
+    fn stmts_until_brace_with_lines(&mut self, lines: &mut Lines) -> R<Vec<Stmt>> {
+        self.enter()?;
+        let mut v = Vec::new();
+        loop {
+            match self.peek() {
+                Tok::Punct('}') => {
+                    self.advance();
+                    break;
+                }
+                Tok::Eof => return Err(self.err_here("`}` closing the body")),
+                _ => {
+                    lines.0.push(self.toks[self.pos].line);
+                    v.push(self.stmt()?);
+                }
+            }
+        }
+        self.depth -= 1;
+        Ok(v)
     }
 
     /// Statements up to and including the closing `}`.

@@ -3,30 +3,73 @@
 //!
 //! Invariant: the text parses back to an equal tree (comments are the only thing
 //! the parser may drop, and it keeps full-line comments inside bodies), so
-//! `print(parse(text))` is a fixpoint.
+//! `print(parse(text))` is a fixpoint. A tree read from text keeps its line layout:
+//! items and body statements go on their source lines ([`Lines`]) when the text
+//! printed before them leaves room, blank lines standing in for dropped comments.
 
 use super::ast::*;
 use alloc::string::String;
 use core::fmt::Write;
 
-/// Prints a whole module.
+/// Counts the lines of a growing text, so that printing can place an element on the
+/// line it stood on in the source ([`Lines`]).
+#[derive(Default)]
+pub struct LineCounter {
+    seen: usize,
+    /// 1-based line the next character goes on.
+    line: u32,
+}
+
+impl LineCounter {
+    /// Adds blank lines until the next character of `out` goes on `line`; nothing
+    /// when `line` is 0 (unknown) or already passed. True when something was known.
+    pub fn pad_to(&mut self, out: &mut String, line: u32) -> bool {
+        if self.line == 0 {
+            self.line = 1;
+        }
+        self.line += out.as_bytes()[self.seen..]
+            .iter()
+            .filter(|&&b| b == b'\n')
+            .count() as u32;
+        self.seen = out.len();
+        if line == 0 {
+            return false;
+        }
+        while self.line < line {
+            out.push('\n');
+            self.line += 1;
+        }
+        self.seen = out.len();
+        true
+    }
+}
+
+/// Prints a whole module. A module read from text keeps its line layout: every item
+/// and body statement goes on its source line when the text printed before it leaves
+/// room ([`Lines`]); a module built by a pass gets one blank line between items.
 pub fn print(m: &Module) -> String {
     let mut out = String::new();
+    let mut lc = LineCounter::default();
     if let Some(v) = &m.version {
+        lc.pad_to(&mut out, m.header_lines.get(0));
         let _ = writeln!(out, ".version {v}");
     }
     if !m.target.is_empty() {
+        lc.pad_to(&mut out, m.header_lines.get(1));
         out.push_str(".target ");
         out.push_str(&m.target.join(", "));
         out.push('\n');
     }
     if let Some(a) = m.address_size {
+        lc.pad_to(&mut out, m.header_lines.get(2));
         let _ = writeln!(out, ".address_size {a}");
     }
-    for item in &m.items {
-        out.push('\n');
+    for (k, item) in m.items.iter().enumerate() {
+        if !lc.pad_to(&mut out, m.item_lines.get(k)) {
+            out.push('\n');
+        }
         match item {
-            Item::Func(f) => print_function(&mut out, f),
+            Item::Func(f) => print_function_placed(&mut out, f, &mut lc),
             Item::Var(v) => {
                 print_var(&mut out, v);
                 out.push('\n');
@@ -35,7 +78,13 @@ pub fn print(m: &Module) -> String {
                 print_pragma(&mut out, p);
                 out.push('\n');
             }
-            Item::Directive(lines) => print_directive(&mut out, lines, ""),
+            Item::Directive(lines) => {
+                print_directive(&mut out, lines, "");
+                // A cuobjdump banner runs to the next blank line.
+                if !m.item_lines.is_empty() && is_banner(lines) {
+                    out.push('\n');
+                }
+            }
             Item::Reg(r) => {
                 print_reg_decl(&mut out, r);
                 out.push('\n');
@@ -67,6 +116,12 @@ fn print_param(out: &mut String, p: &Param) {
 
 /// Prints one function (signature and body).
 pub fn print_function(out: &mut String, f: &Function) {
+    print_function_placed(out, f, &mut LineCounter::default())
+}
+
+/// [`print_function`], each body statement on its source line when there is room
+/// (`lc` counts the lines of `out`).
+pub fn print_function_placed(out: &mut String, f: &Function, lc: &mut LineCounter) {
     for l in &f.linkage {
         out.push_str(l);
         out.push(' ');
@@ -115,7 +170,12 @@ pub fn print_function(out: &mut String, f: &Function) {
         None => out.push_str(";\n"),
         Some(body) => {
             out.push_str("{\n");
-            print_stmts(out, body);
+            for (k, st) in body.iter().enumerate() {
+                if !f.lines.is_empty() {
+                    lc.pad_to(out, f.lines.get(k));
+                }
+                print_stmt(out, st);
+            }
             out.push_str("}\n");
         }
     }
@@ -146,6 +206,12 @@ fn print_var(out: &mut String, v: &VarDecl) {
         }
     }
     out.push(';');
+}
+
+/// True for `cuobjdump -ptx`'s `Fatbin ptx code:` banner (kept as a directive item),
+/// which the reader ends at the first blank line.
+pub fn is_banner(lines: &[String]) -> bool {
+    lines.first().is_some_and(|l| l.starts_with("Fatbin "))
 }
 
 /// Prints a kept directive, one source line per line (`.loc` and `.section`'s data

@@ -285,6 +285,8 @@ pub fn run<R: Recorder>(
         target: vec![target],
         address_size: Some(64),
         items: Vec::new(),
+        header_lines: Default::default(),
+        item_lines: Default::default(),
     };
     let sm = opts.sm;
     let explicit = opts.ptx_version.is_some();
@@ -473,6 +475,7 @@ fn extern_declarations<R: Recorder>(
             params: Some(params),
             perf: Vec::new(),
             body: None,
+            lines: Default::default(),
         });
     }
     out
@@ -998,6 +1001,7 @@ fn emit_function<R: Recorder>(
         params: Some(params),
         perf,
         body: Some(body),
+        lines: Default::default(),
     })
 }
 

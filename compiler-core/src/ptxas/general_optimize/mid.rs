@@ -58,6 +58,50 @@ fn direct_local(f: &Function, o: &Operand) -> Option<(String, i64)> {
     }
 }
 
+/// A generic `ld` / `st` (no state space, no ordering or volatile qualifier) whose
+/// address register holds a local array's generic address: `[%SP+48]` where `%SP` is
+/// `cvta.local` of the frame, as llc-22 at `-O0` addresses its stack. Our reading: the
+/// spec's promotion reads local loads; ptxas turns generic accesses it can prove local
+/// into local ones, so phase 37 sees these as local accesses too.
+fn generic_local(f: &Function, opcode: &str, o: &Operand) -> Option<(String, i64)> {
+    let mut words = opcode.split('.');
+    if !matches!(words.next(), Some("ld" | "st")) {
+        return None;
+    }
+    let qualified = words.any(|w| {
+        matches!(
+            w,
+            "global"
+                | "shared"
+                | "shared::cta"
+                | "shared::cluster"
+                | "local"
+                | "const"
+                | "param"
+                | "volatile"
+                | "relaxed"
+                | "acquire"
+                | "release"
+                | "mmio"
+                | "weak"
+        )
+    });
+    if qualified {
+        return None;
+    }
+    let OpKind::Addr(a) = &o.kind else {
+        return None;
+    };
+    let AddrBase::Reg(r) = a.base else {
+        return None;
+    };
+    if !a.extra.is_empty() {
+        return None;
+    }
+    let (s, off) = local_base(f, r, true, 0)?;
+    Some((s, off.checked_add(a.offset)?))
+}
+
 /// Our reading, where the spec does not say how promotion compares addresses: nvcc
 /// addresses a frame through registers, `mov.u64 %SPL, __local_depot0;` then
 /// `add.u64 %rd1, %SPL, 64;` and `st.local.u32 [%rd1+4], ...`. A register holds
@@ -191,8 +235,25 @@ impl Promoter {
         let asm = !matches!(i.origin, Origin::Ptx);
         let is_st_local = i.class == Class::Store && i.opcode.starts_with("st.local");
         let is_ld_local = i.class == Class::LoadLocal && i.opcode.starts_with("ld.local");
-        if is_st_local && !asm && i.guard.is_none() && i.operands.len() == 2 {
-            if let Some((sym, off)) = direct_local(f, &i.operands[0]) {
+        let generic = |k: usize| {
+            i.operands
+                .get(k)
+                .and_then(|o| generic_local(f, &i.opcode, o))
+        };
+        let st_generic = i.class == Class::Store && i.operands.len() == 2 && !is_st_local;
+        let st_generic = if st_generic { generic(0) } else { None };
+        let ld_generic = if i.class == Class::Load && i.operands.len() == 2 {
+            generic(1)
+        } else {
+            None
+        };
+        let is_ld_local = is_ld_local || ld_generic.is_some();
+        if (is_st_local || st_generic.is_some())
+            && !asm
+            && i.guard.is_none()
+            && i.operands.len() == 2
+        {
+            if let Some((sym, off)) = st_generic.or_else(|| direct_local(f, &i.operands[0])) {
                 let bits = access_bits(&i.opcode);
                 let bytes = bits.map_or(16, |b| i64::from(b / 8));
                 self.known
@@ -212,9 +273,10 @@ impl Promoter {
             return;
         }
         if is_ld_local && !asm && i.guard.is_none() && i.ndst == 1 && i.operands.len() == 2 {
-            if let (Some((sym, off)), Some(bits)) =
-                (direct_local(f, &i.operands[1]), access_bits(&i.opcode))
-            {
+            let at = ld_generic
+                .clone()
+                .or_else(|| direct_local(f, &i.operands[1]));
+            if let (Some((sym, off)), Some(bits)) = (at, access_bits(&i.opcode)) {
                 let hit = self
                     .known
                     .iter()
@@ -248,7 +310,9 @@ impl Promoter {
                     stats.inc("promoted_loads");
                     if R::ENABLED {
                         let after = text(f, id);
-                        let how = if via {
+                        let how = if ld_generic.is_some() {
+                            format!(" It is a generic load whose address, {sym}+{off}, `cvta.local` of the frame makes local (our reading: ptxas treats generic accesses it proves local as local ones; the spec's promotion names local loads).")
+                        } else if via {
                             format!(" Its address is {sym}+{off}, found through the base register's definitions (our reading: the spec does not say how promotion compares addresses).")
                         } else {
                             String::new()
