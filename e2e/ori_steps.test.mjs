@@ -23,11 +23,13 @@ const url = () => urlFrom('COPYSCOPE_URL');
 /** The whole text of an IR pane, checked to be every line it holds; run in the page. */
 function paneText(selector) {
   const pane = document.querySelector(selector);
-  const rows = [...pane.querySelectorAll('.code-line')];
+  // Every row is drawn: the lines, and the blank rows that align the panes.
+  const all = [...pane.querySelectorAll('.code-line')];
   const spacer = pane.querySelector('.code-spacer');
-  const lines = Math.round(parseFloat(spacer.style.height) / 20);
-  if (rows.length !== lines || rows[0]?.dataset.line !== '1') {
-    throw new Error(`${selector}: ${rows.length} of ${lines} lines drawn`);
+  const drawn = Math.round(parseFloat(spacer.style.height) / 20);
+  const rows = all.filter((r) => !r.classList.contains('blank'));
+  if (all.length !== drawn || rows.some((r, k) => r.dataset.line !== String(k + 1))) {
+    throw new Error(`${selector}: ${all.length} of ${drawn} rows drawn`);
   }
   return rows
     .map((r) => {
