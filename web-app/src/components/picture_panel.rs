@@ -15,6 +15,7 @@ use super::coalesce_picture::CoalescePictureView;
 use super::export_buttons::ExportButtons;
 use super::pass_picture::PassPicture;
 use super::payload_table::PayloadTable;
+use crate::model::layout::Layout;
 use std::cell::Cell;
 use std::rc::Rc;
 use web_engine::protocol::StepView;
@@ -30,7 +31,9 @@ const ZOOMS: [u32; 6] = [0, 100, 125, 150, 200, 300];
 const SUBJECT: &str = ".rb-node.touched, .pair.current, .cell.latest, .heap-current, .verdict";
 
 /// Scrolls the body, then the panel around it, so `target` is in view (centred when it
-/// was out of view); nothing outside the panel moves.
+/// was out of view); nothing outside the panel moves. Sideways it moves only when less
+/// than half the target shows, and no further than needed, so a drawing's left part
+/// (its title, the source) stays in view when it can.
 fn bring_into_view(panel: &Element, body: &Element, target: &Element) {
     for scroller in [body, panel] {
         let (s, t) = (
@@ -41,8 +44,13 @@ fn bring_into_view(panel: &Element, body: &Element, target: &Element) {
             let dy = t.top() - s.top() - (s.height() - t.height()).max(0.0) / 2.0;
             scroller.set_scroll_top(scroller.scroll_top() + dy.round() as i32);
         }
-        if t.left() < s.left() || t.right() > s.right() {
-            let dx = t.left() - s.left() - (s.width() - t.width()).max(0.0) / 2.0;
+        let shown = t.right().min(s.right()) - t.left().max(s.left());
+        if shown < t.width() / 2.0 {
+            let dx = if t.left() < s.left() {
+                t.left() - s.left()
+            } else {
+                (t.right() - s.right()).min(t.left() - s.left())
+            };
             scroller.set_scroll_left(scroller.scroll_left() + dx.round() as i32);
         }
     }
@@ -67,7 +75,7 @@ fn zoom_bar(zoom: &UseStateHandle<usize>) -> Html {
     // their range say so with aria-disabled and keep focus.
     let (out_to, in_to) = (k.saturating_sub(1), (k + 1).min(ZOOMS.len() - 1));
     let level = if k == 0 {
-        "Fit".to_string()
+        "fitted".to_string()
     } else {
         format!("{} %", ZOOMS[k])
     };
@@ -145,6 +153,10 @@ pub struct PicturePanelProps {
     /// from it instead of a freshly built picture.
     #[prop_or_default]
     pub stale: bool,
+    /// The page layout (a change resizes the picture: its subject is brought into view
+    /// again).
+    #[prop_or_default]
+    pub layout: Layout,
 }
 
 /// The picture for a step: a pass-specific component chosen by payload type, or the
@@ -189,7 +201,7 @@ pub fn picture_panel(props: &PicturePanelProps) -> Html {
             .as_ref()
             .filter(|_| !props.stale)
             .map(|v| (v.run_id, v.stage, v.step));
-        use_effect_with((shown, *zoom), move |(shown, _)| {
+        use_effect_with((shown, *zoom, props.layout), move |(shown, _, _)| {
             if shown.is_some() {
                 if let (Some(p), Some(b)) = (panel.cast::<Element>(), body.cast::<Element>()) {
                     if let Ok(Some(t)) = b.query_selector(SUBJECT) {
