@@ -280,6 +280,39 @@ pub fn align(ops: &[Op]) -> Alignment {
     out
 }
 
+/// [`align`] for two whole texts, split into lines as `str::lines` does. The common
+/// head and tail of whole lines are compared as bytes and set aside first, so a step
+/// that changes a few lines of a large function splits and diffs only those.
+pub fn align_texts(a: &str, b: &str) -> Alignment {
+    let (ab, bb) = (a.as_bytes(), b.as_bytes());
+    let mut head = ab.iter().zip(bb).take_while(|(x, y)| x == y).count();
+    // Back to the start of a line.
+    while head > 0 && ab[head - 1] != b'\n' {
+        head -= 1;
+    }
+    let room = ab.len().min(bb.len()) - head;
+    let tail = ab
+        .iter()
+        .rev()
+        .zip(bb.iter().rev())
+        .take(room)
+        .take_while(|(x, y)| x == y)
+        .count();
+    // The common tail from the first line that starts inside it.
+    let tail = ab[ab.len() - tail..]
+        .iter()
+        .position(|&c| c == b'\n')
+        .map_or(0, |k| tail - k - 1);
+    let head_lines = a[..head].matches('\n').count() as u32;
+    let am: Vec<&str> = a[head..a.len() - tail].lines().collect();
+    let bm: Vec<&str> = b[head..b.len() - tail].lines().collect();
+    let mut al = align(&diff_ops(&am, &bm));
+    for g in al.before.iter_mut().chain(al.after.iter_mut()) {
+        g.at += head_lines;
+    }
+    al
+}
+
 /// The page's form of an edit script: changes with [`CONTEXT`] lines around them, longer
 /// unchanged runs folded, at most [`MAX_DIFF_LINES`] lines. Returns the lines, the added
 /// and removed counts (of the whole script) and whether it was cut.
@@ -393,6 +426,50 @@ mod tests {
         assert_eq!(rb.len(), 5);
         // Same text: nothing to align.
         assert_eq!(align(&check(&a, &a)), Alignment::default());
+    }
+
+    #[test]
+    fn align_texts_agrees_with_align_over_all_lines() {
+        let texts = [
+            "",
+            "A\n",
+            "A",
+            "A\nB\n",
+            "A\nB",
+            "A\nX\nB\n",
+            "A\nB\nC\n",
+            "AB\nB\n",
+            "A\nA\nA\n",
+            "x\nA\nB\n",
+            "A\nB\nx",
+            "A\nBx\nC\n",
+            "A\nB\nC\nD\nE\n",
+            "A\nC\nD\nX\nE\n",
+        ];
+        for a in texts {
+            for b in texts {
+                let (la, lb): (Vec<&str>, Vec<&str>) = (a.lines().collect(), b.lines().collect());
+                let want = align(&check(&la, &lb));
+                let got = align_texts(a, b);
+                let rows =
+                    |n: usize, g: &[Gap]| n + g.iter().map(|g| g.rows as usize).sum::<usize>();
+                assert_eq!(
+                    rows(la.len(), &got.before),
+                    rows(lb.len(), &got.after),
+                    "{a:?} {b:?}"
+                );
+                assert_eq!(
+                    rows(la.len(), &got.before),
+                    rows(la.len(), &want.before),
+                    "{a:?} → {b:?}: {got:?} vs {want:?}"
+                );
+                assert!(got
+                    .before
+                    .iter()
+                    .chain(&got.after)
+                    .all(|g| g.at as usize <= la.len().max(lb.len())));
+            }
+        }
     }
 
     /// Applies an edit script to `a` and checks it yields `b` with every line accounted

@@ -374,9 +374,7 @@ impl Session {
     pub fn view(&mut self, stage: Stage, step: u32) -> Result<StepView, String> {
         let mut view = self.unaligned_view(stage, step)?;
         if let Some(after) = view.after.as_ref().filter(|a| a.text != view.before.text) {
-            let a: Vec<&str> = view.before.text.lines().collect();
-            let b: Vec<&str> = after.text.lines().collect();
-            view.align = crate::diff::align(&crate::diff::diff_ops(&a, &b));
+            view.align = crate::diff::align_texts(&view.before.text, &after.text);
         }
         Ok(view)
     }
