@@ -14,7 +14,8 @@ if (!url || !dir) throw new Error('COPYSCOPE_URL and COPYSCOPE_SHOTS are needed;
 
 const VIEWS = [
   ['tex-v4f32-two-address', '#example=tex-v4f32&stage=two-address&step=3'],
-  ['phi-swap-nvptx-coalescer', '#example=phi-swap&stage=nvptx-coalescer&step=4'],
+  // phi-swap at a rotation in the full tree.
+  ['phi-swap-nvptx-coalescer', '#example=phi-swap&stage=nvptx-coalescer&step=49'],
   ['iteration-cap-general-optimize', '#example=iteration-cap&stage=general-optimize&step=5'],
 ];
 

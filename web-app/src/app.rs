@@ -519,7 +519,7 @@ pub fn app() -> Html {
                 </section>
                 <Splitter pane={Pane::Picture} width={widths.picture} label="Width of the picture column"
                     on_action={on_action.clone()} />
-                <PicturePanel view={view.filter(|_| !stale)} collapsed={widths.picture == 0} />
+                <PicturePanel {view} {stale} collapsed={widths.picture == 0} layout={s.layout} />
             </main>
             }
         </div>

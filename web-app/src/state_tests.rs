@@ -506,7 +506,7 @@ fn column_widths_are_kept_per_layout_not_per_stage() {
     assert_eq!(wide.pane_widths().picture, 44);
     // Another layout has its own widths; coming back finds these again.
     let presenter = wide.apply(Action::SetLayout(Layout::Presenter));
-    assert_eq!(presenter.pane_widths().picture, 48);
+    assert_eq!(presenter.pane_widths().picture, 60);
     let back = presenter.apply(Action::SetLayout(Layout::Standard));
     assert_eq!(back.pane_widths().picture, 44);
     // Collapse and reopen; a drag sets a width directly.

@@ -12,7 +12,7 @@
 //! work and even a 40 000-line function diffs in a few milliseconds. The work list is
 //! explicit (no recursion), so deep splits cannot overflow the wasm stack.
 
-use crate::protocol::DiffLine;
+use crate::protocol::{Alignment, DiffLine, Gap};
 use std::collections::HashMap;
 
 /// Unchanged lines kept around each change.
@@ -239,6 +239,80 @@ fn myers(
     out.extend(rev.into_iter().rev());
 }
 
+/// The blank rows that align `a` and `b` side by side, from an edit script: each run of
+/// removed and added lines between two unchanged ones pairs its lines in order, and the
+/// shorter side gets the difference as blank rows below its part of the run.
+pub fn align(ops: &[Op]) -> Alignment {
+    let mut out = Alignment::default();
+    // Lines of the current run on each side, and where each side's run ends.
+    let (mut removed, mut added, mut a_end, mut b_end) = (0u32, 0u32, 0u32, 0u32);
+    let mut close = |removed: &mut u32, added: &mut u32, a_end: u32, b_end: u32| {
+        match (*removed).cmp(added) {
+            core::cmp::Ordering::Less => out.before.push(Gap {
+                at: a_end,
+                rows: *added - *removed,
+            }),
+            core::cmp::Ordering::Greater => out.after.push(Gap {
+                at: b_end,
+                rows: *removed - *added,
+            }),
+            core::cmp::Ordering::Equal => {}
+        }
+        (*removed, *added) = (0, 0);
+    };
+    for op in ops {
+        match *op {
+            Op::Same(i, j) => {
+                close(&mut removed, &mut added, i as u32, j as u32);
+                (a_end, b_end) = (i as u32 + 1, j as u32 + 1);
+            }
+            Op::Removed(i) => {
+                removed += 1;
+                a_end = i as u32 + 1;
+            }
+            Op::Added(j) => {
+                added += 1;
+                b_end = j as u32 + 1;
+            }
+        }
+    }
+    close(&mut removed, &mut added, a_end, b_end);
+    out
+}
+
+/// [`align`] for two whole texts, split into lines as `str::lines` does. The common
+/// head and tail of whole lines are compared as bytes and set aside first, so a step
+/// that changes a few lines of a large function splits and diffs only those.
+pub fn align_texts(a: &str, b: &str) -> Alignment {
+    let (ab, bb) = (a.as_bytes(), b.as_bytes());
+    let mut head = ab.iter().zip(bb).take_while(|(x, y)| x == y).count();
+    // Back to the start of a line.
+    while head > 0 && ab[head - 1] != b'\n' {
+        head -= 1;
+    }
+    let room = ab.len().min(bb.len()) - head;
+    let tail = ab
+        .iter()
+        .rev()
+        .zip(bb.iter().rev())
+        .take(room)
+        .take_while(|(x, y)| x == y)
+        .count();
+    // The common tail from the first line that starts inside it.
+    let tail = ab[ab.len() - tail..]
+        .iter()
+        .position(|&c| c == b'\n')
+        .map_or(0, |k| tail - k - 1);
+    let head_lines = a[..head].matches('\n').count() as u32;
+    let am: Vec<&str> = a[head..a.len() - tail].lines().collect();
+    let bm: Vec<&str> = b[head..b.len() - tail].lines().collect();
+    let mut al = align(&diff_ops(&am, &bm));
+    for g in al.before.iter_mut().chain(al.after.iter_mut()) {
+        g.at += head_lines;
+    }
+    al
+}
+
 /// The page's form of an edit script: changes with [`CONTEXT`] lines around them, longer
 /// unchanged runs folded, at most [`MAX_DIFF_LINES`] lines. Returns the lines, the added
 /// and removed counts (of the whole script) and whether it was cut.
@@ -301,6 +375,102 @@ pub fn render(ops: &[Op], a: &[&str], b: &[&str]) -> (Vec<DiffLine>, u32, u32, b
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Both panes after `align`'s blank rows, one `Option<&str>` per row.
+    fn rows<'a>(lines: &[&'a str], gaps: &[Gap]) -> Vec<Option<&'a str>> {
+        let mut out = Vec::new();
+        for (k, line) in lines.iter().enumerate() {
+            for g in gaps.iter().filter(|g| g.at as usize == k) {
+                out.extend((0..g.rows).map(|_| None));
+            }
+            out.push(Some(*line));
+        }
+        for g in gaps.iter().filter(|g| g.at as usize == lines.len()) {
+            out.extend((0..g.rows).map(|_| None));
+        }
+        out
+    }
+
+    #[test]
+    fn align_pairs_changed_lines_and_faces_inserted_and_erased_ones_with_blanks() {
+        // An insert: the unchanged lines share rows, the new line faces a blank.
+        let a = ["%1 = X", "%2 = Y", "RET"];
+        let b = ["%1 = X", "%3 = COPY %1", "%2 = Y", "RET"];
+        let al = align(&check(&a, &b));
+        assert_eq!(al.before, [Gap { at: 1, rows: 1 }]);
+        assert!(al.after.is_empty());
+        // A rewrite beside its old form, then an erase at the end.
+        let a = ["A", "%2 = ADD %1, %1", "B", "C", "D"];
+        let b = ["A", "%2 = ADD %1, %4", "B", "C"];
+        let al = align(&check(&a, &b));
+        let (ra, rb) = (rows(&a, &al.before), rows(&b, &al.after));
+        assert_eq!(ra.len(), rb.len());
+        assert_eq!(
+            rb,
+            [
+                Some("A"),
+                Some("%2 = ADD %1, %4"),
+                Some("B"),
+                Some("C"),
+                None
+            ]
+        );
+        assert_eq!(ra[1], Some("%2 = ADD %1, %1"));
+        // Two lines become three: the third new one faces a blank.
+        let a = ["A", "p", "q", "Z"];
+        let b = ["A", "r", "s", "t", "Z"];
+        let al = align(&check(&a, &b));
+        assert_eq!(al.before, [Gap { at: 3, rows: 1 }]);
+        let (ra, rb) = (rows(&a, &al.before), rows(&b, &al.after));
+        assert_eq!(ra, [Some("A"), Some("p"), Some("q"), None, Some("Z")]);
+        assert_eq!(rb.len(), 5);
+        // Same text: nothing to align.
+        assert_eq!(align(&check(&a, &a)), Alignment::default());
+    }
+
+    #[test]
+    fn align_texts_agrees_with_align_over_all_lines() {
+        let texts = [
+            "",
+            "A\n",
+            "A",
+            "A\nB\n",
+            "A\nB",
+            "A\nX\nB\n",
+            "A\nB\nC\n",
+            "AB\nB\n",
+            "A\nA\nA\n",
+            "x\nA\nB\n",
+            "A\nB\nx",
+            "A\nBx\nC\n",
+            "A\nB\nC\nD\nE\n",
+            "A\nC\nD\nX\nE\n",
+        ];
+        for a in texts {
+            for b in texts {
+                let (la, lb): (Vec<&str>, Vec<&str>) = (a.lines().collect(), b.lines().collect());
+                let want = align(&check(&la, &lb));
+                let got = align_texts(a, b);
+                let rows =
+                    |n: usize, g: &[Gap]| n + g.iter().map(|g| g.rows as usize).sum::<usize>();
+                assert_eq!(
+                    rows(la.len(), &got.before),
+                    rows(lb.len(), &got.after),
+                    "{a:?} {b:?}"
+                );
+                assert_eq!(
+                    rows(la.len(), &got.before),
+                    rows(la.len(), &want.before),
+                    "{a:?} → {b:?}: {got:?} vs {want:?}"
+                );
+                assert!(got
+                    .before
+                    .iter()
+                    .chain(&got.after)
+                    .all(|g| g.at as usize <= la.len().max(lb.len())));
+            }
+        }
+    }
 
     /// Applies an edit script to `a` and checks it yields `b` with every line accounted
     /// for in order.

@@ -278,6 +278,25 @@ pub struct StepView {
     /// The coalescing picture (register-coalescer, nvptx-coalescer), after this step.
     #[serde(default)]
     pub coalesce: Option<Box<crate::pictures::coalesce::CoalescePicture>>,
+    /// Blank rows that line `before` and `after` up row by row (a line diff between
+    /// them): unchanged lines share a row, a changed line sits beside its new form, and
+    /// an inserted or erased line faces a blank.
+    #[serde(default)]
+    pub align: Alignment,
+}
+
+/// Where each pane of a step view gets blank rows so both panes align.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Alignment {
+    pub before: Vec<Gap>,
+    pub after: Vec<Gap>,
+}
+
+/// `rows` blank rows just above 0-based line `at` (`at` = the line count: at the end).
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Gap {
+    pub at: u32,
+    pub rows: u32,
 }
 
 /// A line diff between two steps.

@@ -369,8 +369,17 @@ impl Session {
         Ok(())
     }
 
-    /// The page's view of step `step` of `stage` (clamped to the stage's step count).
+    /// The page's view of step `step` of `stage` (clamped to the stage's step count),
+    /// with its two panes aligned by a line diff.
     pub fn view(&mut self, stage: Stage, step: u32) -> Result<StepView, String> {
+        let mut view = self.unaligned_view(stage, step)?;
+        if let Some(after) = view.after.as_ref().filter(|a| a.text != view.before.text) {
+            view.align = crate::diff::align_texts(&view.before.text, &after.text);
+        }
+        Ok(view)
+    }
+
+    fn unaligned_view(&mut self, stage: Stage, step: u32) -> Result<StepView, String> {
         let k = self.stage_index(stage)?;
         let total = self.result.stages[k].steps.len() as u32;
         let step = step.min(total);
@@ -393,6 +402,7 @@ impl Session {
                 crate::pictures::picture(stage, &run.steps, &run.functions, step)
             },
             coalesce: None,
+            align: Alignment::default(),
         };
         if !self.replayable(k) {
             let run = &self.result.stages[k];

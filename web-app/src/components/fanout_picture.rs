@@ -34,7 +34,7 @@ pub fn fanout_picture(props: &FanoutPictureProps) -> Html {
     let pseudo_class = if p.erased { "box gone" } else { "box pseudo" };
     html! {
         <svg class="pass-svg fanout-svg" xmlns="http://www.w3.org/2000/svg" role="img"
-            width={WIDTH.to_string()} height={height.to_string()}
+            width={WIDTH.to_string()} height={height.to_string()} style={format!("--w: {WIDTH}px")}
             viewBox={format!("0 0 {WIDTH} {height}")} aria-label={title.clone()}>
             <title>{ title }</title>
             <style>{ SVG_STYLE }</style>

@@ -244,7 +244,7 @@ pub fn go_grid_picture(props: &GoGridPictureProps) -> Html {
 
     html! {
         <svg class="pass-svg go-svg" xmlns="http://www.w3.org/2000/svg" role="img"
-            width={width.to_string()} height={height.to_string()}
+            width={width.to_string()} height={height.to_string()} style={format!("--w: {width}px")}
             viewBox={format!("0 0 {width} {height}")} aria-label={title.clone()}>
             <title>{ title.clone() }</title>
             <style>{ SVG_STYLE }</style>

@@ -50,7 +50,7 @@ pub fn interval_bars(props: &IntervalBarsProps) -> Html {
         <figure class="interval-bars">
             <svg viewBox={format!("0 0 {WIDTH} {height}")} role="img"
                  aria-labelledby="bars-title bars-desc" class="bars-svg"
-                 style={format!("min-width: {WIDTH}px")}>
+                 style={format!("--w: {WIDTH}px")}>
                 <title id="bars-title">{ "Live intervals" }</title>
                 <desc id="bars-desc">{ format!(
                     "{} register rows over program points {} to {}; red spans mark where the two candidate registers hold different values at once.",

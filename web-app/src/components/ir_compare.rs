@@ -1,13 +1,15 @@
 //! The IR before and after the current step, side by side, with the step's touched lines
 //! marked (inserted, erased, changed, moved, focus) and a legend. At step 0 the panes
-//! show the stage's input and its output. The panes stay the same elements from step to
-//! step, so keyboard focus in a pane survives stepping.
+//! show the stage's input and its output. The panes are aligned row by row (the view's
+//! line diff puts blank rows opposite inserted and erased lines) and scroll together,
+//! down and sideways. The panes stay the same elements from step to step, so keyboard
+//! focus in a pane survives stepping.
 
 use super::code_view::CodeView;
 use crate::model::highlight::Lang;
 use crate::model::text::Lines;
 use std::rc::Rc;
-use web_engine::protocol::{LineMark, MarkKind, StepView};
+use web_engine::protocol::{Gap, LineMark, MarkKind, StepView};
 use web_sys::KeyboardEvent;
 use yew::prelude::*;
 
@@ -28,6 +30,9 @@ struct Prepared {
     before_marks: Rc<Vec<LineMark>>,
     after: Option<(Rc<Lines>, Rc<Vec<LineMark>>)>,
     focus: Rc<Vec<u32>>,
+    /// Blank rows for each pane.
+    before_gaps: Rc<Vec<Gap>>,
+    after_gaps: Rc<Vec<Gap>>,
 }
 
 const LEGEND: [(MarkKind, &str); 5] = [
@@ -50,7 +55,10 @@ pub fn ir_compare(props: &IrCompareProps) -> Html {
             )
         }),
         focus: Rc::new(v.focus_regs.clone()),
+        before_gaps: Rc::new(v.align.before.clone()),
+        after_gaps: Rc::new(v.align.after.clone()),
     });
+    let linked = prepared.after.is_some();
     let v = &props.view;
     let key: AttrValue = format!("{}:{}:{}", v.run_id, v.stage.id(), v.step).into();
     let lang = Lang::Mir;
@@ -79,6 +87,8 @@ pub fn ir_compare(props: &IrCompareProps) -> Html {
                     focus_regs={prepared.focus.clone()}
                     scroll_key={key.clone()}
                     onkeydown={props.onkeydown.clone()}
+                    gaps={prepared.before_gaps.clone()}
+                    {linked}
                     class={classes!("ir-before")}
                 />
             </div>
@@ -95,6 +105,8 @@ pub fn ir_compare(props: &IrCompareProps) -> Html {
                         focus_regs={prepared.focus.clone()}
                         scroll_key={key.clone()}
                         onkeydown={props.onkeydown.clone()}
+                        gaps={prepared.after_gaps.clone()}
+                        {linked}
                         class={classes!("ir-after")}
                     />
                 </div>

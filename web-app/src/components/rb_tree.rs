@@ -37,7 +37,7 @@ pub fn rb_tree(props: &RbTreeProps) -> Html {
         <figure class="rb-tree">
             <svg viewBox={format!("0 0 {} {}", t.width, t.height)} role="img"
                  aria-labelledby="tree-title tree-desc" class="tree-svg"
-                 style={format!("min-width: {}px; max-width: {}px", t.width, t.width * 2)}>
+                 style={format!("--w: {}px", t.width)}>
                 <title id="tree-title">{ "Red-black interval tree" }</title>
                 <desc id="tree-desc">{ format!(
                     "{} extents ordered by start, {} drawn; this step: {} inserted, {} removed, {} rotations, {} recolourings.",

@@ -30,9 +30,10 @@ impl PaneWidths {
     /// The widths a layout starts with (presenter has no input column).
     pub const fn default_for(layout: Layout) -> PaneWidths {
         match layout {
+            // The picture is the main thing on a projector.
             Layout::Presenter => PaneWidths {
                 left: 0,
-                picture: 48,
+                picture: 60,
             },
             Layout::Standard | Layout::SideBySide => PaneWidths {
                 left: 22,
@@ -95,6 +96,7 @@ mod tests {
         assert_eq!(w.picture, MAX);
         assert_eq!(w.style(), "--left: 0%; --picture: 70%");
         assert_eq!(PaneWidths::default_for(Layout::Presenter).left, 0);
+        assert!(PaneWidths::default_for(Layout::Presenter).picture > 50);
         assert_eq!(layout_index(Layout::SideBySide), 2);
     }
 }

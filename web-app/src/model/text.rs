@@ -71,6 +71,57 @@ impl Lines {
     }
 }
 
+/// The rows of a pane lined up with its neighbour (`StepView::align`): its lines with
+/// blank rows between them. Without gaps row and line numbers agree.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct RowMap {
+    /// (line the blank rows stand above, how many), sorted by line.
+    gaps: Vec<(usize, usize)>,
+    lines: usize,
+}
+
+impl RowMap {
+    pub fn new(lines: usize, gaps: &[web_engine::protocol::Gap]) -> RowMap {
+        let mut g: Vec<(usize, usize)> = gaps
+            .iter()
+            .filter(|g| g.rows > 0)
+            .map(|g| ((g.at as usize).min(lines), g.rows as usize))
+            .collect();
+        g.sort_unstable();
+        RowMap { gaps: g, lines }
+    }
+
+    /// Rows in all: lines and blanks.
+    pub fn rows(&self) -> usize {
+        self.lines + self.gaps.iter().map(|g| g.1).sum::<usize>()
+    }
+
+    /// The 0-based line shown in `row`, or None for a blank row (or past the end).
+    pub fn line_at(&self, row: usize) -> Option<usize> {
+        let mut blanks = 0;
+        for &(at, n) in &self.gaps {
+            if row < at + blanks {
+                break;
+            }
+            if row < at + blanks + n {
+                return None;
+            }
+            blanks += n;
+        }
+        Some(row - blanks).filter(|&l| l < self.lines)
+    }
+
+    /// The row that shows 0-based `line`.
+    pub fn row_of(&self, line: usize) -> usize {
+        line + self
+            .gaps
+            .iter()
+            .take_while(|g| g.0 <= line)
+            .map(|g| g.1)
+            .sum::<usize>()
+    }
+}
+
 /// The lines `first..last` to draw for a viewport `height` pixels tall scrolled to
 /// `top`, in a text of `total` lines.
 pub fn window(top: f64, height: f64, total: usize) -> (usize, usize) {
@@ -114,6 +165,28 @@ mod tests {
         assert_eq!(l.offset(2, 99), 4);
         assert_eq!(l.offset(99, 1), 7);
         assert_eq!(Lines::new("é✓x").offset(1, 3), 5);
+    }
+
+    #[test]
+    fn rows_interleave_lines_and_blank_rows() {
+        use web_engine::protocol::Gap;
+        // Four lines; two blanks above line 1 and one at the end.
+        let m = RowMap::new(4, &[Gap { at: 4, rows: 1 }, Gap { at: 1, rows: 2 }]);
+        assert_eq!(m.rows(), 7);
+        let rows: Vec<Option<usize>> = (0..8).map(|r| m.line_at(r)).collect();
+        assert_eq!(
+            rows,
+            [Some(0), None, None, Some(1), Some(2), Some(3), None, None]
+        );
+        assert_eq!(
+            (0..4).map(|l| m.row_of(l)).collect::<Vec<_>>(),
+            [0, 3, 4, 5]
+        );
+        let plain = RowMap::new(3, &[]);
+        assert_eq!(
+            (plain.rows(), plain.line_at(2), plain.row_of(2)),
+            (3, Some(2), 2)
+        );
     }
 
     #[test]
