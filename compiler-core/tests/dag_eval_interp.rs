@@ -77,7 +77,7 @@ fn le_value(bytes: &[u8]) -> u64 {
         .iter()
         .take(8)
         .enumerate()
-        .fold(0, |v, (j, b)| v | (*b as u64) << (8 * j))
+        .fold(0, |v, (j, b)| v | ((*b as u64) << (8 * j)))
 }
 
 fn eval_inputs(fname: &str, i: &interp::Inputs) -> eval::Inputs {
