@@ -103,11 +103,11 @@ impl G {
         self.node(&format!("ch = ST_i32 t{v}, Constant:i32<0>, Constant:i32<0>, Constant:i32<1>, Constant:i32<32>, t{p}, Constant:i32<{off}>, {chain}"))
     }
 
-    fn from_reg(&mut self, e: u32, ty: &str, r: u32) -> u32 {
+    fn copy_from_reg(&mut self, e: u32, ty: &str, r: u32) -> u32 {
         self.node(&format!("{ty},ch = CopyFromReg t{e}, Register:{ty} %{r}"))
     }
 
-    fn to_reg(&mut self, chain: &str, ty: &str, r: u32, v: u32) -> u32 {
+    fn copy_to_reg(&mut self, chain: &str, ty: &str, r: u32, v: u32) -> u32 {
         self.node(&format!("ch = CopyToReg {chain}, Register:{ty} %{r}, t{v}"))
     }
 }
@@ -130,17 +130,17 @@ pub fn random_dag(seed: u64) -> String {
     let (x, y) = (g.pick(&vals), g.pick(&vals));
     let trips = 1 + g.rng.below(4);
     let n = g.node(&format!("i32 = MOV_B32_i Constant:i32<{trips}>"));
-    let c = g.to_reg(&format!("t{b}:1"), "i64", 100, p);
-    let c = g.to_reg(&format!("t{c}"), "i32", 101, x);
-    let c = g.to_reg(&format!("t{c}"), "i32", 102, y);
-    let c = g.to_reg(&format!("t{c}"), "i32", 103, n);
+    let c = g.copy_to_reg(&format!("t{b}:1"), "i64", 100, p);
+    let c = g.copy_to_reg(&format!("t{c}"), "i32", 101, x);
+    let c = g.copy_to_reg(&format!("t{c}"), "i32", 102, y);
+    let c = g.copy_to_reg(&format!("t{c}"), "i32", 103, n);
     g.node(&format!("ch = GOTO BasicBlock:bb.1, t{c}"));
     // bb.1: the loop.
     let e = g.block(1, "loop");
-    let p = g.from_reg(e, "i64", 100);
-    let x = g.from_reg(e, "i32", 101);
-    let y = g.from_reg(e, "i32", 102);
-    let k = g.from_reg(e, "i32", 103);
+    let p = g.copy_from_reg(e, "i64", 100);
+    let x = g.copy_from_reg(e, "i32", 101);
+    let y = g.copy_from_reg(e, "i32", 102);
+    let k = g.copy_from_reg(e, "i32", 103);
     let mut vals = alloc::vec![x, y, k];
     g.ops(&mut vals, 1, 5);
     let (x2, y2) = (g.pick(&vals), g.pick(&vals));
@@ -159,21 +159,21 @@ pub fn random_dag(seed: u64) -> String {
         writes.swap(0, 1);
     }
     for (r, v) in writes {
-        chain = g.to_reg(&format!("t{chain}"), "i32", r, v);
+        chain = g.copy_to_reg(&format!("t{chain}"), "i32", r, v);
     }
     g.node(&format!("ch = CBranch t{more}, BasicBlock:bb.1, t{chain}"));
     // bb.2: store x, branch on a comparison.
     let e = g.block(2, "test");
-    let p = g.from_reg(e, "i64", 100);
-    let x = g.from_reg(e, "i32", 101);
-    let y = g.from_reg(e, "i32", 102);
+    let p = g.copy_from_reg(e, "i64", 100);
+    let x = g.copy_from_reg(e, "i32", 101);
+    let y = g.copy_from_reg(e, "i32", 102);
     let s = g.store(x, p, 0, &format!("t{e}"));
     let cond = g.setp(x, y);
     g.node(&format!("ch = CBranch t{cond}, BasicBlock:bb.4, t{s}"));
     // bb.3: one more store.
     let e = g.block(3, "then");
-    let p = g.from_reg(e, "i64", 100);
-    let y = g.from_reg(e, "i32", 102);
+    let p = g.copy_from_reg(e, "i64", 100);
+    let y = g.copy_from_reg(e, "i32", 102);
     let mut vals = alloc::vec![y];
     g.ops(&mut vals, 0, 2);
     let v = g.pick(&vals);
@@ -181,9 +181,9 @@ pub fn random_dag(seed: u64) -> String {
     g.node(&format!("ch = GOTO BasicBlock:bb.4, t{s}"));
     // bb.4: select and return.
     let e = g.block(4, "exit");
-    let p = g.from_reg(e, "i64", 100);
-    let x = g.from_reg(e, "i32", 101);
-    let y = g.from_reg(e, "i32", 102);
+    let p = g.copy_from_reg(e, "i64", 100);
+    let x = g.copy_from_reg(e, "i32", 101);
+    let y = g.copy_from_reg(e, "i32", 102);
     let c = g.setp(y, x);
     let w = g.node(&format!("i32 = SELP_b32rr t{x}, t{y}, t{c}"));
     let s = g.store(w, p, 8, &format!("t{e}"));
