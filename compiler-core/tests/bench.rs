@@ -277,6 +277,36 @@ fn bench_input(
     rows
 }
 
+/// For a DAG family: its node count and the best of `reps` untraced reads of its text
+/// (`parse_dag`: the stage tables start from the parsed DAG, so reading is timed here).
+fn time_dag_read(text: &str, reps: u32) -> Option<(usize, Duration)> {
+    let nodes = compiler_core::dag::parse_dag(text).ok()?.nodes.len();
+    let mut best = Duration::MAX;
+    for _ in 0..reps {
+        let t = Cpu::start();
+        let d = compiler_core::dag::parse_dag(text).ok()?;
+        best = best.min(t.elapsed());
+        drop(d);
+    }
+    Some((nodes, best))
+}
+
+/// Reading DAG text: time per size and per 1,000 nodes (flat when reading is linear).
+fn dag_read_section(md: &mut String, reads: &[(&str, usize, usize, Duration)]) {
+    if reads.is_empty() {
+        return;
+    }
+    let _ = writeln!(md, "\n## Reading DAG text\n\n`parse_dag` on the family's text, best of the runs above (CPU ms). The stage tables start from the parsed DAG.\n\n| family | size | nodes | read ms | ms per 1k nodes |\n|---|---|---|---|---|");
+    for &(family, size, nodes, t) in reads {
+        let _ = writeln!(
+            md,
+            "| {family} | {size} | {nodes} | {:.3} | {:.4} |",
+            ms(t),
+            ms(t) * 1000.0 / nodes.max(1) as f64
+        );
+    }
+}
+
 /// Cold untraced times for the scaling table, measured in rounds: each round takes
 /// every size in turn through the whole pipeline from its text, timing each stage on
 /// a fresh clone of its input after a cache sweep, and each (size, stage) keeps its
@@ -350,10 +380,14 @@ fn bench() {
     let started = Instant::now();
     let mut rows = Vec::new();
     let mut seek_pick = None;
+    let mut dag_reads: Vec<(&str, usize, usize, Duration)> = Vec::new();
     for &(name, make) in FAMILIES.iter().filter(|(n, _)| wanted(n)) {
         for &n in &sizes {
             print!("{name} {n} ");
             let text = make(n);
+            if let Some((nodes, t)) = time_dag_read(&text, reps_for(n)) {
+                dag_reads.push((name, n, nodes, t));
+            }
             rows.extend(bench_input(
                 name,
                 n,
@@ -486,6 +520,7 @@ fn bench() {
         }
     }
 
+    dag_read_section(&mut md, &dag_reads);
     seek_section(&mut md, seek_pick);
     if std::env::var("COPYSCOPE_BENCH_LLC").is_ok_and(|v| v == "1") {
         println!("llc-22 side by side");

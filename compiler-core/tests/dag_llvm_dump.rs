@@ -11,6 +11,8 @@
 //! flags before `<Mem:`), and each construct the reader refuses names itself with
 //! line:column.
 
+mod support;
+
 use compiler_core::dag::eval::{self, Inputs};
 use compiler_core::dag::{parse_dag, print_dag, print_dag_llvm, Dag};
 use compiler_core::pipeline::{run, RunOptions};
@@ -143,10 +145,8 @@ fn every_dag_of_ours_reads_back_from_llvms_syntax() {
 #[test]
 fn the_findings_dump_is_accepted() {
     let p = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../../shared/findings/emitter/llvm-dump-not-accepted.dag");
-    let Ok(text) = std::fs::read_to_string(&p) else {
-        return;
-    };
+        .join("tests/emitter_findings/llvm-dump-not-accepted.dag");
+    let text = std::fs::read_to_string(&p).unwrap();
     let dag = parse_dag(&text).unwrap();
     assert_eq!(
         print_dag(&dag),
@@ -284,4 +284,179 @@ fn refused_constructs_name_themselves_with_line_and_column() {
         let e = parse_dag(&text).expect_err(line).to_string();
         assert!(e.contains(want), "{line}\n  got: {e}\n  want: {want}");
     }
+}
+
+/// The LLVM-syntax dumps of corpus kernels in `tests/llvm_dumps/` (how each was made
+/// and checked: its README): (dump, where llc-22's isel MIR is, function).
+/// `corpus/X` is `shared/corpus/X/1-isel.mir`; `llvm-nvptx/X` is the `isel.mir` that
+/// `shared/corpus/llvm-nvptx/make.sh` builds for `ll/X.ll` (needs llc-22).
+const DUMPS: &[(&str, &str, &str)] = &[
+    ("tex_fetch", "corpus/ll_tex", "tex_fetch"),
+    ("vec4", "corpus/ll_vec4", "vec4"),
+    (
+        "cross_block",
+        "llvm-nvptx/address-folder",
+        "test_kernel_cross_block",
+    ),
+    (
+        "private_global",
+        "llvm-nvptx/demote-vars",
+        "define_private_global_more_than_one_use",
+    ),
+    ("icmp_i1_eq", "llvm-nvptx/i1-icmp", "icmp_i1_eq"),
+    ("i1_load", "llvm-nvptx/i1-load-lower", "foo"),
+    (
+        "mad_multi_use",
+        "llvm-nvptx/combine-mad",
+        "test_mad_multi_use",
+    ),
+    ("bswap64", "llvm-nvptx/bswap", "bswap64"),
+    ("rotl64", "llvm-nvptx/rotate_64", "rotate64"),
+    ("mulwide", "llvm-nvptx/mulwide", "mulwideu16"),
+    ("barrier", "llvm-nvptx/barrier", "barrier_cta_sync"),
+    ("shfl_sync", "llvm-nvptx/shfl-sync", "shfl_sync_rrr"),
+    ("copysign", "llvm-nvptx/copysign", "fcopysign_f_f"),
+    ("i128_ld_st", "llvm-nvptx/i128-ld-st", "foo"),
+    ("alloca_kernel", "llvm-nvptx/lower-alloca", "kernel"),
+    ("proxy_i32", "llvm-nvptx/proxy-reg-erasure-ptx", "check_i32"),
+    ("insertelt_i1", "llvm-nvptx/insertelt-dynamic", "dynamic_i1"),
+    ("atomic_add", "llvm-nvptx/atomics", "atom0"),
+    ("fma_t2_f32", "llvm-nvptx/fma", "t2_f32"),
+    (
+        "fshr_clamp",
+        "llvm-nvptx/funnel-shift-clamp",
+        "fshr_clamp_r",
+    ),
+    ("mulhi_i32", "llvm-nvptx/mulhi-intrins", "test_mulhi_i32"),
+    ("vector_loads", "llvm-nvptx/vector-loads", "foo2"),
+    ("param_overalign", "llvm-nvptx/param-overalign", "caller"),
+];
+
+fn dumps_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/llvm_dumps")
+}
+
+/// llc-22's isel MIR of `source`, if it is here (llvm-nvptx needs llc-22).
+fn isel_mir(source: &str) -> Option<String> {
+    let (kind, case) = source.split_once('/').unwrap();
+    let path = match kind {
+        "corpus" => support::corpus_dir().join(case).join("1-isel.mir"),
+        _ => {
+            let llc = support::llc::llc()?;
+            support::llc::llvm_nvptx(llc)
+                .into_iter()
+                .find(|c| c.name == case)?
+                .file("isel.mir")?
+        }
+    };
+    std::fs::read_to_string(path).ok()
+}
+
+/// Each dump reads (auto-detected as LLVM's syntax), and emitting it as llc-22's
+/// InstrEmitter gives llc-22's instructions for that function: the same body after
+/// canonical renaming, or, where the dump's nesting leaves the order to the reader's
+/// scheduler, the same instructions in another order (counted and printed).
+#[test]
+fn hand_checked_dumps_of_corpus_kernels_emit_llc22s_isel_mir() {
+    use compiler_core::mir::parse_module;
+    use compiler_core::passes::instr_emitter::{self, EmitterOptions};
+    use compiler_core::trace::NoTrace;
+    let (mut same, mut reordered, mut compared) = (0, Vec::new(), 0);
+    for (dump, source, function) in DUMPS {
+        let path = dumps_dir().join(format!("{dump}.dag"));
+        let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{dump}: {e}"));
+        assert!(
+            text.starts_with("Selected selection DAG: %bb.0"),
+            "{dump}: not in LLVM's syntax"
+        );
+        let dag = parse_dag(&text).unwrap_or_else(|e| panic!("{dump}: {e}"));
+        let (ours, _) = instr_emitter::run(&dag, &EmitterOptions::llc22(), &mut NoTrace::default())
+            .unwrap_or_else(|e| panic!("{dump}: {e}"));
+        let Some(mir) = isel_mir(source) else {
+            continue;
+        };
+        let module = parse_module(&mir).unwrap();
+        let theirs = module
+            .functions
+            .iter()
+            .find(|f| f.name == *function)
+            .unwrap_or_else(|| panic!("{dump}: no {function} in {source}"));
+        compared += 1;
+        // A dump carries neither how the MIR names a block (`.body`, `(%ir-block.N)`)
+        // nor the successor list with its probabilities: blocks by number, and the
+        // instructions.
+        let blocks_by_number = |v: Vec<String>| -> Vec<String> {
+            v.into_iter()
+                .filter(|l| !l.starts_with("successors:"))
+                .map(|l| match l.strip_prefix("bb.") {
+                    Some(r) => format!("bb.{}", r.split(['.', ' ', ':']).next().unwrap()),
+                    None => l,
+                })
+                .collect()
+        };
+        let (a, b) = (
+            blocks_by_number(support::canon::canonical_body(&ours)),
+            blocks_by_number(support::canon::canonical_body(theirs)),
+        );
+        if a == b {
+            same += 1;
+            continue;
+        }
+        let sorted = |v: &[String]| {
+            let mut v = v.to_vec();
+            v.sort();
+            v
+        };
+        let (a2, b2) = (instruction_multiset_of(&a), instruction_multiset_of(&b));
+        assert_eq!(
+            sorted(&a2),
+            sorted(&b2),
+            "{dump}: emitted instructions differ from llc-22's\nours:\n{}\nllc-22:\n{}",
+            a.join("\n"),
+            b.join("\n")
+        );
+        reordered.push(*dump);
+    }
+    println!(
+        "{} dumps; compared with llc-22: {compared}, same body {same}, same instructions in another order {}: {reordered:?}",
+        DUMPS.len(),
+        reordered.len()
+    );
+    assert!(DUMPS.len() >= 20);
+    if support::llc::llc().is_some() {
+        assert_eq!(compared, DUMPS.len());
+    }
+}
+
+/// Canonical lines with register numbers erased (an order-free comparison).
+fn instruction_multiset_of(lines: &[String]) -> Vec<String> {
+    lines
+        .iter()
+        .map(|l| {
+            let mut s = String::new();
+            let mut chars = l.chars().peekable();
+            while let Some(c) = chars.next() {
+                s.push(c);
+                if c == '%' {
+                    while chars.peek().is_some_and(|d| d.is_ascii_alphanumeric()) {
+                        chars.next();
+                    }
+                }
+            }
+            s
+        })
+        .collect()
+}
+
+/// A syntax error in a real dump is reported at its line and column.
+#[test]
+fn a_broken_corpus_dump_names_line_and_column() {
+    let text = std::fs::read_to_string(dumps_dir().join("tex_fetch.dag")).unwrap();
+    // Line 4's first `=` becomes `:=`.
+    let mut lines: Vec<String> = text.lines().map(String::from).collect();
+    let at = lines[3].find(" = ").expect("a node line");
+    lines[3].replace_range(at..at + 3, " := ");
+    let broken = lines.join("\n") + "\n";
+    let e = parse_dag(&broken).unwrap_err().to_string();
+    assert!(e.starts_with(&format!("4:{}", at + 2)), "{e}\n{}", lines[3]);
 }

@@ -23,8 +23,8 @@ use std::path::{Path, PathBuf};
 
 /// Floors: the figures measured on this code (raise them as agreement grows).
 const MIN_FUNCTIONS: usize = 918;
-const MIN_EQUAL: usize = 843;
-const MIN_REPARSED: usize = 844;
+const MIN_EQUAL: usize = 881;
+const MIN_REPARSED: usize = 883;
 
 fn repo() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
@@ -181,7 +181,21 @@ fn lifted_dags_emit_llc22s_isel_mir() {
          `shared/corpus/llvm-nvptx/make.sh` builds with llc-22 22.1.8\n\
          (`-stop-after=finalize-isel`) is lifted into a selected DAG (`dag::lift`),\n\
          emitted with `EmitterOptions::llc22()` and compared with llc-22's body after\n\
-         canonical register renaming (branch probabilities aside).\n\n",
+         canonical register renaming (branch probabilities aside).\n\n\
+         Machine nodes take their opcodes from the one instruction description,\n\
+         `compiler-core/src/mir/nvptx.isa`: the 44 functions that once stopped at\n\
+         \"opcode not in the table\" used `ProxyRegB*` and `LEA_ADDRi64`, rows that\n\
+         file lacked (now added); the two left use WMMA records (`anonymous_N`) it\n\
+         does not describe. An `IMPLICIT_DEF` lifts to the block's one node of its\n\
+         type (SelectionDAG's UNDEF), and the emitter, as llc-22's, makes an\n\
+         `IMPLICIT_DEF` register before each use of it (`InstrEmitter::getVR`),\n\
+         killed only when the node has one use.\n\n\
+         Not modelled: PHIs. The DAG is per block and llc-22's PHIs are not\n\
+         emitted by the InstrEmitter (FunctionLoweringInfo creates them at block\n\
+         heads before any DAG exists), so a function with PHIs is not lifted.\n\
+         The two that differ read a value the MIR shows once but llc-22 leaves\n\
+         unkilled: its DAG node had another use (a kill flag follows\n\
+         `hasOneUse` of the DAG value), which the isel MIR no longer shows.\n\n",
     );
     doc.push_str(&table);
     doc.push_str(

@@ -19,6 +19,9 @@
 //!                              in other blocks and the value of %s is not copied into
 //!                              %s itself by a CopyToReg of its own… else a COPY node
 //!    %d = COPY $phys         ─▶ CopyFromReg $phys
+//!    %d = IMPLICIT_DEF       ─▶ the block's one IMPLICIT_DEF node of %d's type (as
+//!                              SelectionDAG's UNDEF: llc-22 made one instruction per use)
+//!    LIFETIME_START %stack.N ─▶ the ISD node (chain, FrameIndex), chained in order
 //!    the first terminator    ─▶ chained on a TokenFactor of the chain and every
 //!                              CopyToReg before it
 //! ```
@@ -30,7 +33,8 @@
 //! needs only the width, the evaluator reads the opcode.
 //!
 //! Not lifted (an error naming the construct): PHIs (the DAG format has none),
-//! inline asm, opcodes outside the table, sub-register operands, implicit or
+//! inline asm, opcodes outside the instruction description (`mir/nvptx.isa`, the one
+//! table the DAG's machine nodes use), sub-register operands, implicit or
 //! physical-register operands, tied or undef operands, `bfloat` immediates, fixed stack
 //! slots, operands kept verbatim, other targets.
 
@@ -118,6 +122,9 @@ struct Lifter<'f> {
     local: BTreeMap<VReg, Value>,
     from_reg: BTreeMap<VReg, Value>,
     copies_to_reg: Vec<Value>,
+    /// The block's IMPLICIT_DEF node of each type (SelectionDAG keeps one UNDEF per
+    /// type; llc-22's emitter makes an IMPLICIT_DEF instruction per use of it).
+    undef: BTreeMap<Vt, Value>,
 }
 
 impl<'f> Lifter<'f> {
@@ -136,6 +143,7 @@ impl<'f> Lifter<'f> {
             local: BTreeMap::new(),
             from_reg: BTreeMap::new(),
             copies_to_reg: Vec::new(),
+            undef: BTreeMap::new(),
         };
         for (b, i) in f.all_insts() {
             let d = &f.insts[i];
@@ -230,6 +238,7 @@ impl<'f> Lifter<'f> {
         self.local.clear();
         self.from_reg.clear();
         self.copies_to_reg.clear();
+        self.undef.clear();
         let entry = self.add(vec![Vt::Ch], DagOp::EntryToken, vec![], Attrs::default());
         self.entry = Some(Value {
             node: entry,
@@ -265,18 +274,65 @@ impl<'f> Lifter<'f> {
                 return fail("inline asm", String::from("INLINEASM"));
             }
             Op::COPY => return self.copy(i),
+            Op::LIFETIME_START | Op::LIFETIME_END => return self.lifetime(i, op),
             _ => {}
         }
-        if DagOp::by_name(op.name()).is_none() {
+        if !matches!(DagOp::by_name(op.name()), Some(DagOp::Machine(_))) {
             return fail("pseudo with no DAG node", String::from(op.name()));
         }
         self.machine(i, op)
+    }
+
+    /// `LIFETIME_START %stack.N` (or `_END`): the ISD node, chain first, then the
+    /// frame index (the shape SelectionDAG builds and our format checks).
+    fn lifetime(&mut self, i: Inst, op: Op) -> Result<(), LiftError> {
+        let d = &self.f.insts[i];
+        let index = match d.operands.as_slice() {
+            [o] => match o.kind {
+                OperandKind::Stack {
+                    fixed: false,
+                    index,
+                } => index,
+                _ => {
+                    return fail(
+                        "operand kept verbatim",
+                        format!("{} of a fixed slot", op.name()),
+                    )
+                }
+            },
+            _ => return fail("pseudo with no DAG node", format!("{} shape", op.name())),
+        };
+        let dop = if op == Op::LIFETIME_START {
+            DagOp::LifetimeStart
+        } else {
+            DagOp::LifetimeEnd
+        };
+        let ch = self.chain.expect("in a block");
+        let n = self.add(
+            vec![Vt::Ch],
+            dop,
+            vec![Operand::Value(ch), Operand::FrameIndex(index)],
+            Attrs::default(),
+        );
+        self.chain = Some(Value { node: n, res: 0 });
+        Ok(())
     }
 
     /// A generic machine instruction.
     fn machine(&mut self, i: Inst, op: Op) -> Result<(), LiftError> {
         let f = self.f;
         let d = &f.insts[i];
+        if op == Op::IMPLICIT_DEF && d.operands.len() == 1 && d.lhs_defs == 1 {
+            let v = self.plain_vreg(&d.operands[0], op)?;
+            let ty = self.vt[v].expect("every def has a type");
+            if let Some(&value) = self.undef.get(&ty) {
+                self.local.insert(v, value);
+                if self.live_out[v] {
+                    self.copy_to_reg(v, value);
+                }
+                return Ok(());
+            }
+        }
         let mut types = Vec::new();
         let mut defs = Vec::new();
         for o in &d.operands[..d.lhs_defs as usize] {
@@ -317,6 +373,11 @@ impl<'f> Lifter<'f> {
             ..Attrs::default()
         };
         let n = self.add(types, DagOp::Machine(op), operands, attrs);
+        if op == Op::IMPLICIT_DEF {
+            if let Some(&t) = self.nodes[n].types.first() {
+                self.undef.insert(t, Value { node: n, res: 0 });
+            }
+        }
         if chained {
             let res = (self.nodes[n].types.len() - 1) as u16;
             self.chain = Some(Value { node: n, res });

@@ -112,10 +112,15 @@ fn compare(mode: i64, a: u64, b: u64, bits: u32) -> Result<bool, String> {
         3 => sa <= sb,
         4 => sa > sb,
         5 => sa >= sb,
-        6 => a < b,
-        7 => a <= b,
-        8 => a > b,
-        9 => a >= b,
+        // LLVM's NVPTX compare modes: 6..11 are EQU NEU LTU LEU GTU GEU, which
+        // integer compares use for unsigned (llc-22: `SETP_i32rr a, b, 10` is
+        // `setp.gt.u32`).
+        6 => a == b,
+        7 => a != b,
+        8 => a < b,
+        9 => a <= b,
+        10 => a > b,
+        11 => a >= b,
         m => return Err(format!("comparison mode {m} is not modelled")),
     })
 }

@@ -11,6 +11,8 @@
 //!        verifier after each stage at the level it leaves; the interpreter on random
 //!        inputs: every stage's output computes what the input computes
 //!  synthetic::{phi_swaps, copy_chain, tuples}(n) ──▶ functions of about n instructions
+//!  dag::random_dag(seed) ──▶ a selected DAG with a loop and a diamond (evaluator vs
+//!        interpreter)
 //! ```
 //!
 //! Everything is deterministic: the same seed gives the same text on every machine.
@@ -19,6 +21,7 @@
 //! for the properties.
 
 pub mod check;
+pub mod dag;
 pub mod gen;
 pub(crate) mod sig;
 pub mod synthetic;

@@ -54,6 +54,11 @@ impl<R: Recorder> Emitter<'_, '_, '_, R> {
         if op == Op::REG_SEQUENCE {
             return self.reg_sequence(n);
         }
+        if op == Op::IMPLICIT_DEF && self.opts.llc22 {
+            let name = self.dag.name_of(n);
+            self.node_step(n, "generic", vec![], format!("{name} is an IMPLICIT_DEF: llc-22's emitter builds nothing here; each use gets an IMPLICIT_DEF register of its own, made right before its user."), "implicit_def_per_use");
+            return Ok(());
+        }
         let dag = self.dag;
         let d = &dag.nodes[n];
         let info = target::emitter_info(op, self.opts.llc22);
@@ -123,7 +128,7 @@ impl<R: Recorder> Emitter<'_, '_, '_, R> {
             let mo = match o {
                 Operand::Value(v) if !dag.value_type(*v).is_value() => continue,
                 Operand::Value(v) => {
-                    let r = self.get_vr(*v, n, k)?;
+                    let r = self.use_vr(*v, n, k)?;
                     let r = self.constrain_use(r, info.use_class(pos), Some(*v), n)?;
                     MOp::reg(r, self.kill_flag(*v))
                 }
@@ -222,6 +227,30 @@ impl<R: Recorder> Emitter<'_, '_, '_, R> {
             self.emit_lane(n, tv, t, results, 0, None)?;
         }
         Ok(())
+    }
+
+    /// The register operand `k` of `user` reads for `v` (getVR): the value's register,
+    /// or, emitting as llc-22 does, a fresh IMPLICIT_DEF register made right here when
+    /// `v` is an IMPLICIT_DEF's (one per use: llc-22 emits none for the node itself).
+    pub(crate) fn use_vr(&mut self, v: Value, user: Node, k: usize) -> Result<Reg, SourceError> {
+        let dag = self.dag;
+        if !self.opts.llc22 || dag.nodes[v.node].op != DagOp::Machine(Op::IMPLICIT_DEF) {
+            return self.get_vr(v, user, k);
+        }
+        let vreg = self.ed.new_vreg(target::llc22_class(dag.value_type(v)));
+        self.stats.inc("vregs_created");
+        let data = InstData::new(
+            Opcode::Known(Op::IMPLICIT_DEF),
+            vec![MOp::vreg(vreg, oflag::DEF)],
+        );
+        let i = self.append(v.node, data);
+        let (name, un, rn) = (
+            dag.name_of(v.node),
+            dag.name_of(user),
+            self.reg_name(Reg::Virt(vreg)),
+        );
+        self.node_step(v.node, "generic", vec![i], format!("{un} reads {name}, an IMPLICIT_DEF: a fresh IMPLICIT_DEF {rn} is made for this use."), "implicit_def_per_use");
+        Ok(Reg::Virt(vreg))
     }
 
     /// llc-22's kill flag for an operand reading `v` (AddRegisterOperand): `killed` when
@@ -746,7 +775,7 @@ impl<R: Recorder> Emitter<'_, '_, '_, R> {
         for (k, o) in d.operands.iter().enumerate() {
             match o {
                 Operand::Value(x) if dag.value_type(*x).is_value() => {
-                    let r = self.get_vr(*x, n, k)?;
+                    let r = self.use_vr(*x, n, k)?;
                     let r = self.constrain_use(r, Some(lane), Some(*x), n)?;
                     operands.push(MOp::reg(r, self.kill_flag(*x)));
                 }

@@ -449,7 +449,14 @@ impl<'d, 'f, 'r, R: Recorder> Emitter<'d, 'f, 'r, R> {
             };
             let mut at = self.emit_pos[w];
             if let Some(src) = wd.operands.get(2).and_then(|o| o.value()) {
-                if dag.nodes[src.node].block == b && self.users.of_value(src, dag).len() == 1 {
+                // A producer defines `v` itself only if it emits an instruction: a
+                // CopyFromReg of a virtual register emits none, so the COPY into `v`
+                // stands where the CopyToReg does (a swap of two registers).
+                let producer = &dag.nodes[src.node];
+                if producer.block == b
+                    && producer.op != DagOp::CopyFromReg
+                    && self.users.of_value(src, dag).len() == 1
+                {
                     at = at.min(self.emit_pos[src.node]);
                 }
             }
@@ -461,8 +468,9 @@ impl<'d, 'f, 'r, R: Recorder> Emitter<'d, 'f, 'r, R> {
     /// Whether the value of `n`, a CopyFromReg of virtual register `v`, must be copied
     /// out before it is overwritten: some write to `v` in this block is emitted after `n`
     /// and before one of `n`'s readers. A CopyToReg writes at its own position, or at its
-    /// value's producer when it is that value's only reader (the producer may then define
-    /// `v` directly).
+    /// value's producer when it is that value's only reader and emits an instruction
+    /// (the producer may then define `v` directly; a CopyFromReg of a virtual register
+    /// emits nothing).
     pub(crate) fn overwritten_before_read(&self, n: Node, v: u32) -> bool {
         let dag = self.dag;
         let at = self.emit_pos[n];
