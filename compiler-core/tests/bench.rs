@@ -10,7 +10,10 @@
 //! `COPYSCOPE_BENCH_REPS` (untraced runs per stage), `COPYSCOPE_BENCH_TRACE=0` (skip
 //! the traced run: for profiling under callgrind), `COPYSCOPE_BENCH_COLD=0` (no cold
 //! runs in the per-stage table), `COPYSCOPE_BENCH_ROUNDS` (rounds of the
-//! scaling table, default 7; 0 skips it).
+//! scaling table, default 7; 0 skips it), `COPYSCOPE_BENCH_STAGES` (comma-separated
+//! stage ids: only these are timed and traced; the stages before them still run once,
+//! untraced, to make their input), `COPYSCOPE_BENCH_BREAKDOWN=1` (print, per traced
+//! stage, the JSON bytes of the steps by field and the step kinds with the most bytes).
 
 use compiler_core::examples::EXAMPLES;
 use compiler_core::knobs::Knobs;
@@ -210,7 +213,14 @@ fn bench_input(
     let entry = compiler_core::pipeline::entry_stage(&ir);
     let stages = plan(entry, &RunOptions::default()).unwrap();
     let mut rows = Vec::new();
+    let only = env_list("COPYSCOPE_BENCH_STAGES");
     for stage in stages {
+        if only.as_ref().is_some_and(|o| !o.iter().any(|s| s == stage.id())) {
+            if untraced_stage(stage, &mut ir, &knobs).is_err() {
+                return rows;
+            }
+            continue;
+        }
         let (mut off, mut cold) = (Duration::MAX, Duration::MAX);
         let mut peak_off = 0;
         let mut next = None;
@@ -249,6 +259,9 @@ fn bench_input(
             .iter()
             .map(|s| serde_json::to_vec(s).map_or(0, |v| v.len()))
             .sum();
+        if std::env::var("COPYSCOPE_BENCH_BREAKDOWN").is_ok_and(|v| v == "1") {
+            breakdown(family, size, stage, &run.steps);
+        }
         // The seek test wants a MIR trace of at least 10,000 steps over one function.
         if let (Ir::Mir(m), [only]) = (&ir, run.functions.as_slice()) {
             let n = run.steps.len();
@@ -503,6 +516,47 @@ fn bench() {
     if let Ok(p) = std::env::var("COPYSCOPE_BENCH_OUT") {
         std::fs::write(&p, &md).unwrap();
     }
+}
+
+/// Where a stage's trace bytes go: JSON bytes per top-level field of the steps, and the
+/// step kinds holding the most.
+fn breakdown(family: &str, size: usize, stage: Stage, steps: &[compiler_core::trace::Step]) {
+    let mut fields: Vec<(String, usize)> = Vec::new();
+    let mut kinds: Vec<(String, usize, usize)> = Vec::new();
+    for s in steps {
+        let v = serde_json::to_value(s).unwrap();
+        let total = serde_json::to_vec(&v).unwrap().len();
+        if let serde_json::Value::Object(m) = &v {
+            for (k, x) in m {
+                let n = serde_json::to_vec(x).unwrap().len() + k.len() + 4;
+                match fields.iter_mut().find(|f| &f.0 == k) {
+                    Some(f) => f.1 += n,
+                    None => fields.push((k.clone(), n)),
+                }
+            }
+        }
+        match kinds.iter_mut().find(|k| k.0 == s.kind) {
+            Some(k) => {
+                k.1 += 1;
+                k.2 += total;
+            }
+            None => kinds.push((s.kind.to_string(), 1, total)),
+        }
+    }
+    kinds.sort_by_key(|k| std::cmp::Reverse(k.2));
+    let n = steps.len().max(1);
+    let f: Vec<String> = fields.iter().map(|(k, b)| format!("{k} {}", b / n)).collect();
+    let k: Vec<String> = kinds
+        .iter()
+        .take(5)
+        .map(|(k, c, b)| format!("{k} ×{c} {} B/step", b / c))
+        .collect();
+    println!(
+        "\n{family} {size} {stage}: {} steps; bytes/step by field: {}; kinds: {}",
+        steps.len(),
+        f.join(", "),
+        k.join("; ")
+    );
 }
 
 fn table_row(md: &mut String, r: &Row) {
