@@ -14,7 +14,9 @@
 //!
 //! Step numbering is the page's: step 0 shows the stage's input beside its output, step k
 //! (1-based) shows the IR before and after the k-th recorded step. Memory stays bounded on large functions:
-//! the checkpoint spacing grows with `steps × instructions` (see [`checkpoint_spacing`]).
+//! the checkpoint spacing grows with `steps × instructions` (see [`checkpoint_spacing`]),
+//! and between the copies a MIR seek moves the cursor's function by redoing or undoing
+//! steps from where it stands (`Checkpoints::seek_from`).
 
 use crate::diff;
 use crate::lines::{print_with_lines, Printed};
@@ -31,10 +33,16 @@ use compiler_core::trace::{apply_edit, Checkpoints, Edit, Focus, Step, CHECKPOIN
 use compiler_core::{InputFormat, RunOptions, Stage};
 use std::collections::BTreeMap;
 
-/// Instruction copies all checkpoints of one function may hold together.
-pub const CHECKPOINT_BUDGET: usize = 1 << 20;
+/// Instruction copies all checkpoints of one function may hold together. Between the
+/// copies a seek redoes or undoes steps ([`Checkpoints::seek_from`]), so the copies can
+/// be few: 2^16 instructions are about 23 MB on a native 64-bit build.
+pub const CHECKPOINT_BUDGET: usize = 1 << 16;
 /// Edit rows a view lists at most.
 pub const MAX_EDIT_ROWS: usize = 200;
+
+/// The same for ORI functions, whose checkpoints have no undo records yet: every seek
+/// restores a copy and replays forward, so the copies stay denser.
+pub const ORI_CHECKPOINT_BUDGET: usize = 1 << 20;
 
 /// How many steps apart to keep checkpoints for `steps` steps over a function of `insts`
 /// instructions: [`CHECKPOINT_EVERY`], or wider so the copies stay within
@@ -337,8 +345,13 @@ impl Session {
             }
             old => {
                 let (cp, steps) = self.checkpoints(k, j)?;
-                // Reuse the old cursor's memory when there is one.
+                // Reuse the old cursor's memory when there is one; on the same function,
+                // move it from where it stands (redo or undo, or a stored copy if nearer).
                 let (a, b) = match old {
+                    Some(mut c) if (c.at.0, c.at.1) == (k, j) => {
+                        cp.seek_from(steps, c.at.2, l, &mut c.a).map_err(|e| e.0)?;
+                        (c.a, c.b)
+                    }
                     Some(mut c) => {
                         cp.seek_into(steps, l, &mut c.a).map_err(|e| e.0)?;
                         (c.a, c.b)
@@ -717,7 +730,10 @@ impl Session {
                 .as_ref()
                 .and_then(|m| m.functions().nth(j))
                 .ok_or("stage cannot be replayed")?;
-            let every = checkpoint_spacing(steps.len(), input.insts.len());
+            let every = CHECKPOINT_EVERY.max(
+                (steps.len().saturating_mul(input.insts.len().max(1)))
+                    .div_ceil(ORI_CHECKPOINT_BUDGET),
+            );
             let mut f = input.clone();
             let mut saved = vec![f.clone()];
             for (i, s) in steps.iter().enumerate() {

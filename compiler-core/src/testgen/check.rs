@@ -207,11 +207,17 @@ pub fn check(input: &Function, cfg: &CheckConfig) -> Result<CheckReport, CheckFa
             let mut back = end;
             let cp = player.checkpoints();
             for n in (0..log.steps.len()).rev() {
-                if log.steps[n].edits.iter().any(|e| matches!(e, crate::trace::Edit::SplitEdge { .. })) {
+                if log.steps[n]
+                    .edits
+                    .iter()
+                    .any(|e| matches!(e, crate::trace::Edit::SplitEdge { .. }))
+                {
                     break;
                 }
                 let undone = cp.walk(&log.steps, n + 1, n, &mut back).and_then(|()| {
-                    player.seek(n).map(|want| print_function(&want) == print_function(&back))
+                    player
+                        .seek(n)
+                        .map(|want| print_function(&want) == print_function(&back))
                 });
                 if undone != Ok(true) {
                     return Err(fail(

@@ -201,7 +201,10 @@ impl Checkpoints {
     /// the walk).
     fn nearest_copy(&self, n: usize) -> (usize, u64) {
         let below = (n / self.every).min(self.saved.len() - 1);
-        let mut best = (below, self.restore_cost + self.cost(below * self.every, n).unwrap_or(0));
+        let mut best = (
+            below,
+            self.restore_cost + self.cost(below * self.every, n).unwrap_or(0),
+        );
         if below + 1 < self.saved.len() {
             if let Some(c) = self.cost((below + 1) * self.every, n) {
                 if self.restore_cost + c < best.1 {
@@ -223,7 +226,10 @@ impl Checkpoints {
     ) -> Result<(), ReplayError> {
         self.check(steps)?;
         if a.max(b) > self.len {
-            return Err(ReplayError(format!("walk {a} -> {b} past step {}", self.len)));
+            return Err(ReplayError(format!(
+                "walk {a} -> {b} past step {}",
+                self.len
+            )));
         }
         if self.cost(a, b).is_none() {
             return Err(ReplayError(format!(
