@@ -239,7 +239,7 @@ impl Checkpoints {
         if a <= b {
             for s in &steps[a..b] {
                 for e in &s.edits {
-                    redo(f, e)?;
+                    redo_edit(f, e)?;
                 }
             }
             return Ok(());
@@ -288,8 +288,10 @@ fn undo_record(f: &Function, e: &Edit) -> (Undo, bool) {
     }
 }
 
-/// Applies `e`; an insert whose storage slot an undo left behind reuses the slot.
-fn redo(f: &mut Function, e: &Edit) -> Result<(), ReplayError> {
+/// Applies `e` like [`apply_edit`], except that an insert whose storage slot an undo
+/// left behind reuses the slot: the way to apply a step's edits to a function that a
+/// [`Checkpoints::seek_from`] or [`Checkpoints::walk`] moved.
+pub fn redo_edit(f: &mut Function, e: &Edit) -> Result<(), ReplayError> {
     if let Edit::Insert {
         inst,
         before,
