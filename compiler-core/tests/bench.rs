@@ -10,7 +10,10 @@
 //! `COPYSCOPE_BENCH_REPS` (untraced runs per stage), `COPYSCOPE_BENCH_TRACE=0` (skip
 //! the traced run: for profiling under callgrind), `COPYSCOPE_BENCH_COLD=0` (no cold
 //! runs in the per-stage table), `COPYSCOPE_BENCH_ROUNDS` (rounds of the
-//! scaling table, default 7; 0 skips it).
+//! scaling table, default 7; 0 skips it), `COPYSCOPE_BENCH_STAGES` (comma-separated
+//! stage ids: only these are timed and traced; the stages before them still run once,
+//! untraced, to make their input), `COPYSCOPE_BENCH_BREAKDOWN=1` (print, per traced
+//! stage, the JSON bytes of the steps by field and the step kinds with the most bytes).
 
 use compiler_core::examples::EXAMPLES;
 use compiler_core::knobs::Knobs;
@@ -135,7 +138,13 @@ fn ms(d: Duration) -> f64 {
 fn env_list(name: &str) -> Option<Vec<String>> {
     std::env::var(name)
         .ok()
-        .map(|v| v.split(',').map(|s| s.trim().to_string()).collect())
+        .map(|v| {
+            v.split(',')
+                .map(|s| s.trim().to_string())
+                .filter(|s| !s.is_empty())
+                .collect::<Vec<_>>()
+        })
+        .filter(|v| !v.is_empty())
 }
 
 /// What one stage measured on one input.
@@ -210,7 +219,17 @@ fn bench_input(
     let entry = compiler_core::pipeline::entry_stage(&ir);
     let stages = plan(entry, &RunOptions::default()).unwrap();
     let mut rows = Vec::new();
+    let only = env_list("COPYSCOPE_BENCH_STAGES");
     for stage in stages {
+        if only
+            .as_ref()
+            .is_some_and(|o| !o.iter().any(|s| s == stage.id()))
+        {
+            if untraced_stage(stage, &mut ir, &knobs).is_err() {
+                return rows;
+            }
+            continue;
+        }
         let (mut off, mut cold) = (Duration::MAX, Duration::MAX);
         let mut peak_off = 0;
         let mut next = None;
@@ -249,6 +268,9 @@ fn bench_input(
             .iter()
             .map(|s| serde_json::to_vec(s).map_or(0, |v| v.len()))
             .sum();
+        if std::env::var("COPYSCOPE_BENCH_BREAKDOWN").is_ok_and(|v| v == "1") {
+            breakdown(family, size, stage, &run.steps);
+        }
         // The seek test wants a MIR trace of at least 10,000 steps over one function.
         if let (Ir::Mir(m), [only]) = (&ir, run.functions.as_slice()) {
             let n = run.steps.len();
@@ -521,6 +543,7 @@ fn bench() {
     }
 
     dag_read_section(&mut md, &dag_reads);
+    trace_budget_section(&mut md, &rows);
     seek_section(&mut md, seek_pick);
     if std::env::var("COPYSCOPE_BENCH_LLC").is_ok_and(|v| v == "1") {
         println!("llc-22 side by side");
@@ -538,6 +561,98 @@ fn bench() {
     if let Ok(p) = std::env::var("COPYSCOPE_BENCH_OUT") {
         std::fs::write(&p, &md).unwrap();
     }
+}
+
+/// Where a stage's trace bytes go: JSON bytes per top-level field of the steps, and the
+/// step kinds holding the most.
+fn breakdown(family: &str, size: usize, stage: Stage, steps: &[compiler_core::trace::Step]) {
+    let mut fields: Vec<(String, usize)> = Vec::new();
+    let mut kinds: Vec<(String, usize, usize)> = Vec::new();
+    for s in steps {
+        let v = serde_json::to_value(s).unwrap();
+        let total = serde_json::to_vec(&v).unwrap().len();
+        if let serde_json::Value::Object(m) = &v {
+            for (k, x) in m {
+                let n = serde_json::to_vec(x).unwrap().len() + k.len() + 4;
+                match fields.iter_mut().find(|f| &f.0 == k) {
+                    Some(f) => f.1 += n,
+                    None => fields.push((k.clone(), n)),
+                }
+            }
+        }
+        match kinds.iter_mut().find(|k| k.0 == s.kind) {
+            Some(k) => {
+                k.1 += 1;
+                k.2 += total;
+            }
+            None => kinds.push((s.kind.to_string(), 1, total)),
+        }
+    }
+    kinds.sort_by_key(|k| std::cmp::Reverse(k.2));
+    let n = steps.len().max(1);
+    let f: Vec<String> = fields
+        .iter()
+        .map(|(k, b)| format!("{k} {}", b / n))
+        .collect();
+    let k: Vec<String> = kinds
+        .iter()
+        .take(5)
+        .map(|(k, c, b)| format!("{k} ×{c} {} B/step", b / c))
+        .collect();
+    println!(
+        "\n{family} {size} {stage}: {} steps; bytes/step by field: {}; kinds: {}",
+        steps.len(),
+        f.join(", "),
+        k.join("; ")
+    );
+}
+
+/// Issue 31's budget per stage and family (the largest size of each): trace bytes per
+/// step, and the traced heap peak against three times the untraced one plus 100 bytes a
+/// step; the worst of each named.
+fn trace_budget_section(md: &mut String, rows: &[Row]) {
+    let _ = writeln!(md, "\n## Trace budget\n\nPer family and stage at its largest size: *bytes/step* (JSON, as above; goal ≤ 200), *on ÷ off*: traced heap peak over untraced, *allowance*: 3 × untraced peak + 100 bytes × steps, and whether the traced peak stays within it.\n\n| family | N | stage | steps | bytes/step | peak off (KB) | peak on (KB) | on ÷ off | allowance (KB) | within |\n|---|---:|---|---:|---:|---:|---:|---:|---:|---|");
+    let mut worst_bytes = (0usize, String::new());
+    let mut worst_ratio = (0.0f64, String::new());
+    let (mut over_bytes, mut over_heap, mut total) = (0, 0, 0);
+    for r in rows {
+        let largest = rows
+            .iter()
+            .filter(|o| o.family == r.family && o.stage == r.stage)
+            .all(|o| o.size <= r.size);
+        if !largest || r.steps == 0 {
+            continue;
+        }
+        total += 1;
+        let per = r.trace_bytes / r.steps;
+        let allowance = 3 * r.peak_off + 100 * r.steps;
+        let ratio = r.peak_on as f64 / r.peak_off.max(1) as f64;
+        let within = r.peak_on <= allowance;
+        over_bytes += (per > 200) as usize;
+        over_heap += (!within) as usize;
+        let name = format!("{} {} {}", r.family, r.size, r.stage);
+        if per > worst_bytes.0 {
+            worst_bytes = (per, name.clone());
+        }
+        if r.peak_off >= 65_536 && ratio > worst_ratio.0 {
+            worst_ratio = (ratio, name);
+        }
+        let _ = writeln!(
+            md,
+            "| {} | {} | {} | {} | {} | {} | {} | {:.1} | {} | {} |",
+            r.family,
+            r.size,
+            r.stage,
+            r.steps,
+            per,
+            r.peak_off / 1024,
+            r.peak_on / 1024,
+            ratio,
+            allowance / 1024,
+            if within { "yes" } else { "**no**" }
+        );
+    }
+    let _ = writeln!(md, "\nOver 200 bytes/step: {over_bytes} of {total} rows; worst {} bytes/step ({}). Traced peak over the allowance: {over_heap} of {total}; worst on ÷ off (untraced peak ≥ 64 KB) {:.1} ({}).", worst_bytes.0, worst_bytes.1, worst_ratio.0, worst_ratio.1);
 }
 
 fn table_row(md: &mut String, r: &Row) {
@@ -581,8 +696,11 @@ fn conditions() -> String {
     format!("{cpu}, {cores} cores, load average {load} at the start of the report (other jobs share the machine, so times are minima over runs)")
 }
 
-/// Seeks random steps of the largest single-function MIR trace of ≥ 10,000 steps, both
-/// through `Checkpoints` at the player's spacing and at the web engine's spacing.
+/// Seeks random steps of the largest single-function MIR trace of ≥ 10,000 steps
+/// through `Checkpoints` at the web engine's spacing: moving one function from where the
+/// last seek left it (`seek_from`: redo or undo, or a stored copy when nearer, as the
+/// engine's cursor does), into a reused function from a stored copy (`seek_into`) and to
+/// a fresh copy (`seek`).
 fn seek_section(md: &mut String, pick: Option<(Function, Vec<compiler_core::trace::Step>)>) {
     let Some((input, steps)) = pick else {
         let _ = writeln!(
@@ -593,57 +711,59 @@ fn seek_section(md: &mut String, pick: Option<(Function, Vec<compiler_core::trac
     };
     let n = steps.len();
     let insts = input.all_insts().count();
-    let _ = writeln!(md, "\n## Seeking\n\nA {n}-step trace over one {insts}-instruction function. 200 seeks to pseudo-random steps (after one build of the checkpoints).\n\nTwo ways to seek: into the function the previous seek left (`Checkpoints::seek_into`, which reuses its memory, as a player stepping back and forth does) and to a fresh copy (`seek`).\n\n| spacing | build (ms) | checkpoint memory (KB) | mean seek into (ms) | worst seek into (ms) | mean seek to a copy (ms) | worst seek to a copy (ms) |\n|---|---:|---:|---:|---:|---:|---:|");
-    let web = web_spacing(n, input.insts.len());
-    for every in [CHECKPOINT_EVERY, web] {
-        let base = reset_peak();
+    let _ = writeln!(md, "\n## Seeking\n\nA {n}-step trace over one {insts}-instruction function. 200 seeks to pseudo-random steps (after one build of the checkpoints). The checkpoints are a few stored copies of the function (the web engine's `checkpoint_spacing`: copies of at most 2^16 instructions together) and an undo record per edit; a seek redoes or undoes steps from the nearest known state. Three ways to seek: from where the previous seek left the function (`Checkpoints::seek_from`, what the engine's cursor does), into a reused function from a stored copy (`seek_into`) and to a fresh copy (`seek`). *memory*: the heap the checkpoints hold (copies and undo records); per 10k steps: that scaled to 10,000 steps.\n\n| spacing | copies | build (ms) | memory (KB) | per 10k steps (KB) | mean from (ms) | worst from (ms) | mean into (ms) | worst into (ms) | mean to a copy (ms) | worst to a copy (ms) |\n|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
+    let every = web_spacing(n, input.insts.len());
+    let base = reset_peak();
+    let t = Cpu::start();
+    let cp = Checkpoints::build(&input, &steps, every).unwrap();
+    let build = t.elapsed();
+    let mem = LIVE.load(Ordering::Relaxed).saturating_sub(base);
+    let mut times = [(Duration::ZERO, Duration::ZERO); 3];
+    let mut current = input.clone();
+    let mut moved = input.clone();
+    let mut at = 0;
+    let mut x: u64 = 0x9e37_79b9_7f4a_7c15;
+    let mut note = |k: usize, e: Duration| {
+        times[k].0 += e;
+        times[k].1 = times[k].1.max(e);
+    };
+    for _ in 0..200 {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        let to = (x % (n as u64 + 1)) as usize;
         let t = Cpu::start();
-        let cp = Checkpoints::build(&input, &steps, every).unwrap();
-        let build = t.elapsed();
-        let mem = peak_above(base);
-        let (mut worst, mut total) = (Duration::ZERO, Duration::ZERO);
-        let (mut worst_into, mut total_into) = (Duration::ZERO, Duration::ZERO);
-        let mut current = input.clone();
-        let mut x: u64 = 0x9e37_79b9_7f4a_7c15;
-        for _ in 0..200 {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-            let at = (x % (n as u64 + 1)) as usize;
-            let t = Cpu::start();
-            cp.seek_into(&steps, at, &mut current).unwrap();
-            let e = t.elapsed();
-            worst_into = worst_into.max(e);
-            total_into += e;
-            let t = Cpu::start();
-            let f = cp.seek(&steps, at).unwrap();
-            let e = t.elapsed();
-            drop(f);
-            worst = worst.max(e);
-            total += e;
-        }
-        let label = if every == CHECKPOINT_EVERY {
-            format!("{every} (`Player`)")
-        } else {
-            format!("{every} (web engine's `checkpoint_spacing`)")
-        };
-        let _ = writeln!(
-            md,
-            "| {label} | {:.1} | {} | {:.3} | {:.3} | {:.3} | {:.3} |",
-            ms(build),
-            mem / 1024,
-            ms(total_into) / 200.0,
-            ms(worst_into),
-            ms(total) / 200.0,
-            ms(worst)
-        );
+        cp.seek_from(&steps, at, to, &mut moved).unwrap();
+        note(0, t.elapsed());
+        at = to;
+        let t = Cpu::start();
+        cp.seek_into(&steps, to, &mut current).unwrap();
+        note(1, t.elapsed());
+        let t = Cpu::start();
+        let f = cp.seek(&steps, to).unwrap();
+        note(2, t.elapsed());
+        drop(f);
     }
+    let _ = writeln!(
+        md,
+        "| {every} | {} | {:.1} | {} | {} | {:.3} | {:.3} | {:.3} | {:.3} | {:.3} | {:.3} |",
+        cp.copies(),
+        ms(build),
+        mem / 1024,
+        (mem as u64 * 10_000 / n.max(1) as u64) / 1024,
+        ms(times[0].0) / 200.0,
+        ms(times[0].1),
+        ms(times[1].0) / 200.0,
+        ms(times[1].1),
+        ms(times[2].0) / 200.0,
+        ms(times[2].1)
+    );
 }
 
 /// The web engine's spacing rule (web-engine/src/session.rs `checkpoint_spacing`):
-/// at least every 64 steps, wider so the copies hold at most 2^20 instructions.
+/// at least every 64 steps, wider so the copies hold at most 2^16 instructions.
 fn web_spacing(steps: usize, insts: usize) -> usize {
-    CHECKPOINT_EVERY.max(steps.saturating_mul(insts.max(1)).div_ceil(1 << 20))
+    CHECKPOINT_EVERY.max(steps.saturating_mul(insts.max(1)).div_ceil(1 << 16))
 }
 
 fn vm_hwm_kb() -> u64 {

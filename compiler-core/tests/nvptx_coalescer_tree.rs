@@ -356,11 +356,13 @@ fn the_tree_holds_each_registers_live_segments() {
         .map(|iv| (iv.key >> 6, iv.start, iv.end))
         .collect();
     got.sort();
-    // The first LiveRanges payload lists every register's segments before any merge;
-    // the tree must have started with exactly those (every register here is a scalar).
-    let Payload::LiveRanges { rows } = &steps[0].payload else {
-        panic!("the first step lists the live ranges")
+    // The first step is the LiveRanges one; its rows (every register's segments before
+    // any merge) are rebuilt from the input, and the tree must have started with
+    // exactly those (every register here is a scalar).
+    let Payload::LiveRanges { .. } = &steps[0].payload else {
+        panic!("the first step is the live ranges one")
     };
+    let rows = compiler_core::trace::first_range_rows(f);
     let mut first: Vec<(u32, u32, u32)> = rows
         .iter()
         .flat_map(|r| r.segments.iter().map(move |s| (r.reg, s.start, s.end)))

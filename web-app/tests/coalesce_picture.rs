@@ -8,7 +8,7 @@ use compiler_core::examples::find;
 use compiler_core::knobs::Knobs;
 use compiler_core::passes::nvptx_coalescer::interval_tree::{Color, TreeSnapshot};
 use compiler_core::share::{encode_state, LinkState};
-use compiler_core::trace::{Payload, Step};
+use compiler_core::trace::{Payload, RangeView, Step};
 use compiler_core::{RunOptions, Stage};
 use std::collections::BTreeMap;
 use std::time::Duration;
@@ -141,6 +141,17 @@ fn trace(source: &str, knobs: &str, stage: Stage) -> Vec<Step> {
     let run = r.stages.into_iter().find(|s| s.stage == stage).unwrap();
     assert_eq!(run.functions.len(), 1);
     run.steps
+}
+
+/// The ranges `stage` started from, rebuilt from its input as the engine does.
+fn first_rows(source: &str, knobs: &str, stage: Stage) -> Vec<RangeView> {
+    let req = web_engine::protocol::RunRequest {
+        source: source.into(),
+        knobs: knobs.into(),
+        ..Default::default()
+    };
+    let (mut s, _) = web_engine::Session::run(1, &req, &mut |_| {}).unwrap();
+    s.first_range_rows(stage, 0).unwrap()
 }
 
 /// `count` distinct steps in 1..=total, drawn at random (named in failure messages).
@@ -276,11 +287,13 @@ fn drawn_bars(root: &Element) -> Bars {
 
 /// The registers' ranges after `steps`, from the trace's own numbers: the ranges the
 /// pass started from, each join replacing the survivor's range with the merged one.
-fn trace_ranges(steps: &[Step]) -> Bars {
+fn trace_ranges(steps: &[Step], first: &[RangeView]) -> Bars {
     let mut out = Bars::new();
     for s in steps {
         match &s.payload {
-            Payload::LiveRanges { rows } => {
+            // The step carries no rows: they are rebuilt from the stage's input.
+            Payload::LiveRanges { rows, .. } => {
+                let rows = if rows.is_empty() { first } else { rows };
                 out = rows
                     .iter()
                     .map(|r| {
@@ -323,6 +336,7 @@ async fn interval_bars_match_the_intervals() {
         (Stage::NvptxCoalescer, "join-liveintervals=false"),
     ] {
         let steps = trace(source, knobs, stage);
+        let first = first_rows(source, knobs, stage);
         let mut picks = random_steps(steps.len() as u32, 5);
         let conflict = steps
             .iter()
@@ -336,7 +350,7 @@ async fn interval_bars_match_the_intervals() {
             let drawn = drawn_bars(&m.root);
             assert_eq!(
                 drawn,
-                trace_ranges(&steps[..k as usize]),
+                trace_ranges(&steps[..k as usize], &first),
                 "{stage} step {k} (of {picks:?})"
             );
             // The next decision saw exactly these ranges.

@@ -14,7 +14,9 @@
 //!
 //! Step numbering is the page's: step 0 shows the stage's input beside its output, step k
 //! (1-based) shows the IR before and after the k-th recorded step. Memory stays bounded on large functions:
-//! the checkpoint spacing grows with `steps × instructions` (see [`checkpoint_spacing`]).
+//! the checkpoint spacing grows with `steps × instructions` (see [`checkpoint_spacing`]),
+//! and between the copies a MIR seek moves the cursor's function by redoing or undoing
+//! steps from where it stands (`Checkpoints::seek_from`).
 
 use crate::diff;
 use crate::lines::{print_with_lines, Printed};
@@ -27,14 +29,22 @@ use compiler_core::mir::print::{defined_vregs, print_function, write_inst};
 use compiler_core::mir::{Function, InstData, Module, VReg};
 use compiler_core::ori::{self, edit::apply_ori_edit, edit::OriEdit};
 use compiler_core::pipeline::{run_observed, Ir, Observer, PipelineError, RunResult};
-use compiler_core::trace::{apply_edit, Checkpoints, Edit, Focus, Step, CHECKPOINT_EVERY};
+use compiler_core::trace::{
+    first_range_rows, redo_edit, Checkpoints, Edit, Focus, RangeView, Step, CHECKPOINT_EVERY,
+};
 use compiler_core::{InputFormat, RunOptions, Stage};
 use std::collections::BTreeMap;
 
-/// Instruction copies all checkpoints of one function may hold together.
-pub const CHECKPOINT_BUDGET: usize = 1 << 20;
+/// Instruction copies all checkpoints of one function may hold together. Between the
+/// copies a seek redoes or undoes steps ([`Checkpoints::seek_from`]), so the copies can
+/// be few: 2^16 instructions are about 23 MB on a native 64-bit build.
+pub const CHECKPOINT_BUDGET: usize = 1 << 16;
 /// Edit rows a view lists at most.
 pub const MAX_EDIT_ROWS: usize = 200;
+
+/// The same for ORI functions, whose checkpoints have no undo records yet: every seek
+/// restores a copy and replays forward, so the copies stay denser.
+pub const ORI_CHECKPOINT_BUDGET: usize = 1 << 20;
 
 /// How many steps apart to keep checkpoints for `steps` steps over a function of `insts`
 /// instructions: [`CHECKPOINT_EVERY`], or wider so the copies stay within
@@ -56,6 +66,9 @@ pub struct Session {
     /// Parallel to `result.stages`, then per function: the ORI function every `.0`
     /// steps (the first is the input), built on first use.
     ori_replays: Vec<Vec<Option<OriCheckpoints>>>,
+    /// Parallel to `result.stages`, then per function: the coalescers' first live
+    /// ranges, computed from the stage's input on first use.
+    first_ranges: Vec<Vec<Option<Vec<RangeView>>>>,
     /// The last step viewed, kept so that the next one (most often the step after it)
     /// costs one step of edits and one printing instead of two seeks and two.
     cursor: Option<Cursor>,
@@ -211,6 +224,11 @@ impl Session {
             .iter()
             .map(|s| vec![None; s.functions.len()])
             .collect();
+        let first_ranges = result
+            .stages
+            .iter()
+            .map(|s| vec![None; s.functions.len()])
+            .collect();
         let session = Session {
             run_id,
             result,
@@ -218,6 +236,7 @@ impl Session {
             replays,
             ori_inputs: watch.ori_inputs,
             ori_replays,
+            first_ranges,
             cursor: None,
         };
         let mut summary = session.summary();
@@ -303,6 +322,31 @@ impl Session {
         cp.seek(steps, n).map_err(|e| e.0)
     }
 
+    /// Every register's live range as a coalescer started on function `j` of stage `k`
+    /// (what its `live_ranges` step stands for), computed from the stage's input on
+    /// first use and kept.
+    fn first_ranges(&mut self, k: usize, j: usize) -> &[RangeView] {
+        if self.first_ranges[k][j].is_none() {
+            let rows = self.inputs[k]
+                .as_ref()
+                .and_then(|m| m.functions.get(j))
+                .map(first_range_rows)
+                .unwrap_or_default();
+            self.first_ranges[k][j] = Some(rows);
+        }
+        self.first_ranges[k][j].as_deref().unwrap_or_default()
+    }
+
+    /// [`Session::first_ranges`] for a stage by name: the rows the coalescing picture
+    /// starts from (None when the stage did not run or has no such function).
+    pub fn first_range_rows(&mut self, stage: Stage, j: usize) -> Option<Vec<RangeView>> {
+        let k = self.stage_index(stage).ok()?;
+        if j >= self.result.stages[k].functions.len() {
+            return None;
+        }
+        Some(self.first_ranges(k, j).to_vec())
+    }
+
     /// The checkpoints of function `j` of stage `k` (built on first use) and the steps
     /// they were built over.
     fn checkpoints(&mut self, k: usize, j: usize) -> Result<(&Checkpoints, &[Step]), String> {
@@ -337,8 +381,13 @@ impl Session {
             }
             old => {
                 let (cp, steps) = self.checkpoints(k, j)?;
-                // Reuse the old cursor's memory when there is one.
+                // Reuse the old cursor's memory when there is one; on the same function,
+                // move it from where it stands (redo or undo, or a stored copy if nearer).
                 let (a, b) = match old {
+                    Some(mut c) if (c.at.0, c.at.1) == (k, j) => {
+                        cp.seek_from(steps, c.at.2, l, &mut c.a).map_err(|e| e.0)?;
+                        (c.a, c.b)
+                    }
                     Some(mut c) => {
                         cp.seek_into(steps, l, &mut c.a).map_err(|e| e.0)?;
                         (c.a, c.b)
@@ -361,8 +410,9 @@ impl Session {
         };
         cur.at = (k, j, l);
         cur.b.assign_from(&cur.a);
+        // `a` may hold storage slots an undo left behind: redo_edit reuses them.
         for e in &self.result.stages[k].steps[first + l].edits {
-            apply_edit(&mut cur.b, e).map_err(|e| e.0)?;
+            redo_edit(&mut cur.b, e).map_err(|e| e.0)?;
         }
         cur.pb = print_with_lines(&cur.b);
         self.cursor = Some(cur);
@@ -457,6 +507,10 @@ impl Session {
             .map(|(j, r)| (j, r.clone()))
             .ok_or_else(|| format!("step {step} belongs to no function"))?;
         let l = i - range.first;
+        if matches!(stage, Stage::RegisterCoalescer | Stage::NvptxCoalescer) {
+            // Computed (once) before the cursor and the step are borrowed below.
+            self.first_ranges(k, j);
+        }
         self.move_cursor(k, j, l)?;
         let cur = self.cursor.as_ref().expect("moved above");
         let (fa, fb, pa, pb) = (&cur.a, &cur.b, &cur.pa, &cur.pb);
@@ -478,8 +532,9 @@ impl Session {
         view.payload_type = kind;
         view.payload = rows;
         if matches!(stage, Stage::RegisterCoalescer | Stage::NvptxCoalescer) {
+            let first = self.first_ranges[k][j].as_deref().unwrap_or_default();
             let steps = &self.result.stages[k].steps[range.first..=i];
-            view.coalesce = crate::pictures::coalesce::picture(steps).map(Box::new);
+            view.coalesce = crate::pictures::coalesce::picture(steps, first).map(Box::new);
         }
         view.before = IrText {
             text: pa.text.clone(),
@@ -727,7 +782,10 @@ impl Session {
                 .as_ref()
                 .and_then(|m| m.functions().nth(j))
                 .ok_or("stage cannot be replayed")?;
-            let every = checkpoint_spacing(steps.len(), input.insts.len());
+            let every = CHECKPOINT_EVERY.max(
+                (steps.len().saturating_mul(input.insts.len().max(1)))
+                    .div_ceil(ORI_CHECKPOINT_BUDGET),
+            );
             let mut f = input.clone();
             let mut saved = vec![f.clone()];
             for (i, s) in steps.iter().enumerate() {

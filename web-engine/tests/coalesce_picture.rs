@@ -4,7 +4,7 @@
 
 use compiler_core::examples::{find, EXAMPLES};
 use compiler_core::passes::nvptx_coalescer::interval_tree::validate_snapshot;
-use compiler_core::trace::{Payload, SegmentView, Step};
+use compiler_core::trace::{Payload, RangeView, SegmentView, Step};
 use compiler_core::Stage;
 use web_engine::pictures::coalesce::{picture, replay_tree, BarRow, CoalescePicture};
 use web_engine::pictures::tree::ReplayTree;
@@ -29,7 +29,7 @@ fn run_with(source: &str, knobs: &str) -> Session {
 /// Each function's steps of `stage`, for every gallery example that reaches it, with
 /// the default knobs and with the generic coalescer off (then the NVPTX coalescer's
 /// worklist merges, and its tree loses and gains nodes step by step).
-fn each_function(mut f: impl FnMut(&str, Stage, &[Step])) {
+fn each_function(mut f: impl FnMut(&str, Stage, &[Step], &[RangeView])) {
     for (e, knobs) in EXAMPLES
         .iter()
         .flat_map(|e| [(e, ""), (e, "join-liveintervals=false")])
@@ -37,13 +37,24 @@ fn each_function(mut f: impl FnMut(&str, Stage, &[Step])) {
         let Some((_, text)) = e.text(None) else {
             continue;
         };
-        let s = run_with(text, knobs);
+        let mut s = run_with(text, knobs);
+        // The ranges each coalescer started from, as the engine rebuilds them.
+        let firsts: Vec<(Stage, Vec<Vec<RangeView>>)> = STAGES
+            .iter()
+            .map(|&st| (st, (0..).map_while(|j| s.first_range_rows(st, j)).collect()))
+            .collect();
         for st in &s.result().stages {
             if !STAGES.contains(&st.stage) {
                 continue;
             }
-            for r in &st.functions {
-                f(e.name, st.stage, &st.steps[r.first..r.first + r.count]);
+            let first = &firsts.iter().find(|x| x.0 == st.stage).unwrap().1;
+            for (j, r) in st.functions.iter().enumerate() {
+                f(
+                    e.name,
+                    st.stage,
+                    &st.steps[r.first..r.first + r.count],
+                    &first[j],
+                );
             }
         }
     }
@@ -77,7 +88,7 @@ fn fixup_goes_on(steps: &[Step], i: usize) -> bool {
 #[test]
 fn the_replayed_tree_equals_every_snapshot_the_pass_kept() {
     let (mut compared, mut updates) = (0, 0);
-    each_function(|name, stage, steps| {
+    each_function(|name, stage, steps, _| {
         for i in 0..steps.len() {
             let replayed = replay_tree(&steps[..=i]).unwrap_or_else(|e| panic!("{name}: {e}"));
             if let Payload::TreeChange { tree, .. } = &steps[i].payload {
@@ -105,7 +116,7 @@ fn the_replayed_tree_equals_every_snapshot_the_pass_kept() {
 #[test]
 fn bars_equal_the_ranges_each_decision_saw() {
     let (mut checked, mut joins) = (0, 0);
-    each_function(|name, stage, steps| {
+    each_function(|name, stage, steps, first| {
         for (i, s) in steps.iter().enumerate() {
             let Payload::CoalesceDecision {
                 verdict,
@@ -123,7 +134,7 @@ fn bars_equal_the_ranges_each_decision_saw() {
             if *verdict == "partial" || i == 0 {
                 continue;
             }
-            let before = picture(&steps[..i]).expect("a picture before a decision");
+            let before = picture(&steps[..i], first).expect("a picture before a decision");
             let at = |reg| {
                 row(&before, reg)
                     .map(extents)
@@ -143,7 +154,7 @@ fn bars_equal_the_ranges_each_decision_saw() {
             );
             checked += 1;
             if matches!(*verdict, "joined" | "merged") {
-                let after = picture(&steps[..=i]).unwrap();
+                let after = picture(&steps[..=i], first).unwrap();
                 assert_eq!(row(&after, *dst).map(extents), Some(want(merged)));
                 assert!(row(&after, *src).is_none());
                 assert!(row(&after, *dst).unwrap().joined.contains(src));
@@ -164,15 +175,19 @@ fn the_first_bars_are_the_live_intervals_of_the_stage_input() {
     use compiler_core::entity::EntityRef;
     use compiler_core::liveness::LiveIntervals;
     use compiler_core::mir::{parse_module, VReg};
-    let s = run(find("phi-loop").unwrap().text(None).unwrap().1);
+    let mut s = run(find("phi-loop").unwrap().text(None).unwrap().1);
+    let firsts: Vec<Vec<RangeView>> = STAGES
+        .iter()
+        .map(|&st| s.first_range_rows(st, 0).unwrap())
+        .collect();
     for st in &s.result().stages {
-        if !STAGES.contains(&st.stage) {
+        let Some(k) = STAGES.iter().position(|&x| x == st.stage) else {
             continue;
-        }
+        };
         let input = parse_module(st.input.as_deref().unwrap()).unwrap();
         let f = &input.functions[0];
         let lis = LiveIntervals::compute(f);
-        let p = picture(&st.steps[..1]).unwrap();
+        let p = picture(&st.steps[..1], &firsts[k]).unwrap();
         let mut expected: Vec<Row> = Vec::new();
         for n in 0..f.vreg_end as usize {
             let r = lis.range(VReg::new(n));

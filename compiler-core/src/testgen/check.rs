@@ -202,6 +202,32 @@ pub fn check(input: &Function, cfg: &CheckConfig) -> Result<CheckReport, CheckFa
                     Some(&end),
                 ));
             }
+            // Back to the input by undoing every step, one at a time (up to a step
+            // that cannot be undone: a split edge).
+            let mut back = end;
+            let cp = player.checkpoints();
+            for n in (0..log.steps.len()).rev() {
+                if log.steps[n]
+                    .edits
+                    .iter()
+                    .any(|e| matches!(e, crate::trace::Edit::SplitEdge { .. }))
+                {
+                    break;
+                }
+                let undone = cp.walk(&log.steps, n + 1, n, &mut back).and_then(|()| {
+                    player
+                        .seek(n)
+                        .map(|want| print_function(&want) == print_function(&back))
+                });
+                if undone != Ok(true) {
+                    return Err(fail(
+                        Some(stage),
+                        format!("undoing step {n} of the trace does not give the replay's function: {undone:?}"),
+                        &before,
+                        Some(&back),
+                    ));
+                }
+            }
             report.steps += log.steps.len();
         }
         report.stats.push((stage, stats));

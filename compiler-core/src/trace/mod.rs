@@ -17,7 +17,7 @@ mod player;
 
 pub use edit::{apply_edit, Edit, ReplayError};
 pub use editor::{record, Editor};
-pub use player::{Checkpoints, Player, CHECKPOINT_EVERY};
+pub use player::{redo_edit, Checkpoints, Player, CHECKPOINT_EVERY};
 
 use crate::liveness::LiveRange;
 use crate::mir::{Inst, VReg};
@@ -155,9 +155,13 @@ pub enum Payload {
         /// `conflicts`, where both registers are live around the conflicting def).
         conflict_spans: Vec<(u32, u32)>,
     },
-    /// Coalescing: every register's live range as the pass starts (the bars' first state).
+    /// Coalescing: the live ranges are computed, as the pass starts (the bars' first
+    /// state). `rows` is left empty: every register's range is a whole structure, not a
+    /// change, so a reader rebuilds it from the stage's input with [`first_range_rows`]
+    /// (what both coalescers start from); `registers` counts the rows that gives.
     LiveRanges {
         rows: Vec<RangeView>,
+        registers: u32,
     },
     /// NVPTX coalescer: the interval tree changed (events in order, and the tree after,
     /// when it is small enough to copy into every step).
@@ -354,6 +358,13 @@ pub fn range_rows<'a>(ranges: impl Iterator<Item = (u32, &'a LiveRange)>) -> Vec
             segments: segments_of(r),
         })
         .collect()
+}
+
+/// Every register's live range as a coalescer starts on `f` (its input, before any of
+/// its edits): the rows a [`Payload::LiveRanges`] step stands for.
+pub fn first_range_rows(f: &crate::mir::Function) -> Vec<RangeView> {
+    let (_, main, _) = crate::liveness::LiveIntervals::compute(f).into_parts();
+    range_rows(main.iter().enumerate().map(|(v, r)| (v as u32, r)))
 }
 
 /// A register's printed name for a step's narration: empty, and free, when `R` records

@@ -1,47 +1,111 @@
-//! Seeking inside a pass trace: checkpoints every [`CHECKPOINT_EVERY`] steps, replay in
-//! between, so any step is reached by at most that many steps of edits.
+//! Seeking inside a pass trace: a few stored copies of the function, undo records for
+//! every step, and replay in either direction from whichever known state is nearest.
 //!
-//! [`Checkpoints`] is the same machinery without a borrow of the steps, for callers that
-//! keep the steps and the checkpoints side by side (the web engine keeps one per function
-//! of a run) and that pick their own spacing to bound memory on large functions.
+//! ```text
+//!  build:  replay every step once from the input; per edit keep what undoing it needs
+//!          (an erased or moved instruction's old place, a register's old class, ...;
+//!          a Replace already carries the old instruction); a full copy every `every` steps
+//!  seek n: cheapest of  ─ the caller's function at step `at`, moved to n (redo or undo)
+//!                       ─ the copy at or before n, redone forward
+//!                       ─ the copy after n, undone backward
+//! ```
+//!
+//! Memory is the copies (the caller picks `every` to bound them) plus the undo records,
+//! which grow with the edits, not with the function. A step whose edits cannot be undone
+//! (a split edge adds a block) is a wall: backward moves never cross it. Undoing an
+//! insert leaves the instruction's storage slot behind, unplaced (storage only grows);
+//! redoing the insert reuses that slot, so indices stay the ones the trace names and the
+//! printed function is the same as a fresh replay's.
+//!
+//! [`Checkpoints`] does this without borrowing the steps, for callers that keep the
+//! steps and the checkpoints side by side (the web engine keeps one per function of a
+//! run).
 
-use super::edit::{apply_edit, ReplayError};
+use super::edit::{apply_edit, Edit, ReplayError};
 use super::Step;
-use crate::mir::Function;
+use crate::entity::EntityRef;
+use crate::mir::function::VRegInfo;
+use crate::mir::{Block, Function, Inst, Reg, VReg};
+use alloc::format;
 use alloc::vec::Vec;
 
-/// Steps between two stored copies of the function.
+/// Steps between two stored copies of the function for [`Player`].
 pub const CHECKPOINT_EVERY: usize = 64;
 
-/// Stored copies of a function along a list of steps: `saved[k]` is the function after
-/// `k * every` steps. The steps themselves are passed to each call.
+/// What undoing one edit needs beyond the edit itself.
+#[derive(Clone, Debug)]
+enum Undo {
+    /// Insert, Replace (its `old`), Intern (an extra name is harmless), SetProps... that
+    /// carry what they need, or need nothing.
+    None,
+    /// Erase or Move: where the instruction was (its block, the instruction after it).
+    Place(Block, Option<Inst>),
+    SetClass(VRegInfo, u32),
+    SetProps(bool, bool),
+    SetLiveins(Vec<(Reg, Option<VReg>)>, Vec<Reg>),
+}
+
+/// Stored copies of a function along a list of steps, with undo records: `saved[k]` is
+/// the function after `k * every` steps. The steps themselves are passed to each call.
 #[derive(Clone, Debug)]
 pub struct Checkpoints {
     every: usize,
     len: usize,
     saved: Vec<Function>,
+    /// One record per edit, steps in order; step `s`'s start at `starts[s]`.
+    undo: Vec<Undo>,
+    starts: Vec<u32>,
+    /// Edits before step `s` (prefix sums: the cost of a replay between two steps).
+    edits_before: Vec<u32>,
+    /// Walls (steps that cannot be undone) before step `s`.
+    walls_before: Vec<u32>,
+    /// Instructions of the input: what restoring a copy costs, in edit units.
+    restore_cost: u64,
 }
 
 impl Checkpoints {
     /// Replays every step once from `input`, keeping a copy every `every` steps (at least
-    /// 1).
+    /// 1) and the undo record of every edit.
     pub fn build(input: &Function, steps: &[Step], every: usize) -> Result<Self, ReplayError> {
         let every = every.max(1);
         let mut saved = Vec::with_capacity(steps.len() / every + 1);
         let mut f = input.clone();
         saved.push(f.clone());
+        let edits: usize = steps.iter().map(|s| s.edits.len()).sum();
+        let mut undo = Vec::with_capacity(edits);
+        let mut starts = Vec::with_capacity(steps.len() + 1);
+        let mut edits_before = Vec::with_capacity(steps.len() + 1);
+        let mut walls_before = Vec::with_capacity(steps.len() + 1);
+        let (mut n_edits, mut n_walls) = (0u32, 0u32);
         for (k, s) in steps.iter().enumerate() {
+            starts.push(undo.len() as u32);
+            edits_before.push(n_edits);
+            walls_before.push(n_walls);
+            let mut wall = false;
             for e in &s.edits {
+                let (u, undoable) = undo_record(&f, e);
+                wall |= !undoable;
+                undo.push(u);
                 apply_edit(&mut f, e)?;
             }
+            n_edits += s.edits.len() as u32;
+            n_walls += wall as u32;
             if (k + 1) % every == 0 {
                 saved.push(f.clone());
             }
         }
+        starts.push(undo.len() as u32);
+        edits_before.push(n_edits);
+        walls_before.push(n_walls);
         Ok(Checkpoints {
             every,
             len: steps.len(),
             saved,
+            undo,
+            starts,
+            edits_before,
+            walls_before,
+            restore_cost: (input.insts.len() as u64 / 8).max(1),
         })
     }
 
@@ -59,59 +123,249 @@ impl Checkpoints {
         self.len == 0
     }
 
-    /// The function after the first `n` steps of `steps` (0: the input; `len()`: the
-    /// output). `steps` must be the list the checkpoints were built from.
-    pub fn seek(&self, steps: &[Step], n: usize) -> Result<Function, ReplayError> {
+    /// Stored copies of the function (the input's included).
+    pub fn copies(&self) -> usize {
+        self.saved.len()
+    }
+
+    fn check(&self, steps: &[Step]) -> Result<(), ReplayError> {
         if steps.len() != self.len {
-            return Err(ReplayError(alloc::format!(
+            return Err(ReplayError(format!(
                 "checkpoints were built over {} steps, seek got {}",
                 self.len,
                 steps.len()
             )));
         }
+        Ok(())
+    }
+
+    /// The function after the first `n` steps of `steps` (0: the input; `len()`: the
+    /// output). `steps` must be the list the checkpoints were built from.
+    pub fn seek(&self, steps: &[Step], n: usize) -> Result<Function, ReplayError> {
+        self.check(steps)?;
         let n = n.min(self.len);
-        let k = (n / self.every).min(self.saved.len() - 1);
+        let (k, _) = self.nearest_copy(n);
         let mut f = self.saved[k].clone();
-        self.replay(steps, k, n, &mut f)?;
+        self.walk(steps, k * self.every, n, &mut f)?;
         Ok(f)
     }
 
     /// [`seek`](Self::seek) into `out`, reusing its memory: the way to step back and forth
-    /// through a large function.
+    /// through a large function when where `out` stands is not known.
     pub fn seek_into(
         &self,
         steps: &[Step],
         n: usize,
         out: &mut Function,
     ) -> Result<(), ReplayError> {
-        if steps.len() != self.len {
-            return Err(ReplayError(alloc::format!(
-                "checkpoints were built over {} steps, seek got {}",
-                self.len,
-                steps.len()
-            )));
-        }
+        self.check(steps)?;
         let n = n.min(self.len);
-        let k = (n / self.every).min(self.saved.len() - 1);
+        let (k, _) = self.nearest_copy(n);
         out.assign_from(&self.saved[k]);
-        self.replay(steps, k, n, out)
+        self.walk(steps, k * self.every, n, out)
     }
 
-    /// Applies steps `k * every .. n` to `f`, the `k`-th checkpoint.
-    fn replay(
+    /// Moves `f`, the function after `at` steps (as an earlier seek left it), to step
+    /// `n`: by replaying or undoing the steps in between, or from a stored copy when
+    /// that is cheaper.
+    pub fn seek_from(
         &self,
         steps: &[Step],
-        k: usize,
+        at: usize,
         n: usize,
         f: &mut Function,
     ) -> Result<(), ReplayError> {
-        for s in &steps[k * self.every..n] {
-            for e in &s.edits {
-                apply_edit(f, e)?;
+        self.check(steps)?;
+        let (at, n) = (at.min(self.len), n.min(self.len));
+        let (k, cost) = self.nearest_copy(n);
+        match self.cost(at, n) {
+            Some(direct) if direct <= cost => self.walk(steps, at, n, f),
+            _ => {
+                f.assign_from(&self.saved[k]);
+                self.walk(steps, k * self.every, n, f)
+            }
+        }
+    }
+
+    /// Edits between steps `a` and `b`, None when undoing that way crosses a wall.
+    fn cost(&self, a: usize, b: usize) -> Option<u64> {
+        let (lo, hi) = (a.min(b), a.max(b));
+        if b < a && self.walls_before[hi] != self.walls_before[lo] {
+            return None;
+        }
+        // One unit per step too, so a run of steps without edits is not free.
+        Some((self.edits_before[hi] - self.edits_before[lo]) as u64 + (hi - lo) as u64)
+    }
+
+    /// The stored copy cheapest to reach step `n` from, and the cost (restoring it plus
+    /// the walk).
+    fn nearest_copy(&self, n: usize) -> (usize, u64) {
+        let below = (n / self.every).min(self.saved.len() - 1);
+        let mut best = (
+            below,
+            self.restore_cost + self.cost(below * self.every, n).unwrap_or(0),
+        );
+        if below + 1 < self.saved.len() {
+            if let Some(c) = self.cost((below + 1) * self.every, n) {
+                if self.restore_cost + c < best.1 {
+                    best = (below + 1, self.restore_cost + c);
+                }
+            }
+        }
+        best
+    }
+
+    /// Redoes steps `a..b` or undoes steps `b..a` on `f`, the function after `a` steps,
+    /// never from a stored copy (an error when undoing would cross a wall).
+    pub fn walk(
+        &self,
+        steps: &[Step],
+        a: usize,
+        b: usize,
+        f: &mut Function,
+    ) -> Result<(), ReplayError> {
+        self.check(steps)?;
+        if a.max(b) > self.len {
+            return Err(ReplayError(format!(
+                "walk {a} -> {b} past step {}",
+                self.len
+            )));
+        }
+        if self.cost(a, b).is_none() {
+            return Err(ReplayError(format!(
+                "steps {b}..{a} hold an edit that cannot be undone"
+            )));
+        }
+        if a <= b {
+            for s in &steps[a..b] {
+                for e in &s.edits {
+                    redo_edit(f, e)?;
+                }
+            }
+            return Ok(());
+        }
+        for k in (b..a).rev() {
+            let records = &self.undo[self.starts[k] as usize..self.starts[k + 1] as usize];
+            for (e, u) in steps[k].edits.iter().zip(records).rev() {
+                undo(f, e, u)?;
             }
         }
         Ok(())
     }
+}
+
+/// What undoing `e` will need, read from `f` before `e` is applied; false when `e`
+/// cannot be undone.
+fn undo_record(f: &Function, e: &Edit) -> (Undo, bool) {
+    let place = |i: Inst| {
+        let b = f.layout.inst_block(i)?;
+        Some(Undo::Place(b, f.layout.next_inst(i)))
+    };
+    match e {
+        Edit::Erase { inst } | Edit::Move { inst, .. } => match place(*inst) {
+            Some(u) => (u, true),
+            None => (Undo::None, false),
+        },
+        Edit::Replace { inst, old, .. } => {
+            let fits = f.insts.get(*inst).is_some_and(|d| d == old);
+            (Undo::None, fits)
+        }
+        Edit::Insert { .. } | Edit::Intern { .. } => (Undo::None, true),
+        Edit::SetClass { vreg, .. } => {
+            let info = f.vregs.get(*vreg).copied().unwrap_or_default();
+            (Undo::SetClass(info, f.vreg_end), true)
+        }
+        Edit::SetProps { .. } => (Undo::SetProps(f.props.no_phis, f.props.is_ssa), true),
+        Edit::SetLiveins { .. } => {
+            let entry = f
+                .layout
+                .entry_block()
+                .map(|b| f.blocks[b].liveins.clone())
+                .unwrap_or_default();
+            (Undo::SetLiveins(f.liveins.clone(), entry), true)
+        }
+        Edit::SplitEdge { .. } => (Undo::None, false),
+    }
+}
+
+/// Applies `e` like [`apply_edit`], except that an insert whose storage slot an undo
+/// left behind reuses the slot: the way to apply a step's edits to a function that a
+/// [`Checkpoints::seek_from`] or [`Checkpoints::walk`] moved.
+pub fn redo_edit(f: &mut Function, e: &Edit) -> Result<(), ReplayError> {
+    if let Edit::Insert {
+        inst,
+        before,
+        block,
+        data,
+    } = e
+    {
+        if inst.index() < f.insts.len() {
+            if f.layout.is_inserted(*inst) {
+                return Err(ReplayError(format!("insert of {inst:?}, which is placed")));
+            }
+            let blk = Block::new(*block as usize);
+            match before {
+                Some(b) if f.layout.is_inserted(*b) => {}
+                None if blk.index() < f.blocks.len() => {}
+                _ => return Err(ReplayError(format!("insert of {inst:?} has no place"))),
+            }
+            f.insts[*inst] = data.clone();
+            f.layout.insert_at(*inst, blk, *before);
+            return Ok(());
+        }
+    }
+    apply_edit(f, e)
+}
+
+/// Takes `e` back on `f`, the function right after `e`.
+fn undo(f: &mut Function, e: &Edit, u: &Undo) -> Result<(), ReplayError> {
+    let placed = |f: &Function, i: Inst| {
+        if f.layout.is_inserted(i) {
+            Ok(())
+        } else {
+            Err(ReplayError(format!("undo: {i:?} is not placed")))
+        }
+    };
+    match (e, u) {
+        (Edit::Insert { inst, .. }, _) => {
+            placed(f, *inst)?;
+            f.layout.remove_inst(*inst);
+        }
+        (Edit::Erase { inst }, Undo::Place(b, next)) => {
+            if f.layout.is_inserted(*inst) {
+                return Err(ReplayError(format!("undo: erased {inst:?} is placed")));
+            }
+            f.layout.insert_at(*inst, *b, *next);
+        }
+        (Edit::Move { inst, .. }, Undo::Place(b, next)) => {
+            placed(f, *inst)?;
+            f.layout.remove_inst(*inst);
+            f.layout.insert_at(*inst, *b, *next);
+        }
+        (Edit::Replace { inst, old, .. }, _) => {
+            if inst.index() >= f.insts.len() {
+                return Err(ReplayError(format!("undo: replace of unknown {inst:?}")));
+            }
+            f.insts[*inst] = old.clone();
+        }
+        (Edit::SetClass { vreg, .. }, Undo::SetClass(info, end)) => {
+            f.vregs[*vreg] = *info;
+            f.vreg_end = *end;
+        }
+        (Edit::SetProps { .. }, Undo::SetProps(no_phis, is_ssa)) => {
+            f.props.no_phis = *no_phis;
+            f.props.is_ssa = *is_ssa;
+        }
+        (Edit::SetLiveins { .. }, Undo::SetLiveins(liveins, entry)) => {
+            f.liveins.clone_from(liveins);
+            if let Some(b) = f.layout.entry_block() {
+                f.blocks[b].liveins.clone_from(entry);
+            }
+        }
+        (Edit::Intern { .. }, _) => {}
+        _ => return Err(ReplayError(format!("undo: no record for {e:?}"))),
+    }
+    Ok(())
 }
 
 /// Replays a pass's steps over its input function.
@@ -141,6 +395,16 @@ impl<'a> Player<'a> {
     pub fn seek(&self, n: usize) -> Result<Function, ReplayError> {
         self.checkpoints.seek(self.steps, n)
     }
+
+    pub fn checkpoints(&self) -> &Checkpoints {
+        &self.checkpoints
+    }
+
+    /// Moves `f`, the function after `at` steps, to step `n` (see
+    /// [`Checkpoints::seek_from`]).
+    pub fn seek_from(&self, at: usize, n: usize, f: &mut Function) -> Result<(), ReplayError> {
+        self.checkpoints.seek_from(self.steps, at, n, f)
+    }
 }
 
 #[cfg(test)]
@@ -165,9 +429,12 @@ mod tests {
         assert!(steps.len() > 4);
         let player = Player::new(&input, &steps).unwrap();
         let mut scratch = input.clone();
+        let mut moved = input.clone();
+        let mut at = 0;
         for every in [1, 2, 3, 100] {
             let cp = Checkpoints::build(&input, &steps, every).unwrap();
-            // Seeking into a reused function, back and forth, gives what a fresh copy gives.
+            // Seeking into a reused function, back and forth, gives what a fresh copy
+            // gives; so does moving one function from step to step by redo and undo.
             for n in (0..=steps.len()).chain((0..=steps.len()).rev()) {
                 cp.seek_into(&steps, n, &mut scratch).unwrap();
                 let fresh = cp.seek(&steps, n).unwrap();
@@ -177,6 +444,10 @@ mod tests {
                     "storage {n}"
                 );
                 assert_eq!(scratch.vreg_end, fresh.vreg_end);
+                cp.seek_from(&steps, at, n, &mut moved).unwrap();
+                at = n;
+                assert_eq!(print_function(&moved), print_function(&fresh), "from {n}");
+                assert_eq!(moved.vreg_end, fresh.vreg_end);
             }
             for n in 0..=steps.len() + 1 {
                 assert_eq!(

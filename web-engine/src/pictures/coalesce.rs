@@ -3,7 +3,8 @@
 //!
 //! ```text
 //!  steps of the function, first .. this one
-//!    live_ranges        ─▶ one bar row per register (segments in raw slot numbers)
+//!    live_ranges        ─▶ one bar row per register (segments in raw slot numbers),
+//!                          rebuilt from the stage's input (the step carries no rows)
 //!    coalesce_decision  ─▶ joined / merged: the survivor's row takes the merged range,
 //!                          the other row folds into it (listed as joined)
 //!                          conflict / interference: the overlapping spans, in red
@@ -18,7 +19,7 @@
 use super::tree::ReplayTree;
 use compiler_core::liveness::SlotIndex;
 use compiler_core::passes::nvptx_coalescer::interval_tree::{Color, TreeEvent};
-use compiler_core::trace::{Payload, SegmentView, Step};
+use compiler_core::trace::{Payload, RangeView, SegmentView, Step};
 use serde::{Deserialize, Serialize};
 
 /// Bar rows drawn at most (the step's candidate registers always among them).
@@ -205,10 +206,13 @@ impl Ranges {
         i
     }
 
-    /// Applies one step's payload.
-    pub fn apply(&mut self, p: &Payload) {
+    /// Applies one step's payload. `first`: every register's range as the pass started
+    /// (`trace::first_range_rows` of the stage's input), which a `live_ranges` step
+    /// stands for when it carries no rows itself.
+    pub fn apply(&mut self, p: &Payload, first: &[RangeView]) {
         match p {
-            Payload::LiveRanges { rows } => {
+            Payload::LiveRanges { rows, .. } => {
+                let rows = if rows.is_empty() { first } else { rows };
                 self.rows.clear();
                 self.joined.clear();
                 for r in rows {
@@ -258,15 +262,17 @@ pub fn replay_tree(steps: &[Step]) -> Result<Option<ReplayTree>, String> {
 }
 
 /// The picture after the last of `steps` (the function's steps up to and including the
-/// one shown). None for a stage this picture is not about.
-pub fn picture(steps: &[Step]) -> Option<CoalescePicture> {
+/// one shown), `first` being the ranges the pass started from
+/// (`trace::first_range_rows` of the function as the stage received it). None for a
+/// stage this picture is not about.
+pub fn picture(steps: &[Step], first: &[RangeView]) -> Option<CoalescePicture> {
     let last = steps.last()?;
     let mut ranges = Ranges::default();
     // The latest heap pop is drawn; it is copied out once, after the walk.
     let mut last_pop: Option<&Payload> = None;
     let mut candidate = None;
     for s in steps {
-        ranges.apply(&s.payload);
+        ranges.apply(&s.payload, first);
         match &s.payload {
             p @ Payload::HeapPop { dst, src, .. } => {
                 last_pop = Some(p);
@@ -499,9 +505,8 @@ fn caption(
     heap: Option<&HeapPicture>,
 ) -> String {
     match (&step.payload, verdict) {
-        (Payload::LiveRanges { rows }, _) => format!(
-            "Each row is one register's live range over the program points (slot indexes); a gap means the register holds nothing worth keeping there. {} registers start out live.",
-            rows.len()
+        (Payload::LiveRanges { registers, .. }, _) => format!(
+            "Each row is one register's live range over the program points (slot indexes); a gap means the register holds nothing worth keeping there. {registers} registers start out live."
         ),
         (_, Some(v)) if v.verdict == "merged" => format!(
             "The interval tree holds no live segment of %{} overlapping one of %{}, so their bars are now one row, %{}, and the copy between them is gone.",
@@ -576,32 +581,41 @@ mod tests {
             valno: 0,
         };
         let mut r = Ranges::default();
-        r.apply(&Payload::LiveRanges {
-            rows: vec![
-                compiler_core::trace::RangeView {
-                    reg: 1,
-                    segments: vec![seg(10, 20)],
-                },
-                compiler_core::trace::RangeView {
-                    reg: 2,
-                    segments: vec![seg(20, 30)],
-                },
-            ],
-        });
-        r.apply(&Payload::CoalesceDecision {
-            copy: 0,
-            dst: 1,
-            src: 2,
-            verdict: "joined",
-            dst_range: String::new(),
-            src_range: String::new(),
-            conflicts: Vec::new(),
-            dst_lane: None,
-            dst_segments: vec![seg(10, 20)],
-            src_segments: vec![seg(20, 30)],
-            merged: vec![seg(10, 30)],
-            conflict_spans: Vec::new(),
-        });
+        // The step carries no rows: they come from the stage's input.
+        let first = vec![
+            compiler_core::trace::RangeView {
+                reg: 1,
+                segments: vec![seg(10, 20)],
+            },
+            compiler_core::trace::RangeView {
+                reg: 2,
+                segments: vec![seg(20, 30)],
+            },
+        ];
+        r.apply(
+            &Payload::LiveRanges {
+                rows: Vec::new(),
+                registers: 2,
+            },
+            &first,
+        );
+        r.apply(
+            &Payload::CoalesceDecision {
+                copy: 0,
+                dst: 1,
+                src: 2,
+                verdict: "joined",
+                dst_range: String::new(),
+                src_range: String::new(),
+                conflicts: Vec::new(),
+                dst_lane: None,
+                dst_segments: vec![seg(10, 20)],
+                src_segments: vec![seg(20, 30)],
+                merged: vec![seg(10, 30)],
+                conflict_spans: Vec::new(),
+            },
+            &[],
+        );
         assert_eq!(r.regs().collect::<Vec<_>>(), [1]);
         assert_eq!(r.row(1), Some(&[seg(10, 30)][..]));
         assert_eq!(r.row(2), None);

@@ -46,7 +46,7 @@ use crate::mir::{Block, Function, Inst, InstData, RegClass, VReg};
 use crate::passes::register_coalescer::order::loop_depths;
 use crate::passes::uses::DefUse;
 use crate::stats::Stats;
-use crate::trace::{range_rows, Editor, Focus, Payload, Recorder, Step};
+use crate::trace::{Editor, Focus, Payload, Recorder, Step};
 use alloc::format;
 use alloc::string::String;
 use alloc::vec::Vec;
@@ -281,10 +281,9 @@ impl<R: Recorder> Nvptx<'_, '_, R> {
             return;
         }
         let n = self.main.iter().filter(|r| !r.is_empty()).count();
-        let rows = range_rows(self.main.iter().enumerate().map(|(v, r)| (v as u32, r)));
         self.step(|| {
             Step::new("live_ranges", format!("Live intervals computed: {n} registers each have a range of program points; a copy's two registers may merge only if their ranges never overlap."))
-                .payload(Payload::LiveRanges { rows })
+                .payload(Payload::LiveRanges { rows: Vec::new(), registers: n as u32 })
         });
     }
 
