@@ -67,3 +67,57 @@ fn fewer_copies_same_results() {
     }
     assert!(merged_total > 0);
 }
+
+/// `cssa-verbosity` decides which steps the trace keeps (0: one summary, 1: one per
+/// PHI, 2: one per renamed register too) and `dump-before-cssa` adds the IR snapshot;
+/// at every level the steps replay to the same function.
+#[test]
+fn verbosity_and_dump_shape_the_trace() {
+    let p = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../shared/corpus/ll_phi_loop/2-pre-phielim.mir");
+    let m = parse_module(&std::fs::read_to_string(&p).unwrap()).unwrap();
+    let f = &m.functions[0];
+    let kinds = |verbosity: u32, dump: bool| {
+        let mut g = f.clone();
+        let mut log = StepLog::default();
+        phi_elim::run(
+            &mut g,
+            &PhiElimOptions {
+                cssa_coalesce: true,
+                cssa_verbosity: verbosity,
+                dump_before_cssa: dump,
+                ..Default::default()
+            },
+            &mut log,
+        );
+        let replay = Player::new(f, &log.steps)
+            .unwrap()
+            .seek(log.steps.len())
+            .unwrap();
+        assert_eq!(
+            compiler_core::mir::print_function(&replay),
+            compiler_core::mir::print_function(&g)
+        );
+        let ks: Vec<String> = log
+            .steps
+            .iter()
+            .map(|s| s.kind.to_string())
+            .filter(|k| k.starts_with("cssa"))
+            .collect();
+        (ks, log)
+    };
+    let (v0, _) = kinds(0, false);
+    assert_eq!(v0, ["cssa_done"]);
+    let (v1, _) = kinds(1, false);
+    assert!(v1.contains(&"cssa_phi_removed".to_string()), "{v1:?}");
+    assert!(v1.contains(&"cssa_phi_kept".to_string()), "{v1:?}");
+    assert!(!v1.contains(&"cssa_merge".to_string()), "{v1:?}");
+    let (v2, _) = kinds(2, false);
+    assert!(v2.contains(&"cssa_merge".to_string()), "{v2:?}");
+    assert!(v2.len() > v1.len());
+    let (d, log) = kinds(1, true);
+    assert_eq!(d[0], "cssa_dump");
+    let snap = log.steps.iter().find(|s| s.kind == "cssa_dump").unwrap();
+    let text = serde_json::to_string(&snap.payload).unwrap();
+    assert!(text.contains("PHI"), "{text}");
+}

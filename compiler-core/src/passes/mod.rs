@@ -2,6 +2,8 @@
 //! [`Function`](crate::mir::Function) plus an options struct and a
 //! [`Recorder`](crate::trace::Recorder), returning its [`Stats`](crate::stats::Stats).
 
+pub mod cssa;
+pub mod dessa;
 pub mod instr_emitter;
 pub mod nvptx_coalescer;
 pub mod phi_elim;

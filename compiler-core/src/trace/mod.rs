@@ -155,6 +155,10 @@ pub enum Payload {
         /// `conflicts`, where both registers are live around the conflicting def).
         conflict_spans: Vec<(u32, u32)>,
     },
+    /// A snapshot of the function's IR as printed (`dump-before-cssa`).
+    IrSnapshot {
+        text: String,
+    },
     /// Coalescing: every register's live range as the pass starts (the bars' first state).
     LiveRanges {
         rows: Vec<RangeView>,
