@@ -119,9 +119,16 @@ fn the_halves_of_a_pair_move_coalesce() {
     );
     let halves = log.steps.iter().find(|s| s.kind == "pair_halves").unwrap();
     match &halves.payload {
-        Payload::LiveRanges { rows } => {
+        Payload::PairHalves {
+            wide,
+            low,
+            high,
+            rows,
+        } => {
+            assert_eq!((*wide, *low, *high), (3, (4, 1), (5, 2)));
             let regs: Vec<u32> = rows.iter().map(|r| r.reg).collect();
             assert_eq!(regs, [4, 1, 5, 2], "low dst, low src, high dst, high src");
+            assert!(rows.iter().all(|r| !r.segments.is_empty()));
         }
         p => panic!("{p:?}"),
     }
