@@ -76,7 +76,6 @@ gallery! {
     "wide-pair" => NvptxCoalescer, mir;
     "pair-split" => NvptxCoalescer, mir;
     "pair-no-split" => NvptxCoalescer, mir;
-    "pair-i128-asm" => NvptxCoalescer, mir;
     "tex-lanes" => NvptxCoalescer, mir;
     "limits" => NvptxCoalescer, mir;
     "param-cascade" => InstrEmitter, dag;

@@ -176,15 +176,14 @@ pub fn decompose<R: Recorder>(f: &mut Function, rec: &mut R) -> PairTable {
 fn split(ed: &mut Editor<'_>, p: Inst, u: Inst) -> (Inst, Inst, VReg) {
     let (pd, ud) = (ed.f.insts[p].clone(), ed.f.insts[u].clone());
     let w = ud.operands[2].vreg_of().expect("checked by feeding_pack");
-    let mut halves = [Inst::new(0); 2];
-    for h in 0..2 {
-        // The source operand as the pack read it: its kill flag (if any) moves to the
-        // half copy, the later reader, and is cleared on the pack below.
+    // The source operand as the pack read it: its kill flag (if any) moves to the half
+    // copy, the later reader, and is cleared on the pack below.
+    let halves: [Inst; 2] = core::array::from_fn(|h| {
         let src = pd.operands[1 + h];
         let mut data = InstData::new(Opcode::Known(Op::COPY), alloc::vec![ud.operands[h], src]);
         data.lhs_defs = 1;
-        halves[h] = ed.insert_before(u, data);
-    }
+        ed.insert_before(u, data)
+    });
     ed.modify(p, |d| {
         for o in d.operands[1..].iter_mut() {
             o.set(oflag::KILL, false);
