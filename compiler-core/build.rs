@@ -118,7 +118,13 @@ fn flags_expr(f: &str, line: usize) -> String {
 /// The copy-type number a row gives one of its opcodes: the NVPTX families (Move,
 /// CrossClass, WidePair, Param) must carry one in 440-503; `Copy` (the generic
 /// pseudo) and non-copies carry none.
-fn copy_type_number(family: &str, col: Option<&str>, vals: &[String], line: usize) -> u16 {
+fn copy_type_number(
+    family: &str,
+    col: Option<&str>,
+    vals: &[String],
+    (k, count): (usize, usize),
+    line: usize,
+) -> u16 {
     let nvptx = matches!(family, "Move" | "CrossClass" | "WidePair" | "Param");
     match col {
         None if nvptx => {
@@ -126,6 +132,18 @@ fn copy_type_number(family: &str, col: Option<&str>, vals: &[String], line: usiz
         }
         None => 0,
         Some(_) if !nvptx => panic!("nvptx.isa:{line}: family {family} takes no copy-type number"),
+        Some(t) if t.contains("..") => {
+            let (a, b) = t.split_once("..").unwrap();
+            let (a, b): (u16, u16) = match (a.parse(), b.parse()) {
+                (Ok(a), Ok(b)) if (440..=503).contains(&a) && (440..=503).contains(&b) => (a, b),
+                _ => panic!("nvptx.isa:{line}: copy-type range `{t}` is not in 440-503"),
+            };
+            assert!(
+                usize::from(b - a) + 1 == count,
+                "nvptx.isa:{line}: copy-type range `{t}` does not give one number per name ({count})"
+            );
+            a + k as u16
+        }
         Some(t) => {
             let n = subst(t, vals, line);
             match n.parse::<u16>() {
@@ -198,7 +216,9 @@ fn main() {
             None => panic!("nvptx.isa:{}: commutable `{}` is not `a,b`", r.line, r.comm),
         };
         let flags = flags_expr(&r.flags, r.line);
-        for (name, vals) in expand(&r.name, r.line) {
+        let names = expand(&r.name, r.line);
+        let count = names.len();
+        for (k, (name, vals)) in names.into_iter().enumerate() {
             if let Some(prev) = seen.insert(name.clone(), r.line) {
                 panic!(
                     "nvptx.isa:{}: `{name}` is already described on line {prev}",
@@ -206,7 +226,7 @@ fn main() {
                 );
             }
             writeln!(ops, "    {name}: {defs}, {flags}, {family}, {comm};").unwrap();
-            let number = copy_type_number(family, number_col.as_deref(), &vals, r.line);
+            let number = copy_type_number(family, number_col.as_deref(), &vals, (k, count), r.line);
             writeln!(numbers, "    {number},").unwrap();
             writeln!(
                 isa,

@@ -74,8 +74,6 @@ gallery! {
     "phi-swap" => RegisterCoalescer, mir;
     "cross-class" => NvptxCoalescer, mir;
     "wide-pair" => NvptxCoalescer, mir;
-    "pair-split" => NvptxCoalescer, mir;
-    "pair-no-split" => NvptxCoalescer, mir;
     "tex-lanes" => NvptxCoalescer, mir;
     "limits" => NvptxCoalescer, mir;
     "param-cascade" => InstrEmitter, dag;

@@ -178,8 +178,14 @@ fn split(ed: &mut Editor<'_>, p: Inst, u: Inst) -> (Inst, Inst, VReg) {
     let w = ud.operands[2].vreg_of().expect("checked by feeding_pack");
     // The source operand as the pack read it: its kill flag (if any) moves to the half
     // copy, the later reader, and is cleared on the pack below.
+    let same_source = pd.operands[1].vreg_of() == pd.operands[2].vreg_of();
     let halves: [Inst; 2] = core::array::from_fn(|h| {
-        let src = pd.operands[1 + h];
+        let mut src = pd.operands[1 + h];
+        if same_source {
+            // One register feeds both halves: only the later (high) copy may kill it.
+            let killed = pd.operands[1].has(oflag::KILL) || pd.operands[2].has(oflag::KILL);
+            src.set(oflag::KILL, h == 1 && killed);
+        }
         let mut data = InstData::new(Opcode::Known(Op::COPY), alloc::vec![ud.operands[h], src]);
         data.lhs_defs = 1;
         ed.insert_before(u, data)
