@@ -115,6 +115,45 @@ fn flags_expr(f: &str, line: usize) -> String {
         .join(" | ")
 }
 
+/// The copy-type number a row gives one of its opcodes: the NVPTX families (Move,
+/// CrossClass, WidePair, Param) must carry one in 440-503; `Copy` (the generic
+/// pseudo) and non-copies carry none.
+fn copy_type_number(
+    family: &str,
+    col: Option<&str>,
+    vals: &[String],
+    (k, count): (usize, usize),
+    line: usize,
+) -> u16 {
+    let nvptx = matches!(family, "Move" | "CrossClass" | "WidePair" | "Param");
+    match col {
+        None if nvptx => {
+            panic!("nvptx.isa:{line}: family {family} needs a copy-type number `{family}:N`")
+        }
+        None => 0,
+        Some(_) if !nvptx => panic!("nvptx.isa:{line}: family {family} takes no copy-type number"),
+        Some(t) if t.contains("..") => {
+            let (a, b) = t.split_once("..").unwrap();
+            let (a, b): (u16, u16) = match (a.parse(), b.parse()) {
+                (Ok(a), Ok(b)) if (440..=503).contains(&a) && (440..=503).contains(&b) => (a, b),
+                _ => panic!("nvptx.isa:{line}: copy-type range `{t}` is not in 440-503"),
+            };
+            assert!(
+                usize::from(b - a) + 1 == count,
+                "nvptx.isa:{line}: copy-type range `{t}` does not give one number per name ({count})"
+            );
+            a + k as u16
+        }
+        Some(t) => {
+            let n = subst(t, vals, line);
+            match n.parse::<u16>() {
+                Ok(k) if (440..=503).contains(&k) => k,
+                _ => panic!("nvptx.isa:{line}: copy-type number `{n}` is not in 440-503"),
+            }
+        }
+    }
+}
+
 fn read_rows(text: &str) -> Vec<Row> {
     let mut rows = Vec::new();
     for (k, l) in text.lines().enumerate() {
@@ -153,20 +192,33 @@ fn main() {
     let mut isa = String::from(
         "/// Each opcode's description row, in `Op` order.\npub static ISA: &[IsaRow] = &[\n",
     );
+    let mut numbers = String::from(
+        "/// Each opcode's CICC copy-type number (440-503; 0: not an NVPTX copy family), in `Op` order.\npub static COPY_TYPE_NUMBERS: &[u16] = &[\n",
+    );
     let mut seen = std::collections::BTreeMap::new();
     for r in read_rows(&text) {
         let defs: u8 = r
             .defs
             .parse()
             .unwrap_or_else(|_| panic!("nvptx.isa:{}: defs `{}` is not a number", r.line, r.defs));
-        let family = if r.family == "-" { "None" } else { &r.family };
+        let (family_col, number_col) = match r.family.split_once(':') {
+            Some((f, n)) => (f.to_string(), Some(n.to_string())),
+            None => (r.family.clone(), None),
+        };
+        let family = if family_col == "-" {
+            "None"
+        } else {
+            &family_col
+        };
         let comm = match r.comm.split_once(',') {
             Some((a, b)) => format!("Some(({a}, {b}))"),
             None if r.comm == "-" => "None".into(),
             None => panic!("nvptx.isa:{}: commutable `{}` is not `a,b`", r.line, r.comm),
         };
         let flags = flags_expr(&r.flags, r.line);
-        for (name, vals) in expand(&r.name, r.line) {
+        let names = expand(&r.name, r.line);
+        let count = names.len();
+        for (k, (name, vals)) in names.into_iter().enumerate() {
             if let Some(prev) = seen.insert(name.clone(), r.line) {
                 panic!(
                     "nvptx.isa:{}: `{name}` is already described on line {prev}",
@@ -174,6 +226,8 @@ fn main() {
                 );
             }
             writeln!(ops, "    {name}: {defs}, {flags}, {family}, {comm};").unwrap();
+            let number = copy_type_number(family, number_col.as_deref(), &vals, (k, count), r.line);
+            writeln!(numbers, "    {number},").unwrap();
             writeln!(
                 isa,
                 "    IsaRow {{ sem: {:?}, ptx: {:?}, line: {} }},",
@@ -186,6 +240,7 @@ fn main() {
     }
     ops.push_str("}\n");
     isa.push_str("];\n");
+    numbers.push_str("];\n");
     let out = std::path::Path::new(&std::env::var("OUT_DIR").unwrap()).join("isa.rs");
-    std::fs::write(out, ops + "\n" + &isa).expect("write isa.rs");
+    std::fs::write(out, ops + "\n" + &isa + "\n" + &numbers).expect("write isa.rs");
 }

@@ -534,7 +534,8 @@ pub fn emitter_options(_: &Knobs) -> passes::instr_emitter::EmitterOptions {
     passes::instr_emitter::EmitterOptions::default()
 }
 
-/// PHI elimination: `cssa-coalesce` renames non-interfering PHI operands first;
+/// PHI elimination: `cssa-coalesce` dissolves PHIs whose operands never interfere
+/// first (`cssa-verbosity`, `dump-before-cssa`), `usedessa` lowers by parallel copies;
 /// critical-edge splitting reads `phi-elim-split-all-critical-edges` and
 /// `disable-nvptx-require-structured-cfg`.
 pub fn phi_elim_options(k: &Knobs) -> passes::phi_elim::PhiElimOptions {
@@ -543,6 +544,9 @@ pub fn phi_elim_options(k: &Knobs) -> passes::phi_elim::PhiElimOptions {
         split_edges: true,
         split_all_critical_edges: k.flag(Knob::PhiElimSplitAllCriticalEdges),
         split_structured_cfg: k.flag(Knob::DisableNvptxRequireStructuredCfg),
+        cssa_verbosity: k.uint(Knob::CssaVerbosity),
+        dump_before_cssa: k.flag(Knob::DumpBeforeCssa),
+        use_dessa: k.flag(Knob::Usedessa),
     }
 }
 

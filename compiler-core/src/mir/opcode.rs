@@ -135,6 +135,11 @@ impl Op {
     pub fn isa(self) -> &'static IsaRow {
         &ISA[self as usize]
     }
+    /// CICC's copy-type number for this opcode (440-503), the description's
+    /// `Family:N`; 0 when the opcode is not an NVPTX copy family.
+    pub fn copy_type_number(self) -> u16 {
+        COPY_TYPE_NUMBERS[self as usize]
+    }
 }
 
 impl Opcode {

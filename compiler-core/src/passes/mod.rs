@@ -3,6 +3,8 @@
 //! [`Recorder`](crate::trace::Recorder), returning its [`Stats`](crate::stats::Stats).
 
 pub mod copy_classes;
+pub mod cssa;
+pub mod dessa;
 pub mod instr_emitter;
 pub mod nvptx_coalescer;
 pub mod phi_elim;

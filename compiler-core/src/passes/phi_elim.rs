@@ -50,6 +50,13 @@ pub struct PhiElimOptions {
     /// `disable-nvptx-require-structured-cfg`: NVPTX's structured-CFG requirement is
     /// lifted, so a critical edge may be split at all.
     pub split_structured_cfg: bool,
+    /// `cssa-verbosity`: what the CSSA stage records (`passes/cssa.rs`).
+    pub cssa_verbosity: u32,
+    /// `dump-before-cssa`: a step holding the IR before CSSA coalescing.
+    pub dump_before_cssa: bool,
+    /// `usedessa`: PHIs leave SSA through deSSA's parallel copies (`passes/dessa.rs`)
+    /// wherever that is legal, before LLVM's lowering takes the rest.
+    pub use_dessa: bool,
 }
 
 impl Default for PhiElimOptions {
@@ -59,6 +66,9 @@ impl Default for PhiElimOptions {
             split_edges: true,
             split_all_critical_edges: false,
             split_structured_cfg: false,
+            cssa_verbosity: 1,
+            dump_before_cssa: false,
+            use_dessa: false,
         }
     }
 }
@@ -122,8 +132,16 @@ pub fn run_keeping_live_variables<R: Recorder>(
     rec: &mut R,
 ) -> (Stats, LiveVariables) {
     let mut stats = Stats::with(&STAT_NAMES);
-    if opts.cssa_coalesce {
-        cssa_coalesce(f, rec, &mut stats);
+    if opts.cssa_coalesce || opts.dump_before_cssa {
+        let copts = crate::passes::cssa::CssaOptions {
+            verbosity: opts.cssa_verbosity,
+            dump_before: opts.dump_before_cssa,
+            coalesce: opts.cssa_coalesce,
+        };
+        crate::passes::cssa::run(f, &copts, rec, &mut stats);
+    }
+    if opts.use_dessa {
+        crate::passes::dessa::run(f, rec, &mut stats);
     }
     let mut lv = LiveVariables::compute(f);
     if opts.split_edges {
@@ -234,95 +252,8 @@ fn write_live_flags<R: Recorder>(ed: &mut Editor<'_>, rec: &mut R, lv: &LiveVari
     }
 }
 
-/// CSSA coalescing: for each PHI in order, every incoming register of the same class
-/// whose live range meets neither the PHI's def nor any register already given the
-/// def's name is renamed to the def. A PHI whose incoming values are all its own def
-/// then says nothing and is removed. Live ranges are those of the SSA input, so the
-/// check is the classic interference test and the renaming keeps every value.
-fn cssa_coalesce<R: Recorder>(f: &mut Function, rec: &mut R, stats: &mut Stats) {
-    use crate::passes::uses::DefUse;
-    let (lis, mut du) = DefUse::with_intervals(f);
-    // Members of each class, by the representative (the PHI def).
-    let mut class_of: SecondaryMap<VReg, Option<VReg>> = SecondaryMap::new();
-    let mut members: BTreeMap<VReg, Vec<VReg>> = BTreeMap::new();
-    let mut ed = Editor::new(f, R::ENABLED);
-    let phis: Vec<Inst> =
-        ed.f.all_insts()
-            .filter(|&(_, i)| ed.f.insts[i].is(Op::PHI))
-            .map(|(_, i)| i)
-            .collect();
-    for phi in phis {
-        let Some(d) = ed.f.insts[phi].operands.first().and_then(|o| o.vreg_of()) else {
-            continue;
-        };
-        let rep = class_of[d].unwrap_or(d);
-        members.entry(rep).or_insert_with(|| alloc::vec![d]);
-        class_of[d] = Some(rep);
-        let incoming: Vec<VReg> = phi_pairs(&ed.f.insts[phi])
-            .filter(|(v, _)| !v.has(oflag::UNDEF))
-            .filter_map(|(v, _)| v.vreg_of())
-            .collect();
-        for x in incoming {
-            if class_of[x].is_some() || ed.f.vreg_class(x) != ed.f.vreg_class(d) {
-                continue;
-            }
-            let meets = members[&rep].iter().any(|&m| lis.overlaps(m, x));
-            if meets {
-                continue;
-            }
-            // Rename x to the representative everywhere.
-            let mut touched: Vec<Inst> = du.defs[x]
-                .iter()
-                .chain(du.uses[x].iter())
-                .copied()
-                .collect();
-            crate::sort::sort_by_key(&mut touched, |i| i.as_u32().into());
-            touched.dedup();
-            for i in touched {
-                du.remove_inst(ed.f, i);
-                ed.modify(i, |data| {
-                    for o in data.operands.iter_mut() {
-                        if o.vreg_of() == Some(x) {
-                            o.set_reg(Reg::Virt(rep));
-                        }
-                    }
-                });
-                du.add_inst(ed.f, i);
-            }
-            class_of[x] = Some(rep);
-            members.get_mut(&rep).expect("class exists").push(x);
-            stats.inc("cssa_merged");
-            let (xn, rn) = (
-                narration_reg::<R>(ed.f, Reg::Virt(x)),
-                narration_reg::<R>(ed.f, Reg::Virt(rep)),
-            );
-            let edits = ed.take_edits();
-            rec.step(|| {
-                let mut s = Step::new("cssa_merge", format!("CSSA: {xn} flows into the PHI of {rn} and their live ranges never meet, so {xn} is renamed to {rn}."));
-                s.edits = edits;
-                s.focus(Focus::vreg(rep))
-            });
-        }
-        // A PHI whose every incoming value is its own def is a no-op.
-        let d_now = ed.f.insts[phi].operands.first().and_then(|o| o.vreg_of());
-        if phi_pairs(&ed.f.insts[phi]).all(|(v, _)| v.vreg_of() == d_now || v.has(oflag::UNDEF)) {
-            du.remove_inst(ed.f, phi);
-            ed.erase(phi);
-            stats.inc("cssa_phis_removed");
-            let dn = d_now
-                .map(|v| narration_reg::<R>(ed.f, Reg::Virt(v)))
-                .unwrap_or_default();
-            let edits = ed.take_edits();
-            rec.step(|| {
-                let mut s = Step::new("cssa_phi_removed", format!("Every value reaching the PHI of {dn} is already in {dn}: the PHI is removed and no copy will be needed."));
-                s.edits = edits;
-                s
-            });
-        }
-    }
-}
-
-fn phi_pairs(d: &InstData) -> impl Iterator<Item = (Operand, Block)> + '_ {
+/// A PHI's (incoming value, predecessor) pairs.
+pub(crate) fn phi_pairs(d: &InstData) -> impl Iterator<Item = (Operand, Block)> + '_ {
     d.operands[1..].chunks(2).filter_map(|c| match c {
         [v, b] => match b.kind {
             OperandKind::Block(blk) => Some((*v, blk)),

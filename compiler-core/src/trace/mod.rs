@@ -155,6 +155,20 @@ pub enum Payload {
         /// `conflicts`, where both registers are live around the conflicting def).
         conflict_spans: Vec<(u32, u32)>,
     },
+    /// NVPTX coalescer: the two halves of a decomposed register pair side by side: the
+    /// half copies (dst, src) and the live ranges of their registers, low half first
+    /// (low dst, low src, high dst, high src). Apart from `LiveRanges`, so the bars of
+    /// the whole function are not replaced by these four.
+    PairHalves {
+        wide: u32,
+        low: (u32, u32),
+        high: (u32, u32),
+        rows: Vec<RangeView>,
+    },
+    /// A snapshot of the function's IR as printed (`dump-before-cssa`).
+    IrSnapshot {
+        text: String,
+    },
     /// Coalescing: the live ranges are computed, as the pass starts (the bars' first
     /// state). `rows` is left empty: every register's range is a whole structure, not a
     /// change, so a reader rebuilds it from the stage's input with [`first_range_rows`]

@@ -1,11 +1,11 @@
 //! Which instructions the NVPTX coalescer looks at, and how it sorts them.
 //!
-//! The spec's opcode → copy-type switch maps NVPTX move opcodes onto families; each
-//! register operand is then looked up in the operand-type table, whose
+//! The spec's opcode → copy-type switch (`families.rs`, keyed by opcode number) maps
+//! NVPTX move opcodes onto families and candidate kinds; each register operand is then looked up in the operand-type table, whose
 //! `constraint_flags & 0x10` says whether it takes part in coalescing at all.
 
 use crate::mir::regclass::{Family, ValueKind};
-use crate::mir::{CopyFamily, Function, Inst, InstData, RegClass, ScalarClass, SubReg, VReg};
+use crate::mir::{Function, Inst, InstData, RegClass, ScalarClass, SubReg, VReg};
 use serde::Serialize;
 
 /// The participate bit of the operand-type table.
@@ -85,6 +85,9 @@ pub struct Candidate {
     /// earlyTied chain of extracts (two-address-cicc.txt), a direct hint that the
     /// scalar belongs in the tuple's lane.
     pub tied: bool,
+    /// The sub-operand entry of a half copy that pair decomposition made (`pairs.rs`):
+    /// which half, its partner and the wide register. None for every other copy.
+    pub pair: Option<super::pairs::PairHalf>,
 }
 
 /// The class of one side (the lane class for a tuple lane).
@@ -97,10 +100,11 @@ pub fn side_class(f: &Function, v: VReg, lane: Option<SubReg>) -> Option<RegClas
 /// between virtual registers; None for everything else.
 pub fn classify(d: &InstData, i: Inst) -> Option<Candidate> {
     use crate::entity::EntityRef;
-    let family = d.desc().family;
-    if family == CopyFamily::None || d.lhs_defs == 0 {
+    let ty = super::families::copy_type(d.opcode);
+    if d.lhs_defs == 0 {
         return None;
     }
+    let family_kind = ty.row.kind?;
     let def = d.operands.first()?;
     let dst = def.vreg_of()?;
     let lane = |s: Option<SubReg>| s.and_then(SubReg::lane);
@@ -110,17 +114,14 @@ pub fn classify(d: &InstData, i: Inst) -> Option<Candidate> {
         reg: v.index() as u32,
         lane: lane(s),
     };
-    let kind = match family {
-        CopyFamily::Copy => match (def.subreg, src_op.and_then(|o| o.subreg)) {
-            (None, None) => CopyKind::Copy,
-            (Some(s), None) if s.lane().is_some() => CopyKind::SubregInsert,
-            (None, Some(s)) if s.lane().is_some() => CopyKind::Extract,
-            _ => return None,
-        },
-        CopyFamily::Move => CopyKind::Move,
-        CopyFamily::CrossClass => CopyKind::CrossClass,
-        CopyFamily::WidePair | CopyFamily::Param => CopyKind::Layout,
-        CopyFamily::None => return None,
+    // The generic COPY is the one family whose kind depends on its operands: a
+    // lane on one side makes it an insert or an extract.
+    let kind = match (family_kind, def.subreg, src_op.and_then(|o| o.subreg)) {
+        (CopyKind::Copy, None, None) => CopyKind::Copy,
+        (CopyKind::Copy, Some(s), None) if s.lane().is_some() => CopyKind::SubregInsert,
+        (CopyKind::Copy, None, Some(s)) if s.lane().is_some() => CopyKind::Extract,
+        (CopyKind::Copy, _, _) => return None,
+        (k, _, _) => k,
     };
     let src_side = match src {
         Some(s) => side(s, src_op.and_then(|o| o.subreg)),
@@ -137,5 +138,6 @@ pub fn classify(d: &InstData, i: Inst) -> Option<Candidate> {
         kind,
         priority: 1,
         tied: kind == CopyKind::Extract && def.has(crate::mir::oflag::TIED2),
+        pair: None,
     })
 }

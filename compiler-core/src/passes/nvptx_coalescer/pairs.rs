@@ -1,0 +1,255 @@
+//! Register-pair decomposition (spec: `sub_3497B40`; "Sub-Register Handling"): a wide
+//! value built from two halves and taken apart again is a pair move, and it is split
+//! into its halves' moves so each half can coalesce. The high half inherits the low
+//! half's constraints: it is tried only once the low half has coalesced.
+//!
+//! ```text
+//!  %w:b128 = V2I64toI128 %a, %b          (pack: the family table's PAIR flag, one def)
+//!  ...                                    (%a and %b not redefined in between)
+//!  %c:b64, %d:b64 = I128toV2I64 %w        (unpack: PAIR, two defs)
+//!     ─▶ %c = COPY %a   low half,  sub-operand 0
+//!        %d = COPY %b   high half, sub-operand 1   (the unpack is erased;
+//!                                                   the pack too once %w is unread)
+//!  worklist: the high half waits until the low half's copy is gone (merged)
+//! ```
+//!
+//! Legal only when the unpack reads the pack's result directly, in the same block, and
+//! neither source is written between them; otherwise both moves stay as written (the
+//! step says why). The candidate records of the two half copies carry [`PairHalf`], the
+//! spec's sub-operand entries: which half, the partner copy and the wide register.
+
+use super::classify::Candidate;
+use super::families::{copy_type, PAIR};
+use super::Nvptx;
+use crate::entity::EntityRef;
+use crate::mir::{oflag, Block, Function, Inst, InstData, Op, Opcode, Reg, VReg};
+use crate::trace::{narration_reg, range_rows, Editor, Focus, Payload, Recorder, Step};
+use alloc::collections::BTreeMap;
+use alloc::format;
+use alloc::string::String;
+use alloc::vec::Vec;
+use serde::Serialize;
+
+/// One half of a decomposed pair move (the candidate record's sub-operand entry).
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct PairHalf {
+    /// 0: the low half, 1: the high half.
+    pub half: u8,
+    /// The other half's copy.
+    pub partner: u32,
+    /// The wide register the pair moved through.
+    pub wide: u32,
+}
+
+/// The half copies decomposition made, by instruction.
+pub type PairTable = BTreeMap<Inst, PairHalf>;
+
+/// Why the unpack `u` cannot be split, or the pack that feeds it.
+fn feeding_pack(f: &Function, u: Inst) -> Result<Inst, String> {
+    let d = &f.insts[u];
+    let w = d
+        .operands
+        .get(2)
+        .and_then(|o| o.vreg_of())
+        .ok_or("its source is not a register")?;
+    let b = f.layout.inst_block(u).ok_or("it is not placed")?;
+    let defs: Vec<Inst> = f
+        .all_insts()
+        .map(|(_, i)| i)
+        .filter(|&i| {
+            f.insts[i]
+                .operands
+                .iter()
+                .any(|o| o.is_def() && o.vreg_of() == Some(w))
+        })
+        .collect();
+    let [p] = defs[..] else {
+        return Err(format!(
+            "%{} has {} defs, not one pack",
+            w.index(),
+            defs.len()
+        ));
+    };
+    let pd = &f.insts[p];
+    let ty = copy_type(pd.opcode);
+    if !ty.has(PAIR) || pd.lhs_defs != 1 || f.layout.inst_block(p) != Some(b) {
+        let name = pd
+            .opcode
+            .known()
+            .map_or("an opcode outside the description", |op| op.name());
+        return Err(format!(
+            "%{} is defined by {name}, not by a pack of two halves in this block",
+            w.index()
+        ));
+    }
+    let srcs: Vec<VReg> = pd.operands[1..]
+        .iter()
+        .filter_map(|o| o.vreg_of())
+        .collect();
+    if srcs.len() != 2
+        || pd.operands.len() != 3
+        || f.vreg_class(srcs[0]) != f.vreg_class(d.operands[0].vreg_of().ok_or("no low def")?)
+    {
+        return Err(format!(
+            "the pack of %{} does not take two halves of the unpack's class",
+            w.index()
+        ));
+    }
+    // Walk from the pack to the unpack: neither half may be written in between.
+    let mut at = f.layout.next_inst(p);
+    while let Some(i) = at {
+        if i == u {
+            return Ok(p);
+        }
+        if f.insts[i]
+            .operands
+            .iter()
+            .any(|o| o.is_def() && o.vreg_of().is_some_and(|v| srcs.contains(&v)))
+        {
+            return Err(String::from(
+                "a half is written again between the pack and the unpack",
+            ));
+        }
+        at = f.layout.next_inst(i);
+    }
+    Err(format!("the pack of %{} comes after the unpack", w.index()))
+}
+
+/// Splits every legal pair move of `f` into its halves' copies, one step each, and
+/// returns the half copies.
+pub fn decompose<R: Recorder>(f: &mut Function, rec: &mut R) -> PairTable {
+    let mut table = PairTable::new();
+    let unpacks: Vec<(Block, Inst)> = f
+        .all_insts()
+        .filter(|&(_, i)| {
+            let d = &f.insts[i];
+            copy_type(d.opcode).has(PAIR) && d.lhs_defs == 2 && d.operands.len() == 3
+        })
+        .collect();
+    let mut ed = Editor::new(f, R::ENABLED);
+    for (_, u) in unpacks {
+        let wn = ed.f.insts[u].operands[2]
+            .vreg_of()
+            .map(|v| narration_reg::<R>(ed.f, Reg::Virt(v)))
+            .unwrap_or_default();
+        let p = match feeding_pack(ed.f, u) {
+            Ok(p) => p,
+            Err(why) => {
+                crate::trace::record(rec, &mut ed, || {
+                    Step::new("pair_kept", format!("The unpack of {wn} stays as written, defining both halves from the wide register in one instruction: it cannot be split into half moves because {why}.")).focus(Focus::inst(u))
+                });
+                continue;
+            }
+        };
+        let (lo, hi, w) = split(&mut ed, p, u);
+        table.insert(
+            lo,
+            PairHalf {
+                half: 0,
+                partner: hi.as_u32(),
+                wide: w.index() as u32,
+            },
+        );
+        table.insert(
+            hi,
+            PairHalf {
+                half: 1,
+                partner: lo.as_u32(),
+                wide: w.index() as u32,
+            },
+        );
+        let pack_erased = !ed.f.layout.is_inserted(p);
+        crate::trace::record(rec, &mut ed, || {
+            let tail = if pack_erased {
+                " Nothing else reads the wide register, so the pack is erased too."
+            } else {
+                " The wide register is still read elsewhere, so its pack stays."
+            };
+            Step::new("pair_decomposed", format!("Pair decomposition: the unpack of {wn} reads the pack just made from two halves, so it becomes two half moves (low half: sub-operand 0, high half: sub-operand 1), each a coalescing candidate; the high half will follow the low one.{tail}")).focus(Focus::inst(lo))
+        });
+    }
+    table
+}
+
+/// Replaces the unpack `u` of the pack `p` by one copy per half; erases `p` when its
+/// wide register has no reader left. Returns the low and high copies and the register.
+fn split(ed: &mut Editor<'_>, p: Inst, u: Inst) -> (Inst, Inst, VReg) {
+    let (pd, ud) = (ed.f.insts[p].clone(), ed.f.insts[u].clone());
+    let w = ud.operands[2].vreg_of().expect("checked by feeding_pack");
+    // The source operand as the pack read it: its kill flag (if any) moves to the half
+    // copy, the later reader, and is cleared on the pack below.
+    let same_source = pd.operands[1].vreg_of() == pd.operands[2].vreg_of();
+    let halves: [Inst; 2] = core::array::from_fn(|h| {
+        let mut src = pd.operands[1 + h];
+        if same_source {
+            // One register feeds both halves: only the later (high) copy may kill it.
+            let killed = pd.operands[1].has(oflag::KILL) || pd.operands[2].has(oflag::KILL);
+            src.set(oflag::KILL, h == 1 && killed);
+        }
+        let mut data = InstData::new(Opcode::Known(Op::COPY), alloc::vec![ud.operands[h], src]);
+        data.lhs_defs = 1;
+        ed.insert_before(u, data)
+    });
+    ed.modify(p, |d| {
+        for o in d.operands[1..].iter_mut() {
+            o.set(oflag::KILL, false);
+        }
+    });
+    ed.erase(u);
+    let read = ed.f.all_insts().any(|(_, i)| {
+        ed.f.insts[i]
+            .operands
+            .iter()
+            .any(|o| o.is_use() && o.vreg_of() == Some(w))
+    });
+    if !read {
+        ed.erase(p);
+    }
+    (halves[0], halves[1], w)
+}
+
+impl<R: Recorder> Nvptx<'_, '_, R> {
+    /// May the candidate be tried now? A high half waits until its low half's copy is
+    /// gone (merged); everything else may.
+    pub(crate) fn pair_gate(&mut self, c: &Candidate) -> bool {
+        let Some(ph) = c.pair.filter(|p| p.half == 1) else {
+            return true;
+        };
+        let low = Inst::new(ph.partner as usize);
+        let low_merged = !self.ed.f.layout.is_inserted(low);
+        let (dn, w) = (self.unit_name(c.dst), ph.wide);
+        let inst = Inst::new(c.inst as usize);
+        if low_merged {
+            self.step(|| Step::new("pair_high_follows", format!("{dn} is the high half of the pair moved through %{w}: the low half has coalesced, so the high half inherits its constraints and is tried now.")).focus(Focus::inst(inst)));
+        } else {
+            self.step(|| Step::new("pair_high_waits", format!("{dn} is the high half of the pair moved through %{w}: it inherits the low half's constraints, and the low half has not coalesced, so it waits (and stays if the low half never does).")).focus(Focus::inst(inst)));
+        }
+        low_merged
+    }
+
+    /// One step per decomposed pair with the live ranges of both halves' registers
+    /// (the picture's bars), low half first.
+    pub(crate) fn pair_ranges_steps(&mut self, cands: &[Candidate]) {
+        if !R::ENABLED {
+            return;
+        }
+        for c in cands.iter().filter(|c| c.pair.is_some_and(|p| p.half == 0)) {
+            let Some(hi) = cands
+                .iter()
+                .find(|h| c.pair.is_some_and(|p| p.partner == h.inst))
+            else {
+                continue;
+            };
+            let regs = [c.dst.reg, c.src.reg, hi.dst.reg, hi.src.reg];
+            let rows = range_rows(regs.iter().map(|&r| (r, &self.main[r as usize])));
+            let w = c.pair.map_or(0, |p| p.wide);
+            let (l, h) = (
+                format!("%{} = COPY %{}", c.dst.reg, c.src.reg),
+                format!("%{} = COPY %{}", hi.dst.reg, hi.src.reg),
+            );
+            let inst = Inst::new(c.inst as usize);
+            let (low, high) = ((c.dst.reg, c.src.reg), (hi.dst.reg, hi.src.reg));
+            self.step(|| Step::new("pair_halves", format!("The two halves of the pair moved through %{w} side by side: low {l}, high {h}.")).focus(Focus::inst(inst)).payload(Payload::PairHalves { wide: w, low, high, rows }));
+        }
+    }
+}
