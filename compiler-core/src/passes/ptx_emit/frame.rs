@@ -79,7 +79,7 @@ fn objects(raw: &str) -> Result<Vec<Object>, String> {
         let align = num("alignment").unwrap_or(1).max(1);
         out.push(Object { id, size, align });
     }
-    out.sort_by_key(|o| o.id);
+    crate::sort::sort_by_key(&mut out, |o| o.id as u128);
     Ok(out)
 }
 
