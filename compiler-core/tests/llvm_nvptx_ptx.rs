@@ -24,9 +24,9 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 /// Floors: the figures measured on this code (raise them when coverage grows).
-const MIN_REACH_PTX: usize = 140;
-const MIN_ASSEMBLE: usize = 133;
-const MIN_EQUAL_FUNCTIONS: usize = 862;
+const MIN_REACH_PTX: usize = 146;
+const MIN_ASSEMBLE: usize = 139;
+const MIN_EQUAL_FUNCTIONS: usize = 890;
 
 fn repo() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
@@ -356,7 +356,8 @@ fn llvm_nvptx_tests_reach_ptx_that_assembles_and_matches_llc() {
 /// local functions without `.visible`: weak-linkage), kernel directives (`.maxntid` ...:
 /// annotations), image and sampler parameters (nvcl-param-align); a stack frame (the
 /// `__local_depot`, `%SP`/`%SPL`, objects at their offsets: frame-slots, compiled by
-/// llc-22 from its `frame.ll`). The whole PTX equals llc-22's statement for statement
+/// llc-22 from its `frame.ll`); a frame object's address (`LEA_ADDRi64`: `add.u64` from
+/// `%SP`, lower-alloca, and from `%SPL` once a `cvta.to.local` is folded, short-ptr). The whole PTX equals llc-22's statement for statement
 /// after canonical register renaming.
 #[test]
 fn kept_llvm_nvptx_files_print_as_llc_does() {
@@ -384,6 +385,8 @@ fn kept_llvm_nvptx_files_print_as_llc_does() {
         "no-extra-parens",
         "inline-asm-b128-test3",
         "frame-slots",
+        "lower-alloca",
+        "short-ptr",
     ] {
         let mir = std::fs::read_to_string(dir.join(name).join("pre-phielim.mir")).unwrap();
         let llc = std::fs::read_to_string(dir.join(name).join("llc.ptx")).unwrap();

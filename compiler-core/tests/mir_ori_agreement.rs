@@ -367,8 +367,10 @@ fn random_programs_agree_before_and_after_every_stage() {
          the unmodelled instructions (first of each program): {not_modelled:?}"
     );
     assert!(mir_checked >= 120, "only {mir_checked} programs checked");
+    // 36 since the generator declares `rnd_shared` (an IR module of its variables in
+    // CICC's dialect too) and the ORI interpreter lays out module `.shared` variables.
     assert!(
-        ori_checked >= 20,
+        ori_checked >= 36,
         "only {ori_checked} programs checked by ORI"
     );
 }

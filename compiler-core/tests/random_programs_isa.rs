@@ -41,10 +41,6 @@ const LEFT_OUT: &[(&str, &str)] = &[
         "the prototype of an indirect call (see CALL)",
     ),
     (
-        "LEA_ADDRi64",
-        "a frame object's address: the programs declare no frame objects",
-    ),
-    (
         "ProxyRegB1",
         "llc-22 erases proxy registers right after isel; the programs stand for later MIR",
     ),

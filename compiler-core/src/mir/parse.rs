@@ -1239,7 +1239,7 @@ mod tests {
         // empty sections and `frameInfo` are dropped.
         let stack = "stack:\n  - { id: 0, name: A, type: default, offset: 0, size: 4, alignment: 4, \n      stack-id: default }";
         let t = alloc::format!(
-            "---\nname: k\nframeInfo:\n  maxAlignment: 4\nfixedStack:      []\n{stack}\nconstants:       []\nbody: |\n  bb.0:\n    %0:b64 = LEA_ADDRi64 %stack.0, 0\n    Return\n...\n"
+            "---\nname: k\nframeInfo:\n  maxAlignment: 4\nfixedStack:      []\n{stack}\nconstants:       []\nbody: |\n  bb.0:\n    LIFETIME_START %stack.0\n    Return\n...\n"
         );
         let once = reprint(&t);
         assert!(once.contains(&alloc::format!("{stack}\nbody:")), "{once}");

@@ -2396,7 +2396,37 @@ pub fn run_ptx(m: &ptx::Module, name: &str, inputs: &Inputs, cfg: &Config) -> R<
             _ => None,
         })
         .ok_or_else(|| InterpError::NoSuchFunction(name.into()))?;
-    run(&compile_ptx(f)?, inputs, cfg)
+    let mut p = compile_ptx(f)?;
+    let vars = m.items.iter().filter_map(|i| match i {
+        ptx::Item::Var(v) => Some(v),
+        _ => None,
+    });
+    module_shared(&mut p, vars)?;
+    run(&p, inputs, cfg)
+}
+
+/// Lays out the module's `.shared` variables after the function's own: module-scope
+/// shared memory is each CTA's as much as a kernel's local `.shared` declarations are
+/// (zeroed here, as the MIR interpreter zeroes a module variable it is not given).
+fn module_shared<'a>(p: &mut Program, vars: impl Iterator<Item = &'a ptx::VarDecl>) -> R<()> {
+    let vars: Vec<ptx::VarDecl> = vars
+        .filter(|v| v.space() == Some(".shared") && !p.shared.contains_key(&v.name))
+        // A dynamic (`.extern`, unsized) array stays without an address, as before.
+        .filter(|v| v.size_bytes().is_some())
+        .cloned()
+        .collect();
+    let (map, size) = var_layout(&vars, ".shared")?;
+    let align = vars
+        .iter()
+        .map(|v| v.align().unwrap_or(8).max(1) as u64)
+        .max()
+        .unwrap_or(1);
+    let base = p.shared_size.div_ceil(align) * align;
+    for (name, off) in map {
+        p.shared.insert(name, base + off);
+    }
+    p.shared_size = base + size;
+    Ok(())
 }
 
 /// Finds an ORI function by name and runs it.
@@ -2405,7 +2435,13 @@ pub fn run_ori(m: &super::Module, name: &str, inputs: &Inputs, cfg: &Config) -> 
         .functions()
         .find(|f| f.name == name && !f.is_decl)
         .ok_or_else(|| InterpError::NoSuchFunction(name.into()))?;
-    run(&compile_ori(f)?, inputs, cfg)
+    let mut p = compile_ori(f)?;
+    let vars = m.items.iter().filter_map(|i| match i {
+        super::Item::Var(v) => Some(v),
+        _ => None,
+    });
+    module_shared(&mut p, vars)?;
+    run(&p, inputs, cfg)
 }
 
 /// A small deterministic generator (SplitMix64).
@@ -2672,6 +2708,41 @@ mod tests {
             u32::from_le_bytes(out.buffers[0].bytes[4 * k..4 * k + 4].try_into().unwrap())
         };
         Ok([w(0), w(1)])
+    }
+
+    /// A module-scope `.shared` variable has its own per-CTA bytes, apart from the
+    /// kernel's local `.shared` ones (before, its address was unsupported).
+    #[test]
+    fn module_shared_variables_are_laid_out_after_the_kernels_own() {
+        let text = ".version 8.0\n.target sm_90\n.address_size 64\n\
+            .shared .align 4 .b8 sbuf[16];\n\
+            .visible .entry k(\n\t.param .u64 k_param_0\n)\n{\n\
+            \t.reg .b32 %r<5>;\n\t.reg .b64 %rd<3>;\n\
+            \t.shared .align 4 .b8 own[4];\n\
+            \tld.param.b64 %rd1, [k_param_0];\n\
+            \tmov.u32 %r1, 7;\n\tst.shared.b32 [sbuf+4], %r1;\n\
+            \tmov.u32 %r2, 9;\n\tst.shared.b32 [own], %r2;\n\
+            \tld.shared.b32 %r3, [sbuf+4];\n\tld.shared.b32 %r4, [own];\n\
+            \tst.global.b32 [%rd1], %r3;\n\tst.global.b32 [%rd1+4], %r4;\n\tret;\n}\n";
+        let m = crate::ptx::parse(text).unwrap();
+        let f = m
+            .items
+            .iter()
+            .find_map(|i| match i {
+                ptx::Item::Func(f) => Some(f),
+                _ => None,
+            })
+            .unwrap();
+        let mut inputs = random_inputs(f.params.as_deref().unwrap(), 1);
+        inputs.launch = Launch {
+            grid: [1, 1, 1],
+            block: [1, 1, 1],
+        };
+        let out = run_ptx(&m, "k", &inputs, &Config::default()).unwrap();
+        let w = |k: usize| {
+            u32::from_le_bytes(out.buffers[0].bytes[4 * k..4 * k + 4].try_into().unwrap())
+        };
+        assert_eq!([w(0), w(1)], [7, 9]);
     }
 
     #[test]

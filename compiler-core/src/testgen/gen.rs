@@ -133,7 +133,6 @@ fn only_in_isel_mir(op: Op) -> Option<&'static str> {
         ProxyRegB1 | ProxyRegB16 | ProxyRegB32 | ProxyRegB64 => {
             Some("NVPTXProxyRegErasure removes proxy registers right after isel")
         }
-        LEA_ADDRi64 => Some("needs a frame object, which the programs do not declare"),
         _ => None,
     }
 }
@@ -1918,9 +1917,23 @@ impl G<'_> {
             s.push('\n');
         }
         s.push_str("...\n");
+        if !self.cfg.llc22 && (s.contains("@rnd_global") || s.contains("@rnd_shared")) {
+            // CICC's dialect has no IR module of its own; the variables `MOV_B64_sym`
+            // names are still declared, so the PTX is complete (ptx-emit declares a
+            // module's IR globals as llc-22 does) and the ORI interpreter finds them.
+            s.insert_str(0, GLOBALS_IR);
+        }
         s
     }
 }
+
+/// The IR module of a CICC-dialect program that names the generator's variables: the
+/// variables alone (its kernel's signature still comes from the MIR).
+const GLOBALS_IR: &str = "--- |
+  @rnd_global = addrspace(1) global [64 x i32] zeroinitializer, align 4
+  @rnd_shared = addrspace(3) global [1024 x i32] undef, align 4
+...
+";
 
 /// The type an immediate move defines: `MOV_B32_i` → i32, `MOV_F64_i` → f64.
 fn mov_imm_ty(op: Op) -> Option<Ty> {

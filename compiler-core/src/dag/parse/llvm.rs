@@ -455,7 +455,7 @@ pub(super) fn schedule(dag: &mut Dag) {
             // Values from other blocks are an error the checks report; they do not
             // order this block.
             p.retain(|q| rank.contains_key(q));
-            p.sort_unstable();
+            crate::sort::sort_by_key(&mut p, |q| q.index() as u128);
             p.dedup();
             preds.insert(n, p);
         }

@@ -105,7 +105,7 @@ impl<R: Recorder> Emitter<'_, '_, '_, R> {
                 .map(|v| def_record[v] as usize - 1)
                 .filter(|&i| self.ed.f.layout.is_inserted(records[i].inst))
                 .collect();
-            again.sort_unstable();
+            crate::sort::sort_by_key(&mut again, |&x| x as u128);
             again.dedup();
             if again.is_empty() {
                 break;
@@ -421,7 +421,11 @@ impl<R: Recorder> Emitter<'_, '_, '_, R> {
                 }
             }
         }
-        read.sort_unstable();
+        // Physical registers only, so their names' order is the registers' order.
+        crate::sort::sort_by_key(&mut read, |r| match r {
+            Reg::Phys(s) => s.index() as u128,
+            _ => 0,
+        });
         read.dedup();
         let mut dropped: Vec<String> = Vec::new();
         for r in sources {

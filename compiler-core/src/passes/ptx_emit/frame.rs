@@ -79,7 +79,7 @@ fn objects(raw: &str) -> Result<Vec<Object>, String> {
         let align = num("alignment").unwrap_or(1).max(1);
         out.push(Object { id, size, align });
     }
-    out.sort_by_key(|o| o.id);
+    crate::sort::sort_by_key(&mut out, |o| o.id as u128);
     Ok(out)
 }
 
@@ -189,8 +189,9 @@ pub fn lower(f: &mut Function, frame: &Frame) -> Result<Lowered, String> {
     Ok(low)
 }
 
-/// `%d = cvta_to_local_64 %a` where `%a = LEA_ADDRi64 $SP, off` becomes
-/// `%d = LEA_ADDRi64 $SPL, off`; `%a`'s LEA is removed when `%d`'s was its only read.
+/// `%d = cvta_to_local_64 %a` where `%a = LEA $SP, off` (the frame-address row of the
+/// description: one def, its uses the frame register and an offset) becomes
+/// `%d = LEA $SPL, off`; `%a`'s LEA is removed when `%d`'s was its only read.
 fn fold_local_conversions(
     f: &mut Function,
     insts: &[crate::mir::Inst],
@@ -211,13 +212,13 @@ fn fold_local_conversions(
         };
         let lea = insts.iter().copied().find(|&j| {
             let e = &f.insts[j];
+            let uses = &e.operands[e.lhs_defs as usize..];
             f.layout.inst_block(j).is_some()
-                && opcode_name(f, &e.opcode) == "LEA_ADDRi64"
+                && e.lhs_defs == 1
                 && e.vreg_defs().any(|(_, v)| v == src)
-                && e.operands
-                    .get(e.lhs_defs as usize)
-                    .and_then(|o| o.get_reg())
-                    == Some(sp)
+                && uses.len() == 2
+                && uses[0].get_reg() == Some(sp)
+                && matches!(uses[1].kind, OperandKind::Imm(_))
         });
         let Some(lea) = lea else {
             continue;

@@ -214,10 +214,15 @@ fn operand(cx: &Cx<'_>, d: &InstData, o: &str, float_bits: u32) -> R<P> {
     value(cx, nth(d, index(o)?)?, float_bits)
 }
 
-/// A register (virtual or physical, `$envreg0` → `%envreg0`), immediate or symbol.
+/// A register (virtual or physical, `$envreg0` → `%envreg0`, the frame registers
+/// `%SP`/`%SPL`), immediate or symbol.
 fn value(cx: &Cx<'_>, m: &MOp, float_bits: u32) -> R<P> {
     if let OperandKind::Reg(crate::mir::Reg::Phys(p)) = m.kind {
-        return Ok(P::Reg(format!("%{}", cx.f.sym(p).trim_start_matches('$'))));
+        let name = cx.f.sym(p);
+        if let Some(frame) = super::super::frame::ptx_name(name) {
+            return Ok(P::Reg(frame.into()));
+        }
+        return Ok(P::Reg(format!("%{}", name.trim_start_matches('$'))));
     }
     cx.value(m, float_bits)
 }
