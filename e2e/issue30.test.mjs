@@ -255,7 +255,9 @@ test('in the dark theme pictures are dark and black tree nodes stay visible', as
     assert.ok(contrast(gbg, panelBg) < 1.5, `grid background ${gbg}`);
   }
 
-  await page.goto(`${url()}#example=phi-swap&stage=nvptx-coalescer&step=3`);
+  // Step 7: the tree has black nodes whether the step is read as before or after its
+  // event (the eq_classes step moved the first recolouring from step 3 to step 4).
+  await page.goto(`${url()}#example=phi-swap&stage=nvptx-coalescer&step=7`);
   await runState(page, 'done');
   const black = page.locator('.rb-node.black circle').first();
   await black.waitFor();

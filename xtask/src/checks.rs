@@ -363,8 +363,13 @@ impl std::fmt::Display for TestCounts {
 /// a compact ISA table (u16 indices instead of `&str`s, 11 KB less raw) and
 /// `opt-level = "s"` (590 KB) made the gzip larger, not smaller. What is big: code is
 /// 80% of it (ptx-emit 136 KB raw, the DAG reader 71 KB, BTreeMap instances 67 KB).
+/// Raised again to 550 KB when the fourth session of 2026-11-26 merged eight branches
+/// and the engine measured 546 KB (the ORI interpreter's warp-level instructions,
+/// CSSA/deSSA, pair decomposition and the copy-family table, line-preserving PTX
+/// output, undo records for seeking, the Before/After alignment): still a guard against
+/// growth, not the goal.
 const WASM_GZIP_BUDGET_PAGE: u64 = 400 * 1024;
-const WASM_GZIP_BUDGET_ENGINE: u64 = 530 * 1024;
+const WASM_GZIP_BUDGET_ENGINE: u64 = 550 * 1024;
 
 fn wasm_budget(file: &str) -> u64 {
     if file.starts_with("copyscope-engine") {
@@ -377,8 +382,9 @@ fn wasm_budget(file: &str) -> u64 {
 /// A guard on both files together, against growth that splits evenly. The two share
 /// std, serde, the permalink codec and the gallery's texts, so together they weigh more
 /// than the one file did before the split (568 KB).
-/// (Raised from 750 KB with the engine's guard; measured 778 KB.)
-const WASM_GZIP_BUDGET_TOTAL: u64 = 790 * 1024;
+/// (Raised from 750 KB with the engine's guard, measured 778 KB; then to 820 KB,
+/// measured 812 KB.)
+const WASM_GZIP_BUDGET_TOTAL: u64 = 820 * 1024;
 
 fn trunk_build(ctx: &Ctx) -> Outcome {
     let (ok, _) = proc::tee(&mut ctx.command("trunk", &["build", "--release"]));
