@@ -83,7 +83,10 @@ fn without_renumbering_the_self_move_leaves_a_false_interference() {
         .find(|s| s.kind == "interference")
         .map(|s| s.narration.clone())
         .unwrap();
-    assert!(refused.contains("%1") && refused.contains("%2"), "{refused}");
+    assert!(
+        refused.contains("%1") && refused.contains("%2"),
+        "{refused}"
+    );
 }
 
 /// renumber-dead-copy.mir (slots 16 apart: `%1 = LD` 32, `ST %1` 48, `%3 = LD` 64,
