@@ -573,6 +573,7 @@ pub fn register_coalescer_options(k: &Knobs) -> passes::register_coalescer::Coal
         late_remat_update_threshold: k.uint(Knob::LateRematUpdateThreshold),
         large_interval_size_threshold: k.uint(Knob::LargeIntervalSizeThreshold),
         large_interval_freq_threshold: k.uint(Knob::LargeIntervalFreqThreshold),
+        ..Default::default()
     }
 }
 

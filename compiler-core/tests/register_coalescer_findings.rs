@@ -179,3 +179,34 @@ fn partial_redundancy_is_its_own_step() {
         .iter()
         .any(|k| k == "partial_redundancy"));
 }
+
+/// Mutation check for rematerialization. remat_undef3.mir: `%2 = IMPLICIT_DEF` in bb.0,
+/// and in bb.1 `%3 = COPY %2`, `%3 = ADD32rr %3, %1`, `%4 = ADD32rr %3, %2`. The ADD's
+/// value of `%3` overlaps `%2`'s undefined value, which is read afterwards by `%4`'s
+/// def; as the IMPLICIT_DEF is in another block than the ADD, it is kept as a real
+/// value (LLVM's "IMPLICIT_DEF ... extends into bb.1, keeping it"), so the join fails.
+/// - Remat on (as llc-22, stored as remat_undef3.llc-run-pass.mir): the source's def is
+///   an IMPLICIT_DEF (rematerializable, as cheap as a move, reads nothing), so the COPY
+///   becomes `%3 = IMPLICIT_DEF`.
+/// - Off (by reasoning): nothing else removes the COPY (no older value of `%3` to
+///   extend, bb.1 has one predecessor for a partial-redundancy move), so the body is
+///   the input's, COPY included.
+#[test]
+fn remat_off_keeps_the_copy_llc_rematerializes() {
+    use compiler_core::passes::register_coalescer::{self, CoalescerOptions};
+    use compiler_core::trace::NoTrace;
+    let on = ours("remat_undef3.mir", only_coalescer());
+    assert_same(&on, "remat_undef3.llc-run-pass.mir");
+    let mut off = parse_module(&read("remat_undef3.mir")).unwrap();
+    let opts = CoalescerOptions {
+        no_remat: true,
+        ..Default::default()
+    };
+    let s = register_coalescer::run(&mut off.functions[0], &opts, &mut NoTrace::default());
+    assert_eq!(s.get("rematerialized"), 0);
+    assert_same(&off, "remat_undef3.mir");
+    assert_ne!(
+        canonical_body(&on.functions[0]),
+        canonical_body(&off.functions[0])
+    );
+}

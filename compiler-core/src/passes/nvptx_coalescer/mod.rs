@@ -78,6 +78,10 @@ pub struct NvptxCoalescerOptions {
     /// handed over are not read (no candidate gets the class priority).
     #[doc(hidden)]
     pub ignore_eq_classes: bool,
+    /// Mutation switch for tests, not a knob: after a merge the erased copies' values
+    /// are not folded into the values they read (`values.rs`).
+    #[doc(hidden)]
+    pub no_value_renumbering: bool,
     /// Register-pair decomposition (`pairs.rs`): pair moves are split into their
     /// halves' moves. Off by default for now: the high half's wait on the low half is
     /// not remembered by a second run, so the pass would stop being idempotent on

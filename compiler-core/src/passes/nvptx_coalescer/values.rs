@@ -12,9 +12,12 @@
 //! it, as LLVM's `MergeValueNumberInto` does when the generic coalescer erases an
 //! identity copy. A merge point (PHI-def) whose incoming values are then all one value
 //! (its own value through a back edge aside) no longer merges anything and folds into
-//! that value too. Without this the joined range keeps one value per erased copy, the
-//! value check sees "different values" where there is one, and a second run of the pass
-//! (whose fresh intervals have one value) joins what the first refused.
+//! that value too. Without this (the `no_value_renumbering` mutation switch) an erased
+//! identity move's dead value stays a segment of its own that "continues" the one
+//! before it, so the range is not cut back to its last read and overlaps a register
+//! defined after that read: self-move.mir's `%2 = COPY %1` is refused as interference
+//! (tests/nvptx_coalescer_values.rs). After a merge, a range still ending at an erased
+//! copy is recomputed anyway (`merge`), so there folding saves that recompute.
 //!
 //! Kill flags: a use of a merged register is `killed` exactly when the merged range
 //! ends there (LLVM's verifier rejects a kill followed by a later read or a live-out).
@@ -331,7 +334,7 @@ impl<R: Recorder> Nvptx<'_, '_, R> {
 
     /// Folds the values of copies erased at `erased` in `v`'s ranges (whole and lanes).
     pub(crate) fn fold_values(&mut self, v: VReg, erased: &[SlotIndex]) {
-        if erased.is_empty() {
+        if erased.is_empty() || self.opts.no_value_renumbering {
             return;
         }
         let k = v.index();

@@ -9,7 +9,9 @@
 //! itself: the other register, live there, is live out of every predecessor, so each
 //! incoming value's own def is checked against it. Two more defs never conflict: a
 //! copy between the two registers (it becomes an identity copy and goes), and any def
-//! overlapping an undefined value (an IMPLICIT_DEF, or a copy of one between the two).
+//! overlapping an undefined value (an IMPLICIT_DEF, or a copy of one between the two),
+//! unless that IMPLICIT_DEF is the other register's own def in another block (LLVM
+//! keeps it then as a real value).
 
 use super::{full_copy, Coalescer};
 use crate::entity::EntityRef;
@@ -75,8 +77,18 @@ impl<R: Recorder> Coalescer<'_, '_, R> {
 
     /// `y`'s value `w` is an IMPLICIT_DEF of `x` or `y`, or a copy of one between the
     /// two: an undefined value (no valid lanes, in LLVM's terms), which a def of `x`
-    /// may replace (CR_Replace).
-    fn undefined_value(&self, x: VReg, y: VReg, w: ValNo) -> bool {
+    /// may replace (CR_Replace) at `at` — except an IMPLICIT_DEF of `y` itself (not a
+    /// copy of one) in another block than `at`: LLVM keeps such a value as a real one
+    /// ("IMPLICIT_DEF ... extends into bb.N, keeping it"), so it conflicts.
+    fn undefined_value(&self, x: VReg, y: VReg, w: ValNo, at: SlotIndex) -> bool {
+        let own = self.ranges[y.index()].valnos[w as usize].def;
+        let own_implicit = self
+            .si
+            .inst_at(own)
+            .is_some_and(|i| self.ed.f.insts[i].is(crate::mir::Op::IMPLICIT_DEF));
+        if own_implicit && self.si.block_of(own) != self.si.block_of(at) {
+            return false;
+        }
         let (Some((d, false)), r) = self.follow_copy_chain(y, w) else {
             return false;
         };
@@ -114,7 +126,9 @@ impl<R: Recorder> Coalescer<'_, '_, R> {
                 if v.is_phi_def || self.copies_other(v.def, x, y) {
                     continue;
                 }
-                if self.values_identical(x, vi as ValNo, y, w) || self.undefined_value(x, y, w) {
+                if self.values_identical(x, vi as ValNo, y, w)
+                    || self.undefined_value(x, y, w, v.def)
+                {
                     continue;
                 }
                 // The texts are for the trace only; with tracing off the count matters.

@@ -65,6 +65,10 @@ pub struct CoalescerOptions {
     pub large_interval_size_threshold: u32,
     /// `large-interval-freq-threshold`: join attempts allowed with one large interval.
     pub large_interval_freq_threshold: u32,
+    /// Mutation switch for tests, not a knob (llc-22 has none): a COPY that cannot be
+    /// joined is never rematerialized (`remat.rs`).
+    #[doc(hidden)]
+    pub no_remat: bool,
 }
 
 impl Default for CoalescerOptions {
@@ -78,6 +82,7 @@ impl Default for CoalescerOptions {
             late_remat_update_threshold: 100,
             large_interval_size_threshold: 100,
             large_interval_freq_threshold: 256,
+            no_remat: false,
         }
     }
 }
@@ -602,9 +607,11 @@ impl<R: Recorder> Coalescer<'_, '_, R> {
     /// cheap def instead of copying it, extend the destination's older value over the
     /// copy, move the copy into a colder predecessor. True when the COPY is gone.
     fn rescue(&mut self, copy: Inst, dst: VReg, src: VReg) -> bool {
-        match self.rematerialize(copy, dst, src) {
-            remat::Remat::Done => return true,
-            remat::Remat::DefIsCopy | remat::Remat::No => {}
+        if !self.opts.no_remat {
+            match self.rematerialize(copy, dst, src) {
+                remat::Remat::Done => return true,
+                remat::Remat::DefIsCopy | remat::Remat::No => {}
+            }
         }
         self.adjust_copies_back_from(copy, dst, src)
             || self.remove_partial_redundancy(copy, dst, src)

@@ -11,7 +11,10 @@
 //! that instruction is repeated into the destination right after the COPY and the
 //! COPY is erased. Of the opcodes an NVPTX function holds here only IMPLICIT_DEF
 //! qualifies: llc-22 marks none of NVPTX's immediate moves rematerializable, and
-//! keeps their COPYs (the picture above shows the mechanism, with IMPLICIT_DEF). The source's interval then shrinks to its remaining
+//! keeps their COPYs (the picture above shows the mechanism, with IMPLICIT_DEF). A COPY
+//! of an IMPLICIT_DEF fails to join when that IMPLICIT_DEF is in another block and is
+//! read after a def of the destination (tests/register_coalescer/remat_undef3.mir,
+//! where llc-22 rematerializes it too). The source's interval then shrinks to its remaining
 //! uses and a def left without uses is erased — at once while the source has fewer
 //! than `late-remat-update-threshold` copy uses left, otherwise after the block walk
 //! (and again after the retry rounds), all such sources together.
