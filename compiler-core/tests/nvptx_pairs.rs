@@ -4,8 +4,8 @@
 //! changes the outcome. Fixtures in `tests/fixtures/nvptx_pairs/`: `pair-split` (the
 //! halves coalesce), `pair-no-split` (the low half cannot, so neither does the high
 //! half) and `pair-i128-asm` (llc-22's own output: no unpack reads a pack, nothing is
-//! split). Decomposition is off by default (`pair_decomposition`), so they are not
-//! gallery examples yet: the gallery runs default options and must stay a fixed point.
+//! split). Decomposition is on by default (`pair_decomposition`): a pair whose low half
+//! cannot merge is put back together when the pass ends, so the pass stays a fixed point.
 
 use compiler_core::interp::{self, Config};
 use compiler_core::mir::verify::{verify, VerifyLevel};
@@ -159,19 +159,81 @@ fn the_high_half_inherits_the_low_halfs_refusal() {
     let (f, m) = before_nvptx("pair-no-split");
     let (g, log) = nvptx(&f, false);
     // The asm changes the low half's source (%1, joined with the asm's %7 by the
-    // generic coalescer) while the low half %4 is still live: %4 = COPY %7 stays, and
-    // so does the high half's %5 = COPY %2, although alone it would have merged.
-    assert_eq!(count(&g, Op::COPY), 2, "{}", print_function(&g));
-    assert_eq!(count(&g, Op::V2I64toI128) + count(&g, Op::I128toV2I64), 0);
+    // generic coalescer) while the low half %4 is still live: %4 = COPY %7 cannot
+    // merge, so the high half %5 = COPY %2 waits, although alone it could have merged.
+    // When the pass ends the two half moves are the pair move again, exactly as
+    // decomposition found it (the same text as with decomposition off), so a second
+    // run splits it afresh and refuses it the same way.
     let k = kinds(&log);
+    assert!(k.contains(&"pair_decomposed"), "{k:?}");
     assert!(k.contains(&"pair_high_waits"), "{k:?}");
     assert!(!k.contains(&"pair_high_follows"), "{k:?}");
+    assert!(k.contains(&"pair_rejoined"), "{k:?}");
+    assert_eq!(count(&g, Op::COPY), 0, "{}", print_function(&g));
+    assert_eq!(count(&g, Op::V2I64toI128) + count(&g, Op::I128toV2I64), 2);
+    let (h, _) = nvptx(&f, true);
+    assert_eq!(print_function(&g), print_function(&h));
     assert!(verify(&g, VerifyLevel::PostCoalesce).is_empty());
     agrees(&m.functions[0], &g, &m);
-    // Mutation: without decomposition the pack and the unpack stay instead.
+}
+
+/// The pass is a fixed point with decomposition on: a second run over its own output
+/// (traced or not) changes no text and joins nothing, on every fixture. Before
+/// the rejoin, the second run merged `pair-no-split`'s high half (no longer known as
+/// one) and this failed.
+#[test]
+fn a_second_run_changes_nothing() {
+    for name in [
+        "pair-split",
+        "pair-no-split",
+        "pair-i128-asm",
+        "pair-two-unpacks",
+    ] {
+        let (f, _) = before_nvptx(name);
+        let (g, _) = nvptx(&f, false);
+        let first = print_function(&g);
+        let mut plain = g.clone();
+        let s = nvptx_coalescer::run(
+            &mut plain,
+            &NvptxCoalescerOptions::default(),
+            &mut NoTrace::default(),
+        );
+        assert_eq!(first, print_function(&plain), "{name} (untraced)");
+        assert_eq!(s.get("joined"), 0, "{name}");
+        let (traced, _) = nvptx(&g, false);
+        assert_eq!(first, print_function(&traced), "{name} (traced)");
+    }
+}
+
+/// A pack read by two unpacks is split by neither (each step says why), and the
+/// output is what decomposition off gives and passes the verifier. Failed before the
+/// only-reader rule: the pack's kill of `%0` moved onto the first pair's high copy.
+#[test]
+fn a_pack_with_two_unpacks_is_not_split() {
+    let (f, m) = before_nvptx("pair-two-unpacks");
+    let (g, log) = nvptx(&f, false);
+    let kept: Vec<&str> = log
+        .steps
+        .iter()
+        .filter(|s| s.kind == "pair_kept")
+        .map(|s| s.narration.as_str())
+        .collect();
+    assert_eq!(kept.len(), 2, "{kept:?}");
+    assert!(
+        kept.iter().all(|n| n.contains("read by 2 instructions")),
+        "{kept:?}"
+    );
     let (h, _) = nvptx(&f, true);
-    assert_eq!(count(&h, Op::COPY), 0, "{}", print_function(&h));
-    assert_eq!(count(&h, Op::V2I64toI128) + count(&h, Op::I128toV2I64), 2);
+    assert_eq!(print_function(&g), print_function(&h));
+    let errs = verify(&g, VerifyLevel::PostCoalesce);
+    assert!(errs.is_empty(), "{errs:?}\n{}", print_function(&g));
+    agrees(&m.functions[0], &g, &m);
+}
+
+/// Decomposition is on by default.
+#[test]
+fn decomposition_is_on_by_default() {
+    assert!(NvptxCoalescerOptions::default().pair_decomposition);
 }
 
 #[test]

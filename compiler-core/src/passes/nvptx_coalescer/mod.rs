@@ -58,7 +58,7 @@ use alloc::vec::Vec;
 
 /// Options: the two limits the spec passes in at call time, and the block-frequency
 /// priority flag.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct NvptxCoalescerOptions {
     /// `copy-limit`: how many candidates are considered (0: no limit).
     pub copy_limit: u32,
@@ -83,10 +83,24 @@ pub struct NvptxCoalescerOptions {
     #[doc(hidden)]
     pub no_value_renumbering: bool,
     /// Register-pair decomposition (`pairs.rs`): pair moves are split into their
-    /// halves' moves. Off by default for now: the high half's wait on the low half is
-    /// not remembered by a second run, so the pass would stop being idempotent on
-    /// pairs whose low half cannot merge (tests/nvptx_pairs.rs turns it on).
+    /// halves' moves. On by default: a pair whose low half cannot merge is put back
+    /// together when the pass ends, so a second run meets the same pair move, splits
+    /// it afresh and refuses it again (the pass stays a fixed point).
     pub pair_decomposition: bool,
+}
+
+impl Default for NvptxCoalescerOptions {
+    fn default() -> Self {
+        Self {
+            copy_limit: 0,
+            coalesce_limit: 0,
+            block_frequency: false,
+            no_tree_queries: false,
+            ignore_hints: false,
+            ignore_eq_classes: false,
+            pair_decomposition: true,
+        }
+    }
 }
 
 pub const STAT_NAMES: [&str; 13] = [
@@ -245,6 +259,7 @@ pub fn run_with_classes<R: Recorder>(
     let merged = core::mem::take(&mut p.merged_regs);
     p.fix_all_kill_flags(&merged);
     p.apply_names();
+    p.rejoin_unmerged(&pairs);
     let after =
         p.ed.f
             .all_insts()

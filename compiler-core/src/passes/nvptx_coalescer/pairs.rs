@@ -8,14 +8,15 @@
 //!  ...                                    (%a and %b not redefined in between)
 //!  %c:b64, %d:b64 = I128toV2I64 %w        (unpack: PAIR, two defs)
 //!     ─▶ %c = COPY %a   low half,  sub-operand 0
-//!        %d = COPY %b   high half, sub-operand 1   (the unpack is erased;
-//!                                                   the pack too once %w is unread)
+//!        %d = COPY %b   high half, sub-operand 1   (the unpack and the pack are erased)
 //!  worklist: the high half waits until the low half's copy is gone (merged)
+//!  pass end: a pair whose low half never merged is put back (pack + unpack), so a
+//!            second run splits it afresh and refuses it again (a fixed point)
 //! ```
 //!
-//! Legal only when the unpack reads the pack's result directly, in the same block, and
-//! neither source is written between them; otherwise both moves stay as written (the
-//! step says why). The candidate records of the two half copies carry [`PairHalf`], the
+//! Legal only when the unpack is the only reader of the pack's result, in the same
+//! block, and neither source is written between them; otherwise both moves stay as
+//! written (the step says why). The candidate records of the two half copies carry [`PairHalf`], the
 //! spec's sub-operand entries: which half, the partner copy and the wide register.
 
 use super::classify::Candidate;
@@ -39,6 +40,10 @@ pub struct PairHalf {
     pub partner: u32,
     /// The wide register the pair moved through.
     pub wide: u32,
+    /// The pack and the unpack the pair was split from (kept in the instruction arena
+    /// after erasure, so a pair whose low half never merges can be put back together).
+    pub pack: u32,
+    pub unpack: u32,
 }
 
 /// The half copies decomposition made, by instruction.
@@ -95,6 +100,24 @@ fn feeding_pack(f: &Function, u: Inst) -> Result<Inst, String> {
             w.index()
         ));
     }
+    // The unpack must be the wide register's only reader: then the split erases the
+    // pack, and the pack's kill flags have one later reader to move to (several
+    // unpacks of one pack would each take them).
+    let readers = f
+        .all_insts()
+        .filter(|&(_, i)| {
+            f.insts[i]
+                .operands
+                .iter()
+                .any(|o| o.is_use() && o.vreg_of() == Some(w))
+        })
+        .count();
+    if readers != 1 {
+        return Err(format!(
+            "%{} is read by {readers} instructions, not by this unpack alone",
+            w.index()
+        ));
+    }
     // Walk from the pack to the unpack: neither half may be written in between.
     let mut at = f.layout.next_inst(p);
     while let Some(i) = at {
@@ -148,6 +171,8 @@ pub fn decompose<R: Recorder>(f: &mut Function, rec: &mut R) -> PairTable {
                 half: 0,
                 partner: hi.as_u32(),
                 wide: w.index() as u32,
+                pack: p.as_u32(),
+                unpack: u.as_u32(),
             },
         );
         table.insert(
@@ -156,28 +181,24 @@ pub fn decompose<R: Recorder>(f: &mut Function, rec: &mut R) -> PairTable {
                 half: 1,
                 partner: lo.as_u32(),
                 wide: w.index() as u32,
+                pack: p.as_u32(),
+                unpack: u.as_u32(),
             },
         );
-        let pack_erased = !ed.f.layout.is_inserted(p);
         crate::trace::record(rec, &mut ed, || {
-            let tail = if pack_erased {
-                " Nothing else reads the wide register, so the pack is erased too."
-            } else {
-                " The wide register is still read elsewhere, so its pack stays."
-            };
-            Step::new("pair_decomposed", format!("Pair decomposition: the unpack of {wn} reads the pack just made from two halves, so it becomes two half moves (low half: sub-operand 0, high half: sub-operand 1), each a coalescing candidate; the high half will follow the low one.{tail}")).focus(Focus::inst(lo))
+            Step::new("pair_decomposed", format!("Pair decomposition: the unpack of {wn} reads the pack just made from two halves, so it becomes two half moves (low half: sub-operand 0, high half: sub-operand 1), each a coalescing candidate; the high half will follow the low one. Nothing else reads the wide register, so the pack is erased too.")).focus(Focus::inst(lo))
         });
     }
     table
 }
 
-/// Replaces the unpack `u` of the pack `p` by one copy per half; erases `p` when its
-/// wide register has no reader left. Returns the low and high copies and the register.
+/// Replaces the unpack `u` of the pack `p` by one copy per half and erases `p` (the
+/// unpack was its only reader). Returns the low and high copies and the register.
 fn split(ed: &mut Editor<'_>, p: Inst, u: Inst) -> (Inst, Inst, VReg) {
     let (pd, ud) = (ed.f.insts[p].clone(), ed.f.insts[u].clone());
     let w = ud.operands[2].vreg_of().expect("checked by feeding_pack");
     // The source operand as the pack read it: its kill flag (if any) moves to the half
-    // copy, the later reader, and is cleared on the pack below.
+    // copy, the later reader (the pack is erased below).
     let same_source = pd.operands[1].vreg_of() == pd.operands[2].vreg_of();
     let halves: [Inst; 2] = core::array::from_fn(|h| {
         let mut src = pd.operands[1 + h];
@@ -190,21 +211,9 @@ fn split(ed: &mut Editor<'_>, p: Inst, u: Inst) -> (Inst, Inst, VReg) {
         data.lhs_defs = 1;
         ed.insert_before(u, data)
     });
-    ed.modify(p, |d| {
-        for o in d.operands[1..].iter_mut() {
-            o.set(oflag::KILL, false);
-        }
-    });
     ed.erase(u);
-    let read = ed.f.all_insts().any(|(_, i)| {
-        ed.f.insts[i]
-            .operands
-            .iter()
-            .any(|o| o.is_use() && o.vreg_of() == Some(w))
-    });
-    if !read {
-        ed.erase(p);
-    }
+    // The unpack was the wide register's only reader (`feeding_pack`).
+    ed.erase(p);
     (halves[0], halves[1], w)
 }
 
@@ -222,9 +231,73 @@ impl<R: Recorder> Nvptx<'_, '_, R> {
         if low_merged {
             self.step(|| Step::new("pair_high_follows", format!("{dn} is the high half of the pair moved through %{w}: the low half has coalesced, so the high half inherits its constraints and is tried now.")).focus(Focus::inst(inst)));
         } else {
-            self.step(|| Step::new("pair_high_waits", format!("{dn} is the high half of the pair moved through %{w}: it inherits the low half's constraints, and the low half has not coalesced, so it waits (and stays if the low half never does).")).focus(Focus::inst(inst)));
+            self.step(|| Step::new("pair_high_waits", format!("{dn} is the high half of the pair moved through %{w}: it inherits the low half's constraints, and the low half has not coalesced, so it waits (if the low half never does, the pair move is put back together when the pass ends).")).focus(Focus::inst(inst)));
         }
         low_merged
+    }
+
+    /// Puts back the pair move of every pair whose low half did not merge: the two
+    /// half copies become the pack and the unpack again, so the high half's wait is written in the IR and a second run, which
+    /// splits the pair afresh, meets the same refusal and ends with the same text.
+    pub(crate) fn rejoin_unmerged(&mut self, table: &PairTable) {
+        for (&lo, ph) in table.iter().filter(|(_, p)| p.half == 0) {
+            let hi = Inst::new(ph.partner as usize);
+            let (p, u) = (Inst::new(ph.pack as usize), Inst::new(ph.unpack as usize));
+            let Some((pack, unpack)) = self.rejoined(lo, hi, p, u, ph.wide) else {
+                continue;
+            };
+            self.ed.insert_before(lo, pack);
+            let at = self.ed.insert_before(lo, unpack);
+            self.ed.erase(lo);
+            self.ed.erase(hi);
+            self.stats.inc("pairs_rejoined");
+            let w = ph.wide;
+            self.step(|| Step::new("pair_rejoined", format!("The low half of the pair moved through %{w} never coalesced, so neither did the high half that follows it: the two half moves become the pair move again, as written before decomposition.")).focus(Focus::inst(at)));
+        }
+    }
+
+    /// The pack and unpack that put the pair back, or None when the low half merged or
+    /// the halves are no longer the two adjacent copies decomposition made (or the wide
+    /// register is named again).
+    fn rejoined(
+        &self,
+        lo: Inst,
+        hi: Inst,
+        p: Inst,
+        u: Inst,
+        wide: u32,
+    ) -> Option<(InstData, InstData)> {
+        let f = &*self.ed.f;
+        let l = &f.layout;
+        if !l.is_inserted(lo) || !l.is_inserted(hi) || l.next_inst(lo) != Some(hi) {
+            return None;
+        }
+        let (ld, hd) = (&f.insts[lo], &f.insts[hi]);
+        if !ld.is(Op::COPY) || !hd.is(Op::COPY) || ld.operands.len() != 2 || hd.operands.len() != 2
+        {
+            return None;
+        }
+        let (ldst, hsrc) = (ld.operands[0].vreg_of()?, hd.operands[1].vreg_of());
+        if hsrc == Some(ldst) {
+            return None;
+        }
+        let w = VReg::new(wide as usize);
+        let mut unpack = f.insts[u].clone();
+        unpack.operands[0] = ld.operands[0];
+        unpack.operands[1] = hd.operands[0];
+        if l.is_inserted(p) {
+            return None;
+        }
+        let named = f
+            .all_insts()
+            .any(|(_, i)| f.insts[i].operands.iter().any(|o| o.vreg_of() == Some(w)));
+        if named {
+            return None;
+        }
+        let mut pack = f.insts[p].clone();
+        pack.operands[1] = ld.operands[1];
+        pack.operands[2] = hd.operands[1];
+        Some((pack, unpack))
     }
 
     /// One step per decomposed pair with the live ranges of both halves' registers
