@@ -98,6 +98,7 @@ impl Default for NvptxCoalescerOptions {
             no_tree_queries: false,
             ignore_hints: false,
             ignore_eq_classes: false,
+            no_value_renumbering: false,
             pair_decomposition: true,
         }
     }
