@@ -133,6 +133,15 @@ fn feeding_pack(f: &Function, u: Inst) -> Result<Inst, String> {
                 "a half is written again between the pack and the unpack",
             ));
         }
+        // The half copies read the halves at the unpack: a kill in between would end a
+        // half's life before that read.
+        if f.insts[i].operands.iter().any(|o| {
+            o.is_use() && o.has(oflag::KILL) && o.vreg_of().is_some_and(|v| srcs.contains(&v))
+        }) {
+            return Err(String::from(
+                "a half is read for the last time (killed) between the pack and the unpack",
+            ));
+        }
         at = f.layout.next_inst(i);
     }
     Err(format!("the pack of %{} comes after the unpack", w.index()))
