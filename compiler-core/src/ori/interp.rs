@@ -1130,24 +1130,7 @@ impl Machine<'_> {
                 let cmp = d.mods.first().map(String::as_str).unwrap_or("");
                 let mut r = compare(ty, cmp, a, b, d.has("ftz"))?;
                 // `setp.lt.and.f32` combines with a predicate; `.ftz` is no combiner.
-                let comb = d
-                    .mods
-                    .iter()
-                    .skip(1)
-                    .find(|m| matches!(m.as_str(), "and" | "or" | "xor"));
-                if let Some(comb) = comb {
-                    let c = self.val(
-                        t,
-                        o.get(3)
-                            .ok_or_else(|| InterpError::Malformed("setp combine operand".into()))?,
-                        None,
-                    )? != 0;
-                    r = match comb.as_str() {
-                        "and" => r && c,
-                        "or" => r || c,
-                        _ => r ^ c,
-                    };
-                }
+                r = self.combine_predicate(t, x, r)?;
                 match &o[0].v {
                     V::Pair(p, q) => {
                         self.set(t, p, r as u64)?;
@@ -1812,6 +1795,29 @@ impl Machine<'_> {
     /// is the hardware's own approximation, for which we stand in the correctly
     /// rounded value (`rsqrt`: the reciprocal of the rounded root) — deterministic, so
     /// a before/after comparison holds, but not what a GPU returns bit for bit.
+    /// `setp`/`set` with `.and`/`.or`/`.xor`: the comparison combined with the
+    /// predicate operand 3.
+    fn combine_predicate(&self, t: &Thread, x: &X, r: bool) -> R<bool> {
+        let Some(comb) =
+            x.d.mods
+                .iter()
+                .skip(1)
+                .find(|m| matches!(m.as_str(), "and" | "or" | "xor"))
+        else {
+            return Ok(r);
+        };
+        let op = x
+            .ops
+            .get(3)
+            .ok_or_else(|| InterpError::Malformed(format!("`{}` combine operand", x.d.base)))?;
+        let c = self.val(t, op, None)? != 0;
+        Ok(match comb.as_str() {
+            "and" => r && c,
+            "or" => r || c,
+            _ => r ^ c,
+        })
+    }
+
     fn misc_op(&self, t: &Thread, x: &X) -> R<u64> {
         let d = &x.d;
         let o = &x.ops;
@@ -1835,24 +1841,7 @@ impl Machine<'_> {
                 let b = self.val(t, &o[2], Some(ty))?;
                 let cmp = d.mods.first().map(String::as_str).unwrap_or("");
                 let mut r = compare(ty, cmp, a, b, d.has("ftz"))?;
-                if let Some(comb) = d
-                    .mods
-                    .iter()
-                    .skip(1)
-                    .find(|m| matches!(m.as_str(), "and" | "or" | "xor"))
-                {
-                    let c = self.val(
-                        t,
-                        o.get(3)
-                            .ok_or_else(|| InterpError::Malformed("set combine operand".into()))?,
-                        None,
-                    )? != 0;
-                    r = match comb.as_str() {
-                        "and" => r && c,
-                        "or" => r || c,
-                        _ => r ^ c,
-                    };
-                }
+                r = self.combine_predicate(t, x, r)?;
                 Ok(match (r, dt.kind) {
                     (false, _) => 0,
                     (true, Kind::Float) => u64::from(1.0f32.to_bits()),

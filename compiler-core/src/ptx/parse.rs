@@ -853,20 +853,7 @@ impl Parser {
 
     /// Statements up to and including the closing `}`.
     fn stmts_until_brace(&mut self) -> R<Vec<Stmt>> {
-        self.enter()?;
-        let mut v = Vec::new();
-        loop {
-            match self.peek() {
-                Tok::Punct('}') => {
-                    self.advance();
-                    break;
-                }
-                Tok::Eof => return Err(self.err_here("`}` closing the body")),
-                _ => v.push(self.stmt()?),
-            }
-        }
-        self.depth -= 1;
-        Ok(v)
+        self.stmts_until_brace_with_lines(&mut Lines::default())
     }
 
     fn stmt(&mut self) -> R<Stmt> {
