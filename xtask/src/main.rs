@@ -4,7 +4,7 @@
 //! cargo xtask serve [--address A] [--port P] [--release]   install what is missing, trunk serve
 //! cargo xtask test  [--only S,..] [--skip S,..] [--skip-e2e] [--list]
 //!                                                          install, then every check + summary
-//! cargo xtask bless                                        rewrite golden files (COPYSCOPE_BLESS=1)
+//! cargo xtask bless [--filetests]                          rewrite expected outputs (COPYSCOPE_BLESS=1)
 //! cargo xtask bench [--llc] [--wasm | --wasm-only]        benchmarks → docs/bench.md, bench-wasm.md
 //!                   [--counts]                             callgrind counts → docs/bench-counts.md
 //! cargo xtask fuzz [TARGET] [--seconds N]                  long fuzz runs (cargo +nightly fuzz)
@@ -39,8 +39,12 @@ commands:
   test    install what is missing, then run every check and print a summary
           --only STEP[,STEP..]   run just these steps      --skip STEP[,STEP..]
           --skip-e2e             same as --skip e2e        --list   list the steps
-  bless   rerun the native test suites with COPYSCOPE_BLESS=1: golden-file tests
-          rewrite their expected files instead of comparing; review with `git diff`
+  bless   rerun the native test suites with COPYSCOPE_BLESS=1: the filetests
+          (compiler-core/tests/golden/**/*.filetest) and other golden-file tests rewrite
+          their expected output in place instead of comparing; review with `git diff`
+          --filetests  only the filetest runner (cargo test -p compiler-core --test filetests)
+          (cli/tests/json_before/, the CLI's JSON before issue 32, is never rewritten here:
+          COPYSCOPE_BLESS_CLI_JSON=1 regenerates it deliberately)
   bench   run the benchmarks (release) and write docs/bench.md
           --llc        also time llc-22 on the same MIR (installs Debian llvm-22 if missing)
           --wasm       also time the release site in headless Chromium beside the same
@@ -253,15 +257,22 @@ fn test_cmd(rest: &[String]) -> Result<ExitCode, Usage> {
 }
 
 fn bless_cmd(rest: &[String]) -> Result<ExitCode, Usage> {
-    if let Some(arg) = rest.first() {
-        return Err(Usage(format!("bless takes no options (got `{arg}`)")));
-    }
+    let filetests = match rest {
+        [] => false,
+        [a] if a == "--filetests" => true,
+        [arg, ..] => return Err(Usage(format!("bless: unknown option `{arg}`"))),
+    };
+    let args: &[&str] = if filetests {
+        &["test", "-p", "compiler-core", "--test", "filetests"]
+    } else {
+        &["test", "--workspace"]
+    };
     let ctx = Ctx::new();
-    println!("running the native test suites with COPYSCOPE_BLESS=1 (golden files are rewritten)");
-    let status = ctx
-        .cargo(&["test", "--workspace"])
-        .env("COPYSCOPE_BLESS", "1")
-        .status();
+    println!(
+        "running `cargo {}` with COPYSCOPE_BLESS=1 (expected outputs are rewritten)",
+        args.join(" ")
+    );
+    let status = ctx.cargo(args).env("COPYSCOPE_BLESS", "1").status();
     if !matches!(status, Ok(s) if s.success()) {
         eprintln!(
             "error: some tests failed even while blessing; golden files may be partly updated"
