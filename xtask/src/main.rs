@@ -39,9 +39,10 @@ commands:
   test    install what is missing, then run every check and print a summary
           --only STEP[,STEP..]   run just these steps      --skip STEP[,STEP..]
           --skip-e2e             same as --skip e2e        --list   list the steps
-  bless   rerun the native test suites with COPYSCOPE_BLESS=1: the filetests
-          (compiler-core/tests/golden/**/*.filetest) and other golden-file tests rewrite
-          their expected output in place instead of comparing; review with `git diff`
+  bless   rerun the native test suites with COPYSCOPE_BLESS=1 and UPDATE_EXPECT=1: the
+          filetests (compiler-core/tests/golden/**/*.filetest), other golden-file tests
+          and expect! snapshots rewrite their expected output in place instead of
+          comparing; review with `git diff`
           --filetests  only the filetest runner (cargo test -p compiler-core --test filetests)
           (cli/tests/json_before/, the CLI's JSON before issue 32, is never rewritten here:
           COPYSCOPE_BLESS_CLI_JSON=1 regenerates it deliberately)
@@ -282,11 +283,15 @@ fn bless_cmd(rest: &[String]) -> Result<ExitCode, Usage> {
     let changed =
         proc::probe(&mut ctx.command("git", &["status", "--short", "--untracked-files=all"]))
             .unwrap_or_default();
-    let golden: Vec<&str> = changed.lines().filter(|l| l.contains("golden")).collect();
+    // Golden files, filetests and test sources holding expect! snapshots.
+    let golden: Vec<&str> = changed
+        .lines()
+        .filter(|l| l.contains("golden") || l.contains("/tests/"))
+        .collect();
     if golden.is_empty() {
-        println!("no golden file differs from the last commit");
+        println!("no expected output differs from the last commit");
     } else {
-        println!("golden files that now differ from the last commit (review with `git diff`):");
+        println!("expected outputs that now differ from the last commit (review with `git diff`):");
         for line in golden {
             println!("  {line}");
         }
