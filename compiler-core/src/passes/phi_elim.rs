@@ -197,6 +197,7 @@ pub fn run_keeping_live_variables<R: Recorder>(
             block: b,
             last_phi,
             n_preds: preds.len(),
+            exact_live_out: stats.get("cssa_merged") > 0,
         };
         while let Some(phi) =
             ed.f.layout
@@ -270,6 +271,10 @@ struct BlockAt {
     last_phi: Option<Inst>,
     /// How many predecessors the block has (the CFG does not change here).
     n_preds: usize,
+    /// CSSA renamed registers, so the input is no longer SSA: a register may have a def
+    /// in a predecessor and another in the loop it feeds, which LLVM's `isLiveOut` (made
+    /// for SSA) misses; ask the exact question instead.
+    exact_live_out: bool,
 }
 
 fn implicitly_defined(f: &Function, lv: &LiveVariables) -> SecondaryMap<VReg, bool> {
@@ -456,7 +461,12 @@ fn lower_phi<R: Recorder>(
             .copied()
             .unwrap_or(0);
         let mut kill_at = None;
-        if !src_undef && remaining == 0 && !lv.is_live_out(ed.f, src, pred) {
+        let src_live_out = if at.exact_live_out {
+            lv.is_live_out_exact(ed.f, src, pred)
+        } else {
+            lv.is_live_out(ed.f, src, pred)
+        };
+        if !src_undef && remaining == 0 && !src_live_out {
             // A terminator reading the source kills it instead of the copy.
             let mut k = None;
             let mut cur = insert_pos;
