@@ -196,7 +196,12 @@ fn diff_inst(inst: u32, o: &Inst, n: &Inst, out: &mut Vec<OriEdit>) {
 fn diff_layout(block: u32, old: &[InstId], new: &[InstId], f: &Function, out: &mut Vec<OriEdit>) {
     // Membership by instruction number (a flag table, not a set: no sort in the wasm).
     let marks = |ids: &[InstId]| {
-        let n = old.iter().chain(new).map(|i| i.index() + 1).max().unwrap_or(0);
+        let n = old
+            .iter()
+            .chain(new)
+            .map(|i| i.index() + 1)
+            .max()
+            .unwrap_or(0);
         let mut m = alloc::vec![false; n];
         for i in ids {
             m[i.index()] = true;

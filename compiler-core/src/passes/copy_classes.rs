@@ -105,7 +105,9 @@ impl CopyClasses {
             .filter(|v| !self.parent.contains_key(v))
             .copied()
             .collect();
-        crate::sort::sort_by_key(&mut roots, |v| cranelift_entity::EntityRef::index(*v) as u128);
+        crate::sort::sort_by_key(&mut roots, |v| {
+            cranelift_entity::EntityRef::index(*v) as u128
+        });
         roots.dedup();
         roots.len()
     }
