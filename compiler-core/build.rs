@@ -195,6 +195,11 @@ fn main() {
     let mut numbers = String::from(
         "/// Each opcode's CICC copy-type number (440-503; 0: not an NVPTX copy family), in `Op` order.\npub static COPY_TYPE_NUMBERS: &[u16] = &[\n",
     );
+    // The rows' line numbers are a table of their own: only the random program
+    // generator reads them, so the engine's wasm does not carry them.
+    let mut lines = String::from(
+        "/// Each opcode's line in `nvptx.isa`, in `Op` order.\npub static ISA_LINES: &[u16] = &[\n",
+    );
     let mut seen = std::collections::BTreeMap::new();
     for r in read_rows(&text) {
         let defs: u8 = r
@@ -230,17 +235,19 @@ fn main() {
             writeln!(numbers, "    {number},").unwrap();
             writeln!(
                 isa,
-                "    IsaRow {{ sem: {:?}, ptx: {:?}, line: {} }},",
+                "    IsaRow {{ sem: {:?}, ptx: {:?} }},",
                 subst(&r.sem, &vals, r.line),
                 subst(&r.ptx, &vals, r.line),
-                r.line
             )
             .unwrap();
+            let line = u16::try_from(r.line).expect("nvptx.isa has fewer than 65,536 lines");
+            writeln!(lines, "    {line},").unwrap();
         }
     }
     ops.push_str("}\n");
     isa.push_str("];\n");
     numbers.push_str("];\n");
+    lines.push_str("];\n");
     let out = std::path::Path::new(&std::env::var("OUT_DIR").unwrap()).join("isa.rs");
-    std::fs::write(out, ops + "\n" + &isa + "\n" + &numbers).expect("write isa.rs");
+    std::fs::write(out, ops + "\n" + &isa + "\n" + &numbers + "\n" + &lines).expect("write isa.rs");
 }

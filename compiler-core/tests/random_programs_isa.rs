@@ -66,7 +66,7 @@ fn until(stage: Stage, emit: IrKind) -> RunOptions {
 fn rows() -> BTreeMap<u32, Vec<Op>> {
     let mut rows: BTreeMap<u32, Vec<Op>> = BTreeMap::new();
     for &op in Op::all() {
-        rows.entry(op.isa().line).or_default().push(op);
+        rows.entry(op.isa_line()).or_default().push(op);
     }
     rows
 }
@@ -83,7 +83,7 @@ fn every_row_of_the_description_appears_in_1000_programs() {
         let lines: BTreeSet<u32> = f
             .all_insts()
             .filter_map(|(_, i)| match f.insts[i].opcode {
-                Opcode::Known(op) => Some(op.isa().line),
+                Opcode::Known(op) => Some(op.isa_line()),
                 Opcode::Other(_) => None,
             })
             .collect();
@@ -175,7 +175,7 @@ fn every_row_of_the_description_appears_in_1000_programs() {
     for (name, _) in LEFT_OUT {
         let op = Op::by_name(name).expect("a described opcode");
         assert_eq!(
-            programs_with.get(&op.isa().line),
+            programs_with.get(&op.isa_line()),
             None,
             "{name} appears now"
         );

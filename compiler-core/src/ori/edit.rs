@@ -194,10 +194,23 @@ fn diff_inst(inst: u32, o: &Inst, n: &Inst, out: &mut Vec<OriEdit>) {
 /// Erases, then inserts in increasing position; a reordering of the instructions both
 /// lists hold is a [`OriEdit::SetLayout`].
 fn diff_layout(block: u32, old: &[InstId], new: &[InstId], f: &Function, out: &mut Vec<OriEdit>) {
-    let in_new: alloc::collections::BTreeSet<InstId> = new.iter().copied().collect();
-    let in_old: alloc::collections::BTreeSet<InstId> = old.iter().copied().collect();
-    let kept_old: Vec<InstId> = old.iter().copied().filter(|i| in_new.contains(i)).collect();
-    let kept_new: Vec<InstId> = new.iter().copied().filter(|i| in_old.contains(i)).collect();
+    // Membership by instruction number (a flag table, not a set: no sort in the wasm).
+    let marks = |ids: &[InstId]| {
+        let n = old
+            .iter()
+            .chain(new)
+            .map(|i| i.index() + 1)
+            .max()
+            .unwrap_or(0);
+        let mut m = alloc::vec![false; n];
+        for i in ids {
+            m[i.index()] = true;
+        }
+        m
+    };
+    let (in_new, in_old) = (marks(new), marks(old));
+    let kept_old: Vec<InstId> = old.iter().copied().filter(|i| in_new[i.index()]).collect();
+    let kept_new: Vec<InstId> = new.iter().copied().filter(|i| in_old[i.index()]).collect();
     if kept_old != kept_new {
         out.push(OriEdit::SetLayout {
             block,
@@ -205,14 +218,14 @@ fn diff_layout(block: u32, old: &[InstId], new: &[InstId], f: &Function, out: &m
         });
         return;
     }
-    for i in old.iter().filter(|i| !in_new.contains(i)) {
+    for i in old.iter().filter(|i| !in_new[i.index()]) {
         out.push(OriEdit::Erase {
             inst: i.index() as u32,
             block,
         });
     }
     for (k, i) in new.iter().enumerate() {
-        if !in_old.contains(i) {
+        if !in_old[i.index()] {
             // New in storage, or placed again: the data travels with the edit (replay
             // uses it only for a new one; an instruction already in storage changed, if
             // at all, by the edits made above).

@@ -367,7 +367,7 @@ fn print_function_mapped(
     // Placed on source lines, the declarations go in source order (llc-22 declares
     // its frame before the registers).
     if !annotate && pre.iter().all(|p| p.0 != 0) {
-        pre.sort_by_key(|p| p.0);
+        crate::sort::sort_by_key(&mut pre, |p| u128::from(p.0));
     }
     for (line, st) in &pre {
         pad(out, *line);

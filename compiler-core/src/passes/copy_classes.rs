@@ -98,12 +98,18 @@ impl CopyClasses {
 
     /// How many classes (of two or more registers) there are.
     pub fn class_count(&self) -> usize {
-        self.parent
+        let mut roots: alloc::vec::Vec<VReg> = self
+            .parent
             .keys()
             .chain(self.parent.values())
             .filter(|v| !self.parent.contains_key(v))
-            .collect::<alloc::collections::BTreeSet<_>>()
-            .len()
+            .copied()
+            .collect();
+        crate::sort::sort_by_key(&mut roots, |v| {
+            cranelift_entity::EntityRef::index(*v) as u128
+        });
+        roots.dedup();
+        roots.len()
     }
 
     /// How many SrcEqClassMap entries there are.

@@ -102,7 +102,7 @@ pub fn run<R: Recorder>(f: &mut Function, opts: &CssaOptions, rec: &mut R, stats
             .filter_map(|(v, _)| v.vreg_of())
             .filter(|&v| v != d)
             .collect();
-        incoming.sort_by_key(|v| v.index());
+        crate::sort::sort_by_key(&mut incoming, |v| v.index() as u128);
         incoming.dedup();
         // The group: the def and every incoming register accepted so far.
         let mut group: Vec<VReg> = alloc::vec![d];

@@ -63,7 +63,7 @@ pub fn run<R: Recorder>(f: &mut Function, rec: &mut R, stats: &mut Stats) {
             continue;
         }
         let mut ps = preds[b].clone();
-        ps.sort_by_key(|p| p.index());
+        crate::sort::sort_by_key(&mut ps, |p| p.index() as u128);
         ps.dedup();
         for &p in &ps {
             let pc: Vec<(VReg, VReg)> = phis

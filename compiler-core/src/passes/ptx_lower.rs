@@ -799,16 +799,7 @@ fn lower_function<R: Recorder>(
         scoped,
         scoped_ids: BTreeMap::new(),
         scope: 0,
-        branch_lists: flat
-            .iter()
-            .filter_map(|it| match it {
-                Flat::Directive(lines, ..) => lines.first(),
-                _ => None,
-            })
-            .filter_map(|l| l.strip_suffix(";"))
-            .filter_map(|l| l.split_once(" : .branchtargets"))
-            .map(|(name, _)| String::from(name))
-            .collect(),
+        branch_lists: branch_lists(&flat),
         f,
     };
     let nblocks = starts.len();
@@ -927,6 +918,24 @@ fn lower_function<R: Recorder>(
 
 /// A kept directive as an ORI instruction of class [`Class::Directive`]: its opcode is
 /// the directive word (`.loc`, `.pragma`), its one operand the printed lines.
+/// The jump tables' names (`$L_brx_N : .branchtargets ...;` directives). Filled by
+/// inserts: `collect` into a set is a sort, one more instance of it in the wasm.
+fn branch_lists(flat: &[Flat<'_>]) -> alloc::collections::BTreeSet<String> {
+    let mut names = alloc::collections::BTreeSet::new();
+    for it in flat {
+        if let Flat::Directive(lines, ..) = it {
+            let named = lines
+                .first()
+                .and_then(|l| l.strip_suffix(";"))
+                .and_then(|l| l.split_once(" : .branchtargets"));
+            if let Some((name, _)) = named {
+                names.insert(String::from(name));
+            }
+        }
+    }
+    names
+}
+
 fn directive(lines: &[String], origin: Origin, scope: u32) -> ori::Inst {
     let text = lines.join("\n");
     let word = text

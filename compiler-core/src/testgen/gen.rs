@@ -178,7 +178,7 @@ impl Menu {
             if matches!(shape(op), Ok(Shape::Structural)) {
                 continue;
             }
-            let line = op.isa().line;
+            let line = op.isa_line();
             if line == last_line {
                 if let Some(r) = rows.last_mut() {
                     r.1.push(op);

@@ -440,7 +440,11 @@ pub(super) fn schedule(dag: &mut Dag) {
     }
     for b in dag.blocks.keys().collect::<Vec<_>>() {
         let order = dag.blocks[b].schedule.clone();
-        let rank: BTreeMap<Node, usize> = order.iter().enumerate().map(|(i, &n)| (n, i)).collect();
+        // Filled by inserts: `collect` into a map is a sort, one more instance in the wasm.
+        let mut rank: BTreeMap<Node, usize> = BTreeMap::new();
+        for (i, &n) in order.iter().enumerate() {
+            rank.insert(n, i);
+        }
         let mut preds: BTreeMap<Node, Vec<Node>> = BTreeMap::new();
         for &n in &order {
             let mut p = Vec::new();

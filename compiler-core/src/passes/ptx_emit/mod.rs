@@ -395,21 +395,19 @@ fn extern_declarations<R: Recorder>(
         return Vec::new();
     };
     // The symbols each function's instructions name (callees, function addresses).
-    let refs: BTreeMap<&str, Vec<&str>> = m
-        .functions
-        .iter()
-        .map(|f| {
-            let mut names: Vec<&str> = Vec::new();
-            for (_, i) in f.all_insts() {
-                for o in &f.insts[i].operands {
-                    if let OperandKind::Global { sym, .. } = o.kind {
-                        names.push(f.sym(sym));
-                    }
+    // (Filled by inserts: `collect` into a map is a sort, one more instance in the wasm.)
+    let mut refs: BTreeMap<&str, Vec<&str>> = BTreeMap::new();
+    for f in &m.functions {
+        let mut names: Vec<&str> = Vec::new();
+        for (_, i) in f.all_insts() {
+            for o in &f.insts[i].operands {
+                if let OperandKind::Global { sym, .. } = o.kind {
+                    names.push(f.sym(sym));
                 }
             }
-            (f.name.as_str(), names)
-        })
-        .collect();
+        }
+        refs.insert(f.name.as_str(), names);
+    }
     let named_by_global = |name: &str| {
         globals
             .iter()
