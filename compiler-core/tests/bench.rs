@@ -1261,9 +1261,9 @@ fn llc_scaling(md: &mut String) {
             // The pipeline stage's row is shown, not judged: llc's run has no
             // LiveVariables to compute.
             let judged = r != 1;
-            for k in 0..2 {
+            for (k, n) in insts.iter().enumerate() {
                 if judged && vs(k) > worst.0 {
-                    worst = (vs(k), format!("{} {label} at {}", input.label, insts[k]));
+                    worst = (vs(k), format!("{} {label} at {n}", input.label));
                 }
             }
             if judged && growth > worst_ratio.0 {
