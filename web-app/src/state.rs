@@ -63,8 +63,13 @@ pub enum RunState {
     Queued { id: u64, delay_ms: u32 },
     /// Sent; progress as the engine reports it.
     Running { id: u64, progress: Option<Progress> },
-    /// The last run finished (its summary is in `summary`).
-    Done { id: u64, elapsed_ms: f64 },
+    /// The last run finished (its summary is in `summary`); `memory_bytes` is the
+    /// engine's wasm memory after it.
+    Done {
+        id: u64,
+        elapsed_ms: f64,
+        memory_bytes: u64,
+    },
     /// The last run failed (errors in `errors`, message in `run_message`).
     Failed { id: u64 },
     /// The user stopped it.
@@ -917,6 +922,7 @@ impl AppState {
         self.run = RunState::Done {
             id: summary.run_id,
             elapsed_ms: summary.elapsed_ms,
+            memory_bytes: summary.memory_bytes,
         };
         self.errors = Rc::new(Vec::new());
         self.run_message = None;

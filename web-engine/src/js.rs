@@ -5,7 +5,7 @@
 //! ```text
 //!  run(source, {from, until, only, knobs, verify, steps}) -> {inputFormat, entry, output,
 //!      stages: [{id, stats, steps, changingSteps, functions, remarks, verify, stepList?}]}
-//!  examples() stages() knobs() encodeLink(state) decodeLink(url) version()
+//!  examples() stages() knobs() encodeLink(state) decodeLink(url) version() memoryBytes()
 //! ```
 //! Errors are thrown as JS `Error`s; a source error carries `errors: [{line, col,
 //! message}]`, a refused link `col`.
@@ -391,4 +391,10 @@ pub fn decode_link(url: &str) -> Result<JsValue, JsValue> {
         }
     };
     to_js(&out)
+}
+
+/// `memoryBytes()`: this wasm instance's linear memory in bytes (it only grows: the
+/// most the engine has held so far).
+pub fn memory_bytes() -> f64 {
+    crate::memory_bytes() as f64
 }

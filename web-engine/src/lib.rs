@@ -44,6 +44,20 @@ pub fn ready() -> Response {
     }
 }
 
+/// The size of this wasm instance's linear memory in bytes: everything the engine holds
+/// (heap, stack, static data). It only grows, so after a run it is the high-water mark
+/// so far. 0 outside wasm (natively the figure has no meaning).
+pub fn memory_bytes() -> u64 {
+    #[cfg(target_arch = "wasm32")]
+    {
+        core::arch::wasm32::memory_size(0) as u64 * 65_536
+    }
+    #[cfg(not(target_arch = "wasm32"))]
+    {
+        0
+    }
+}
+
 /// The engine's answer to one request, given the current session (replaced by a run).
 /// `progress` hears about a run's stages as they start. Used by the worker loop and by
 /// the page's in-process engine in tests.
@@ -60,6 +74,7 @@ pub fn handle(
             match Session::run(id, &run, progress) {
                 Ok((s, mut summary)) => {
                     summary.elapsed_ms = now_ms() - start;
+                    summary.memory_bytes = memory_bytes();
                     *session = Some(s);
                     Response::RunDone(summary)
                 }

@@ -120,6 +120,9 @@ pub struct RunSummary {
     pub output_lines: u32,
     /// Wall time of the run in the engine, in milliseconds (0 when not measured).
     pub elapsed_ms: f64,
+    /// The engine's wasm memory once the run is done, in bytes ([`crate::memory_bytes`];
+    /// 0 outside wasm). Wasm memory never shrinks: this is the most the engine has held.
+    pub memory_bytes: u64,
     /// The stage that could not handle the input, when the run stopped in front of it.
     pub stopped: Option<StageStop>,
 }

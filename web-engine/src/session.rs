@@ -304,6 +304,7 @@ impl Session {
             stages,
             output_lines: self.result.output.lines().count() as u32,
             elapsed_ms: 0.0,
+            memory_bytes: 0,
             stopped: None,
         }
     }

@@ -5,7 +5,8 @@
 //!  trunk build --release ──▶ dist/ ──static server──▶ node e2e/bench/wasm-timings.mjs
 //!                                                      (JSON: per-stage ms, page ms)
 //!  cargo test --release --test bench native_twin  ──▶ "twin <stage> <ms>" lines
-//!                                    both ──▶ docs/bench-wasm.md
+//!  web-engine/tests/memory.rs in Node (wasm)       ──▶ "wasm memory: ..." lines
+//!                                    all ──▶ docs/bench-wasm.md
 //! ```
 
 use crate::ctx::Ctx;
@@ -71,7 +72,8 @@ pub fn run(ctx: &Ctx) -> Result<(), String> {
         .collect();
 
     let sizes = crate::checks::wasm_sizes(&ctx.root.join("dist"));
-    let md = report(&json, &native, &sizes);
+    let mut md = report(&json, &native, &sizes);
+    md.push_str(&memory_section(ctx)?);
     let path = ctx.root.join("docs").join("bench-wasm.md");
     std::fs::write(&path, &md).map_err(|e| format!("{}: {e}", path.display()))?;
     println!("{md}");
@@ -184,4 +186,51 @@ fn report(json: &Value, native: &[(String, f64)], sizes: &[(String, u64, u64)]) 
         let _ = writeln!(md, "\nThe page logged errors: {errors:?}");
     }
     md
+}
+
+/// The engine's wasm memory on 20,000-instruction inputs: web-engine/tests/memory.rs
+/// (ignored in test runs) in Node through wasm-bindgen-test-runner; its lines, as a
+/// Markdown section.
+fn memory_section(ctx: &Ctx) -> Result<String, String> {
+    println!("measuring the engine's wasm memory (web-engine/tests/memory.rs in Node)");
+    let out = ctx
+        .cargo(&[
+            "test",
+            "--release",
+            "-p",
+            "web-engine",
+            "--target",
+            "wasm32-unknown-unknown",
+            "--test",
+            "memory",
+            "--",
+            "--include-ignored",
+            "--nocapture",
+        ])
+        .env(
+            "CARGO_TARGET_WASM32_UNKNOWN_UNKNOWN_RUNNER",
+            "wasm-bindgen-test-runner",
+        )
+        .output()
+        .map_err(|e| format!("cannot run the memory test: {e}"))?;
+    // console.log lines may come on either stream.
+    let text = format!(
+        "{}\n{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    if !out.status.success() {
+        eprintln!("{text}");
+        return Err("web-engine/tests/memory.rs failed".into());
+    }
+    let mut md = String::from(
+        "\n## Engine memory on large inputs\n\nweb-engine/tests/memory.rs in Node (the engine's wasm, release): each input goes through `web_engine::handle` as the Web Worker takes it — a traced run of every stage, then views of the first, middle and last step of every stage. Linear memory only grows; the page shows the figure after the run next to the run status.\n\n",
+    );
+    for line in text
+        .lines()
+        .filter_map(|l| l.trim().strip_prefix("wasm memory"))
+    {
+        let _ = writeln!(md, "- wasm memory{line}");
+    }
+    Ok(md)
 }

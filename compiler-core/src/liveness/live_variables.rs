@@ -57,7 +57,7 @@ use super::bitset::BlockSet;
 use super::cfg::Cfg;
 use crate::entity::{EntityRef, SecondaryMap};
 use crate::mir::instr::InstList;
-use crate::mir::{oflag, Block, Function, Inst, Op, OperandKind, VReg};
+use crate::mir::{oflag, Block, Function, Inst, InstData, Op, OperandKind, VReg};
 use alloc::format;
 use alloc::string::String;
 use alloc::vec::Vec;
@@ -290,30 +290,23 @@ impl LiveVariables {
     /// Clears every `killed` on vreg uses and `dead` on vreg defs of `f`, then sets
     /// them from this analysis.
     pub fn apply_flags(&self, f: &mut Function) {
-        for (_, d) in f.insts.iter_mut() {
-            for o in d.operands.iter_mut() {
-                if o.vreg_of().is_some() {
-                    if o.is_def() {
-                        o.set(oflag::DEAD, false);
-                    } else {
-                        o.set(oflag::KILL, false);
-                    }
-                }
-            }
+        let marks = self.flag_marks(f);
+        let mut at = 0;
+        for (i, d) in f.insts.iter_mut() {
+            let here = marks_at(&marks, &mut at, i);
+            write_inst_flags(d, here);
         }
-        for v in f.vreg_list().collect::<Vec<_>>() {
-            for &k in &self.vars[v].kills {
-                let defines = f
-                    .insts
-                    .get(k)
-                    .is_some_and(|d| d.vreg_defs().any(|(_, x)| x == v));
-                if defines {
-                    set_dead_flag(f, v, k, true);
-                } else {
-                    set_kill_flag(f, v, k);
-                }
-            }
+    }
+
+    /// Every (instruction, register) pair the tables make a kill — a last read, or a
+    /// def never read — sorted by instruction index: what [`Self::apply_flags`] writes.
+    pub fn flag_marks(&self, f: &Function) -> Vec<(Inst, VReg)> {
+        let mut marks = Vec::new();
+        for v in f.vreg_list() {
+            marks.extend(self.vars[v].kills.iter().map(|&k| (k, v)));
         }
+        marks.sort_unstable_by_key(|&(i, v)| (i.index(), v.index()));
+        marks
     }
 
     /// A readable account of one register, for traces and debugging:
@@ -343,6 +336,69 @@ pub fn set_kill_flags(f: &mut Function) -> LiveVariables {
     let lv = LiveVariables::compute(f);
     lv.apply_flags(f);
     lv
+}
+
+/// The registers `marks` (sorted by instruction, [`LiveVariables::flag_marks`]) kill at
+/// `i`, for a walk over instructions in index order: `at` moves past them.
+pub fn marks_at<'m>(marks: &'m [(Inst, VReg)], at: &mut usize, i: Inst) -> Marks<'m> {
+    while *at < marks.len() && marks[*at].0.index() < i.index() {
+        *at += 1;
+    }
+    let start = *at;
+    while *at < marks.len() && marks[*at].0 == i {
+        *at += 1;
+    }
+    Marks(&marks[start..*at])
+}
+
+/// The registers one instruction kills, from [`marks_at`].
+#[derive(Clone, Copy)]
+pub struct Marks<'m>(&'m [(Inst, VReg)]);
+
+impl Marks<'_> {
+    fn contains(&self, v: VReg) -> bool {
+        self.0.iter().any(|&(_, x)| x == v)
+    }
+}
+
+/// Calls `want(operand index, flag, on)` for the kill or dead flag of every virtual
+/// register operand of `d`, as the kills `here` imply (flags on other operands are not
+/// named): a def of a killed register is dead; otherwise the first use of a killed
+/// register that is neither `undef` nor a debug use is killed (LLVM's
+/// `addRegisterKilled`); every other flag of those two kinds is off.
+fn inst_flags(d: &InstData, here: Marks<'_>, mut want: impl FnMut(usize, u16, bool)) {
+    let mut seen: smallvec::SmallVec<[VReg; 4]> = smallvec::SmallVec::new();
+    for (j, o) in d.operands.iter().enumerate() {
+        let Some(v) = o.vreg_of() else { continue };
+        if o.is_def() {
+            want(j, oflag::DEAD, here.contains(v));
+        } else {
+            let first = !o.has(oflag::UNDEF) && !o.has(oflag::DEBUG_USE) && !seen.contains(&v);
+            if first {
+                seen.push(v);
+            }
+            let on = first && here.contains(v) && !d.vreg_defs().any(|(_, x)| x == v);
+            want(j, oflag::KILL, on);
+        }
+    }
+}
+
+/// Do `d`'s kill and dead flags differ from what `here` implies?
+pub fn inst_flags_differ(d: &InstData, here: Marks<'_>) -> bool {
+    let mut differ = false;
+    inst_flags(d, here, |j, flag, on| {
+        differ |= d.operands[j].has(flag) != on
+    });
+    differ
+}
+
+/// Writes into `d` the kill and dead flags `here` implies ([`inst_flags`]).
+pub fn write_inst_flags(d: &mut InstData, here: Marks<'_>) {
+    let mut sets: smallvec::SmallVec<[(usize, u16, bool); 8]> = smallvec::SmallVec::new();
+    inst_flags(d, here, |j, flag, on| sets.push((j, flag, on)));
+    for (j, flag, on) in sets {
+        d.operands[j].set(flag, on);
+    }
 }
 
 /// Marks `i` as the kill of `v`: `dead` on its def when `i` is the register's only def

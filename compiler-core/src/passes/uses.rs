@@ -6,15 +6,15 @@ use crate::liveness::intervals::LiveIntervals;
 use crate::mir::{Function, Inst, InstData, Operand, VReg};
 use alloc::boxed::Box;
 use alloc::collections::BTreeMap;
-use alloc::vec::Vec;
 
 /// Lists longer than this get a position index once removals have scanned them enough
 /// ([`Index`]), so removing an instruction from the list of a register with thousands
 /// of uses (a kernel's base pointer) costs a lookup, not a scan.
 const INDEX_AFTER: usize = 16;
 
-/// Where each instruction sits in one list (positions ascending).
-type Positions = BTreeMap<Inst, Vec<u32>>;
+/// Where each instruction sits in one list (positions ascending; inline up to two, as an
+/// instruction rarely names one register more often, so an entry allocates nothing).
+type Positions = BTreeMap<Inst, smallvec::SmallVec<[u32; 2]>>;
 
 /// A list's position index, built lazily: removals scan the list until they have
 /// scanned twice its length in all, then the index is built and kept current. A list
@@ -219,6 +219,7 @@ fn remove_one(list: &mut InstList, index: &mut Index, i: Inst) {
 mod tests {
     use super::*;
     use crate::entity::EntityRef;
+    use alloc::vec::Vec;
 
     /// The indexed removal leaves every list exactly as the plain scan does.
     #[test]

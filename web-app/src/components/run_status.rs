@@ -1,5 +1,6 @@
 //! Where the engine is: queued, running (a progress bar with the stage it is in, and
-//! Cancel), done (how long it took), failed or cancelled. `data-run-state` names the
+//! Cancel), done (how long it took; after a large input, the engine's memory too),
+//! failed or cancelled. `data-run-state` names the
 //! state for tests and styles.
 
 use crate::state::{Action, RunState};
@@ -38,9 +39,18 @@ pub fn run_status(props: &RunStatusProps) -> Html {
                 },
             )
         }
-        RunState::Done { elapsed_ms, .. } => (
+        RunState::Done {
+            elapsed_ms,
+            memory_bytes,
+            ..
+        } => (
             "done",
-            html! { <span class="ok">{ format!("Ran in {elapsed_ms:.0} ms") }</span> },
+            html! {
+                <>
+                    <span class="ok">{ format!("Ran in {elapsed_ms:.0} ms") }</span>
+                    { memory_note(*memory_bytes) }
+                </>
+            },
         ),
         RunState::Failed { .. } => (
             "failed",
@@ -59,5 +69,22 @@ pub fn run_status(props: &RunStatusProps) -> Html {
     };
     html! {
         <div class="run-status" role="status" data-run-state={state}>{ body }</div>
+    }
+}
+
+/// The engine's wasm memory from this size on is shown beside "Ran in": a small input
+/// leaves the engine near its start-up size, which says nothing worth a glance.
+pub const MEMORY_SHOWN_FROM: u64 = 64 << 20;
+
+/// "· engine memory 212 MB" once the engine holds [`MEMORY_SHOWN_FROM`] or more.
+fn memory_note(bytes: u64) -> Html {
+    if bytes < MEMORY_SHOWN_FROM {
+        return html! {};
+    }
+    let mb = bytes as f64 / 1e6;
+    html! {
+        <span class="run-memory" title="The engine's wasm memory: what its Web Worker holds for this run (wasm memory never shrinks, so this is the most it has held)">
+            { format!(" · engine memory {mb:.0} MB") }
+        </span>
     }
 }

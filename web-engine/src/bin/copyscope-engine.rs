@@ -62,6 +62,12 @@ mod js_api {
         js::decode_link(url)
     }
 
+    /// `memoryBytes()`: the engine's wasm memory in bytes (never shrinks).
+    #[wasm_bindgen(js_name = memoryBytes)]
+    pub fn memory_bytes() -> f64 {
+        js::memory_bytes()
+    }
+
     /// `version()`: the crate version.
     #[wasm_bindgen]
     pub fn version() -> String {

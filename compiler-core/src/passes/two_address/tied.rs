@@ -49,9 +49,11 @@ fn key_of(r: Reg) -> u32 {
 }
 
 impl TiedOperandMap {
+    /// An empty map. Its four buckets are laid out at the first push: most
+    /// instructions tie nothing, and the pass makes a map for every instruction.
     pub fn new() -> Self {
         TiedOperandMap {
-            buckets: smallvec![None; 4],
+            buckets: SmallVec::new(),
             len: 0,
         }
     }
@@ -73,6 +75,9 @@ impl TiedOperandMap {
     }
 
     pub fn push(&mut self, reg: Reg, pair: TiedPair) {
+        if self.buckets.is_empty() {
+            self.buckets = smallvec![None; 4];
+        }
         let (b, found) = self.probe(key_of(reg));
         if found {
             if let Some((_, v)) = &mut self.buckets[b] {
