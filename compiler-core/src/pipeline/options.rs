@@ -70,8 +70,7 @@ pub fn nvptx_coalescer_options(k: &Knobs) -> passes::nvptx_coalescer::NvptxCoale
 
 /// ptx-emit: the `sm` knob names the target (`sm_90` → 90).
 pub fn ptx_emit_options(k: &Knobs) -> passes::ptx_emit::PtxEmitOptions {
-    let name =
-        format_value(KnobKind::Sm, k.get(Knob::Sm));
+    let name = format_value(KnobKind::Sm, k.get(Knob::Sm));
     let sm = Some(name.as_str())
         .filter(|n| n.starts_with("sm_"))
         .and_then(|n| {

@@ -168,7 +168,12 @@ fn phi_elimination<R: Recorder>(f: &mut Function, k: &Knobs, rec: &mut R, _: &mu
 }
 
 /// Two-address leaves its copy classes for the coalescers.
-fn two_address<R: Recorder>(f: &mut Function, k: &Knobs, rec: &mut R, handed: &mut Handed) -> Stats {
+fn two_address<R: Recorder>(
+    f: &mut Function,
+    k: &Knobs,
+    rec: &mut R,
+    handed: &mut Handed,
+) -> Stats {
     let (stats, classes) = passes::two_address::run_with_classes(f, &two_address_options(k), rec);
     *handed = Some(classes);
     stats
@@ -196,7 +201,12 @@ fn nvptx_coalescer<R: Recorder>(
     passes::nvptx_coalescer::run_with_classes(f, &opts, rec, handed.take()).0
 }
 
-fn general_optimize<R: Recorder>(phase: Phase, f: &mut ori::Function, k: &Knobs, rec: &mut R) -> Stats {
+fn general_optimize<R: Recorder>(
+    phase: Phase,
+    f: &mut ori::Function,
+    k: &Knobs,
+    rec: &mut R,
+) -> Stats {
     crate::ptxas::general_optimize::run(f, &general_optimize_options(phase, k), rec)
 }
 
@@ -211,9 +221,7 @@ pub fn entry_stage(ir: &Ir) -> Stage {
         Ir::Mir(m) => {
             let phis = m.functions.is_empty()
                 || m.functions.iter().any(|f| {
-                    !f.props.no_phis
-                        || f.all_insts()
-                            .any(|(_, i)| f.insts[i].is(Op::PHI))
+                    !f.props.no_phis || f.all_insts().any(|(_, i)| f.insts[i].is(Op::PHI))
                 });
             if phis {
                 Stage::PhiElimination

@@ -60,17 +60,17 @@ pub fn run_observed(
     for (index, &stage) in stages.iter().enumerate() {
         observer.stage_start(index, stage, &ir);
         let input = opts.trace.then(|| ir.print());
-        let mut run = match run_stage_handing_over(stage, &mut ir, &opts.knobs, opts.trace, &mut handover)
-        {
-            Ok(run) => run,
-            // The first stage read the user's PTX text: point into it.
-            Err(PipelineError::StageFailed { stage, message })
-                if index == 0 && input_format == InputFormat::Ptx =>
-            {
-                return Err(ptx_refusal(text, stage, message));
-            }
-            Err(e) => return Err(e),
-        };
+        let mut run =
+            match run_stage_handing_over(stage, &mut ir, &opts.knobs, opts.trace, &mut handover) {
+                Ok(run) => run,
+                // The first stage read the user's PTX text: point into it.
+                Err(PipelineError::StageFailed { stage, message })
+                    if index == 0 && input_format == InputFormat::Ptx =>
+                {
+                    return Err(ptx_refusal(text, stage, message));
+                }
+                Err(e) => return Err(e),
+            };
         run.input = input;
         run.output = opts.trace.then(|| ir.print());
         run.verify = opts.verify.then(|| verify_after(stage, &ir));
