@@ -41,7 +41,7 @@ fn to_coalesced(f: &Function, k: &Knobs) -> (Function, compiler_core::stats::Sta
         &pipeline::nvptx_coalescer_options(k),
         &mut NoTrace::default(),
     );
-    (g, stats)
+    (g, stats.into())
 }
 
 fn inputs() -> Vec<(String, Module)> {
