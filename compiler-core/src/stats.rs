@@ -72,22 +72,25 @@ impl Serialize for Stats {
 }
 
 /// Declares a pass's counters as a struct of typed fields, converted into [`Stats`] in
-/// declaration order (the order of the JSON keys). Fields after `optional:` are
+/// declaration order (the order of the JSON keys). Fields in `optional { }` are
 /// `Option<u64>`: reported only once the mechanism that counts them has counted (a knob
 /// turned it on), after the others, in declaration order.
 ///
 /// ```ignore
 /// pass_stats! {
-///     pub struct PhiElimStats { phis_lowered, copies_inserted, optional: dessa_copies, }
+///     pub struct PhiElimStats { phis_lowered, copies_inserted }
+///     optional { dessa_copies }
 /// }
 /// ```
 macro_rules! pass_stats {
     (
         $(#[$meta:meta])*
         $vis:vis struct $name:ident {
-            $($(#[$fmeta:meta])* $field:ident,)*
-            $(optional: $($(#[$ometa:meta])* $opt:ident,)*)?
+            $($(#[$fmeta:meta])* $field:ident),* $(,)?
         }
+        $(optional {
+            $($(#[$ometa:meta])* $opt:ident),* $(,)?
+        })?
     ) => {
         $(#[$meta])*
         #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -123,7 +126,8 @@ mod tests {
         struct Demo {
             first,
             second,
-            optional:
+        }
+        optional {
             rare,
             rarer,
         }

@@ -85,7 +85,8 @@ crate::stats::pass_stats! {
         cssa_phis_removed,
         critical_edges_split,
         critical_edges_kept,
-        optional:
+    }
+    optional {
         /// `cssa-coalesce` (`passes/cssa.rs`): PHIs CSSA left to lowering.
         cssa_phis_kept,
         /// `usedessa` (`passes/dessa.rs`): blocks whose PHIs stay for LLVM's lowering.

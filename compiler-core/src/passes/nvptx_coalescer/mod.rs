@@ -121,7 +121,8 @@ crate::stats::pass_stats! {
         left_by_copy_limit,
         interference_checks,
         tree_queries,
-        optional:
+    }
+    optional {
         /// Pair decomposition (`pairs.rs`): packs split into halves, when any were.
         pairs_decomposed,
         /// Pair decomposition: halves joined back.
