@@ -3,7 +3,6 @@
 mod common;
 use common::{copyscope, corpus_dir};
 use compiler_core::golden::assert_golden;
-use compiler_core::Stage;
 
 fn corpus(case: &str) -> String {
     corpus_dir().join(case).to_str().unwrap().to_string()
