@@ -3,39 +3,12 @@
 mod common;
 use common::{copyscope, corpus_dir};
 use compiler_core::golden::assert_golden;
-use compiler_core::pipeline::is_implemented;
-use compiler_core::Stage;
 
 fn corpus(case: &str) -> String {
     corpus_dir().join(case).to_str().unwrap().to_string()
 }
 
 const SMALL: &[u8] = b"---\nname: k\nbody: |\n  bb.0:\n    %0:b32 = MOV_B32_i 1\n    Return\n...\n";
-
-/// The first stage after two-address that has no implementation yet.
-fn missing_stage() -> Option<&'static str> {
-    Stage::all()
-        .skip(Stage::TwoAddress as usize)
-        .find(|&s| !is_implemented(s))
-        .map(Stage::id)
-}
-
-#[test]
-fn naming_a_missing_stage_is_a_usage_error() {
-    let Some(missing) = missing_stage() else {
-        return;
-    };
-    let phi = corpus("ll_phi_loop/2-pre-phielim.mir");
-    for args in [
-        vec!["run", &phi, "--only", missing],
-        vec!["run", &phi, "--until", "ptx-out"],
-    ] {
-        let out = copyscope(&args, None);
-        assert_eq!(out.code, 2, "{args:?}: {}", out.stderr);
-        let want = format!("stage {missing} is not implemented yet");
-        assert!(out.stderr.contains(&want), "{args:?}: {}", out.stderr);
-    }
-}
 
 #[test]
 fn usage_errors_exit_2_with_a_message() {

@@ -70,3 +70,76 @@ impl Serialize for Stats {
         m.end()
     }
 }
+
+/// Declares a pass's counters as a struct of typed fields, converted into [`Stats`] in
+/// declaration order (the order of the JSON keys). Fields in `optional { }` are
+/// `Option<u64>`: reported only once the mechanism that counts them has counted (a knob
+/// turned it on), after the others, in declaration order.
+///
+/// ```ignore
+/// pass_stats! {
+///     pub struct PhiElimStats { phis_lowered, copies_inserted }
+///     optional { dessa_copies }
+/// }
+/// ```
+macro_rules! pass_stats {
+    (
+        $(#[$meta:meta])*
+        $vis:vis struct $name:ident {
+            $($(#[$fmeta:meta])* $field:ident),* $(,)?
+        }
+        $(optional {
+            $($(#[$ometa:meta])* $opt:ident),* $(,)?
+        })?
+    ) => {
+        $(#[$meta])*
+        #[derive(Clone, Debug, Default, PartialEq, Eq)]
+        $vis struct $name {
+            $($(#[$fmeta])* pub $field: u64,)*
+            $($($(#[$ometa])* pub $opt: Option<u64>,)*)?
+        }
+
+        impl From<$name> for $crate::stats::Stats {
+            fn from(s: $name) -> Self {
+                let mut out = $crate::stats::Stats::with(&[$(stringify!($field)),*]);
+                $(out.set(stringify!($field), s.$field);)*
+                $($(if let Some(v) = s.$opt {
+                    out.set(stringify!($opt), v);
+                })*)?
+                out
+            }
+        }
+    };
+}
+pub(crate) use pass_stats;
+
+/// Adds `by` to an optional counter, starting it at zero.
+pub(crate) fn bump(counter: &mut Option<u64>, by: u64) {
+    *counter.get_or_insert(0) += by;
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    pass_stats! {
+        struct Demo {
+            first,
+            second,
+        }
+        optional {
+            rare,
+            rarer,
+        }
+    }
+
+    #[test]
+    fn typed_stats_keep_declaration_order_and_skip_uncounted_optionals() {
+        let mut d = Demo::default();
+        d.second += 2;
+        bump(&mut d.rarer, 0);
+        let s: Stats = d.into();
+        let keys: Vec<(&str, u64)> = s.iter().collect();
+        assert_eq!(keys, [("first", 0), ("second", 2), ("rarer", 0)]);
+    }
+}

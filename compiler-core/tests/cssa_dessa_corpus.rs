@@ -51,7 +51,7 @@ fn to_coalesced(f: &Function, k: &Knobs) -> (Function, compiler_core::stats::Sta
         &mut NoTrace::default(),
     );
     errs.push(verify(&g, VerifyLevel::PostCoalesce));
-    (g, stats, errs)
+    (g, stats.into(), errs)
 }
 
 fn inputs() -> Vec<(String, Module)> {

@@ -60,84 +60,21 @@ pub fn steps() -> Vec<Step> {
             name: "clippy",
             about: "cargo clippy -D warnings: the workspace natively, the web crates as wasm too",
             needs: &["wasm32-target"],
-            run: |ctx| {
-                let args = [
-                    "clippy",
-                    "--workspace",
-                    "--all-targets",
-                    "--",
-                    "-D",
-                    "warnings",
-                ];
-                let native = cargo_step(ctx, &args, &[]);
-                // The worker, the JS API and the browser tests exist only on wasm32.
-                let wasm = [
-                    "clippy",
-                    "-p",
-                    "web-app",
-                    "-p",
-                    "web-engine",
-                    "--target",
-                    "wasm32-unknown-unknown",
-                    "--all-targets",
-                    "--features",
-                    "web-app/inline-engine",
-                    "--",
-                    "-D",
-                    "warnings",
-                ];
-                merge(native, cargo_step(ctx, &wasm, &[]))
-            },
+            run: clippy,
         },
         Step {
             name: "native-tests",
             about: "cargo test --workspace (PTX tests assemble with the real ptxas; llc-22 \
                     is the oracle for MIR)",
             needs: &["ptxas", "llvm-22"],
-            run: |ctx| {
-                let ptxas = crate::tools::ptxas_path(ctx).display().to_string();
-                cargo_step(
-                    ctx,
-                    &["test", "--workspace"],
-                    &[
-                        ("PTXAS", ptxas),
-                        ("COPYSCOPE_REQUIRE_PTXAS", "1".into()),
-                        ("LLC", crate::tools::LLC.into()),
-                        ("COPYSCOPE_REQUIRE_LLC", "1".into()),
-                    ],
-                )
-            },
+            run: native_tests,
         },
         Step {
             name: "random-programs",
             about: "1,000 random MIR programs through every pass (release; verifier + interpreter), \
                     and 1,000 on through PTX and GeneralOptimize (ORI interpreter, ptxas)",
             needs: &["ptxas"],
-            run: |ctx| {
-                let args = [
-                    "test",
-                    "--release",
-                    "-p",
-                    "compiler-core",
-                    "--test",
-                    "random_programs",
-                    "--test",
-                    "random_programs_ptx",
-                ];
-                let count = std::env::var("COPYSCOPE_RANDOM_PROGRAMS")
-                    .unwrap_or_else(|_| RANDOM_PROGRAMS.to_string());
-                let ptxas = crate::tools::ptxas_path(ctx).display().to_string();
-                cargo_step(
-                    ctx,
-                    &args,
-                    &[
-                        ("COPYSCOPE_RANDOM_PROGRAMS", count.clone()),
-                        ("COPYSCOPE_RANDOM_PTX_PROGRAMS", count),
-                        ("PTXAS", ptxas),
-                        ("COPYSCOPE_REQUIRE_PTXAS", "1".into()),
-                    ],
-                )
-            },
+            run: random_programs,
         },
         Step {
             name: "fuzz-smoke",
@@ -149,51 +86,19 @@ pub fn steps() -> Vec<Step> {
             name: "wasm-build",
             about: "compiler-core for wasm32 without std",
             needs: &["wasm32-target"],
-            run: |ctx| {
-                let args = [
-                    "build",
-                    "-p",
-                    "compiler-core",
-                    "--target",
-                    "wasm32-unknown-unknown",
-                    "--no-default-features",
-                ];
-                cargo_step(ctx, &args, &[])
-            },
+            run: wasm_build,
         },
         Step {
             name: "wasm-node",
             about: "wasm-bindgen tests in Node (web-app stage_table, web-engine js_api)",
             needs: WASM,
-            run: |ctx| {
-                let args = wasm_test_args("web-app", &["stage_table"]);
-                let app = cargo_step(ctx, &args, &[wasm_runner()]);
-                let engine = cargo_step(
-                    ctx,
-                    &wasm_test_args("web-engine", &["js_api"]),
-                    &[wasm_runner()],
-                );
-                merge(app, engine)
-            },
+            run: wasm_node,
         },
         Step {
             name: "wasm-chromium",
             about: "wasm-bindgen tests in headless Chromium (web-app/tests/render.rs and coalesce_picture.rs, engine in the page)",
             needs: BROWSER,
-            run: |ctx| {
-                let config = match webdriver_config(ctx) {
-                    Ok(path) => path,
-                    Err(e) => return failed(e),
-                };
-                let env = [
-                    wasm_runner(),
-                    ("CHROMEDRIVER", CHROMEDRIVER.to_string()),
-                    ("WASM_BINDGEN_TEST_WEBDRIVER_JSON", config),
-                ];
-                let mut args = wasm_test_args("web-app", &["render", "coalesce_picture"]);
-                args.extend(["--features", "inline-engine"]);
-                cargo_step(ctx, &args, &env)
-            },
+            run: wasm_chromium,
         },
         Step {
             name: "trunk-build",
@@ -208,6 +113,119 @@ pub fn steps() -> Vec<Step> {
             run: e2e,
         },
     ]
+}
+
+/// Step `clippy` (see its `about` in [`steps`]).
+fn clippy(ctx: &Ctx) -> Outcome {
+    let args = [
+        "clippy",
+        "--workspace",
+        "--all-targets",
+        "--",
+        "-D",
+        "warnings",
+    ];
+    let native = cargo_step(ctx, &args, &[]);
+    // The worker, the JS API and the browser tests exist only on wasm32.
+    let wasm = [
+        "clippy",
+        "-p",
+        "web-app",
+        "-p",
+        "web-engine",
+        "--target",
+        "wasm32-unknown-unknown",
+        "--all-targets",
+        "--features",
+        "web-app/inline-engine",
+        "--",
+        "-D",
+        "warnings",
+    ];
+    merge(native, cargo_step(ctx, &wasm, &[]))
+}
+
+/// Step `native-tests` (see its `about` in [`steps`]).
+fn native_tests(ctx: &Ctx) -> Outcome {
+    let ptxas = crate::tools::ptxas_path(ctx).display().to_string();
+    cargo_step(
+        ctx,
+        &["test", "--workspace"],
+        &[
+            ("PTXAS", ptxas),
+            ("COPYSCOPE_REQUIRE_PTXAS", "1".into()),
+            ("LLC", crate::tools::LLC.into()),
+            ("COPYSCOPE_REQUIRE_LLC", "1".into()),
+        ],
+    )
+}
+
+/// Step `random-programs` (see its `about` in [`steps`]).
+fn random_programs(ctx: &Ctx) -> Outcome {
+    let args = [
+        "test",
+        "--release",
+        "-p",
+        "compiler-core",
+        "--test",
+        "random_programs",
+        "--test",
+        "random_programs_ptx",
+    ];
+    let count =
+        std::env::var("COPYSCOPE_RANDOM_PROGRAMS").unwrap_or_else(|_| RANDOM_PROGRAMS.to_string());
+    let ptxas = crate::tools::ptxas_path(ctx).display().to_string();
+    cargo_step(
+        ctx,
+        &args,
+        &[
+            ("COPYSCOPE_RANDOM_PROGRAMS", count.clone()),
+            ("COPYSCOPE_RANDOM_PTX_PROGRAMS", count),
+            ("PTXAS", ptxas),
+            ("COPYSCOPE_REQUIRE_PTXAS", "1".into()),
+        ],
+    )
+}
+
+/// Step `wasm-build` (see its `about` in [`steps`]).
+fn wasm_build(ctx: &Ctx) -> Outcome {
+    let args = [
+        "build",
+        "-p",
+        "compiler-core",
+        "--target",
+        "wasm32-unknown-unknown",
+        "--no-default-features",
+    ];
+    cargo_step(ctx, &args, &[])
+}
+
+/// Step `wasm-node` (see its `about` in [`steps`]).
+fn wasm_node(ctx: &Ctx) -> Outcome {
+    let args = wasm_test_args("web-app", &["stage_table"]);
+    let app = cargo_step(ctx, &args, &[wasm_runner()]);
+    let engine = cargo_step(
+        ctx,
+        &wasm_test_args("web-engine", &["js_api"]),
+        &[wasm_runner()],
+    );
+    merge(app, engine)
+}
+
+/// Step `wasm-chromium` (see its `about` in [`steps`]).
+fn wasm_chromium(ctx: &Ctx) -> Outcome {
+    let config = match webdriver_config(ctx) {
+        Ok(path) => path,
+        Err(e) => return failed(e),
+    };
+    let env = [
+        wasm_runner(),
+        ("CHROMEDRIVER", CHROMEDRIVER.to_string()),
+        ("WASM_BINDGEN_TEST_WEBDRIVER_JSON", config),
+    ];
+    let mut args = wasm_test_args("web-app", &["render", "coalesce_picture"]);
+    args.extend(["--features", "inline-engine"]);
+    cargo_step(ctx, &args, &env)
 }
 
 pub fn failed(detail: impl Into<String>) -> Outcome {

@@ -23,7 +23,8 @@ use crate::entity::{EntityRef, SecondaryMap};
 use crate::mir::{oflag, Function, Inst, Op, Reg, VReg};
 use crate::passes::phi_elim::phi_pairs;
 use crate::passes::uses::DefUse;
-use crate::stats::Stats;
+use crate::passes::phi_elim::PhiElimStats;
+use crate::stats::bump;
 use crate::trace::{narration_reg, Editor, Focus, Payload, Recorder, Step};
 use alloc::format;
 use alloc::string::String;
@@ -71,7 +72,7 @@ fn refusal<R: Recorder>(
 
 /// Runs CSSA coalescing on `f` (still in SSA form), counting into `stats`
 /// (`cssa_merged`, `cssa_phis_removed`, `cssa_phis_kept`).
-pub fn run<R: Recorder>(f: &mut Function, opts: &CssaOptions, rec: &mut R, stats: &mut Stats) {
+pub fn run<R: Recorder>(f: &mut Function, opts: &CssaOptions, rec: &mut R, stats: &mut PhiElimStats) {
     if opts.dump_before && R::ENABLED {
         let text = crate::mir::print_function(f);
         rec.step(|| {
@@ -118,7 +119,7 @@ pub fn run<R: Recorder>(f: &mut Function, opts: &CssaOptions, rec: &mut R, stats
         }
         let dn = narration_reg::<R>(ed.f, Reg::Virt(d));
         if let Some(why) = refused {
-            stats.inc("cssa_phis_kept");
+            bump(&mut stats.cssa_phis_kept, 1);
             if opts.verbosity >= 1 {
                 rec.step(|| Step::new("cssa_phi_kept", format!("CSSA keeps the PHI of {dn}: {why}, so not every incoming value can share {dn}'s register; PHI elimination lowers it as usual.")).focus(Focus::inst(phi)));
             }
@@ -127,7 +128,7 @@ pub fn run<R: Recorder>(f: &mut Function, opts: &CssaOptions, rec: &mut R, stats
         for &x in &group[1..] {
             rename(&mut ed, &mut du, x, d);
             taken[x] = true;
-            stats.inc("cssa_merged");
+            stats.cssa_merged += 1;
             if opts.verbosity >= 2 {
                 let xn = narration_reg::<R>(ed.f, Reg::Virt(x));
                 let edits = ed.take_edits();
@@ -141,7 +142,7 @@ pub fn run<R: Recorder>(f: &mut Function, opts: &CssaOptions, rec: &mut R, stats
         taken[d] = true;
         du.remove_inst(ed.f, phi);
         ed.erase(phi);
-        stats.inc("cssa_phis_removed");
+        stats.cssa_phis_removed += 1;
         if opts.verbosity >= 1 {
             let n = group.len() - 1;
             let edits = ed.take_edits();
@@ -155,9 +156,9 @@ pub fn run<R: Recorder>(f: &mut Function, opts: &CssaOptions, rec: &mut R, stats
     let edits = ed.take_edits();
     if opts.verbosity == 0 || !edits.is_empty() {
         let (m, r, k) = (
-            stats.get("cssa_merged"),
-            stats.get("cssa_phis_removed"),
-            stats.get("cssa_phis_kept"),
+            stats.cssa_merged,
+            stats.cssa_phis_removed,
+            stats.cssa_phis_kept.unwrap_or(0),
         );
         rec.step(|| {
             let mut s = Step::new("cssa_done", format!("CSSA coalescing finished: {r} PHI(s) dissolved ({m} register(s) renamed), {k} left to PHI elimination."));

@@ -24,7 +24,8 @@ use crate::entity::EntityRef;
 use crate::liveness::LiveVariables;
 use crate::mir::{oflag, Block, Function, Inst, InstData, Op, Opcode, Operand, Reg, VReg};
 use crate::passes::phi_elim::phi_pairs;
-use crate::stats::Stats;
+use crate::passes::phi_elim::PhiElimStats;
+use crate::stats::bump;
 use crate::trace::{narration_reg, Editor, Focus, Recorder, Step};
 use alloc::format;
 use alloc::string::String;
@@ -38,7 +39,7 @@ struct Phi {
 }
 
 /// Lowers every PHI block it can; leaves the others to PHI elimination.
-pub fn run<R: Recorder>(f: &mut Function, rec: &mut R, stats: &mut Stats) {
+pub fn run<R: Recorder>(f: &mut Function, rec: &mut R, stats: &mut PhiElimStats) {
     let lv = LiveVariables::compute(f);
     let preds = f.predecessors();
     let blocks: Vec<Block> = f.layout.blocks().collect();
@@ -49,7 +50,7 @@ pub fn run<R: Recorder>(f: &mut Function, rec: &mut R, stats: &mut Stats) {
             continue;
         }
         if let Some(why) = illegal::<R>(ed.f, &lv, &preds[b], &phis) {
-            stats.inc("dessa_blocks_kept");
+            bump(&mut stats.dessa_blocks_kept, 1);
             rec.step(|| {
                 Step::new(
                     "dessa_block_kept",
@@ -83,7 +84,7 @@ pub fn run<R: Recorder>(f: &mut Function, rec: &mut R, stats: &mut Stats) {
         }
         for phi in &phis {
             ed.erase(phi.inst);
-            stats.inc("dessa_phis_lowered");
+            bump(&mut stats.dessa_phis_lowered, 1);
         }
         let edits = ed.take_edits();
         let n = phis.len();
@@ -186,7 +187,7 @@ fn sequentialize(
     ed: &mut Editor<'_>,
     p: Block,
     mut pc: Vec<(VReg, VReg)>,
-    stats: &mut Stats,
+    stats: &mut PhiElimStats,
 ) -> String {
     let mut seq: Vec<(VReg, VReg)> = Vec::new();
     while !pc.is_empty() {
@@ -202,7 +203,7 @@ fn sequentialize(
                 let t = ed.new_vreg(ed.f.vreg_class(d));
                 emit(ed, p, t, d);
                 seq.push((t, d));
-                stats.inc("dessa_cycle_temps");
+                bump(&mut stats.dessa_cycle_temps, 1);
                 for e in pc.iter_mut().filter(|e| e.1 == d) {
                     e.1 = t;
                 }
@@ -213,7 +214,7 @@ fn sequentialize(
         emit(ed, p, d, s);
         seq.push((d, s));
     }
-    stats.add("dessa_copies", seq.len() as u64);
+    bump(&mut stats.dessa_copies, seq.len() as u64);
     let mut text = String::new();
     for (k, (d, s)) in seq.iter().enumerate() {
         let sep = if k == 0 { "" } else { "; " };

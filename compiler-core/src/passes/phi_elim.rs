@@ -73,17 +73,32 @@ impl Default for PhiElimOptions {
     }
 }
 
-pub const STAT_NAMES: [&str; 9] = [
-    "phis_lowered",
-    "copies_inserted",
-    "implicit_defs",
-    "kills_added",
-    "reused_incoming",
-    "cssa_merged",
-    "cssa_phis_removed",
-    "critical_edges_split",
-    "critical_edges_kept",
-];
+crate::stats::pass_stats! {
+    /// PHI elimination's counters (JSON keys in this order).
+    pub struct PhiElimStats {
+        phis_lowered,
+        copies_inserted,
+        implicit_defs,
+        kills_added,
+        reused_incoming,
+        cssa_merged,
+        cssa_phis_removed,
+        critical_edges_split,
+        critical_edges_kept,
+    }
+    optional {
+        /// `cssa-coalesce` (`passes/cssa.rs`): PHIs CSSA left to lowering.
+        cssa_phis_kept,
+        /// `usedessa` (`passes/dessa.rs`): blocks whose PHIs stay for LLVM's lowering.
+        dessa_blocks_kept,
+        /// `usedessa`: temporaries breaking parallel-copy cycles.
+        dessa_cycle_temps,
+        /// `usedessa`: copies of the sequentialized parallel copies.
+        dessa_copies,
+        /// `usedessa`: PHIs deSSA lowered.
+        dessa_phis_lowered,
+    }
+}
 
 /// LLVM's VRegPHIUseCount: PHI uses not yet lowered, per (predecessor block number,
 /// register). Counted once into a sorted table; lowering looks entries up by halving.
@@ -120,7 +135,7 @@ impl PhiUses {
 }
 
 pub fn run<R: Recorder>(f: &mut Function, opts: &PhiElimOptions, rec: &mut R) -> Stats {
-    run_keeping_live_variables(f, opts, rec).0
+    run_keeping_live_variables(f, opts, rec).0.into()
 }
 
 /// [`run`], also handing back the LiveVariables the pass kept current as it lowered the
@@ -130,8 +145,8 @@ pub fn run_keeping_live_variables<R: Recorder>(
     f: &mut Function,
     opts: &PhiElimOptions,
     rec: &mut R,
-) -> (Stats, LiveVariables) {
-    let mut stats = Stats::with(&STAT_NAMES);
+) -> (PhiElimStats, LiveVariables) {
+    let mut stats = PhiElimStats::default();
     if opts.cssa_coalesce || opts.dump_before_cssa {
         let copts = crate::passes::cssa::CssaOptions {
             verbosity: opts.cssa_verbosity,
@@ -197,7 +212,7 @@ pub fn run_keeping_live_variables<R: Recorder>(
             block: b,
             last_phi,
             n_preds: preds.len(),
-            exact_live_out: stats.get("cssa_merged") > 0,
+            exact_live_out: stats.cssa_merged > 0,
         };
         while let Some(phi) =
             ed.f.layout
@@ -220,7 +235,7 @@ pub fn run_keeping_live_variables<R: Recorder>(
     }
     ed.set_props(true, false);
     let edits = ed.take_edits();
-    let n = stats.get("phis_lowered");
+    let n = stats.phis_lowered;
     rec.step(move || {
         let mut s = Step::new("done", format!("PHI elimination finished: {n} PHIs lowered; the function is marked noPhis and leaves SSA form."));
         s.edits = edits;
@@ -301,7 +316,7 @@ fn lower_phi<R: Recorder>(
     rec: &mut R,
     lv: &mut LiveVariables,
     phi_uses: &mut PhiUses,
-    stats: &mut Stats,
+    stats: &mut PhiElimStats,
     implicit_only: &SecondaryMap<VReg, bool>,
     lowered: &mut BTreeMap<Vec<(Reg, u32)>, VReg>,
     at: &BlockAt,
@@ -316,7 +331,7 @@ fn lower_phi<R: Recorder>(
     };
     let is_dead = data.operands[0].has(oflag::DEAD);
     let pairs: Vec<(Operand, Block)> = phi_pairs(&data).collect();
-    stats.inc("phis_lowered");
+    stats.phis_lowered += 1;
     // Unlink the PHI first: the copy goes at the first non-PHI position.
     ed.erase(phi);
     // The first non-PHI: right after the last PHI while that one is still there (`phi`
@@ -338,7 +353,7 @@ fn lower_phi<R: Recorder>(
         let mut d = InstData::new(Opcode::Known(Op::IMPLICIT_DEF), vec![def]);
         d.lhs_defs = 1;
         phi_copy = ed.insert_at(b, after_phis, d);
-        stats.inc("implicit_defs");
+        stats.implicit_defs += 1;
     } else {
         let key: Vec<(Reg, u32)> = pairs
             .iter()
@@ -352,7 +367,7 @@ fn lower_phi<R: Recorder>(
         let inc = match known {
             Some(v) => {
                 reused = true;
-                stats.inc("reused_incoming");
+                stats.reused_incoming += 1;
                 v
             }
             None => {
@@ -413,7 +428,49 @@ fn lower_phi<R: Recorder>(
         s.edits = edits;
         s
     });
-    // Predecessor copies, last incoming first (as LLVM walks them).
+    let at_top = LoweredPhi {
+        pairs,
+        incoming,
+        reused,
+        inc_name,
+    };
+    copy_on_predecessors(ed, rec, lv, phi_uses, stats, implicit_only, at, &at_top);
+}
+
+/// What lowering a PHI at the top of its block leaves for the predecessor copies.
+struct LoweredPhi {
+    /// The PHI's (value, predecessor) pairs.
+    pairs: Vec<(Operand, Block)>,
+    /// The register the predecessors copy into (None: every value was undefined).
+    incoming: Option<VReg>,
+    /// `incoming` is an identical PHI's, already copied into on these edges.
+    reused: bool,
+    /// `incoming` as the narration names it.
+    inc_name: Option<String>,
+}
+
+/// The predecessor copies of one PHI, last incoming first (as LLVM walks them): a COPY
+/// (or IMPLICIT_DEF for an undefined value) into the incoming register before each
+/// predecessor's terminators, and the source's kill where its last PHI use on that edge
+/// was and it does not live out.
+#[allow(clippy::too_many_arguments)]
+fn copy_on_predecessors<R: Recorder>(
+    ed: &mut Editor<'_>,
+    rec: &mut R,
+    lv: &mut LiveVariables,
+    phi_uses: &mut PhiUses,
+    stats: &mut PhiElimStats,
+    implicit_only: &SecondaryMap<VReg, bool>,
+    at: &BlockAt,
+    phi: &LoweredPhi,
+) {
+    let LoweredPhi {
+        pairs,
+        incoming,
+        reused,
+        inc_name,
+    } = phi;
+    let (incoming, reused) = (*incoming, *reused);
     let mut done: Vec<Block> = Vec::new();
     for (val, pred) in pairs.iter().rev() {
         let pred = *pred;
@@ -432,25 +489,8 @@ fn lower_phi<R: Recorder>(
         let insert_pos = copy_insert_point(ed.f, pred);
         let mut new_copy = None;
         if let (Some(inc), false) = (incoming, reused) {
-            let d = if src_undef {
-                let mut d = InstData::new(
-                    Opcode::Known(Op::IMPLICIT_DEF),
-                    vec![Operand::vreg(inc, oflag::DEF)],
-                );
-                d.lhs_defs = 1;
-                d
-            } else {
-                let mut u = Operand::vreg(src, 0);
-                u.subreg = val.subreg;
-                let mut d = InstData::new(
-                    Opcode::Known(Op::COPY),
-                    vec![Operand::vreg(inc, oflag::DEF), u],
-                );
-                d.lhs_defs = 1;
-                d
-            };
-            let c = ed.insert_at(pred, insert_pos, d);
-            stats.inc("copies_inserted");
+            let c = ed.insert_at(pred, insert_pos, pred_copy(inc, src, val, src_undef));
+            stats.copies_inserted += 1;
             lv.vars[inc].defs.push(c);
             new_copy = Some(c);
         }
@@ -467,45 +507,7 @@ fn lower_phi<R: Recorder>(
             lv.is_live_out(ed.f, src, pred)
         };
         if !src_undef && remaining == 0 && !src_live_out {
-            // A terminator reading the source kills it instead of the copy.
-            let mut k = None;
-            let mut cur = insert_pos;
-            while let Some(t) = cur {
-                if ed.f.insts[t]
-                    .operands
-                    .iter()
-                    .any(|o| o.is_use() && o.vreg_of() == Some(src))
-                {
-                    k = Some(t);
-                }
-                cur = ed.f.layout.next_inst(t);
-            }
-            if k.is_none() {
-                k = match new_copy {
-                    Some(c) => Some(c),
-                    None => {
-                        // Walk back to the last reader before the insertion point.
-                        let mut cur = match insert_pos {
-                            Some(p) => ed.f.layout.prev_inst(p),
-                            None => ed.f.layout.last_inst(pred),
-                        };
-                        let mut found = None;
-                        while let Some(i) = cur {
-                            if ed.f.insts[i]
-                                .operands
-                                .iter()
-                                .any(|o| o.is_use() && o.vreg_of() == Some(src))
-                            {
-                                found = Some(i);
-                                break;
-                            }
-                            cur = ed.f.layout.prev_inst(i);
-                        }
-                        found
-                    }
-                };
-            }
-            if let Some(k) = k {
+            if let Some(k) = kill_point(ed.f, src, pred, insert_pos, new_copy) {
                 ed.modify(k, |d| {
                     if let Some(op) = d
                         .operands
@@ -518,7 +520,7 @@ fn lower_phi<R: Recorder>(
                 lv.vars[src].kills.push(k);
                 let bn = lv.num_of(pred);
                 lv.vars[src].reset_alive(bn);
-                stats.inc("kills_added");
+                stats.kills_added += 1;
                 kill_at = Some(k);
             }
         }
@@ -559,4 +561,59 @@ fn lower_phi<R: Recorder>(
             s
         });
     }
+}
+
+/// The predecessor's copy of `val` into `inc`: an IMPLICIT_DEF when the value is
+/// undefined.
+fn pred_copy(inc: VReg, src: VReg, val: &Operand, src_undef: bool) -> InstData {
+    let def = Operand::vreg(inc, oflag::DEF);
+    let mut d = if src_undef {
+        InstData::new(Opcode::Known(Op::IMPLICIT_DEF), vec![def])
+    } else {
+        let mut u = Operand::vreg(src, 0);
+        u.subreg = val.subreg;
+        InstData::new(Opcode::Known(Op::COPY), vec![def, u])
+    };
+    d.lhs_defs = 1;
+    d
+}
+
+/// Where `src` dies in `pred` now that its last PHI use on the edge is lowered: a
+/// terminator reading it, else the new copy, else (a reused incoming register, no copy)
+/// the last reader before the terminators.
+fn kill_point(
+    f: &Function,
+    src: VReg,
+    pred: Block,
+    insert_pos: Option<Inst>,
+    new_copy: Option<Inst>,
+) -> Option<Inst> {
+    let reads = |i: Inst| {
+        f.insts[i]
+            .operands
+            .iter()
+            .any(|o| o.is_use() && o.vreg_of() == Some(src))
+    };
+    let mut terminator = None;
+    let mut cur = insert_pos;
+    while let Some(t) = cur {
+        if reads(t) {
+            terminator = Some(t);
+        }
+        cur = f.layout.next_inst(t);
+    }
+    if terminator.is_some() || new_copy.is_some() {
+        return terminator.or(new_copy);
+    }
+    let mut cur = match insert_pos {
+        Some(p) => f.layout.prev_inst(p),
+        None => f.layout.last_inst(pred),
+    };
+    while let Some(i) = cur {
+        if reads(i) {
+            return Some(i);
+        }
+        cur = f.layout.prev_inst(i);
+    }
+    None
 }

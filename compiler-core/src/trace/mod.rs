@@ -2,7 +2,7 @@
 //!
 //! ```text
 //!  pass(fn, opts, rec: &mut impl Recorder) ──▶ rec.step(|| Step { kind, narration, focus, edits, payload })
-//!  Trace { passes: [PassTrace { stage, input: snapshot, steps, output: snapshot }] }
+//!  PassTrace { stage, input: printed IR, steps, output: printed IR }   (one per stage run)
 //!  Player::seek(k) = nearest checkpoint ≤ k, then replay the edits of the steps in between
 //! ```
 //!

@@ -3,7 +3,7 @@
 //! places and a recolouring fades (both off under `prefers-reduced-motion`). Colour is
 //! never the only signal: every node also carries an R or B letter.
 
-use compiler_core::liveness::SlotIndex;
+use compiler_core::SlotIndex;
 use web_engine::pictures::coalesce::{TreeNode, TreePicture};
 use yew::prelude::*;
 

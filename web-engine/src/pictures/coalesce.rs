@@ -17,9 +17,9 @@
 //! the pass's, so the page can key tree nodes by them and let CSS animate moves.
 
 use super::tree::ReplayTree;
-use compiler_core::liveness::SlotIndex;
-use compiler_core::passes::nvptx_coalescer::interval_tree::{Color, TreeEvent};
+use compiler_core::interval_tree::{Color, TreeEvent};
 use compiler_core::trace::{Payload, RangeView, SegmentView, Step};
+use compiler_core::SlotIndex;
 use serde::{Deserialize, Serialize};
 
 /// Bar rows drawn at most (the step's candidate registers always among them).

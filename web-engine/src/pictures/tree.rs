@@ -16,7 +16,7 @@
 //! step even when the trace kept no snapshot (big trees). Tests check the replay equals
 //! every snapshot the pass did keep.
 
-use compiler_core::passes::nvptx_coalescer::interval_tree::{
+use compiler_core::interval_tree::{
     Color, Interval, NodeId, Side, SnapshotNode, TreeEvent, TreeSnapshot,
 };
 

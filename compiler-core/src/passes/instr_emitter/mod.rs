@@ -159,6 +159,7 @@ pub const STAT_NAMES: [&str; 17] = [
 /// The function emission starts from: the DAG's blocks (numbers, names, successors
 /// read off the branches) and the virtual registers the DAG already names, each with
 /// its class. No instructions.
+#[cfg(feature = "testkit")]
 pub fn input_snapshot(dag: &Dag) -> Result<Function, SourceError> {
     snapshot(dag, false)
 }

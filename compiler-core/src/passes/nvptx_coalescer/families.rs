@@ -93,9 +93,11 @@ pub struct CopyType {
 }
 
 impl CopyType {
+    #[cfg(feature = "testkit")]
     pub fn family(&self) -> CopyFamily {
         self.row.family
     }
+    #[cfg(feature = "testkit")]
     pub fn flags(&self) -> u8 {
         self.row.flags
     }

@@ -79,6 +79,7 @@ impl CandidateHeap {
     }
 
     /// The top entry: its candidate, weight, hotness and hint.
+    #[cfg(feature = "testkit")]
     pub fn pop(&mut self) -> Option<(Candidate, u32, u32, bool)> {
         self.pop_ranked()
             .map(|(c, w, hot, hint, _)| (c, w, hot, hint))

@@ -12,7 +12,9 @@
 //! walk is sorted by (start, key); parent links agree with child links; each `max_end`
 //! is the largest end in its subtree; `len`, `min` and `max` match the nodes.
 
+#[cfg(feature = "testkit")]
 use alloc::format;
+#[cfg(feature = "testkit")]
 use alloc::string::String;
 use alloc::vec::Vec;
 use serde::Serialize;
@@ -129,14 +131,17 @@ impl IntervalTree {
         self.len
     }
 
+    #[cfg(feature = "testkit")]
     pub fn is_empty(&self) -> bool {
         self.len == 0
     }
 
+    #[cfg(feature = "testkit")]
     pub fn min(&self) -> Option<Interval> {
         self.min.map(|n| self.n(n).iv)
     }
 
+    #[cfg(feature = "testkit")]
     pub fn max(&self) -> Option<Interval> {
         self.max.map(|n| self.n(n).iv)
     }
@@ -538,6 +543,7 @@ impl IntervalTree {
     }
 
     /// Every stored interval overlapping `[start, end)`, in tree order.
+    #[cfg(feature = "testkit")]
     pub fn overlapping(&self, start: u32, end: u32) -> Vec<Interval> {
         self.queries.set(self.queries.get() + 1);
         let mut stack: Vec<NodeId> = self.root.into_iter().collect();
@@ -566,6 +572,7 @@ impl IntervalTree {
     }
 
     /// Intervals in order.
+    #[cfg(feature = "testkit")]
     pub fn in_order(&self) -> Vec<Interval> {
         let mut out = Vec::with_capacity(self.len as usize);
         let mut stack = Vec::new();
@@ -606,12 +613,14 @@ impl IntervalTree {
     }
 
     /// Checks every red-black and bookkeeping invariant.
+    #[cfg(feature = "testkit")]
     pub fn validate(&self) -> Result<(), String> {
         validate_snapshot(&self.snapshot())
     }
 }
 
 /// Checks the invariants on a snapshot (so recorded trace states can be checked too).
+#[cfg(feature = "testkit")]
 pub fn validate_snapshot(s: &TreeSnapshot) -> Result<(), String> {
     let get = |id: NodeId| s.nodes.iter().find(|n| n.id == id);
     let Some(root) = s.root else {

@@ -59,7 +59,7 @@ impl<R: Recorder> Nvptx<'_, '_, R> {
         // Interference: the tree narrows to extents overlapping `gone`, then the value check.
         let conflicts = self.interference(keep, gone);
         if !conflicts.is_empty() {
-            self.stats.inc("interference_rejections");
+            self.stats.interference_rejections += 1;
             let (kr, gr) = self.range_texts(keep, gone);
             let (ks, gs) = (
                 recorded_segments::<R>(self.range(keep)),
@@ -139,7 +139,7 @@ impl<R: Recorder> Nvptx<'_, '_, R> {
     /// `[start, end)` both cover.
     #[allow(clippy::type_complexity)]
     fn interference(&mut self, a: Unit, b: Unit) -> Vec<((String, String), (u32, u32))> {
-        self.stats.inc("interference_checks");
+        self.stats.interference_checks += 1;
         if self.opts.no_tree_queries {
             return Vec::new();
         }
@@ -356,7 +356,7 @@ impl<R: Recorder> Nvptx<'_, '_, R> {
         if let Some(cl) = self.ed.f.vreg_class(keep.0) {
             self.ed.set_class(to, Some(cl));
         }
-        self.stats.inc("joined");
+        self.stats.joined += 1;
         let merged = recorded_segments::<R>(&self.main[to.index()]);
         let level = if block_level {
             "Block-level merge"

@@ -104,21 +104,31 @@ impl Default for NvptxCoalescerOptions {
     }
 }
 
-pub const STAT_NAMES: [&str; 13] = [
-    "copies_before",
-    "copies_after",
-    "joined",
-    "interference_rejections",
-    "retry_rounds",
-    "rb_rotations",
-    "candidates",
-    "block_level_joined",
-    "kept_cross_class",
-    "kept_layout",
-    "left_by_copy_limit",
-    "interference_checks",
-    "tree_queries",
-];
+crate::stats::pass_stats! {
+    /// The NVPTX coalescer's counters (JSON keys in this order).
+    pub struct NvptxStats {
+        copies_before,
+        copies_after,
+        joined,
+        interference_rejections,
+        retry_rounds,
+        /// Rotations of the interval tree (red-black rebalancing).
+        rb_rotations,
+        candidates,
+        block_level_joined,
+        kept_cross_class,
+        kept_layout,
+        left_by_copy_limit,
+        interference_checks,
+        tree_queries,
+    }
+    optional {
+        /// Pair decomposition (`pairs.rs`): packs split into halves, when any were.
+        pairs_decomposed,
+        /// Pair decomposition: halves joined back.
+        pairs_rejoined,
+    }
+}
 
 /// Trees up to this size are copied into every step that changes them.
 const SNAPSHOT_MAX: u32 = 256;
@@ -130,7 +140,7 @@ pub(crate) struct Nvptx<'f, 'r, R: Recorder> {
     pub ed: Editor<'f>,
     pub rec: &'r mut R,
     pub opts: NvptxCoalescerOptions,
-    pub stats: Stats,
+    pub stats: NvptxStats,
     pub du: DefUse,
     pub si: SlotIndexes,
     pub main: Vec<LiveRange>,
@@ -161,6 +171,7 @@ pub(crate) struct Nvptx<'f, 'r, R: Recorder> {
     pub classes: Option<crate::passes::copy_classes::CopyClasses>,
 }
 
+#[cfg(any(feature = "testkit", feature = "testgen"))]
 pub fn run<R: Recorder>(f: &mut Function, opts: &NvptxCoalescerOptions, rec: &mut R) -> Stats {
     run_reporting(f, opts, rec).0
 }
@@ -174,6 +185,7 @@ pub struct Shortcuts {
 }
 
 /// [`run`], also telling which shortcuts the run took.
+#[cfg(any(feature = "testkit", feature = "testgen"))]
 pub fn run_reporting<R: Recorder>(
     f: &mut Function,
     opts: &NvptxCoalescerOptions,
@@ -190,14 +202,14 @@ pub fn run_with_classes<R: Recorder>(
     rec: &mut R,
     classes: Option<crate::passes::copy_classes::CopyClasses>,
 ) -> (Stats, Shortcuts) {
-    let mut stats = Stats::with(&STAT_NAMES);
+    let mut stats = NvptxStats::default();
     let pairs = if opts.pair_decomposition {
         pairs::decompose(f, rec)
     } else {
         pairs::PairTable::new()
     };
     if !pairs.is_empty() {
-        stats.set("pairs_decomposed", pairs.len() as u64 / 2);
+        stats.pairs_decomposed = Some(pairs.len() as u64 / 2);
     }
     // One walk over the instructions feeds the live intervals, the def/use lists, the
     // spill weights, the candidates and the list of copies onto themselves: on a
@@ -225,7 +237,7 @@ pub fn run_with_classes<R: Recorder>(
         .map(|subs| subs.into_iter().map(|s| s.range).collect())
         .collect();
     let copies_before = cands.len() as u64;
-    stats.set("copies_before", copies_before);
+    stats.copies_before = copies_before;
     let cfg = Cfg::new(f);
     let mut p = Nvptx {
         ed: Editor::new(f, R::ENABLED),
@@ -266,12 +278,12 @@ pub fn run_with_classes<R: Recorder>(
             .all_insts()
             .filter(|&(_, i)| classify(&p.ed.f.insts[i], i).is_some())
             .count() as u64;
-    p.stats.set("copies_after", after);
-    p.stats.set("rb_rotations", p.tree.rotations);
-    p.stats.set("tree_queries", p.tree.queries());
-    let (joined, rot) = (p.stats.get("joined"), p.tree.rotations);
+    p.stats.copies_after = after;
+    p.stats.rb_rotations = p.tree.rotations;
+    p.stats.tree_queries = p.tree.queries();
+    let (joined, rot) = (p.stats.joined, p.tree.rotations);
     p.step(|| Step::new("done", format!("NVPTX coalescing finished: {joined} merges, {copies_before} copy-like instructions before and {after} after; the interval tree rotated {rot} times.")));
-    (p.stats, p.shortcuts)
+    (p.stats.into(), p.shortcuts)
 }
 
 /// Adds the spill weight of one instruction in a block of loop depth `depth` to the
@@ -344,13 +356,13 @@ impl<R: Recorder> Nvptx<'_, '_, R> {
             let inst = Inst::new(c.inst as usize);
             match c.kind {
                 CopyKind::CrossClass => {
-                    self.stats.inc("kept_cross_class");
+                    self.stats.kept_cross_class += 1;
                     let (dn, sn) = (self.unit_name(c.dst), self.unit_name(c.src));
                     self.step(|| Step::new("kept_cross_class", format!("{dn} = move from {sn} changes register class (a bit cast between typed PTX registers): it is always kept.")).focus(Focus::inst(inst)));
                     continue;
                 }
                 CopyKind::Layout => {
-                    self.stats.inc("kept_layout");
+                    self.stats.kept_layout += 1;
                     let dn = self.unit_name(c.dst);
                     let ty = families::copy_type(self.ed.f.insts[inst].opcode);
                     let (n, what) = (ty.number, ty.row.what);
@@ -366,14 +378,14 @@ impl<R: Recorder> Nvptx<'_, '_, R> {
                 continue;
             }
             if limit != 0 && out.len() >= limit {
-                self.stats.inc("left_by_copy_limit");
+                self.stats.left_by_copy_limit += 1;
                 let n = out.len();
                 self.step(|| Step::new("copy_limit", format!("copy-limit reached: {n} candidates are already being considered, so this copy is left alone.")).focus(Focus::inst(inst)));
                 continue;
             }
             out.push(c);
         }
-        self.stats.set("candidates", out.len() as u64);
+        self.stats.candidates = out.len() as u64;
         out
     }
 
@@ -403,7 +415,7 @@ impl<R: Recorder> Nvptx<'_, '_, R> {
                 }
                 self.tie_mark_step(c);
                 if self.pair_gate(c) && self.try_candidate(c, true) {
-                    self.stats.inc("block_level_joined");
+                    self.stats.block_level_joined += 1;
                 }
             }
         }
@@ -535,7 +547,7 @@ impl<R: Recorder> Nvptx<'_, '_, R> {
             let mut joined_this_round = 0;
             while let Some((c, w, hot, hint, class)) = heap.pop_ranked() {
                 if self.limit_reached() {
-                    let n = self.stats.get("joined");
+                    let n = self.stats.joined;
                     self.step(|| Step::new("coalesce_limit", format!("coalesce-limit reached after {n} merges: the pass stops here and leaves the remaining candidates.")));
                     return;
                 }
@@ -610,15 +622,15 @@ impl<R: Recorder> Nvptx<'_, '_, R> {
             if secondary.is_empty() || joined_this_round == 0 {
                 break;
             }
-            self.stats.inc("retry_rounds");
-            let (n, k) = (secondary.len(), self.stats.get("retry_rounds"));
+            self.stats.retry_rounds += 1;
+            let (n, k) = (secondary.len(), self.stats.retry_rounds);
             self.step(|| Step::new("swap_heaps", format!("The heap is empty and this round made {joined_this_round} merge(s): the {n} deferred candidate(s) move back for round {k}.")));
             core::mem::swap(&mut heap, &mut secondary);
         }
     }
 
     fn limit_reached(&self) -> bool {
-        self.opts.coalesce_limit != 0 && self.stats.get("joined") >= self.opts.coalesce_limit as u64
+        self.opts.coalesce_limit != 0 && self.stats.joined >= self.opts.coalesce_limit as u64
     }
 }
 

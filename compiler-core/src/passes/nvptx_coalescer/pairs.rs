@@ -259,7 +259,7 @@ impl<R: Recorder> Nvptx<'_, '_, R> {
             let at = self.ed.insert_before(lo, unpack);
             self.ed.erase(lo);
             self.ed.erase(hi);
-            self.stats.inc("pairs_rejoined");
+            crate::stats::bump(&mut self.stats.pairs_rejoined, 1);
             let w = ph.wide;
             self.step(|| Step::new("pair_rejoined", format!("The low half of the pair moved through %{w} never coalesced, so neither did the high half that follows it: the two half moves become the pair move again, as written before decomposition.")).focus(Focus::inst(at)));
         }

@@ -22,7 +22,7 @@
 use super::PhiElimOptions;
 use crate::liveness::{Cfg, DomTree, LiveVariables};
 use crate::mir::{Block, Function, Inst, InstData, Op, Opcode, Operand, OperandKind, VReg};
-use crate::stats::Stats;
+use super::PhiElimStats;
 use crate::trace::{Editor, Focus, Recorder, Step};
 use alloc::format;
 use alloc::vec;
@@ -272,7 +272,7 @@ pub(super) fn split_phi_edges<R: Recorder>(
     rec: &mut R,
     opts: &PhiElimOptions,
     lv: &mut LiveVariables,
-    stats: &mut Stats,
+    stats: &mut PhiElimStats,
 ) -> u64 {
     let mut loops: Option<Loops> = None;
     let mut split = 0;
@@ -318,7 +318,7 @@ pub(super) fn split_phi_edges<R: Recorder>(
                 let (pn, mn) = (ed.f.blocks[pre].number, ed.f.blocks[mbb].number);
                 let sn = crate::trace::narration_reg::<R>(ed.f, crate::mir::Reg::Virt(src));
                 if let Some(no) = cannot_split(ed.f, opts, pre, is_header) {
-                    stats.inc("critical_edges_kept");
+                    stats.critical_edges_kept += 1;
                     rec.step(|| {
                         Step::new("split_refused", format!("The edge %bb.{pn} → %bb.{mn} is critical and {sn} is live out of %bb.{pn}: LLVM would split it ({why}), but {no}. The copy stays in %bb.{pn}."))
                             .focus(Focus::inst(phi))
@@ -328,7 +328,7 @@ pub(super) fn split_phi_edges<R: Recorder>(
                 let nb = split_edge(ed, pre, mbb);
                 *lv = LiveVariables::compute(ed.f);
                 split += 1;
-                stats.inc("critical_edges_split");
+                stats.critical_edges_split += 1;
                 let nn = ed.f.blocks[nb].number;
                 let edits = ed.take_edits();
                 rec.step(|| {

@@ -68,6 +68,7 @@ pub fn no_form_reason(op: Op) -> Option<&'static str> {
 }
 
 /// A one-line summary of an opcode's PTX form, for listings and docs.
+#[cfg(feature = "testkit")]
 pub fn ptx_form_summary(op: Op) -> Option<&'static str> {
     use Op::*;
     if no_form_reason(op).is_some() {

@@ -52,6 +52,7 @@ use alloc::vec;
 use alloc::vec::Vec;
 use core::fmt;
 
+#[cfg(feature = "testkit")]
 pub use forms::{no_form_reason, ptx_form_summary};
 
 /// Options of `ptx-emit`.
@@ -1302,6 +1303,7 @@ pub fn family_bits(c: RegClass) -> u32 {
 }
 
 /// Emits one MIR function with no IR module and no variables (a test convenience).
+#[cfg(feature = "testkit")]
 pub fn emit_one<R: Recorder>(
     f: &Function,
     opts: &PtxEmitOptions,

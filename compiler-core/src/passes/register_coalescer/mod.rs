@@ -87,6 +87,8 @@ impl Default for CoalescerOptions {
     }
 }
 
+/// `rb_rotations` is in the CLI contract's list for both coalescers (DESIGN.md); this
+/// pass keeps no tree, so the count of rotations it makes is honestly zero.
 pub const STAT_NAMES: [&str; 14] = [
     "copies_before",
     "copies_after",
@@ -148,6 +150,7 @@ pub(crate) fn full_copy(f: &Function, i: Inst) -> Option<(VReg, VReg)> {
     Some((a.vreg_of()?, b.vreg_of()?))
 }
 
+#[cfg(any(feature = "testkit", feature = "testgen"))]
 pub fn run<R: Recorder>(f: &mut Function, opts: &CoalescerOptions, rec: &mut R) -> Stats {
     run_renaming(f, opts, rec).0
 }
@@ -512,7 +515,7 @@ impl<R: Recorder> Coalescer<'_, '_, R> {
         // Dead code first (joinCopy's allDefsAreDead check, for copies whose classes
         // meet): a COPY nobody reads goes, with what only it kept alive.
         let classes_meet =
-            common_class(self.ed.f.vreg_class(dst), self.ed.f.vreg_class(src)).is_some();
+            common_class(self.ed.f.vreg_class(dst), self.ed.f.vreg_class(src)).is_ok();
         if classes_meet && self.erase_dead_copy(copy) {
             return true;
         }
@@ -535,7 +538,7 @@ impl<R: Recorder> Coalescer<'_, '_, R> {
             return true;
         }
         let (dc, sc) = (self.ed.f.vreg_class(dst), self.ed.f.vreg_class(src));
-        let Some(class) = common_class(dc, sc) else {
+        let Ok(class) = common_class(dc, sc) else {
             self.stats.inc("class_rejections");
             let (dn, sn) = (self.name(dst), self.name(src));
             self.step(|| Step::new("class", format!("{dn} and {sn} are in register classes with no common subclass: this COPY stays.")).focus(Focus::inst(copy)));
@@ -666,13 +669,22 @@ impl<R: Recorder> Coalescer<'_, '_, R> {
 }
 
 /// The common subclass of two classes (same class, or an untyped width class meeting a
-/// typed one of its family); foreign classes only meet themselves.
-pub(crate) fn common_class(a: Option<RegClass>, b: Option<RegClass>) -> Option<Option<RegClass>> {
+/// typed one of its family); foreign classes only meet themselves. `Ok(None)`: both
+/// registers are untyped.
+pub(crate) fn common_class(
+    a: Option<RegClass>,
+    b: Option<RegClass>,
+) -> Result<Option<RegClass>, Disjoint> {
     match (a, b) {
-        (None, x) | (x, None) => Some(x),
-        (Some(a), Some(b)) => crate::passes::two_address::common_subclass(a, b).map(Some),
+        (None, x) | (x, None) => Ok(x),
+        (Some(a), Some(b)) => crate::passes::two_address::common_subclass(a, b)
+            .map(Some)
+            .ok_or(Disjoint),
     }
 }
+
+/// Two register classes with no common subclass: a COPY between them is not joined.
+pub(crate) struct Disjoint;
 
 /// LLVM's LiveInterval::getSize: the summed length of the segments, counting an index
 /// as its number plus its slot (so `[16r,32B)` is 14 long).

@@ -106,7 +106,7 @@ impl<R: Recorder> Coalescer<'_, '_, R> {
         let new = self.insert_inst(block, after, data);
         self.erase_copy(copy);
         let class = super::common_class(self.ed.f.vreg_class(dst), self.ed.f.vreg_class(src));
-        if let Some(c) = class {
+        if let Ok(c) = class {
             self.ed.set_class(dst, c);
         }
         self.refresh(&[dst]);

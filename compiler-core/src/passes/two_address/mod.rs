@@ -4,8 +4,8 @@
 //!  for each block:                      (DistanceMap, SrcRegMap, DstRegMap, the two
 //!    for each instruction:               equivalence-class maps and Processed are cleared)
 //!      COPY / SUBREG_TO_REG ─────────────▶ skipped
-//!      EXTRACT_SUBREG (N pairs) ─────────▶ extract_subreg::decompose  → N COPYs
-//!      REG_SEQUENCE ─────────────────────▶ reg_sequence::eliminate     → sub-register COPYs
+//!      EXTRACT_SUBREG (N pairs) ─────────▶ decompose_extract_subreg → N COPYs
+//!      REG_SEQUENCE ─────────────────────▶ eliminate_reg_sequence   → sub-register COPYs
 //!      DistanceMap[MI] = ++dist; copies::process_copy
 //!      tied::collect_tied_operands ── none ─▶ next
 //!        one pair ─▶ transform::try_instruction_transform (commute, 3-addr, reschedule)
@@ -27,8 +27,12 @@ mod reg_sequence;
 mod tied;
 mod transform;
 
-pub use copies::{collect_reg_copies, CopyClasses};
-pub use input_check::{unsupported_input, Refusal};
+#[cfg(feature = "testkit")]
+pub use copies::collect_reg_copies;
+pub use copies::CopyClasses;
+pub use input_check::unsupported_input;
+#[cfg(feature = "testkit")]
+pub use input_check::Refusal;
 pub use tied::{common_subclass, TiedOperandMap};
 
 use crate::entity::{dense_map, SecondaryMap};
@@ -116,6 +120,7 @@ pub const STAT_NAMES: [&str; 13] = [
 ];
 
 /// Runs the pass over `f`.
+#[cfg(any(feature = "testkit", feature = "testgen"))]
 pub fn run(f: &mut Function, opts: &TwoAddressOptions, rec: &mut impl Recorder) -> Stats {
     run_with_classes(f, opts, rec).0
 }
@@ -135,7 +140,9 @@ pub struct TwoAddressResult {
     pub stats: Stats,
     /// SrcEqClassMap / DstEqClassMap over the whole function.
     pub classes: CopyClasses,
-    /// The LiveVariables the pass maintained (None without `live_variables`).
+    /// The LiveVariables the pass maintained (None without `live_variables`); the
+    /// tests compare it with a recomputation.
+    #[cfg(feature = "testkit")]
     pub live_variables: Option<LiveVariables>,
 }
 
@@ -200,11 +207,11 @@ pub fn run_with_live_variables<R: Recorder>(
         s.edits = edits;
         s
     });
-    let live_variables = p.lv.enabled.then(|| core::mem::take(&mut p.lv.lv));
     TwoAddressResult {
+        #[cfg(feature = "testkit")]
+        live_variables: p.lv.enabled.then(|| core::mem::take(&mut p.lv.lv)),
         stats: p.stats,
         classes: p.classes,
-        live_variables,
     }
 }
 
@@ -325,7 +332,7 @@ impl<R: Recorder> TwoAddr<'_, '_, R> {
                     (ops[src_idx].get_reg(), ops[dst_idx].get_reg())
                 };
                 if s != d {
-                    if let Some(resume) =
+                    if let Some(transform::Resume(resume)) =
                         self.try_instruction_transform(mi, src_idx, dst_idx, &mut dist)
                     {
                         cur = resume;

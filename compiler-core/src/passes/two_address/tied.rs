@@ -112,10 +112,12 @@ impl TiedOperandMap {
         self.buckets.iter().flatten().map(|(r, p)| (*r, p.clone()))
     }
 
+    #[cfg(feature = "testkit")]
     pub fn len(&self) -> usize {
         self.len
     }
 
+    #[cfg(feature = "testkit")]
     pub fn is_empty(&self) -> bool {
         self.len == 0
     }

@@ -25,6 +25,10 @@ fn mapped_reg(map: &alloc::collections::BTreeMap<VReg, Reg>, reg: Reg) -> Option
     None
 }
 
+/// Where the per-block walk goes on after a transform made a tie's COPY unneeded: at
+/// this instruction, or (None) past the block's last one.
+pub(crate) struct Resume(pub Option<Inst>);
+
 /// How far rescheduling looks past the instruction (LLVM's fixed limit).
 const RESCHEDULE_VISIT_LIMIT: usize = 10;
 
@@ -37,7 +41,7 @@ impl<R: Recorder> TwoAddr<'_, '_, R> {
         src_idx: usize,
         dst_idx: usize,
         dist: &mut u32,
-    ) -> Option<Option<Inst>> {
+    ) -> Option<Resume> {
         let mut attempts: Vec<String> = Vec::new();
         if self.opts.optnone {
             attempts.push("all transforms: off (optnone)".into());
@@ -385,7 +389,7 @@ impl<R: Recorder> TwoAddr<'_, '_, R> {
         mi: Inst,
         reg: VReg,
         attempts: &mut Vec<String>,
-    ) -> Option<Option<Inst>> {
+    ) -> Option<Resume> {
         let fail = |attempts: &mut Vec<String>, why: &str| {
             attempts.push(format!("reschedule below kill: {why}"));
             None
@@ -506,7 +510,7 @@ impl<R: Recorder> TwoAddr<'_, '_, R> {
             .focus(Focus::inst(mi))
             .focus(Focus::inst(kill))
         });
-        Some(end)
+        Some(Resume(end))
     }
 
     /// rescheduleKillAboveMI: hoist `reg`'s later kill above `mi` when nothing in between
@@ -516,7 +520,7 @@ impl<R: Recorder> TwoAddr<'_, '_, R> {
         mi: Inst,
         reg: VReg,
         attempts: &mut Vec<String>,
-    ) -> Option<Option<Inst>> {
+    ) -> Option<Resume> {
         let fail = |attempts: &mut Vec<String>, why: &str| {
             attempts.push(format!("reschedule kill above: {why}"));
             None
@@ -610,6 +614,6 @@ impl<R: Recorder> TwoAddr<'_, '_, R> {
             .focus(Focus::inst(kill))
             .focus(Focus::inst(mi))
         });
-        Some(Some(kill))
+        Some(Resume(Some(kill)))
     }
 }

@@ -3,14 +3,14 @@
 //! ```text
 //!  stage ──▶ Options::from_knobs(phase, knobs) ──▶ gate(opts)? ──no──▶ "gate" step, stats unchanged
 //!                                                    │yes
-//!   13  Variant A ─ per block: loop { detect = early::match_exit_chain ─ changed? ─ budget(464)? ─ apply = early::rewrite }
+//!   13  Variant A ─ per block: loop { early::detect ─ changed? ─ budget(464)? ─ early::apply }
 //!   29  Variant A ─ per block: loop { detect = forward::mark_block + dead scan ─ changed? ─ budget(464)? ─ apply = consume::apply_block }
 //!   37  Variant B ─ rounds over all blocks: promote local loads/stores ─ mark ─ consume,
 //!                   cost accumulators (weighted by option 474, exempt set, use count > 4);
 //!                   stop when a round's weighted delta < threshold (474, or 135 when set)
-//!   46  Variant C ─ hooks::mid2(sm): no-op sentinel, or the per-SM body (see `hooks`)
+//!   46  Variant C ─ hooks::run: mid2_body(sm), the no-op sentinel or the per-SM body
 //!   58  Variant B ─ per block, one pass: late::run_block (6-slot MOV-pair buffer, 7 counters)
-//!   65  Variant C ─ hooks::late2(sm)
+//!   65  Variant C ─ hooks::run: late2_body(sm)
 //! ```
 //!
 //! The marks (flag bits 0x100 propagated, 0x200 deferred cleanup, 0x400 propagated under a
@@ -274,6 +274,7 @@ pub fn run<R: Recorder>(f: &mut Function, opts: &Options, rec: &mut R) -> Stats 
 }
 
 /// Runs one instance over every function of a module.
+#[cfg(feature = "testkit")]
 pub fn run_module<R: Recorder>(m: &mut ori::Module, opts: &Options, rec: &mut R) -> Stats {
     let mut stats = Stats::with(&STAT_NAMES);
     for item in &mut m.items {

@@ -1,0 +1,276 @@
+//! The runner: parse, plan, check the input, then one loop over the planned stages, each
+//! run over every function of the module with a recorder (traced or not) and verified
+//! after it when asked.
+
+use super::detect::parse_input;
+use super::options::{emitter_options, ptx_emit_options, ptx_lower_options};
+use super::registry::{check_kinds, entry_stage, plan, stage_impl, Handed, StageImpl};
+use super::verify::{check_input, ptx_refusal, verify_after};
+use super::{FunctionSteps, InputFormat, Ir, PipelineError, RunOptions, RunResult, StageRun};
+use crate::error::text_from_bytes;
+use crate::knobs::Knobs;
+use crate::mir::Module;
+use crate::passes;
+use crate::stages::Stage;
+use crate::stats::Stats;
+#[cfg(not(feature = "traced-only"))]
+use crate::trace::NoTrace;
+use crate::trace::StepLog;
+use alloc::format;
+use alloc::vec::Vec;
+
+/// Reads bytes as text, then [`run`]s.
+pub fn run_bytes(bytes: &[u8], opts: &RunOptions) -> Result<RunResult, PipelineError> {
+    let text = text_from_bytes(bytes).map_err(PipelineError::Parse)?;
+    run(text, opts)
+}
+
+/// Watches a run from the inside. The web engine reports progress through it and keeps
+/// each stage's input IR, which it needs to replay that stage's steps.
+pub trait Observer {
+    /// The stages about to run, in order; called once, after parsing and planning.
+    fn planned(&mut self, _stages: &[Stage]) {}
+    /// Stage number `index` of the plan is about to run on `input`.
+    fn stage_start(&mut self, _index: usize, _stage: Stage, _input: &Ir) {}
+}
+
+/// Watching nothing.
+impl Observer for () {}
+
+/// Parses, runs the planned stages and prints the result.
+pub fn run(text: &str, opts: &RunOptions) -> Result<RunResult, PipelineError> {
+    run_observed(text, opts, &mut ())
+}
+
+/// [`run`], telling `observer` what is planned and which stage starts on what IR.
+pub fn run_observed(
+    text: &str,
+    opts: &RunOptions,
+    observer: &mut dyn Observer,
+) -> Result<RunResult, PipelineError> {
+    let (input_format, mut ir, spans) = parse_input(text, opts.from)?;
+    let entry = entry_stage(&ir);
+    let stages = plan(entry, opts)?;
+    check_input(&ir, &spans, &stages, opts.verify)?;
+    check_kinds(ir.kind(), &stages, opts.emit)?;
+
+    observer.planned(&stages);
+    let mut handover = Handover::default();
+    let mut runs = Vec::with_capacity(stages.len());
+    for (index, &stage) in stages.iter().enumerate() {
+        observer.stage_start(index, stage, &ir);
+        let input = opts.trace.then(|| ir.print());
+        let mut run =
+            match run_stage_handing_over(stage, &mut ir, &opts.knobs, opts.trace, &mut handover) {
+                Ok(run) => run,
+                // The first stage read the user's PTX text: point into it.
+                Err(PipelineError::StageFailed { stage, message })
+                    if index == 0 && input_format == InputFormat::Ptx =>
+                {
+                    return Err(ptx_refusal(text, stage, message));
+                }
+                Err(e) => return Err(e),
+            };
+        run.input = input;
+        run.output = opts.trace.then(|| ir.print());
+        run.verify = opts.verify.then(|| verify_after(stage, &ir));
+        let failed = run.verify.as_ref().is_some_and(|v| !v.is_empty());
+        runs.push(run);
+        if failed {
+            break;
+        }
+    }
+    Ok(RunResult {
+        input_format,
+        entry,
+        stages: runs,
+        output: ir.print(),
+        output_kind: ir.kind(),
+    })
+}
+
+/// Runs `$body` with `$rec` bound to a recorder and evaluates to its result: a
+/// `StepLog` whose steps and remarks go to `$out` when `$trace` (or when the crate is
+/// built `traced-only`), else a `NoTrace` whose remarks go to `$out`. Each pass is thus
+/// instantiated once per recorder, and a `traced-only` build has no untraced copies.
+macro_rules! recorded {
+    ($trace:expr, $out:expr, |$rec:ident| $body:expr) => {{
+        let wanted: bool = $trace;
+        // A `traced-only` build records anyway and drops the steps nobody asked for.
+        let traced = wanted || cfg!(feature = "traced-only");
+        if traced {
+            let mut log = StepLog::default();
+            let r = {
+                let $rec = &mut log;
+                $body
+            };
+            if wanted {
+                $out.steps.extend(log.steps);
+            }
+            $out.remarks.extend(log.remarks);
+            r
+        } else {
+            #[cfg(not(feature = "traced-only"))]
+            {
+                let mut log = NoTrace::default();
+                let r = {
+                    let $rec = &mut log;
+                    $body
+                };
+                $out.remarks.extend(log.remarks);
+                r
+            }
+            #[cfg(feature = "traced-only")]
+            unreachable!()
+        }
+    }};
+}
+
+/// What the MIR stages of one run hand on, per function (index in the module): see
+/// [`Handed`]. A run that starts after two-address has none.
+#[derive(Clone, Debug, Default)]
+pub struct Handover {
+    pub copy_classes: Vec<Handed>,
+}
+
+impl Handover {
+    fn slot(&mut self, k: usize) -> &mut Handed {
+        if self.copy_classes.len() <= k {
+            self.copy_classes.resize(k + 1, None);
+        }
+        &mut self.copy_classes[k]
+    }
+}
+
+/// Runs one stage on `ir` (replacing it when the stage changes the IR kind), with
+/// tracing on or off. The benchmark times stages through this. Nothing is handed over
+/// from earlier stages: [`run_stage_handing_over`] does that.
+pub fn run_stage(
+    stage: Stage,
+    ir: &mut Ir,
+    knobs: &Knobs,
+    trace: bool,
+) -> Result<StageRun, PipelineError> {
+    run_stage_handing_over(stage, ir, knobs, trace, &mut Handover::default())
+}
+
+/// [`run_stage`], with what earlier stages of the same run handed over.
+pub fn run_stage_handing_over(
+    stage: Stage,
+    ir: &mut Ir,
+    knobs: &Knobs,
+    trace: bool,
+    handover: &mut Handover,
+) -> Result<StageRun, PipelineError> {
+    let mut out = StageRun {
+        stage,
+        stats: Stats::default(),
+        steps: Vec::new(),
+        functions: Vec::new(),
+        remarks: Vec::new(),
+        verify: None,
+        input: None,
+        output: None,
+    };
+    let next = match (stage_impl(stage), &mut *ir) {
+        (StageImpl::Mir(pass), Ir::Mir(m)) => {
+            for (k, f) in m.functions.iter_mut().enumerate() {
+                let first = out.steps.len();
+                let handed = handover.slot(k);
+                let stats = recorded!(trace, out, |rec| pass.run(f, knobs, rec, handed));
+                out.function_done(&f.name, first, stats);
+            }
+            None
+        }
+        (StageImpl::Ori(pass), Ir::Ori(m)) => {
+            // `sm` left at `target` follows the module's `.target`.
+            let knobs = &knobs.for_target(&m.target);
+            for item in &mut m.items {
+                let crate::ori::Item::Func(f) = item else {
+                    continue;
+                };
+                let first = out.steps.len();
+                let stats = recorded!(trace, out, |rec| pass.run(f, knobs, rec));
+                out.function_done(&f.name, first, stats);
+            }
+            None
+        }
+        (StageImpl::Emitter, Ir::Dag(d)) => {
+            // An emission error is the input's: it points at the DAG's line:column.
+            let opts = emitter_options(knobs);
+            let (f, stats) = recorded!(trace, out, |rec| passes::instr_emitter::run(d, &opts, rec))
+                .map_err(PipelineError::Parse)?;
+            out.function_done(&f.name, 0, stats);
+            Some(Ir::Mir(Module {
+                ir: None,
+                functions: alloc::vec![f],
+            }))
+        }
+        (StageImpl::PtxEmit, Ir::Mir(m)) => {
+            let opts = ptx_emit_options(knobs);
+            let (ptx, stats) = recorded!(trace, out, |rec| passes::ptx_emit::run(m, &opts, rec))
+                .map_err(|e| failed(stage, e))?;
+            out.stats.merge(&stats);
+            Some(Ir::Ptx(ptx))
+        }
+        (StageImpl::PtxLower, Ir::Ptx(p)) => {
+            let opts = ptx_lower_options(knobs);
+            let (ori, stats) = recorded!(trace, out, |rec| passes::ptx_lower::run(p, &opts, rec))
+                .map_err(|e| failed(stage, e))?;
+            out.stats.merge(&stats);
+            Some(Ir::Ori(ori))
+        }
+        (StageImpl::PtxOut, Ir::Ori(o)) => {
+            let (ptx, stats) = ptx_out(o).map_err(|e| failed(stage, e))?;
+            out.stats.merge(&stats);
+            Some(Ir::Ptx(ptx))
+        }
+        (_, other) => {
+            return Err(PipelineError::WrongInput {
+                stage,
+                expected: stage.info().input,
+                found: other.kind(),
+            });
+        }
+    };
+    if let Some(n) = next {
+        *ir = n;
+    }
+    Ok(out)
+}
+
+impl StageRun {
+    /// Adds one function's counters, and its steps from `first` on.
+    fn function_done(&mut self, name: &str, first: usize, stats: Stats) {
+        self.stats.merge(&stats);
+        self.functions.push(FunctionSteps {
+            function: name.into(),
+            first,
+            count: self.steps.len() - first,
+        });
+    }
+}
+
+/// A stage that could not handle its input.
+fn failed(stage: Stage, e: impl core::fmt::Display) -> PipelineError {
+    PipelineError::StageFailed {
+        stage,
+        message: format!("{e}"),
+    }
+}
+
+/// ptx-out: ORI prints as plain PTX, on the source's lines where it came from text;
+/// reading that back gives the PTX module, and proves the text is PTX.
+fn ptx_out(o: &crate::ori::Module) -> Result<(crate::ptx::Module, Stats), alloc::string::String> {
+    let text = crate::ori::print::print_plain(o);
+    let ptx = crate::ptx::parse(&text)
+        .map_err(|e| format!("printed ORI does not read back as PTX: {e}"))?;
+    let mut stats = Stats::with(&["functions"]);
+    let n = ptx
+        .items
+        .iter()
+        .filter(|i| matches!(i, crate::ptx::ast::Item::Func(_)))
+        .count();
+    stats.set("functions", n as u64);
+    Ok((ptx, stats))
+}
