@@ -997,13 +997,15 @@ pub fn run_stage_handing_over(
             next = Some(Ir::Ori(ori));
         }
         (StageImpl::PtxOut, Ir::Ori(o)) => {
-            // ORI prints as plain PTX, on the source's lines where it came from text;
-            // reading that back gives the PTX module, and proves the text is PTX.
-            let text = crate::ori::print::print_plain(o);
-            let ptx = crate::ptx::parse(&text).map_err(|e| PipelineError::StageFailed {
+            // ORI prints as plain PTX, on the source's lines where it came from text,
+            // unchanged lines as the source spelled them; reading that back gives the
+            // PTX module (which prints as that text), and proves the text is PTX.
+            let text = crate::ori::spelling::print_ptx_out(o);
+            let mut ptx = crate::ptx::parse(&text).map_err(|e| PipelineError::StageFailed {
                 stage,
                 message: format!("printed ORI does not read back as PTX: {e}"),
             })?;
+            ptx.source.prints_as_read = true;
             let mut stats = Stats::with(&["functions"]);
             let n = ptx
                 .items
