@@ -46,6 +46,7 @@
 pub mod edit;
 pub mod interp;
 pub mod print;
+pub mod spelling;
 pub mod verify;
 
 use crate::entity::{entity_impl, PrimaryMap};
@@ -460,6 +461,8 @@ pub struct Function {
     /// Source lines of `reg_decls` and of `locals` (0 where not known).
     pub reg_decl_lines: Vec<u32>,
     pub local_lines: Vec<u32>,
+    /// Source line of the body's closing `}` (0 where not known).
+    pub close_line: u32,
     /// `{ }` scopes; entry 0 stands for the body itself (its declarations are
     /// `reg_decls` and `locals`).
     pub scopes: Vec<Scope>,
@@ -544,6 +547,9 @@ pub struct Module {
     /// [`ptx::Module::header_lines`] and [`ptx::Module::item_lines`].
     pub header_lines: ptx::Lines,
     pub item_lines: ptx::Lines,
+    /// The PTX text it was lowered from and its first plain print, for ptx-out's
+    /// respelling ([`spelling`]); none for a module built another way.
+    pub spelling: Option<alloc::sync::Arc<spelling::Spelling>>,
 }
 
 // A module holds few items and walks them rarely; boxing the function (the large

@@ -457,5 +457,6 @@ fn print_function_mapped(
         }
     }
     w.enter(out, 0, None);
+    pad(out, f.close_line);
     out.push_str("}\n");
 }

@@ -93,6 +93,7 @@ pub fn run<R: Recorder>(
         items: Vec::new(),
         header_lines: m.header_lines.clone(),
         item_lines: ptx::Lines::default(),
+        spelling: None,
     };
     // Module-level `.reg` declarations (old nvopencc, OptiX 2) declare registers of
     // every function; they print back at module level, as written.
@@ -127,6 +128,7 @@ pub fn run<R: Recorder>(
             }
         }
     }
+    ori::spelling::remember(&mut out, &m.source);
     Ok((out, stats))
 }
 
@@ -707,6 +709,7 @@ fn lower_function<R: Recorder>(
         locals: Vec::new(),
         reg_decl_lines: Vec::new(),
         local_lines: Vec::new(),
+        close_line: pf.body.as_ref().map_or(0, |b| pf.lines.get(b.len())),
         scopes: vec![ori::Scope::default()],
         regs: Default::default(),
         blocks: Vec::new(),

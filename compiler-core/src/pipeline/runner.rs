@@ -259,12 +259,14 @@ fn failed(stage: Stage, e: impl core::fmt::Display) -> PipelineError {
     }
 }
 
-/// ptx-out: ORI prints as plain PTX, on the source's lines where it came from text;
-/// reading that back gives the PTX module, and proves the text is PTX.
+/// ptx-out: ORI prints as plain PTX, on the source's lines where it came from text,
+/// unchanged lines as the source spelled them; reading that back gives the PTX module
+/// (which prints as that text), and proves the text is PTX.
 fn ptx_out(o: &crate::ori::Module) -> Result<(crate::ptx::Module, Stats), alloc::string::String> {
-    let text = crate::ori::print::print_plain(o);
-    let ptx = crate::ptx::parse(&text)
+    let text = crate::ori::spelling::print_ptx_out(o);
+    let mut ptx = crate::ptx::parse(&text)
         .map_err(|e| format!("printed ORI does not read back as PTX: {e}"))?;
+    ptx.source.prints_as_read = true;
     let mut stats = Stats::with(&["functions"]);
     let n = ptx
         .items

@@ -36,6 +36,33 @@ impl Lines {
     }
 }
 
+/// The text a module was read from. Not part of its meaning (any two compare equal):
+/// ptx-out uses it to give back, as written, every line the passes left alone, because
+/// a `-lineinfo` cubin embeds the PTX lines ptxas read (`.nv_debug_ptx_txt`), so the
+/// spelling of a line (its spaces, `[ %rd1 + 0 ]` for `[%rd1]`) is in the cubin.
+#[derive(Clone, Default)]
+pub struct Source {
+    pub text: Option<alloc::sync::Arc<str>>,
+    /// The module prints as `text`, verbatim: set by ptx-out on the module it reads
+    /// back from its own (respelled) output, never by the reader.
+    pub prints_as_read: bool,
+}
+
+impl PartialEq for Source {
+    fn eq(&self, _: &Self) -> bool {
+        true
+    }
+}
+
+impl core::fmt::Debug for Source {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        match &self.text {
+            Some(t) => write!(f, "Source({} bytes)", t.len()),
+            None => f.write_str("Source(none)"),
+        }
+    }
+}
+
 /// A PTX file.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Module {
@@ -49,6 +76,8 @@ pub struct Module {
     pub header_lines: Lines,
     /// Source line of each item (where its first word stood).
     pub item_lines: Lines,
+    /// The text it was read from (none for a module a pass built).
+    pub source: Source,
 }
 
 /// A module-level item, in file order.
@@ -92,7 +121,8 @@ pub struct Function {
     pub perf: Vec<(String, Vec<u32>)>,
     /// None for a declaration ending in `;`.
     pub body: Option<Vec<Stmt>>,
-    /// Source line of each statement of `body` (not of statements inside its scopes).
+    /// Source line of each statement of `body` (not of statements inside its scopes),
+    /// then of the body's closing `}`.
     pub lines: Lines,
 }
 

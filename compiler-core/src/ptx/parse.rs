@@ -837,6 +837,8 @@ impl Parser {
         loop {
             match self.peek() {
                 Tok::Punct('}') => {
+                    // One more line: the closing brace's.
+                    lines.0.push(self.toks[self.pos].line);
                     self.advance();
                     break;
                 }
@@ -1192,12 +1194,14 @@ pub fn parse(text: &str) -> Result<Module, SourceError> {
         ));
     }
     let toks = lex(text)?;
-    Parser {
+    let mut m = Parser {
         toks,
         pos: 0,
         depth: 0,
     }
-    .module()
+    .module()?;
+    m.source.text = Some(alloc::sync::Arc::from(text));
+    Ok(m)
 }
 
 /// Parses a sequence of body statements (inline-asm text, test snippets).

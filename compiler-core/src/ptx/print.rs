@@ -47,7 +47,11 @@ impl LineCounter {
 /// Prints a whole module. A module read from text keeps its line layout: every item
 /// and body statement goes on its source line when the text printed before it leaves
 /// room ([`Lines`]); a module built by a pass gets one blank line between items.
+/// ptx-out's module prints as the text it was read back from ([`Source`]).
 pub fn print(m: &Module) -> String {
+    if let (true, Some(t)) = (m.source.prints_as_read, &m.source.text) {
+        return String::from(&**t);
+    }
     let mut out = String::new();
     let mut lc = LineCounter::default();
     if let Some(v) = &m.version {
@@ -175,6 +179,9 @@ pub fn print_function_placed(out: &mut String, f: &Function, lc: &mut LineCounte
                     lc.pad_to(out, f.lines.get(k));
                 }
                 print_stmt(out, st);
+            }
+            if !f.lines.is_empty() {
+                lc.pad_to(out, f.lines.get(body.len()));
             }
             out.push_str("}\n");
         }

@@ -288,6 +288,7 @@ pub fn run<R: Recorder>(
         items: Vec::new(),
         header_lines: Default::default(),
         item_lines: Default::default(),
+        source: Default::default(),
     };
     let sm = opts.sm;
     let explicit = opts.ptx_version.is_some();
