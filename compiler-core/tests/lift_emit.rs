@@ -23,8 +23,8 @@ use std::path::{Path, PathBuf};
 
 /// Floors: the figures measured on this code (raise them as agreement grows).
 const MIN_FUNCTIONS: usize = 918;
-const MIN_EQUAL: usize = 881;
-const MIN_REPARSED: usize = 883;
+const MIN_EQUAL: usize = 896;
+const MIN_REPARSED: usize = 898;
 
 fn repo() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
@@ -190,9 +190,13 @@ fn lifted_dags_emit_llc22s_isel_mir() {
          type (SelectionDAG's UNDEF), and the emitter, as llc-22's, makes an\n\
          `IMPLICIT_DEF` register before each use of it (`InstrEmitter::getVR`),\n\
          killed only when the node has one use.\n\n\
-         Not modelled: PHIs. The DAG is per block and llc-22's PHIs are not\n\
-         emitted by the InstrEmitter (FunctionLoweringInfo creates them at block\n\
-         heads before any DAG exists), so a function with PHIs is not lifted.\n\
+         PHIs: llc-22's PHIs are not emitted by the InstrEmitter\n\
+         (FunctionLoweringInfo creates them at block heads before any DAG\n\
+         exists), so a PHI lifts to its block's `PHI:` line, not to a node; the\n\
+         emitter starts from a function that already holds them, and the DAG\n\
+         reads a PHI's register with CopyFromReg and feeds it with CopyToReg in\n\
+         the predecessors. All 17 functions with PHIs lift; 15 are equal, and\n\
+         2 stop at inline asm.\n\
          The two that differ read a value the MIR shows once but llc-22 leaves\n\
          unkilled: its DAG node had another use (a kill flag follows\n\
          `hasOneUse` of the DAG value), which the isel MIR no longer shows.\n\n",
