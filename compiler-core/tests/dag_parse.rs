@@ -426,3 +426,153 @@ fn machine_nodes_are_checked_against_the_opcode_table_at_parse_time() {
         parse_dag(&text).unwrap_or_else(|e| panic!("{ops}: {e}"));
     }
 }
+
+/// A loop whose values are carried through PHIs (issue 27, item 2): `%10` counts,
+/// `%11` sums; the back-edge inputs `%20`, `%21` are written in the body.
+const PHI_LOOP: &str = "\
+Selected selection DAG: %bb.0 'philoop:entry'
+  t0: ch,glue = EntryToken
+  t1: i32 = MOV_B32_i Constant:i32<0>
+  t2: ch = CopyToReg t0, Register:i32 %1, t1
+  t3: ch = GOTO BasicBlock:bb.1, t2
+
+Selected selection DAG: %bb.1 'philoop:loop'
+  PHI:i32 %10 = %1, %bb.0, %20, %bb.1
+  PHI:i32 %11 = %1, %bb.0, %21, %bb.1
+  t10: ch,glue = EntryToken
+  t11: i32,ch = CopyFromReg t10, Register:i32 %10
+  t12: i32,ch = CopyFromReg t10, Register:i32 %11
+  t13: i32 = ADD32ri t11, Constant:i32<1>
+  t14: i32 = ADD32rr t12, t11
+  t15: ch = CopyToReg t10, Register:i32 %20, t13
+  t16: ch = CopyToReg t15, Register:i32 %21, t14
+  t17: i1 = SETP_i32ri t13, Constant:i32<10>, Constant:i32<2>
+  t18: ch = CBranch t17, BasicBlock:bb.1, t16
+
+Selected selection DAG: %bb.2 'philoop:exit'
+  t20: ch,glue = EntryToken
+  t21: i64,ch = CopyFromReg t20, Register:i64 $r1
+  t22: i32,ch = CopyFromReg t20, Register:i32 %21
+  t23: ch = ST_i32 t22, Constant:i32<0>, Constant:i32<0>, Constant:i32<1>, Constant:i32<32>, t21, Constant:i32<0>, t20
+  t24: ch = Return t23
+";
+
+fn phi_error(text: &str) -> String {
+    let dag = match parse_dag(text) {
+        Ok(d) => d,
+        Err(e) => return e.to_string(),
+    };
+    match instr_emitter::run(&dag, &EmitterOptions::default(), &mut NoTrace::default()) {
+        Ok(_) => panic!("expected an error:\n{text}"),
+        Err(e) => e.to_string(),
+    }
+}
+
+/// PHI lines print back as written, and the emitter starts from a function that
+/// holds them at the block head (FunctionLoweringInfo's), appending the body after
+/// them; the sum 0 + 1 + ... + 9 = 45 is stored.
+#[test]
+fn phis_round_trip_and_head_their_block() {
+    let dag = parse_dag(PHI_LOOP).unwrap();
+    assert_eq!(print_dag(&dag), PHI_LOOP);
+    let (f, _) =
+        instr_emitter::run(&dag, &EmitterOptions::default(), &mut NoTrace::default()).unwrap();
+    let text = print_function(&f);
+    let body = &text[text.find("body:").unwrap()..];
+    assert_eq!(body, EXPECTED_PHI_BODY, "{text}");
+    let out = eval::run(
+        &dag,
+        &Inputs {
+            param_regs: [(1, 0x1000)].into_iter().collect(),
+            ..Inputs::default()
+        },
+    )
+    .unwrap();
+    assert_eq!(out.stores.len(), 1);
+    assert_eq!((out.stores[0].addr, out.stores[0].value), (0x1000, 45));
+}
+
+/// By reasoning: the PHIs stand first in bb.1 as given; `t14`'s only reader is the
+/// CopyToReg of `%21`, so the ADD writes `%21` itself; `t13` has two readers, so it
+/// gets a register of its own and a COPY into `%20`; bb.0's MOV is uniform (width class
+/// `b32`, CopyScope's rule), so it needs a COPY into `%1`'s typed class.
+const EXPECTED_PHI_BODY: &str = "body:             |
+  bb.0.entry:
+    successors: %bb.1
+    liveins: $r1
+
+    %22:b32 = MOV_B32_i 0
+    %1:int32regs = COPY %22
+    GOTO %bb.1
+
+  bb.1.loop:
+    successors: %bb.1, %bb.2
+
+    %10:int32regs = PHI %1, %bb.0, %20, %bb.1
+    %11:int32regs = PHI %1, %bb.0, %21, %bb.1
+    %23:int32regs = ADD32ri %10, 1
+    %21:int32regs = ADD32rr %11, %10
+    %20:int32regs = COPY %23
+    %24:int1regs = SETP_i32ri %23, 10, 2
+    CBranch %24, %bb.1
+
+  bb.2.exit:
+    %25:b64 = COPY $r1
+    ST_i32 %21, 0, 0, 1, 32, %25, 0
+    Return
+...
+";
+
+#[test]
+fn phi_lines_are_checked_with_line_and_column() {
+    let edit = |from: &str, to: &str| PHI_LOOP.replacen(from, to, 1);
+    // After a node line.
+    let t = edit(
+        "  PHI:i32 %11 = %1, %bb.0, %21, %bb.1\n  t10: ch,glue = EntryToken\n",
+        "  t10: ch,glue = EntryToken\n  PHI:i32 %11 = %1, %bb.0, %21, %bb.1\n",
+    );
+    assert_eq!(
+        phi_error(&t),
+        "10:3: PHI lines come at the block's head, before its first node line"
+    );
+    // A block that does not exist.
+    let t = edit("%20, %bb.1\n", "%20, %bb.7\n");
+    assert_eq!(
+        phi_error(&t),
+        "8:3: incoming block %bb.7, but the DAG has no such block"
+    );
+    // An input nothing writes.
+    let t = edit("%21, %bb.1\n", "%22, %bb.1\n");
+    assert_eq!(
+        phi_error(&t),
+        "9:3: %22 (from %bb.1) is never written: no CopyToReg writes it and no PHI defines it"
+    );
+    // A PHI register written by a CopyToReg too.
+    let t = edit("Register:i32 %20, t13", "Register:i32 %10, t13");
+    assert!(
+        phi_error(&t)
+            .starts_with("8:3: %10 is defined by this PHI and written by a CopyToReg on line 15"),
+        "{}",
+        phi_error(&t)
+    );
+    // A width that is not the registers'.
+    let t = edit("PHI:i32 %11", "PHI:i64 %11");
+    assert!(
+        phi_error(&t).starts_with("9:3: type mismatch: the PHI is i64 but %11 is i32"),
+        "{}",
+        phi_error(&t)
+    );
+    // Not the block's predecessors (bb.2 is not one; bb.1 is missing).
+    let t = edit("%21, %bb.1\n", "%21, %bb.2\n");
+    assert_eq!(
+        phi_error(&t),
+        "9:3: the PHI of %11 lists %bb.0, %bb.2 but the block's predecessors are %bb.0, %bb.1"
+    );
+    // Bad syntax.
+    let t = edit("%1, %bb.0, %20", "%1 %bb.0, %20");
+    assert!(
+        phi_error(&t).starts_with("8:20: expected `,`"),
+        "{}",
+        phi_error(&t)
+    );
+}

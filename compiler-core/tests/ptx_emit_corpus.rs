@@ -49,7 +49,14 @@ fn corpus_mir_emits_ptx_that_assembles_and_matches_llc() {
                 });
             }
             Ok((p, stats)) => {
-                assert!(anonymous.is_empty(), "{name}: anonymous opcodes printed");
+                // Only the `anonymous_N` records the description has rows for (found
+                // by `isa/anonymous.py`, the WMMA kernels') are printed.
+                assert!(
+                    anonymous
+                        .iter()
+                        .all(|a| compiler_core::mir::Op::by_name(a).is_some()),
+                    "{name}: undescribed anonymous opcodes printed"
+                );
                 assert!(!log.steps.is_empty(), "{name}: no trace steps");
                 assert!(stats.get("instrs_emitted") > 0);
                 let text = ptx::print(&p);

@@ -157,7 +157,9 @@ fn our_emitted_ptx_lowers_and_evaluates_the_same() {
         compared += check_file(&format!("{name} (ptx-emit)"), &p, ptxas, &mut skipped);
     }
     assert!(compared >= 40, "only {compared} runs compared");
-    assert!(skipped.is_empty(), "{skipped:#?}");
+    // The WMMA kernels reach PTX since the description has their `anonymous_N` rows;
+    // the PTX evaluator has no wmma semantics, as for the corpus' own PTX above.
+    assert!(skipped.iter().all(|s| s.contains("wmma")), "{skipped:#?}");
 }
 
 #[test]

@@ -3,7 +3,8 @@
 //!
 //! ```text
 //!  block = entry
-//!  loop: for node in schedule(block):  value of every result, from its operands
+//!  loop: PHIs of block ─▶ all read the input of the edge taken, then all write
+//!        for node in schedule(block):  value of every result, from its operands
 //!          CopyToReg / CopyFromReg ─▶ write / read the register file (%N and $name)
 //!          INLINEASM ─▶ semantics::exec_asm over its operand slots
 //!          GOTO / CBranch / Return ─▶ next block, or done
@@ -51,6 +52,41 @@ pub struct Outcome {
 /// Nodes evaluated before a run is declared endless.
 pub const STEP_LIMIT: u64 = 1_000_000;
 
+/// The PHIs at the head of `block`, entered from `prev`: every input is read before
+/// any PHI register is written (a swap through two PHIs reads the old values).
+fn enter_phis(
+    dag: &Dag,
+    block: DagBlock,
+    prev: Option<DagBlock>,
+    vregs: &mut BTreeMap<u32, Lanes>,
+) -> Result<(), String> {
+    let phis = &dag.blocks[block].phis;
+    if phis.is_empty() {
+        return Ok(());
+    }
+    let bb = dag.blocks[block].number;
+    let Some(prev) = prev else {
+        return Err(format!("%bb.{bb} has PHIs but the run starts there"));
+    };
+    let from = dag.blocks[prev].number;
+    let mut new = Vec::with_capacity(phis.len());
+    for p in phis {
+        let Some(&(r, _)) = p.incoming.iter().find(|i| i.1 == from) else {
+            return Err(format!(
+                "the PHI of %{} in %bb.{bb} has no value for the edge from %bb.{from}",
+                p.reg
+            ));
+        };
+        let v = vregs
+            .get(&r)
+            .cloned()
+            .ok_or_else(|| format!("%{r} is read by a PHI of %bb.{bb} before it is written"))?;
+        new.push((p.reg, v));
+    }
+    vregs.extend(new);
+    Ok(())
+}
+
 /// Runs `dag` from its first block.
 pub fn run(dag: &Dag, inputs: &Inputs) -> Result<Outcome, String> {
     let mut mem = Mem::new(inputs);
@@ -67,7 +103,10 @@ pub fn run(dag: &Dag, inputs: &Inputs) -> Result<Outcome, String> {
         None => return Ok(Outcome::default()),
     };
     let mut steps = 0u64;
+    let mut prev: Option<DagBlock> = None;
     'blocks: loop {
+        enter_phis(dag, block, prev, &mut vregs)?;
+        prev = Some(block);
         let mut next: Option<DagBlock> = order
             .iter()
             .position(|&b| b == block)

@@ -18,6 +18,10 @@
 //!    %d = COPY %s            ─▶ CopyToReg %d where the COPY stands, when %d is read only
 //!                              in other blocks and the value of %s is not copied into
 //!                              %s itself by a CopyToReg of its own… else a COPY node
+//!    %d = PHI %a, %bb.A, ... ─▶ the block's PHI line (FunctionLoweringInfo made it before
+//!                              the DAG); %d read in a block → CopyFromReg %d there;
+//!                              %a counts as read at the end of bb.A (a CopyToReg
+//!                              where it is defined, as for any value leaving a block)
 //!    %d = COPY $phys         ─▶ CopyFromReg $phys
 //!    %d = IMPLICIT_DEF       ─▶ the block's one IMPLICIT_DEF node of %d's type (as
 //!                              SelectionDAG's UNDEF: llc-22 made one instruction per use)
@@ -32,14 +36,14 @@
 //! `f16`; everything else is the integer of the width. CopyScope's choice: the emitter
 //! needs only the width, the evaluator reads the opcode.
 //!
-//! Not lifted (an error naming the construct): PHIs (the DAG format has none),
-//! inline asm, opcodes outside the instruction description (`mir/nvptx.isa`, the one
+//! Not lifted (an error naming the construct): PHIs that are not all at the block's
+//! head or read a sub-register, inline asm, opcodes outside the instruction description (`mir/nvptx.isa`, the one
 //! table the DAG's machine nodes use), sub-register operands, implicit or
 //! physical-register operands, tied or undef operands, `bfloat` immediates, fixed stack
 //! slots, operands kept verbatim, other targets.
 
 use super::{
-    Attrs, BlockData, Dag, DagBlock, DagOp, Node, NodeData, Operand, RegRef, Spans, Value, Vt,
+    Attrs, BlockData, Dag, DagBlock, DagOp, Node, NodeData, Operand, Phi, RegRef, Spans, Value, Vt,
 };
 use crate::entity::{EntityRef, PrimaryMap, SecondaryMap};
 use crate::mir::operand::Sigil;
@@ -145,25 +149,43 @@ impl<'f> Lifter<'f> {
             copies_to_reg: Vec::new(),
             undef: BTreeMap::new(),
         };
-        for (b, i) in f.all_insts() {
-            let d = &f.insts[i];
-            if d.is(Op::PHI) {
-                return fail("PHI", format!("{} has PHIs at block heads", f.name));
-            }
-            for (k, v) in d.vreg_defs() {
-                if l.def_block[v].is_some() {
-                    return fail("not SSA", format!("%{} has two defs", v.index()));
+        let mut phi_defs: Vec<VReg> = Vec::new();
+        for b in f.layout.blocks() {
+            let mut head = true;
+            for i in f.layout.block_insts(b) {
+                let d = &f.insts[i];
+                let phi = d.is(Op::PHI);
+                if phi && !head {
+                    return fail(
+                        "PHI",
+                        format!(
+                            "bb.{} has a PHI after another instruction",
+                            f.blocks[b].number
+                        ),
+                    );
                 }
-                l.def_block[v] = Some(b);
-                let _ = k;
-                l.vt[v] = Some(value_type(f, v, d)?);
+                head &= phi;
+                for (_, v) in d.vreg_defs() {
+                    if l.def_block[v].is_some() || phi_defs.contains(&v) {
+                        return fail("not SSA", format!("%{} has two defs", v.index()));
+                    }
+                    if phi {
+                        // Defined before the DAG: every read is a CopyFromReg.
+                        phi_defs.push(v);
+                    } else {
+                        l.def_block[v] = Some(b);
+                    }
+                    l.vt[v] = Some(value_type(f, v, d)?);
+                }
             }
         }
         l.float_uses();
         for (b, i) in f.all_insts() {
+            let phi = f.insts[i].is(Op::PHI);
             for (_, v) in f.insts[i].vreg_uses() {
                 match l.def_block[v] {
-                    Some(db) if db == b => l.read_in_block[v] = true,
+                    // A PHI reads its input at the end of the predecessor.
+                    Some(db) if db == b && !phi => l.read_in_block[v] = true,
                     _ => l.live_out[v] = true,
                 }
             }
@@ -232,6 +254,7 @@ impl<'f> Lifter<'f> {
                     .map(|&(s, p)| (f.blocks[s].number, p))
                     .collect()
             }),
+            phis: Vec::new(),
             schedule: Vec::new(),
         });
         self.cur = Some(cur);
@@ -252,9 +275,47 @@ impl<'f> Lifter<'f> {
             );
         }
         for i in f.layout.block_insts(b) {
-            self.inst(i)?;
+            if f.insts[i].is(Op::PHI) {
+                let phi = self.phi(i)?;
+                self.blocks[cur].phis.push(phi);
+            } else {
+                self.inst(i)?;
+            }
         }
         Ok(())
+    }
+
+    /// `%d = PHI %a, %bb.A, ...` as the block's PHI line.
+    fn phi(&self, i: Inst) -> Result<Phi, LiftError> {
+        let f = self.f;
+        let d = &f.insts[i];
+        let bad = || {
+            fail(
+                "PHI",
+                String::from("a PHI that is not `%d = PHI %a, %bb.A, ...` of whole registers"),
+            )
+        };
+        let Some((def, rest)) = d.operands.split_first() else {
+            return bad();
+        };
+        let reg = self.plain_vreg(def, Op::PHI)?;
+        let mut incoming = Vec::new();
+        for pair in rest.chunks(2) {
+            let [r, b] = pair else { return bad() };
+            let (Some(Reg::Virt(v)), OperandKind::Block(blk)) = (r.get_reg(), &b.kind) else {
+                return bad();
+            };
+            if r.subreg.is_some() || r.has(oflag::UNDEF) {
+                return bad();
+            }
+            incoming.push((v.index() as u32, f.blocks[*blk].number));
+        }
+        Ok(Phi {
+            reg: reg.index() as u32,
+            ty: self.vt[reg].expect("every def has a type"),
+            class: f.vreg_class(reg),
+            incoming,
+        })
     }
 
     fn inst(&mut self, i: Inst) -> Result<(), LiftError> {

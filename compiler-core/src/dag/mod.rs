@@ -401,8 +401,43 @@ pub struct BlockData {
     /// as the MIR block lists them. They come from the IR's CFG, not from the DAG, so
     /// the emitter reads them off the branches when the line is absent.
     pub succs: Option<Vec<(u32, Option<u32>)>>,
+    /// The PHI instructions at the block's head (`PHI:i32 %5 = %3, %bb.0, %7, %bb.1`
+    /// lines after the header): FunctionLoweringInfo creates them before any DAG is
+    /// built, so they are not nodes; the DAG reads a PHI's register with CopyFromReg
+    /// and feeds it with CopyToReg of the incoming registers in the predecessors.
+    pub phis: Vec<Phi>,
     /// The nodes in schedule (line) order.
     pub schedule: Vec<Node>,
+}
+
+/// `PHI:ty %reg = %in0, %bb.A, %in1, %bb.B ...`: on entry from block A the register
+/// takes the value of `%in0`, and so on; all PHIs of a block read their inputs before
+/// any of them is written (LLVM's PHI semantics).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Phi {
+    pub reg: u32,
+    pub ty: Vt,
+    pub class: Option<RegClass>,
+    /// (incoming virtual register, predecessor block number), in the order written.
+    pub incoming: Vec<(u32, u32)>,
+}
+
+/// A block's PHI lines (`  PHI:i32 %5 = %3, %bb.0, %7, %bb.1`), as both printers
+/// write them after the header.
+fn print_phis(b: &BlockData, out: &mut String) {
+    use core::fmt::Write;
+    let names = crate::entity::Interner::default();
+    for p in &b.phis {
+        let _ = write!(out, "  PHI:{} %{}", p.ty, p.reg);
+        if let Some(c) = p.class {
+            let _ = write!(out, ":{}", c.display(&names));
+        }
+        out.push_str(" =");
+        for (k, (r, blk)) in p.incoming.iter().enumerate() {
+            let _ = write!(out, "{} %{r}, %bb.{blk}", if k == 0 { "" } else { "," });
+        }
+        out.push('\n');
+    }
 }
 
 /// Where each node and operand came from in the text; ignored by `==`.
@@ -411,6 +446,8 @@ pub struct Spans {
     pub nodes: SecondaryMap<Node, (u32, u32)>,
     pub operands: SecondaryMap<Node, Vec<(u32, u32)>>,
     pub blocks: SecondaryMap<DagBlock, (u32, u32)>,
+    /// Line and column of each PHI line of a block.
+    pub phis: SecondaryMap<DagBlock, Vec<(u32, u32)>>,
 }
 
 impl PartialEq for Spans {
@@ -514,10 +551,27 @@ impl Dag {
             .copied()
             .unwrap_or_else(|| self.pos(n))
     }
+    /// Line and column of PHI `k` of block `b` (the block header's if built in code).
+    pub fn phi_pos(&self, b: DagBlock, k: usize) -> (u32, u32) {
+        let p = self.spans.phis[b]
+            .get(k)
+            .copied()
+            .unwrap_or(self.spans.blocks[b]);
+        (p.0.max(1), p.1.max(1))
+    }
     /// Virtual registers the DAG names, with the class each mention gives (first wins).
     pub fn named_vregs(&self) -> alloc::collections::BTreeMap<u32, (Vt, Option<RegClass>)> {
         let mut m = alloc::collections::BTreeMap::new();
         for b in self.blocks.values() {
+            for p in &b.phis {
+                let e = m.entry(p.reg).or_insert((p.ty, p.class));
+                if e.1.is_none() {
+                    e.1 = p.class;
+                }
+                for &(r, _) in &p.incoming {
+                    m.entry(r).or_insert((p.ty, None));
+                }
+            }
             for &n in &b.schedule {
                 for op in &self.nodes[n].operands {
                     if let Operand::Reg {

@@ -23,6 +23,7 @@ use alloc::vec;
 use alloc::vec::Vec;
 
 mod llvm;
+mod phi;
 
 /// Inputs larger than this are refused up front.
 pub const MAX_INPUT_BYTES: usize = 64 << 20;
@@ -70,6 +71,7 @@ pub fn parse_dag(text: &str) -> Result<Dag, SourceError> {
     let mut name: Option<String> = None;
     let mut blocks: PrimaryMap<DagBlock, BlockData> = PrimaryMap::new();
     let mut block_pos: Vec<Pos> = Vec::new();
+    let mut phi_pos: Vec<Vec<Pos>> = Vec::new();
     let mut raw: Vec<RawNode> = Vec::new();
     let llvm_syntax = llvm::detect(text);
     let mut inline = llvm::InlineNodes::default();
@@ -109,17 +111,32 @@ pub fn parse_dag(text: &str) -> Result<Dag, SourceError> {
                 name: bname,
                 attrs,
                 succs: None,
+                phis: Vec::new(),
                 schedule: Vec::new(),
             });
+            phi_pos.push(Vec::new());
             block_pos.push((ln, c.start_col()));
         } else if t.starts_with("successors:") {
             let Some(cur) = blocks.keys().next_back() else {
                 return Err(c.err("a `successors:` line before any block header"));
             };
-            if blocks[cur].succs.is_some() || raw.last().is_some_and(|r| r.block == cur) {
+            if blocks[cur].succs.is_some()
+                || !blocks[cur].phis.is_empty()
+                || raw.last().is_some_and(|r| r.block == cur)
+            {
                 return Err(c.err("`successors:` comes once per block, right after its header"));
             }
             blocks[cur].succs = Some(successors(&mut c)?);
+        } else if t.starts_with(phi::PREFIX) {
+            let Some(cur) = blocks.keys().next_back() else {
+                return Err(c.err("a PHI line before any block header"));
+            };
+            if raw.last().is_some_and(|r| r.block == cur) || !inline.pending.is_empty() {
+                return Err(c.err("PHI lines come at the block's head, before its first node line"));
+            }
+            let at = (ln, c.start_col());
+            blocks[cur].phis.push(phi::phi_line(&mut c)?);
+            phi_pos[cur.index()].push(at);
         } else if t.starts_with('t') && t[1..].starts_with(|ch: char| ch.is_ascii_digit()) {
             let Some(block) = blocks.keys().next_back() else {
                 return Err(c.err(format!("a node line before any block header; a block starts with `{HEADER} %bb.0 'function:entry'`")));
@@ -147,11 +164,16 @@ pub fn parse_dag(text: &str) -> Result<Dag, SourceError> {
     for (b, p) in block_pos.into_iter().enumerate() {
         dag.spans.blocks[DagBlock::new(b)] = p;
     }
+    for (b, p) in phi_pos.into_iter().enumerate() {
+        dag.spans.phis[DagBlock::new(b)] = p;
+    }
+
     if llvm_syntax {
         find_cycle(&dag)?;
         llvm::schedule(&mut dag);
     }
     check(&dag)?;
+    phi::check_phis(&dag)?;
     if llvm_syntax {
         llvm::renumber(&mut dag)?;
     }

@@ -37,6 +37,7 @@ pub fn print_dag(dag: &Dag) -> String {
             }
             out.push('\n');
         }
+        super::print_phis(b, &mut out);
         for &n in &b.schedule {
             let d = &dag.nodes[n];
             let _ = write!(out, "  t{}: ", d.number);

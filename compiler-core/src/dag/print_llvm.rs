@@ -35,6 +35,7 @@ pub fn print_dag_llvm(dag: &Dag) -> Result<String, String> {
             "Selected selection DAG: %bb.{} '{}:{name}'",
             data.number, dag.name
         );
+        super::print_phis(data, &mut out);
         block(dag, b, &mut out)?;
         out.push('\n');
     }

@@ -173,7 +173,7 @@ mod tests {
         for &op in Op::all() {
             assert_eq!(Op::by_name(op.name()), Some(op));
         }
-        assert_eq!(Op::by_name("anonymous_18514"), None);
+        assert_eq!(Op::by_name("anonymous_99999"), None);
     }
 
     #[test]

@@ -13,8 +13,19 @@
 //!  bb.4 exit    store SELP(x, y, x CMP' y) to p + 8; Return
 //! ```
 //!
-//! Values cross blocks only through virtual registers (CopyToReg / CopyFromReg, what
-//! FunctionLoweringInfo leaves before PHIs exist); the loop runs 1 to 4 times. The
+//! Values cross blocks only through virtual registers (CopyToReg / CopyFromReg). Half
+//! the seeds carry the loop's values as LLVM does, through PHIs at the loop head:
+//!
+//! ```text
+//!  bb.0         CopyToReg %201 ← x, %202 ← y, %203 ← trip count (the PHIs' entry inputs)
+//!  bb.1 loop    PHI %101 = %201 (bb.0), %301 (bb.1); likewise %102, %103;
+//!               CopyToReg %301, %302, %303 (the back-edge inputs, in random order)
+//!  bb.2..bb.4   read x, y from %301, %302 (the values the last iteration made)
+//! ```
+//!
+//! the other half write the loop's registers themselves (one register per value, no
+//! PHI: a DAG LLVM never makes, which the emitter still has to get right). The loop
+//! runs 1 to 4 times. The
 //! operations are the 32-bit integer ones both evaluators model: add, sub, mul.lo,
 //! and, or, xor, shifts by 0..31, mad.lo, setp (signed modes 0..5, unsigned 6..11), selp.
 
@@ -46,6 +57,25 @@ impl G {
             self.s.push('\n');
         }
         let _ = writeln!(self.s, "Selected selection DAG: %bb.{n} '{NAME}:{name}'");
+        self.node("ch,glue = EntryToken")
+    }
+
+    /// A block header, then (if given) the PHIs `%101..%103` of the loop head: the
+    /// entry inputs from bb.0, the back-edge inputs from the block itself.
+    fn block_phis(&mut self, n: u32, name: &str, phis: Option<([u32; 3], [u32; 3])>) -> u32 {
+        self.s.push('\n');
+        let _ = writeln!(self.s, "Selected selection DAG: %bb.{n} '{NAME}:{name}'");
+        if let Some((init, carried)) = phis {
+            for k in 0..3 {
+                let _ = writeln!(
+                    self.s,
+                    "  PHI:i32 %{} = %{}, %bb.0, %{}, %bb.{n}",
+                    101 + k,
+                    init[k],
+                    carried[k]
+                );
+            }
+        }
         self.node("ch,glue = EntryToken")
     }
 
@@ -120,6 +150,13 @@ pub fn random_dag(seed: u64) -> String {
         s: String::new(),
         t: 0,
     };
+    // PHIs at the loop head, or the loop's registers written in place.
+    let phis = g.rng.below(2) == 0;
+    let (init, carried, after) = if phis {
+        ([201, 202, 203], [301, 302, 303], [301, 302])
+    } else {
+        ([101, 102, 103], [101, 102, 103], [101, 102])
+    };
     // bb.0
     let e = g.block(0, "entry");
     let p = g.load("i64", 64, 0, &format!("t{e}"));
@@ -131,12 +168,12 @@ pub fn random_dag(seed: u64) -> String {
     let trips = 1 + g.rng.below(4);
     let n = g.node(&format!("i32 = MOV_B32_i Constant:i32<{trips}>"));
     let c = g.copy_to_reg(&format!("t{b}:1"), "i64", 100, p);
-    let c = g.copy_to_reg(&format!("t{c}"), "i32", 101, x);
-    let c = g.copy_to_reg(&format!("t{c}"), "i32", 102, y);
-    let c = g.copy_to_reg(&format!("t{c}"), "i32", 103, n);
+    let c = g.copy_to_reg(&format!("t{c}"), "i32", init[0], x);
+    let c = g.copy_to_reg(&format!("t{c}"), "i32", init[1], y);
+    let c = g.copy_to_reg(&format!("t{c}"), "i32", init[2], n);
     g.node(&format!("ch = GOTO BasicBlock:bb.1, t{c}"));
     // bb.1: the loop.
-    let e = g.block(1, "loop");
+    let e = g.block_phis(1, "loop", phis.then_some((init, carried)));
     let p = g.copy_from_reg(e, "i64", 100);
     let x = g.copy_from_reg(e, "i32", 101);
     let y = g.copy_from_reg(e, "i32", 102);
@@ -154,7 +191,7 @@ pub fn random_dag(seed: u64) -> String {
     let more = g.node(&format!(
         "i1 = SETP_i32ri t{k2}, Constant:i32<0>, Constant:i32<1>"
     ));
-    let mut writes = [(101, x2), (102, y2), (103, k2)];
+    let mut writes = [(carried[0], x2), (carried[1], y2), (carried[2], k2)];
     if g.rng.below(2) == 0 {
         writes.swap(0, 1);
     }
@@ -165,15 +202,15 @@ pub fn random_dag(seed: u64) -> String {
     // bb.2: store x, branch on a comparison.
     let e = g.block(2, "test");
     let p = g.copy_from_reg(e, "i64", 100);
-    let x = g.copy_from_reg(e, "i32", 101);
-    let y = g.copy_from_reg(e, "i32", 102);
+    let x = g.copy_from_reg(e, "i32", after[0]);
+    let y = g.copy_from_reg(e, "i32", after[1]);
     let s = g.store(x, p, 0, &format!("t{e}"));
     let cond = g.setp(x, y);
     g.node(&format!("ch = CBranch t{cond}, BasicBlock:bb.4, t{s}"));
     // bb.3: one more store.
     let e = g.block(3, "then");
     let p = g.copy_from_reg(e, "i64", 100);
-    let y = g.copy_from_reg(e, "i32", 102);
+    let y = g.copy_from_reg(e, "i32", after[1]);
     let mut vals = alloc::vec![y];
     g.ops(&mut vals, 0, 2);
     let v = g.pick(&vals);
@@ -182,8 +219,8 @@ pub fn random_dag(seed: u64) -> String {
     // bb.4: select and return.
     let e = g.block(4, "exit");
     let p = g.copy_from_reg(e, "i64", 100);
-    let x = g.copy_from_reg(e, "i32", 101);
-    let y = g.copy_from_reg(e, "i32", 102);
+    let x = g.copy_from_reg(e, "i32", after[0]);
+    let y = g.copy_from_reg(e, "i32", after[1]);
     let c = g.setp(y, x);
     let w = g.node(&format!("i32 = SELP_b32rr t{x}, t{y}, t{c}"));
     let s = g.store(w, p, 8, &format!("t{e}"));

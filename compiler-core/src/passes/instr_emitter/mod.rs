@@ -2,7 +2,9 @@
 //! selected DAG becomes machine instructions.
 //!
 //! ```text
-//!  input_snapshot(dag): empty blocks + the virtual registers the DAG names
+//!  input_snapshot(dag): blocks + the virtual registers the DAG names + the PHIs
+//!                      FunctionLoweringInfo left at block heads (checked against the
+//!                      predecessors); the emitter appends after them
 //!  for each block:                                        EmitSchedule
 //!    (entry block) runs of CopyFromReg $r1, $r2, ... ──▶ noted in the trace (only)
 //!    for each node in schedule order:
@@ -43,7 +45,8 @@
 //!   erased is judged again. It never erases an instruction with side effects (a store,
 //!   a branch, a warp shuffle), whatever its `[tied]` flag says.
 //! - CopyFromReg of a virtual register that the same block writes again before the
-//!   read value's last reader (possible here because the format has no PHIs) copies
+//!   read value's last reader (possible when a DAG carries a loop value in one register
+//!   instead of through a PHI, as LLVM's never does) copies
 //!   the value out where the DAG reads it (CopyScope's rule; LLVM never meets this).
 //! - Bit 36 skips a node only when its operand 1 is a value its glued predecessor
 //!   produced (on the CopyFromReg path: the physical register that node's implicit def
@@ -56,8 +59,10 @@
 //!   kept and the trace says so (CopyScope's rule; the page marks folded copies dead
 //!   because their consumer no longer reads them).
 //! - The three hooks are recorded, not run: which opcodes claim them is CopyScope's
-//!   table (`dag/target.rs`), and no expansion is modelled; the set-up an expansion would
-//!   add is written as glued nodes in the DAG. The dead-copy hooks (0xF0, 0x350) are
+//!   table (`dag/target.rs`). NVPTX defines no custom inserter: llc-22's finalize-isel,
+//!   which runs EmitInstrWithCustomInserter on every pseudo that asks for it, leaves
+//!   all 143 NVPTX kernels we compiled unchanged (138 llvm-nvptx files, 5 corpus
+//!   kernels), so nothing is expanded and the narration says so. The dead-copy hooks (0xF0, 0x350) are
 //!   named in each record but their answers are not modelled.
 //! - The parameter-cascade step only reports runs of `$r1, $r2, ...` reads; emission
 //!   does nothing different for them.
@@ -255,7 +260,57 @@ fn snapshot(dag: &Dag, llc22: bool) -> Result<Function, SourceError> {
         });
         f.declare_vreg(VReg::new(v as usize), class);
     }
+    head_phis(dag, &order, &mut f)?;
     Ok(f)
+}
+
+/// The PHIs FunctionLoweringInfo left at the block heads, there before emission starts
+/// (the emitter appends after them). Each PHI lists every predecessor once: the
+/// successor lists above say which blocks those are.
+fn head_phis(dag: &Dag, order: &[DagBlock], f: &mut Function) -> Result<(), SourceError> {
+    use crate::mir::{oflag, InstData, Opcode, Operand as MOp, OperandKind};
+    let preds = f.predecessors();
+    for (i, &b) in order.iter().enumerate() {
+        let mb = Block::new(i);
+        let mut want: Vec<u32> = preds[mb].iter().map(|&p| f.blocks[p].number).collect();
+        want.sort_unstable();
+        for (k, p) in dag.blocks[b].phis.iter().enumerate() {
+            let mut have: Vec<u32> = p.incoming.iter().map(|e| e.1).collect();
+            have.sort_unstable();
+            if have != want {
+                let (l, c) = dag.phi_pos(b, k);
+                let list = |v: &[u32]| {
+                    let s: Vec<String> = v.iter().map(|n| format!("%bb.{n}")).collect();
+                    if s.is_empty() {
+                        String::from("none")
+                    } else {
+                        s.join(", ")
+                    }
+                };
+                return Err(SourceError::new(
+                    l,
+                    c,
+                    format!(
+                        "the PHI of %{} lists {} but the block's predecessors are {}",
+                        p.reg,
+                        list(&have),
+                        list(&want)
+                    ),
+                ));
+            }
+            let mut ops = alloc::vec![MOp::vreg(VReg::new(p.reg as usize), oflag::DEF)];
+            for &(r, num) in &p.incoming {
+                ops.push(MOp::vreg(VReg::new(r as usize), 0));
+                let pb = f.block_by_number(num).expect("a predecessor");
+                ops.push(MOp::new(OperandKind::Block(pb)));
+            }
+            let mut data = InstData::new(Opcode::Known(Op::PHI), ops);
+            data.lhs_defs = 1;
+            f.append_inst(mb, data);
+            f.props.no_phis = false;
+        }
+    }
+    Ok(())
 }
 
 /// Runs the emitter: returns the machine function and the counters. `dag` is expected
@@ -368,10 +423,16 @@ impl<'d, 'f, 'r, R: Recorder> Emitter<'d, 'f, 'r, R> {
         let (blocks, nodes) = (self.dag.blocks.len(), self.dag.nodes.len());
         let named = self.ed.f.vreg_list().count();
         let name = self.dag.name.clone();
+        let phis: usize = self.dag.blocks.values().map(|b| b.phis.len()).sum();
+        let phi_text = if phis == 0 {
+            String::new()
+        } else {
+            format!(" and the {phis} PHI(s) FunctionLoweringInfo created at block heads before any DAG existed (emission appends after them)")
+        };
         self.step(|| {
             Step::new(
                 "start",
-                format!("Emitting `{name}`: {nodes} DAG nodes in {blocks} block(s). The function starts empty except for its blocks and the {named} virtual register(s) the DAG already names (values that cross blocks)."),
+                format!("Emitting `{name}`: {nodes} DAG nodes in {blocks} block(s). The function starts empty except for its blocks, the {named} virtual register(s) the DAG already names (values that cross blocks){phi_text}."),
             )
         });
     }

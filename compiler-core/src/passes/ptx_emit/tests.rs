@@ -23,11 +23,11 @@ fn copy_becomes_mov_and_registers_number_per_class() {
 
 #[test]
 fn anonymous_opcodes_are_named_in_the_error() {
-    let e = emit("---\nname: k\nbody: |\n  bb.0:\n    %1:b32 = MOV_B32_i 1\n    %0:b32 = anonymous_18514 %1\n    Return\n...\n")
+    let e = emit("---\nname: k\nbody: |\n  bb.0:\n    %1:b32 = MOV_B32_i 1\n    %0:b32 = anonymous_99999 %1\n    Return\n...\n")
         .unwrap_err();
     let msg = e.to_string();
     assert!(
-        msg.contains("anonymous_18514") && msg.contains("no PTX form"),
+        msg.contains("anonymous_99999") && msg.contains("no PTX form"),
         "{msg}"
     );
 }
