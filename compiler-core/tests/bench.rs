@@ -608,10 +608,8 @@ fn breakdown(family: &str, size: usize, stage: Stage, steps: &[compiler_core::tr
     let mut seen = std::collections::BTreeSet::new();
     let templates: usize = steps
         .iter()
-        .filter_map(|s| {
-            seen.insert(s.narration.template_ptr())
-                .then(|| s.narration.template_len() + 16)
-        })
+        .filter(|s| seen.insert(s.narration.template_ptr()))
+        .map(|s| s.narration.template_len() + 16)
         .sum();
     let mut kinds: Vec<(String, usize, usize)> = Vec::new();
     for s in steps {

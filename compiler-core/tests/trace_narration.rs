@@ -24,7 +24,7 @@ fn every_gallery_narration_is_stored_as_its_template_and_numbers() {
                 // One recorder per function (or one for the stage): templates are
                 // shared within it.
                 let groups: Vec<std::ops::Range<usize>> = if stage.functions.is_empty() {
-                    vec![0..stage.steps.len()]
+                    std::iter::once(0..stage.steps.len()).collect()
                 } else {
                     stage
                         .functions
