@@ -161,9 +161,21 @@ struct Row {
     cold: Duration,
     on: Duration,
     steps: usize,
+    /// Heap the recorded steps held (what dropping them gave back: [`held_by`]).
     trace_bytes: usize,
+    /// The same steps serialized as JSON (what the CLI prints for them).
+    json_bytes: usize,
     peak_off: usize,
     peak_on: usize,
+}
+
+/// The heap `steps` hold, measured by the counting allocator as what dropping them
+/// gives back: the step array with its spare room, every list, payload, narration
+/// argument and (once each) the shared narration templates.
+fn held_by(steps: Vec<compiler_core::trace::Step>) -> usize {
+    let before = LIVE.load(Ordering::Relaxed);
+    drop(steps);
+    before.saturating_sub(LIVE.load(Ordering::Relaxed))
 }
 
 /// Instructions (MIR), statements (PTX/ORI) or nodes (DAG) of an IR.
@@ -262,24 +274,32 @@ fn bench_input(
         let base = reset_peak();
         let t = Cpu::start();
         let traced = std::env::var("COPYSCOPE_BENCH_TRACE").map_or(true, |v| v != "0");
-        let run = run_stage(stage, &mut x, &knobs, traced).unwrap();
+        let mut run = run_stage(stage, &mut x, &knobs, traced).unwrap();
         let on = t.elapsed();
         let peak_on = peak_above(base);
-        let trace_bytes: usize = run
-            .steps
+        let steps = std::mem::take(&mut run.steps);
+        let json_bytes: usize = steps
             .iter()
             .map(|s| serde_json::to_vec(s).map_or(0, |v| v.len()))
             .sum();
         if std::env::var("COPYSCOPE_BENCH_BREAKDOWN").is_ok_and(|v| v == "1") {
-            breakdown(family, size, stage, &run.steps);
+            breakdown(family, size, stage, &steps);
         }
-        // The seek test wants a MIR trace of at least 10,000 steps over one function.
-        if let (Ir::Mir(m), [only]) = (&ir, run.functions.as_slice()) {
-            let n = run.steps.len();
-            if n >= 10_000 && only.count == n && seek_pick.as_ref().is_none_or(|(_, s)| s.len() > n)
-            {
-                *seek_pick = Some((m.functions[0].clone(), run.steps.clone()));
+        // The seek test wants a MIR trace of at least 10,000 steps over one function
+        // (recorded again below: these steps are dropped to measure what they held).
+        let n = steps.len();
+        let pick = match (&ir, run.functions.as_slice()) {
+            (Ir::Mir(_), [only]) => {
+                n >= 10_000
+                    && only.count == n
+                    && seek_pick.as_ref().is_none_or(|(_, s)| s.len() > n)
             }
+            _ => false,
+        };
+        let trace_bytes = held_by(steps);
+        if let (true, Ir::Mir(m)) = (pick, &ir) {
+            let again = run_stage(stage, &mut ir.clone(), &knobs, true).unwrap();
+            *seek_pick = Some((m.functions[0].clone(), again.steps));
         }
         rows.push(Row {
             family: family.to_string(),
@@ -289,8 +309,9 @@ fn bench_input(
             off,
             cold,
             on,
-            steps: run.steps.len(),
+            steps: n,
             trace_bytes,
+            json_bytes,
             peak_off,
             peak_on,
         });
@@ -449,7 +470,7 @@ fn bench() {
     let mut md = String::new();
     let _ = writeln!(md, "# Benchmarks\n");
     let _ = writeln!(md, "Written by `cargo xtask bench{}` on {}. Reproduce: `cargo xtask bench` (add `--llc` for the llc-22 comparison; it installs Debian `llvm-22` when missing). The bench is `compiler-core/tests/bench.rs`, an ignored test run in the release profile.\n", if std::env::var("COPYSCOPE_BENCH_LLC").is_ok_and(|v| v == "1") { " --llc" } else { "" }, conditions());
-    let _ = writeln!(md, "Each stage runs on the output of the stages before it, starting from the input's entry stage (MIR families: phi-elimination or two-address; `dag-chain`: instr-emitter). Times are this thread's CPU time (`CLOCK_THREAD_CPUTIME_ID`) in ms, so time other jobs hold the core is not counted; cache and memory-bandwidth contention from them still is. *off*: the best of {} / {} / {} runs (≤2k / ≤20k / larger inputs) with tracing off, the input just cloned (warm caches); *cold*: as many runs, each after a {} MiB sweep that evicts every cache level; *on*: one run recording every step. *insts*: instructions of the family's input (MIR instructions; DAG nodes for `dag-chain`). *peak*: the most heap the stage held above what was live before it (a counting global allocator in the bench binary), tracing off / on. The heap is mimalloc's, as in the CLI: with glibc's malloc, freeing and reusing many small blocks cost a growing share of the 100k runs (tuples ptx-lower 114 ms against 59, register-coalescer 98 against 77). `cargo xtask bench` sets `MIMALLOC_PURGE_DELAY=-1` (freed memory stays with the process, as glibc keeps it): with mimalloc's default, pages free for 10 ms go back to the OS and are faulted in again, which made building the seek table's 641 MB of checkpoints take 1.2 s instead of 0.1 s and single seeks 5–15 ms. Trace bytes are the recorded steps serialized as JSON. Load-independent instruction counts of the same runs (callgrind) are in [bench-callgrind.md](bench-callgrind.md).\n", reps_for(1), reps_for(10_000), reps_for(100_000), EVICT_BYTES >> 20);
+    let _ = writeln!(md, "Each stage runs on the output of the stages before it, starting from the input's entry stage (MIR families: phi-elimination or two-address; `dag-chain`: instr-emitter). Times are this thread's CPU time (`CLOCK_THREAD_CPUTIME_ID`) in ms, so time other jobs hold the core is not counted; cache and memory-bandwidth contention from them still is. *off*: the best of {} / {} / {} runs (≤2k / ≤20k / larger inputs) with tracing off, the input just cloned (warm caches); *cold*: as many runs, each after a {} MiB sweep that evicts every cache level; *on*: one run recording every step. *insts*: instructions of the family's input (MIR instructions; DAG nodes for `dag-chain`). *peak*: the most heap the stage held above what was live before it (a counting global allocator in the bench binary), tracing off / on. The heap is mimalloc's, as in the CLI: with glibc's malloc, freeing and reusing many small blocks cost a growing share of the 100k runs (tuples ptx-lower 114 ms against 59, register-coalescer 98 against 77). `cargo xtask bench` sets `MIMALLOC_PURGE_DELAY=-1` (freed memory stays with the process, as glibc keeps it): with mimalloc's default, pages free for 10 ms go back to the OS and are faulted in again, which made building the seek table's 641 MB of checkpoints take 1.2 s instead of 0.1 s and single seeks 5–15 ms. Trace bytes are the heap the recorded steps hold (what dropping them gives back to the counting allocator: the step array, lists, payloads, narration numbers and the shared narration templates); the trace-budget table also gives them as JSON. Load-independent instruction counts of the same runs (callgrind) are in [bench-callgrind.md](bench-callgrind.md).\n", reps_for(1), reps_for(10_000), reps_for(100_000), EVICT_BYTES >> 20);
     let _ = writeln!(md, "## Per-stage time\n\n| family | N | insts | stage | off (ms) | cold (ms) | M insts/s | on (ms) | steps | trace bytes/step | peak off / on (KB) |\n|---|---:|---:|---|---:|---:|---:|---:|---:|---:|---:|");
     for r in &rows {
         table_row(&mut md, r);
@@ -565,23 +586,36 @@ fn bench() {
     }
 }
 
-/// Where a stage's trace bytes go: JSON bytes per top-level field of the steps, and the
-/// step kinds holding the most.
+/// Where a stage's trace bytes go: the heap each part of the steps holds (measured on a
+/// copy by taking the parts out one after another; the shared narration templates
+/// counted once by address), and the step kinds with the most JSON bytes.
 fn breakdown(family: &str, size: usize, stage: Stage, steps: &[compiler_core::trace::Step]) {
-    let mut fields: Vec<(String, usize)> = Vec::new();
+    use compiler_core::trace::{List, Narration, PayloadBox};
+    let n = steps.len().max(1);
+    let mut copy: Vec<_> = steps.to_vec();
+    let blank = Narration::new("");
+    let mut part = |take: &mut dyn FnMut(&mut compiler_core::trace::Step)| {
+        let before = LIVE.load(Ordering::Relaxed);
+        for s in copy.iter_mut() {
+            take(s);
+        }
+        before.saturating_sub(LIVE.load(Ordering::Relaxed)) / n
+    };
+    let payload = part(&mut |s| s.payload = PayloadBox::default());
+    let edits = part(&mut |s| s.edits = List::new());
+    let ori = part(&mut |s| s.ori_edits = List::new());
+    let focus = part(&mut |s| s.focus = List::new());
+    let args = part(&mut |s| s.narration = blank.clone());
+    let inline = std::mem::size_of::<compiler_core::trace::Step>();
+    let mut seen = std::collections::BTreeSet::new();
+    let templates: usize = steps
+        .iter()
+        .filter(|s| seen.insert(s.narration.template_ptr()))
+        .map(|s| s.narration.template_len() + 16)
+        .sum();
     let mut kinds: Vec<(String, usize, usize)> = Vec::new();
     for s in steps {
-        let v = serde_json::to_value(s).unwrap();
-        let total = serde_json::to_vec(&v).unwrap().len();
-        if let serde_json::Value::Object(m) = &v {
-            for (k, x) in m {
-                let n = serde_json::to_vec(x).unwrap().len() + k.len() + 4;
-                match fields.iter_mut().find(|f| &f.0 == k) {
-                    Some(f) => f.1 += n,
-                    None => fields.push((k.clone(), n)),
-                }
-            }
-        }
+        let total = serde_json::to_vec(s).map_or(0, |v| v.len());
         match kinds.iter_mut().find(|k| k.0 == s.kind) {
             Some(k) => {
                 k.1 += 1;
@@ -591,20 +625,17 @@ fn breakdown(family: &str, size: usize, stage: Stage, steps: &[compiler_core::tr
         }
     }
     kinds.sort_by_key(|k| std::cmp::Reverse(k.2));
-    let n = steps.len().max(1);
-    let f: Vec<String> = fields
-        .iter()
-        .map(|(k, b)| format!("{k} {}", b / n))
-        .collect();
     let k: Vec<String> = kinds
         .iter()
         .take(5)
         .map(|(k, c, b)| format!("{k} ×{c} {} B/step", b / c))
         .collect();
     println!(
-        "\n{family} {size} {stage}: {} steps; bytes/step by field: {}; kinds: {}",
+        "\n{family} {size} {stage}: {} steps; heap bytes/step: step {inline}, payload {payload}, edits {edits}, ori_edits {ori}, focus {focus}, narration numbers {args}, templates {} ({} distinct, {} B); JSON by kind: {}",
         steps.len(),
-        f.join(", "),
+        templates / n,
+        seen.len(),
+        templates,
         k.join("; ")
     );
 }
@@ -613,7 +644,7 @@ fn breakdown(family: &str, size: usize, stage: Stage, steps: &[compiler_core::tr
 /// step, and the traced heap peak against three times the untraced one plus 100 bytes a
 /// step; the worst of each named.
 fn trace_budget_section(md: &mut String, rows: &[Row]) {
-    let _ = writeln!(md, "\n## Trace budget\n\nPer family and stage at its largest size: *bytes/step* (JSON, as above; goal ≤ 200), *on ÷ off*: traced heap peak over untraced, *allowance*: 3 × untraced peak + 100 bytes × steps, and whether the traced peak stays within it.\n\n| family | N | stage | steps | bytes/step | peak off (KB) | peak on (KB) | on ÷ off | allowance (KB) | within |\n|---|---:|---|---:|---:|---:|---:|---:|---:|---|");
+    let _ = writeln!(md, "\n## Trace budget\n\nPer family and stage at its largest size: *bytes/step*: the heap the recorded steps hold, as above (goal ≤ 200); *JSON/step*: the same steps as the CLI prints them; *on ÷ off*: traced heap peak over untraced, *allowance*: 3 × untraced peak + 100 bytes × steps, and whether the traced peak stays within it.\n\n| family | N | stage | steps | bytes/step | JSON/step | peak off (KB) | peak on (KB) | on ÷ off | allowance (KB) | within |\n|---|---:|---|---:|---:|---:|---:|---:|---:|---:|---|");
     let mut worst_bytes = (0usize, String::new());
     let mut worst_ratio = (0.0f64, String::new());
     let (mut over_bytes, mut over_heap, mut total) = (0, 0, 0);
@@ -641,12 +672,13 @@ fn trace_budget_section(md: &mut String, rows: &[Row]) {
         }
         let _ = writeln!(
             md,
-            "| {} | {} | {} | {} | {} | {} | {} | {:.1} | {} | {} |",
+            "| {} | {} | {} | {} | {} | {} | {} | {} | {:.1} | {} | {} |",
             r.family,
             r.size,
             r.stage,
             r.steps,
             per,
+            r.json_bytes / r.steps,
             r.peak_off / 1024,
             r.peak_on / 1024,
             ratio,
@@ -1426,4 +1458,53 @@ fn profile_pass() {
         );
         return;
     }
+}
+
+/// Issue 31's 200,000-node DAG: `copyscope run --only instr-emitter` on `dag_chain` of
+/// at least 200,000 nodes, traced and with `--no-trace`; prints both peak resident sets
+/// (`/usr/bin/time -f %M`) and their ratio (goal ≤ 4). Needs the release CLI built
+/// (`cargo build --release -p copyscope`).
+#[test]
+#[ignore]
+fn dag_200k_resident() {
+    let mut n = 206_000;
+    let text = loop {
+        let text = compiler_core::testgen::synthetic::dag_chain(n);
+        let (_, ir, _) = parse_input(&text, None).unwrap();
+        if size_of(&ir) >= 200_000 {
+            break text;
+        }
+        n += 1_000;
+    };
+    let (_, ir, _) = parse_input(&text, None).unwrap();
+    let nodes = size_of(&ir);
+    let path = std::env::temp_dir().join("copyscope-dag-200k.txt");
+    std::fs::write(&path, &text).unwrap();
+    let cli = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../target/release/copyscope");
+    let rss = |traced: bool| -> u64 {
+        let mut c = std::process::Command::new("/usr/bin/time");
+        c.args(["-f", "%M", "-o", "/dev/stderr"])
+            .arg(&cli)
+            .args(["run", "--only", "instr-emitter"])
+            .arg(&path);
+        if !traced {
+            c.arg("--no-trace");
+        }
+        let out = c.stdout(std::process::Stdio::null()).output().unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let err = String::from_utf8_lossy(&out.stderr);
+        err.lines().last().unwrap().trim().parse().unwrap()
+    };
+    let (off, on) = (rss(false), rss(true));
+    println!(
+        "dag-chain {nodes} nodes through instr-emitter: resident {} MB untraced, {} MB traced, {:.2}×",
+        off / 1024,
+        on / 1024,
+        on as f64 / off as f64
+    );
+    let _ = std::fs::remove_file(&path);
 }

@@ -297,7 +297,7 @@ fn every_recorded_tree_is_a_valid_red_black_tree() {
             let mut log = StepLog::default();
             nvptx_coalescer::run(&mut g, &NvptxCoalescerOptions::default(), &mut log);
             for s in &log.steps {
-                if let Payload::TreeChange { tree: Some(t), .. } = &s.payload {
+                if let Payload::TreeChange { tree: Some(t), .. } = &*s.payload {
                     validate_snapshot(t)
                         .unwrap_or_else(|e| panic!("{} {}: {e}", p.display(), f.name));
                     trees += 1;

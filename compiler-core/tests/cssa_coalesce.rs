@@ -118,7 +118,7 @@ fn verbosity_and_dump_shape_the_trace() {
     let (d, log) = kinds(1, true);
     assert_eq!(d[0], "cssa_dump");
     let snap = log.steps.iter().find(|s| s.kind == "cssa_dump").unwrap();
-    let text = serde_json::to_string(&snap.payload).unwrap();
+    let text = serde_json::to_string(&*snap.payload).unwrap();
     assert!(text.contains("PHI"), "{text}");
 }
 

@@ -123,11 +123,11 @@ fn select_fold_shows_the_20479_boundary() {
     assert!(s
         .steps
         .iter()
-        .any(|x| matches!(x.payload, Payload::GoMark { mask: 0x100, .. })));
+        .any(|x| matches!(*x.payload, Payload::GoMark { mask: 0x100, .. })));
     assert!(s
         .steps
         .iter()
-        .any(|x| matches!(x.payload, Payload::GoRound { .. })));
+        .any(|x| matches!(*x.payload, Payload::GoRound { .. })));
 }
 
 #[test]
@@ -157,7 +157,7 @@ fn iteration_cap_stops_after_one_round() {
         .expect("a cap step");
     assert!(cap.narration.contains("option-464"));
     assert!(matches!(
-        cap.payload,
+        *cap.payload,
         Payload::GoRound {
             capped: true,
             iteration: 2,
@@ -179,7 +179,7 @@ fn local_array_promotes_loads_and_drops_stores() {
     assert!(s
         .steps
         .iter()
-        .any(|x| matches!(x.payload, Payload::GoCost { .. })));
+        .any(|x| matches!(*x.payload, Payload::GoCost { .. })));
     // Disabled by option 487: nothing is promoted.
     let off = run("local-array", &["ptxas-option-487=false"]);
     assert_eq!(stat(&off, m, "promoted_loads"), 0);
@@ -203,7 +203,7 @@ fn mov_pairs_hit_the_circular_buffer() {
     assert!(s
         .steps
         .iter()
-        .any(|x| matches!(&x.payload, Payload::GoBuffer { slots, .. } if slots.len() == 6)));
+        .any(|x| matches!(&*x.payload, Payload::GoBuffer { slots, .. } if slots.len() == 6)));
     // Option 31 = 0 keeps the special-register moves out.
     let r31 = run("mov-pairs", &["ptxas-option-31=0"]);
     assert_eq!(stat(&r31, l, "pair_movs_removed"), 1);

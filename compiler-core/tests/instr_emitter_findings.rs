@@ -185,11 +185,11 @@ fn fold_narration_says_what_happens_to_a_read_reg_sequence() {
     let rec = log
         .steps
         .iter()
-        .find(|s| matches!(&s.payload, Payload::EmitterRecord { opcode, .. } if opcode == "REG_SEQUENCE"))
+        .find(|s| matches!(&*s.payload, Payload::EmitterRecord { opcode, .. } if opcode == "REG_SEQUENCE"))
         .unwrap();
     assert!(
         matches!(
-            &rec.payload,
+            &*rec.payload,
             Payload::EmitterRecord {
                 inline_fold: true,
                 verdict: "keep",
@@ -206,7 +206,7 @@ fn fold_narration_says_what_happens_to_a_read_reg_sequence() {
             "{}",
             s.narration
         );
-        if let Payload::EmitterFlush { rewritten, .. } = s.payload {
+        if let Payload::EmitterFlush { rewritten, .. } = *s.payload {
             assert_eq!(rewritten, 0);
         }
     }

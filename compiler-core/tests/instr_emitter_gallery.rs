@@ -176,7 +176,7 @@ fn tex_v4f32_gives_one_extract_subreg_with_four_pairs_then_four_copies() {
     let lanes: Vec<_> = log
         .steps
         .iter()
-        .filter_map(|s| match &s.payload {
+        .filter_map(|s| match &*s.payload {
             Payload::EmitterLane {
                 pair,
                 hint_tied,
@@ -283,7 +283,7 @@ fn param_cascade_erases_every_unused_parameter_copy_through_the_dead_list() {
         .iter()
         .find(|s| s.kind == "param_cascade")
         .unwrap();
-    match &cascade.payload {
+    match &*cascade.payload {
         Payload::Counters { values: c } => assert_eq!(
             c,
             &[
@@ -299,7 +299,7 @@ fn param_cascade_erases_every_unused_parameter_copy_through_the_dead_list() {
     let records: Vec<_> = log
         .steps
         .iter()
-        .filter_map(|s| match &s.payload {
+        .filter_map(|s| match &*s.payload {
             Payload::EmitterRecord { verdict, src, .. } => Some((*verdict, src.clone())),
             _ => None,
         })
@@ -317,7 +317,7 @@ fn param_cascade_erases_every_unused_parameter_copy_through_the_dead_list() {
         .filter(|s| s.kind == "flush_dead_list")
         .collect();
     assert_eq!(flushes.len(), 1);
-    match &flushes[0].payload {
+    match &*flushes[0].payload {
         Payload::EmitterFlush {
             erased,
             liveins_dropped,

@@ -70,7 +70,7 @@ fn copy_to_reg_of_an_implicit_def_becomes_an_implicit_def() {
     assert!(kinds(&log).contains(&"copy_to_reg_implicit_def"));
     // The node's own IMPLICIT_DEF (uniform, so b32) is read by nobody: erased at once.
     assert_eq!(stats.get("dead_copies_erased"), 1);
-    assert!(log.steps.iter().any(|s| matches!(&s.payload,
+    assert!(log.steps.iter().any(|s| matches!(&*s.payload,
         Payload::EmitterRecord { opcode, verdict: "erase_now", .. } if opcode == "IMPLICIT_DEF")));
 }
 
@@ -132,7 +132,7 @@ fn divergence_decides_an_open_class() {
     };
     let (_, _, log, text) = emit(&body(""));
     assert!(text.contains("%1:b32 = MOV_B32_i 5"), "{text}");
-    assert!(log.steps.iter().any(|s| matches!(&s.payload,
+    assert!(log.steps.iter().any(|s| matches!(&*s.payload,
         Payload::EmitterVReg { divergent: false, chosen, .. } if chosen == "b32")));
     let (_, _, _, text) = emit(&body(" [divergent]"));
     assert!(text.contains("%1:int32regs = MOV_B32_i 5"), "{text}");
@@ -218,7 +218,7 @@ fn bit36_is_read_only_under_its_guard() {
     assert_eq!(stats.get("bit36_skipped"), 0);
     assert_eq!(text.matches("COPY $texpred").count(), 2, "{text}");
     assert!(log.steps.iter().any(|s| matches!(
-        &s.payload,
+        &*s.payload,
         Payload::EmitterBit36 {
             guard: "tied",
             skipped: false,
@@ -239,7 +239,7 @@ fn bit36_is_read_only_under_its_guard() {
     ));
     assert_eq!(stats.get("bit36_skipped"), 0);
     assert!(log.steps.iter().any(|s| matches!(
-        &s.payload,
+        &*s.payload,
         Payload::EmitterBit36 {
             guard: "no_glue",
             ..
@@ -292,11 +292,11 @@ fn a_folded_copy_waits_on_the_dead_list_and_its_readers_move_to_the_source() {
         .find(|s| s.kind == "flush_dead_list")
         .unwrap();
     assert!(matches!(
-        flush.payload,
+        *flush.payload,
         Payload::EmitterFlush { rewritten: 2, .. }
     ));
     assert!(log.steps.iter().any(|s| matches!(
-        &s.payload,
+        &*s.payload,
         Payload::EmitterRecord {
             inline_fold: true,
             verdict: "defer",
@@ -313,7 +313,7 @@ fn a_folded_copy_waits_on_the_dead_list_and_its_readers_move_to_the_source() {
     ));
     assert_eq!(stats.get("dead_copies_erased"), 1);
     assert!(log.steps.iter().any(|s| matches!(
-        &s.payload,
+        &*s.payload,
         Payload::EmitterRecord {
             inline_fold: true,
             verdict: "erase_now",

@@ -49,7 +49,7 @@ fn copies(f: &Function) -> usize {
 fn check_trees(log: &StepLog) -> usize {
     let mut n = 0;
     for s in &log.steps {
-        if let Payload::TreeChange { tree: Some(t), .. } = &s.payload {
+        if let Payload::TreeChange { tree: Some(t), .. } = &*s.payload {
             validate_snapshot(t).unwrap_or_else(|e| panic!("step {}: {e}", s.kind));
             n += 1;
         }

@@ -67,7 +67,7 @@ fn the_tie_mark_decides_which_copy_merges() {
         log.steps
             .iter()
             .find(|s| s.kind == "heap_pop")
-            .map(|s| s.narration.clone())
+            .map(|s| s.narration.text())
             .unwrap()
     };
     let h = first(&log);

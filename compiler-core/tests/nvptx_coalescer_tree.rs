@@ -300,7 +300,7 @@ fn replay_and_check(what: &str, steps: &[Step]) -> usize {
     let mut t = Replay::default();
     let mut n = 0;
     for (i, s) in steps.iter().enumerate() {
-        if let Payload::TreeChange { events, tree, .. } = &s.payload {
+        if let Payload::TreeChange { events, tree, .. } = &*s.payload {
             assert!(
                 events.len() <= 1,
                 "{what} step {i}: {} events in one step",
@@ -346,7 +346,7 @@ fn the_tree_holds_each_registers_live_segments() {
     let (_, _, steps) = traced(f, &NvptxCoalescerOptions::default());
     let mut t = Replay::default();
     for s in &steps {
-        if let Payload::TreeChange { events, .. } = &s.payload {
+        if let Payload::TreeChange { events, .. } = &*s.payload {
             events.iter().for_each(|e| t.apply(e));
         }
     }
@@ -359,7 +359,7 @@ fn the_tree_holds_each_registers_live_segments() {
     // The first step is the LiveRanges one; its rows (every register's segments before
     // any merge) are rebuilt from the input, and the tree must have started with
     // exactly those (every register here is a scalar).
-    let Payload::LiveRanges { .. } = &steps[0].payload else {
+    let Payload::LiveRanges { .. } = &*steps[0].payload else {
         panic!("the first step is the live ranges one")
     };
     let rows = compiler_core::trace::first_range_rows(f);
@@ -371,7 +371,7 @@ fn the_tree_holds_each_registers_live_segments() {
     first.sort();
     let mut at_build = Replay::default();
     for s in steps.iter().take_while(|s| s.kind != "tree_built") {
-        if let Payload::TreeChange { events, .. } = &s.payload {
+        if let Payload::TreeChange { events, .. } = &*s.payload {
             events.iter().for_each(|e| at_build.apply(e));
         }
     }

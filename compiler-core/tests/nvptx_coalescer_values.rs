@@ -81,7 +81,7 @@ fn without_renumbering_the_self_move_leaves_a_false_interference() {
         .steps
         .iter()
         .find(|s| s.kind == "interference")
-        .map(|s| s.narration.clone())
+        .map(|s| s.narration.text())
         .unwrap();
     assert!(
         refused.contains("%1") && refused.contains("%2"),

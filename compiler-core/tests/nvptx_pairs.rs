@@ -123,7 +123,7 @@ fn the_halves_of_a_pair_move_coalesce() {
         at("pair_decomposed") < at("pair_halves") && at("pair_halves") < at("pair_high_follows")
     );
     let halves = log.steps.iter().find(|s| s.kind == "pair_halves").unwrap();
-    match &halves.payload {
+    match &*halves.payload {
         Payload::PairHalves {
             wide,
             low,
@@ -212,11 +212,11 @@ fn a_second_run_changes_nothing() {
 fn a_pack_with_two_unpacks_is_not_split() {
     let (f, m) = before_nvptx("pair-two-unpacks");
     let (g, log) = nvptx(&f, false);
-    let kept: Vec<&str> = log
+    let kept: Vec<String> = log
         .steps
         .iter()
         .filter(|s| s.kind == "pair_kept")
-        .map(|s| s.narration.as_str())
+        .map(|s| s.narration.text())
         .collect();
     assert_eq!(kept.len(), 2, "{kept:?}");
     assert!(
@@ -242,11 +242,11 @@ fn llc22s_i128_asm_pairs_are_not_split() {
     let (g, log) = nvptx(&f, false);
     let (h, _) = nvptx(&f, true);
     assert_eq!(print_function(&g), print_function(&h));
-    let kept: Vec<&str> = log
+    let kept: Vec<String> = log
         .steps
         .iter()
         .filter(|s| s.kind == "pair_kept")
-        .map(|s| s.narration.as_str())
+        .map(|s| s.narration.text())
         .collect();
     assert_eq!(kept.len(), 2, "{kept:?}");
     assert!(

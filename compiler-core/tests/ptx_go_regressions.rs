@@ -55,7 +55,7 @@ fn narrations(r: &pipeline::RunResult) -> Vec<String> {
     r.stages
         .iter()
         .flat_map(|s| s.steps.iter())
-        .map(|s| s.narration.clone())
+        .map(|s| s.narration.text())
         .collect()
 }
 

@@ -31,7 +31,7 @@ fn check(what: &str, input: &Function, steps: &[Step]) -> usize {
     let mut compared = 0;
     let mut seen_rows = false;
     for s in steps {
-        match &s.payload {
+        match &*s.payload {
             Payload::LiveRanges {
                 rows: carried,
                 registers,

@@ -171,7 +171,7 @@ fn undef_sources_count_only_the_def_transfers() {
     let st = r.stages.last().unwrap();
     assert_eq!(st.stats.get("lv_updates"), 2);
     for s in &st.steps {
-        if let Payload::ExtractSubregPair { lv_updates, .. } = s.payload {
+        if let Payload::ExtractSubregPair { lv_updates, .. } = *s.payload {
             assert_eq!(lv_updates, 1, "{}", s.narration);
         }
     }
@@ -306,7 +306,14 @@ fn tie_marks_reach_the_nvptx_coalescer_only_with_the_hint_bits() {
             .steps
             .iter()
             .filter(|s| s.kind == "tie_mark")
-            .map(|s| s.narration.split(" carries").next().unwrap().to_string())
+            .map(|s| {
+                s.narration
+                    .text()
+                    .split(" carries")
+                    .next()
+                    .unwrap()
+                    .to_string()
+            })
             .collect()
     };
     assert_eq!(

@@ -78,7 +78,7 @@ fn extract_subreg_examples_split_into_copies_with_counted_lv_updates() {
         let payloads: Vec<(u32, usize)> = log
             .steps
             .iter()
-            .filter_map(|s| match &s.payload {
+            .filter_map(|s| match &*s.payload {
                 Payload::ExtractSubregPair {
                     lv_updates,
                     lv_steps,
@@ -117,7 +117,7 @@ fn undef_extract_subreg_sources_make_no_kill_updates() {
     let steps: Vec<Vec<String>> = log
         .steps
         .iter()
-        .filter_map(|s| match &s.payload {
+        .filter_map(|s| match &*s.payload {
             Payload::ExtractSubregPair { lv_steps, .. } => Some(lv_steps.clone()),
             _ => None,
         })

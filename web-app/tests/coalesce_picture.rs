@@ -290,7 +290,7 @@ fn drawn_bars(root: &Element) -> Bars {
 fn trace_ranges(steps: &[Step], first: &[RangeView]) -> Bars {
     let mut out = Bars::new();
     for s in steps {
-        match &s.payload {
+        match &*s.payload {
             // The step carries no rows: they are rebuilt from the stage's input.
             Payload::LiveRanges { rows, .. } => {
                 let rows = if rows.is_empty() { first } else { rows };
@@ -354,7 +354,7 @@ async fn interval_bars_match_the_intervals() {
                 "{stage} step {k} (of {picks:?})"
             );
             // The next decision saw exactly these ranges.
-            let next = steps[k as usize..].iter().find_map(|s| match &s.payload {
+            let next = steps[k as usize..].iter().find_map(|s| match &*s.payload {
                 Payload::CoalesceDecision {
                     dst,
                     src,
@@ -382,7 +382,7 @@ async fn interval_bars_match_the_intervals() {
                 src,
                 conflict_spans,
                 ..
-            } = &steps[k as usize - 1].payload
+            } = &*steps[k as usize - 1].payload
             {
                 // After a join only the survivor's row is left.
                 for reg in [dst, src] {

@@ -467,7 +467,7 @@ impl Session {
             if step > 0 {
                 let s = &run.steps[step as usize - 1];
                 view.kind = s.kind.into();
-                view.narration = s.narration.clone();
+                view.narration = s.narration.text();
             }
             return Ok(view);
         }
@@ -519,7 +519,7 @@ impl Session {
         let (before_marks, after_marks) = marks(s, pa, pb);
         view.function = range.function.clone();
         view.kind = s.kind.into();
-        view.narration = s.narration.clone();
+        view.narration = s.narration.text();
         view.focus_regs = s
             .focus
             .iter()
@@ -529,7 +529,7 @@ impl Session {
             })
             .collect();
         view.edits = edit_rows(s, fa, fb);
-        let (kind, rows) = payload::rows(&s.payload);
+        let (kind, rows) = payload::rows(&*s.payload);
         view.payload_type = kind;
         view.payload = rows;
         if matches!(stage, Stage::RegisterCoalescer | Stage::NvptxCoalescer) {
@@ -860,9 +860,9 @@ impl Session {
         let (before_marks, after_marks) = ori_marks(s, &pa, &pb);
         view.function = range.function.clone();
         view.kind = s.kind.into();
-        view.narration = s.narration.clone();
+        view.narration = s.narration.text();
         view.edits = ori_edit_rows(s, &a, &b);
-        let (kind, rows) = payload::rows(&s.payload);
+        let (kind, rows) = payload::rows(&*s.payload);
         view.payload_type = kind;
         view.payload = rows;
         view.before = IrText {

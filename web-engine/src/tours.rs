@@ -34,7 +34,7 @@ pub enum Pred {
 
 impl Pred {
     pub fn holds(self, s: &Step) -> bool {
-        match (self, &s.payload) {
+        match (self, &*s.payload) {
             (Pred::TieMarked, Payload::ExtractSubregPair { tie_marked, .. }) => *tie_marked,
             (Pred::KillMoved, Payload::ExtractSubregPair { kill_moved, .. }) => *kill_moved,
             (Pred::RoundChanged, Payload::GoRound { changed, .. }) => *changed,

@@ -91,7 +91,7 @@ fn the_replayed_tree_equals_every_snapshot_the_pass_kept() {
     each_function(|name, stage, steps, _| {
         for i in 0..steps.len() {
             let replayed = replay_tree(&steps[..=i]).unwrap_or_else(|e| panic!("{name}: {e}"));
-            if let Payload::TreeChange { tree, .. } = &steps[i].payload {
+            if let Payload::TreeChange { tree, .. } = &*steps[i].payload {
                 let t = replayed.expect("a tree after a tree change");
                 let snap = t.snapshot();
                 // Inside an insert's or delete's fix-up (its rotations and recolourings
@@ -127,7 +127,7 @@ fn bars_equal_the_ranges_each_decision_saw() {
                 src_segments,
                 merged,
                 ..
-            } = &s.payload
+            } = &*s.payload
             else {
                 continue;
             };
@@ -333,7 +333,7 @@ fn a_big_tree_without_snapshots_is_rebuilt_from_events() {
     // quadratic); replay_tree itself is checked against it at the end.
     let mut t = ReplayTree::default();
     for (i, step) in steps.iter().enumerate() {
-        if let Payload::TreeChange { tree, events, .. } = &step.payload {
+        if let Payload::TreeChange { tree, events, .. } = &*step.payload {
             for e in events {
                 t.apply(e).unwrap();
             }

@@ -49,7 +49,7 @@ fn fanout_copy_order_equals_the_trace_pair_order() {
             .steps
             .iter()
             .enumerate()
-            .filter_map(|(i, st)| match st.payload {
+            .filter_map(|(i, st)| match *st.payload {
                 Payload::ExtractSubregPair {
                     pseudo, pair, def, ..
                 } => Some((i, pseudo, pair, def)),
@@ -189,7 +189,7 @@ fn go_grid_cells_equal_the_go_round_payloads() {
                 .steps
                 .iter()
                 .enumerate()
-                .filter_map(|(i, st)| match &st.payload {
+                .filter_map(|(i, st)| match &*st.payload {
                     Payload::GoRound {
                         block,
                         iteration,

@@ -134,7 +134,7 @@ pub fn run<R: Recorder>(f: &mut Function, opts: &CssaOptions, rec: &mut R, stats
                 let edits = ed.take_edits();
                 rec.step(|| {
                     let mut s = Step::new("cssa_merge", format!("CSSA: {xn} flows into the PHI of {dn} and its live range meets no other register of the group, so {xn} is renamed to {dn}."));
-                    s.edits = edits;
+                    s.edits = edits.into();
                     s.focus(Focus::vreg(d))
                 });
             }
@@ -148,7 +148,7 @@ pub fn run<R: Recorder>(f: &mut Function, opts: &CssaOptions, rec: &mut R, stats
             let edits = ed.take_edits();
             rec.step(|| {
                 let mut s = Step::new("cssa_phi_removed", format!("CSSA dissolves the PHI of {dn}: its {n} incoming register(s) never live at the same time as {dn} or each other, so all now are {dn} and the PHI is erased; no copy will be needed for it."));
-                s.edits = edits;
+                s.edits = edits.into();
                 s.focus(Focus::vreg(d))
             });
         }
@@ -162,7 +162,7 @@ pub fn run<R: Recorder>(f: &mut Function, opts: &CssaOptions, rec: &mut R, stats
         );
         rec.step(|| {
             let mut s = Step::new("cssa_done", format!("CSSA coalescing finished: {r} PHI(s) dissolved ({m} register(s) renamed), {k} left to PHI elimination."));
-            s.edits = edits;
+            s.edits = edits.into();
             s
         });
     }

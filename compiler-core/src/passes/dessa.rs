@@ -78,7 +78,7 @@ pub fn run<R: Recorder>(f: &mut Function, rec: &mut R, stats: &mut PhiElimStats)
             let edits = ed.take_edits();
             rec.step(|| {
                 let mut s = Step::new("dessa_parallel_copy", format!("deSSA: the edge %bb.{} → %bb.{} carries the parallel copy of its PHIs, written into the PHI registers before %bb.{}'s terminators as {text}.", p.index(), b.index(), p.index()));
-                s.edits = edits;
+                s.edits = edits.into();
                 s
             });
         }
@@ -90,7 +90,7 @@ pub fn run<R: Recorder>(f: &mut Function, rec: &mut R, stats: &mut PhiElimStats)
         let n = phis.len();
         rec.step(|| {
             let mut s = Step::new("dessa_phis_erased", format!("deSSA: the {n} PHI(s) of %bb.{} are erased; every edge now defines their registers itself.", b.index()));
-            s.edits = edits;
+            s.edits = edits.into();
             s
         });
     }

@@ -238,7 +238,7 @@ pub fn run_keeping_live_variables<R: Recorder>(
     let n = stats.phis_lowered;
     rec.step(move || {
         let mut s = Step::new("done", format!("PHI elimination finished: {n} PHIs lowered; the function is marked noPhis and leaves SSA form."));
-        s.edits = edits;
+        s.edits = edits.into();
         s
     });
     (stats, lv)
@@ -262,7 +262,7 @@ fn write_live_flags<R: Recorder>(ed: &mut Editor<'_>, rec: &mut R, lv: &LiveVari
         let edits = ed.take_edits();
         rec.step(|| {
             let mut s = Step::new("live_flags", format!("LiveVariables is computed first and rewrites the kill and dead flags of {changed} instructions to match it."));
-            s.edits = edits;
+            s.edits = edits.into();
             s
         });
     }
@@ -425,7 +425,7 @@ fn lower_phi<R: Recorder>(
         )
         .focus(Focus::inst(phi_copy))
         .focus(Focus::vreg(dst));
-        s.edits = edits;
+        s.edits = edits.into();
         s
     });
     let at_top = LoweredPhi {
@@ -557,7 +557,7 @@ fn copy_on_predecessors<R: Recorder>(
             if let Some(c) = new_copy {
                 s = s.focus(Focus::inst(c));
             }
-            s.edits = edits;
+            s.edits = edits.into();
             s
         });
     }

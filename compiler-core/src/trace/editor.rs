@@ -180,7 +180,7 @@ pub fn record<R: super::Recorder>(
         let edits = ed.take_edits();
         rec.step(move || {
             let mut s = make();
-            s.edits = edits;
+            s.edits = edits.into();
             s
         });
     }

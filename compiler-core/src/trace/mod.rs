@@ -11,9 +11,14 @@
 //! output exactly (tests check this for every pass); with [`NoTrace`] the closures passed
 //! to [`Recorder::step`] are never called, so tracing off costs nothing.
 
+mod compact;
 mod edit;
 mod editor;
+mod narration;
 mod player;
+
+pub use compact::{List, PayloadBox};
+pub use narration::{Narration, Templates};
 
 pub use edit::{apply_edit, Edit, ReplayError};
 pub use editor::{record, Editor};
@@ -58,32 +63,34 @@ impl Focus {
     }
 }
 
-/// One recorded step of a pass.
+/// One recorded step of a pass. Stored compactly (a trace holds every step): the
+/// narration as a shared template and its numbers ([`Narration`]), lists as [`List`]s,
+/// the payload behind a pointer ([`PayloadBox`], read as `&*step.payload`).
 #[derive(Clone, Debug, Serialize)]
 pub struct Step {
     /// A stable snake_case id of what happened (`extract_subreg_copy`, `commute`, ...).
     pub kind: &'static str,
-    /// One sentence for a reader, in our own words.
-    pub narration: String,
-    pub focus: Vec<Focus>,
+    /// One sentence for a reader, in our own words (`narration.text()`).
+    pub narration: Narration,
+    pub focus: List<Focus>,
     /// The IR edits this step made, in order.
-    pub edits: Vec<Edit>,
+    pub edits: List<Edit>,
     /// The same for the ORI stages (ptx-lower, GeneralOptimize): filled by the
     /// recorder from what changed since the previous step ([`Recorder::ori_step`]).
-    pub ori_edits: Vec<crate::ori::edit::OriEdit>,
+    pub ori_edits: List<crate::ori::edit::OriEdit>,
     /// Pass-specific data for the pictures, as JSON-ready values.
-    pub payload: Payload,
+    pub payload: PayloadBox,
 }
 
 impl Step {
     pub fn new(kind: &'static str, narration: impl Into<String>) -> Self {
         Step {
             kind,
-            narration: narration.into(),
-            focus: Vec::new(),
-            edits: Vec::new(),
-            ori_edits: Vec::new(),
-            payload: Payload::None,
+            narration: Narration::new(&narration.into()),
+            focus: List::new(),
+            edits: List::new(),
+            ori_edits: List::new(),
+            payload: PayloadBox::default(),
         }
     }
     pub fn focus(mut self, f: Focus) -> Self {
@@ -95,7 +102,7 @@ impl Step {
         self
     }
     pub fn payload(mut self, p: Payload) -> Self {
-        self.payload = p;
+        self.payload = p.into();
         self
     }
     /// True when the step changed nothing in the IR.
@@ -428,16 +435,27 @@ impl Recorder for NoTrace {
     }
 }
 
-/// Tracing on: keeps every step.
+/// Tracing on: keeps every step (each narration's template once: [`Templates`]).
 #[derive(Default, Debug)]
 pub struct StepLog {
     pub steps: Vec<Step>,
     pub remarks: Vec<String>,
+    templates: Templates,
     /// During an ORI pass: the function as of the last ORI step, to diff against.
     ori_shadow: Option<alloc::boxed::Box<crate::ori::Function>>,
 }
 
 impl StepLog {
+    fn keep(&mut self, mut s: Step) {
+        self.templates.share(&mut s.narration);
+        // Grow by half rather than double: a trace is the biggest thing a traced run
+        // holds, and its spare room is part of the run's peak.
+        if self.steps.len() == self.steps.capacity() {
+            self.steps.reserve_exact(self.steps.len() / 2 + 16);
+        }
+        self.steps.push(s);
+    }
+
     /// The edits since the last ORI step, applied to the copy so that it equals `f`.
     fn ori_edits(&mut self, f: &crate::ori::Function) -> Vec<crate::ori::edit::OriEdit> {
         let Some(shadow) = self.ori_shadow.as_mut() else {
@@ -459,7 +477,7 @@ impl StepLog {
 impl Recorder for StepLog {
     const ENABLED: bool = true;
     fn step(&mut self, make: impl FnOnce() -> Step) {
-        self.steps.push(make());
+        self.keep(make());
     }
     fn remark(&mut self, text: String) {
         self.remarks.push(text);
@@ -470,8 +488,8 @@ impl Recorder for StepLog {
     fn ori_step(&mut self, f: &crate::ori::Function, make: impl FnOnce() -> Step) {
         let edits = self.ori_edits(f);
         let mut s = make();
-        s.ori_edits = edits;
-        self.steps.push(s);
+        s.ori_edits = edits.into();
+        self.keep(s);
     }
     fn ori_end(&mut self, f: &crate::ori::Function) {
         let edits = self.ori_edits(f);
@@ -494,8 +512,8 @@ impl Recorder for StepLog {
             );
         }
         let mut s = Step::new("settle", narration);
-        s.ori_edits = edits;
-        self.steps.push(s);
+        s.ori_edits = edits.into();
+        self.keep(s);
     }
 }
 

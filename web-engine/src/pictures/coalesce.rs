@@ -251,7 +251,7 @@ fn is_join(verdict: &str) -> bool {
 pub fn replay_tree(steps: &[Step]) -> Result<Option<ReplayTree>, String> {
     let mut tree: Option<ReplayTree> = None;
     for s in steps {
-        if let Payload::TreeChange { events, .. } = &s.payload {
+        if let Payload::TreeChange { events, .. } = &*s.payload {
             let t = tree.get_or_insert_with(ReplayTree::default);
             for e in events {
                 t.apply(e)?;
@@ -272,8 +272,8 @@ pub fn picture(steps: &[Step], first: &[RangeView]) -> Option<CoalescePicture> {
     let mut last_pop: Option<&Payload> = None;
     let mut candidate = None;
     for s in steps {
-        ranges.apply(&s.payload, first);
-        match &s.payload {
+        ranges.apply(&*s.payload, first);
+        match &*s.payload {
             p @ Payload::HeapPop { dst, src, .. } => {
                 last_pop = Some(p);
                 candidate = Some((*dst, *src));
@@ -303,7 +303,7 @@ pub fn picture(steps: &[Step], first: &[RangeView]) -> Option<CoalescePicture> {
         _ => None,
     };
     let extent = ranges.first_extent?;
-    let verdict = match &last.payload {
+    let verdict = match &*last.payload {
         Payload::CoalesceDecision {
             verdict,
             dst,
@@ -504,7 +504,7 @@ fn caption(
     tree: Option<&TreePicture>,
     heap: Option<&HeapPicture>,
 ) -> String {
-    match (&step.payload, verdict) {
+    match (&*step.payload, verdict) {
         (Payload::LiveRanges { registers, .. }, _) => format!(
             "Each row is one register's live range over the program points (slot indexes); a gap means the register holds nothing worth keeping there. {registers} registers start out live."
         ),

@@ -79,7 +79,7 @@ pub fn build(steps: &[Step], functions: &[FunctionSteps], step: usize) -> Option
     let pairs: Vec<PairStep> = steps
         .iter()
         .enumerate()
-        .filter_map(|(index, s)| match s.payload {
+        .filter_map(|(index, s)| match *s.payload {
             Payload::ExtractSubregPair { pseudo, .. } => Some(PairStep {
                 index,
                 function: function_of(functions, index),

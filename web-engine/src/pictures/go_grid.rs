@@ -101,7 +101,7 @@ pub fn build(steps: &[Step], step: usize) -> Option<GoPicture> {
     for (i, s) in steps.iter().enumerate() {
         let shown = i < step;
         let at = i as u32 + 1;
-        match &s.payload {
+        match &*s.payload {
             Payload::GoRound {
                 phase,
                 block,

@@ -334,7 +334,7 @@ pub(super) fn split_phi_edges<R: Recorder>(
                 rec.step(|| {
                     let mut s = Step::new("split_edge", format!("The edge %bb.{pn} → %bb.{mn} is critical and {sn} is live out of %bb.{pn}: it is split by a new block %bb.{nn} ({why}); the PHI's copy will go there."))
                         .focus(Focus::inst(phi));
-                    s.edits = edits;
+                    s.edits = edits.into();
                     s
                 });
             }

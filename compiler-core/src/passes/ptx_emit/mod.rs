@@ -1179,7 +1179,8 @@ fn record_inst<R: Recorder>(
             s.payload = Payload::Emitted {
                 mir,
                 ptx: ptx_lines,
-            };
+            }
+            .into();
             s
         });
     }

@@ -204,7 +204,7 @@ pub fn run_with_live_variables<R: Recorder>(
             "Two-address finished: {} COPYs inserted, {} EXTRACT_SUBREG pairs split, {} REG_SEQUENCE and {} INSERT_SUBREG lowered; the function is no longer in SSA form.",
             stats.get("copies_inserted"), stats.get("extract_subreg_copies"), stats.get("reg_sequence_eliminated"), stats.get("insert_subreg_rewritten")
         ));
-        s.edits = edits;
+        s.edits = edits.into();
         s
     });
     TwoAddressResult {
