@@ -15,6 +15,10 @@
 //!                                   are immediates; `ftz`: a flush flag follows
 //!  ptx `setp:T`, `cvt:TO.FROM`, `cvtx:TO.FROM`, `sym:TEXT` → their operand layouts
 //!  ptx `ld:V`, `ldnc:V`, `ldu:V`, `st:V` → Load / Store of V lanes of the name's type
+//!  ptx `asm:MNEMONIC #0, #1, …`    → defs and uses typed by the mnemonic's last word, for
+//!                                   mnemonics whose operands share it (abs, sqrt, bmsk,
+//!                                   fns, bfind, mov from a special register …); text
+//!                                   alone (`asm:cp.async.commit_group`) → no operands
 //!  anything else                  → Err(why): the coverage test lists the row
 //! ```
 
