@@ -113,6 +113,11 @@ pub fn not_drawn(op: Op, cfg: &GenConfig) -> Option<String> {
     if cfg.llc22 && subreg.contains(&op) {
         return Some("llc-22's NVPTX register classes have no sub-registers".into());
     }
+    if cfg.llc22 && op.isa().ptx.starts_with("asm:") {
+        // The operand layouts read from asm: templates are our reading; llc-22's
+        // verifier refuses some of them (85 of 1,000 texts when they were drawn).
+        return Some("asm: template rows are not yet checked against llc-22".into());
+    }
     shape(op).err()
 }
 
