@@ -11,6 +11,7 @@
 //!                                    payload.rs a step's payload as table rows
 //!                                    pictures/  pass pictures as data (fan-out, GO grid, coalescing)
 //!                                    tours.rs   guided tours, resolved against the run
+//!                                    proof.rs   verifier + interpreter verdicts per stage
 //!  other pages / tests ──▶ js.rs: run(source, options), examples(), stages(), knobs(),
 //!                                 encodeLink / decodeLink   (exported by bin/copyscope-engine.rs)
 //! ```
@@ -23,6 +24,7 @@ pub mod diff;
 pub mod lines;
 pub mod payload;
 pub mod pictures;
+pub mod proof;
 pub mod protocol;
 pub mod session;
 pub mod tours;

@@ -61,6 +61,9 @@ pub struct RunRequest {
     pub knobs: String,
     /// Check the input and every stage's output with the verifier.
     pub verify: bool,
+    /// Test only: the stage (id) whose output the proof breaks before checking it, to
+    /// show what a broken pass looks like (the page takes it from `?fault=` in its URL).
+    pub fault: Option<String>,
 }
 
 /// What the engine answers.
@@ -283,6 +286,9 @@ pub struct StepView {
     /// an inserted or erased line faces a blank.
     #[serde(default)]
     pub align: Alignment,
+    /// The stage's verifier and interpreter verdicts (`crate::proof`).
+    #[serde(default)]
+    pub proof: Option<Box<crate::proof::Proof>>,
 }
 
 /// Where each pane of a step view gets blank rows so both panes align.
@@ -358,6 +364,7 @@ mod wire_tests {
                 format: Some("mir".into()),
                 knobs: "copy-limit=3".into(),
                 verify: true,
+                fault: None,
             },
         };
         assert_eq!(decode::<Request>(&encode(&request).unwrap()), Ok(request));

@@ -21,6 +21,7 @@
 use crate::diff;
 use crate::lines::{print_with_lines, Printed};
 use crate::payload;
+use crate::proof::{self, Proof};
 use crate::protocol::*;
 use compiler_core::entity::EntityRef;
 use compiler_core::entity::SecondaryMap;
@@ -72,6 +73,10 @@ pub struct Session {
     /// The last step viewed, kept so that the next one (most often the step after it)
     /// costs one step of edits and one printing instead of two seeks and two.
     cursor: Option<Cursor>,
+    /// Parallel to `result.stages`: the stage's proof, made on its first view.
+    proofs: Vec<Option<Proof>>,
+    /// The stage whose output the proof breaks on purpose (test only, `RunRequest::fault`).
+    fault: Option<Stage>,
 }
 
 /// The spacing of an ORI function's stored copies, and the copies (the first is the
@@ -214,6 +219,7 @@ impl Session {
             total,
             label: "summing up".into(),
         });
+        let n_stages = result.stages.len();
         let replays = result
             .stages
             .iter()
@@ -238,6 +244,8 @@ impl Session {
             ori_replays,
             first_ranges,
             cursor: None,
+            proofs: vec![None; n_stages],
+            fault: req.fault.as_deref().and_then(|id| id.parse().ok()),
         };
         let mut summary = session.summary();
         summary.stopped = stopped;
@@ -426,6 +434,7 @@ impl Session {
         if let Some(after) = view.after.as_ref().filter(|a| a.text != view.before.text) {
             view.align = crate::diff::align_texts(&view.before.text, &after.text);
         }
+        view.proof = Some(Box::new(self.proof(self.stage_index(stage)?)?));
         Ok(view)
     }
 
@@ -453,6 +462,7 @@ impl Session {
             },
             coalesce: None,
             align: Alignment::default(),
+            proof: None,
         };
         if !self.replayable(k) {
             let run = &self.result.stages[k];
@@ -873,6 +883,53 @@ impl Session {
             marks: after_marks,
         });
         Ok(view)
+    }
+}
+
+// Proof on screen.
+impl Session {
+    /// Stage `k`'s proof (made on first use): the verifier on its output and the
+    /// interpreter on its input and output, function by function.
+    fn proof(&mut self, k: usize) -> Result<Proof, String> {
+        if let Some(p) = &self.proofs[k] {
+            return Ok(p.clone());
+        }
+        let stage = self.result.stages[k].stage;
+        let broken = self.fault == Some(stage);
+        let n = self.result.stages[k].functions.len();
+        let mut fault = None;
+        let mut p = if self.is_ori(k) {
+            let mut afters = Vec::with_capacity(n);
+            for j in 0..n {
+                let count = self.result.stages[k].functions[j].count;
+                let mut f = self.ori_seek(k, j, count)?;
+                if broken && fault.is_none() {
+                    fault = proof::break_ori(&mut f);
+                }
+                afters.push(f);
+            }
+            let module = self.ori_inputs[k].as_ref().ok_or("no input")?;
+            let pairs: Vec<_> = module.functions().zip(&afters).collect();
+            proof::ori_stage(stage, &pairs)
+        } else if self.replayable(k) {
+            let mut afters = Vec::with_capacity(n);
+            for j in 0..n {
+                let count = self.result.stages[k].functions[j].count;
+                let mut f = self.seek(k, j, count)?;
+                if broken && fault.is_none() {
+                    fault = proof::break_mir(&mut f);
+                }
+                afters.push(f);
+            }
+            let module = self.inputs[k].as_ref().ok_or("no input")?;
+            let pairs: Vec<_> = module.functions.iter().zip(&afters).collect();
+            proof::mir(stage, &pairs, module.ir.as_deref())
+        } else {
+            proof::across(stage)
+        };
+        p.fault = fault;
+        self.proofs[k] = Some(p.clone());
+        Ok(p)
     }
 }
 

@@ -1,0 +1,330 @@
+//! The proof a stage shows: the verifier's verdict on its output and the interpreter's
+//! comparison of its input and output (translation validation), run for real on the
+//! functions the stage received and produced.
+//!
+//! ```text
+//!  MIR → MIR stage:  mir::verify(after, level)          interp::Program(before) ┐ same seeded
+//!                                                        interp::Program(after)  ┘ inputs × LAUNCHES
+//!  ORI → ORI stage:  ori::verify::verify(after)         ori::interp::compile_ori(before/after), likewise
+//!  other stages:     said so (their checks run natively: tests/mir_ori_agreement.rs, ...)
+//! ```
+//!
+//! A launch compares everything the run makes observable (global memory after the
+//! launch, each thread's return bytes); the page lists each launch with the words it
+//! compared. A test-only fault ([`Fault`]) erases the output's last store before the
+//! checks run, so the page can show what a broken pass looks like.
+
+use compiler_core::interp::{self, Outcome};
+use compiler_core::mir::{verify, Function, VerifyLevel};
+use compiler_core::ori::{self, interp as ori_interp};
+use compiler_core::Stage;
+use serde::{Deserialize, Serialize};
+
+/// Seeded launches per function.
+pub const LAUNCHES: u64 = 6;
+/// Larger functions are verified but not interpreted in the page.
+pub const MAX_INTERP_INSTS: usize = 20_000;
+/// Instructions all threads of one launch may execute.
+const FUEL: u64 = 1 << 21;
+/// Words shown per region.
+const WORDS: usize = 8;
+
+/// Pass, fail, or no verdict (what the checker cannot model).
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Status {
+    Pass,
+    Fail,
+    Unknown,
+}
+
+/// One checker's verdict, in words, with its details (errors, reasons).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Verdict {
+    pub status: Status,
+    pub text: String,
+    pub details: Vec<String>,
+}
+
+/// One seeded launch of one function on the stage's input and output.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Launch {
+    pub function: String,
+    pub seed: u64,
+    /// `grid 2×1×1, block 64×1×1`.
+    pub shape: String,
+    pub equal: bool,
+    /// `equal`, `both out-of-fuel`, or where they first differ.
+    pub result: String,
+    /// What was compared: a region (or return slot) and its first words, before / after.
+    pub values: Vec<(String, String, String)>,
+}
+
+/// What the page shows for a stage.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Proof {
+    pub stage: Stage,
+    pub verifier: Verdict,
+    pub interpreter: Verdict,
+    pub launches: Vec<Launch>,
+    /// The fault injected into the output before checking (test only), in words.
+    pub fault: Option<String>,
+}
+
+impl Proof {
+    pub fn status(&self) -> Status {
+        match (self.verifier.status, self.interpreter.status) {
+            (Status::Fail, _) | (_, Status::Fail) => Status::Fail,
+            (Status::Pass, Status::Pass) => Status::Pass,
+            _ => Status::Unknown,
+        }
+    }
+}
+
+fn verdict(status: Status, text: String, details: Vec<String>) -> Verdict {
+    Verdict {
+        status,
+        text,
+        details,
+    }
+}
+
+/// A stage whose input and output are of different IR kinds.
+pub fn across(stage: Stage) -> Proof {
+    let why = "this stage changes the IR kind; the page compares within one kind (the native tests compare across: tests/mir_ori_agreement.rs, tests/dag_eval_interp.rs)";
+    Proof {
+        stage,
+        verifier: verdict(Status::Unknown, "not run in the page".into(), vec![why.into()]),
+        interpreter: verdict(Status::Unknown, "not run in the page".into(), vec![why.into()]),
+        launches: Vec::new(),
+        fault: None,
+    }
+}
+
+/// Erases the last store of a MIR function; says what it erased.
+pub fn break_mir(f: &mut Function) -> Option<String> {
+    let (_, i) = f.all_insts().filter(|&(_, i)| is_store(f.insts[i].desc().name)).last()?;
+    let name = f.insts[i].desc().name;
+    f.erase(i);
+    Some(format!("erased the last store ({name}) of `{}`", f.name))
+}
+
+fn is_store(name: &str) -> bool {
+    name.starts_with("ST_") || name.starts_with("STV_") || name.starts_with("StoreRetval")
+}
+
+/// Erases the last store of an ORI function; says what it erased.
+pub fn break_ori(f: &mut ori::Function) -> Option<String> {
+    for b in f.blocks.iter_mut().rev() {
+        if let Some(k) = b.insts.iter().rposition(|&i| f.insts[i].opcode.starts_with("st.")) {
+            let id = b.insts.remove(k);
+            return Some(format!("erased the last store ({}) of `{}`", f.insts[id].opcode, f.name));
+        }
+    }
+    None
+}
+
+/// The proof of a MIR → MIR stage over its functions (input, output).
+pub fn mir(stage: Stage, pairs: &[(&Function, &Function)], ir: Option<&str>) -> Proof {
+    let level = VerifyLevel::after(stage).unwrap_or(VerifyLevel::PostPhiElim);
+    let mut errors = Vec::new();
+    for (_, after) in pairs {
+        for e in verify(after, level) {
+            errors.push(format!("`{}`: {e}", after.name));
+        }
+    }
+    let verifier = checked(errors, &format!("{level:?} rules"));
+    let mut launches = Vec::new();
+    let mut unknown = Vec::new();
+    let cfg = interp::Config {
+        fuel: FUEL,
+        ..interp::Config::default()
+    };
+    for (before, after) in pairs {
+        if before.num_insts().max(after.num_insts()) > MAX_INTERP_INSTS {
+            unknown.push(too_large(&before.name));
+            continue;
+        }
+        let (pb, pa) = match (interp::Program::compile(before), interp::Program::compile(after)) {
+            (Ok(b), Ok(a)) => (b, a),
+            (Err(e), _) | (_, Err(e)) => {
+                unknown.push(format!("`{}`: cannot model {e}", before.name));
+                continue;
+            }
+        };
+        for seed in 0..LAUNCHES {
+            let inputs = interp::random_inputs(before, ir, seed);
+            let l = inputs.launch;
+            let rb = pb.run(&inputs, &cfg).map(|r| r.outcome);
+            let ra = pa.run(&inputs, &cfg).map(|r| r.outcome);
+            let (equal, result, values) = match (&rb, &ra) {
+                (Ok(x), Ok(y)) if x == y => (true, "equal".into(), mir_values(x, y)),
+                (Ok(x), Ok(y)) => (false, interp::describe_difference(x, y), mir_values(x, y)),
+                (Err(x), Err(y)) if x.kind() == y.kind() => {
+                    (true, format!("both stop alike: {}", x.kind()), Vec::new())
+                }
+                (x, y) => (false, format!("before: {}; after: {}", ends(x), ends(y)), Vec::new()),
+            };
+            launches.push(Launch {
+                function: before.name.clone(),
+                seed,
+                shape: shape(l.grid, l.block),
+                equal,
+                result,
+                values,
+            });
+        }
+    }
+    Proof {
+        stage,
+        verifier,
+        interpreter: compared(&launches, unknown),
+        launches,
+        fault: None,
+    }
+}
+
+/// The proof of an ORI → ORI stage over its functions (input, output).
+pub fn ori_stage(stage: Stage, pairs: &[(&ori::Function, &ori::Function)]) -> Proof {
+    let mut errors = Vec::new();
+    for (_, after) in pairs {
+        for e in ori::verify::verify(after) {
+            errors.push(format!("`{}`: {e}", after.name));
+        }
+    }
+    let verifier = checked(errors, "ORI rules");
+    let mut launches = Vec::new();
+    let mut unknown = Vec::new();
+    let cfg = ori_interp::Config { fuel: FUEL };
+    for (before, after) in pairs {
+        if before.insts.len().max(after.insts.len()) > MAX_INTERP_INSTS {
+            unknown.push(too_large(&before.name));
+            continue;
+        }
+        let (pb, pa) = match (ori_interp::compile_ori(before), ori_interp::compile_ori(after)) {
+            (Ok(b), Ok(a)) => (b, a),
+            (Err(e), _) | (_, Err(e)) => {
+                unknown.push(format!("`{}`: cannot model {e}", before.name));
+                continue;
+            }
+        };
+        let params = before.params.as_deref().unwrap_or(&[]);
+        for seed in 0..LAUNCHES {
+            let inputs = ori_interp::random_inputs(params, seed);
+            let l = inputs.launch;
+            let rb = ori_interp::run(&pb, &inputs, &cfg).map(|o| o.buffers);
+            let ra = ori_interp::run(&pa, &inputs, &cfg).map(|o| o.buffers);
+            let values = match (&rb, &ra) {
+                (Ok(x), Ok(y)) => x
+                    .iter()
+                    .zip(y)
+                    .enumerate()
+                    .map(|(k, (p, q))| (format!("buffer {k}"), words(&p.bytes), words(&q.bytes)))
+                    .collect(),
+                _ => Vec::new(),
+            };
+            let (equal, result) = match (&rb, &ra) {
+                (Ok(x), Ok(y)) if x == y => (true, "equal".to_string()),
+                (Ok(_), Ok(_)) => (false, "global memory differs".to_string()),
+                (Err(x), Err(y)) if x.to_string() == y.to_string() => {
+                    (true, format!("both stop alike: {x}"))
+                }
+                (x, y) => (false, format!("before: {}; after: {}", ends(x), ends(y))),
+            };
+            launches.push(Launch {
+                function: before.name.clone(),
+                seed,
+                shape: shape(l.grid, l.block),
+                equal,
+                result,
+                values,
+            });
+        }
+    }
+    Proof {
+        stage,
+        verifier,
+        interpreter: compared(&launches, unknown),
+        launches,
+        fault: None,
+    }
+}
+
+fn checked(errors: Vec<String>, rules: &str) -> Verdict {
+    if errors.is_empty() {
+        verdict(Status::Pass, format!("output verified ({rules})"), Vec::new())
+    } else {
+        let n = errors.len();
+        verdict(Status::Fail, format!("{n} verifier error(s) in the output"), errors)
+    }
+}
+
+fn compared(launches: &[Launch], unknown: Vec<String>) -> Verdict {
+    let differ = launches.iter().filter(|l| !l.equal).count();
+    let n = launches.len();
+    if differ > 0 {
+        let first = launches.iter().find(|l| !l.equal).expect("counted");
+        let text = format!(
+            "results differ on {differ} of {n} launches (first: `{}` seed {}: {})",
+            first.function, first.seed, first.result
+        );
+        verdict(Status::Fail, text, unknown)
+    } else if n == 0 {
+        let text = match unknown.first() {
+            Some(u) => u.clone(),
+            None => "no function to run".into(),
+        };
+        verdict(Status::Unknown, text, unknown)
+    } else if unknown.is_empty() {
+        verdict(Status::Pass, format!("results equal on {n} launches"), unknown)
+    } else {
+        let text = format!("results equal on {n} launches; some functions not run");
+        verdict(Status::Unknown, text, unknown)
+    }
+}
+
+fn too_large(name: &str) -> String {
+    format!("`{name}`: over {MAX_INTERP_INSTS} instructions, not interpreted in the page")
+}
+
+fn ends<T, E: core::fmt::Display>(r: &Result<T, E>) -> String {
+    match r {
+        Ok(_) => "ran".into(),
+        Err(e) => e.to_string(),
+    }
+}
+
+fn shape(g: [u32; 3], b: [u32; 3]) -> String {
+    format!("grid {}×{}×{}, block {}×{}×{}", g[0], g[1], g[2], b[0], b[1], b[2])
+}
+
+/// The first [`WORDS`] 32-bit words of `bytes` in hex (and how many bytes in all).
+pub fn words(bytes: &[u8]) -> String {
+    let mut s: Vec<String> = bytes
+        .chunks(4)
+        .take(WORDS)
+        .map(|c| {
+            let mut w = [0u8; 4];
+            w[..c.len()].copy_from_slice(c);
+            format!("{:08x}", u32::from_le_bytes(w))
+        })
+        .collect();
+    if bytes.len() > 4 * WORDS {
+        s.push(format!("… ({} bytes)", bytes.len()));
+    }
+    s.join(" ")
+}
+
+fn mir_values(x: &Outcome, y: &Outcome) -> Vec<(String, String, String)> {
+    let mut v: Vec<_> = x
+        .global
+        .iter()
+        .zip(&y.global)
+        .take(4)
+        .map(|(p, q)| (p.name.clone(), words(&p.bytes), words(&q.bytes)))
+        .collect();
+    if let (Some(p), Some(q)) = (x.retvals.first(), y.retvals.first()) {
+        v.push(("thread 0 returns".into(), words(p), words(q)));
+    }
+    v
+}
