@@ -109,12 +109,15 @@ pub fn handle(
         }
         Request::Tour { run_id, example } => {
             let result = match (
-                session.as_ref().filter(|s| s.run_id() == run_id),
+                session.as_mut().filter(|s| s.run_id() == run_id),
                 tours::find(&example),
             ) {
                 (None, _) => Err(format!("run {run_id} is no longer loaded")),
                 (_, None) => Err(format!("example `{example}` has no tour")),
-                (Some(s), Some(t)) => tours::resolve(t, run_id, s.result()),
+                (Some(s), Some(t)) => tours::resolve(t, run_id, s.result()).map(|mut plan| {
+                    tours::aim(s, &mut plan);
+                    plan
+                }),
             };
             match result {
                 Ok(plan) => Response::Tour(plan),

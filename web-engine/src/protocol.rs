@@ -349,6 +349,44 @@ pub struct TourStopView {
     pub text: String,
     /// `page § section` of `shared/spec/`.
     pub spec: String,
+    /// Why the mechanism matters, one sentence (shown after `text`).
+    pub why: String,
+    /// The project's page about the mechanism, relative to the site (`mechanisms/….html#…`).
+    pub doc: String,
+    /// What the stop points at on screen (filled in by the session, which has the views).
+    pub target: TourTarget,
+}
+
+/// What a tour stop highlights: lines of the two IR panes and a part of the picture.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TourTarget {
+    /// 0-based lines of the Before pane (at step 0: the stage's input).
+    pub before_lines: Vec<u32>,
+    /// 0-based lines of the After pane.
+    pub after_lines: Vec<u32>,
+    pub picture: Option<PictureTarget>,
+}
+
+/// A part of a pass picture.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum PictureTarget {
+    /// Interval-tree nodes of these registers.
+    TreeNodes(Vec<u32>),
+    /// Live-range rows of these registers.
+    BarRows(Vec<u32>),
+    /// The fan-out picture's pair (1-based), or its wide source when None.
+    FanoutPair(Option<u32>),
+    /// A GeneralOptimize grid cell.
+    GridCell { block: u32, round: u32 },
+    /// A round of the phase-37 cost curve.
+    CostRound(u32),
+    /// The phase-58 MOV buffer.
+    MovBuffer,
+    /// The whole interval tree.
+    Tree,
+    /// The whole pass picture.
+    Whole,
 }
 
 #[cfg(test)]
