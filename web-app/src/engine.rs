@@ -201,7 +201,9 @@ mod imp {
         fn test_fault() -> Option<String> {
             let search = web_sys::window()?.location().search().ok()?;
             let query = search.trim_start_matches('?');
-            query.split('&').find_map(|kv| kv.strip_prefix("fault=").map(String::from))
+            query
+                .split('&')
+                .find_map(|kv| kv.strip_prefix("fault=").map(String::from))
         }
 
         /// Terminates the worker; the next request starts a new one.

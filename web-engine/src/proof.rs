@@ -5,8 +5,11 @@
 //! ```text
 //!  MIR → MIR stage:  mir::verify(after, level)          interp::Program(before) ┐ same seeded
 //!                                                        interp::Program(after)  ┘ inputs × LAUNCHES
-//!  ORI → ORI stage:  ori::verify::verify(after)         ori::interp::compile_ori(before/after), likewise
-//!  other stages:     said so (their checks run natively: tests/mir_ori_agreement.rs, ...)
+//!  ORI → ORI stage:  ori::verify::verify(after)         ori::interp::run_ori(before/after), likewise
+//!  ptx-emit:         (no PTX verifier; it reads back)    MIR interpreter vs run_ptx of the printed PTX
+//!  ptx-lower:        ori::verify on the ORI               run_ptx(PTX read) vs run_ori(ORI made)
+//!  ptx-out:          (no PTX verifier; it reads back)    run_ori(ORI) vs run_ptx(PTX printed)
+//!  instr-emitter:    said so (tests/dag_eval_interp.rs compares it natively)
 //! ```
 //!
 //! A launch compares everything the run makes observable (global memory after the
@@ -17,7 +20,7 @@
 use compiler_core::interp::{self, Outcome};
 use compiler_core::mir::{verify, Function, VerifyLevel};
 use compiler_core::ori::{self, interp as ori_interp};
-use compiler_core::Stage;
+use compiler_core::{ptx, Stage};
 use serde::{Deserialize, Serialize};
 
 /// Seeded launches per function.
@@ -89,13 +92,22 @@ fn verdict(status: Status, text: String, details: Vec<String>) -> Verdict {
     }
 }
 
-/// A stage whose input and output are of different IR kinds.
+/// A stage the page does not check (the instruction emitter: the DAG evaluator is not
+/// in the page's engine), or whose output it no longer has.
 pub fn across(stage: Stage) -> Proof {
-    let why = "this stage changes the IR kind; the page compares within one kind (the native tests compare across: tests/mir_ori_agreement.rs, tests/dag_eval_interp.rs)";
+    let why = "not checked in the page: the DAG evaluator is not in the page's engine, or the stage's output was not kept (the native tests compare: tests/dag_eval_interp.rs, tests/mir_ori_agreement.rs)";
     Proof {
         stage,
-        verifier: verdict(Status::Unknown, "not run in the page".into(), vec![why.into()]),
-        interpreter: verdict(Status::Unknown, "not run in the page".into(), vec![why.into()]),
+        verifier: verdict(
+            Status::Unknown,
+            "not run in the page".into(),
+            vec![why.into()],
+        ),
+        interpreter: verdict(
+            Status::Unknown,
+            "not run in the page".into(),
+            vec![why.into()],
+        ),
         launches: Vec::new(),
         fault: None,
     }
@@ -103,7 +115,10 @@ pub fn across(stage: Stage) -> Proof {
 
 /// Erases the last store of a MIR function; says what it erased.
 pub fn break_mir(f: &mut Function) -> Option<String> {
-    let (_, i) = f.all_insts().filter(|&(_, i)| is_store(f.insts[i].desc().name)).last()?;
+    let (_, i) = f
+        .all_insts()
+        .filter(|&(_, i)| is_store(f.insts[i].desc().name))
+        .last()?;
     let name = f.insts[i].desc().name;
     f.erase(i);
     Some(format!("erased the last store ({name}) of `{}`", f.name))
@@ -116,9 +131,16 @@ fn is_store(name: &str) -> bool {
 /// Erases the last store of an ORI function; says what it erased.
 pub fn break_ori(f: &mut ori::Function) -> Option<String> {
     for b in f.blocks.iter_mut().rev() {
-        if let Some(k) = b.insts.iter().rposition(|&i| f.insts[i].opcode.starts_with("st.")) {
+        if let Some(k) = b
+            .insts
+            .iter()
+            .rposition(|&i| f.insts[i].opcode.starts_with("st."))
+        {
             let id = b.insts.remove(k);
-            return Some(format!("erased the last store ({}) of `{}`", f.insts[id].opcode, f.name));
+            return Some(format!(
+                "erased the last store ({}) of `{}`",
+                f.insts[id].opcode, f.name
+            ));
         }
     }
     None
@@ -145,7 +167,10 @@ pub fn mir(stage: Stage, pairs: &[(&Function, &Function)], ir: Option<&str>) -> 
             unknown.push(too_large(&before.name));
             continue;
         }
-        let (pb, pa) = match (interp::Program::compile(before), interp::Program::compile(after)) {
+        let (pb, pa) = match (
+            interp::Program::compile(before),
+            interp::Program::compile(after),
+        ) {
             (Ok(b), Ok(a)) => (b, a),
             (Err(e), _) | (_, Err(e)) => {
                 unknown.push(format!("`{}`: cannot model {e}", before.name));
@@ -163,7 +188,11 @@ pub fn mir(stage: Stage, pairs: &[(&Function, &Function)], ir: Option<&str>) -> 
                 (Err(x), Err(y)) if x.kind() == y.kind() => {
                     (true, format!("both stop alike: {}", x.kind()), Vec::new())
                 }
-                (x, y) => (false, format!("before: {}; after: {}", ends(x), ends(y)), Vec::new()),
+                (x, y) => (
+                    false,
+                    format!("before: {}; after: {}", ends(x), ends(y)),
+                    Vec::new(),
+                ),
             };
             launches.push(Launch {
                 function: before.name.clone(),
@@ -184,41 +213,205 @@ pub fn mir(stage: Stage, pairs: &[(&Function, &Function)], ir: Option<&str>) -> 
     }
 }
 
-/// The proof of an ORI → ORI stage over its functions (input, output).
-pub fn ori_stage(stage: Stage, pairs: &[(&ori::Function, &ori::Function)]) -> Proof {
+/// The proof of an ORI → ORI stage: the ORI verifier on the output module, and the
+/// ORI interpreter on the input and output modules.
+pub fn ori_stage(stage: Stage, before: &ori::Module, after: &ori::Module) -> Proof {
     let mut errors = Vec::new();
-    for (_, after) in pairs {
-        for e in ori::verify::verify(after) {
-            errors.push(format!("`{}`: {e}", after.name));
+    for f in after.functions() {
+        for e in ori::verify::verify(f) {
+            errors.push(format!("`{}`: {e}", f.name));
         }
     }
-    let verifier = checked(errors, "ORI rules");
+    let cfg = ori_interp::Config { fuel: FUEL };
+    let (launches, unknown) = buffer_launches(
+        &ori_entries(before),
+        &|name, i| ori_interp::run_ori(before, name, i, &cfg).map(|o| o.buffers),
+        &|name, i| ori_interp::run_ori(after, name, i, &cfg).map(|o| o.buffers),
+    );
+    Proof {
+        stage,
+        verifier: checked(errors, "ORI rules"),
+        interpreter: compared(&launches, unknown),
+        launches,
+        fault: None,
+    }
+}
+
+/// ptx-lower: the PTX it read against the ORI it made (both run by the ORI
+/// interpreter's two independent front ends), and the ORI verifier on the output.
+pub fn ptx_to_ori(stage: Stage, before: &ptx::Module, after: &ori::Module) -> Proof {
+    let mut p = ori_stage(stage, &ori::Module::default(), after);
+    let cfg = ori_interp::Config { fuel: FUEL };
+    let (launches, unknown) = buffer_launches(
+        &ori_entries(after),
+        &|name, i| ori_interp::run_ptx(before, name, i, &cfg).map(|o| o.buffers),
+        &|name, i| ori_interp::run_ori(after, name, i, &cfg).map(|o| o.buffers),
+    );
+    p.interpreter = compared(&launches, unknown);
+    p.launches = launches;
+    p
+}
+
+/// ptx-out: the ORI it received against the PTX it printed (read back).
+pub fn ori_to_ptx(stage: Stage, before: &ori::Module, after: &ptx::Module) -> Proof {
+    let cfg = ori_interp::Config { fuel: FUEL };
+    let (launches, unknown) = buffer_launches(
+        &ori_entries(before),
+        &|name, i| ori_interp::run_ori(before, name, i, &cfg).map(|o| o.buffers),
+        &|name, i| ori_interp::run_ptx(after, name, i, &cfg).map(|o| o.buffers),
+    );
+    Proof {
+        stage,
+        verifier: no_ptx_verifier(),
+        interpreter: compared(&launches, unknown),
+        launches,
+        fault: None,
+    }
+}
+
+/// ptx-emit: the MIR interpreter on the machine function against the ORI interpreter
+/// on the PTX printed for it, on the MIR interpreter's inputs; the global memory
+/// regions must agree byte for byte.
+pub fn mir_to_ptx(stage: Stage, before: &compiler_core::mir::Module, after: &ptx::Module) -> Proof {
+    let cfg = ori_interp::Config { fuel: FUEL };
+    let mcfg = interp::Config {
+        fuel: FUEL,
+        ..interp::Config::default()
+    };
     let mut launches = Vec::new();
     let mut unknown = Vec::new();
-    let cfg = ori_interp::Config { fuel: FUEL };
-    for (before, after) in pairs {
-        if before.insts.len().max(after.insts.len()) > MAX_INTERP_INSTS {
-            unknown.push(too_large(&before.name));
+    for f in &before.functions {
+        if f.num_insts() > MAX_INTERP_INSTS {
+            unknown.push(too_large(&f.name));
             continue;
         }
-        let (pb, pa) = match (ori_interp::compile_ori(before), ori_interp::compile_ori(after)) {
-            (Ok(b), Ok(a)) => (b, a),
-            (Err(e), _) | (_, Err(e)) => {
-                unknown.push(format!("`{}`: cannot model {e}", before.name));
+        let program = match interp::Program::compile(f) {
+            Ok(p) => p,
+            Err(e) => {
+                unknown.push(format!("`{}`: cannot model {e}", f.name));
                 continue;
             }
         };
-        let params = before.params.as_deref().unwrap_or(&[]);
+        for seed in 0..LAUNCHES {
+            let mi = interp::random_inputs(f, before.ir.as_deref(), seed);
+            let oi = ori_interp::Inputs {
+                launch: mi.launch,
+                params: mi.params.clone(),
+                buffers: (mi.buffers.iter())
+                    .map(|r| ori_interp::Buffer {
+                        base: r.base,
+                        bytes: r.bytes.clone(),
+                    })
+                    .collect(),
+            };
+            let rb = program.run(&mi, &mcfg).map(|r| r.outcome);
+            let ra = ori_interp::run_ptx(after, &f.name, &oi, &cfg);
+            if let Some(e) = ra.as_ref().err().filter(|e| seed == 0 && is_unmodelled(e)) {
+                unknown.push(format!("`{}`: the PTX: cannot model {e}", f.name));
+                break;
+            }
+            let mut values = Vec::new();
+            let (equal, result) = match (&rb, &ra) {
+                (Ok(x), Ok(y)) => {
+                    let mut same = true;
+                    for b in &y.buffers {
+                        let r = x.global.iter().find(|r| r.base == b.base);
+                        let shown = r.map_or(String::new(), |r| words(&r.bytes));
+                        same &= r.is_some_and(|r| r.bytes == b.bytes);
+                        let name = r.map_or(format!("{:#x}", b.base), |r| r.name.clone());
+                        values.push((name, shown, words(&b.bytes)));
+                    }
+                    (
+                        same,
+                        if same {
+                            "equal".to_string()
+                        } else {
+                            "global memory differs".into()
+                        },
+                    )
+                }
+                (Err(x), Err(y)) => (false, format!("before: {x}; after: {y}")),
+                (x, y) => (false, format!("before: {}; after: {}", ends(x), ends(y))),
+            };
+            launches.push(Launch {
+                function: f.name.clone(),
+                seed,
+                shape: shape(mi.launch.grid, mi.launch.block),
+                equal,
+                result,
+                values,
+            });
+        }
+    }
+    Proof {
+        stage,
+        verifier: no_ptx_verifier(),
+        interpreter: compared(&launches, unknown),
+        launches,
+        fault: None,
+    }
+}
+
+fn no_ptx_verifier() -> Verdict {
+    verdict(
+        Status::Unknown,
+        "no PTX verifier; the printed PTX reads back".into(),
+        vec![
+            "PTX is checked by reading it back and, in the native tests, by the real ptxas".into(),
+        ],
+    )
+}
+
+fn is_unmodelled(e: &ori_interp::InterpError) -> bool {
+    matches!(e, ori_interp::InterpError::Unsupported(_))
+}
+
+/// The defined functions of an ORI module with their parameters.
+fn ori_entries(m: &ori::Module) -> Vec<(String, Vec<ptx::ast::Param>, usize)> {
+    (m.functions())
+        .filter(|f| !f.is_decl)
+        .map(|f| {
+            (
+                f.name.clone(),
+                f.params.clone().unwrap_or_default(),
+                f.insts.len(),
+            )
+        })
+        .collect()
+}
+
+type Runner<'a> = &'a dyn Fn(
+    &str,
+    &ori_interp::Inputs,
+) -> Result<Vec<ori_interp::Buffer>, ori_interp::InterpError>;
+
+/// Runs `before` and `after` on the ORI interpreter's seeded inputs for each function;
+/// a function either side cannot model is listed instead.
+fn buffer_launches(
+    fns: &[(String, Vec<ptx::ast::Param>, usize)],
+    before: Runner,
+    after: Runner,
+) -> (Vec<Launch>, Vec<String>) {
+    let mut launches = Vec::new();
+    let mut unknown = Vec::new();
+    for (name, params, insts) in fns {
+        if *insts > MAX_INTERP_INSTS {
+            unknown.push(too_large(name));
+            continue;
+        }
         for seed in 0..LAUNCHES {
             let inputs = ori_interp::random_inputs(params, seed);
             let l = inputs.launch;
-            let rb = ori_interp::run(&pb, &inputs, &cfg).map(|o| o.buffers);
-            let ra = ori_interp::run(&pa, &inputs, &cfg).map(|o| o.buffers);
+            let (rb, ra) = (before(name, &inputs), after(name, &inputs));
+            if let Some(e) = [&rb, &ra]
+                .into_iter()
+                .find_map(|r| r.as_ref().err().filter(|e| is_unmodelled(e)))
+            {
+                unknown.push(format!("`{name}`: cannot model {e}"));
+                break;
+            }
             let values = match (&rb, &ra) {
-                (Ok(x), Ok(y)) => x
-                    .iter()
-                    .zip(y)
-                    .enumerate()
+                (Ok(x), Ok(y)) => (x.iter().zip(y).enumerate())
                     .map(|(k, (p, q))| (format!("buffer {k}"), words(&p.bytes), words(&q.bytes)))
                     .collect(),
                 _ => Vec::new(),
@@ -232,7 +425,7 @@ pub fn ori_stage(stage: Stage, pairs: &[(&ori::Function, &ori::Function)]) -> Pr
                 (x, y) => (false, format!("before: {}; after: {}", ends(x), ends(y))),
             };
             launches.push(Launch {
-                function: before.name.clone(),
+                function: name.to_string(),
                 seed,
                 shape: shape(l.grid, l.block),
                 equal,
@@ -241,21 +434,23 @@ pub fn ori_stage(stage: Stage, pairs: &[(&ori::Function, &ori::Function)]) -> Pr
             });
         }
     }
-    Proof {
-        stage,
-        verifier,
-        interpreter: compared(&launches, unknown),
-        launches,
-        fault: None,
-    }
+    (launches, unknown)
 }
 
 fn checked(errors: Vec<String>, rules: &str) -> Verdict {
     if errors.is_empty() {
-        verdict(Status::Pass, format!("output verified ({rules})"), Vec::new())
+        verdict(
+            Status::Pass,
+            format!("output verified ({rules})"),
+            Vec::new(),
+        )
     } else {
         let n = errors.len();
-        verdict(Status::Fail, format!("{n} verifier error(s) in the output"), errors)
+        verdict(
+            Status::Fail,
+            format!("{n} verifier error(s) in the output"),
+            errors,
+        )
     }
 }
 
@@ -276,7 +471,11 @@ fn compared(launches: &[Launch], unknown: Vec<String>) -> Verdict {
         };
         verdict(Status::Unknown, text, unknown)
     } else if unknown.is_empty() {
-        verdict(Status::Pass, format!("results equal on {n} launches"), unknown)
+        verdict(
+            Status::Pass,
+            format!("results equal on {n} launches"),
+            unknown,
+        )
     } else {
         let text = format!("results equal on {n} launches; some functions not run");
         verdict(Status::Unknown, text, unknown)
@@ -295,7 +494,10 @@ fn ends<T, E: core::fmt::Display>(r: &Result<T, E>) -> String {
 }
 
 fn shape(g: [u32; 3], b: [u32; 3]) -> String {
-    format!("grid {}×{}×{}, block {}×{}×{}", g[0], g[1], g[2], b[0], b[1], b[2])
+    format!(
+        "grid {}×{}×{}, block {}×{}×{}",
+        g[0], g[1], g[2], b[0], b[1], b[2]
+    )
 }
 
 /// The first [`WORDS`] 32-bit words of `bytes` in hex (and how many bytes in all).

@@ -187,7 +187,11 @@ pub fn target(v: &StepView) -> TourTarget {
     let mut t = TourTarget::default();
     if v.step > 0 {
         t.before_lines = v.before.marks.iter().map(|m| m.line).collect();
-        t.after_lines = v.after.iter().flat_map(|a| a.marks.iter().map(|m| m.line)).collect();
+        t.after_lines = v
+            .after
+            .iter()
+            .flat_map(|a| a.marks.iter().map(|m| m.line))
+            .collect();
     }
     if t.before_lines.is_empty() && t.after_lines.is_empty() {
         // The lines naming the step's registers, or those the narration names.
@@ -204,7 +208,10 @@ pub fn target(v: &StepView) -> TourTarget {
             words.push("mov".into());
         }
         t.before_lines = lines_naming(&v.before.text, &words);
-        t.after_lines = v.after.as_ref().map_or(Vec::new(), |a| lines_naming(&a.text, &words));
+        t.after_lines = v
+            .after
+            .as_ref()
+            .map_or(Vec::new(), |a| lines_naming(&a.text, &words));
     }
     if t.before_lines.is_empty() && t.after_lines.is_empty() {
         // At a stage's input (or a view of a whole stage): what the stage changes.
@@ -235,12 +242,13 @@ fn named_in(text: &str) -> Vec<String> {
         let w = w.trim_end_matches('.');
         let reg = w.len() > 1 && w.starts_with('%');
         let upper = w.chars().filter(|c| c.is_ascii_uppercase()).count();
-        let opcode = w.len() >= 4
-            && upper >= 2
-            && w.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
-        let ptx = w.contains('.') && w.chars().next().is_some_and(|c| c.is_ascii_lowercase())
+        let opcode =
+            w.len() >= 4 && upper >= 2 && w.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
+        let ptx = w.contains('.')
+            && w.chars().next().is_some_and(|c| c.is_ascii_lowercase())
             && w.split('.').count() >= 2
-            && w.chars().all(|c| c.is_ascii_alphanumeric() || c == '.' || c == '_');
+            && w.chars()
+                .all(|c| c.is_ascii_alphanumeric() || c == '.' || c == '_');
         if (reg || opcode || ptx) && !out.iter().any(|o| o == w) {
             out.push(w.to_string());
         }
@@ -270,7 +278,11 @@ fn lines_naming(text: &str, words: &[String]) -> Vec<u32> {
 fn picture_target(v: &StepView) -> Option<PictureTarget> {
     use crate::pictures::Picture;
     if let Some(c) = &v.coalesce {
-        let drawn = |r: u32| c.tree.as_ref().is_some_and(|t| t.nodes.iter().any(|n| n.reg == r));
+        let drawn = |r: u32| {
+            c.tree
+                .as_ref()
+                .is_some_and(|t| t.nodes.iter().any(|n| n.reg == r))
+        };
         if let Some((a, b)) = c.candidate {
             let regs: Vec<u32> = [a, b].into_iter().filter(|&r| drawn(r)).collect();
             return Some(if regs.is_empty() {
@@ -297,13 +309,19 @@ fn picture_target(v: &StepView) -> Option<PictureTarget> {
         Picture::GoGrid(g) => {
             let at = |s: u32| s == v.step;
             if let Some(c) = g.cells.iter().find(|c| at(c.step)) {
-                Some(PictureTarget::GridCell { block: c.block, round: c.iteration })
+                Some(PictureTarget::GridCell {
+                    block: c.block,
+                    round: c.iteration,
+                })
             } else if let Some(c) = g.costs.iter().find(|c| at(c.step)) {
                 Some(PictureTarget::CostRound(c.round))
             } else if g.buffer.as_ref().is_some_and(|b| at(b.step)) {
                 Some(PictureTarget::MovBuffer)
             } else if let Some(c) = g.cells.last() {
-                Some(PictureTarget::GridCell { block: c.block, round: c.iteration })
+                Some(PictureTarget::GridCell {
+                    block: c.block,
+                    round: c.iteration,
+                })
             } else {
                 Some(PictureTarget::Whole)
             }

@@ -19,7 +19,10 @@ fn session(name: &str, fault: Option<&str>) -> (Session, RunSummary) {
 
 fn proof_of(name: &str, stage: Stage, fault: Option<&str>) -> Proof {
     let (mut s, _) = session(name, fault);
-    *s.view(stage, 0).unwrap().proof.expect("every view carries its stage's proof")
+    *s.view(stage, 0)
+        .unwrap()
+        .proof
+        .expect("every view carries its stage's proof")
 }
 
 #[test]
@@ -27,12 +30,25 @@ fn a_mir_stage_is_verified_and_interpreted_on_its_input_and_output() {
     let p = proof_of("tex-v4f32", Stage::TwoAddress, None);
     assert_eq!(p.verifier.status, Status::Pass, "{p:?}");
     assert_eq!(p.interpreter.status, Status::Pass, "{p:?}");
-    assert_eq!(p.launches.len() as u64, proof::LAUNCHES, "one function, every seed");
-    assert!(p.launches.iter().all(|l| l.equal && !l.values.is_empty()), "{p:?}");
-    assert_eq!(p.interpreter.text, format!("results equal on {} launches", proof::LAUNCHES));
+    assert_eq!(
+        p.launches.len() as u64,
+        proof::LAUNCHES,
+        "one function, every seed"
+    );
+    assert!(
+        p.launches.iter().all(|l| l.equal && !l.values.is_empty()),
+        "{p:?}"
+    );
+    assert_eq!(
+        p.interpreter.text,
+        format!("results equal on {} launches", proof::LAUNCHES)
+    );
     // The words shown are the run's memory: before and after agree word for word.
     for l in &p.launches {
-        assert!(l.values.iter().all(|(_, b, a)| b == a && !b.is_empty()), "{l:?}");
+        assert!(
+            l.values.iter().all(|(_, b, a)| b == a && !b.is_empty()),
+            "{l:?}"
+        );
     }
 }
 
@@ -49,10 +65,19 @@ fn a_broken_output_shows_red_with_the_launch_that_differs() {
     let p = proof_of("tex-v4f32", Stage::TwoAddress, Some("two-address"));
     assert_eq!(p.status(), Status::Fail, "{p:?}");
     assert_eq!(p.interpreter.status, Status::Fail, "{p:?}");
-    assert!(p.fault.as_deref().unwrap().contains("erased the last store"), "{p:?}");
+    assert!(
+        p.fault
+            .as_deref()
+            .unwrap()
+            .contains("erased the last store"),
+        "{p:?}"
+    );
     assert!(p.interpreter.text.starts_with("results differ on"), "{p:?}");
     let bad = p.launches.iter().find(|l| !l.equal).unwrap();
-    assert!(bad.values.iter().any(|(_, b, a)| b != a), "the differing words are shown: {bad:?}");
+    assert!(
+        bad.values.iter().any(|(_, b, a)| b != a),
+        "the differing words are shown: {bad:?}"
+    );
     // Other stages of the same run are untouched.
     let (mut s, _) = session("tex-v4f32", Some("two-address"));
     let q = s.view(Stage::RegisterCoalescer, 0).unwrap().proof.unwrap();
@@ -61,7 +86,11 @@ fn a_broken_output_shows_red_with_the_launch_that_differs() {
 
 #[test]
 fn a_broken_ori_output_shows_red() {
-    let p = proof_of("iteration-cap", Stage::GeneralOptimize, Some("general-optimize"));
+    let p = proof_of(
+        "iteration-cap",
+        Stage::GeneralOptimize,
+        Some("general-optimize"),
+    );
     assert_eq!(p.interpreter.status, Status::Fail, "{p:?}");
 }
 
@@ -70,13 +99,21 @@ fn a_broken_ori_output_shows_red() {
 #[test]
 fn the_gallery_proves_or_says_why_not() {
     let mut proven = 0;
+    let mut across = 0;
     for e in EXAMPLES {
         let (mut s, summary) = session(e.name, None);
         for st in &summary.stages {
             let p = s.view(st.stage, 0).unwrap().proof.unwrap();
             assert_ne!(p.status(), Status::Fail, "{} {}: {p:?}", e.name, st.stage);
+            let kinds = st.stage.info();
+            if kinds.input != kinds.output && p.interpreter.status == Status::Pass {
+                across += 1;
+            }
             if p.status() == Status::Unknown {
-                eprintln!("{} {}: {} / {}", e.name, st.stage, p.verifier.text, p.interpreter.text);
+                eprintln!(
+                    "{} {}: {} / {}",
+                    e.name, st.stage, p.verifier.text, p.interpreter.text
+                );
                 assert!(
                     !p.interpreter.details.is_empty() || !p.verifier.details.is_empty(),
                     "{} {}: {p:?}",
@@ -88,6 +125,10 @@ fn the_gallery_proves_or_says_why_not() {
             }
         }
     }
-    eprintln!("{proven} stages proven");
+    eprintln!("{proven} stages proven; {across} IR-changing stages interpreted equal");
+    assert!(
+        across >= 60,
+        "ptx-emit, ptx-lower and ptx-out compare across IRs: {across}"
+    );
     assert!(proven >= 40, "{proven} stages proven");
 }

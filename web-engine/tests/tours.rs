@@ -108,12 +108,22 @@ fn every_stop_points_at_lines_or_a_picture_part() {
             }
             let v = s.view(stop.stage, stop.step).unwrap();
             let n_before = v.before.text.lines().count() as u32;
-            let n_after = v.after.as_ref().map_or(0, |a| a.text.lines().count() as u32);
-            assert!(t.before_lines.iter().all(|&l| l < n_before), "{}", stop.title);
+            let n_after = v
+                .after
+                .as_ref()
+                .map_or(0, |a| a.text.lines().count() as u32);
+            assert!(
+                t.before_lines.iter().all(|&l| l < n_before),
+                "{}",
+                stop.title
+            );
             assert!(t.after_lines.iter().all(|&l| l < n_after), "{}", stop.title);
         }
     }
-    assert!(without.is_empty(), "stops with nothing to point at: {without:#?}");
+    assert!(
+        without.is_empty(),
+        "stops with nothing to point at: {without:#?}"
+    );
 }
 
 #[test]
@@ -158,7 +168,8 @@ fn sentences(text: &str) -> usize {
         .filter(|&i| {
             matches!(b[i - 1], b'.' | b'!' | b'?')
                 && b[i] == b' '
-                && b.get(i + 1).is_some_and(|c| c.is_ascii_uppercase() || c.is_ascii_digit() || *c == b'"')
+                && b.get(i + 1)
+                    .is_some_and(|c| c.is_ascii_uppercase() || c.is_ascii_digit() || *c == b'"')
         })
         .count();
     ends + 1
@@ -175,7 +186,10 @@ fn every_stop_says_why_in_two_or_three_sentences_and_links_our_page() {
             let whole = format!("{} {}", stop.text, stop.spec.why);
             let n = sentences(&whole);
             if !(2..=3).contains(&n) {
-                wrong.push(format!("{} / {}: {n} sentences: {whole}", tour.example, stop.title));
+                wrong.push(format!(
+                    "{} / {}: {n} sentences: {whole}",
+                    tour.example, stop.title
+                ));
             }
         }
     }
@@ -183,9 +197,12 @@ fn every_stop_says_why_in_two_or_three_sentences_and_links_our_page() {
     for m in tours::MECHANISMS {
         assert_eq!(sentences(m.why), 1, "{}", m.why);
         let (page, anchor) = m.doc.split_once('#').expect("page#anchor");
-        let html = std::fs::read_to_string(docs.join(page))
-            .unwrap_or_else(|e| panic!("docs/{page}: {e}"));
-        assert!(html.contains(&format!("id=\"{anchor}\"")), "docs/{page} has no #{anchor}");
+        let html =
+            std::fs::read_to_string(docs.join(page)).unwrap_or_else(|e| panic!("docs/{page}: {e}"));
+        assert!(
+            html.contains(&format!("id=\"{anchor}\"")),
+            "docs/{page} has no #{anchor}"
+        );
     }
 }
 

@@ -30,7 +30,8 @@ pub fn rule(name: Option<&str>) -> String {
 fn is_reg_name(n: &str) -> bool {
     !n.is_empty()
         && n.len() < 40
-        && n.chars().all(|c| c.is_ascii_alphanumeric() || "%$_.".contains(c))
+        && n.chars()
+            .all(|c| c.is_ascii_alphanumeric() || "%$_.".contains(c))
 }
 
 /// Installs the document listener once (the components that draw registers call it).
@@ -44,7 +45,9 @@ pub fn install() {
     let style = match doc.get_element_by_id("reg-hover-style") {
         Some(s) => s,
         None => {
-            let Ok(s) = doc.create_element("style") else { return };
+            let Ok(s) = doc.create_element("style") else {
+                return;
+            };
             s.set_id("reg-hover-style");
             if let Some(head) = doc.head() {
                 let _ = head.append_child(&s);

@@ -7,8 +7,8 @@
 use crate::model::layout::Layout;
 use crate::model::tour::TourState;
 use crate::model::tour_target;
-use web_engine::protocol::TourStopView;
 use crate::state::Action;
+use web_engine::protocol::TourStopView;
 use yew::prelude::*;
 
 #[derive(Properties, PartialEq)]
@@ -23,7 +23,10 @@ pub struct TourBarProps {
 /// the caller drops the timer after 3 s.
 fn scroll_to_target(stop: &TourStopView) -> Option<gloo_timers::callback::Interval> {
     use crate::model::text::LINE_PX;
-    let (pane, line) = match (stop.target.before_lines.first(), stop.target.after_lines.first()) {
+    let (pane, line) = match (
+        stop.target.before_lines.first(),
+        stop.target.after_lines.first(),
+    ) {
         (Some(l), _) => (".ir-before", *l),
         (None, Some(l)) => (".ir-after", *l),
         (None, None) => return None,
@@ -35,13 +38,21 @@ fn scroll_to_target(stop: &TourStopView) -> Option<gloo_timers::callback::Interv
     let mut done = false;
     Some(gloo_timers::callback::Interval::new(100, move || {
         let doc = web_sys::window().and_then(|w| w.document());
-        let find = |sel: &str| doc.as_ref().and_then(|d| d.query_selector(sel).ok().flatten());
+        let find = |sel: &str| {
+            doc.as_ref()
+                .and_then(|d| d.query_selector(sel).ok().flatten())
+        };
         let shown = find(".ir-before").and_then(|e| e.get_attribute("aria-label"));
-        let Some(el) = find(pane).filter(|_| !done && shown.as_deref() == Some(label.as_str())) else {
+        let Some(el) = find(pane).filter(|_| !done && shown.as_deref() == Some(label.as_str()))
+        else {
             return;
         };
         done = true;
-        let (top, h, at) = (f64::from(el.scroll_top()), f64::from(el.client_height()), f64::from(line) * LINE_PX);
+        let (top, h, at) = (
+            f64::from(el.scroll_top()),
+            f64::from(el.client_height()),
+            f64::from(line) * LINE_PX,
+        );
         if at < top || at + LINE_PX > top + h {
             el.set_scroll_top(((at - 3.0 * LINE_PX).max(0.0)) as i32);
         }

@@ -23,12 +23,16 @@ pub fn picture_selectors(t: &TourTarget) -> Vec<String> {
         Some(PictureTarget::BarRows(regs)) => (regs.iter())
             .map(|r| format!(".bars-svg .bar-row[data-reg=\"{r}\"]"))
             .collect(),
-        Some(PictureTarget::FanoutPair(Some(n))) => vec![format!(".fanout-svg .pair[data-pair=\"{n}\"]")],
+        Some(PictureTarget::FanoutPair(Some(n))) => {
+            vec![format!(".fanout-svg .pair[data-pair=\"{n}\"]")]
+        }
         Some(PictureTarget::FanoutPair(None)) => vec![".fanout-svg > text[data-hreg]".into()],
         Some(PictureTarget::GridCell { block, round }) => vec![format!(
             ".pass-svg .grid-cell[data-block=\"{block}\"][data-round=\"{round}\"]"
         )],
-        Some(PictureTarget::CostRound(r)) => vec![format!(".pass-svg .cost-round[data-round=\"{r}\"]")],
+        Some(PictureTarget::CostRound(r)) => {
+            vec![format!(".pass-svg .cost-round[data-round=\"{r}\"]")]
+        }
         Some(PictureTarget::MovBuffer) => vec![".pass-svg .buffer".into()],
         Some(PictureTarget::Tree) => vec![".tree-svg".into()],
         Some(PictureTarget::Whole) => vec![".pass-picture svg".into()],
@@ -67,13 +71,20 @@ pub fn describe(t: &TourTarget) -> String {
         1 => Some("the highlighted line of the IR".to_string()),
         n => Some(format!("the {n} highlighted lines of the IR")),
     };
-    let regs = |r: &[u32]| r.iter().map(|r| format!("%{r}")).collect::<Vec<_>>().join(", ");
+    let regs = |r: &[u32]| {
+        r.iter()
+            .map(|r| format!("%{r}"))
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
     let part = t.picture.as_ref().map(|p| match p {
         PictureTarget::TreeNodes(r) => format!("the tree nodes of {}", regs(r)),
         PictureTarget::BarRows(r) => format!("the live ranges of {}", regs(r)),
         PictureTarget::FanoutPair(Some(n)) => format!("pair {n} of the fan-out"),
         PictureTarget::FanoutPair(None) => "the wide source in the fan-out".into(),
-        PictureTarget::GridCell { block, round } => format!("block {block}, round {round} of the grid"),
+        PictureTarget::GridCell { block, round } => {
+            format!("block {block}, round {round} of the grid")
+        }
         PictureTarget::CostRound(r) => format!("round {r} of the cost curve"),
         PictureTarget::MovBuffer => "the MOV buffer".into(),
         PictureTarget::Tree => "the interval tree".into(),
@@ -84,5 +95,41 @@ pub fn describe(t: &TourTarget) -> String {
         (Some(l), None) => format!("Look at {l}."),
         (None, Some(p)) => format!("Look at {p}."),
         (None, None) => String::new(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn lines_are_one_based_and_picture_parts_name_their_elements() {
+        let t = TourTarget {
+            before_lines: vec![0, 4],
+            after_lines: vec![2],
+            picture: Some(PictureTarget::TreeNodes(vec![7])),
+        };
+        assert_eq!(
+            line_selectors(&t),
+            [
+                ".ir-before .code-line[data-line=\"1\"]",
+                ".ir-before .code-line[data-line=\"5\"]",
+                ".ir-after .code-line[data-line=\"3\"]"
+            ]
+        );
+        assert_eq!(
+            picture_selectors(&t),
+            [".tree-svg .rb-node[data-hreg=\"%7\"]"]
+        );
+        let css = style(&t);
+        assert!(
+            css.contains("outline: 3px solid") && css.contains("stroke-width: 4px"),
+            "{css}"
+        );
+        assert_eq!(
+            describe(&t),
+            "Look at the 2 highlighted lines of the IR and the tree nodes of %7."
+        );
+        assert_eq!(style(&TourTarget::default()), "");
     }
 }
