@@ -226,7 +226,7 @@ mod imp {
 
         pub fn send(&self, mut req: Request) {
             if let Request::Run { run, .. } = &mut req {
-                run.fault = test_fault();
+                run.fault = Self::test_fault();
             }
             if self.0.borrow().worker.is_none() {
                 self.spawn();
