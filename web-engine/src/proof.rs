@@ -13,9 +13,11 @@
 //! ```
 //!
 //! A launch compares everything the run makes observable (global memory after the
-//! launch, each thread's return bytes); the page lists each launch with the words it
-//! compared. A test-only fault ([`Fault`]) erases the output's last store before the
-//! checks run, so the page can show what a broken pass looks like.
+//! launch; for MIR also each thread's return bytes); the page lists each launch with the
+//! words it compared. A test-only fault (`RunRequest::fault`, [`break_mir`],
+//! [`break_ori`]) erases the output's last store before the checks run, so the page can
+//! show what a broken pass looks like. Functions over [`MAX_INTERP_INSTS`] instructions
+//! are verified but not interpreted (the answer would wait too long).
 
 use compiler_core::interp::{self, Outcome};
 use compiler_core::mir::{verify, Function, VerifyLevel};
@@ -240,6 +242,7 @@ pub fn ori_stage(stage: Stage, before: &ori::Module, after: &ori::Module) -> Pro
 /// ptx-lower: the PTX it read against the ORI it made (both run by the ORI
 /// interpreter's two independent front ends), and the ORI verifier on the output.
 pub fn ptx_to_ori(stage: Stage, before: &ptx::Module, after: &ori::Module) -> Proof {
+    // The verifier part of an ORI stage's proof (an empty input runs nothing).
     let mut p = ori_stage(stage, &ori::Module::default(), after);
     let cfg = ori_interp::Config { fuel: FUEL };
     let (launches, unknown) = buffer_launches(

@@ -367,9 +367,11 @@ impl std::fmt::Display for TestCounts {
 /// and the engine measured 546 KB (the ORI interpreter's warp-level instructions,
 /// CSSA/deSSA, pair decomposition and the copy-family table, line-preserving PTX
 /// output, undo records for seeking, the Before/After alignment): still a guard against
-/// growth, not the goal.
+/// growth, not the goal. Raised to 650 KB (issue 30's proof on screen): the engine now
+/// links the MIR interpreter and the ORI interpreter's PTX and ORI front ends to check
+/// every stage in the page, measured 638 KB (+91 KB).
 const WASM_GZIP_BUDGET_PAGE: u64 = 400 * 1024;
-const WASM_GZIP_BUDGET_ENGINE: u64 = 550 * 1024;
+const WASM_GZIP_BUDGET_ENGINE: u64 = 650 * 1024;
 
 fn wasm_budget(file: &str) -> u64 {
     if file.starts_with("copyscope-engine") {
@@ -383,8 +385,8 @@ fn wasm_budget(file: &str) -> u64 {
 /// std, serde, the permalink codec and the gallery's texts, so together they weigh more
 /// than the one file did before the split (568 KB).
 /// (Raised from 750 KB with the engine's guard, measured 778 KB; then to 820 KB,
-/// measured 812 KB.)
-const WASM_GZIP_BUDGET_TOTAL: u64 = 820 * 1024;
+/// measured 812 KB; then to 940 KB with the interpreters, measured 926 KB.)
+const WASM_GZIP_BUDGET_TOTAL: u64 = 940 * 1024;
 
 fn trunk_build(ctx: &Ctx) -> Outcome {
     let (ok, _) = proc::tee(&mut ctx.command("trunk", &["build", "--release"]));

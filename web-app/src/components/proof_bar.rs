@@ -95,8 +95,9 @@ pub fn proof_bar(props: &ProofBarProps) -> Html {
                 { details(&p.verifier) }
                 { details(&p.interpreter) }
                 if !p.launches.is_empty() {
-                    <div class="proof-table-wrap" tabindex="0" role="region" aria-label="Values compared">
+                    <div class="proof-table-wrap">
                         <table class="proof-table">
+                            <caption class="visually-hidden">{ "Values compared, launch by launch" }</caption>
                             <thead><tr>
                                 <th scope="col">{ "Function" }</th><th scope="col">{ "Seed" }</th>
                                 <th scope="col">{ "Launch" }</th><th scope="col">{ "Result" }</th>
