@@ -457,7 +457,7 @@ fn checked(errors: Vec<String>, rules: &str) -> Verdict {
     }
 }
 
-fn compared(launches: &[Launch], unknown: Vec<String>) -> Verdict {
+fn compared(launches: &[Launch], mut unknown: Vec<String>) -> Verdict {
     let differ = launches.iter().filter(|l| !l.equal).count();
     let n = launches.len();
     // Launches where both sides stopped the same way (out of fuel, a bad address) agree
@@ -473,10 +473,15 @@ fn compared(launches: &[Launch], unknown: Vec<String>) -> Verdict {
         return verdict(Status::Fail, text, unknown);
     }
     if ran == 0 {
+        if let Some(l) = launches.first() {
+            unknown.push(format!("`{}`: {}", l.function, l.result));
+        }
         let text = match (unknown.first(), alike) {
             (Some(u), _) => u.clone(),
             (None, 0) => "no function to run".into(),
-            (None, a) => format!("both sides stopped alike on all {a} launches; no memory compared"),
+            (None, a) => {
+                format!("both sides stopped alike on all {a} launches; no memory compared")
+            }
         };
         return verdict(Status::Unknown, text, unknown);
     }
