@@ -1,6 +1,8 @@
 // Guided tours against the built site (dist/): every gallery example's tour played to
 // its end with Next (each stop must show its stage and step in the timeline and the
-// step counter), autoplay, presenter mode, and an axe-core scan of the tour card.
+// step counter, highlight what it talks about, say why it matters and link to our page
+// about the mechanism, which the site serves), autoplay, presenter mode, and an
+// axe-core scan of the tour card.
 
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
@@ -55,6 +57,34 @@ async function expectAtStop(page, where) {
   assert.match(spec, /^[a-z-]+\.(txt|md) § .+/, `${where}: spec pointer`);
 }
 
+/**
+ * The stop highlights what it talks about: some element its target names (a line of the
+ * IR panes, a tree node, a live-range row, a fan-out pair, a grid cell) is on the page
+ * with the highlight (an outline, or a 4 px stroke on its shapes). Returns its doc link.
+ */
+async function expectTargetHighlighted(page, where) {
+  const sels = (await page.locator('.tour-bar').getAttribute('data-target')) ?? '';
+  assert.ok(sels.length > 0, `${where}: the stop names nothing to look at`);
+  await page
+    .waitForFunction(
+      (list) =>
+        list.split(' | ').some((sel) => {
+          const el = document.querySelector(sel);
+          if (!el) return false;
+          const shape = el.querySelector('rect, circle, path');
+          return getComputedStyle(el).outlineStyle === 'solid' || (shape && getComputedStyle(shape).strokeWidth === '4px');
+        }),
+      sels,
+      { timeout: 10_000 },
+    )
+    .catch(() => assert.fail(`${where}: nothing of ${sels} is highlighted`));
+  const why = (await page.locator('.tour-why').textContent()).trim();
+  assert.match(why, /^[A-Z].+\.$/, `${where}: why it matters`);
+  const href = await page.locator('.tour-doc').getAttribute('href');
+  assert.match(href, /^mechanisms\/[a-z-]+\.html#[a-z0-9-]+$/, `${where}: doc link`);
+  return href;
+}
+
 test('every gallery example has a tour, and each plays to its end', async () => {
   const { page, errors } = await openApp(browser.context, url());
   await runState(page, 'done');
@@ -62,6 +92,7 @@ test('every gallery example has a tour, and each plays to its end', async () => 
   const names = await page.evaluate(() => window.wasmBindings.examples().map((e) => e.name));
   assert.ok(names.length >= 29, `examples: ${names.length}`);
   let stops = 0;
+  const docs = new Set();
   for (const name of names) {
     await page.evaluate((n) => {
       window.location.hash = `example=${n}`;
@@ -77,6 +108,7 @@ test('every gallery example has a tour, and each plays to its end', async () => 
     const next = page.getByRole('button', { name: 'Next stop', exact: true });
     for (;;) {
       await expectAtStop(page, `${name} stop ${k}`);
+      docs.add(await expectTargetHighlighted(page, `${name} stop ${k}`));
       stops += 1;
       if (k === n) break;
       await next.click();
@@ -91,6 +123,13 @@ test('every gallery example has a tour, and each plays to its end', async () => 
     await page.locator('.tour-bar').waitFor({ state: 'detached' });
   }
   assert.ok(stops >= 4 * names.length, `stops visited: ${stops}`);
+  // Every page a stop links to is served with the site and has the section.
+  for (const href of docs) {
+    const [file, anchor] = href.split('#');
+    const html = await page.evaluate((f) => fetch(f).then((r) => (r.ok ? r.text() : `HTTP ${r.status}`)), file);
+    assert.ok(html.includes(`id="${anchor}"`), `${href}: ${html.slice(0, 80)}`);
+  }
+  assert.ok(docs.size >= 20, `${docs.size} mechanism sections linked`);
   assert.deepEqual(errors, []);
   await page.close();
 });

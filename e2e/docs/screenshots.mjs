@@ -39,6 +39,7 @@ for (const [setting, viewport, colorScheme, layout] of SETTINGS) {
         await page.locator(`.layout-${layout}`).waitFor();
       }
       await page.locator('.picture-panel #picture-body svg').first().waitFor({ timeout: 30_000 });
+      await page.locator('.proof[data-status]').waitFor({ timeout: 30_000 });
       await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => setTimeout(r, 200))));
       const file = join(dir, `${name}-${setting}.png`);
       await page.screenshot({ path: file, fullPage: viewport.width < 600 });

@@ -196,6 +196,16 @@ mod imp {
             });
         }
 
+        /// Test only: `?fault=<stage id>` in the page's URL asks the engine to break that
+        /// stage's output before its proof checks it (`web_engine::proof`).
+        fn test_fault() -> Option<String> {
+            let search = web_sys::window()?.location().search().ok()?;
+            let query = search.trim_start_matches('?');
+            query
+                .split('&')
+                .find_map(|kv| kv.strip_prefix("fault=").map(String::from))
+        }
+
         /// Terminates the worker; the next request starts a new one.
         fn stop(&self) {
             let mut i = self.0.borrow_mut();
@@ -214,7 +224,10 @@ mod imp {
             }
         }
 
-        pub fn send(&self, req: Request) {
+        pub fn send(&self, mut req: Request) {
+            if let Request::Run { run, .. } = &mut req {
+                run.fault = Self::test_fault();
+            }
             if self.0.borrow().worker.is_none() {
                 self.spawn();
             }

@@ -518,10 +518,7 @@ impl AppState {
                 };
             }
             Action::First => self.step = 0,
-            Action::Last => {
-                self.step = self.total_steps();
-                self.playing = false;
-            }
+            Action::Last => self.reduce_in_place(Action::Seek(u32::MAX)),
             Action::Play => self.play(),
             Action::Pause => self.playing = false,
             Action::TogglePlay => {
@@ -1077,6 +1074,7 @@ impl AppState {
                     format: self.format.map(|f| f.name().into()),
                     knobs: self.knobs.to_query(),
                     verify: self.verify,
+                    fault: None,
                 },
             )),
             _ => None,

@@ -11,6 +11,7 @@
 //!                                    payload.rs a step's payload as table rows
 //!                                    pictures/  pass pictures as data (fan-out, GO grid, coalescing)
 //!                                    tours.rs   guided tours, resolved against the run
+//!                                    proof.rs   verifier + interpreter verdicts per stage
 //!  other pages / tests ──▶ js.rs: run(source, options), examples(), stages(), knobs(),
 //!                                 encodeLink / decodeLink   (exported by bin/copyscope-engine.rs)
 //! ```
@@ -23,6 +24,7 @@ pub mod diff;
 pub mod lines;
 pub mod payload;
 pub mod pictures;
+pub mod proof;
 pub mod protocol;
 pub mod session;
 pub mod tours;
@@ -120,12 +122,15 @@ pub fn handle(
         }
         Request::Tour { run_id, example } => {
             let result = match (
-                session.as_ref().filter(|s| s.run_id() == run_id),
+                session.as_mut().filter(|s| s.run_id() == run_id),
                 tours::find(&example),
             ) {
                 (None, _) => Err(format!("run {run_id} is no longer loaded")),
                 (_, None) => Err(format!("example `{example}` has no tour")),
-                (Some(s), Some(t)) => tours::resolve(t, run_id, s.result()),
+                (Some(s), Some(t)) => tours::resolve(t, run_id, s.result()).map(|mut plan| {
+                    tours::aim(s, &mut plan);
+                    plan
+                }),
             };
             match result {
                 Ok(plan) => Response::Tour(plan),

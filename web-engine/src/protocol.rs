@@ -61,6 +61,9 @@ pub struct RunRequest {
     pub knobs: String,
     /// Check the input and every stage's output with the verifier.
     pub verify: bool,
+    /// Test only: the stage (id) whose output the proof breaks before checking it, to
+    /// show what a broken pass looks like (the page takes it from `?fault=` in its URL).
+    pub fault: Option<String>,
 }
 
 /// What the engine answers.
@@ -286,6 +289,9 @@ pub struct StepView {
     /// an inserted or erased line faces a blank.
     #[serde(default)]
     pub align: Alignment,
+    /// The stage's verifier and interpreter verdicts (`crate::proof`).
+    #[serde(default)]
+    pub proof: Option<Box<crate::proof::Proof>>,
 }
 
 /// Where each pane of a step view gets blank rows so both panes align.
@@ -346,6 +352,44 @@ pub struct TourStopView {
     pub text: String,
     /// `page § section` of `shared/spec/`.
     pub spec: String,
+    /// Why the mechanism matters, one sentence (shown after `text`).
+    pub why: String,
+    /// The project's page about the mechanism, relative to the site (`mechanisms/….html#…`).
+    pub doc: String,
+    /// What the stop points at on screen (filled in by the session, which has the views).
+    pub target: TourTarget,
+}
+
+/// What a tour stop highlights: lines of the two IR panes and a part of the picture.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TourTarget {
+    /// 0-based lines of the Before pane (at step 0: the stage's input).
+    pub before_lines: Vec<u32>,
+    /// 0-based lines of the After pane.
+    pub after_lines: Vec<u32>,
+    pub picture: Option<PictureTarget>,
+}
+
+/// A part of a pass picture.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum PictureTarget {
+    /// Interval-tree nodes of these registers.
+    TreeNodes(Vec<u32>),
+    /// Live-range rows of these registers.
+    BarRows(Vec<u32>),
+    /// The fan-out picture's pair (1-based), or its wide source when None.
+    FanoutPair(Option<u32>),
+    /// A GeneralOptimize grid cell.
+    GridCell { block: u32, round: u32 },
+    /// A round of the phase-37 cost curve.
+    CostRound(u32),
+    /// The phase-58 MOV buffer.
+    MovBuffer,
+    /// The whole interval tree.
+    Tree,
+    /// The whole pass picture.
+    Whole,
 }
 
 #[cfg(test)]
@@ -361,6 +405,7 @@ mod wire_tests {
                 format: Some("mir".into()),
                 knobs: "copy-limit=3".into(),
                 verify: true,
+                fault: None,
             },
         };
         assert_eq!(decode::<Request>(&encode(&request).unwrap()), Ok(request));

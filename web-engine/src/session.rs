@@ -21,6 +21,7 @@
 use crate::diff;
 use crate::lines::{print_with_lines, Printed};
 use crate::payload;
+use crate::proof::{self, Proof};
 use crate::protocol::*;
 use compiler_core::entity::EntityRef;
 use compiler_core::entity::SecondaryMap;
@@ -72,6 +73,12 @@ pub struct Session {
     /// The last step viewed, kept so that the next one (most often the step after it)
     /// costs one step of edits and one printing instead of two seeks and two.
     cursor: Option<Cursor>,
+    /// Parallel to `result.stages`: the stage's proof, made on its first view.
+    proofs: Vec<Option<Proof>>,
+    /// The stage whose output the proof breaks on purpose (test only, `RunRequest::fault`).
+    fault: Option<Stage>,
+    /// Parallel to `result.stages`: the PTX / ORI input of ptx-lower and ptx-out.
+    cross_inputs: Vec<Option<Ir>>,
 }
 
 /// The spacing of an ORI function's stored copies, and the copies (the first is the
@@ -93,6 +100,8 @@ struct Watch<'a> {
     total: u32,
     inputs: Vec<Option<Module>>,
     ori_inputs: Vec<Option<ori::Module>>,
+    /// The PTX input of ptx-lower and the ORI input of ptx-out, for their proofs.
+    cross_inputs: Vec<Option<Ir>>,
     progress: &'a mut dyn FnMut(Progress),
 }
 
@@ -119,6 +128,10 @@ impl Observer for Watch<'_> {
             Ir::Ori(m) if stage.info().output == compiler_core::stages::IrKind::Ori => {
                 Some(m.clone())
             }
+            _ => None,
+        });
+        self.cross_inputs.push(match (input, stage) {
+            (Ir::Ptx(_) | Ir::Ori(_), Stage::PtxLower | Stage::PtxOut) => Some(input.clone()),
             _ => None,
         });
         (self.progress)(Progress {
@@ -179,6 +192,7 @@ impl Session {
             total: 0,
             inputs: Vec::new(),
             ori_inputs: Vec::new(),
+            cross_inputs: Vec::new(),
             progress,
         };
         let mut stopped = None;
@@ -194,6 +208,7 @@ impl Session {
                 };
                 watch.inputs.clear();
                 watch.ori_inputs.clear();
+                watch.cross_inputs.clear();
                 match before.map(|_| run_observed(&req.source, &again, &mut watch)) {
                     Some(Ok(r)) => {
                         stopped = Some(StageStop { stage, message });
@@ -214,6 +229,7 @@ impl Session {
             total,
             label: "summing up".into(),
         });
+        let n_stages = result.stages.len();
         let replays = result
             .stages
             .iter()
@@ -238,6 +254,9 @@ impl Session {
             ori_replays,
             first_ranges,
             cursor: None,
+            proofs: vec![None; n_stages],
+            fault: req.fault.as_deref().and_then(|id| id.parse().ok()),
+            cross_inputs: watch.cross_inputs,
         };
         let mut summary = session.summary();
         summary.stopped = stopped;
@@ -427,6 +446,7 @@ impl Session {
         if let Some(after) = view.after.as_ref().filter(|a| a.text != view.before.text) {
             view.align = crate::diff::align_texts(&view.before.text, &after.text);
         }
+        view.proof = Some(Box::new(self.proof(self.stage_index(stage)?)?));
         Ok(view)
     }
 
@@ -454,6 +474,7 @@ impl Session {
             },
             coalesce: None,
             align: Alignment::default(),
+            proof: None,
         };
         if !self.replayable(k) {
             let run = &self.result.stages[k];
@@ -874,6 +895,79 @@ impl Session {
             marks: after_marks,
         });
         Ok(view)
+    }
+}
+
+// Proof on screen.
+impl Session {
+    /// Stage `k`'s proof (made on first use): the verifier on its output and the
+    /// interpreter on its input and output, function by function.
+    fn proof(&mut self, k: usize) -> Result<Proof, String> {
+        if let Some(p) = &self.proofs[k] {
+            return Ok(p.clone());
+        }
+        let stage = self.result.stages[k].stage;
+        let broken = self.fault == Some(stage);
+        let n = self.result.stages[k].functions.len();
+        let mut fault = None;
+        let mut p = if self.is_ori(k) {
+            let module = self.ori_inputs[k].clone().ok_or("no input")?;
+            let mut after = module.clone();
+            let mut j = 0;
+            for item in &mut after.items {
+                if let ori::Item::Func(f) = item {
+                    let count = self.result.stages[k].functions[j].count;
+                    *f = self.ori_seek(k, j, count)?;
+                    if broken && fault.is_none() {
+                        fault = proof::break_ori(f);
+                    }
+                    j += 1;
+                }
+            }
+            proof::ori_stage(stage, &module, &after)
+        } else if self.replayable(k) {
+            let mut afters = Vec::with_capacity(n);
+            for j in 0..n {
+                let count = self.result.stages[k].functions[j].count;
+                let mut f = self.seek(k, j, count)?;
+                if broken && fault.is_none() {
+                    fault = proof::break_mir(&mut f);
+                }
+                afters.push(f);
+            }
+            let module = self.inputs[k].as_ref().ok_or("no input")?;
+            let pairs: Vec<_> = module.functions.iter().zip(&afters).collect();
+            proof::mir(stage, &pairs, module.ir.as_deref())
+        } else {
+            self.cross_proof(k)
+        };
+        p.fault = fault;
+        self.proofs[k] = Some(p.clone());
+        Ok(p)
+    }
+
+    /// The proof of a stage that changes the IR kind, from the input it was given (or
+    /// the next stage's) and its printed output read back.
+    fn cross_proof(&self, k: usize) -> Proof {
+        let run = &self.result.stages[k];
+        let printed = || compiler_core::ptx::parse(run.output.as_deref()?).ok();
+        let next_ori = self.ori_inputs.get(k + 1).and_then(Option::as_ref);
+        let cross = self.cross_inputs.get(k).and_then(Option::as_ref);
+        match (run.stage, self.inputs[k].as_ref(), cross) {
+            (Stage::PtxEmit, Some(m), _) => match printed() {
+                Some(p) => proof::mir_to_ptx(run.stage, m, &p),
+                None => proof::across(run.stage),
+            },
+            (Stage::PtxLower, _, Some(Ir::Ptx(p))) => match next_ori {
+                Some(o) => proof::ptx_to_ori(run.stage, p, o),
+                None => proof::across(run.stage),
+            },
+            (Stage::PtxOut, _, Some(Ir::Ori(o))) => match printed() {
+                Some(p) => proof::ori_to_ptx(run.stage, o, &p),
+                None => proof::across(run.stage),
+            },
+            _ => proof::across(run.stage),
+        }
     }
 }
 

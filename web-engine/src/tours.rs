@@ -12,7 +12,8 @@
 //! so a pass that records one more step moves the stop instead of breaking it. A stop
 //! that finds no step is an error the tests catch (`every_stop_of_every_tour_resolves`).
 
-use crate::protocol::{TourPlan, TourStopView};
+use crate::protocol::{PictureTarget, StepView, TourPlan, TourStopView, TourTarget};
+use crate::Session;
 use compiler_core::pipeline::RunResult;
 use compiler_core::trace::{Payload, Step};
 use compiler_core::Stage;
@@ -69,8 +70,22 @@ pub struct Stop {
     pub select: Select,
     pub title: &'static str,
     pub text: &'static str,
-    /// Where in `shared/spec/` the behaviour is described: `page § section`.
+    /// The mechanism the stop shows: its spec section, its page, why it matters.
+    pub spec: Mech,
+}
+
+/// A mechanism a stop teaches: where the spec describes it (`page § section` of
+/// `shared/spec/`), the project's own page about it (`docs/mechanisms/`, served with the
+/// site) and one sentence on why it matters.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct Mech {
     pub spec: &'static str,
+    pub doc: &'static str,
+    pub why: &'static str,
+}
+
+const fn mech(spec: &'static str, doc: &'static str, why: &'static str) -> Mech {
+    Mech { spec, doc, why }
 }
 
 /// A tour of one gallery example.
@@ -139,7 +154,10 @@ pub fn resolve(tour: &Tour, run_id: u64, run: &RunResult) -> Result<TourPlan, St
             step,
             title: stop.title.into(),
             text: stop.text.into(),
-            spec: stop.spec.into(),
+            spec: stop.spec.spec.into(),
+            why: stop.spec.why.into(),
+            doc: stop.spec.doc.into(),
+            target: Default::default(),
         });
     }
     Ok(TourPlan {
@@ -150,12 +168,173 @@ pub fn resolve(tour: &Tour, run_id: u64, run: &RunResult) -> Result<TourPlan, St
     })
 }
 
+/// Lines a stop highlights in one pane, at most.
+pub const MAX_TARGET_LINES: usize = 12;
+
+/// Fills in what each stop of `plan` points at, from the session's views of its steps.
+pub fn aim(session: &mut Session, plan: &mut TourPlan) {
+    for stop in &mut plan.stops {
+        if let Ok(view) = session.view(stop.stage, stop.step) {
+            stop.target = target(&view);
+        }
+    }
+}
+
+/// What a view's step is about: at step 0 the lines the stage goes on to change
+/// (input lines without an equal in the output, and the output's new lines); at a step,
+/// its marked lines; and the part of the picture the step touches.
+pub fn target(v: &StepView) -> TourTarget {
+    let mut t = TourTarget::default();
+    if v.step > 0 {
+        t.before_lines = v.before.marks.iter().map(|m| m.line).collect();
+        t.after_lines = v
+            .after
+            .iter()
+            .flat_map(|a| a.marks.iter().map(|m| m.line))
+            .collect();
+    }
+    if t.before_lines.is_empty() && t.after_lines.is_empty() {
+        // The lines naming the step's registers, or those the narration names.
+        let mut words: Vec<String> = v.focus_regs.iter().map(|r| format!("%{r}")).collect();
+        if words.is_empty() && v.step > 0 {
+            words = named_in(&v.narration);
+        }
+        if v.kind == "gate" {
+            // A gate is about the function: its header and attributes.
+            words.extend(["name", "optnone"].map(String::from));
+        }
+        if v.kind == "dispatch" {
+            // Phase 65's window works on the moves.
+            words.push("mov".into());
+        }
+        t.before_lines = lines_naming(&v.before.text, &words);
+        t.after_lines = v
+            .after
+            .as_ref()
+            .map_or(Vec::new(), |a| lines_naming(&a.text, &words));
+    }
+    if t.before_lines.is_empty() && t.after_lines.is_empty() {
+        // At a stage's input (or a view of a whole stage): what the stage changes.
+        if let Some(after) = &v.after {
+            let a: Vec<&str> = v.before.text.lines().collect();
+            let b: Vec<&str> = after.text.lines().collect();
+            for op in crate::diff::diff_ops(&a, &b) {
+                match op {
+                    crate::diff::Op::Removed(i) => t.before_lines.push(i as u32),
+                    crate::diff::Op::Added(j) => t.after_lines.push(j as u32),
+                    crate::diff::Op::Same(..) => {}
+                }
+            }
+        }
+    }
+    t.before_lines.sort_unstable();
+    t.after_lines.sort_unstable();
+    t.before_lines.truncate(MAX_TARGET_LINES);
+    t.after_lines.truncate(MAX_TARGET_LINES);
+    t.picture = picture_target(v);
+    t
+}
+
+/// Registers (`%12`, `%r3`) and opcodes (`ADD32rr`, `MOV_B32_i`, `mov.b32`) a sentence names.
+fn named_in(text: &str) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    for w in text.split(|c: char| c.is_whitespace() || ",;:()`'\"".contains(c)) {
+        let w = w.trim_end_matches('.');
+        let reg = w.len() > 1 && w.starts_with('%');
+        let upper = w.chars().filter(|c| c.is_ascii_uppercase()).count();
+        let opcode =
+            w.len() >= 4 && upper >= 2 && w.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
+        let ptx = w.contains('.')
+            && w.chars().next().is_some_and(|c| c.is_ascii_lowercase())
+            && w.split('.').count() >= 2
+            && w.chars()
+                .all(|c| c.is_ascii_alphanumeric() || c == '.' || c == '_');
+        if (reg || opcode || ptx) && !out.iter().any(|o| o == w) {
+            out.push(w.to_string());
+        }
+    }
+    out
+}
+
+/// 0-based lines of `text` that contain one of `words` as a whole token.
+fn lines_naming(text: &str, words: &[String]) -> Vec<u32> {
+    if words.is_empty() {
+        return Vec::new();
+    }
+    let token = |c: char| c.is_ascii_alphanumeric() || c == '_';
+    let names = |line: &str, w: &str| {
+        line.match_indices(w).any(|(i, _)| {
+            let before = line[..i].chars().next_back().is_none_or(|c| !token(c));
+            let after = line[i + w.len()..].chars().next().is_none_or(|c| !token(c));
+            before && after
+        })
+    };
+    (text.lines().enumerate())
+        .filter(|(_, l)| words.iter().any(|w| names(l, w)))
+        .map(|(i, _)| i as u32)
+        .collect()
+}
+
+fn picture_target(v: &StepView) -> Option<PictureTarget> {
+    use crate::pictures::Picture;
+    if let Some(c) = &v.coalesce {
+        let drawn = |r: u32| {
+            c.tree
+                .as_ref()
+                .is_some_and(|t| t.nodes.iter().any(|n| n.reg == r))
+        };
+        if let Some((a, b)) = c.candidate {
+            let regs: Vec<u32> = [a, b].into_iter().filter(|&r| drawn(r)).collect();
+            return Some(if regs.is_empty() {
+                PictureTarget::BarRows(vec![a, b])
+            } else {
+                PictureTarget::TreeNodes(regs)
+            });
+        }
+        let touched: Vec<u32> = (c.tree.iter().flat_map(|t| &t.nodes))
+            .filter(|n| n.touched)
+            .map(|n| n.reg)
+            .collect();
+        if !touched.is_empty() {
+            return Some(PictureTarget::TreeNodes(touched));
+        }
+        let changed: Vec<u32> = c.rows.iter().filter(|r| r.changed).map(|r| r.reg).collect();
+        if !changed.is_empty() {
+            return Some(PictureTarget::BarRows(changed));
+        }
+        return c.tree.is_some().then_some(PictureTarget::Tree);
+    }
+    match v.picture.as_ref()? {
+        Picture::Fanout(f) => Some(PictureTarget::FanoutPair(f.current)),
+        Picture::GoGrid(g) => {
+            let at = |s: u32| s == v.step;
+            if let Some(c) = g.cells.iter().find(|c| at(c.step)) {
+                Some(PictureTarget::GridCell {
+                    block: c.block,
+                    round: c.iteration,
+                })
+            } else if let Some(c) = g.costs.iter().find(|c| at(c.step)) {
+                Some(PictureTarget::CostRound(c.round))
+            } else if g.buffer.as_ref().is_some_and(|b| at(b.step)) {
+                Some(PictureTarget::MovBuffer)
+            } else if let Some(c) = g.cells.last() {
+                Some(PictureTarget::GridCell {
+                    block: c.block,
+                    round: c.iteration,
+                })
+            } else {
+                Some(PictureTarget::Whole)
+            }
+        }
+    }
+}
+
 const fn stop(
     stage: Stage,
     select: Select,
     title: &'static str,
     text: &'static str,
-    spec: &'static str,
+    spec: Mech,
 ) -> Stop {
     Stop {
         stage,
@@ -169,46 +348,94 @@ const fn stop(
 use Select::*;
 use Stage::*;
 
-// Spec sections the stops point at.
-const TA_DECOMP: &str = "two-address-cicc.txt § Decomposition Pseudocode";
-const TA_LV: &str = "two-address-cicc.txt § LiveVariables Update Chain";
-const TA_MULTI: &str = "two-address-cicc.txt § Multi-Result Producers on NVPTX";
-const TA_ALGO: &str = "two-address-cicc.txt § Algorithm";
-const TA_TIED: &str = "two-address-cicc.txt § Tied Operand Scanning";
-const TA_EQ: &str = "two-address-cicc.txt § Copy-Equivalence Classes";
-const TA_ASM: &str = "two-address-cicc.txt § Inline Assembly Tied Operands";
-const TO_COMMUTE: &str = "two-address-overview.md § Step 2: Operand Commutation";
-const TO_COPY: &str = "two-address-overview.md § Step 3: Copy Insertion";
-const TO_RESCHED: &str = "two-address-overview.md § Step 4: Instruction Rescheduling";
-const RC_ALGO: &str = "register-coalescing-cicc.txt § Coalescing Algorithm";
-const RC_TREE: &str = "register-coalescing-cicc.txt § Interval Tree (Red-Black BST)";
-const RC_PRIO: &str = "register-coalescing-cicc.txt § Priority and Weight System";
-const RC_CLASS: &str = "register-coalescing-cicc.txt § Register Class Constraints";
-const RC_SUB: &str = "register-coalescing-cicc.txt § Sub-Register Handling";
-const RC_CSSA: &str = "register-coalescing-cicc.txt § CSSA Coalescing (PHI-Specific)";
-const RC_KNOBS: &str = "register-coalescing-cicc.txt § Knobs and Thresholds Summary";
-const IE_PARAM: &str = "instr-emitter-cicc.txt § Parameter Cascade Emission";
-const IE_COPYFROM: &str = "instr-emitter-cicc.txt § CopyFromReg Emission";
-const IE_DEAD: &str = "instr-emitter-cicc.txt § Dead Copy Elimination";
-const IE_DEADLIST: &str = "instr-emitter-cicc.txt § Deferred Deletion via Dead List";
-const IE_GLUE: &str = "instr-emitter-cicc.txt § Texture/Surface Glue Bundle Emission";
-const IE_MULTI: &str = "instr-emitter-cicc.txt § Multi-Result SDNode Self-Recursion";
-const IE_BIT36: &str = "instr-emitter-cicc.txt § Where Bit 36 Is Checked";
-const IE_PSEUDO: &str = "instr-emitter-cicc.txt § NVPTX Custom Pseudo-Expansion";
-const GO_MAP: &str = "general-optimize-ptxas.txt § Instance Map";
-const GO_COPY: &str = "general-optimize-ptxas.txt § Copy Propagation Algorithm";
-const GO_FLAGS: &str = "general-optimize-ptxas.txt § Flag Bit Semantics";
-const GO_CONSUME: &str = "general-optimize-ptxas.txt § How Fold Results Are Consumed";
-const GO_SM: &str = "general-optimize-ptxas.txt § SM Version 20479 Threshold";
-const GO_COST: &str = "general-optimize-ptxas.txt § Phase 37 Fold Cost Model";
-const GO_FIX: &str = "general-optimize-ptxas.txt § Fixed-Point Convergence";
-const GO_LIMITS: &str = "general-optimize-ptxas.txt § Iteration Limits";
-const GO_DCE: &str = "general-optimize-ptxas.txt § Dead Code Elimination";
-const GO_PRED: &str = "general-optimize-ptxas.txt § Predicate Simplification";
-const GO_CHAIN: &str = "general-optimize-ptxas.txt § Chain-Walking Algorithm";
-const GO_VARIANTS: &str =
-    "general-optimize-ptxas.txt § Differences Between Early/Mid/Late Variants";
-const GO_LATE: &str = "general-optimize-ptxas.txt § Sub-Pass Decomposition";
+// The mechanisms the stops point at: spec section, our page, why it matters.
+
+macro_rules! mechs {
+    ($($name:ident = $spec:literal, $page:literal, $anchor:literal, $why:literal;)*) => {
+        $(const $name: Mech = mech($spec, concat!("mechanisms/", $page, ".html#", $anchor), $why);)*
+        /// Every mechanism a stop may name (for the link check).
+        pub const MECHANISMS: &[Mech] = &[$($name),*];
+    };
+}
+
+mechs! {
+    TA_DECOMP = "two-address-cicc.txt § Decomposition Pseudocode", "two-address", "decomposition",
+        "One COPY per lane is what lets each lane's copy be removed on its own later.";
+    TA_LV = "two-address-cicc.txt § LiveVariables Update Chain", "two-address", "live-variables",
+        "A kill flag on the wrong instruction would tell later passes a value is dead while it is still read.";
+    TA_MULTI = "two-address-cicc.txt § Multi-Result Producers on NVPTX", "two-address", "multi-result",
+        "Most copies in real GPU kernels come from these multi-result producers.";
+    TA_ALGO = "two-address-cicc.txt § Algorithm", "two-address", "algorithm",
+        "Every tie the pass cannot dissolve another way costs a COPY that the coalescers must try to remove.";
+    TA_TIED = "two-address-cicc.txt § Tied Operand Scanning", "two-address", "tied-operands",
+        "A tied operand forces the result into the register it reads, which is why copies appear at all.";
+    TA_EQ = "two-address-cicc.txt § Copy-Equivalence Classes", "two-address", "copy-classes",
+        "The NVPTX coalescer reads these classes later to decide which copies to try first.";
+    TA_ASM = "two-address-cicc.txt § Inline Assembly Tied Operands", "two-address", "inline-asm",
+        "Inline assembly is opaque to the compiler, so its ties always cost a COPY.";
+    TO_COMMUTE = "two-address-overview.md § Step 2: Operand Commutation", "two-address", "commute",
+        "Swapping two sources is free, while a COPY costs an instruction and a register.";
+    TO_COPY = "two-address-overview.md § Step 3: Copy Insertion", "two-address", "copy-insertion",
+        "This COPY is the one the rest of the pipeline works to remove again.";
+    TO_RESCHED = "two-address-overview.md § Step 4: Instruction Rescheduling", "two-address", "reschedule",
+        "Moving one instruction can save a COPY without changing what the kernel computes.";
+    RC_ALGO = "register-coalescing-cicc.txt § Coalescing Algorithm", "coalescing", "algorithm",
+        "Each joined COPY is one move fewer in the PTX and one register fewer to allocate.";
+    RC_TREE = "register-coalescing-cicc.txt § Interval Tree (Red-Black BST)", "coalescing", "interval-tree",
+        "The balanced tree keeps each interference question fast even with thousands of live segments.";
+    RC_PRIO = "register-coalescing-cicc.txt § Priority and Weight System", "coalescing", "priority",
+        "The order decides the outcome: once two registers merge, other copies may no longer fit.";
+    RC_CLASS = "register-coalescing-cicc.txt § Register Class Constraints", "coalescing", "classes",
+        "Merging registers of different classes would change the instruction, not just its names.";
+    RC_SUB = "register-coalescing-cicc.txt § Sub-Register Handling", "coalescing", "sub-registers",
+        "Wide registers are where generic coalescing gives up and NVPTX's own pass takes over.";
+    RC_CSSA = "register-coalescing-cicc.txt § CSSA Coalescing (PHI-Specific)", "coalescing", "phis",
+        "Machines cannot run PHIs, so every PHI becomes copies that the coalescers must clean up.";
+    RC_KNOBS = "register-coalescing-cicc.txt § Knobs and Thresholds Summary", "coalescing", "knobs",
+        "Budgets bound the compile time on huge functions, at the price of copies left behind.";
+    IE_PARAM = "instr-emitter-cicc.txt § Parameter Cascade Emission", "instr-emitter", "parameter-cascade",
+        "Every kernel parameter enters the machine code this way, so these are the first copies a kernel has.";
+    IE_COPYFROM = "instr-emitter-cicc.txt § CopyFromReg Emission", "instr-emitter", "copy-from-reg",
+        "Each CopyFromReg becomes a COPY unless the emitter can reuse the register directly.";
+    IE_DEAD = "instr-emitter-cicc.txt § Dead Copy Elimination", "instr-emitter", "dead-copies",
+        "Copies removed here never reach the later passes at all.";
+    IE_DEADLIST = "instr-emitter-cicc.txt § Deferred Deletion via Dead List", "instr-emitter", "dead-list",
+        "Deleting in one batch avoids removing a copy that a later node still needs.";
+    IE_GLUE = "instr-emitter-cicc.txt § Texture/Surface Glue Bundle Emission", "instr-emitter", "glue",
+        "Glued nodes must stay together, so the emitter cannot place their copies freely.";
+    IE_MULTI = "instr-emitter-cicc.txt § Multi-Result SDNode Self-Recursion", "instr-emitter", "multi-result",
+        "This is where the EXTRACT_SUBREG pseudo that two-address later splits is born.";
+    IE_BIT36 = "instr-emitter-cicc.txt § Where Bit 36 Is Checked", "instr-emitter", "bit36",
+        "One property bit decides whether a copy is folded away or kept.";
+    IE_PSEUDO = "instr-emitter-cicc.txt § NVPTX Custom Pseudo-Expansion", "instr-emitter", "pseudo-expansion",
+        "NVPTX's own expansion decides the shape of the instructions the later passes see.";
+    GO_MAP = "general-optimize-ptxas.txt § Instance Map", "general-optimize", "instances",
+        "The clean-up of ptxas works on its own instruction form, so it sees PTX through different eyes than LLVM.";
+    GO_COPY = "general-optimize-ptxas.txt § Copy Propagation Algorithm", "general-optimize", "copy-propagation",
+        "Reading a source directly makes the move dead, and dead moves cost nothing once removed.";
+    GO_FLAGS = "general-optimize-ptxas.txt § Flag Bit Semantics", "general-optimize", "flags",
+        "The marks record what a later sub-pass may rewrite, so they steer every fold that follows.";
+    GO_CONSUME = "general-optimize-ptxas.txt § How Fold Results Are Consumed", "general-optimize", "folds",
+        "A fold turns a marked instruction into a simpler one, which often makes another one dead.";
+    GO_SM = "general-optimize-ptxas.txt § SM Version 20479 Threshold", "general-optimize", "sm-threshold",
+        "The same PTX is optimized differently for different GPUs because of this threshold.";
+    GO_COST = "general-optimize-ptxas.txt § Phase 37 Fold Cost Model", "general-optimize", "cost-model",
+        "The cost model stops the loop once another round would gain too little to pay for itself.";
+    GO_FIX = "general-optimize-ptxas.txt § Fixed-Point Convergence", "general-optimize", "fixed-point",
+        "Running to a fixed point catches the folds that only become possible after other folds.";
+    GO_LIMITS = "general-optimize-ptxas.txt § Iteration Limits", "general-optimize", "iteration-limits",
+        "Without a cap, a block that keeps changing could make ptxas run for a long time.";
+    GO_DCE = "general-optimize-ptxas.txt § Dead Code Elimination", "general-optimize", "dce",
+        "Dead-code removal is where the earlier marks and folds finally shrink the program.";
+    GO_PRED = "general-optimize-ptxas.txt § Predicate Simplification", "general-optimize", "predicates",
+        "A predicate known in advance removes a branch or a guard, and the work behind it.";
+    GO_CHAIN = "general-optimize-ptxas.txt § Chain-Walking Algorithm", "general-optimize", "exit-chains",
+        "Compilers often repeat the same guarded exit, and each copy costs instructions in every thread.";
+    GO_VARIANTS = "general-optimize-ptxas.txt § Differences Between Early/Mid/Late Variants", "general-optimize", "variants",
+        "Each of the six runs does a different share of the clean-up, so what one misses another may catch.";
+    GO_LATE = "general-optimize-ptxas.txt § Sub-Pass Decomposition", "general-optimize", "mov-buffer",
+        "A small window finds repeated moves cheaply, without a pass over the whole function.";
+}
 
 /// The stops every EXTRACT_SUBREG example shares, around an opening that names the
 /// producer.
@@ -233,7 +460,7 @@ macro_rules! extract_tour {
                     TwoAddress,
                     First("extract_subreg_copy"),
                     "The first COPY",
-                    "Pair 1 reads lane sub0 of the wide register. The first pair never carries the hint bits, so its COPY is plain. Watch the fan-out grow in the picture.",
+                    "Pair 1 reads lane sub0 of the wide register. The first pair never carries the hint bits, so its COPY is plain.",
                     TA_DECOMP,
                 ),
                 stop(TwoAddress, $hint, "Hint bits on a later pair", $hint_text, TA_DECOMP),

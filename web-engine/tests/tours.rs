@@ -85,8 +85,45 @@ fn every_stop_of_every_tour_resolves_to_a_step_of_its_kind() {
             &mut |_| {},
             &|| 0.0,
         );
-        assert_eq!(answer, Response::Tour(plan));
+        let mut aimed = plan;
+        tours::aim(session.as_mut().unwrap(), &mut aimed);
+        assert_eq!(answer, Response::Tour(aimed));
     }
+}
+
+/// Issue 30: every stop points at something on screen: lines of the IR panes (what the
+/// step marks, or at a stage's input what the stage goes on to change) or a part of the
+/// picture, and the lines are lines the panes have.
+#[test]
+fn every_stop_points_at_lines_or_a_picture_part() {
+    let mut without = Vec::new();
+    for tour in TOURS {
+        let mut s = run(tour.example);
+        let mut plan = tours::resolve(tour, 7, s.result()).unwrap();
+        tours::aim(&mut s, &mut plan);
+        for stop in &plan.stops {
+            let t = &stop.target;
+            if t.before_lines.is_empty() && t.after_lines.is_empty() && t.picture.is_none() {
+                without.push(format!("{} / {}", tour.example, stop.title));
+            }
+            let v = s.view(stop.stage, stop.step).unwrap();
+            let n_before = v.before.text.lines().count() as u32;
+            let n_after = v
+                .after
+                .as_ref()
+                .map_or(0, |a| a.text.lines().count() as u32);
+            assert!(
+                t.before_lines.iter().all(|&l| l < n_before),
+                "{}",
+                stop.title
+            );
+            assert!(t.after_lines.iter().all(|&l| l < n_after), "{}", stop.title);
+        }
+    }
+    assert!(
+        without.is_empty(),
+        "stops with nothing to point at: {without:#?}"
+    );
 }
 
 #[test]
@@ -106,7 +143,7 @@ fn tour_texts_are_short_and_point_at_a_spec_section() {
                 stop.text
             );
             assert!(stop.title.len() <= 40, "{}", stop.title);
-            let (page, section) = stop.spec.split_once(" § ").expect("page § section");
+            let (page, section) = stop.spec.spec.split_once(" § ").expect("page § section");
             let known = [
                 "two-address-cicc.txt",
                 "two-address-overview.md",
@@ -120,6 +157,52 @@ fn tour_texts_are_short_and_point_at_a_spec_section() {
                 assert!(text.contains(section), "{page} has no section `{section}`");
             }
         }
+    }
+}
+
+/// Sentences of a text: pieces ending in `.`, `!` or `?` before a space and a capital,
+/// a digit or a quote (or the end).
+fn sentences(text: &str) -> usize {
+    let b = text.trim().as_bytes();
+    let ends = (1..b.len())
+        .filter(|&i| {
+            matches!(b[i - 1], b'.' | b'!' | b'?')
+                && b[i] == b' '
+                && b.get(i + 1)
+                    .is_some_and(|c| c.is_ascii_uppercase() || c.is_ascii_digit() || *c == b'"')
+        })
+        .count();
+    ends + 1
+}
+
+/// Issue 30: each stop says what happens and why it matters in two or three sentences,
+/// and links to the project's page about the mechanism, which exists with its section.
+#[test]
+fn every_stop_says_why_in_two_or_three_sentences_and_links_our_page() {
+    let docs = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../docs");
+    let mut wrong = Vec::new();
+    for tour in TOURS {
+        for stop in tour.stops {
+            let whole = format!("{} {}", stop.text, stop.spec.why);
+            let n = sentences(&whole);
+            if !(2..=3).contains(&n) {
+                wrong.push(format!(
+                    "{} / {}: {n} sentences: {whole}",
+                    tour.example, stop.title
+                ));
+            }
+        }
+    }
+    assert!(wrong.is_empty(), "{wrong:#?}");
+    for m in tours::MECHANISMS {
+        assert_eq!(sentences(m.why), 1, "{}", m.why);
+        let (page, anchor) = m.doc.split_once('#').expect("page#anchor");
+        let html =
+            std::fs::read_to_string(docs.join(page)).unwrap_or_else(|e| panic!("docs/{page}: {e}"));
+        assert!(
+            html.contains(&format!("id=\"{anchor}\"")),
+            "docs/{page} has no #{anchor}"
+        );
     }
 }
 

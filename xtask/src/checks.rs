@@ -391,8 +391,11 @@ impl std::fmt::Display for TestCounts {
 /// 547,207 (trunk-build: engine 536 KB gzip, both files 801 KB). Of what is left, code is 431 KB gzip and data 110 KB (the gallery and tours
 /// about 30 KB, the ISA table's names and forms 8 KB, the rest tables and strings);
 /// wasm-opt `-iit`/`-tnh` change nothing (under 0.1 KB).
+/// Raised to 650 KB (issue 30's proof on screen): the engine now
+/// links the MIR interpreter and the ORI interpreter's PTX and ORI front ends to check
+/// every stage in the page, measured 638 KB (+91 KB).
 const WASM_GZIP_BUDGET_PAGE: u64 = 400 * 1024;
-const WASM_GZIP_BUDGET_ENGINE: u64 = 550 * 1024;
+const WASM_GZIP_BUDGET_ENGINE: u64 = 650 * 1024;
 
 fn wasm_budget(file: &str) -> u64 {
     if file.starts_with("copyscope-engine") {
@@ -406,8 +409,8 @@ fn wasm_budget(file: &str) -> u64 {
 /// std, serde, the permalink codec and the gallery's texts, so together they weigh more
 /// than the one file did before the split (568 KB).
 /// (Raised from 750 KB with the engine's guard, measured 778 KB; then to 820 KB,
-/// measured 812 KB.)
-const WASM_GZIP_BUDGET_TOTAL: u64 = 820 * 1024;
+/// measured 812 KB; then to 940 KB with the interpreters, measured 926 KB.)
+const WASM_GZIP_BUDGET_TOTAL: u64 = 940 * 1024;
 
 fn trunk_build(ctx: &Ctx) -> Outcome {
     let (ok, _) = proc::tee(&mut ctx.command("trunk", &["build", "--release"]));

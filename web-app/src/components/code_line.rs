@@ -40,7 +40,8 @@ pub fn code_line(props: &CodeLineProps) -> Html {
             return html! { piece };
         }
         let focus = tok == Tok::Reg && is_focus_reg(piece, &props.focus_regs);
-        html! { <span class={classes!(tok.class(), focus.then_some("tok-focus"))}>{ piece }</span> }
+        let hreg = (tok == Tok::Reg).then(|| piece.to_string());
+        html! { <span class={classes!(tok.class(), focus.then_some("tok-focus"))} data-hreg={hreg}>{ piece }</span> }
     });
     let mark_class = props.mark.map(|m| format!("mark-{}", m.name()));
     html! {

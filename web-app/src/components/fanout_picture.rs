@@ -44,7 +44,7 @@ pub fn fanout_picture(props: &FanoutPictureProps) -> Html {
             </text>
             // The wide source register.
             <rect class="box src" x="12" y={(mid - 18).to_string()} width="92" height="36" rx="6" />
-            <text class="label" x="58" y={(mid + 5).to_string()} text-anchor="middle">{ format!("%{}", p.src) }</text>
+            <text class="label" x="58" y={(mid + 5).to_string()} text-anchor="middle" data-hreg={format!("%{}", p.src)}>{ format!("%{}", p.src) }</text>
             <line class="edge done" x1="104" y1={mid.to_string()} x2="150" y2={mid.to_string()} />
             // The pseudo.
             <rect class={pseudo_class} x="150" y={(mid - 22).to_string()} width="128" height="44" rx="6" />
@@ -68,12 +68,14 @@ pub fn fanout_picture(props: &FanoutPictureProps) -> Html {
                 };
                 let copy = if x.done { "box copy" } else { "box todo" };
                 let lane = x.lane.map_or(String::new(), |l| format!(".sub{l}"));
-                let text = format!("%{} = COPY %{}{}", x.def, p.src, lane);
+                let (def, src) = (format!("%{}", x.def), format!("%{}", p.src));
                 html! {
                     <g class={classes!("pair", current.then_some("current"))} data-pair={x.pair.to_string()}>
                         <path class={edge} d={format!("M278 {mid} C 300 {mid}, 300 {y}, 322 {y}")} />
                         <rect class={copy} x="322" y={(y - 13).to_string()} width="166" height="26" rx="4" />
-                        <text class="code" x="330" y={(y + 4).to_string()}>{ text }</text>
+                        <text class="code" x="330" y={(y + 4).to_string()}>
+                            <tspan data-hreg={def.clone()}>{ def }</tspan>{ " = COPY " }<tspan data-hreg={src.clone()}>{ src }</tspan>{ lane }
+                        </text>
                         <rect class={if x.hint_tied { "bit on" } else { "bit" }} x="494" y={(y - 9).to_string()} width="16" height="18" rx="3" />
                         <text class="bit-text" x="502" y={(y + 4).to_string()} text-anchor="middle">{ "T" }</text>
                         <rect class={if x.hint_early_tied { "bit on" } else { "bit" }} x="514" y={(y - 9).to_string()} width="16" height="18" rx="3" />

@@ -73,7 +73,7 @@ pub fn interval_bars(props: &IntervalBarsProps) -> Html {
                     };
                     html! {
                         <g key={r.reg} class={classes!("bar-row", (!r.role.is_empty()).then(|| format!("role-{}", r.role)), r.changed.then_some("changed"), (!r.joined.is_empty()).then_some("joined"))}
-                           data-reg={r.reg.to_string()} data-role={r.role.clone()}
+                           data-reg={r.reg.to_string()} data-hreg={format!("%{}", r.reg)} data-role={r.role.clone()}
                            data-joined={r.joined.iter().map(|j| j.to_string()).collect::<Vec<_>>().join(" ")}>
                             <title>{ format!("%{}: {}{joined}", r.reg, r.segments.iter().map(|b| b.text.as_str()).collect::<String>()) }</title>
                             <rect class="row-band" x="0" y={y.to_string()} width={WIDTH.to_string()} height={ROW.to_string()} />

@@ -3,7 +3,8 @@
 //! show the stage's input and its output. The panes are aligned row by row (the view's
 //! line diff puts blank rows opposite inserted and erased lines) and scroll together,
 //! down and sideways. The panes stay the same elements from step to step, so keyboard
-//! focus in a pane survives stepping.
+//! focus in a pane survives stepping. The register under the mouse is highlighted in
+//! both panes and the picture (`reg_hover`).
 
 use super::code_view::CodeView;
 use crate::model::highlight::Lang;
@@ -45,6 +46,7 @@ const LEGEND: [(MarkKind, &str); 5] = [
 
 #[function_component(IrCompare)]
 pub fn ir_compare(props: &IrCompareProps) -> Html {
+    use_effect_with((), |_| super::reg_hover::install());
     let prepared = use_memo(props.view.clone(), |v| Prepared {
         before: Rc::new(Lines::new(v.before.text.as_str())),
         before_marks: Rc::new(v.before.marks.clone()),

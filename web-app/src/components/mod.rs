@@ -6,7 +6,7 @@
 //!       ├─ StageList ─ StageItem×14                       StepControls
 //!       ├─ Splitter between the columns (widths per layout)
 //!       ├─ left:   Tabs ─ Editor (CodeLine overlay) | Gallery | KnobsPanel ─ KnobField
-//!       ├─ centre: Narration, Tabs ─ IrCompare (CodeView×2 ─ CodeLine) | DiffPanel | StatsPanel
+//!       ├─ centre: Narration (ProofBar), Tabs ─ IrCompare (CodeView×2 ─ CodeLine) | DiffPanel | StatsPanel
 //!       └─ right:  PicturePanel ─ PassPicture (FanoutPictureView | GoGridPictureView)
 //!                                 | PayloadTable, ExportButtons
 //!  side-by-side layout: SideBySide ─ PictureSlot×3 (picture_for, ExportButtons)
@@ -36,7 +36,9 @@ mod pass_picture;
 mod payload_table;
 mod picture_panel;
 mod picture_slot;
+mod proof_bar;
 mod rb_tree;
+pub mod reg_hover;
 mod run_status;
 mod side_by_side;
 mod splitter;
@@ -71,6 +73,7 @@ pub use pass_picture::{PassPicture, PassPictureProps};
 pub use payload_table::{PayloadTable, PayloadTableProps};
 pub use picture_panel::{PicturePanel, PicturePanelProps};
 pub use picture_slot::{PictureSlot, PictureSlotProps};
+pub use proof_bar::{ProofBar, ProofBarProps};
 pub use rb_tree::{RbTree, RbTreeProps};
 pub use run_status::{RunStatus, RunStatusProps};
 pub use side_by_side::{SideBySide, SideBySideProps};

@@ -1,6 +1,8 @@
 //! The step's narration: which stage, which step of how many, what kind of step, which
 //! function, and the sentence the pass recorded for it. Announced politely as it changes.
+//! Under it, the stage's proof ([`ProofBar`]).
 
+use super::ProofBar;
 use compiler_core::Stage;
 use std::rc::Rc;
 use web_engine::protocol::StepView;
@@ -24,6 +26,10 @@ pub fn narration(props: &NarrationProps) -> Html {
         .view
         .as_ref()
         .filter(|v| Some(v.stage) == props.stage && v.step == props.step);
+    // Any view of the stage carries its proof: kept while the next step loads.
+    let proof = (props.view.as_ref())
+        .filter(|v| Some(v.stage) == props.stage && props.note.is_none())
+        .and_then(|v| v.proof.as_deref().cloned().map(Rc::new));
     let heading = match props.stage {
         None => "No stage chosen".to_string(),
         Some(s) if props.note.is_some() => s.id().to_string(),
@@ -47,6 +53,7 @@ pub fn narration(props: &NarrationProps) -> Html {
                     (None, None) => "Pick a stage in the timeline above.".to_string(),
                 } }
             </p>
+            <ProofBar {proof} />
         </section>
     }
 }

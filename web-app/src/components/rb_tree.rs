@@ -55,7 +55,7 @@ pub fn rb_tree(props: &RbTreeProps) -> Html {
                     <g key={n.id}
                        class={classes!("rb-node", if n.red { "red" } else { "black" }, n.touched.then_some("touched"), n.candidate.then_some("candidate"))}
                        style={format!("transform: translate({}px, {}px)", n.x, n.y)}
-                       data-node-id={n.id.to_string()} data-key={n.key.to_string()}
+                       data-node-id={n.id.to_string()} data-key={n.key.to_string()} data-hreg={format!("%{}", n.reg)}
                        data-start={n.start.to_string()} data-end={n.end.to_string()}
                        data-max-end={n.max_end.to_string()}
                        data-color={if n.red { "red" } else { "black" }}

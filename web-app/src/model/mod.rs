@@ -9,3 +9,4 @@ pub mod panes;
 pub mod slots;
 pub mod text;
 pub mod tour;
+pub mod tour_target;
