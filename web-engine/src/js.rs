@@ -106,7 +106,7 @@ struct StageApiResult<'a> {
     /// `"ok"`, the verifier's errors, or null when not verified.
     verify: VerifyApi<'a>,
     #[serde(skip_serializing_if = "Option::is_none")]
-    step_list: Option<Vec<StepApi<'a>>>,
+    step_list: Option<Vec<StepApi>>,
 }
 
 #[derive(Serialize)]
@@ -125,9 +125,9 @@ enum VerifyApi<'a> {
 }
 
 #[derive(Serialize)]
-struct StepApi<'a> {
+struct StepApi {
     kind: &'static str,
-    narration: &'a str,
+    narration: String,
     changes: bool,
 }
 
@@ -201,7 +201,7 @@ pub fn run(source: &str, options: JsValue) -> Result<JsValue, JsValue> {
                     .iter()
                     .map(|s| StepApi {
                         kind: s.kind,
-                        narration: &s.narration,
+                        narration: s.narration.text(),
                         changes: !s.is_noop(),
                     })
                     .collect()

@@ -550,7 +550,7 @@ impl Session {
             })
             .collect();
         view.edits = edit_rows(s, fa, fb);
-        let (kind, rows) = payload::rows(&*s.payload);
+        let (kind, rows) = payload::rows(&s.payload);
         view.payload_type = kind;
         view.payload = rows;
         if matches!(stage, Stage::RegisterCoalescer | Stage::NvptxCoalescer) {
@@ -883,7 +883,7 @@ impl Session {
         view.kind = s.kind.into();
         view.narration = s.narration.text();
         view.edits = ori_edit_rows(s, &a, &b);
-        let (kind, rows) = payload::rows(&*s.payload);
+        let (kind, rows) = payload::rows(&s.payload);
         view.payload_type = kind;
         view.payload = rows;
         view.before = IrText {

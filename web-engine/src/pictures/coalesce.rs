@@ -272,7 +272,7 @@ pub fn picture(steps: &[Step], first: &[RangeView]) -> Option<CoalescePicture> {
     let mut last_pop: Option<&Payload> = None;
     let mut candidate = None;
     for s in steps {
-        ranges.apply(&*s.payload, first);
+        ranges.apply(&s.payload, first);
         match &*s.payload {
             p @ Payload::HeapPop { dst, src, .. } => {
                 last_pop = Some(p);
