@@ -429,10 +429,11 @@ impl<'d, 'f, 'r, R: Recorder> Emitter<'d, 'f, 'r, R> {
         } else {
             format!(" and the {phis} PHI(s) FunctionLoweringInfo created at block heads before any DAG existed (emission appends after them)")
         };
+        let sep = if phis == 0 { " and" } else { "," };
         self.step(|| {
             Step::new(
                 "start",
-                format!("Emitting `{name}`: {nodes} DAG nodes in {blocks} block(s). The function starts empty except for its blocks, the {named} virtual register(s) the DAG already names (values that cross blocks){phi_text}."),
+                format!("Emitting `{name}`: {nodes} DAG nodes in {blocks} block(s). The function starts empty except for its blocks{sep} the {named} virtual register(s) the DAG already names (values that cross blocks){phi_text}."),
             )
         });
     }
