@@ -5,8 +5,8 @@
 #![cfg(target_family = "wasm")]
 
 use compiler_core::examples::find;
-use compiler_core::knobs::Knobs;
 use compiler_core::interval_tree::{Color, TreeSnapshot};
+use compiler_core::knobs::Knobs;
 use compiler_core::share::{encode_state, LinkState};
 use compiler_core::trace::{Payload, RangeView, Step};
 use compiler_core::{RunOptions, Stage};
