@@ -165,3 +165,18 @@ fn mutated_corpus_never_panics_and_errors_point_inside_the_text() {
         }
     }
 }
+
+/// Fuzz crash (mir_parse, 2026-11-26): a `stack:` frame section whose kept lines ended
+/// in carriage returns printed them as `\r\n` endings, and the second print had one
+/// `\r` more than the first. Line-end `\r`s of frame sections are no longer kept.
+#[test]
+fn frame_section_carriage_returns_reach_a_fixpoint() {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures/fuzz/mir_parse_frame_cr.bin");
+    let text = String::from_utf8(std::fs::read(path).unwrap()).unwrap();
+    check(&text, "fuzz crash mir_parse_frame_cr");
+    assert!(
+        parse_module(&text).is_ok(),
+        "the crash input parses (so the fixpoint is checked)"
+    );
+}

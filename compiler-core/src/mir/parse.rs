@@ -229,10 +229,12 @@ fn parse_function(
                 }
             }
             key if FRAME_KEYS.contains(&key) && !is_empty_section(e) => {
-                let mut raw = String::from(e.value.trim());
+                // Kept verbatim but for carriage returns at line ends, which would print
+                // as `\r\n` endings and read back different (fuzz crash, mir_parse).
+                let mut raw = String::from(e.value.trim().trim_end_matches('\r'));
                 for l in &e.nested {
                     raw.push('\n');
-                    raw.push_str(l.text);
+                    raw.push_str(l.text.trim_end_matches('\r'));
                 }
                 f.frame.push((key.to_string(), raw));
             }
