@@ -2,15 +2,14 @@
 //! through callbacks (mostly `on_action: Callback<Action>`); none owns application state.
 //!
 //! ```text
-//!  App ─┬─ header: RunStatus, LinkBar, layout select      NoticeBar
-//!       ├─ StageList ─ StageItem×14                       StepControls
-//!       ├─ Splitter between the columns (widths per layout)
-//!       ├─ left:   Tabs ─ Editor (CodeLine overlay) | Gallery | KnobsPanel ─ KnobField
-//!       ├─ centre: Narration (ProofBar), Tabs ─ IrCompare (CodeView×2 ─ CodeLine) | DiffPanel | StatsPanel
-//!       └─ right:  PicturePanel ─ PassPicture (FanoutPictureView | GoGridPictureView)
-//!                                 | PayloadTable, ExportButtons
+//!  App ─┬─ Header: RunStatus, LinkBar, layout select, TourOffer
+//!       ├─ Playback: NoticeBar, StageList ─ StageItem×14, TourBar, StepControls
+//!       └─ Workspace ─┬─ Splitter between the columns (widths per layout)
+//!                     ├─ left:   Tabs ─ Editor (CodeLine overlay) | Gallery | KnobsPanel ─ KnobField
+//!                     ├─ centre: Narration (ProofBar), Tabs ─ IrCompare (CodeView×2 ─ CodeLine) | DiffPanel | StatsPanel
+//!                     └─ right:  PicturePanel ─ PassPicture (FanoutPictureView | GoGridPictureView)
+//!                                               | PayloadTable, ExportButtons
 //!  side-by-side layout: SideBySide ─ PictureSlot×3 (picture_for, ExportButtons)
-//!  header: TourOffer (start the example's tour); playback row: TourBar (a tour's stop)
 //!  coalescing stages: PicturePanel ─ CoalescePictureView ─ IntervalBars, HeapView, RbTree
 //! ```
 
