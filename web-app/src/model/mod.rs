@@ -3,6 +3,8 @@
 
 pub mod gallery;
 pub mod highlight;
+#[cfg(test)]
+mod highlight_old;
 pub mod keys;
 pub mod layout;
 pub mod panes;
