@@ -79,7 +79,7 @@ impl From<InputFormat> for Lang {
 
 /// MIR flags: the operand flags and instruction flags of `compiler_core::mir` (so the
 /// colours follow the reader), plus the implicit operand markers.
-pub(super) fn is_mir_flag(word: &str) -> bool {
+fn is_mir_flag(word: &str) -> bool {
     use compiler_core::mir::instr::MI_FLAG_NAMES;
     use compiler_core::mir::operand::FLAG_KEYWORDS;
     matches!(word, "implicit" | "implicit-def")
@@ -88,7 +88,7 @@ pub(super) fn is_mir_flag(word: &str) -> bool {
 }
 
 /// DAG value types.
-pub(super) const DAG_TYPES: [&str; 14] = [
+const DAG_TYPES: [&str; 14] = [
     "ch", "glue", "i1", "i8", "i16", "i32", "i64", "i128", "f16", "f32", "f64", "v2f16", "v4f32",
     "Untyped",
 ];
@@ -127,10 +127,10 @@ enum Rule {
     BlockComment,
     /// A `"..."` string.
     Str,
-    /// The sigil, then word bytes and `extra`.
-    Word { extra: &'static [u8], tok: Tok },
-    /// The sigil up to and including `close` (DAG's `Constant<5>`).
-    Until { close: u8, tok: Tok },
+    /// The sigil, then word bytes and these extra bytes.
+    Word(Tok, &'static [u8]),
+    /// The sigil up to and including this closing byte (DAG's `Constant<5>`).
+    Until(Tok, u8),
     /// One plain byte ending a statement: the next word is an opcode (PTX).
     StatementEnd,
     /// A form only one format has; returns where it ends.
@@ -157,13 +157,7 @@ const MIR: Grammar = Grammar {
         ("::", Rule::Rest(Tok::Meta)),
         ("\"", Rule::Str),
         ("%", Rule::Own(|t, i| t.mir_percent(i))),
-        (
-            "$",
-            Rule::Word {
-                extra: b"",
-                tok: Tok::Phys,
-            },
-        ),
+        ("$", Rule::Word(Tok::Phys, b"")),
         ("&", Rule::Own(|t, i| t.mir_symbol(i))),
     ],
     word_extra: b"-.",
@@ -177,27 +171,9 @@ const DAG: Grammar = Grammar {
         (";", Rule::Rest(Tok::Comment)),
         ("#", Rule::Rest(Tok::Comment)),
         ("\"", Rule::Str),
-        (
-            "%",
-            Rule::Word {
-                extra: b"",
-                tok: Tok::Reg,
-            },
-        ),
-        (
-            "$",
-            Rule::Word {
-                extra: b"",
-                tok: Tok::Phys,
-            },
-        ),
-        (
-            "<",
-            Rule::Until {
-                close: b'>',
-                tok: Tok::Number,
-            },
-        ),
+        ("%", Rule::Word(Tok::Reg, b"")),
+        ("$", Rule::Word(Tok::Phys, b"")),
+        ("<", Rule::Until(Tok::Number, b'>')),
     ],
     word_extra: b".",
     word: |t, start, end| t.dag_word(start, end),
@@ -210,34 +186,10 @@ const PTX: Grammar = Grammar {
         ("//", Rule::Rest(Tok::Comment)),
         ("/*", Rule::BlockComment),
         ("\"", Rule::Str),
-        (
-            ".",
-            Rule::Word {
-                extra: b"",
-                tok: Tok::Keyword,
-            },
-        ),
-        (
-            "@",
-            Rule::Word {
-                extra: b"%!",
-                tok: Tok::Flag,
-            },
-        ),
-        (
-            "%",
-            Rule::Word {
-                extra: b".",
-                tok: Tok::Reg,
-            },
-        ),
-        (
-            "$",
-            Rule::Word {
-                extra: b"$",
-                tok: Tok::Block,
-            },
-        ),
+        (".", Rule::Word(Tok::Keyword, b"")),
+        ("@", Rule::Word(Tok::Flag, b"%!")),
+        ("%", Rule::Word(Tok::Reg, b".")),
+        ("$", Rule::Word(Tok::Block, b"$")),
         (";", Rule::StatementEnd),
         ("{", Rule::StatementEnd),
         ("}", Rule::StatementEnd),
@@ -368,11 +320,11 @@ impl Tokens<'_> {
                 return end;
             }
             Rule::Str => (Tok::Str, self.string_end(start)),
-            Rule::Word { extra, tok } => (
+            Rule::Word(tok, extra) => (
                 tok,
                 self.run(start + len, |c| is_word(c) || extra.contains(&c)),
             ),
-            Rule::Until { close, tok } => {
+            Rule::Until(tok, close) => {
                 let e = self.run(start + len, |c| c != close);
                 (tok, (e + 1).min(self.b.len()))
             }
@@ -682,46 +634,6 @@ mod tests {
             ]
         );
         assert_eq!(show(Lang::Ptx, "$L__BB0_1:"), [(Tok::Block, "$L__BB0_1")]);
-    }
-
-    /// The table-driven tokenizer gives the tokens the three hand-written ones gave
-    /// (`highlight_old.rs`), on every line of every gallery text and of the shared
-    /// corpus (llc-22, nvcc and ptxas outputs), each read as every format.
-    #[test]
-    fn same_tokens_as_the_hand_written_tokenizers() {
-        let mut texts: Vec<(String, String)> = Vec::new();
-        for example in compiler_core::examples::EXAMPLES {
-            for &(_, text) in example.forms {
-                texts.push((example.name.into(), text.into()));
-            }
-        }
-        let corpus = concat!(env!("CARGO_MANIFEST_DIR"), "/../../shared/corpus");
-        let mut dirs = vec![std::path::PathBuf::from(corpus)];
-        while let Some(dir) = dirs.pop() {
-            for entry in std::fs::read_dir(dir).into_iter().flatten().flatten() {
-                let path = entry.path();
-                if path.is_dir() {
-                    dirs.push(path);
-                } else if let Ok(text) = std::fs::read_to_string(&path) {
-                    texts.push((path.display().to_string(), text));
-                }
-            }
-        }
-        let mut lines = 0;
-        for (name, text) in &texts {
-            for line in text.lines() {
-                for lang in [Lang::Mir, Lang::Dag, Lang::Ptx] {
-                    let old = crate::model::highlight_old::tokenize(lang, line);
-                    assert_eq!(tokenize(lang, line), old, "{name}: {lang:?} {line:?}");
-                }
-                lines += 1;
-            }
-        }
-        eprintln!(
-            "{} texts, {lines} lines, each as MIR, DAG and PTX",
-            texts.len()
-        );
-        assert!(lines > 900, "{lines} lines");
     }
 
     #[test]

@@ -3,8 +3,6 @@
 
 pub mod gallery;
 pub mod highlight;
-#[cfg(test)]
-mod highlight_old;
 pub mod keys;
 pub mod layout;
 pub mod panes;
