@@ -11,6 +11,10 @@
 //!  page ──Diff{run_id, stage, from, to}──▶ engine ──Diff(DiffView)──▶ page
 //! ```
 //!
+//! This module is all the page uses of the engine crate: the messages, the pictures'
+//! and proofs' data they carry (`protocol::pictures`, `protocol::proof`) and which
+//! examples have a tour ([`tour_title`]).
+//!
 //! Every response names the run (and step) it belongs to, so the page can drop answers
 //! that arrive after it asked for something else. postcard is not self-describing, so
 //! no type here may use `untagged`, `flatten` or `skip_serializing_if`.
@@ -390,6 +394,30 @@ pub enum PictureTarget {
     Tree,
     /// The whole pass picture.
     Whole,
+}
+
+/// The pictures a [`StepView`] carries, with their layouts: data the engine builds from
+/// the trace (`crate::pictures`), which the page only maps to SVG.
+pub mod pictures {
+    pub use crate::pictures::coalesce::{
+        Axis, Bar, BarRow, CoalescePicture, HeapCandidate, HeapPicture, Tick, TreeNode,
+        TreePicture, Verdict,
+    };
+    pub use crate::pictures::{
+        FanoutLayout, FanoutPair, FanoutPicture, GoBufferView, GoCell, GoCostPoint, GoLayout,
+        GoMarkView, GoPicture, Picture,
+    };
+}
+
+/// A stage's proof as a [`StepView`] carries it (`crate::proof`).
+pub mod proof {
+    pub use crate::proof::{Proof, Status, Verdict};
+}
+
+/// The title of `example`'s guided tour, when it has one (the page offers a "Tour"
+/// button; the tour itself comes back as a [`TourPlan`] for [`Request::Tour`]).
+pub fn tour_title(example: &str) -> Option<&'static str> {
+    crate::tours::find(example).map(|t| t.title)
 }
 
 #[cfg(test)]

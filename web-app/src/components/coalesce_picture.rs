@@ -1,13 +1,13 @@
 //! The coalescing picture (register-coalescer, nvptx-coalescer): a caption in plain
 //! words, the live-interval bars, and for the NVPTX coalescer the red-black interval
 //! tree and the candidate heaps. The model comes computed in the step view
-//! (`web_engine::pictures::coalesce`); this only lays it out.
+//! (`web_engine::protocol::pictures`); this only lays it out.
 
 use super::heap_view::HeapView;
 use super::interval_bars::IntervalBars;
 use super::rb_tree::RbTree;
 use std::rc::Rc;
-use web_engine::pictures::coalesce::CoalescePicture;
+use web_engine::protocol::pictures::CoalescePicture;
 use yew::prelude::*;
 
 #[derive(Properties, PartialEq)]

@@ -3,7 +3,7 @@
 //! two hint bits and tie mark, and a kill badge where the source's kill sits now.
 
 use super::svg_style::SVG_STYLE;
-use web_engine::pictures::FanoutPicture;
+use web_engine::protocol::pictures::{FanoutLayout, FanoutPicture};
 use yew::prelude::*;
 
 #[derive(Properties, PartialEq)]
@@ -11,16 +11,11 @@ pub struct FanoutPictureProps {
     pub picture: FanoutPicture,
 }
 
-const ROW: i32 = 34;
-const TOP: i32 = 44;
-const WIDTH: i32 = 580;
-
 #[function_component(FanoutPictureView)]
 pub fn fanout_picture(props: &FanoutPictureProps) -> Html {
     let p = &props.picture;
-    let rows = p.pairs.len().max(1) as i32;
-    let height = (TOP + rows * ROW + 52).max(182);
-    let mid = TOP + rows * ROW / 2 - 4;
+    // Where the rows go is the engine's (`FanoutPicture::layout`).
+    let FanoutLayout { width, height, mid } = p.layout();
     let has_kill = p.pairs.iter().any(|x| x.kill_moved);
     let kill_on_pseudo = has_kill && p.kill_on.is_none() && !p.erased;
     let done = p.pairs.iter().filter(|x| x.done).count();
@@ -34,11 +29,11 @@ pub fn fanout_picture(props: &FanoutPictureProps) -> Html {
     let pseudo_class = if p.erased { "box gone" } else { "box pseudo" };
     html! {
         <svg class="pass-svg fanout-svg" xmlns="http://www.w3.org/2000/svg" role="img"
-            width={WIDTH.to_string()} height={height.to_string()} style={format!("--w: {WIDTH}px")}
-            viewBox={format!("0 0 {WIDTH} {height}")} aria-label={title.clone()}>
+            width={width.to_string()} height={height.to_string()} style={format!("--w: {width}px")}
+            viewBox={format!("0 0 {width} {height}")} aria-label={title.clone()}>
             <title>{ title }</title>
             <style>{ SVG_STYLE }</style>
-            <rect class="bg" x="0" y="0" width={WIDTH.to_string()} height={height.to_string()} />
+            <rect class="bg" x="0" y="0" width={width.to_string()} height={height.to_string()} />
             <text class="head" x="12" y="22">
                 { format!("Pseudo {} of {} · pairs done {} of {}", p.pseudo_index + 1, p.pseudo_count, done, p.total) }
             </text>
@@ -59,7 +54,7 @@ pub fn fanout_picture(props: &FanoutPictureProps) -> Html {
                 </g>
             }
             { for p.pairs.iter().enumerate().map(|(i, x)| {
-                let y = TOP + i as i32 * ROW + ROW / 2;
+                let y = FanoutLayout::row_y(i);
                 let current = p.current == Some(x.pair);
                 let edge = match (x.done, current) {
                     (_, true) => "edge current",

@@ -2,9 +2,10 @@
 //! counters and whether the round changed the block, converged, or hit the budget), then
 //! what the stage recorded besides: phase 37's cost curve against its threshold, phase
 //! 58's six-slot MOV buffer with its index, and the flag bits marked on operands.
+//! Where each part goes is the engine's (`GoPicture::layout`); this draws the parts.
 
 use super::svg_style::SVG_STYLE;
-use web_engine::pictures::GoPicture;
+use web_engine::protocol::pictures::{GoLayout, GoPicture};
 use yew::prelude::*;
 
 #[derive(Properties, PartialEq)]
@@ -12,9 +13,9 @@ pub struct GoGridPictureProps {
     pub picture: GoPicture,
 }
 
-const LEFT: i32 = 76;
-const COL: i32 = 168;
-const LINE: i32 = 13;
+const LEFT: i32 = GoLayout::LEFT;
+const COL: i32 = GoLayout::COL;
+const LINE: i32 = GoLayout::LINE;
 
 /// Text cut to `n` characters, with an ellipsis.
 fn cut(s: &str, n: usize) -> String {
@@ -40,34 +41,7 @@ fn mask_name(mask: u32) -> &'static str {
 #[function_component(GoGridPictureView)]
 pub fn go_grid_picture(props: &GoGridPictureProps) -> Html {
     let p = &props.picture;
-    let rounds = p.rounds.max(1) as i32;
-    let counters = p
-        .cells
-        .iter()
-        .map(|c| c.counters.len())
-        .max()
-        .unwrap_or(2)
-        .max(2) as i32;
-    let cell_h = 22 + counters * LINE;
-    let grid_top = 56;
-    let grid_h = p.blocks.len().max(1) as i32 * (cell_h + 6);
-    let width = (LEFT + rounds * COL + 12).max(560);
-    let latest = p.cells.iter().map(|c| c.step).max();
-    let mut y = grid_top + grid_h + 16;
-    let cost_top = y;
-    let show_cost = p.total_costs > 0;
-    if show_cost {
-        y += 150;
-    }
-    let buffer_top = y;
-    if p.buffer.is_some() {
-        y += 2 * 52 + 44;
-    }
-    let marks_top = y;
-    if !p.marks.is_empty() {
-        y += 26 + p.marks.len() as i32 * 18;
-    }
-    let height = y + 24;
+    let l = p.layout();
     let phase = p
         .phase
         .map_or("GeneralOptimize".to_string(), |n| format!("Phase {n}"));
@@ -79,12 +53,35 @@ pub fn go_grid_picture(props: &GoGridPictureProps) -> Html {
         p.marks.len(),
         p.total_marks
     );
+    let (width, height) = (l.width, l.height);
+    html! {
+        <svg class="pass-svg go-svg" xmlns="http://www.w3.org/2000/svg" role="img"
+            width={width.to_string()} height={height.to_string()} style={format!("--w: {width}px")}
+            viewBox={format!("0 0 {width} {height}")} aria-label={title.clone()}>
+            <title>{ title.clone() }</title>
+            <style>{ SVG_STYLE }</style>
+            <rect class="bg" x="0" y="0" width={width.to_string()} height={height.to_string()} />
+            <text class="head" x="10" y="20">{ title }</text>
+            { grid(p, &l) }
+            { cost(p, &l) }
+            { buffer(p, &l) }
+            { marks(p, &l) }
+            <text class="small" x="10" y={(height - 8).to_string()}>
+                { "Cells: yellow changed the block, green converged, red stopped by the budget; the outlined cell is the latest." }
+            </text>
+        </svg>
+    }
+}
 
-    // The grid.
-    let grid = html! {
+/// The blocks × rounds grid.
+fn grid(p: &GoPicture, l: &GoLayout) -> Html {
+    let rounds = p.rounds.max(1) as i32;
+    let (grid_top, cell_h) = (l.grid_top, l.cell_h);
+    let latest = p.cells.iter().map(|c| c.step).max();
+    html! {
         <g class="grid">
             { for (1..=rounds).map(|r| html! {
-                <text class="label" x={(LEFT + (r - 1) * COL + COL / 2).to_string()} y={(grid_top - 8).to_string()} text-anchor="middle">
+                <text class="label" x={(GoLayout::round_x(r as u32) + COL / 2).to_string()} y={(grid_top - 8).to_string()} text-anchor="middle">
                     { format!("round {r}") }
                 </text>
             }) }
@@ -92,12 +89,12 @@ pub fn go_grid_picture(props: &GoGridPictureProps) -> Html {
                 <text class="small" x={LEFT.to_string()} y={(grid_top + 20).to_string()}>{ "No round recorded yet: step forward." }</text>
             }
             { for p.blocks.iter().enumerate().map(|(row, &b)| {
-                let top = grid_top + row as i32 * (cell_h + 6);
+                let top = l.row_top(row);
                 html! {
                     <g class="grid-row">
                         <text class="label" x="10" y={(top + 16).to_string()}>{ format!("block {b}") }</text>
                         { for (1..=rounds).map(|r| {
-                            let x = LEFT + (r - 1) * COL;
+                            let x = GoLayout::round_x(r as u32);
                             match p.cell(b, r as u32) {
                                 None => html! {},
                                 Some(c) => {
@@ -123,13 +120,19 @@ pub fn go_grid_picture(props: &GoGridPictureProps) -> Html {
                 }
             }) }
         </g>
-    };
+    }
+}
 
-    // Phase 37's cost curve: the weighted total per round, each round's delta as a bar,
-    // and the threshold the delta must reach for another round.
-    let cost = if show_cost {
-        let (cw, ch) = (360, 96);
-        let (cx, cy) = (LEFT, cost_top + 24);
+/// Phase 37's cost curve: the weighted total per round, each round's delta as a bar,
+/// and the threshold the delta must reach for another round.
+fn cost(p: &GoPicture, l: &GoLayout) -> Html {
+    if p.total_costs == 0 {
+        return html! {};
+    }
+    let cost_top = l.cost_top;
+    {
+        let (cw, ch) = (GoLayout::COST_W, GoLayout::COST_H);
+        let (cx, cy) = l.cost_plot();
         let max = p
             .costs
             .iter()
@@ -179,12 +182,13 @@ pub fn go_grid_picture(props: &GoGridPictureProps) -> Html {
                 }
             </g>
         }
-    } else {
-        html! {}
-    };
+    }
+}
 
-    // Phase 58's buffer: six slots in two rows, the index pointing at the next to fill.
-    let buffer = match &p.buffer {
+/// Phase 58's buffer: six slots in two rows, the index pointing at the next to fill.
+fn buffer(p: &GoPicture, l: &GoLayout) -> Html {
+    let buffer_top = l.buffer_top;
+    match &p.buffer {
         None => html! {},
         Some(b) => html! {
             <g class="buffer">
@@ -192,7 +196,7 @@ pub fn go_grid_picture(props: &GoGridPictureProps) -> Html {
                     { format!("MOV buffer of block {} after step {} (next slot: {})", b.block, b.step, b.index % 6) }
                 </text>
                 { for b.slots.iter().enumerate().map(|(k, slot)| {
-                    let (x, top) = (LEFT + (k as i32 % 3) * COL, buffer_top + 22 + (k as i32 / 3) * 52);
+                    let (x, top) = l.slot_origin(k);
                     let class = match slot {
                         None => "slot",
                         Some((_, None)) => "slot full",
@@ -216,10 +220,13 @@ pub fn go_grid_picture(props: &GoGridPictureProps) -> Html {
                 }) }
             </g>
         },
-    };
+    }
+}
 
-    // The marks, operand by operand.
-    let marks = if p.marks.is_empty() {
+/// The marks, operand by operand.
+fn marks(p: &GoPicture, l: &GoLayout) -> Html {
+    let (marks_top, width) = (l.marks_top, l.width);
+    if p.marks.is_empty() {
         html! {}
     } else {
         html! {
@@ -228,7 +235,7 @@ pub fn go_grid_picture(props: &GoGridPictureProps) -> Html {
                     { format!("Marks on operands ({} of {})", p.marks.len(), p.total_marks) }
                 </text>
                 { for p.marks.iter().enumerate().map(|(k, m)| {
-                    let top = marks_top + 18 + k as i32 * 18;
+                    let top = l.mark_top(k);
                     html! {
                         <g class="mark-row">
                             <rect class="mark" x="10" y={top.to_string()} width={(width - 20).to_string()} height="15" rx="3" />
@@ -240,23 +247,5 @@ pub fn go_grid_picture(props: &GoGridPictureProps) -> Html {
                 }) }
             </g>
         }
-    };
-
-    html! {
-        <svg class="pass-svg go-svg" xmlns="http://www.w3.org/2000/svg" role="img"
-            width={width.to_string()} height={height.to_string()} style={format!("--w: {width}px")}
-            viewBox={format!("0 0 {width} {height}")} aria-label={title.clone()}>
-            <title>{ title.clone() }</title>
-            <style>{ SVG_STYLE }</style>
-            <rect class="bg" x="0" y="0" width={width.to_string()} height={height.to_string()} />
-            <text class="head" x="10" y="20">{ title }</text>
-            { grid }
-            { cost }
-            { buffer }
-            { marks }
-            <text class="small" x="10" y={(height - 8).to_string()}>
-                { "Cells: yellow changed the block, green converged, red stopped by the budget; the outlined cell is the latest." }
-            </text>
-        </svg>
     }
 }

@@ -2,7 +2,7 @@
 //! main heap and in the secondary heap (candidates deferred after an interference), in
 //! pop order.
 
-use web_engine::pictures::coalesce::HeapPicture;
+use web_engine::protocol::pictures::HeapPicture;
 use yew::prelude::*;
 
 #[derive(Properties, PartialEq)]

@@ -4,7 +4,7 @@
 //! Geometry only: bar extents are the model's raw slot numbers mapped linearly onto the
 //! drawing width; rows are keyed by register so a merge animates (CSS, `x`/`width`).
 
-use web_engine::pictures::coalesce::{Axis, BarRow, Verdict};
+use web_engine::protocol::pictures::{Axis, BarRow, Verdict};
 use yew::prelude::*;
 
 /// Drawing width, the label column, row height and the axis band (SVG user units).

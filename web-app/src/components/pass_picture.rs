@@ -2,7 +2,7 @@
 
 use super::fanout_picture::FanoutPictureView;
 use super::go_grid_picture::GoGridPictureView;
-use web_engine::pictures::Picture;
+use web_engine::protocol::pictures::Picture;
 use yew::prelude::*;
 
 #[derive(Properties, PartialEq)]

@@ -1,10 +1,10 @@
 //! The stage's proof under the narration: the verifier's verdict on the stage's output
-//! and the interpreter's comparison of its input and output (`web_engine::proof`), green
+//! and the interpreter's comparison of its input and output (`web_engine::protocol::proof`), green
 //! when both hold, red when either fails, with the launches and the words compared one
 //! click away.
 
 use std::rc::Rc;
-use web_engine::proof::{Proof, Status, Verdict};
+use web_engine::protocol::proof::{Proof, Status, Verdict};
 use yew::prelude::*;
 
 #[derive(Properties, PartialEq)]

@@ -4,7 +4,7 @@
 //! never the only signal: every node also carries an R or B letter.
 
 use compiler_core::SlotIndex;
-use web_engine::pictures::coalesce::{TreeNode, TreePicture};
+use web_engine::protocol::pictures::{TreeNode, TreePicture};
 use yew::prelude::*;
 
 #[derive(Properties, PartialEq)]

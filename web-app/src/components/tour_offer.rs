@@ -14,17 +14,19 @@ pub struct TourOfferProps {
 
 #[function_component(TourOffer)]
 pub fn tour_offer(props: &TourOfferProps) -> Html {
-    let Some(tour) = props.example.and_then(web_engine::tours::find) else {
+    let Some((name, title)) = props
+        .example
+        .and_then(|name| Some((name, web_engine::protocol::tour_title(name)?)))
+    else {
         return html! {};
     };
     let start = {
         let cb = props.on_action.clone();
-        let name = tour.example;
         Callback::from(move |_: MouseEvent| cb.emit(Action::StartTour(name)))
     };
     html! {
         <button type="button" class="button tour-start" onclick={start} disabled={props.running}
-            title={tour.title} aria-label={format!("Start the guided tour of {}", tour.example)}>
+            title={title} aria-label={format!("Start the guided tour of {name}")}>
             { "Tour" }
         </button>
     }

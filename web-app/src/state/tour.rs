@@ -9,7 +9,7 @@ impl AppState {
     pub(super) fn reduce_tour(&mut self, action: Action) -> Option<Action> {
         match action {
             Action::StartTour(name) => {
-                if web_engine::tours::find(name).is_some() {
+                if web_engine::protocol::tour_title(name).is_some() {
                     if self.example != Some(name) {
                         self.load_example(name, None);
                     }

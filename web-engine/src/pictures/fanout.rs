@@ -184,3 +184,36 @@ fn erased_by(
                 .any(|e| matches!(e, Edit::Erase { inst } if inst.index() as u32 == pseudo))
     })
 }
+
+/// Where the page draws a [`FanoutPicture`], in SVG pixels: one row per pair under the
+/// header, the source and the pseudo centred on the rows, two legend lines below.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct FanoutLayout {
+    pub width: i32,
+    pub height: i32,
+    /// The y the source, the pseudo and the fan's edges start from.
+    pub mid: i32,
+}
+
+impl FanoutLayout {
+    /// A pair's row height, and the first row's top.
+    pub const ROW: i32 = 34;
+    pub const TOP: i32 = 44;
+
+    /// The centre line of pair row `i`.
+    pub fn row_y(i: usize) -> i32 {
+        Self::TOP + i as i32 * Self::ROW + Self::ROW / 2
+    }
+}
+
+impl FanoutPicture {
+    /// The picture's layout (at least tall enough for the source and the pseudo).
+    pub fn layout(&self) -> FanoutLayout {
+        let rows = self.pairs.len().max(1) as i32;
+        FanoutLayout {
+            width: 580,
+            height: (FanoutLayout::TOP + rows * FanoutLayout::ROW + 52).max(182),
+            mid: FanoutLayout::TOP + rows * FanoutLayout::ROW / 2 - 4,
+        }
+    }
+}

@@ -9,8 +9,11 @@
 //!     bars, the red-black interval tree rebuilt from its events (tree.rs), heaps, verdict
 //! ```
 //!
-//! The page draws these (web-app's `fanout_picture` and `go_grid_picture`); the model
-//! is plain data so it is tested natively against the trace it came from.
+//! The layout of every picture is here too, in SVG pixels: the tree's nodes carry their
+//! x/y (`coalesce`), the grid and the fan-out give theirs with `GoPicture::layout` and
+//! `FanoutPicture::layout`. The page (web-app's `*_picture` components, through
+//! `protocol::pictures`) only maps them to SVG elements; the model is plain data, so it
+//! is tested natively against the trace it came from.
 
 pub mod coalesce;
 pub mod fanout;
@@ -22,8 +25,8 @@ use compiler_core::trace::Step;
 use compiler_core::Stage;
 use serde::{Deserialize, Serialize};
 
-pub use fanout::{FanoutPair, FanoutPicture};
-pub use go_grid::{GoBufferView, GoCell, GoCostPoint, GoMarkView, GoPicture};
+pub use fanout::{FanoutLayout, FanoutPair, FanoutPicture};
+pub use go_grid::{GoBufferView, GoCell, GoCostPoint, GoLayout, GoMarkView, GoPicture};
 
 /// A stage's picture at one step.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
