@@ -94,30 +94,7 @@ pub fn editor(props: &EditorProps) -> Html {
             ));
         })
     };
-    let onpaste = {
-        let on_action = props.on_action.clone();
-        Callback::from(move |e: Event| {
-            use wasm_bindgen::JsCast;
-            let Some(text) = e
-                .dyn_ref::<web_sys::ClipboardEvent>()
-                .and_then(|c| c.clipboard_data())
-                .and_then(|d| d.get_data("text/plain").ok())
-                .filter(|t| t.len() >= LARGE_PASTE_BYTES)
-            else {
-                return;
-            };
-            let el: HtmlTextAreaElement = e.target_unchecked_into();
-            let start = el.selection_start().ok().flatten().unwrap_or(0);
-            let end = el.selection_end().ok().flatten().unwrap_or(start);
-            e.prevent_default();
-            on_action.emit(Action::SetSource(splice_utf16(
-                &el.value(),
-                start,
-                end,
-                &text,
-            )));
-        })
-    };
+    let onpaste = large_paste(props.on_action.clone());
     let onkeydown = {
         let on_action = props.on_action.clone();
         Callback::from(move |e: KeyboardEvent| {
@@ -127,43 +104,7 @@ pub fn editor(props: &EditorProps) -> Html {
             }
         })
     };
-    let onformat = {
-        let on_action = props.on_action.clone();
-        Callback::from(move |e: Event| {
-            let el: HtmlSelectElement = e.target_unchecked_into();
-            on_action.emit(Action::SetFormat(InputFormat::parse(&el.value())));
-        })
-    };
-    let goto = {
-        let textarea = textarea.clone();
-        let lines = lines.clone();
-        let viewport = viewport.clone();
-        move |line: u32, col: u32| {
-            let textarea = textarea.clone();
-            let lines = lines.clone();
-            let viewport = viewport.clone();
-            Callback::from(move |_: MouseEvent| {
-                let Some(el) = textarea.cast::<HtmlTextAreaElement>() else {
-                    return;
-                };
-                let at = lines.offset(line, col);
-                // Selection offsets count UTF-16 units.
-                let units = lines.text()[..at].encode_utf16().count() as u32;
-                let _ = el.focus();
-                let _ = el.set_selection_range(units, units);
-                let height = f64::from(el.client_height());
-                let top = f64::from(el.scroll_top());
-                if let Some(y) = scroll_for(line.saturating_sub(1) as usize, top, height) {
-                    el.set_scroll_top(y as i32);
-                }
-                viewport.set((
-                    f64::from(el.scroll_top()),
-                    f64::from(el.scroll_left()),
-                    height,
-                ));
-            })
-        }
-    };
+    let goto = |line: u32, col: u32| go_to_error(&textarea, &lines, &viewport, line, col);
 
     // First error column per line (1-based line numbers).
     let error_at = use_memo(props.errors.clone(), |errors| {
@@ -197,39 +138,9 @@ pub fn editor(props: &EditorProps) -> Html {
         }
     });
     let has_errors = !props.errors.is_empty();
-    let detected = match props.format {
-        Some(_) => String::from("Auto"),
-        None => format!("Auto ({})", props.effective.name().to_ascii_uppercase()),
-    };
-    let selected = props.format.map_or("auto", InputFormat::name);
     html! {
         <section class="editor" aria-labelledby="editor-heading">
-            <div class="panel-toolbar">
-                <h2 id="editor-heading" class="visually-hidden">{ "Source" }</h2>
-                <span class="source-origin">
-                    { match props.example {
-                        Some(name) => html! { <code title="the gallery example this text is">{ name }</code> },
-                        None => html! { "edited text" },
-                    } }
-                </span>
-                <label class="inline-field">
-                    { "Format " }
-                    <select onchange={onformat}>
-                        <option value="auto" selected={selected == "auto"}>{ detected }</option>
-                        { for InputFormat::ALL.iter().map(|f| html! {
-                            <option value={f.name()} selected={selected == f.name()}>
-                                { f.name().to_ascii_uppercase() }
-                            </option>
-                        }) }
-                    </select>
-                </label>
-                <button
-                    type="button"
-                    class="button"
-                    title="Run now (Ctrl+Enter in the editor)"
-                    onclick={props.on_action.reform(|_| Action::RunNow)}
-                >{ "Run" }</button>
-            </div>
+            { toolbar(props) }
             if read_only {
                 <p class="large-note">
                     { format!("{} lines: shown read-only so the page stays quick. ", lines.len()) }
@@ -257,7 +168,7 @@ pub fn editor(props: &EditorProps) -> Html {
                             </div>
                         </div>
                         <textarea
-                            ref={textarea}
+                            ref={textarea.clone()}
                             class="editor-input"
                             aria-label="Source text (MIR, DAG or PTX)"
                             aria-invalid={has_errors.then_some("true")}
@@ -275,28 +186,136 @@ pub fn editor(props: &EditorProps) -> Html {
                     </div>
                 </div>
             }
-            <div id="source-errors" class="error-list" aria-live="polite">
-                if has_errors {
-                    <p class="error-summary">
-                        { match props.errors.len() {
-                            1 => "The source has an error:".to_string(),
-                            n => format!("The source has {n} errors:"),
-                        } }
-                    </p>
-                    <ul>
-                        { for props.errors.iter().take(50).map(|e| html! {
-                            <li>
-                                <button type="button" class="error-link" onclick={goto(e.line, e.col)}>
-                                    { format!("Line {}, column {}: {}", e.line, e.col, e.message) }
-                                </button>
-                            </li>
-                        }) }
-                    </ul>
-                } else if let Some(m) = &props.message {
-                    <p class="error-summary">{ m.clone() }</p>
-                }
-            </div>
+            { error_list(props, goto) }
         </section>
+    }
+}
+
+/// A paste of at least [`LARGE_PASTE_BYTES`] spliced into the source by the page (see
+/// there); smaller ones are left to the text area.
+fn large_paste(on_action: Callback<Action>) -> Callback<Event> {
+    Callback::from(move |e: Event| {
+        use wasm_bindgen::JsCast;
+        let Some(text) = e
+            .dyn_ref::<web_sys::ClipboardEvent>()
+            .and_then(|c| c.clipboard_data())
+            .and_then(|d| d.get_data("text/plain").ok())
+            .filter(|t| t.len() >= LARGE_PASTE_BYTES)
+        else {
+            return;
+        };
+        let el: HtmlTextAreaElement = e.target_unchecked_into();
+        let start = el.selection_start().ok().flatten().unwrap_or(0);
+        let end = el.selection_end().ok().flatten().unwrap_or(start);
+        e.prevent_default();
+        on_action.emit(Action::SetSource(splice_utf16(
+            &el.value(),
+            start,
+            end,
+            &text,
+        )));
+    })
+}
+
+/// An error entry's click: the cursor to `line`:`col` (1-based), scrolled into view.
+fn go_to_error(
+    textarea: &NodeRef,
+    lines: &Rc<Lines>,
+    viewport: &UseStateHandle<(f64, f64, f64)>,
+    line: u32,
+    col: u32,
+) -> Callback<MouseEvent> {
+    let textarea = textarea.clone();
+    let lines = lines.clone();
+    let viewport = viewport.clone();
+    Callback::from(move |_: MouseEvent| {
+        let Some(el) = textarea.cast::<HtmlTextAreaElement>() else {
+            return;
+        };
+        let at = lines.offset(line, col);
+        // Selection offsets count UTF-16 units.
+        let units = lines.text()[..at].encode_utf16().count() as u32;
+        let _ = el.focus();
+        let _ = el.set_selection_range(units, units);
+        let height = f64::from(el.client_height());
+        let top = f64::from(el.scroll_top());
+        if let Some(y) = scroll_for(line.saturating_sub(1) as usize, top, height) {
+            el.set_scroll_top(y as i32);
+        }
+        viewport.set((
+            f64::from(el.scroll_top()),
+            f64::from(el.scroll_left()),
+            height,
+        ));
+    })
+}
+
+/// The toolbar: where the text comes from, the format (detected or forced), Run.
+fn toolbar(props: &EditorProps) -> Html {
+    let onformat = props.on_action.reform(|e: Event| {
+        let el: HtmlSelectElement = e.target_unchecked_into();
+        Action::SetFormat(InputFormat::parse(&el.value()))
+    });
+    let detected = match props.format {
+        Some(_) => String::from("Auto"),
+        None => format!("Auto ({})", props.effective.name().to_ascii_uppercase()),
+    };
+    let selected = props.format.map_or("auto", InputFormat::name);
+    html! {
+        <div class="panel-toolbar">
+            <h2 id="editor-heading" class="visually-hidden">{ "Source" }</h2>
+            <span class="source-origin">
+                { match props.example {
+                    Some(name) => html! { <code title="the gallery example this text is">{ name }</code> },
+                    None => html! { "edited text" },
+                } }
+            </span>
+            <label class="inline-field">
+                { "Format " }
+                <select onchange={onformat}>
+                    <option value="auto" selected={selected == "auto"}>{ detected }</option>
+                    { for InputFormat::ALL.iter().map(|f| html! {
+                        <option value={f.name()} selected={selected == f.name()}>
+                            { f.name().to_ascii_uppercase() }
+                        </option>
+                    }) }
+                </select>
+            </label>
+            <button
+                type="button"
+                class="button"
+                title="Run now (Ctrl+Enter in the editor)"
+                onclick={props.on_action.reform(|_| Action::RunNow)}
+            >{ "Run" }</button>
+        </div>
+    }
+}
+
+/// The errors of the last run (each moves the cursor to its place), or its message.
+fn error_list(props: &EditorProps, goto: impl Fn(u32, u32) -> Callback<MouseEvent>) -> Html {
+    let has_errors = !props.errors.is_empty();
+    html! {
+        <div id="source-errors" class="error-list" aria-live="polite">
+            if has_errors {
+                <p class="error-summary">
+                    { match props.errors.len() {
+                        1 => "The source has an error:".to_string(),
+                        n => format!("The source has {n} errors:"),
+                    } }
+                </p>
+                <ul>
+                    { for props.errors.iter().take(50).map(|e| html! {
+                        <li>
+                            <button type="button" class="error-link" onclick={goto(e.line, e.col)}>
+                                { format!("Line {}, column {}: {}", e.line, e.col, e.message) }
+                            </button>
+                        </li>
+                    }) }
+                </ul>
+            } else if let Some(m) = &props.message {
+                <p class="error-summary">{ m.clone() }</p>
+            }
+        </div>
     }
 }
 
