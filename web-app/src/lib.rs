@@ -14,8 +14,8 @@
 //! - The model (`state`, `model/`) holds plain data and pure transitions; it names no DOM
 //!   or yew view types, so it is unit-tested natively.
 //! - Components read state through props and report user intent as [`state::Action`]s;
-//!   only `App` dispatches (through the one `on_action` it hands its parts), and only
-//!   the `use_engine` hook talks to the engine.
+//!   only `App`, its parts (`app/`) and the `use_engine` hook dispatch, and only
+//!   `use_engine` talks to the engine.
 //! - Pipeline facts (stage ids, formats, knobs, examples) come from `compiler_core`,
 //!   never from copies kept here; the pipeline itself runs in the engine, off the main
 //!   thread.
