@@ -3,7 +3,8 @@
 //!
 //! ```text
 //!  mount: location.hash ──share::decode──▶ Action::OpenLink | Action::Start
-//!  hashchange ──▶ Action::OpenLink
+//!  hashchange ──▶ Action::OpenLink (the event's newURL: the timer below may have
+//!               rewritten the address bar since)
 //!  the view settles ── ADDRESS_DELAY_MS ──▶ replaceState(#link)   (no history entry)
 //!  Copy link ──▶ share::encode_state ──▶ address bar + clipboard ──▶ Action::LinkCopied
 //! ```
@@ -19,12 +20,29 @@ const ADDRESS_SOURCE_LIMIT: usize = 64 * 1024;
 
 /// The link in the address bar, decoded; None when there is none.
 fn link_from_location() -> Option<Result<share::Link, share::LinkError>> {
-    let href = web_sys::window()?.location().href().ok()?;
-    let (_, fragment) = href.split_once('#')?;
+    link_from_url(&web_sys::window()?.location().href().ok()?)
+}
+
+/// The link after `#` in `url`, decoded; None when there is none.
+fn link_from_url(url: &str) -> Option<Result<share::Link, share::LinkError>> {
+    let (_, fragment) = url.split_once('#')?;
     if fragment.trim().is_empty() {
         return None;
     }
     Some(share::decode(fragment))
+}
+
+/// The address a `hashchange` went to (its `newURL`): the address bar itself may have
+/// been rewritten since by the view's own link (`use_address_follows`' timer), and the
+/// link the user opened must win.
+fn link_from_hashchange(e: &Event) -> Option<Result<share::Link, share::LinkError>> {
+    let url = js_sys::Reflect::get(e.as_ref(), &wasm_bindgen::JsValue::from_str("newURL"))
+        .ok()
+        .and_then(|v| v.as_string());
+    match url {
+        Some(url) => link_from_url(&url),
+        None => link_from_location(),
+    }
 }
 
 /// The page's address with `fragment` after `#`, put in the address bar with
@@ -87,8 +105,8 @@ pub fn use_open_link(dispatcher: UseReducerDispatcher<AppState>) {
             None => Action::Start,
         });
         let listener = web_sys::window().map(|w| {
-            gloo_events::EventListener::new(&w, "hashchange", move |_| {
-                if let Some(link) = link_from_location() {
+            gloo_events::EventListener::new(&w, "hashchange", move |e| {
+                if let Some(link) = link_from_hashchange(e) {
                     dispatcher.dispatch(Action::OpenLink(link));
                 }
             })

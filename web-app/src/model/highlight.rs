@@ -279,11 +279,15 @@ impl Tokens<'_> {
         while i < self.b.len() {
             let start = i;
             let rest = &self.line[i..];
-            if let Some((sigil, rule)) = g.sigils.iter().find(|(s, _)| rest.starts_with(s)) {
+            let c = self.b[i];
+            let sigil = g
+                .sigils
+                .iter()
+                .find(|(s, _)| s.as_bytes()[0] == c && rest.starts_with(s));
+            if let Some((sigil, rule)) = sigil {
                 i = self.apply(rule, start, sigil.len());
                 continue;
             }
-            let c = self.b[i];
             if matches!(c, b'-' | b'0'..=b'9') && !prev_is_word(self.b, i) {
                 if let Some(end) = self.number_end(i) {
                     i = if g.hex_tail {
