@@ -92,12 +92,8 @@ crate::stats::pass_stats! {
     /// the CLI contract's list for both coalescers (DESIGN.md); this pass keeps no tree,
     /// so the count of rotations it makes is honestly zero.
     pub struct CoalescerStats {
-        copies_before,
-        copies_after,
-        joined,
-        interference_rejections,
-        retry_rounds,
-        rb_rotations,
+        // The CLI contract's keys for both coalescers (DESIGN.md), in its order.
+        copies_before, copies_after, joined, interference_rejections, retry_rounds, rb_rotations,
         identity_erased,
         terminal_deferred,
         class_rejections,
