@@ -12,11 +12,13 @@
 //! use: the driver ([`pipeline`]: [`run`], [`RunOptions`], [`RunResult`]), the IRs it
 //! reads and prints ([`dag`], [`mir`], [`ptx`], [`ori`]) with their entities
 //! ([`entity`]), the steps a run records ([`trace`], and the data they carry:
-//! [`interval_tree`], [`SlotIndex`]), the stages, knobs, stats and examples, the share
-//! links, and deterministic sorting. The passes (`passes`, `ptxas`) are crate-private;
-//! the `testkit` feature makes them public for the crate's own tests, examples and
-//! benches (a dev-dependency on the crate itself turns it on) and for the CLI's and the
-//! engine's tests, and adds the golden-file helper `golden`.
+//! [`interval_tree`], [`SlotIndex`]), the MIR interpreter's entry points the engine's
+//! proofs call ([`mir_interp`]), the stages, knobs, stats and examples, the share links,
+//! and deterministic sorting. The algorithms (`passes`, `ptxas`, `liveness`, `interp`)
+//! are crate-private; the `testkit` feature makes them public for the crate's own
+//! tests, examples and benches (a dev-dependency on the crate itself turns it on) and
+//! for the CLI's and the engine's tests, and adds the golden-file helper `golden`.
+//! `tests/public_api.rs` fails on a `pub mod` of an algorithm here.
 //!
 //! Invariants every module keeps:
 //! - `no_std` + `alloc`; the optional `std` feature adds conveniences only.
@@ -47,12 +49,7 @@ pub mod dag;
 pub mod entity;
 pub mod error;
 pub mod examples;
-// The evaluators and the liveness analyses stay public for now: most of their items
-// serve only the tests and `testgen` (about 135 would be dead code in a default build);
-// they move behind `testkit` once those items are gated one by one.
-pub mod interp;
 pub mod knobs;
-pub mod liveness;
 pub mod mir;
 pub mod ori;
 pub mod pipeline;
@@ -66,6 +63,8 @@ pub mod testgen;
 pub mod trace;
 
 internal! {
+    mod interp;
+    mod liveness;
     mod passes;
     mod ptxas;
 }
@@ -79,6 +78,15 @@ pub mod golden;
 pub mod interval_tree {
     pub use crate::passes::nvptx_coalescer::interval_tree::{
         Color, Interval, NodeId, Side, SnapshotNode, TreeEvent, TreeSnapshot,
+    };
+}
+
+/// The MIR interpreter as the engine's proofs run it: a function compiled once, run on
+/// random launches, two outcomes compared.
+pub mod mir_interp {
+    pub use crate::interp::{
+        describe_difference, random_inputs, Config, Inputs, InterpError, Launch, Outcome, Program,
+        Run, Symbol,
     };
 }
 

@@ -4,23 +4,31 @@
 use alloc::vec::Vec;
 use serde::ser::{Serialize, SerializeMap, Serializer};
 
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Debug, Default)]
 pub struct Stats {
-    entries: Vec<(&'static str, u64)>,
+    /// Every declared counter in declaration order; `None` is an optional counter its
+    /// mechanism has not counted (kept so that merging keeps the declared order).
+    entries: Vec<(&'static str, Option<u64>)>,
 }
 
 impl Stats {
     /// Starts with every counter of `names` at zero, in that order.
     pub fn with(names: &[&'static str]) -> Self {
         Stats {
-            entries: names.iter().map(|&n| (n, 0)).collect(),
+            entries: names.iter().map(|&n| (n, Some(0))).collect(),
         }
+    }
+
+    /// Appends the optional counters of `names`, not reported until counted.
+    pub(crate) fn with_optional(mut self, names: &[&'static str]) -> Self {
+        self.entries.extend(names.iter().map(|&n| (n, None)));
+        self
     }
 
     pub fn add(&mut self, name: &'static str, by: u64) {
         match self.entries.iter_mut().find(|(n, _)| same(n, name)) {
-            Some((_, v)) => *v += by,
-            None => self.entries.push((name, by)),
+            Some((_, v)) => *v = Some(v.unwrap_or(0) + by),
+            None => self.entries.push((name, Some(by))),
         }
     }
 
@@ -30,8 +38,8 @@ impl Stats {
 
     pub fn set(&mut self, name: &'static str, value: u64) {
         match self.entries.iter_mut().find(|(n, _)| same(n, name)) {
-            Some((_, v)) => *v = value,
-            None => self.entries.push((name, value)),
+            Some((_, v)) => *v = Some(value),
+            None => self.entries.push((name, Some(value))),
         }
     }
 
@@ -39,33 +47,51 @@ impl Stats {
         self.entries
             .iter()
             .find(|(n, _)| same(n, name))
-            .map_or(0, |e| e.1)
+            .and_then(|e| e.1)
+            .unwrap_or(0)
     }
 
+    /// The reported counters, in declaration order.
     pub fn iter(&self) -> impl Iterator<Item = (&'static str, u64)> + '_ {
-        self.entries.iter().copied()
+        self.entries.iter().filter_map(|&(n, v)| Some((n, v?)))
     }
 
-    /// Adds every counter of `other` into `self` (summing functions of a module).
+    /// Adds every counter of `other` into `self` (summing functions of a module). A
+    /// counter `self` lacks is appended, counted or not, so two stats of one pass merge
+    /// into its declared order whichever function counted an optional counter first.
     pub fn merge(&mut self, other: &Stats) {
-        for (n, v) in other.iter() {
-            self.add(n, v);
+        for &(n, v) in &other.entries {
+            match self.entries.iter_mut().find(|(m, _)| same(m, n)) {
+                Some((_, mine)) => {
+                    if let Some(v) = v {
+                        *mine = Some(mine.unwrap_or(0) + v);
+                    }
+                }
+                None => self.entries.push((n, v)),
+            }
         }
     }
 }
 
+/// Equal when they report the same counters with the same values in the same order.
+impl PartialEq for Stats {
+    fn eq(&self, other: &Stats) -> bool {
+        self.iter().eq(other.iter())
+    }
+}
+impl Eq for Stats {}
+
 /// Name equality, first by address: the passes name a counter with the same literal
-/// each time, so the text is compared only when the addresses differ. Passes bump
-/// counters inside their per-block loops.
+/// each time, so the text is compared only when the addresses differ.
 fn same(a: &str, b: &str) -> bool {
     (a.as_ptr() == b.as_ptr() && a.len() == b.len()) || a == b
 }
 
 impl Serialize for Stats {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        let mut m = s.serialize_map(Some(self.entries.len()))?;
-        for (k, v) in &self.entries {
-            m.serialize_entry(k, v)?;
+        let mut m = s.serialize_map(Some(self.iter().count()))?;
+        for (k, v) in self.iter() {
+            m.serialize_entry(k, &v)?;
         }
         m.end()
     }
@@ -101,7 +127,8 @@ macro_rules! pass_stats {
 
         impl From<$name> for $crate::stats::Stats {
             fn from(s: $name) -> Self {
-                let mut out = $crate::stats::Stats::with(&[$(stringify!($field)),*]);
+                let mut out = $crate::stats::Stats::with(&[$(stringify!($field)),*])
+                    .with_optional(&[$($(stringify!($opt)),*)?]);
                 $(out.set(stringify!($field), s.$field);)*
                 $($(if let Some(v) = s.$opt {
                     out.set(stringify!($opt), v);
@@ -141,5 +168,26 @@ mod tests {
         let s: Stats = d.into();
         let keys: Vec<(&str, u64)> = s.iter().collect();
         assert_eq!(keys, [("first", 0), ("second", 2), ("rarer", 0)]);
+    }
+
+    #[test]
+    fn merged_stats_keep_declaration_order_whichever_function_counted_first() {
+        let one = Demo {
+            rarer: Some(1),
+            ..Demo::default()
+        };
+        let two = Demo {
+            first: 3,
+            rare: Some(2),
+            ..Demo::default()
+        };
+        let mut total = Stats::default();
+        total.merge(&one.into());
+        total.merge(&two.into());
+        let keys: Vec<(&str, u64)> = total.iter().collect();
+        assert_eq!(
+            keys,
+            [("first", 3), ("second", 0), ("rare", 2), ("rarer", 1)]
+        );
     }
 }

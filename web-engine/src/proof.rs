@@ -19,8 +19,8 @@
 //! show what a broken pass looks like. Functions over [`MAX_INTERP_INSTS`] instructions
 //! are verified but not interpreted (the answer would wait too long).
 
-use compiler_core::interp::{self, Outcome};
 use compiler_core::mir::{verify, Function, VerifyLevel};
+use compiler_core::mir_interp::{self as interp, Outcome};
 use compiler_core::ori::{self, interp as ori_interp};
 use compiler_core::{ptx, Stage};
 use serde::{Deserialize, Serialize};

@@ -55,6 +55,7 @@ const NOT_MODELLED_YET: &str =
 /// column says `none:REASON` for what it does not model (call sequences, float
 /// operations beyond the modelled ones, atomics, ...), so the decoder refuses those
 /// by name with [`not_modelled`]'s reason, and the generator leaves them out.
+#[cfg(any(feature = "testkit", feature = "testgen"))]
 pub fn has_semantics(op: Op) -> bool {
     !op.isa().sem.starts_with("none")
 }

@@ -66,6 +66,7 @@ impl Shape {
     }
 
     /// The shape a PTX opcode names, if it is one of ours.
+    #[cfg(feature = "testkit")]
     pub fn from_opcode(op: &str) -> Option<Shape> {
         match op {
             "mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32" => Some(Shape::MmaM16N8K8Tf32),

@@ -125,15 +125,26 @@ pub mod matrix;
 pub mod memory;
 pub mod random;
 
-pub use compile::{has_semantics, param_register, Program, SymbolRef, POISON};
-pub use error::{InterpError, Location};
+pub use compile::{param_register, Program};
+#[cfg(any(feature = "testkit", feature = "testgen"))]
+pub use compile::has_semantics;
+#[cfg(feature = "testkit")]
+pub use compile::{SymbolRef, POISON};
+pub use error::InterpError;
+#[cfg(feature = "testkit")]
+pub use error::Location;
 pub use memory::{Region, Space};
-pub use random::{random_inputs, Rng};
+pub use random::random_inputs;
+#[cfg(any(feature = "testkit", feature = "testgen"))]
+pub use random::Rng;
 
+#[cfg(feature = "testkit")]
 use crate::mir::Function;
 use alloc::string::String;
 use alloc::vec::Vec;
+#[cfg(feature = "testkit")]
 use core::fmt;
+#[cfg(feature = "testkit")]
 use core::ops::Range;
 
 /// Grid and block dimensions of a kernel launch.
@@ -234,18 +245,21 @@ impl<'f> Program<'f> {
 }
 
 /// Compiles and runs `f` once.
+#[cfg(feature = "testkit")]
 pub fn run(f: &Function, inputs: &Inputs, config: &Config) -> Result<Run, InterpError> {
     Program::compile(f)?.run(inputs, config)
 }
 
 /// Why `f` cannot be interpreted, if it cannot (an opcode without semantics, malformed
 /// operands). `None` means every instruction has semantics.
+#[cfg(feature = "testkit")]
 pub fn check(f: &Function) -> Option<InterpError> {
     Program::compile(f).err()
 }
 
 /// How two functions compared over a range of seeds.
 #[derive(Clone, Debug, PartialEq, Eq)]
+#[cfg(feature = "testkit")]
 pub struct Agreement {
     pub runs: u32,
     /// Both ran to completion with equal outcomes.
@@ -259,19 +273,23 @@ pub struct Agreement {
 }
 
 #[derive(Clone, Debug, PartialEq, Eq)]
+#[cfg(feature = "testkit")]
 pub struct Difference {
     pub seed: u64,
     pub before: Result<Outcome, InterpError>,
     pub after: Result<Outcome, InterpError>,
 }
 
+#[cfg(feature = "testkit")]
 impl Agreement {
     /// No seed gave different results.
+    #[cfg(feature = "testkit")]
     pub fn all_agree(&self) -> bool {
         self.differences == 0
     }
 }
 
+#[cfg(feature = "testkit")]
 impl fmt::Display for Agreement {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(
@@ -331,6 +349,7 @@ pub fn describe_difference(a: &Outcome, b: &Outcome) -> String {
 /// Runs `before` and `after` on the random inputs of every seed in `seeds` (generated
 /// from `before`, with the module's LLVM IR for variable sizes when given) and counts
 /// agreements. Fails only if either function cannot be interpreted at all.
+#[cfg(feature = "testkit")]
 pub fn compare(
     before: &Function,
     after: &Function,

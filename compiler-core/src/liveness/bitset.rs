@@ -78,6 +78,7 @@ impl BlockSet {
         self.words.is_empty()
     }
 
+    #[cfg(feature = "testkit")]
     pub fn len(&self) -> usize {
         self.words
             .iter()
@@ -90,6 +91,7 @@ impl BlockSet {
     }
 
     /// Members in storage-index order.
+    #[cfg(feature = "testkit")]
     pub fn iter(&self) -> impl Iterator<Item = Block> + '_ {
         self.words.iter().flat_map(|&(k, word)| {
             let mut rest = word;

@@ -246,6 +246,7 @@ impl DomTree {
     }
 
     /// The immediate dominator of `b` (None for the entry and unreachable blocks).
+    #[cfg(feature = "testkit")]
     pub fn idom(&self, b: Block) -> Option<Block> {
         match self.idom[b] {
             NONE => None,

@@ -247,6 +247,7 @@ pub struct LiveInterval {
 }
 
 impl LiveInterval {
+    #[cfg(feature = "testkit")]
     pub fn subrange(&self, lane: u8) -> Option<&LiveRange> {
         self.subranges
             .iter()
@@ -538,6 +539,7 @@ impl LiveIntervals {
     }
 
     /// Intervals in register order.
+    #[cfg(feature = "testkit")]
     pub fn iter(&self) -> impl Iterator<Item = &LiveInterval> + '_ {
         self.intervals.iter().flatten()
     }
@@ -549,20 +551,24 @@ impl LiveIntervals {
 
     /// Where `a` and `b` are live at once (what the coalescer's interference check
     /// shows).
+    #[cfg(feature = "testkit")]
     pub fn overlapping_segments(&self, a: VReg, b: VReg) -> Vec<Overlap> {
         self.range(a).overlapping_segments(self.range(b))
     }
 
+    #[cfg(feature = "testkit")]
     pub fn live_at(&self, v: VReg, idx: SlotIndex) -> bool {
         self.range(v).live_at(idx)
     }
 
     /// Is `a` live wherever `b` is?
+    #[cfg(feature = "testkit")]
     pub fn covers(&self, a: VReg, b: VReg) -> bool {
         self.range(a).covers(self.range(b))
     }
 
     /// One line per register with a non-empty interval, in register order.
+    #[cfg(feature = "testkit")]
     pub fn print(&self) -> String {
         let mut s = String::new();
         for li in self.iter() {

@@ -58,9 +58,12 @@ use super::cfg::Cfg;
 use crate::entity::{EntityRef, SecondaryMap};
 use crate::mir::instr::InstList;
 use crate::mir::{oflag, Block, Function, Inst, InstData, Op, OperandKind, VReg};
+#[cfg(feature = "testkit")]
 use alloc::format;
+#[cfg(feature = "testkit")]
 use alloc::string::String;
 use alloc::vec::Vec;
+#[cfg(feature = "testkit")]
 use core::fmt::Write;
 
 /// What LiveVariables knows about one virtual register.
@@ -81,6 +84,7 @@ impl VarInfo {
     }
 
     /// Marks block number `b` alive; true if it was not.
+    #[cfg(feature = "testkit")]
     pub fn set_alive(&mut self, b: u32) -> bool {
         b != u32::MAX && self.alive_blocks.insert(Block::from_u32(b))
     }
@@ -157,10 +161,12 @@ impl LiveVariables {
         );
     }
 
+    #[cfg(feature = "testkit")]
     pub fn var_info(&self, v: VReg) -> &VarInfo {
         &self.vars[v]
     }
 
+    #[cfg(feature = "testkit")]
     pub fn var_info_mut(&mut self, v: VReg) -> &mut VarInfo {
         &mut self.vars[v]
     }
@@ -179,6 +185,7 @@ impl LiveVariables {
 
     /// Records `inst` as a kill of `v` (table only; see
     /// [`LiveVariables::add_virtual_register_killed`] for the flag too).
+    #[cfg(feature = "testkit")]
     pub fn add_kill(&mut self, v: VReg, inst: Inst) {
         let k = &mut self.vars[v].kills;
         if !k.contains(&inst) {
@@ -193,6 +200,7 @@ impl LiveVariables {
 
     /// The kill of `v` at `old` now happens at `new` (LLVM's `replaceKillInstruction`;
     /// table only). True if `old` was a kill.
+    #[cfg(feature = "testkit")]
     pub fn replace_kill(&mut self, v: VReg, old: Inst, new: Inst) -> bool {
         match self.vars[v].kills.iter().position(|&k| k == old) {
             Some(p) => {
@@ -205,6 +213,7 @@ impl LiveVariables {
 
     /// Sets the kill flag on `inst`'s first use of `v` and records the kill
     /// (LLVM's `addVirtualRegisterKilled`).
+    #[cfg(feature = "testkit")]
     pub fn add_virtual_register_killed(&mut self, f: &mut Function, v: VReg, inst: Inst) {
         set_kill_flag(f, v, inst);
         self.add_kill(v, inst);
@@ -212,6 +221,7 @@ impl LiveVariables {
 
     /// Clears the kill flags of `v` on `inst` and forgets the kill; true if `inst` was
     /// a kill of `v` (LLVM's `removeVirtualRegisterKilled`).
+    #[cfg(feature = "testkit")]
     pub fn remove_virtual_register_killed(
         &mut self,
         f: &mut Function,
@@ -232,12 +242,14 @@ impl LiveVariables {
     }
 
     /// Marks `inst`'s defs of `v` dead and records it (LLVM's `addVirtualRegisterDead`).
+    #[cfg(feature = "testkit")]
     pub fn add_virtual_register_dead(&mut self, f: &mut Function, v: VReg, inst: Inst) {
         set_dead_flag(f, v, inst, true);
         self.add_kill(v, inst);
     }
 
     /// Clears the dead flags of `v` on `inst`; true if it was recorded dead.
+    #[cfg(feature = "testkit")]
     pub fn remove_virtual_register_dead(&mut self, f: &mut Function, v: VReg, inst: Inst) -> bool {
         if !self.remove_kill(v, inst) {
             return false;
@@ -311,6 +323,7 @@ impl LiveVariables {
 
     /// A readable account of one register, for traces and debugging:
     /// `%5: defs [3] alive [bb.1 bb.2] kills [7]` (instruction storage indices).
+    #[cfg(feature = "testkit")]
     pub fn describe(&self, f: &Function, v: VReg) -> String {
         let vi = &self.vars[v];
         let mut s = format!("%{}: defs [", v.index());
@@ -332,6 +345,7 @@ impl LiveVariables {
 }
 
 /// Recomputes LiveVariables and writes the kill/dead flags into `f`.
+#[cfg(any(feature = "testkit", feature = "testgen"))]
 pub fn set_kill_flags(f: &mut Function) -> LiveVariables {
     let lv = LiveVariables::compute(f);
     lv.apply_flags(f);
@@ -403,6 +417,7 @@ pub fn write_inst_flags(d: &mut InstData, here: Marks<'_>) {
 
 /// Marks `i` as the kill of `v`: `dead` on its def when `i` is the register's only def
 /// (`unique_def`), otherwise `killed` on its first use of `v`.
+#[cfg(feature = "testkit")]
 pub fn set_kill_or_dead(f: &mut Function, v: VReg, i: Inst, unique_def: Option<Inst>) {
     if unique_def == Some(i) {
         if let Some(o) = f.insts.get_mut(i).and_then(|d| {
@@ -470,6 +485,7 @@ fn compute_var(
     vi
 }
 
+#[cfg(feature = "testkit")]
 fn set_kill_flag(f: &mut Function, v: VReg, inst: Inst) {
     let Some(d) = f.insts.get_mut(inst) else {
         return;
@@ -481,6 +497,7 @@ fn set_kill_flag(f: &mut Function, v: VReg, inst: Inst) {
     }
 }
 
+#[cfg(feature = "testkit")]
 fn set_dead_flag(f: &mut Function, v: VReg, inst: Inst, on: bool) {
     let Some(d) = f.insts.get_mut(inst) else {
         return;

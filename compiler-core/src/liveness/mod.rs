@@ -24,11 +24,19 @@ pub mod live_variables;
 mod range_join;
 pub mod slot_indexes;
 
+#[cfg(feature = "testkit")]
 pub use accesses::{LaneMask, ALL_LANES};
+#[cfg(feature = "testkit")]
 pub use bitset::BlockSet;
 pub use cfg::{Cfg, DomTree};
-pub use intervals::{LiveInterval, LiveIntervals, LiveRange, Segment, SubRange, VNInfo, ValNo};
-pub use live_variables::{
-    set_kill_flags, set_kill_or_dead, undefined_reads, LiveVariables, UndefinedRead, VarInfo,
-};
+pub use intervals::{LiveIntervals, LiveRange, ValNo};
+#[cfg(feature = "testkit")]
+pub use intervals::{LiveInterval, Segment, SubRange, VNInfo};
+pub use live_variables::{undefined_reads, LiveVariables, VarInfo};
+#[cfg(feature = "testkit")]
+pub use live_variables::UndefinedRead;
+#[cfg(any(feature = "testkit", feature = "testgen"))]
+pub use live_variables::set_kill_flags;
+#[cfg(feature = "testkit")]
+pub use live_variables::set_kill_or_dead;
 pub use slot_indexes::{Slot, SlotIndex, SlotIndexes};

@@ -184,6 +184,7 @@ impl SlotIndexes {
     }
 
     /// The index after the last block.
+    #[cfg(feature = "testkit")]
     pub fn end(&self) -> SlotIndex {
         SlotIndex::new(self.end, Slot::Block)
     }
@@ -209,6 +210,7 @@ impl SlotIndexes {
     }
 
     /// Blocks in layout order with their start.
+    #[cfg(feature = "testkit")]
     pub fn blocks(&self) -> impl Iterator<Item = (SlotIndex, Block)> + '_ {
         self.blocks
             .iter()
@@ -216,6 +218,7 @@ impl SlotIndexes {
     }
 
     /// Instructions in index order.
+    #[cfg(feature = "testkit")]
     pub fn insts(&self) -> impl Iterator<Item = (SlotIndex, Inst)> + '_ {
         let mut numbered = self
             .numbered
@@ -274,6 +277,7 @@ impl SlotIndexes {
     }
 
     /// Number of indexed instructions.
+    #[cfg(feature = "testkit")]
     pub fn num_insts(&self) -> usize {
         self.count
     }

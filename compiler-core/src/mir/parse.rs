@@ -895,23 +895,7 @@ impl<'f> BodyParser<'f> {
     }
 
     fn operand(&mut self, c: &mut Cursor<'_>) -> Result<Operand, SourceError> {
-        let mut flags = 0u16;
-        // Flag keywords.
-        loop {
-            c.skip_ws();
-            let w = c.peek_word();
-            let f = match w {
-                "implicit-def" => oflag::IMPLICIT | oflag::DEF,
-                "implicit" => oflag::IMPLICIT,
-                "def" => oflag::DEF,
-                _ => match FLAG_KEYWORDS.iter().find(|&&(_, k)| k == w) {
-                    Some(&(f, _)) => f,
-                    None => break,
-                },
-            };
-            c.word();
-            flags |= f;
-        }
+        let flags = flag_keywords(c);
         c.skip_ws();
         let start = c.pos;
         let r = c.rest();
@@ -967,31 +951,8 @@ impl<'f> BodyParser<'f> {
             let mut op = Operand::reg(reg, 0);
             self.reg_suffixes(c, &mut op, None)?;
             op
-        } else if r.starts_with("&\"") || r.starts_with("@\"") {
-            let sigil = if r.starts_with('&') {
-                Sigil::AmpQuoted
-            } else {
-                Sigil::AtQuoted
-            };
-            c.pos += 1;
-            let s = c.quoted()?;
-            let sym = self.f.names.intern(s);
-            let offset = self.offset(c)?;
-            Operand::new(OperandKind::Global { sym, sigil, offset })
         } else if r.starts_with('&') || r.starts_with('@') {
-            let sigil = if r.starts_with('&') {
-                Sigil::Amp
-            } else {
-                Sigil::At
-            };
-            c.pos += 1;
-            let w = c.word();
-            if w.is_empty() {
-                return Err(c.err("expected a symbol name"));
-            }
-            let sym = self.f.names.intern(w);
-            let offset = self.offset(c)?;
-            Operand::new(OperandKind::Global { sym, sigil, offset })
+            self.global(c, r)?
         } else if r.starts_with('!') {
             c.pos += 1;
             let w = c.word();
@@ -1052,6 +1013,35 @@ impl<'f> BodyParser<'f> {
             c.pos += end + 2;
         }
         Ok(op)
+    }
+
+    /// `&"name"`, `@"name"`, `&name` or `@name` with an optional `+N`/`-N` offset.
+    fn global(&mut self, c: &mut Cursor<'_>, r: &str) -> Result<Operand, SourceError> {
+        if r.starts_with("&\"") || r.starts_with("@\"") {
+            let sigil = if r.starts_with('&') {
+                Sigil::AmpQuoted
+            } else {
+                Sigil::AtQuoted
+            };
+            c.pos += 1;
+            let s = c.quoted()?;
+            let sym = self.f.names.intern(s);
+            let offset = self.offset(c)?;
+            return Ok(Operand::new(OperandKind::Global { sym, sigil, offset }));
+        }
+        let sigil = if r.starts_with('&') {
+            Sigil::Amp
+        } else {
+            Sigil::At
+        };
+        c.pos += 1;
+        let w = c.word();
+        if w.is_empty() {
+            return Err(c.err("expected a symbol name"));
+        }
+        let sym = self.f.names.intern(w);
+        let offset = self.offset(c)?;
+        Ok(Operand::new(OperandKind::Global { sym, sigil, offset }))
     }
 
     /// `.sub`, `:class`, `(llt)`, `(tied-def N)` after a register.
@@ -1141,6 +1131,26 @@ impl<'f> BodyParser<'f> {
 
 fn is_block_header(t: &str) -> bool {
     t.starts_with("bb.") && t.as_bytes().get(3).is_some_and(|b| b.is_ascii_digit())
+}
+
+/// The flag keywords before an operand (`implicit-def`, `killed`, `undef`, ...).
+fn flag_keywords(c: &mut Cursor<'_>) -> u16 {
+    let mut flags = 0u16;
+    loop {
+        c.skip_ws();
+        let w = c.peek_word();
+        let f = match w {
+            "implicit-def" => oflag::IMPLICIT | oflag::DEF,
+            "implicit" => oflag::IMPLICIT,
+            "def" => oflag::DEF,
+            _ => match FLAG_KEYWORDS.iter().find(|&&(_, k)| k == w) {
+                Some(&(f, _)) => f,
+                None => return flags,
+            },
+        };
+        c.word();
+        flags |= f;
+    }
 }
 
 #[cfg(test)]

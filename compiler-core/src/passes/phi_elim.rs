@@ -219,18 +219,15 @@ pub fn run_keeping_live_variables<R: Recorder>(
                 .first_inst(b)
                 .filter(|&i| ed.f.insts[i].is(Op::PHI))
         {
-            lower_phi(
-                &mut ed,
-                rec,
-                &mut lv,
-                &mut phi_uses,
-                &mut stats,
-                &implicit_only,
-                &mut lowered,
-                &at,
-                phi,
-                all_edges_critical,
-            );
+            let cx = Lowering {
+                ed: &mut ed,
+                rec: &mut *rec,
+                lv: &mut lv,
+                phi_uses: &mut phi_uses,
+                stats: &mut stats,
+                implicit_only: &implicit_only,
+            };
+            lower_phi(cx, &mut lowered, &at, phi, all_edges_critical);
         }
     }
     ed.set_props(true, false);
@@ -310,19 +307,26 @@ fn copy_insert_point(f: &Function, pred: Block) -> Option<Inst> {
     f.first_terminator(pred)
 }
 
-#[allow(clippy::too_many_arguments)]
+/// What lowering a PHI reads and updates: the function, the recorder, the
+/// LiveVariables the pass keeps current, the PHI uses still to be lowered, the counters,
+/// and the registers only IMPLICIT_DEFs define.
+struct Lowering<'a, 'f, R> {
+    ed: &'a mut Editor<'f>,
+    rec: &'a mut R,
+    lv: &'a mut LiveVariables,
+    phi_uses: &'a mut PhiUses,
+    stats: &'a mut PhiElimStats,
+    implicit_only: &'a SecondaryMap<VReg, bool>,
+}
+
 fn lower_phi<R: Recorder>(
-    ed: &mut Editor<'_>,
-    rec: &mut R,
-    lv: &mut LiveVariables,
-    phi_uses: &mut PhiUses,
-    stats: &mut PhiElimStats,
-    implicit_only: &SecondaryMap<VReg, bool>,
+    cx: Lowering<'_, '_, R>,
     lowered: &mut BTreeMap<Vec<(Reg, u32)>, VReg>,
     at: &BlockAt,
     phi: Inst,
     all_edges_critical: bool,
 ) {
+    let Lowering { ed, rec, lv, phi_uses, stats, implicit_only } = cx;
     let b = at.block;
     let data = ed.f.insts[phi].clone();
     let Some(dst) = data.operands.first().and_then(|o| o.vreg_of()) else {
@@ -434,7 +438,8 @@ fn lower_phi<R: Recorder>(
         reused,
         inc_name,
     };
-    copy_on_predecessors(ed, rec, lv, phi_uses, stats, implicit_only, at, &at_top);
+    let cx = Lowering { ed, rec, lv, phi_uses, stats, implicit_only };
+    copy_on_predecessors(cx, at, &at_top);
 }
 
 /// What lowering a PHI at the top of its block leaves for the predecessor copies.
@@ -453,17 +458,8 @@ struct LoweredPhi {
 /// (or IMPLICIT_DEF for an undefined value) into the incoming register before each
 /// predecessor's terminators, and the source's kill where its last PHI use on that edge
 /// was and it does not live out.
-#[allow(clippy::too_many_arguments)]
-fn copy_on_predecessors<R: Recorder>(
-    ed: &mut Editor<'_>,
-    rec: &mut R,
-    lv: &mut LiveVariables,
-    phi_uses: &mut PhiUses,
-    stats: &mut PhiElimStats,
-    implicit_only: &SecondaryMap<VReg, bool>,
-    at: &BlockAt,
-    phi: &LoweredPhi,
-) {
+fn copy_on_predecessors<R: Recorder>(cx: Lowering<'_, '_, R>, at: &BlockAt, phi: &LoweredPhi) {
+    let Lowering { ed, rec, lv, phi_uses, stats, implicit_only } = cx;
     let LoweredPhi {
         pairs,
         incoming,

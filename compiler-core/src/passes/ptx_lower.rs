@@ -47,17 +47,20 @@ use smol_str::format_smolstr;
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct PtxLowerOptions {}
 
-pub const STAT_NAMES: [&str; 9] = [
-    "functions",
-    "blocks",
-    "instructions",
-    "registers",
-    "predicated",
-    "neg_modifiers",
-    "abs_modifiers",
-    "asm_instructions",
-    "constrained_registers",
-];
+crate::stats::pass_stats! {
+    /// `ptx-lower`'s counters, summed over the module's functions (JSON keys in this order).
+    pub struct PtxLowerStats {
+        functions,
+        blocks,
+        instructions,
+        registers,
+        predicated,
+        neg_modifiers,
+        abs_modifiers,
+        asm_instructions,
+        constrained_registers,
+    }
+}
 
 /// Why PTX could not be lowered.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -85,7 +88,7 @@ pub fn run<R: Recorder>(
     _opts: &PtxLowerOptions,
     rec: &mut R,
 ) -> Result<(ori::Module, Stats), LowerError> {
-    let mut stats = Stats::with(&STAT_NAMES);
+    let mut stats = PtxLowerStats::default();
     let mut out = ori::Module {
         version: m.version.clone(),
         target: m.target.clone(),
@@ -123,13 +126,13 @@ pub fn run<R: Recorder>(
                         message,
                     }
                 })?;
-                stats.inc("functions");
+                stats.functions += 1;
                 out.items.push(ori::Item::Func(lf));
             }
         }
     }
     ori::spelling::remember(&mut out, &m.source);
-    Ok((out, stats))
+    Ok((out, stats.into()))
 }
 
 /// Base opcode → class and number of destination operands.
@@ -696,7 +699,7 @@ fn lower_function<R: Recorder>(
     pf: &ptx::Function,
     module_regs: &[&ptx::RegDecl],
     rec: &mut R,
-    stats: &mut Stats,
+    stats: &mut PtxLowerStats,
 ) -> Result<ori::Function, String> {
     let mut f = ori::Function {
         linkage: pf.linkage.clone(),
@@ -872,7 +875,7 @@ fn lower_function<R: Recorder>(
         }
         lw.f.blocks.push(blk);
     }
-    stats.add("blocks", nblocks as u64);
+    stats.blocks += nblocks as u64;
     // Register table: defs, uses, anchors, constraints.
     // Counted as GeneralOptimize's `refresh` counts: its tallies start from this.
     let ori::Function {
@@ -899,9 +902,9 @@ fn lower_function<R: Recorder>(
         }
     }
     let f = lw.f;
-    stats.add("registers", f.regs.len() as u64);
+    stats.registers += f.regs.len() as u64;
     let constrained = f.regs.values().filter(|r| r.constraint != 0).count();
-    stats.add("constrained_registers", constrained as u64);
+    stats.constrained_registers += constrained as u64;
     if R::ENABLED {
         let n = f.regs.len();
         let single = f.regs.values().filter(|r| r.def_anchor.is_some()).count();
@@ -961,7 +964,7 @@ fn lower_inst<R: Recorder>(
     lw: &mut Lowerer<'_>,
     pi: &ptx::Inst,
     origin: Origin,
-    stats: &mut Stats,
+    stats: &mut PtxLowerStats,
     rec: &mut R,
 ) -> Result<InstId, String> {
     let d = decode(&pi.opcode);
@@ -990,7 +993,7 @@ fn lower_inst<R: Recorder>(
     if d.ty().is_some_and(|t| t.is_float()) && d.base == "sub" && operands.len() == 3 {
         opcode = format_smolstr!("add{}", &pi.opcode[3..]);
         operands[2].neg = !operands[2].neg;
-        stats.inc("neg_modifiers");
+        stats.neg_modifiers += 1;
         note =
             Some("float subtraction becomes an add whose second source carries the neg modifier");
     } else if d.ty().is_some_and(|t| t.is_float())
@@ -1001,10 +1004,10 @@ fn lower_inst<R: Recorder>(
         opcode = format_smolstr!("mov{}", &pi.opcode[d.base.len()..]);
         if neg {
             operands[1].neg = true;
-            stats.inc("neg_modifiers");
+            stats.neg_modifiers += 1;
         } else {
             operands[1].abs = true;
-            stats.inc("abs_modifiers");
+            stats.abs_modifiers += 1;
         }
         class = Class::Mov;
         note = Some(if neg {
@@ -1020,12 +1023,12 @@ fn lower_inst<R: Recorder>(
         operands[0].imm_constraint |= c;
     }
     if guard.is_some() {
-        stats.inc("predicated");
+        stats.predicated += 1;
     }
     if matches!(origin, Origin::InlineAsm(_)) {
-        stats.inc("asm_instructions");
+        stats.asm_instructions += 1;
     }
-    stats.inc("instructions");
+    stats.instructions += 1;
     let inst = ori::Inst {
         class,
         opcode,

@@ -267,12 +267,20 @@ fn ptx_out(o: &crate::ori::Module) -> Result<(crate::ptx::Module, Stats), alloc:
     let mut ptx = crate::ptx::parse(&text)
         .map_err(|e| format!("printed ORI does not read back as PTX: {e}"))?;
     ptx.source.prints_as_read = true;
-    let mut stats = Stats::with(&["functions"]);
     let n = ptx
         .items
         .iter()
         .filter(|i| matches!(i, crate::ptx::ast::Item::Func(_)))
         .count();
-    stats.set("functions", n as u64);
-    Ok((ptx, stats))
+    let stats = PtxOutStats {
+        functions: n as u64,
+    };
+    Ok((ptx, stats.into()))
+}
+
+crate::stats::pass_stats! {
+    /// ptx-out's one counter: the functions of the PTX it prints.
+    struct PtxOutStats {
+        functions,
+    }
 }

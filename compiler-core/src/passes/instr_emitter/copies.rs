@@ -67,7 +67,7 @@ impl<R: Recorder> Emitter<'_, '_, '_, R> {
         let mut data = InstData::new(Opcode::Known(Op::COPY), vec![def, MOp::reg(src_reg, 0)]);
         data.lhs_defs = 1;
         let i = self.append(n, data);
-        self.stats.inc("copies_emitted");
+        self.stats.copies_emitted += 1;
         self.records.push(ResultRecord {
             node: n,
             inst: i,
@@ -181,11 +181,11 @@ impl<R: Recorder> Emitter<'_, '_, '_, R> {
         };
         let v = match reuse {
             Some(v) => {
-                self.stats.inc("copy_to_reg_reused");
+                self.stats.copy_to_reg_reused += 1;
                 v
             }
             None => {
-                self.stats.inc("vregs_created");
+                self.stats.vregs_created += 1;
                 self.ed.new_vreg(Some(class))
             }
         };
@@ -215,7 +215,7 @@ impl<R: Recorder> Emitter<'_, '_, '_, R> {
         };
         let class = self.ed.f.vreg_class(sv);
         let v = self.ed.new_vreg(class);
-        self.stats.inc("vregs_created");
+        self.stats.vregs_created += 1;
         let i = self.append_copy(n, v, src, RecordKind::CopyFromReg);
         self.vr_map.insert(Value { node: n, res: 0 }, Reg::Virt(v));
         let (name, sn, vn) = (
@@ -328,7 +328,7 @@ impl<R: Recorder> Emitter<'_, '_, '_, R> {
                 r,
             );
         }
-        self.stats.inc("bit36_skipped");
+        self.stats.bit36_skipped += 1;
         let rn = self.reg_name(r);
         let what = if d.value_results().count() == 0 {
             String::new()

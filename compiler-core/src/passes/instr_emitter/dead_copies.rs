@@ -64,7 +64,7 @@ impl<R: Recorder> Emitter<'_, '_, '_, R> {
             }
         }
         self.ed.erase(i);
-        self.stats.inc("dead_copies_erased");
+        self.stats.dead_copies_erased += 1;
     }
 
     fn is_copy_like(&self, i: Inst) -> bool {
@@ -130,7 +130,7 @@ impl<R: Recorder> Emitter<'_, '_, '_, R> {
         if !self.ed.f.layout.is_inserted(rec.inst) || self.on_dead_list[rec.inst] {
             return;
         }
-        self.stats.inc("records");
+        self.stats.records += 1;
         let i = rec.inst;
         let d = self.ed.f.insts[i].clone();
         let node = &self.dag.nodes[rec.node];
@@ -187,7 +187,7 @@ impl<R: Recorder> Emitter<'_, '_, '_, R> {
             Verdict::EraseNow => self.erase_counted(i, uses),
             Verdict::Defer => {
                 self.defer(i);
-                self.stats.inc("deferred");
+                self.stats.deferred += 1;
             }
         }
         let names = (
@@ -334,8 +334,8 @@ impl<R: Recorder> Emitter<'_, '_, '_, R> {
                         continue;
                     }
                     self.defer(i);
-                    self.stats.inc("glue_walk_deferred");
-                    self.stats.inc("deferred");
+                    self.stats.glue_walk_deferred += 1;
+                    self.stats.deferred += 1;
                     let (from, to) = (dag.name_of(rec.node), dag.name_of(x));
                     self.step(|| {
                         Step::new("glue_walk", format!("Walking back from the surviving copy of {from} along its glue: {to}'s copy is read by nobody any more (its reader was erased), so it joins the dead list too — a cascading dead copy."))

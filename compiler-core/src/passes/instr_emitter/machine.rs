@@ -102,7 +102,7 @@ impl<R: Recorder> Emitter<'_, '_, '_, R> {
         if lanes_mode {
             let t = tuple.expect("lanes mode");
             let v = self.ed.new_vreg(Some(t));
-            self.stats.inc("vregs_created");
+            self.stats.vregs_created += 1;
             tuple_vreg = Some(v);
             operands.push(MOp::vreg(v, oflag::DEF));
             let (vn, tn, name) = (
@@ -238,7 +238,7 @@ impl<R: Recorder> Emitter<'_, '_, '_, R> {
             return self.get_vr(v, user, k);
         }
         let vreg = self.ed.new_vreg(target::llc22_class(dag.value_type(v)));
-        self.stats.inc("vregs_created");
+        self.stats.vregs_created += 1;
         let data = InstData::new(
             Opcode::Known(Op::IMPLICIT_DEF),
             vec![MOp::vreg(vreg, oflag::DEF)],
@@ -308,11 +308,11 @@ impl<R: Recorder> Emitter<'_, '_, '_, R> {
         let reuse = self.copy_to_reg_target(value, rc);
         let v = match reuse {
             Some(v) => {
-                self.stats.inc("copy_to_reg_reused");
+                self.stats.copy_to_reg_reused += 1;
                 v
             }
             None => {
-                self.stats.inc("vregs_created");
+                self.stats.vregs_created += 1;
                 self.ed.new_vreg(Some(rc))
             }
         };
@@ -449,7 +449,7 @@ impl<R: Recorder> Emitter<'_, '_, '_, R> {
             Some(c) if c == cur => Ok(r),
             Some(c) if target::num_regs(c) >= min => {
                 self.ed.set_class(v, Some(c));
-                self.stats.inc("classes_constrained");
+                self.stats.classes_constrained += 1;
                 let nc = target::describe(c);
                 self.step(|| {
                     Step::new("constrain_class", format!("{un} reads {vn} where it needs {wn}; {vn} is {cn}, and narrowing it to {nc} leaves at least {min} registers, so its class is narrowed in place."))
@@ -459,9 +459,9 @@ impl<R: Recorder> Emitter<'_, '_, '_, R> {
             }
             _ => {
                 let nv = self.ed.new_vreg(Some(want));
-                self.stats.inc("vregs_created");
+                self.stats.vregs_created += 1;
                 let i = self.append_copy(user, nv, Reg::Virt(v), RecordKind::Constrain);
-                self.stats.inc("min_rc_copies");
+                self.stats.min_rc_copies += 1;
                 let nn = self.reg_name(Reg::Virt(nv));
                 let why = match common {
                     None => format!("{cn} and {wn} have no common subclass"),
@@ -497,7 +497,7 @@ impl<R: Recorder> Emitter<'_, '_, '_, R> {
             if !claimed {
                 continue;
             }
-            self.stats.inc("custom_hooks");
+            self.stats.custom_hooks += 1;
             let nm = name.clone();
             self.step(|| {
                 Step::new(kind, format!("{nm}: {text}"))
@@ -562,7 +562,7 @@ impl<R: Recorder> Emitter<'_, '_, '_, R> {
             used.push(reg.into());
             let class = target::typed_class(self.value_type(value));
             let v = self.ed.new_vreg(class);
-            self.stats.inc("vregs_created");
+            self.stats.vregs_created += 1;
             let p = self.ed.intern(reg);
             let mut data = InstData::new(
                 Opcode::Known(Op::COPY),
@@ -570,7 +570,7 @@ impl<R: Recorder> Emitter<'_, '_, '_, R> {
             );
             data.lhs_defs = 1;
             let i = self.append(n, data);
-            self.stats.inc("copies_emitted");
+            self.stats.copies_emitted += 1;
             self.records.push(ResultRecord {
                 node: n,
                 inst: i,
@@ -619,7 +619,7 @@ impl<R: Recorder> Emitter<'_, '_, '_, R> {
                 }
             }
         });
-        self.stats.add("implicit_defs_dead", dead.len() as u64);
+        self.stats.implicit_defs_dead += dead.len() as u64;
         let list = dead.join(", $");
         self.step(|| {
             Step::new("implicit_defs_dead", format!("{name}: nothing reads ${list} — no result use and no glued CopyFromReg — so the implicit def is marked dead (setPhysRegsDeadExcept)."))
@@ -655,11 +655,11 @@ impl<R: Recorder> Emitter<'_, '_, '_, R> {
         let reuse = self.copy_to_reg_target(value, rc);
         let v = match reuse {
             Some(v) => {
-                self.stats.inc("copy_to_reg_reused");
+                self.stats.copy_to_reg_reused += 1;
                 v
             }
             None => {
-                self.stats.inc("vregs_created");
+                self.stats.vregs_created += 1;
                 self.ed.new_vreg(Some(rc))
             }
         };
@@ -671,7 +671,7 @@ impl<R: Recorder> Emitter<'_, '_, '_, R> {
         }
         if hint_early {
             def.flags |= oflag::HINT_EARLY_TIED;
-            self.stats.inc("early_tied_hints");
+            self.stats.early_tied_hints += 1;
         }
         let mut src = MOp::vreg(tuple, 0);
         src.subreg = Some(SubReg::of_lane(k as u8));
@@ -698,7 +698,7 @@ impl<R: Recorder> Emitter<'_, '_, '_, R> {
             }
         };
         self.vr_map.insert(value, Reg::Virt(v));
-        self.stats.inc("extract_subreg_pairs");
+        self.stats.extract_subreg_pairs += 1;
         let lanes = results.len();
         let (vn, tn, name) = (
             self.reg_name(Reg::Virt(v)),
@@ -761,7 +761,7 @@ impl<R: Recorder> Emitter<'_, '_, '_, R> {
         let v = match reuse {
             Some(v) => v,
             None => {
-                self.stats.inc("vregs_created");
+                self.stats.vregs_created += 1;
                 self.ed.new_vreg(Some(class))
             }
         };

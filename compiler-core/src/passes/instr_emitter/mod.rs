@@ -140,26 +140,29 @@ impl Default for EmitterOptions {
     }
 }
 
-/// The counters DESIGN's CLI contract names first, then the pass's own.
-pub const STAT_NAMES: [&str; 17] = [
-    "instrs_emitted",
-    "copies_emitted",
-    "dead_copies_erased",
-    "bit36_skipped",
-    "nodes_visited",
-    "dead_nodes_skipped",
-    "vregs_created",
-    "copy_to_reg_reused",
-    "classes_constrained",
-    "min_rc_copies",
-    "extract_subreg_pairs",
-    "early_tied_hints",
-    "implicit_defs_dead",
-    "custom_hooks",
-    "records",
-    "deferred",
-    "glue_walk_deferred",
-];
+crate::stats::pass_stats! {
+    /// The counters DESIGN's CLI contract names first, then the pass's own (JSON keys
+    /// in this order).
+    pub struct EmitterStats {
+        instrs_emitted,
+        copies_emitted,
+        dead_copies_erased,
+        bit36_skipped,
+        nodes_visited,
+        dead_nodes_skipped,
+        vregs_created,
+        copy_to_reg_reused,
+        classes_constrained,
+        min_rc_copies,
+        extract_subreg_pairs,
+        early_tied_hints,
+        implicit_defs_dead,
+        custom_hooks,
+        records,
+        deferred,
+        glue_walk_deferred,
+    }
+}
 
 /// The function emission starts from: the DAG's blocks (numbers, names, successors
 /// read off the branches) and the virtual registers the DAG already names, each with
@@ -336,7 +339,7 @@ pub fn run<R: Recorder>(
         e.finish();
         e.stats
     };
-    Ok((f, stats))
+    Ok((f, stats.into()))
 }
 
 /// What an emitted instruction was, for dead copy elimination.
@@ -368,7 +371,7 @@ pub(crate) struct Emitter<'d, 'f, 'r, R: Recorder> {
     pub opts: EmitterOptions,
     pub ed: Editor<'f>,
     pub rec: &'r mut R,
-    pub stats: Stats,
+    pub stats: EmitterStats,
     /// VRBaseMap: the register holding each emitted value.
     pub vr_map: BTreeMap<Value, Reg>,
     pub emitted: SecondaryMap<Node, bool>,
@@ -399,7 +402,7 @@ impl<'d, 'f, 'r, R: Recorder> Emitter<'d, 'f, 'r, R> {
             opts: opts.clone(),
             ed: Editor::new(f, R::ENABLED),
             rec,
-            stats: Stats::with(&STAT_NAMES),
+            stats: EmitterStats::default(),
             vr_map: BTreeMap::new(),
             emitted: SecondaryMap::new(),
             emit_pos: SecondaryMap::new(),
@@ -606,11 +609,11 @@ impl<'d, 'f, 'r, R: Recorder> Emitter<'d, 'f, 'r, R> {
     /// The merged EmitNode dispatch.
     fn emit_node(&mut self, n: Node) -> Result<(), SourceError> {
         self.emitted[n] = true;
-        self.stats.inc("nodes_visited");
+        self.stats.nodes_visited += 1;
         let dag = self.dag;
         let d = &dag.nodes[n];
         if !self.opts.force_emit && !self.node_has_uses(n) && !has_side_effects(d.op) {
-            self.stats.inc("dead_nodes_skipped");
+            self.stats.dead_nodes_skipped += 1;
             let name = dag.name_of(n);
             self.node_step(n, "skipped", Vec::new(), format!("{name} ({}) has no users and no side effects: a dead node, not emitted (the forceEmit flag is off).", d.op.name()), "dead_node");
             return Ok(());
@@ -744,7 +747,7 @@ impl<'d, 'f, 'r, R: Recorder> Emitter<'d, 'f, 'r, R> {
     pub(crate) fn append(&mut self, n: Node, data: crate::mir::InstData) -> Inst {
         let i = self.ed.insert_at(self.cur_block, None, data);
         self.node_insts[n].push(i);
-        self.stats.inc("instrs_emitted");
+        self.stats.instrs_emitted += 1;
         i
     }
 
@@ -760,7 +763,7 @@ impl<'d, 'f, 'r, R: Recorder> Emitter<'d, 'f, 'r, R> {
         );
         data.lhs_defs = 1;
         let i = self.append(n, data);
-        self.stats.inc("copies_emitted");
+        self.stats.copies_emitted += 1;
         self.records.push(ResultRecord {
             node: n,
             inst: i,
@@ -848,10 +851,10 @@ impl<'d, 'f, 'r, R: Recorder> Emitter<'d, 'f, 'r, R> {
                 "done",
                 format!(
                     "Emission finished: {} instructions built ({} of them COPYs), {} dead copies erased, {} bit-36 nodes skipped.{}",
-                    s.get("instrs_emitted"),
-                    s.get("copies_emitted"),
-                    s.get("dead_copies_erased"),
-                    s.get("bit36_skipped"),
+                    s.instrs_emitted,
+                    s.copies_emitted,
+                    s.dead_copies_erased,
+                    s.bit36_skipped,
                     if ssa { " The result is in SSA form." } else { " A register is written twice, so the result is not in SSA form." }
                 ),
             )

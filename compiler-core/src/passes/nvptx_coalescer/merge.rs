@@ -185,41 +185,9 @@ impl<R: Recorder> Nvptx<'_, '_, R> {
         }
     }
 
-    fn merge(&mut self, copy: Inst, keep: Unit, gone: Unit, block_level: bool, dn: &str, sn: &str) {
-        let (kr, gr) = self.range_texts(keep, gone);
-        let (ks, gs) = (
-            recorded_segments::<R>(self.range(keep)),
-            recorded_segments::<R>(self.range(gone)),
-        );
-        // The register whose operands are rewritten, and the one they now name: cicc
-        // renames `gone`; an untraced run may rename the smaller side (`names.rs`).
-        let swap = self.rename_keep_instead(keep, gone);
-        let (from, to) = if swap {
-            (keep.0, gone.0)
-        } else {
-            (gone.0, keep.0)
-        };
-        let mut touched: InstList = self.du.defs[from]
-            .iter()
-            .chain(self.du.uses[from].iter())
-            .copied()
-            .collect();
-        crate::sort::sort_by_key(&mut touched, |i| i.as_u32().into());
-        touched.dedup();
-        let named_gone: Vec<bool> = if swap {
-            let f = &*self.ed.f;
-            touched
-                .iter()
-                .map(|&i| {
-                    f.insts[i]
-                        .operands
-                        .iter()
-                        .any(|o| o.vreg_of() == Some(gone.0))
-                })
-                .collect()
-        } else {
-            Vec::new()
-        };
+    /// Renames every operand of `from` in `touched` to `to` (into `keep`'s lane for a
+    /// lane join), keeping the def and use lists current.
+    fn rename_operands(&mut self, touched: &[Inst], from: VReg, to: VReg, keep: Unit) {
         let new_sub = keep.1.map(SubReg::of_lane);
         // Every operand of `from` now names `to`. The def lists change as
         // `remove_inst` / `add_inst` around each rewrite would change them (their order
@@ -229,7 +197,7 @@ impl<R: Recorder> Nvptx<'_, '_, R> {
         // costs the renamed operands rather than a remove and re-add of every operand of
         // every instruction `from` appears in.
         let (_, mut from_uses) = self.du.take(from);
-        for &i in &touched {
+        for &i in touched {
             self.du.remove_defs(self.ed.f, i);
             // A def renamed into a lane writes only that lane: where the tuple holds
             // nothing yet it is `undef` (the other lanes are not read), as LLVM's
@@ -262,36 +230,11 @@ impl<R: Recorder> Nvptx<'_, '_, R> {
         }
         crate::sort::sort_by_key(&mut from_uses, |i| i.as_u32().into());
         self.du.push_uses(to, &from_uses);
-        self.coalesced[copy] = true;
-        // The copy now copies a unit onto itself: erase it (and any other instruction
-        // of `gone` that does).
-        let doomed: InstList = if swap {
-            self.doomed_after_swap(&touched, &named_gone, gone.0)
-        } else {
-            let f = &*self.ed.f;
-            touched
-                .iter()
-                .copied()
-                .filter(|&i| copies_onto_itself(f, i))
-                .collect()
-        };
-        let mut erased_at: Vec<SlotIndex> = Vec::with_capacity(doomed.len());
-        let trims: Vec<(SlotIndex, SlotIndex)> = doomed
-            .iter()
-            .filter_map(|&i| {
-                Some((
-                    self.si.inst_index(i)?,
-                    self.last_touch_before(i, to, &doomed)?,
-                ))
-            })
-            .collect();
+    }
 
-        for i in doomed {
-            erased_at.extend(self.si.inst_index(i));
-            self.du.remove_inst(self.ed.f, i);
-            self.si.remove_inst(i);
-            self.ed.erase(i);
-        }
+    /// The survivor's ranges after a join of `gone` into `keep`: the union, stored where
+    /// the operands now live (`to`'s index when `swap`).
+    fn join_ranges(&mut self, keep: Unit, gone: Unit, swap: bool) {
         // Ranges: the survivor gets the union; a lane join also widens the tuple's main
         // range; a whole join of two tuples also joins them lane by lane (a register
         // without lane ranges counts its main range for every lane).
@@ -327,6 +270,75 @@ impl<R: Recorder> Nvptx<'_, '_, R> {
             self.lanes.swap(k, g);
             self.carry_name(gone.0, keep.0);
         }
+    }
+
+    fn merge(&mut self, copy: Inst, keep: Unit, gone: Unit, block_level: bool, dn: &str, sn: &str) {
+        let (kr, gr) = self.range_texts(keep, gone);
+        let (ks, gs) = (
+            recorded_segments::<R>(self.range(keep)),
+            recorded_segments::<R>(self.range(gone)),
+        );
+        // The register whose operands are rewritten, and the one they now name: cicc
+        // renames `gone`; an untraced run may rename the smaller side (`names.rs`).
+        let swap = self.rename_keep_instead(keep, gone);
+        let (from, to) = if swap {
+            (keep.0, gone.0)
+        } else {
+            (gone.0, keep.0)
+        };
+        let mut touched: InstList = self.du.defs[from]
+            .iter()
+            .chain(self.du.uses[from].iter())
+            .copied()
+            .collect();
+        crate::sort::sort_by_key(&mut touched, |i| i.as_u32().into());
+        touched.dedup();
+        let named_gone: Vec<bool> = if swap {
+            let f = &*self.ed.f;
+            touched
+                .iter()
+                .map(|&i| {
+                    f.insts[i]
+                        .operands
+                        .iter()
+                        .any(|o| o.vreg_of() == Some(gone.0))
+                })
+                .collect()
+        } else {
+            Vec::new()
+        };
+        self.rename_operands(&touched, from, to, keep);
+        self.coalesced[copy] = true;
+        // The copy now copies a unit onto itself: erase it (and any other instruction
+        // of `gone` that does).
+        let doomed: InstList = if swap {
+            self.doomed_after_swap(&touched, &named_gone, gone.0)
+        } else {
+            let f = &*self.ed.f;
+            touched
+                .iter()
+                .copied()
+                .filter(|&i| copies_onto_itself(f, i))
+                .collect()
+        };
+        let mut erased_at: Vec<SlotIndex> = Vec::with_capacity(doomed.len());
+        let trims: Vec<(SlotIndex, SlotIndex)> = doomed
+            .iter()
+            .filter_map(|&i| {
+                Some((
+                    self.si.inst_index(i)?,
+                    self.last_touch_before(i, to, &doomed)?,
+                ))
+            })
+            .collect();
+
+        for i in doomed {
+            erased_at.extend(self.si.inst_index(i));
+            self.du.remove_inst(self.ed.f, i);
+            self.si.remove_inst(i);
+            self.ed.erase(i);
+        }
+        self.join_ranges(keep, gone, swap);
         // The erased copies' values are the values they read (`values.rs`).
         self.fold_values(to, &erased_at);
         self.trim_ends(to, &trims);

@@ -78,6 +78,20 @@ impl Default for PtxEmitOptions {
     }
 }
 
+crate::stats::pass_stats! {
+    /// `ptx-emit`'s counters, summed over the module's functions (JSON keys in this order).
+    pub struct PtxEmitStats {
+        functions,
+        instrs_emitted,
+        copies_emitted,
+        movs_emitted,
+        fallthroughs_dropped,
+        labels,
+        registers_declared,
+        inline_asm_blocks,
+    }
+}
+
 /// The smallest PTX ISA version that knows `sm_<sm>` (llc's default choice; LLVM's
 /// NVPTX processor table).
 pub fn min_ptx_version(sm: u32) -> (u32, u32) {
@@ -98,17 +112,6 @@ pub fn min_ptx_version(sm: u32) -> (u32, u32) {
         _ => (3, 2),
     }
 }
-
-pub const STAT_NAMES: [&str; 8] = [
-    "functions",
-    "instrs_emitted",
-    "copies_emitted",
-    "movs_emitted",
-    "fallthroughs_dropped",
-    "labels",
-    "registers_declared",
-    "inline_asm_blocks",
-];
 
 /// Why a function could not be printed as PTX.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -144,7 +147,7 @@ pub fn run<R: Recorder>(
     opts: &PtxEmitOptions,
     rec: &mut R,
 ) -> Result<(ptx::Module, Stats), EmitError> {
-    let mut stats = Stats::with(&STAT_NAMES);
+    let mut stats = PtxEmitStats::default();
     let from_ir = match (opts.target_from_ir, m.ir.as_deref().and_then(ir::target)) {
         (true, Some(t)) => Some(t),
         _ => None,
@@ -344,9 +347,9 @@ pub fn run<R: Recorder>(
         let cx = (regs, &scans[k], frames[k].as_ref(), version);
         let func = emit_function(f, (k, sm), cx, m.ir.as_deref(), &locals, rec, &mut stats)?;
         out.items.push(ptx::Item::Func(func));
-        stats.inc("functions");
+        stats.functions += 1;
     }
-    Ok((out, stats))
+    Ok((out, stats.into()))
 }
 
 /// One module-scope variable, with a remark when its initializer could not be read.
@@ -736,7 +739,7 @@ fn emit_function<R: Recorder>(
     ir_text: Option<&str>,
     locals: &[&globals::Global],
     rec: &mut R,
-    stats: &mut Stats,
+    stats: &mut PtxEmitStats,
 ) -> Result<ptx::Function, EmitError> {
     let err = |message: String| EmitError {
         function: f.name.clone(),
@@ -798,7 +801,7 @@ fn emit_function<R: Recorder>(
             words: vec![file.decl_type.into()],
             names: vec![(file.prefix.into(), Some(count + 1))],
         }));
-        stats.add("registers_declared", *count as u64);
+        stats.registers_declared += *count as u64;
         if R::ENABLED {
             let members: Vec<String> = f
                 .vreg_list()
@@ -924,7 +927,7 @@ fn emit_function<R: Recorder>(
         }
         if targeted[b] {
             body.push(Stmt::Label(block_label(k, n)));
-            stats.inc("labels");
+            stats.labels += 1;
             let label = block_label(k, n);
             rec.step(|| {
                 Step::new(
@@ -948,7 +951,7 @@ fn emit_function<R: Recorder>(
                     _ => None,
                 }) {
                     if next_of(b) == Some(t) {
-                        stats.inc("fallthroughs_dropped");
+                        stats.fallthroughs_dropped += 1;
                         let tn = f.blocks[t].number;
                         rec.step(|| {
                             Step::new(
@@ -1154,17 +1157,17 @@ fn record_inst<R: Recorder>(
     i: Inst,
     e: &forms::Emitted,
     rec: &mut R,
-    stats: &mut Stats,
+    stats: &mut PtxEmitStats,
     has_def: &crate::entity::SecondaryMap<crate::mir::VReg, bool>,
 ) {
     let n_inst = count_insts(&e.stmts);
-    stats.add("instrs_emitted", n_inst as u64);
+    stats.instrs_emitted += n_inst as u64;
     if f.insts[i].is_copy() {
-        stats.add("copies_emitted", n_inst as u64);
+        stats.copies_emitted += n_inst as u64;
     }
-    stats.add("movs_emitted", count_movs(&e.stmts) as u64);
+    stats.movs_emitted += count_movs(&e.stmts) as u64;
     if e.stmts.iter().any(|s| matches!(s, Stmt::InlineAsm(_))) {
-        stats.inc("inline_asm_blocks");
+        stats.inline_asm_blocks += 1;
     }
     if R::ENABLED {
         let mut mir = String::new();

@@ -95,7 +95,7 @@ impl<R: Recorder> Coalescer<'_, '_, R> {
                 }
             }
         }
-        self.stats.add("dead_erased", erased);
+        self.stats.dead_erased += erased;
         self.progress += 1;
         true
     }

@@ -206,7 +206,7 @@ impl<R: Recorder> Coalescer<'_, '_, R> {
             }
         }
         self.fold_erased_values(keep);
-        self.stats.inc("joined");
+        self.stats.joined += 1;
         let merged = recorded_segments::<R>(&self.ranges[keep.index()]);
         self.step(|| {
             let extra = if erased > 1 { format!(" {} other copies between them became self-copies and are erased too.", erased - 1) } else { String::new() };

@@ -87,30 +87,33 @@ impl Default for CoalescerOptions {
     }
 }
 
-/// `rb_rotations` is in the CLI contract's list for both coalescers (DESIGN.md); this
-/// pass keeps no tree, so the count of rotations it makes is honestly zero.
-pub const STAT_NAMES: [&str; 14] = [
-    "copies_before",
-    "copies_after",
-    "joined",
-    "interference_rejections",
-    "retry_rounds",
-    "rb_rotations",
-    "identity_erased",
-    "terminal_deferred",
-    "class_rejections",
-    "rematerialized",
-    "copies_extended",
-    "partial_redundancy",
-    "large_interval_rejections",
-    "dead_erased",
-];
+crate::stats::pass_stats! {
+    /// The generic coalescer's counters (JSON keys in this order). `rb_rotations` is in
+    /// the CLI contract's list for both coalescers (DESIGN.md); this pass keeps no tree,
+    /// so the count of rotations it makes is honestly zero.
+    pub struct CoalescerStats {
+        // The CLI contract's keys for both coalescers (DESIGN.md), in its order.
+        copies_before, copies_after, joined, interference_rejections, retry_rounds, rb_rotations,
+        identity_erased,
+        terminal_deferred,
+        class_rejections,
+        rematerialized,
+        copies_extended,
+        partial_redundancy,
+        large_interval_rejections,
+        dead_erased,
+    }
+    optional {
+        /// `verify-coalescing`: verifier errors before or after coalescing, when there were any.
+        verify_errors,
+    }
+}
 
 pub(crate) struct Coalescer<'f, 'r, R: Recorder> {
     pub ed: Editor<'f>,
     pub rec: &'r mut R,
     pub opts: CoalescerOptions,
-    pub stats: Stats,
+    pub stats: CoalescerStats,
     pub du: DefUse,
     pub si: SlotIndexes,
     /// Current live range of every register (moved into the survivor on a join).
@@ -178,9 +181,9 @@ pub fn run_renaming<R: Recorder>(
     opts: &CoalescerOptions,
     rec: &mut R,
 ) -> (Stats, Vec<(VReg, VReg)>) {
-    let mut stats = Stats::with(&STAT_NAMES);
+    let mut stats = CoalescerStats::default();
     let copies_before = count_copies(f);
-    stats.set("copies_before", copies_before);
+    stats.copies_before = copies_before;
     if !opts.join_liveintervals {
         rec.step(|| {
             Step::new(
@@ -188,8 +191,8 @@ pub fn run_renaming<R: Recorder>(
                 "join-liveintervals is off: the coalescer leaves every COPY alone.",
             )
         });
-        stats.set("copies_after", copies_before);
-        return (stats, Vec::new());
+        stats.copies_after = copies_before;
+        return (stats.into(), Vec::new());
     }
     let (lis, du) = DefUse::with_intervals(f);
     let (si, ranges, _) = lis.into_parts();
@@ -242,7 +245,7 @@ pub fn run_renaming<R: Recorder>(
         }
         let deferred = terminals.len() + local_terms.len();
         if deferred > 0 {
-            c.stats.add("terminal_deferred", deferred as u64);
+            c.stats.terminal_deferred += deferred as u64;
             let bn = c.ed.f.blocks[b].number;
             c.step(|| Step::new("terminal_rule", format!("In %bb.{bn}, {deferred} COPY(s) go to the end of the list (terminal rule): each one's destination has no other copy, while another copy of its source in this block pairs the source with a register that has more copies and is live where the destination is.")));
         }
@@ -263,8 +266,8 @@ pub fn run_renaming<R: Recorder>(
         if worklist.is_empty() {
             break;
         }
-        c.stats.inc("retry_rounds");
-        let round = c.stats.get("retry_rounds");
+        c.stats.retry_rounds += 1;
+        let round = c.stats.retry_rounds;
         let pending = worklist.len();
         c.step(|| {
             Step::new(
@@ -312,10 +315,10 @@ pub fn run_renaming<R: Recorder>(
     if c.opts.verify_coalescing {
         c.verify_step("after");
     }
-    c.stats.set("copies_after", after);
-    let joined = c.stats.get("joined");
+    c.stats.copies_after = after;
+    let joined = c.stats.joined;
     c.step(|| Step::new("done", format!("Coalescing finished: {joined} joins, {copies_before} COPYs before, {after} after. Kill flags are dropped, as LLVM does here.")));
-    (c.stats, c.renames)
+    (c.stats.into(), c.renames)
 }
 
 fn count_copies(f: &Function) -> u64 {
@@ -381,7 +384,7 @@ impl<R: Recorder> Coalescer<'_, '_, R> {
         let errs = crate::mir::verify(self.ed.f, crate::mir::VerifyLevel::PostTwoAddress);
         let n = errs.len();
         if n > 0 {
-            self.stats.add("verify_errors", n as u64);
+            crate::stats::bump(&mut self.stats.verify_errors, n as u64);
         }
         let first = errs.first().map(|e| e.message.clone()).unwrap_or_default();
         self.step(|| {
@@ -531,7 +534,7 @@ impl<R: Recorder> Coalescer<'_, '_, R> {
         }
         if dst == src {
             self.erase_copy(copy);
-            self.stats.inc("identity_erased");
+            self.stats.identity_erased += 1;
             self.progress += 1;
             let dn = self.name(dst);
             self.step(|| Step::new("identity", format!("{dn} = COPY {dn} copies a register onto itself after earlier joins: erased.")).focus(Focus::inst(copy)));
@@ -539,7 +542,7 @@ impl<R: Recorder> Coalescer<'_, '_, R> {
         }
         let (dc, sc) = (self.ed.f.vreg_class(dst), self.ed.f.vreg_class(src));
         let Ok(class) = common_class(dc, sc) else {
-            self.stats.inc("class_rejections");
+            self.stats.class_rejections += 1;
             let (dn, sn) = (self.name(dst), self.name(src));
             self.step(|| Step::new("class", format!("{dn} and {sn} are in register classes with no common subclass: this COPY stays.")).focus(Focus::inst(copy)));
             return true;
@@ -553,7 +556,7 @@ impl<R: Recorder> Coalescer<'_, '_, R> {
             };
         let verdict = match [keep, gone].into_iter().find(|&v| self.is_high_cost(v)) {
             Some(big) => {
-                self.stats.inc("large_interval_rejections");
+                self.stats.large_interval_rejections += 1;
                 let (bn, n) = (self.name(big), self.ranges[big.index()].valnos.len());
                 let t = self.opts.large_interval_freq_threshold;
                 self.step(|| Step::new("large_interval", format!("{bn} has {n} values (large-interval-size-threshold or more) and has already been tried {t} times (large-interval-freq-threshold): this join is refused to save time.")).focus(Focus::inst(copy)));
@@ -573,7 +576,7 @@ impl<R: Recorder> Coalescer<'_, '_, R> {
             }
             Err(None) => false,
             Err(Some((conflicts, conflict_spans))) => {
-                self.stats.inc("interference_rejections");
+                self.stats.interference_rejections += 1;
                 let (kn, gn) = (self.name(keep), self.name(gone));
                 let (kr, gr) = (self.range_text(keep), self.range_text(gone));
                 let (ks, gs) = (

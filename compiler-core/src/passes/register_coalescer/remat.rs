@@ -110,7 +110,7 @@ impl<R: Recorder> Coalescer<'_, '_, R> {
             self.ed.set_class(dst, c);
         }
         self.refresh(&[dst]);
-        self.stats.inc("rematerialized");
+        self.stats.rematerialized += 1;
         let (dn, sn) = (self.name(dst), self.name(src));
         let op = if R::ENABLED {
             self.ed.f.insts[def].desc().name.into()

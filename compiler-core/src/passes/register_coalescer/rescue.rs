@@ -68,7 +68,7 @@ impl<R: Recorder> Coalescer<'_, '_, R> {
         }
         self.erase_copy(copy);
         self.refresh(&[a, b]);
-        self.stats.inc("copies_extended");
+        self.stats.copies_extended += 1;
         let (an, bn) = (self.name(a), self.name(b));
         self.step(|| {
             Step::new("adjust_copies_back_from", format!("{bn} = COPY {an} cannot be joined, but {an} here is a copy of {bn}'s own earlier value and nothing writes {bn} in between: {bn} keeps that value down to this point and the COPY is erased."))
@@ -173,7 +173,7 @@ impl<R: Recorder> Coalescer<'_, '_, R> {
         }
         self.erase_copy(copy);
         self.refresh(&[a, b]);
-        self.stats.inc("partial_redundancy");
+        self.stats.partial_redundancy += 1;
         let (an, bn) = (self.name(a), self.name(b));
         let mn = self.ed.f.blocks[mbb].number;
         let placed = placed.map(|(p, new)| (self.ed.f.blocks[p].number, new));

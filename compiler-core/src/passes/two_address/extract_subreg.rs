@@ -84,7 +84,7 @@ impl<R: Recorder> TwoAddr<'_, '_, R> {
         let data = self.ed.f.insts[mi].clone();
         let pairs = pairs_of(&data);
         let n = pairs.len() as u32;
-        self.stats.inc("extract_subreg_pseudos");
+        self.stats.extract_subreg_pseudos += 1;
         self.step(|| {
             Step::new(
                 "extract_subreg_start",
@@ -120,7 +120,7 @@ impl<R: Recorder> TwoAddr<'_, '_, R> {
             def.subreg = pair.def.subreg;
             if tie_marked {
                 def.flags |= oflag::TIED2;
-                self.stats.inc("early_tied_hints");
+                self.stats.early_tied_hints += 1;
             }
             let mut use_op = pair.src;
             let src_reg = pair.src.get_reg();
@@ -136,8 +136,8 @@ impl<R: Recorder> TwoAddr<'_, '_, R> {
             // Only this COPY's chain goes into its payload.
             let _ = self.lv_take_log();
             let lvn = self.lv_copy_chain(mi, c, dst, src, block, src_killed);
-            self.stats.inc("extract_subreg_copies");
-            self.stats.inc("remarks");
+            self.stats.extract_subreg_copies += 1;
+            self.stats.remarks += 1;
             let lane = pair.src.subreg.and_then(SubReg::lane);
             let remark = format!(
                 "two-address: EXTRACT_SUBREG pair {} of {} lowered to a COPY into {}",

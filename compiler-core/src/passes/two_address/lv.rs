@@ -103,7 +103,7 @@ impl<R: Recorder> TwoAddr<'_, '_, R> {
 
     /// One update made: counted, and listed for the next step's payload.
     fn lv_note(&mut self, what: core::fmt::Arguments<'_>) {
-        self.stats.inc("lv_updates");
+        self.stats.lv_updates += 1;
         if R::ENABLED {
             self.lv.log.push(alloc::fmt::format(what));
         }
@@ -317,7 +317,7 @@ impl<R: Recorder> TwoAddr<'_, '_, R> {
         if !self.lv.enabled || !self.opts.mechanisms.lv_chain {
             return 0;
         }
-        let before = self.stats.get("lv_updates");
+        let before = self.stats.lv_updates;
         // 1-3. Transfer the def; a register with no VarInfo gets one first.
         match dst {
             Reg::Virt(d) => {
@@ -346,7 +346,7 @@ impl<R: Recorder> TwoAddr<'_, '_, R> {
             self.lv_note_idle(format_args!(
                 "findKill, add/removeKill, addNewBlock: the source is undef, nothing is read"
             ));
-            return (self.stats.get("lv_updates") - before) as u32;
+            return (self.stats.lv_updates - before) as u32;
         };
         let sn = self.vname(s);
         // 4. findKill.
@@ -380,6 +380,6 @@ impl<R: Recorder> TwoAddr<'_, '_, R> {
                 "addNewBlock: {sn}'s alive blocks are unchanged"
             ));
         }
-        (self.stats.get("lv_updates") - before) as u32
+        (self.stats.lv_updates - before) as u32
     }
 }

@@ -102,22 +102,25 @@ impl Default for TwoAddressOptions {
     }
 }
 
-/// The counters DESIGN's CLI contract names, in that order, plus a few more.
-pub const STAT_NAMES: [&str; 13] = [
-    "extract_subreg_pseudos",
-    "extract_subreg_copies",
-    "early_tied_hints",
-    "lv_updates",
-    "reg_sequence_eliminated",
-    "insert_subreg_rewritten",
-    "tied_pairs",
-    "commuted",
-    "rescheduled",
-    "copies_inserted",
-    "undef_ties_rewritten",
-    "three_address_attempts",
-    "remarks",
-];
+crate::stats::pass_stats! {
+    /// The counters DESIGN's CLI contract names, in that order, plus a few more (JSON
+    /// keys in this order).
+    pub struct TwoAddressStats {
+        extract_subreg_pseudos,
+        extract_subreg_copies,
+        early_tied_hints,
+        lv_updates,
+        reg_sequence_eliminated,
+        insert_subreg_rewritten,
+        tied_pairs,
+        commuted,
+        rescheduled,
+        copies_inserted,
+        undef_ties_rewritten,
+        three_address_attempts,
+        remarks,
+    }
+}
 
 /// Runs the pass over `f`.
 #[cfg(any(feature = "testkit", feature = "testgen"))]
@@ -170,7 +173,7 @@ pub fn run_with_live_variables<R: Recorder>(
         ed: Editor::new(f, tracing),
         rec,
         opts: opts.clone(),
-        stats: Stats::with(&STAT_NAMES),
+        stats: TwoAddressStats::default(),
         du,
         lv,
         dist,
@@ -202,7 +205,7 @@ pub fn run_with_live_variables<R: Recorder>(
     p.rec.step(move || {
         let mut s = Step::new("done", format!(
             "Two-address finished: {} COPYs inserted, {} EXTRACT_SUBREG pairs split, {} REG_SEQUENCE and {} INSERT_SUBREG lowered; the function is no longer in SSA form.",
-            stats.get("copies_inserted"), stats.get("extract_subreg_copies"), stats.get("reg_sequence_eliminated"), stats.get("insert_subreg_rewritten")
+            stats.copies_inserted, stats.extract_subreg_copies, stats.reg_sequence_eliminated, stats.insert_subreg_rewritten
         ));
         s.edits = edits.into();
         s
@@ -210,7 +213,7 @@ pub fn run_with_live_variables<R: Recorder>(
     TwoAddressResult {
         #[cfg(feature = "testkit")]
         live_variables: p.lv.enabled.then(|| core::mem::take(&mut p.lv.lv)),
-        stats: p.stats,
+        stats: p.stats.into(),
         classes: p.classes,
     }
 }
@@ -221,7 +224,7 @@ pub(crate) struct TwoAddr<'f, 'r, R: Recorder> {
     pub ed: Editor<'f>,
     pub rec: &'r mut R,
     pub opts: TwoAddressOptions,
-    pub stats: Stats,
+    pub stats: TwoAddressStats,
     pub du: DefUse,
     pub lv: lv::LvUpkeep,
     /// DistanceMap: position of each visited instruction in the block (0 = not visited).

@@ -81,7 +81,7 @@ impl<R: Recorder> TwoAddr<'_, '_, R> {
             }
             self.ed.erase(mi);
         }
-        self.stats.inc("reg_sequence_eliminated");
+        self.stats.reg_sequence_eliminated += 1;
         let dn = self.trace_name(crate::mir::Reg::Virt(dst));
         self.step(|| {
             Step::new(
@@ -115,7 +115,7 @@ impl<R: Recorder> TwoAddr<'_, '_, R> {
             d.lhs_defs = 1;
         });
         self.du.add_inst(self.ed.f, mi);
-        self.stats.inc("insert_subreg_rewritten");
+        self.stats.insert_subreg_rewritten += 1;
         self.step(|| {
             Step::new(
                 "insert_subreg",

@@ -211,7 +211,7 @@ impl<R: Recorder> TwoAddr<'_, '_, R> {
                     d.operands[src_idx].subreg = None;
                 });
                 self.du.add_inst(self.ed.f, mi);
-                self.stats.inc("undef_ties_rewritten");
+                self.stats.undef_ties_rewritten += 1;
                 let (sn, dn) = (self.trace_name(src), self.trace_name(dst));
                 self.step(|| {
                     Step::new(
@@ -223,7 +223,7 @@ impl<R: Recorder> TwoAddr<'_, '_, R> {
                 continue;
             }
             if !self.tie_counted[mi] {
-                self.stats.inc("tied_pairs");
+                self.stats.tied_pairs += 1;
             }
             map.push(src, (src_idx, dst_idx));
         }
@@ -311,11 +311,11 @@ impl<R: Recorder> TwoAddr<'_, '_, R> {
                 }
                 _ => format!("; SrcEqClassMap records nothing, as {an} is a physical register"),
             };
-            self.stats.inc("copies_inserted");
+            self.stats.copies_inserted += 1;
             // The remark is emitted only when commuting was attempted on this
             // instruction first (the spec's condition).
             if self.commute_tried == Some(mi) {
-                self.stats.inc("remarks");
+                self.stats.remarks += 1;
                 self.rec.remark(format!(
                     "two-address: tied operand forced a COPY of {bn} into {an} after commuting was tried"
                 ));

@@ -65,7 +65,7 @@ impl<R: Recorder> TwoAddr<'_, '_, R> {
             return None;
         }
         // 2. Three-address conversion.
-        self.stats.inc("three_address_attempts");
+        self.stats.three_address_attempts += 1;
         attempts.push("three-address: NVPTX has no three-address form to convert to".into());
         self.step(|| {
             Step::new("three_address", "Three-address conversion is tried next, but every NVPTX instruction is already three-address: convertToThreeAddress returns nothing.")
@@ -188,7 +188,7 @@ impl<R: Recorder> TwoAddr<'_, '_, R> {
         self.du.add_inst(self.ed.f, mi);
         base_killed = other_killed;
         let _ = base_killed;
-        self.stats.inc("commuted");
+        self.stats.commuted += 1;
         let (on, bn) = (self.trace_name(Reg::Virt(other)), self.trace_name(base));
         let why = if aggressive {
             profit_why
@@ -499,7 +499,7 @@ impl<R: Recorder> TwoAddr<'_, '_, R> {
         self.dist[mi] = 0;
         self.lv_remove_kill(reg, kill);
         self.lv_add_kill(reg, mi);
-        self.stats.inc("rescheduled");
+        self.stats.rescheduled += 1;
         attempts.push("reschedule below kill: done".into());
         let rn = self.trace_name(Reg::Virt(reg));
         self.step(|| {
@@ -603,7 +603,7 @@ impl<R: Recorder> TwoAddr<'_, '_, R> {
         self.dist[mi] = 0;
         self.lv_remove_kill(reg, kill);
         self.lv_add_kill(reg, mi);
-        self.stats.inc("rescheduled");
+        self.stats.rescheduled += 1;
         attempts.push("reschedule kill above: done".into());
         let rn = self.trace_name(Reg::Virt(reg));
         self.step(|| {

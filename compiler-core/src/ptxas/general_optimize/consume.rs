@@ -20,7 +20,7 @@ use super::forward::{known_predicate, simplify_predicate};
 use super::{dce_block, ent, text, Options, Seen, Tally};
 use crate::ori::{flag, ty, Class, Function, InstId, OpKind, Operand, Origin, RegId};
 use crate::ptx::ast::Imm;
-use crate::stats::Stats;
+use super::GoStats;
 use crate::trace::{Focus, Recorder, Step};
 use alloc::format;
 
@@ -263,7 +263,7 @@ pub fn apply_block<R: Recorder>(
     _opts: &Options,
     tally: &mut Tally,
     seen: &Seen,
-    stats: &mut Stats,
+    stats: &mut GoStats,
     rec: &mut R,
 ) {
     tally.recount(f, b);
@@ -284,8 +284,8 @@ pub fn apply_block<R: Recorder>(
             && !i.operands[1].abs
         {
             let (r, m) = propagate_move(f, b, k, tally, rec);
-            stats.add("uses_replaced", r);
-            stats.add("immediates_substituted", m);
+            crate::stats::bump(&mut stats.uses_replaced, r);
+            crate::stats::bump(&mut stats.immediates_substituted, m);
         }
     }
     tally.recount(f, b);
@@ -293,7 +293,7 @@ pub fn apply_block<R: Recorder>(
     for k in 1..walk(selects, f) {
         let id = f.blocks[b].insts[k];
         if fold_select(f, b, id, tally, rec) {
-            stats.inc("selects_folded");
+            crate::stats::bump(&mut stats.selects_folded, 1);
         }
     }
     // 3. Guards on known, 0x400-marked predicates.
@@ -303,14 +303,14 @@ pub fn apply_block<R: Recorder>(
         match resolve_guard(f, id) {
             Some(keep) => {
                 tally.will_change(f, b);
-                stats.inc("guards_resolved");
+                crate::stats::bump(&mut stats.guards_resolved, 1);
                 let t = text(f, id);
                 if keep {
                     f.insts[id].guard = None;
                     k += 1;
                 } else {
                     f.blocks[b].insts.remove(k);
-                    stats.inc("dead_removed");
+                    stats.dead_removed += 1;
                 }
                 rec.ori_step(f, || {
                     Step::new(

@@ -16,7 +16,7 @@
 
 use super::{ent, inst_regs, text};
 use crate::ori::{Class, Function, InstId, OpKind, Operand, RegId};
-use crate::stats::Stats;
+use super::GoStats;
 use crate::trace::{Focus, Recorder, Step};
 use alloc::format;
 use alloc::vec;
@@ -215,7 +215,7 @@ pub fn apply<R: Recorder>(
     b: usize,
     targets: &mut Targets,
     tally: &mut super::Tally,
-    stats: &mut Stats,
+    stats: &mut GoStats,
     rec: &mut R,
 ) {
     let Some(m) = find(f, b, targets) else {
@@ -240,7 +240,7 @@ pub fn apply<R: Recorder>(
             .focus(Focus::Inst { inst: ent(m.exit) })
         });
     }
-    stats.inc("exits_removed");
-    stats.add("dead_removed", m.chain.len() as u64 + 1);
+    crate::stats::bump(&mut stats.exits_removed, 1);
+    stats.dead_removed += m.chain.len() as u64 + 1;
     tally.recount(f, m.block);
 }

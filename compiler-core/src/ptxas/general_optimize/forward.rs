@@ -21,7 +21,7 @@
 use super::{mark, Counters, Options, Seen};
 use crate::ori::{self, constraint, flag, ty, Class, Function, InstId, OpKind, Origin};
 use crate::ptx::ast::Imm;
-use crate::stats::Stats;
+use super::GoStats;
 use crate::trace::{Recorder, Step};
 use alloc::format;
 use alloc::vec::Vec;
@@ -275,7 +275,7 @@ pub fn detect<R: Recorder>(
     f: &mut Function,
     b: usize,
     opts: &Options,
-    stats: &mut Stats,
+    stats: &mut GoStats,
     counters: &mut Counters,
     seen: &mut Seen,
     rec: &mut R,
@@ -303,7 +303,7 @@ pub fn mark_block<R: Recorder>(
     f: &mut Function,
     b: usize,
     opts: &Options,
-    stats: &mut Stats,
+    stats: &mut GoStats,
     counters: &mut Counters,
     seen: &mut Seen,
     rec: &mut R,
@@ -346,7 +346,7 @@ impl Marker {
         b: usize,
         k: usize,
         opts: &Options,
-        stats: &mut Stats,
+        stats: &mut GoStats,
         counters: &mut Counters,
         rec: &mut R,
     ) {

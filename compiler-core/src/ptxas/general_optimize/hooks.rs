@@ -11,7 +11,7 @@
 
 use super::{consume, dce_block, forward, late, Options, Phase};
 use crate::ori::Function;
-use crate::stats::Stats;
+use super::GoStats;
 use crate::trace::{Recorder, Step};
 use alloc::format;
 
@@ -34,7 +34,7 @@ pub fn run<R: Recorder>(
     f: &mut Function,
     opts: &Options,
     tally: &mut super::Tally,
-    stats: &mut Stats,
+    stats: &mut GoStats,
     rec: &mut R,
 ) {
     let body = match opts.phase {
@@ -51,14 +51,14 @@ pub fn run<R: Recorder>(
     match opts.phase {
         Phase::Mid2 => {
             for b in 0..f.blocks.len() {
-                stats.inc("iterations");
+                stats.iterations += 1;
                 let mut counters = super::Counters::new();
-                let d0 = stats.get("dead_removed");
+                let d0 = stats.dead_removed;
                 let mut seen = super::Seen::new(tally);
                 let marked = forward::mark_block(f, b, opts, stats, &mut counters, &mut seen, rec);
                 consume::apply_block(f, b, opts, tally, &seen, stats, rec);
-                if marked || stats.get("dead_removed") > d0 {
-                    stats.inc("changed_blocks");
+                if marked || stats.dead_removed > d0 {
+                    stats.changed_blocks += 1;
                 }
             }
         }
@@ -68,10 +68,10 @@ pub fn run<R: Recorder>(
             }
             for b in 0..f.blocks.len() {
                 if opts.sm >> 12 < 8 {
-                    stats.inc("iterations");
+                    stats.iterations += 1;
                 }
                 if dce_block(f, b, tally, stats, rec) > 0 {
-                    stats.inc("changed_blocks");
+                    stats.changed_blocks += 1;
                 }
             }
         }

@@ -17,7 +17,7 @@
 
 use super::{ent, for_each_reg, text, Options, Tally};
 use crate::ori::{constraint, Class, Function, InstId, OpKind, Origin, RegId};
-use crate::stats::Stats;
+use super::GoStats;
 use crate::trace::{Focus, Payload, Recorder, Step};
 use alloc::format;
 use alloc::string::String;
@@ -48,11 +48,11 @@ pub fn run<R: Recorder>(
     f: &mut Function,
     opts: &Options,
     tally: &mut Tally,
-    stats: &mut Stats,
+    stats: &mut GoStats,
     rec: &mut R,
 ) {
     for b in 0..f.blocks.len() {
-        stats.inc("iterations");
+        stats.iterations += 1;
         let counters = run_block(f, b, opts, tally, rec);
         if R::ENABLED {
             let cells: Vec<(String, u64)> = COUNTERS
@@ -79,12 +79,10 @@ pub fn run<R: Recorder>(
                 })
             });
         }
-        for (k, v) in COUNTERS.iter().zip(counters) {
-            stats.add(k, v);
-        }
+        stats.add_late(counters);
         if counters[4] > 0 {
-            stats.inc("changed_blocks");
-            stats.add("dead_removed", counters[6]);
+            stats.changed_blocks += 1;
+            stats.dead_removed += counters[6];
         }
     }
 }

@@ -20,7 +20,7 @@
 
 use super::{ent, for_each_reg, forward, hard_round_cap, text, Options, Seen, Tally};
 use crate::ori::{constraint, AddrBase, Class, Function, InstId, OpKind, Operand, Origin};
-use crate::stats::Stats;
+use super::GoStats;
 use crate::trace::{Focus, Payload, Recorder, Step};
 use alloc::format;
 use alloc::string::String;
@@ -227,7 +227,7 @@ impl Promoter {
         b: usize,
         k: usize,
         tally: &mut Tally,
-        stats: &mut Stats,
+        stats: &mut GoStats,
         rec: &mut R,
     ) {
         let id = f.blocks[b].insts[k];
@@ -307,7 +307,7 @@ impl Promoter {
                     v.flags = 0;
                     v.ty = i.operands[0].ty;
                     i.operands[1] = v;
-                    stats.inc("promoted_loads");
+                    crate::stats::bump(&mut stats.promoted_loads, 1);
                     if R::ENABLED {
                         let after = text(f, id);
                         let how = if ld_generic.is_some() {
@@ -421,7 +421,7 @@ fn promote_and_mark<R: Recorder>(
     opts: &Options,
     tally: &mut Tally,
     seen: &mut Seen,
-    stats: &mut Stats,
+    stats: &mut GoStats,
     counters: &mut super::Counters,
     rec: &mut R,
 ) -> Vec<(Class, u32)> {
@@ -448,7 +448,7 @@ pub fn run<R: Recorder>(
     f: &mut Function,
     opts: &Options,
     tally: &mut Tally,
-    stats: &mut Stats,
+    stats: &mut GoStats,
     rec: &mut R,
 ) {
     let threshold = opts.option_135.map_or(opts.option_474, |v| v as f64);
@@ -462,7 +462,7 @@ pub fn run<R: Recorder>(
     loop {
         round += 1;
         round_changed = false;
-        stats.inc("iterations");
+        stats.iterations += 1;
         let (w0, u0) = (weighted, unweighted);
         #[allow(clippy::needless_range_loop)]
         for b in 0..f.blocks.len() {
@@ -472,20 +472,20 @@ pub fn run<R: Recorder>(
             let before = fold_events(stats);
             let mut folds =
                 promote_and_mark(f, b, opts, tally, &mut seen, stats, &mut counters, rec);
-            let dead_before = stats.get("dead_removed");
+            let dead_before = stats.dead_removed;
             super::consume::apply_block(f, b, opts, tally, &seen, stats, rec);
             let n = fold_events(stats) - before;
             for _ in 0..n {
                 folds.push((Class::Mov, 1));
             }
-            let block_changed = !folds.is_empty() || stats.get("dead_removed") > dead_before;
+            let block_changed = !folds.is_empty() || stats.dead_removed > dead_before;
             if block_changed {
                 changed_blocks[b] = true;
                 round_changed = true;
             }
             if R::ENABLED {
                 let promoted = folds.iter().filter(|f| f.0 == Class::LoadLocal).count() as u64;
-                let dead = stats.get("dead_removed") - dead_before;
+                let dead = stats.dead_removed - dead_before;
                 let mut cells: Vec<(String, u64)> = alloc::vec![
                     (String::from("promoted"), promoted),
                     (String::from("folds"), n),
@@ -534,13 +534,13 @@ pub fn run<R: Recorder>(
             break;
         }
         if round >= cap {
-            stats.inc("cap_hits");
+            crate::stats::bump(&mut stats.cap_hits, 1);
             break;
         }
     }
     let gone = drop_dead_local_stores(f, rec);
-    stats.add("promoted_stores_removed", gone);
-    stats.add("dead_removed", gone);
+    crate::stats::bump(&mut stats.promoted_stores_removed, gone);
+    stats.dead_removed += gone;
     if gone > 0 {
         // The stores went from any block: count everything once.
         *tally = Tally::recounted(f);
@@ -553,16 +553,13 @@ pub fn run<R: Recorder>(
             super::dce_block(f, b, tally, stats, rec);
         }
     }
-    stats.add(
-        "changed_blocks",
-        changed_blocks.iter().filter(|c| **c).count() as u64,
-    );
-    stats.set("cost_weighted_x100", (weighted * 100.0 + 0.5) as u64);
+    stats.changed_blocks += changed_blocks.iter().filter(|c| **c).count() as u64;
+    stats.cost_weighted_x100 = Some((weighted * 100.0 + 0.5) as u64);
 }
 
-fn fold_events(s: &Stats) -> u64 {
-    s.get("uses_replaced")
-        + s.get("immediates_substituted")
-        + s.get("selects_folded")
-        + s.get("guards_resolved")
+fn fold_events(s: &GoStats) -> u64 {
+    s.uses_replaced.unwrap_or(0)
+        + s.immediates_substituted.unwrap_or(0)
+        + s.selects_folded.unwrap_or(0)
+        + s.guards_resolved.unwrap_or(0)
 }

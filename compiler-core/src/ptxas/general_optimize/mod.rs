@@ -71,15 +71,67 @@ impl Phase {
     }
 }
 
-/// Stats keys every instance reports (in this order).
-pub const STAT_NAMES: [&str; 6] = [
-    "iterations",
-    "changed_blocks",
-    "marked_0x100",
-    "marked_0x200",
-    "marked_0x400",
-    "dead_removed",
-];
+crate::stats::pass_stats! {
+    /// A GeneralOptimize instance's counters (JSON keys in this order). The first six
+    /// every instance reports; the optional ones belong to one phase or to the downstream
+    /// consumer and are reported once their mechanism has run.
+    pub struct GoStats {
+        iterations,
+        changed_blocks,
+        marked_0x100,
+        marked_0x200,
+        marked_0x400,
+        dead_removed,
+    }
+    optional {
+        /// Any phase: the instance's gate turned it off (the "gate" step).
+        gated,
+        /// Phase 13: EXIT chains removed.
+        exits_removed,
+        /// Phase 37: local loads promoted to the stored value.
+        promoted_loads,
+        /// The consumer ([`consume`]): uses given a marked move's source.
+        uses_replaced,
+        /// The consumer: immediates substituted for a marked move's destination.
+        immediates_substituted,
+        /// The consumer: marked selects folded.
+        selects_folded,
+        /// The consumer: guards on known predicates resolved.
+        guards_resolved,
+        /// Phases 13, 29, 37: a block's loop stopped by the iteration budget or cap.
+        cap_hits,
+        /// Phase 37: local stores no load reads any more, removed.
+        promoted_stores_removed,
+        /// Phase 37: the cost accumulator (weighted by option 474), times 100.
+        cost_weighted_x100,
+        /// Phase 58: the MOV-pair buffer's seven counters ([`late::COUNTERS`]).
+        movs_seen,
+        buffer_inserts,
+        buffer_hits,
+        buffer_evictions,
+        uses_rewritten,
+        checks_rejected,
+        pair_movs_removed,
+    }
+}
+
+impl GoStats {
+    /// Adds phase 58's per-block counters, in [`late::COUNTERS`]' order.
+    fn add_late(&mut self, c: [u64; 7]) {
+        let fields = [
+            &mut self.movs_seen,
+            &mut self.buffer_inserts,
+            &mut self.buffer_hits,
+            &mut self.buffer_evictions,
+            &mut self.uses_rewritten,
+            &mut self.checks_rejected,
+            &mut self.pair_movs_removed,
+        ];
+        for (field, v) in fields.into_iter().zip(c) {
+            crate::stats::bump(field, v);
+        }
+    }
+}
 
 /// What a GeneralOptimize instance reads from the knobs.
 #[derive(Clone, Debug)]
@@ -251,14 +303,14 @@ pub fn hard_round_cap(block_len: usize) -> u32 {
 
 /// Runs one instance over one function.
 pub fn run<R: Recorder>(f: &mut Function, opts: &Options, rec: &mut R) -> Stats {
-    let mut stats = Stats::with(&STAT_NAMES);
+    let mut stats = GoStats::default();
     if f.is_decl || f.blocks.is_empty() {
-        return stats;
+        return stats.into();
     }
     if let Some(why) = opts.gate() {
-        stats.inc("gated");
+        crate::stats::bump(&mut stats.gated, 1);
         rec.ori_step(f, || Step::new("gate", format!("{why}.")));
-        return stats;
+        return stats.into();
     }
     let tally = &mut Tally::new(f);
     rec.ori_begin(f);
@@ -270,13 +322,13 @@ pub fn run<R: Recorder>(f: &mut Function, opts: &Options, rec: &mut R) -> Stats 
     }
     tally.settle(f);
     rec.ori_end(f);
-    stats
+    stats.into()
 }
 
 /// Runs one instance over every function of a module.
 #[cfg(feature = "testkit")]
 pub fn run_module<R: Recorder>(m: &mut ori::Module, opts: &Options, rec: &mut R) -> Stats {
-    let mut stats = Stats::with(&STAT_NAMES);
+    let mut stats = Stats::from(GoStats::default());
     for item in &mut m.items {
         if let ori::Item::Func(f) = item {
             stats.merge(&run(f, opts, rec));
@@ -297,7 +349,7 @@ fn variant_a<R: Recorder>(
     f: &mut Function,
     opts: &Options,
     tally: &mut Tally,
-    stats: &mut Stats,
+    stats: &mut GoStats,
     rec: &mut R,
 ) {
     let phase = opts.phase.number();
@@ -309,7 +361,7 @@ fn variant_a<R: Recorder>(
         let mut it = 0u32;
         loop {
             it += 1;
-            stats.inc("iterations");
+            stats.iterations += 1;
             let mut counters = Counters::new();
             let mut seen = Seen::new(tally);
             let changed = match opts.phase {
@@ -353,7 +405,7 @@ fn variant_a<R: Recorder>(
                 break;
             }
             if capped {
-                stats.inc("cap_hits");
+                crate::stats::bump(&mut stats.cap_hits, 1);
                 break;
             }
             block_changed = true;
@@ -368,12 +420,12 @@ fn variant_a<R: Recorder>(
                 // instruction from being marked again), and nothing is dead, or DCE
                 // would have removed it. Untraced, that round is counted without the
                 // walk; a traced run walks it, to show the round (the tests compare).
-                stats.inc("iterations");
+                stats.iterations += 1;
                 break;
             }
         }
         if block_changed {
-            stats.inc("changed_blocks");
+            stats.changed_blocks += 1;
         }
     }
 }
@@ -568,7 +620,7 @@ pub fn dce_block<R: Recorder>(
     f: &mut Function,
     b: usize,
     tally: &mut Tally,
-    stats: &mut Stats,
+    stats: &mut GoStats,
     rec: &mut R,
 ) -> u64 {
     tally.recount(f, b);
@@ -611,7 +663,7 @@ pub fn dce_block<R: Recorder>(
             None => gone.push(k),
         }
     }
-    stats.add("dead_removed", removed);
+    stats.dead_removed += removed;
     if !gone.is_empty() {
         let mut pos = 0;
         f.blocks[b].insts.retain(|_| {
@@ -649,7 +701,7 @@ pub fn mark<R: Recorder>(
     k: usize,
     mask: u32,
     why: &str,
-    stats: &mut Stats,
+    stats: &mut GoStats,
     rec: &mut R,
 ) -> bool {
     let before = f.insts[id].operands[k].flag_word();
@@ -658,13 +710,13 @@ pub fn mark<R: Recorder>(
     }
     f.insts[id].operands[k].flags |= mask;
     let after = f.insts[id].operands[k].flag_word();
-    for (bit, key) in [
-        (0x100, "marked_0x100"),
-        (0x200, "marked_0x200"),
-        (0x400, "marked_0x400"),
+    for (bit, counter) in [
+        (0x100, &mut stats.marked_0x100),
+        (0x200, &mut stats.marked_0x200),
+        (0x400, &mut stats.marked_0x400),
     ] {
         if mask & bit != 0 && before & bit == 0 {
-            stats.inc(key);
+            *counter += 1;
         }
     }
     if R::ENABLED {
