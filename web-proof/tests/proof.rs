@@ -1,11 +1,27 @@
-//! The proof on screen runs the real checkers: the verifier and the interpreter on each
-//! stage's input and output, green on the gallery, red when the output is broken.
+//! The proof on screen runs the real checkers: the verifier (in the engine) and the
+//! interpreters (here, the proof wasm's code) on each stage's input and output, green on
+//! the gallery, red when the output is broken. Each job crosses the wire as it does in
+//! the browser (postcard bytes).
 
 use compiler_core::examples::{find, EXAMPLES};
 use compiler_core::Stage;
-use web_engine::proof::{self, Proof, Status};
+use web_engine::proof::{self, Proof, ProofJob, Status};
 use web_engine::protocol::*;
 use web_engine::Session;
+
+/// `stage`'s proof as the page gets it: the engine's job, over the wire, proven, kept by
+/// the session; the next view of the stage carries it.
+fn prove(s: &mut Session, stage: Stage) -> Proof {
+    assert!(s.view(stage, 0).unwrap().proof.is_none(), "not proven yet");
+    let job = s.proof_job(stage).unwrap().expect("a job, the first time");
+    assert!(s.proof_job(stage).unwrap().is_none(), "asked once");
+    let job: ProofJob = decode(&encode(&job).unwrap()).unwrap();
+    let p = web_proof::prove(&job);
+    s.set_proof(stage, p.clone());
+    let shown = s.view(stage, 0).unwrap().proof.expect("kept");
+    assert_eq!(*shown, p);
+    p
+}
 
 fn session(name: &str, fault: Option<&str>) -> (Session, RunSummary) {
     let source = find(name).unwrap().text(None).unwrap().1;
@@ -19,10 +35,7 @@ fn session(name: &str, fault: Option<&str>) -> (Session, RunSummary) {
 
 fn proof_of(name: &str, stage: Stage, fault: Option<&str>) -> Proof {
     let (mut s, _) = session(name, fault);
-    *s.view(stage, 0)
-        .unwrap()
-        .proof
-        .expect("every view carries its stage's proof")
+    prove(&mut s, stage)
 }
 
 #[test]
@@ -80,7 +93,7 @@ fn a_broken_output_shows_red_with_the_launch_that_differs() {
     );
     // Other stages of the same run are untouched.
     let (mut s, _) = session("tex-v4f32", Some("two-address"));
-    let q = s.view(Stage::RegisterCoalescer, 0).unwrap().proof.unwrap();
+    let q = prove(&mut s, Stage::RegisterCoalescer);
     assert_eq!(q.status(), Status::Pass, "{q:?}");
 }
 
@@ -103,7 +116,7 @@ fn the_gallery_proves_or_says_why_not() {
     for e in EXAMPLES {
         let (mut s, summary) = session(e.name, None);
         for st in &summary.stages {
-            let p = s.view(st.stage, 0).unwrap().proof.unwrap();
+            let p = prove(&mut s, st.stage);
             assert_ne!(p.status(), Status::Fail, "{} {}: {p:?}", e.name, st.stage);
             let kinds = st.stage.info();
             if kinds.input != kinds.output && p.interpreter.status == Status::Pass {
