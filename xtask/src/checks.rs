@@ -133,6 +133,8 @@ fn clippy(ctx: &Ctx) -> Outcome {
         "web-app",
         "-p",
         "web-engine",
+        "-p",
+        "web-proof",
         "--target",
         "wasm32-unknown-unknown",
         "--all-targets",
