@@ -189,7 +189,20 @@ pub struct ProofJob {
     pub check: Option<Check>,
 }
 
-fn job(stage: Stage, verifier: Verdict, check: Check) -> ProofJob {
+/// The job of `check`, or the finished proof when every function in it (`sizes`:
+/// name, instructions) is too large to interpret: then the proof wasm is not even
+/// loaded, and the page gets the proof with the stage's first view.
+fn job(stage: Stage, verifier: Verdict, check: Check, sizes: &[(&str, usize)]) -> ProofJob {
+    if !sizes.is_empty() && sizes.iter().all(|&(_, n)| n > MAX_INTERP_INSTS) {
+        let unknown = sizes.iter().map(|&(name, _)| too_large(name)).collect();
+        return done(Proof {
+            stage,
+            verifier,
+            interpreter: compared(&[], unknown),
+            launches: Vec::new(),
+            fault: None,
+        });
+    }
     let pending = verdict(
         Status::Unknown,
         "not run yet".into(),
@@ -232,9 +245,21 @@ pub fn mir(stage: Stage, pairs: &[(&Function, &Function)], ir: Option<&str>) -> 
             functions: fs,
         })
     };
+    let sizes: Vec<_> = (pairs.iter())
+        .map(|(b, a)| (b.name.as_str(), b.num_insts().max(a.num_insts())))
+        .collect();
     let before = module(ir, pairs.iter().map(|(b, _)| (*b).clone()).collect());
     let after = module(None, pairs.iter().map(|(_, a)| (*a).clone()).collect());
-    job(stage, verifier, Check::Mir { before, after })
+    job(stage, verifier, Check::Mir { before, after }, &sizes)
+}
+
+/// The defined functions of an ORI module and their instruction counts (the functions
+/// the ORI interpreter would run).
+fn ori_sizes(m: &ori::Module) -> Vec<(&str, usize)> {
+    (m.functions())
+        .filter(|f| !f.is_decl)
+        .map(|f| (f.name.as_str(), f.insts.len()))
+        .collect()
 }
 
 /// The ORI verifier's verdict on a module's functions.
@@ -252,8 +277,12 @@ fn ori_verifier(m: &ori::Module) -> Verdict {
 /// interpreter on the input and output modules in the proof wasm.
 pub fn ori_stage(stage: Stage, before: ori::Module, after: ori::Module) -> ProofJob {
     let verifier = ori_verifier(&after);
+    let sizes: Vec<(String, usize)> = (ori_sizes(&before).into_iter())
+        .map(|(name, n)| (name.to_string(), n))
+        .collect();
+    let sizes: Vec<(&str, usize)> = sizes.iter().map(|(s, n)| (s.as_str(), *n)).collect();
     let (before, after) = (Box::new(before), Box::new(after));
-    job(stage, verifier, Check::Ori { before, after })
+    job(stage, verifier, Check::Ori { before, after }, &sizes)
 }
 
 /// ptx-lower: the PTX it read against the ORI it made (both run by the ORI
@@ -263,7 +292,7 @@ pub fn ptx_to_ori(stage: Stage, before: &ptx::Module, after: &ori::Module) -> Pr
         before: Box::new(before.clone()),
         after: Box::new(after.clone()),
     };
-    job(stage, ori_verifier(after), check)
+    job(stage, ori_verifier(after), check, &ori_sizes(after))
 }
 
 /// ptx-out: the ORI it received against the PTX it printed (read back).
@@ -272,17 +301,20 @@ pub fn ori_to_ptx(stage: Stage, before: &ori::Module, after: &str) -> ProofJob {
         before: Box::new(before.clone()),
         after: after.into(),
     };
-    job(stage, no_ptx_verifier(), check)
+    job(stage, no_ptx_verifier(), check, &ori_sizes(before))
 }
 
 /// ptx-emit: the MIR interpreter on the machine functions against the ORI interpreter
 /// on the PTX printed for them (read back).
 pub fn mir_to_ptx(stage: Stage, before: &Module, after: &str) -> ProofJob {
+    let sizes: Vec<_> = (before.functions.iter())
+        .map(|f| (f.name.as_str(), f.num_insts()))
+        .collect();
     let check = Check::MirPtx {
         before: print_module(before),
         after: after.into(),
     };
-    job(stage, no_ptx_verifier(), check)
+    job(stage, no_ptx_verifier(), check, &sizes)
 }
 
 pub fn no_ptx_verifier() -> Verdict {
@@ -310,4 +342,49 @@ pub fn checked(errors: Vec<String>, rules: &str) -> Verdict {
             errors,
         )
     }
+}
+
+/// The interpreter's verdict over the launches made, with what could not be run.
+pub fn compared(launches: &[Launch], mut unknown: Vec<String>) -> Verdict {
+    let differ = launches.iter().filter(|l| !l.equal).count();
+    let n = launches.len();
+    // Launches where both sides stopped the same way (out of fuel, a bad address) agree
+    // but compared no memory: counted apart.
+    let ran = launches.iter().filter(|l| l.result == "equal").count();
+    let alike = n - differ - ran;
+    if differ > 0 {
+        let first = launches.iter().find(|l| !l.equal).expect("counted");
+        let text = format!(
+            "results differ on {differ} of {n} launches (first: `{}` seed {}: {})",
+            first.function, first.seed, first.result
+        );
+        return verdict(Status::Fail, text, unknown);
+    }
+    if ran == 0 {
+        if let Some(l) = launches.first() {
+            unknown.push(format!("`{}`: {}", l.function, l.result));
+        }
+        let text = match (unknown.first(), alike) {
+            (Some(u), _) => u.clone(),
+            (None, 0) => "no function to run".into(),
+            (None, a) => {
+                format!("both sides stopped alike on all {a} launches; no memory compared")
+            }
+        };
+        return verdict(Status::Unknown, text, unknown);
+    }
+    let mut text = format!("results equal on {ran} launches");
+    if alike > 0 {
+        text += &format!("; {alike} stopped alike on both sides");
+    }
+    if unknown.is_empty() {
+        verdict(Status::Pass, text, unknown)
+    } else {
+        text += "; some functions not run";
+        verdict(Status::Unknown, text, unknown)
+    }
+}
+
+pub fn too_large(name: &str) -> String {
+    format!("`{name}`: over {MAX_INTERP_INSTS} instructions, not interpreted in the page")
 }

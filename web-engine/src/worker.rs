@@ -156,13 +156,7 @@ fn ask_proof(run_id: u64, stage: Stage) {
     let promise = encode(&job)
         .map_err(JsValue::from)
         .and_then(|bytes| copyscope_prove(&js_sys::Uint8Array::from(bytes.as_slice())));
-    let on_error = move |e: JsValue| {
-        let why = e
-            .dyn_ref::<js_sys::Error>()
-            .map(|e| String::from(e.message()))
-            .unwrap_or_else(|| format!("{e:?}"));
-        proof_made(run_id, not_checked(failed, why));
-    };
+    let on_error = move |why: String| proof_made(run_id, not_checked(failed, why));
     match promise {
         Ok(p) => {
             let failed = on_error.clone();
@@ -173,17 +167,24 @@ fn ask_proof(run_id: u64, stage: Stage) {
                     .unwrap_or_default();
                 match decode::<Result<Proof, String>>(&bytes) {
                     Ok(Ok(proof)) => answered(proof),
-                    Ok(Err(why)) | Err(why) => failed(JsValue::from(why)),
+                    Ok(Err(why)) | Err(why) => failed(why),
                 }
             });
-            let err = Closure::<dyn FnMut(JsValue)>::once(on_error);
+            let err = Closure::<dyn FnMut(JsValue)>::once(move |e: JsValue| on_error(message(&e)));
             let _ = p.then2(&ok, &err);
             // Each runs at most once; the other is left (two small closures per stage).
             ok.forget();
             err.forget();
         }
-        Err(e) => on_error(e),
+        Err(e) => on_error(message(&e)),
     }
+}
+
+/// A JS error's message (or the value, printed).
+fn message(e: &JsValue) -> String {
+    e.dyn_ref::<js_sys::Error>()
+        .map(|e| String::from(e.message()))
+        .unwrap_or_else(|| format!("{e:?}"))
 }
 
 /// The job's proof when the proof wasm could not finish it: the engine's verifier

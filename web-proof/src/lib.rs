@@ -25,8 +25,7 @@ use compiler_core::mir::{parse::parse_module, Function, Module};
 use compiler_core::ori::{self, interp as ori_interp};
 use compiler_core::ptx;
 use web_engine::proof::{
-    across, verdict, Check, Launch, Proof, ProofJob, Status, Verdict, FUEL, LAUNCHES,
-    MAX_INTERP_INSTS,
+    across, compared, too_large, Check, Launch, Proof, ProofJob, FUEL, LAUNCHES, MAX_INTERP_INSTS,
 };
 
 /// Words shown per region.
@@ -305,50 +304,6 @@ fn buffer_launches(
         }
     }
     (launches, unknown)
-}
-
-fn compared(launches: &[Launch], mut unknown: Vec<String>) -> Verdict {
-    let differ = launches.iter().filter(|l| !l.equal).count();
-    let n = launches.len();
-    // Launches where both sides stopped the same way (out of fuel, a bad address) agree
-    // but compared no memory: counted apart.
-    let ran = launches.iter().filter(|l| l.result == "equal").count();
-    let alike = n - differ - ran;
-    if differ > 0 {
-        let first = launches.iter().find(|l| !l.equal).expect("counted");
-        let text = format!(
-            "results differ on {differ} of {n} launches (first: `{}` seed {}: {})",
-            first.function, first.seed, first.result
-        );
-        return verdict(Status::Fail, text, unknown);
-    }
-    if ran == 0 {
-        if let Some(l) = launches.first() {
-            unknown.push(format!("`{}`: {}", l.function, l.result));
-        }
-        let text = match (unknown.first(), alike) {
-            (Some(u), _) => u.clone(),
-            (None, 0) => "no function to run".into(),
-            (None, a) => {
-                format!("both sides stopped alike on all {a} launches; no memory compared")
-            }
-        };
-        return verdict(Status::Unknown, text, unknown);
-    }
-    let mut text = format!("results equal on {ran} launches");
-    if alike > 0 {
-        text += &format!("; {alike} stopped alike on both sides");
-    }
-    if unknown.is_empty() {
-        verdict(Status::Pass, text, unknown)
-    } else {
-        text += "; some functions not run";
-        verdict(Status::Unknown, text, unknown)
-    }
-}
-
-fn too_large(name: &str) -> String {
-    format!("`{name}`: over {MAX_INTERP_INSTS} instructions, not interpreted in the page")
 }
 
 fn ends<T, E: core::fmt::Display>(r: &Result<T, E>) -> String {
