@@ -186,8 +186,7 @@ fn a_stage_too_large_to_interpret_is_finished_by_the_engine() {
             assert!(job.check.is_none(), "{}: {p:?}", st.stage);
             assert_eq!(p.interpreter.status, Status::Unknown, "{p:?}");
             assert_eq!(
-                p.interpreter.text,
-                "`big`: over 5000 instructions, not interpreted in the page",
+                p.interpreter.text, "`big`: over 5000 instructions, not interpreted in the page",
                 "{}",
                 st.stage
             );
