@@ -18,7 +18,12 @@
 //! Requests sent before the worker says `Ready` wait in a queue. A worker that crashes
 //! or fails to load reports `Response::Crashed` and is started afresh for the next
 //! request. With the `inline-engine` feature (the Chromium wasm tests, which cannot load
-//! a worker script) the same API runs the engine in the page, one request per task.
+//! a worker script) the same API runs the engine in the page, one request per task, and
+//! proves a stage on its first view with the `web-proof` crate linked in.
+//!
+//! Proofs: the engine's worker finishes a stage's proof in a third wasm (copyscope-proof,
+//! loaded by static/engine-worker.js on first use) and then sends the stage's latest
+//! `Response::View` again, now carrying `proof`; the page needs nothing more than views.
 //! Natively there is no engine (the reducer's tests drive `web_engine` directly).
 
 use web_engine::protocol::{Request, Response};
@@ -304,9 +309,14 @@ mod imp {
                 let mut progress = Vec::new();
                 let response = {
                     let mut i = inner.borrow_mut();
-                    web_engine::handle(&mut i.session, req, &mut |p| progress.push(p), &|| {
-                        js_sys::Date::now()
-                    })
+                    let mut r =
+                        web_engine::handle(&mut i.session, req, &mut |p| progress.push(p), &|| {
+                            js_sys::Date::now()
+                        });
+                    if let (Response::View(v), Some(s)) = (&mut r, i.session.as_mut()) {
+                        prove_inline(s, v);
+                    }
+                    r
                 };
                 for p in progress {
                     cb.emit(Response::Progress(p));
@@ -319,6 +329,16 @@ mod imp {
             let mut i = self.0.borrow_mut();
             i.session = None;
             i.generation += 1;
+        }
+    }
+
+    /// The stage's proof, made here on its first view (the worker's proof wasm, linked in).
+    fn prove_inline(s: &mut Session, v: &mut web_engine::protocol::StepView) {
+        if let Ok(Some(job)) = s.proof_job(v.stage) {
+            s.set_proof(v.stage, web_proof::prove(&job));
+        }
+        if v.proof.is_none() {
+            v.proof = s.proof(v.stage).cloned().map(Box::new);
         }
     }
 

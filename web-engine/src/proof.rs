@@ -2,6 +2,15 @@
 //! comparison of its input and output (translation validation), run for real on the
 //! functions the stage received and produced.
 //!
+//! The work is split across two wasm files. The engine (this module) runs the verifier on
+//! the output it holds and packs a [`ProofJob`]: that verdict, the fault, and the stage's
+//! input and output as the interpreters need them ([`Check`]: MIR as its text, which
+//! reads back to the same functions; ORI and PTX modules as they are). The interpreters
+//! are in the `web-proof` crate, whose own wasm the engine's worker loads the first time
+//! a proof is wanted (`static/engine-worker.js`); its [`web_proof::prove`] fills in the
+//! interpreter's verdict and the launches. Natively (tests) the two run one after the
+//! other. What each stage compares:
+//!
 //! ```text
 //!  MIR → MIR stage:  mir::verify(after, level)          interp::Program(before) ┐ same seeded
 //!                                                        interp::Program(after)  ┘ inputs × LAUNCHES
@@ -19,10 +28,8 @@
 //! show what a broken pass looks like. Functions over [`MAX_INTERP_INSTS`] instructions
 //! are verified but not interpreted (the answer would wait too long).
 
-use compiler_core::mir::{verify, Function, VerifyLevel};
-use compiler_core::mir_interp::{self as interp, Outcome};
-use compiler_core::ori::{self, interp as ori_interp};
-use compiler_core::{ptx, Stage};
+use compiler_core::mir::{print::print_module, verify, Function, Module, VerifyLevel};
+use compiler_core::{ori, ptx, Stage};
 use serde::{Deserialize, Serialize};
 
 /// Seeded launches per function.
@@ -30,9 +37,7 @@ pub const LAUNCHES: u64 = 6;
 /// Larger functions are verified but not interpreted in the page.
 pub const MAX_INTERP_INSTS: usize = 5_000;
 /// Instructions all threads of one launch may execute.
-const FUEL: u64 = 1 << 20;
-/// Words shown per region.
-const WORDS: usize = 8;
+pub const FUEL: u64 = 1 << 20;
 
 /// Pass, fail, or no verdict (what the checker cannot model).
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -86,7 +91,7 @@ impl Proof {
     }
 }
 
-fn verdict(status: Status, text: String, details: Vec<String>) -> Verdict {
+pub fn verdict(status: Status, text: String, details: Vec<String>) -> Verdict {
     Verdict {
         status,
         text,
@@ -148,8 +153,84 @@ pub fn break_ori(f: &mut ori::Function) -> Option<String> {
     None
 }
 
-/// The proof of a MIR → MIR stage over its functions (input, output).
-pub fn mir(stage: Stage, pairs: &[(&Function, &Function)], ir: Option<&str>) -> Proof {
+/// What the proof wasm runs the interpreters on: a stage's input and output.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub enum Check {
+    /// MIR → MIR: the input module (with its LLVM IR document) and the output's
+    /// functions, as MIR text (`print(parse(x))` is a fixpoint; the functions read back
+    /// are the ones printed). Functions pair up by position.
+    Mir { before: String, after: String },
+    /// ORI → ORI: the modules the stage received and made.
+    Ori {
+        before: Box<ori::Module>,
+        after: Box<ori::Module>,
+    },
+    /// ptx-lower: the PTX it read against the ORI it made.
+    PtxOri {
+        before: Box<ptx::Module>,
+        after: Box<ori::Module>,
+    },
+    /// ptx-out: the ORI it received against the PTX text it printed.
+    OriPtx {
+        before: Box<ori::Module>,
+        after: String,
+    },
+    /// ptx-emit: the machine functions (MIR text, as for [`Check::Mir`]) against the
+    /// PTX text printed for them.
+    MirPtx { before: String, after: String },
+}
+
+/// A stage's proof as far as the engine takes it (the verifier's verdict, the fault),
+/// and what the proof wasm runs to finish it; `check` is None when there is nothing
+/// to interpret (the proof is final).
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct ProofJob {
+    pub proof: Proof,
+    pub check: Option<Check>,
+}
+
+/// The job of `check`, or the finished proof when every function in it (`sizes`:
+/// name, instructions) is too large to interpret: then the proof wasm is not even
+/// loaded, and the page gets the proof with the stage's first view.
+fn job(stage: Stage, verifier: Verdict, check: Check, sizes: &[(&str, usize)]) -> ProofJob {
+    if !sizes.is_empty() && sizes.iter().all(|&(_, n)| n > MAX_INTERP_INSTS) {
+        let unknown = sizes.iter().map(|&(name, _)| too_large(name)).collect();
+        return done(Proof {
+            stage,
+            verifier,
+            interpreter: compared(&[], unknown),
+            launches: Vec::new(),
+            fault: None,
+        });
+    }
+    let pending = verdict(
+        Status::Unknown,
+        "not run yet".into(),
+        vec!["the interpreters run in the proof wasm (web-proof)".into()],
+    );
+    ProofJob {
+        proof: Proof {
+            stage,
+            verifier,
+            interpreter: pending,
+            launches: Vec::new(),
+            fault: None,
+        },
+        check: Some(check),
+    }
+}
+
+/// A job with nothing to run: the proof is `p`.
+pub fn done(p: Proof) -> ProofJob {
+    ProofJob {
+        proof: p,
+        check: None,
+    }
+}
+
+/// A MIR → MIR stage over its functions (input, output): the verifier here, the
+/// functions as text for the interpreter.
+pub fn mir(stage: Stage, pairs: &[(&Function, &Function)], ir: Option<&str>) -> ProofJob {
     let level = VerifyLevel::after(stage).unwrap_or(VerifyLevel::PostPhiElim);
     let mut errors = Vec::new();
     for (_, after) in pairs {
@@ -158,204 +239,85 @@ pub fn mir(stage: Stage, pairs: &[(&Function, &Function)], ir: Option<&str>) -> 
         }
     }
     let verifier = checked(errors, &format!("{level:?} rules"));
-    let mut launches = Vec::new();
-    let mut unknown = Vec::new();
-    let cfg = interp::Config {
-        fuel: FUEL,
-        ..interp::Config::default()
+    let module = |ir: Option<&str>, fs: Vec<Function>| {
+        print_module(&Module {
+            ir: ir.map(String::from),
+            functions: fs,
+        })
     };
-    for (before, after) in pairs {
-        if before.num_insts().max(after.num_insts()) > MAX_INTERP_INSTS {
-            unknown.push(too_large(&before.name));
-            continue;
-        }
-        let (pb, pa) = match (
-            interp::Program::compile(before),
-            interp::Program::compile(after),
-        ) {
-            (Ok(b), Ok(a)) => (b, a),
-            (Err(e), _) | (_, Err(e)) => {
-                unknown.push(format!("`{}`: cannot model {e}", before.name));
-                continue;
-            }
-        };
-        for seed in 0..LAUNCHES {
-            let inputs = interp::random_inputs(before, ir, seed);
-            let l = inputs.launch;
-            let rb = pb.run(&inputs, &cfg).map(|r| r.outcome);
-            let ra = pa.run(&inputs, &cfg).map(|r| r.outcome);
-            let (equal, result, values) = match (&rb, &ra) {
-                (Ok(x), Ok(y)) if x == y => (true, "equal".into(), mir_values(x, y)),
-                (Ok(x), Ok(y)) => (false, interp::describe_difference(x, y), mir_values(x, y)),
-                (Err(x), Err(y)) if x.kind() == y.kind() => {
-                    (true, format!("both stop alike: {}", x.kind()), Vec::new())
-                }
-                (x, y) => (
-                    false,
-                    format!("before: {}; after: {}", ends(x), ends(y)),
-                    Vec::new(),
-                ),
-            };
-            launches.push(Launch {
-                function: before.name.clone(),
-                seed,
-                shape: shape(l.grid, l.block),
-                equal,
-                result,
-                values,
-            });
-        }
-    }
-    Proof {
-        stage,
-        verifier,
-        interpreter: compared(&launches, unknown),
-        launches,
-        fault: None,
-    }
+    let sizes: Vec<_> = (pairs.iter())
+        .map(|(b, a)| (b.name.as_str(), b.num_insts().max(a.num_insts())))
+        .collect();
+    let before = module(ir, pairs.iter().map(|(b, _)| (*b).clone()).collect());
+    let after = module(None, pairs.iter().map(|(_, a)| (*a).clone()).collect());
+    job(stage, verifier, Check::Mir { before, after }, &sizes)
 }
 
-/// The proof of an ORI → ORI stage: the ORI verifier on the output module, and the
-/// ORI interpreter on the input and output modules.
-pub fn ori_stage(stage: Stage, before: &ori::Module, after: &ori::Module) -> Proof {
+/// The defined functions of an ORI module and their instruction counts (the functions
+/// the ORI interpreter would run).
+fn ori_sizes(m: &ori::Module) -> Vec<(&str, usize)> {
+    (m.functions())
+        .filter(|f| !f.is_decl)
+        .map(|f| (f.name.as_str(), f.insts.len()))
+        .collect()
+}
+
+/// The ORI verifier's verdict on a module's functions.
+fn ori_verifier(m: &ori::Module) -> Verdict {
     let mut errors = Vec::new();
-    for f in after.functions() {
+    for f in m.functions() {
         for e in ori::verify::verify(f) {
             errors.push(format!("`{}`: {e}", f.name));
         }
     }
-    let cfg = ori_interp::Config { fuel: FUEL };
-    let (launches, unknown) = buffer_launches(
-        &ori_entries(before),
-        &|name, i| ori_interp::run_ori(before, name, i, &cfg).map(|o| o.buffers),
-        &|name, i| ori_interp::run_ori(after, name, i, &cfg).map(|o| o.buffers),
-    );
-    Proof {
-        stage,
-        verifier: checked(errors, "ORI rules"),
-        interpreter: compared(&launches, unknown),
-        launches,
-        fault: None,
-    }
+    checked(errors, "ORI rules")
+}
+
+/// An ORI → ORI stage: the ORI verifier on the output module here; the ORI
+/// interpreter on the input and output modules in the proof wasm.
+pub fn ori_stage(stage: Stage, before: ori::Module, after: ori::Module) -> ProofJob {
+    let verifier = ori_verifier(&after);
+    let sizes: Vec<(String, usize)> = (ori_sizes(&before).into_iter())
+        .map(|(name, n)| (name.to_string(), n))
+        .collect();
+    let sizes: Vec<(&str, usize)> = sizes.iter().map(|(s, n)| (s.as_str(), *n)).collect();
+    let (before, after) = (Box::new(before), Box::new(after));
+    job(stage, verifier, Check::Ori { before, after }, &sizes)
 }
 
 /// ptx-lower: the PTX it read against the ORI it made (both run by the ORI
 /// interpreter's two independent front ends), and the ORI verifier on the output.
-pub fn ptx_to_ori(stage: Stage, before: &ptx::Module, after: &ori::Module) -> Proof {
-    // The verifier part of an ORI stage's proof (an empty input runs nothing).
-    let mut p = ori_stage(stage, &ori::Module::default(), after);
-    let cfg = ori_interp::Config { fuel: FUEL };
-    let (launches, unknown) = buffer_launches(
-        &ori_entries(after),
-        &|name, i| ori_interp::run_ptx(before, name, i, &cfg).map(|o| o.buffers),
-        &|name, i| ori_interp::run_ori(after, name, i, &cfg).map(|o| o.buffers),
-    );
-    p.interpreter = compared(&launches, unknown);
-    p.launches = launches;
-    p
+pub fn ptx_to_ori(stage: Stage, before: &ptx::Module, after: &ori::Module) -> ProofJob {
+    let check = Check::PtxOri {
+        before: Box::new(before.clone()),
+        after: Box::new(after.clone()),
+    };
+    job(stage, ori_verifier(after), check, &ori_sizes(after))
 }
 
 /// ptx-out: the ORI it received against the PTX it printed (read back).
-pub fn ori_to_ptx(stage: Stage, before: &ori::Module, after: &ptx::Module) -> Proof {
-    let cfg = ori_interp::Config { fuel: FUEL };
-    let (launches, unknown) = buffer_launches(
-        &ori_entries(before),
-        &|name, i| ori_interp::run_ori(before, name, i, &cfg).map(|o| o.buffers),
-        &|name, i| ori_interp::run_ptx(after, name, i, &cfg).map(|o| o.buffers),
-    );
-    Proof {
-        stage,
-        verifier: no_ptx_verifier(),
-        interpreter: compared(&launches, unknown),
-        launches,
-        fault: None,
-    }
-}
-
-/// ptx-emit: the MIR interpreter on the machine function against the ORI interpreter
-/// on the PTX printed for it, on the MIR interpreter's inputs; the global memory
-/// regions must agree byte for byte.
-pub fn mir_to_ptx(stage: Stage, before: &compiler_core::mir::Module, after: &ptx::Module) -> Proof {
-    let cfg = ori_interp::Config { fuel: FUEL };
-    let mcfg = interp::Config {
-        fuel: FUEL,
-        ..interp::Config::default()
+pub fn ori_to_ptx(stage: Stage, before: &ori::Module, after: &str) -> ProofJob {
+    let check = Check::OriPtx {
+        before: Box::new(before.clone()),
+        after: after.into(),
     };
-    let mut launches = Vec::new();
-    let mut unknown = Vec::new();
-    for f in &before.functions {
-        if f.num_insts() > MAX_INTERP_INSTS {
-            unknown.push(too_large(&f.name));
-            continue;
-        }
-        let program = match interp::Program::compile(f) {
-            Ok(p) => p,
-            Err(e) => {
-                unknown.push(format!("`{}`: cannot model {e}", f.name));
-                continue;
-            }
-        };
-        for seed in 0..LAUNCHES {
-            let mi = interp::random_inputs(f, before.ir.as_deref(), seed);
-            let oi = ori_interp::Inputs {
-                launch: mi.launch,
-                params: mi.params.clone(),
-                buffers: (mi.buffers.iter())
-                    .map(|r| ori_interp::Buffer {
-                        base: r.base,
-                        bytes: r.bytes.clone(),
-                    })
-                    .collect(),
-            };
-            let rb = program.run(&mi, &mcfg).map(|r| r.outcome);
-            let ra = ori_interp::run_ptx(after, &f.name, &oi, &cfg);
-            if let Some(e) = ra.as_ref().err().filter(|e| seed == 0 && is_unmodelled(e)) {
-                unknown.push(format!("`{}`: the PTX: cannot model {e}", f.name));
-                break;
-            }
-            let mut values = Vec::new();
-            let (equal, result) = match (&rb, &ra) {
-                (Ok(x), Ok(y)) => {
-                    let mut same = true;
-                    for b in &y.buffers {
-                        let r = x.global.iter().find(|r| r.base == b.base);
-                        let shown = r.map_or(String::new(), |r| words(&r.bytes));
-                        same &= r.is_some_and(|r| r.bytes == b.bytes);
-                        let name = r.map_or(format!("{:#x}", b.base), |r| r.name.clone());
-                        values.push((name, shown, words(&b.bytes)));
-                    }
-                    (
-                        same,
-                        if same {
-                            "equal".to_string()
-                        } else {
-                            "global memory differs".into()
-                        },
-                    )
-                }
-                (Err(x), Err(y)) => (false, format!("before: {x}; after: {y}")),
-                (x, y) => (false, format!("before: {}; after: {}", ends(x), ends(y))),
-            };
-            launches.push(Launch {
-                function: f.name.clone(),
-                seed,
-                shape: shape(mi.launch.grid, mi.launch.block),
-                equal,
-                result,
-                values,
-            });
-        }
-    }
-    Proof {
-        stage,
-        verifier: no_ptx_verifier(),
-        interpreter: compared(&launches, unknown),
-        launches,
-        fault: None,
-    }
+    job(stage, no_ptx_verifier(), check, &ori_sizes(before))
 }
 
-fn no_ptx_verifier() -> Verdict {
+/// ptx-emit: the MIR interpreter on the machine functions against the ORI interpreter
+/// on the PTX printed for them (read back).
+pub fn mir_to_ptx(stage: Stage, before: &Module, after: &str) -> ProofJob {
+    let sizes: Vec<_> = (before.functions.iter())
+        .map(|f| (f.name.as_str(), f.num_insts()))
+        .collect();
+    let check = Check::MirPtx {
+        before: print_module(before),
+        after: after.into(),
+    };
+    job(stage, no_ptx_verifier(), check, &sizes)
+}
+
+pub fn no_ptx_verifier() -> Verdict {
     verdict(
         Status::Unknown,
         "no PTX verifier; the printed PTX reads back".into(),
@@ -365,82 +327,7 @@ fn no_ptx_verifier() -> Verdict {
     )
 }
 
-fn is_unmodelled(e: &ori_interp::InterpError) -> bool {
-    matches!(e, ori_interp::InterpError::Unsupported(_))
-}
-
-/// The defined functions of an ORI module with their parameters.
-fn ori_entries(m: &ori::Module) -> Vec<(String, Vec<ptx::ast::Param>, usize)> {
-    (m.functions())
-        .filter(|f| !f.is_decl)
-        .map(|f| {
-            (
-                f.name.clone(),
-                f.params.clone().unwrap_or_default(),
-                f.insts.len(),
-            )
-        })
-        .collect()
-}
-
-type Runner<'a> = &'a dyn Fn(
-    &str,
-    &ori_interp::Inputs,
-) -> Result<Vec<ori_interp::Buffer>, ori_interp::InterpError>;
-
-/// Runs `before` and `after` on the ORI interpreter's seeded inputs for each function;
-/// a function either side cannot model is listed instead.
-fn buffer_launches(
-    fns: &[(String, Vec<ptx::ast::Param>, usize)],
-    before: Runner,
-    after: Runner,
-) -> (Vec<Launch>, Vec<String>) {
-    let mut launches = Vec::new();
-    let mut unknown = Vec::new();
-    for (name, params, insts) in fns {
-        if *insts > MAX_INTERP_INSTS {
-            unknown.push(too_large(name));
-            continue;
-        }
-        for seed in 0..LAUNCHES {
-            let inputs = ori_interp::random_inputs(params, seed);
-            let l = inputs.launch;
-            let (rb, ra) = (before(name, &inputs), after(name, &inputs));
-            if let Some(e) = [&rb, &ra]
-                .into_iter()
-                .find_map(|r| r.as_ref().err().filter(|e| is_unmodelled(e)))
-            {
-                unknown.push(format!("`{name}`: cannot model {e}"));
-                break;
-            }
-            let values = match (&rb, &ra) {
-                (Ok(x), Ok(y)) => (x.iter().zip(y).enumerate())
-                    .map(|(k, (p, q))| (format!("buffer {k}"), words(&p.bytes), words(&q.bytes)))
-                    .collect(),
-                _ => Vec::new(),
-            };
-            let (equal, result) = match (&rb, &ra) {
-                (Ok(x), Ok(y)) if x == y => (true, "equal".to_string()),
-                (Ok(_), Ok(_)) => (false, "global memory differs".to_string()),
-                (Err(x), Err(y)) if x.to_string() == y.to_string() => {
-                    (true, format!("both stop alike: {x}"))
-                }
-                (x, y) => (false, format!("before: {}; after: {}", ends(x), ends(y))),
-            };
-            launches.push(Launch {
-                function: name.to_string(),
-                seed,
-                shape: shape(l.grid, l.block),
-                equal,
-                result,
-                values,
-            });
-        }
-    }
-    (launches, unknown)
-}
-
-fn checked(errors: Vec<String>, rules: &str) -> Verdict {
+pub fn checked(errors: Vec<String>, rules: &str) -> Verdict {
     if errors.is_empty() {
         verdict(
             Status::Pass,
@@ -457,7 +344,8 @@ fn checked(errors: Vec<String>, rules: &str) -> Verdict {
     }
 }
 
-fn compared(launches: &[Launch], mut unknown: Vec<String>) -> Verdict {
+/// The interpreter's verdict over the launches made, with what could not be run.
+pub fn compared(launches: &[Launch], mut unknown: Vec<String>) -> Verdict {
     let differ = launches.iter().filter(|l| !l.equal).count();
     let n = launches.len();
     // Launches where both sides stopped the same way (out of fuel, a bad address) agree
@@ -497,51 +385,6 @@ fn compared(launches: &[Launch], mut unknown: Vec<String>) -> Verdict {
     }
 }
 
-fn too_large(name: &str) -> String {
+pub fn too_large(name: &str) -> String {
     format!("`{name}`: over {MAX_INTERP_INSTS} instructions, not interpreted in the page")
-}
-
-fn ends<T, E: core::fmt::Display>(r: &Result<T, E>) -> String {
-    match r {
-        Ok(_) => "ran".into(),
-        Err(e) => e.to_string(),
-    }
-}
-
-fn shape(g: [u32; 3], b: [u32; 3]) -> String {
-    format!(
-        "grid {}×{}×{}, block {}×{}×{}",
-        g[0], g[1], g[2], b[0], b[1], b[2]
-    )
-}
-
-/// The first [`WORDS`] 32-bit words of `bytes` in hex (and how many bytes in all).
-pub fn words(bytes: &[u8]) -> String {
-    let mut s: Vec<String> = bytes
-        .chunks(4)
-        .take(WORDS)
-        .map(|c| {
-            let mut w = [0u8; 4];
-            w[..c.len()].copy_from_slice(c);
-            format!("{:08x}", u32::from_le_bytes(w))
-        })
-        .collect();
-    if bytes.len() > 4 * WORDS {
-        s.push(format!("… ({} bytes)", bytes.len()));
-    }
-    s.join(" ")
-}
-
-fn mir_values(x: &Outcome, y: &Outcome) -> Vec<(String, String, String)> {
-    let mut v: Vec<_> = x
-        .global
-        .iter()
-        .zip(&y.global)
-        .take(4)
-        .map(|(p, q)| (p.name.clone(), words(&p.bytes), words(&q.bytes)))
-        .collect();
-    if let (Some(p), Some(q)) = (x.retvals.first(), y.retvals.first()) {
-        v.push(("thread 0 returns".into(), words(p), words(q)));
-    }
-    v
 }

@@ -21,7 +21,7 @@
 use crate::diff;
 use crate::lines::{print_with_lines, Printed};
 use crate::payload;
-use crate::proof::{self, Proof};
+use crate::proof::{self, Proof, ProofJob};
 use crate::protocol::*;
 use compiler_core::entity::EntityRef;
 use compiler_core::entity::SecondaryMap;
@@ -73,8 +73,11 @@ pub struct Session {
     /// The last step viewed, kept so that the next one (most often the step after it)
     /// costs one step of edits and one printing instead of two seeks and two.
     cursor: Option<Cursor>,
-    /// Parallel to `result.stages`: the stage's proof, made on its first view.
+    /// Parallel to `result.stages`: the stage's proof, once the proof wasm made it
+    /// ([`Session::set_proof`]).
     proofs: Vec<Option<Proof>>,
+    /// Parallel to `result.stages`: its proof job was handed out ([`Session::proof_job`]).
+    proof_asked: Vec<bool>,
     /// The stage whose output the proof breaks on purpose (test only, `RunRequest::fault`).
     fault: Option<Stage>,
     /// Parallel to `result.stages`: the PTX / ORI input of ptx-lower and ptx-out.
@@ -255,6 +258,7 @@ impl Session {
             first_ranges,
             cursor: None,
             proofs: vec![None; n_stages],
+            proof_asked: vec![false; n_stages],
             fault: req.fault.as_deref().and_then(|id| id.parse().ok()),
             cross_inputs: watch.cross_inputs,
         };
@@ -446,7 +450,7 @@ impl Session {
         if let Some(after) = view.after.as_ref().filter(|a| a.text != view.before.text) {
             view.align = crate::diff::align_texts(&view.before.text, &after.text);
         }
-        view.proof = Some(Box::new(self.proof(self.stage_index(stage)?)?));
+        view.proof = self.proofs[self.stage_index(stage)?].clone().map(Box::new);
         Ok(view)
     }
 
@@ -900,17 +904,39 @@ impl Session {
 
 // Proof on screen.
 impl Session {
-    /// Stage `k`'s proof (made on first use): the verifier on its output and the
-    /// interpreter on its input and output, function by function.
-    fn proof(&mut self, k: usize) -> Result<Proof, String> {
-        if let Some(p) = &self.proofs[k] {
-            return Ok(p.clone());
+    /// The proof of `stage`, once made.
+    pub fn proof(&self, stage: Stage) -> Option<&Proof> {
+        self.proofs[self.stage_index(stage).ok()?].as_ref()
+    }
+
+    /// Keeps the proof the proof wasm made from [`Session::proof_job`]: later views of
+    /// the stage carry it.
+    pub fn set_proof(&mut self, stage: Stage, proof: Proof) {
+        if let Ok(k) = self.stage_index(stage) {
+            self.proofs[k] = Some(proof);
         }
+    }
+
+    /// The job that proves `stage` (the verifier's verdict made here, the interpreters'
+    /// inputs), the first time it is asked for and while the stage has no proof; None
+    /// afterwards, so each stage is proven once.
+    pub fn proof_job(&mut self, stage: Stage) -> Result<Option<ProofJob>, String> {
+        let k = self.stage_index(stage)?;
+        if self.proofs[k].is_some() || self.proof_asked[k] {
+            return Ok(None);
+        }
+        self.proof_asked[k] = true;
+        self.make_proof_job(k).map(Some)
+    }
+
+    /// Stage `k`'s proof job: its verifier run on the output, and its input and output
+    /// for the interpreters, function by function.
+    fn make_proof_job(&mut self, k: usize) -> Result<ProofJob, String> {
         let stage = self.result.stages[k].stage;
         let broken = self.fault == Some(stage);
         let n = self.result.stages[k].functions.len();
         let mut fault = None;
-        let mut p = if self.is_ori(k) {
+        let mut job = if self.is_ori(k) {
             let module = self.ori_inputs[k].clone().ok_or("no input")?;
             let mut after = module.clone();
             let mut j = 0;
@@ -924,7 +950,7 @@ impl Session {
                     j += 1;
                 }
             }
-            proof::ori_stage(stage, &module, &after)
+            proof::ori_stage(stage, module, after)
         } else if self.replayable(k) {
             let mut afters = Vec::with_capacity(n);
             for j in 0..n {
@@ -941,32 +967,32 @@ impl Session {
         } else {
             self.cross_proof(k)
         };
-        p.fault = fault;
-        self.proofs[k] = Some(p.clone());
-        Ok(p)
+        job.proof.fault = fault;
+        Ok(job)
     }
 
-    /// The proof of a stage that changes the IR kind, from the input it was given (or
-    /// the next stage's) and its printed output read back.
-    fn cross_proof(&self, k: usize) -> Proof {
+    /// The proof job of a stage that changes the IR kind, from the input it was given
+    /// (or the next stage's) and its printed output.
+    fn cross_proof(&self, k: usize) -> ProofJob {
         let run = &self.result.stages[k];
-        let printed = || compiler_core::ptx::parse(run.output.as_deref()?).ok();
+        let printed = run.output.as_deref();
         let next_ori = self.ori_inputs.get(k + 1).and_then(Option::as_ref);
         let cross = self.cross_inputs.get(k).and_then(Option::as_ref);
+        let across = || proof::done(proof::across(run.stage));
         match (run.stage, self.inputs[k].as_ref(), cross) {
-            (Stage::PtxEmit, Some(m), _) => match printed() {
-                Some(p) => proof::mir_to_ptx(run.stage, m, &p),
-                None => proof::across(run.stage),
+            (Stage::PtxEmit, Some(m), _) => match printed {
+                Some(p) => proof::mir_to_ptx(run.stage, m, p),
+                None => across(),
             },
             (Stage::PtxLower, _, Some(Ir::Ptx(p))) => match next_ori {
                 Some(o) => proof::ptx_to_ori(run.stage, p, o),
-                None => proof::across(run.stage),
+                None => across(),
             },
-            (Stage::PtxOut, _, Some(Ir::Ori(o))) => match printed() {
-                Some(p) => proof::ori_to_ptx(run.stage, o, &p),
-                None => proof::across(run.stage),
+            (Stage::PtxOut, _, Some(Ir::Ori(o))) => match printed {
+                Some(p) => proof::ori_to_ptx(run.stage, o, p),
+                None => across(),
             },
-            _ => proof::across(run.stage),
+            _ => across(),
         }
     }
 }

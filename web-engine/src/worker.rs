@@ -6,14 +6,24 @@
 //!    panic hook ── posts Response::Crashed, then logs to the console
 //!    onmessage  ── Request (postcard bytes) ──▶ crate::handle ──▶ postMessage(Response bytes)
 //!    posts Response::Ready once listening
+//!  a View whose stage has no proof yet ──▶ Session::proof_job ──▶ copyscopeProve(job bytes)
+//!    (static/engine-worker.js: loads the proof wasm, copyscope-proof, on first use)
+//!    ──▶ Result<Proof, String> bytes ──▶ Session::set_proof ──▶ the stage's last View again
 //! ```
+//!
+//! The proof's interpreters live in their own wasm (the `web-proof` crate), loaded the
+//! first time a stage's proof is wanted, after its view is shown: a stage's first view
+//! comes without a proof, and once the proof is made the worker posts the latest view
+//! of that stage again, now carrying it (so do later views; the page changes nothing).
 //!
 //! A run is one synchronous call; progress messages are posted from inside it and reach
 //! the page while the run goes on. Cancelling is the page's job: it terminates this
 //! worker and starts a fresh one.
 
+use crate::proof::{Proof, Status};
 use crate::protocol::{decode, encode, Request, Response};
 use crate::Session;
+use compiler_core::Stage;
 use std::cell::RefCell;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
@@ -21,6 +31,17 @@ use web_sys::{DedicatedWorkerGlobalScope, MessageEvent};
 
 thread_local! {
     static SESSION: RefCell<Option<Session>> = const { RefCell::new(None) };
+    /// The step of each stage viewed last (run id, stage, step), to post again with its
+    /// proof.
+    static LAST_VIEWS: RefCell<Vec<(u64, Stage, u32)>> = const { RefCell::new(Vec::new()) };
+}
+
+#[wasm_bindgen]
+extern "C" {
+    /// static/engine-worker.js: the proof wasm's `prove` on a job (postcard bytes),
+    /// loading that wasm first if need be; resolves to `Result<Proof, String>` bytes.
+    #[wasm_bindgen(js_name = copyscopeProve, catch)]
+    fn copyscope_prove(job: &js_sys::Uint8Array) -> Result<js_sys::Promise, JsValue>;
 }
 
 fn worker_scope() -> Option<DedicatedWorkerGlobalScope> {
@@ -87,6 +108,14 @@ pub fn start() {
                     return;
                 }
             };
+            if let Request::View {
+                run_id,
+                stage,
+                step,
+            } = request
+            {
+                remember_view(run_id, stage, step);
+            }
             let response = SESSION.with(|cell| {
                 let mut session = cell.borrow_mut();
                 let progress_scope = scope.clone();
@@ -94,9 +123,104 @@ pub fn start() {
                 crate::handle(&mut session, request, &mut progress, &now_ms)
             });
             post(&scope, &response);
+            if let Response::View(v) = &response {
+                if v.proof.is_none() {
+                    ask_proof(v.run_id, v.stage);
+                }
+            }
         })
     };
     scope.set_onmessage(Some(handler.as_ref().unchecked_ref()));
     handler.forget();
     post(&scope, &crate::ready());
+}
+
+fn remember_view(run_id: u64, stage: Stage, step: u32) {
+    LAST_VIEWS.with(|l| {
+        let mut l = l.borrow_mut();
+        l.retain(|&(r, s, _)| r == run_id && s != stage);
+        l.push((run_id, stage, step));
+    });
+}
+
+/// Hands the stage's proof job (if it has not been handed out yet) to the proof wasm.
+fn ask_proof(run_id: u64, stage: Stage) {
+    let job = SESSION.with(|cell| {
+        let mut session = cell.borrow_mut();
+        let s = session.as_mut().filter(|s| s.run_id() == run_id)?;
+        s.proof_job(stage).ok().flatten()
+    });
+    let Some(job) = job else { return };
+    let answered = move |proof: Proof| proof_made(run_id, proof);
+    let failed = job.proof.clone();
+    let promise = encode(&job)
+        .map_err(JsValue::from)
+        .and_then(|bytes| copyscope_prove(&js_sys::Uint8Array::from(bytes.as_slice())));
+    let on_error = move |why: String| proof_made(run_id, not_checked(failed, why));
+    match promise {
+        Ok(p) => {
+            let failed = on_error.clone();
+            let ok = Closure::<dyn FnMut(JsValue)>::once(move |bytes: JsValue| {
+                let bytes = bytes
+                    .dyn_into::<js_sys::Uint8Array>()
+                    .map(|a| a.to_vec())
+                    .unwrap_or_default();
+                match decode::<Result<Proof, String>>(&bytes) {
+                    Ok(Ok(proof)) => answered(proof),
+                    Ok(Err(why)) | Err(why) => failed(why),
+                }
+            });
+            let err = Closure::<dyn FnMut(JsValue)>::once(move |e: JsValue| on_error(message(&e)));
+            let _ = p.then2(&ok, &err);
+            // Each runs at most once; the other is left (two small closures per stage).
+            ok.forget();
+            err.forget();
+        }
+        Err(e) => on_error(message(&e)),
+    }
+}
+
+/// A JS error's message (or the value, printed).
+fn message(e: &JsValue) -> String {
+    e.dyn_ref::<js_sys::Error>()
+        .map(|e| String::from(e.message()))
+        .unwrap_or_else(|| format!("{e:?}"))
+}
+
+/// The job's proof when the proof wasm could not finish it: the engine's verifier
+/// verdict stands, the interpreter's says why it did not run.
+fn not_checked(mut p: Proof, why: String) -> Proof {
+    p.interpreter = crate::proof::verdict(
+        Status::Unknown,
+        "the interpreters could not run in the page".into(),
+        vec![format!("the proof checker (copyscope-proof) failed: {why}")],
+    );
+    p
+}
+
+/// Keeps a finished proof and posts the stage's last view again, now with it.
+fn proof_made(run_id: u64, proof: Proof) {
+    let stage = proof.stage;
+    let kept = SESSION.with(|cell| {
+        let mut session = cell.borrow_mut();
+        let s = session.as_mut().filter(|s| s.run_id() == run_id)?;
+        s.set_proof(stage, proof);
+        Some(())
+    });
+    let step = LAST_VIEWS.with(|l| {
+        (l.borrow().iter())
+            .find(|&&(r, s, _)| r == run_id && s == stage)
+            .map(|&(_, _, step)| step)
+    });
+    let (Some(()), Some(step), Some(scope)) = (kept, step, worker_scope()) else {
+        return;
+    };
+    let request = Request::View {
+        run_id,
+        stage,
+        step,
+    };
+    let response =
+        SESSION.with(|cell| crate::handle(&mut cell.borrow_mut(), request, &mut |_| {}, &now_ms));
+    post(&scope, &response);
 }

@@ -165,7 +165,8 @@ fn report(json: &Value, native: &[(String, f64)], sizes: &[(String, u64, u64)]) 
         md,
         "\n## Size\n\nThe site's wasm files (release, wasm-opt -Oz), in KB; gzip is gzip -9. \
          The page's (`web-app-…`) holds the UI; the engine's (`copyscope-engine`) the \
-         pipeline, fetched while the page's loads.\n\n| file | raw | gzip |\n|---|---:|---:|"
+         pipeline, fetched while the page's loads; the proof's (`copyscope-proof`) the \
+         interpreters, fetched on the first proof.\n\n| file | raw | gzip |\n|---|---:|---:|"
     );
     for (name, raw, gz) in sizes {
         let _ = writeln!(

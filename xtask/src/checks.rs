@@ -133,6 +133,8 @@ fn clippy(ctx: &Ctx) -> Outcome {
         "web-app",
         "-p",
         "web-engine",
+        "-p",
+        "web-proof",
         "--target",
         "wasm32-unknown-unknown",
         "--all-targets",
@@ -394,23 +396,33 @@ impl std::fmt::Display for TestCounts {
 /// Raised to 650 KB (issue 30's proof on screen): the engine now
 /// links the MIR interpreter and the ORI interpreter's PTX and ORI front ends to check
 /// every stage in the page, measured 638 KB (+91 KB).
-const WASM_GZIP_BUDGET_PAGE: u64 = 400 * 1024;
-const WASM_GZIP_BUDGET_ENGINE: u64 = 650 * 1024;
+/// Issue 28 (h28size): the interpreters moved to a third wasm, `copyscope-proof`
+/// (web-proof), which the engine's worker loads the first time a proof is wanted; the
+/// engine measured 568 KB (-73 KB; what stays is the verifiers, the job's serializers and
+/// the helper ptx-emit shares with the MIR interpreter), the proof wasm 188 KB and the page
+/// 288 KB: each guard a little above its figure (the page's had been issue #11's 400 KB).
+const WASM_GZIP_BUDGET_PAGE: u64 = 300 * 1024;
+const WASM_GZIP_BUDGET_ENGINE: u64 = 575 * 1024;
+const WASM_GZIP_BUDGET_PROOF: u64 = 195 * 1024;
 
 fn wasm_budget(file: &str) -> u64 {
     if file.starts_with("copyscope-engine") {
         WASM_GZIP_BUDGET_ENGINE
+    } else if file.starts_with("copyscope-proof") {
+        WASM_GZIP_BUDGET_PROOF
     } else {
         WASM_GZIP_BUDGET_PAGE
     }
 }
 
-/// A guard on both files together, against growth that splits evenly. The two share
+/// A guard on the two files the page loads before it shows a run (the page's and the
+/// engine's; the proof's comes later), against growth that splits evenly. The two share
 /// std, serde, the permalink codec and the gallery's texts, so together they weigh more
 /// than the one file did before the split (568 KB).
 /// (Raised from 750 KB with the engine's guard, measured 778 KB; then to 820 KB,
-/// measured 812 KB; then to 940 KB with the interpreters, measured 926 KB.)
-const WASM_GZIP_BUDGET_TOTAL: u64 = 940 * 1024;
+/// measured 812 KB; then to 940 KB with the interpreters, measured 926 KB; lowered to
+/// 870 KB when the interpreters moved to the proof's wasm, measured 856 KB.)
+const WASM_GZIP_BUDGET_TOTAL: u64 = 870 * 1024;
 
 fn trunk_build(ctx: &Ctx) -> Outcome {
     let (ok, _) = proc::tee(&mut ctx.command("trunk", &["build", "--release"]));
@@ -430,29 +442,36 @@ fn trunk_build(ctx: &Ctx) -> Outcome {
     }
     let raw: u64 = files.iter().map(|f| f.1).sum();
     let gz: u64 = files.iter().map(|f| f.2).sum();
+    let eager: u64 = (files.iter())
+        .filter(|f| !f.0.starts_with("copyscope-proof"))
+        .map(|f| f.2)
+        .sum();
     let over: Vec<&str> = files
         .iter()
         .filter(|f| f.2 > wasm_budget(&f.0))
         .map(|f| f.0.as_str())
         .collect();
-    let within = over.is_empty() && gz <= WASM_GZIP_BUDGET_TOTAL;
+    let within = over.is_empty() && eager <= WASM_GZIP_BUDGET_TOTAL;
     let largest = files.iter().map(|f| f.2).max().unwrap_or(0);
     Outcome {
         ok: within,
         detail: format!(
-            "dist/ wasm {} KB, {} KB gzip in {} files, largest {} KB gzip (budget {} KB for the \
-             engine, {} KB for the page, {} KB together){}",
+            "dist/ wasm {} KB, {} KB gzip in {} files, largest {} KB gzip, page + engine {} KB \
+             gzip (budget {} KB for the engine, {} KB for the page, {} KB for the proof, {} KB \
+             for page + engine){}",
             raw.div_ceil(1024),
             gz.div_ceil(1024),
             files.len(),
             largest.div_ceil(1024),
+            eager.div_ceil(1024),
             WASM_GZIP_BUDGET_ENGINE / 1024,
             WASM_GZIP_BUDGET_PAGE / 1024,
+            WASM_GZIP_BUDGET_PROOF / 1024,
             WASM_GZIP_BUDGET_TOTAL / 1024,
             if within {
                 String::new()
             } else if over.is_empty() {
-                " OVER BUDGET together".to_string()
+                " OVER BUDGET: page + engine".to_string()
             } else {
                 format!(" OVER BUDGET: {}", over.join(", "))
             }

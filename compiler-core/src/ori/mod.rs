@@ -55,16 +55,16 @@ use alloc::borrow::Cow;
 use alloc::boxed::Box;
 use alloc::string::String;
 use alloc::vec::Vec;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 pub use smol_str::SmolStr;
 
 /// An instruction, by storage index.
-#[derive(Copy, Clone, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[derive(Copy, Clone, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 pub struct InstId(u32);
 entity_impl!(InstId, "i");
 
 /// A register, by table index.
-#[derive(Copy, Clone, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[derive(Copy, Clone, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 pub struct RegId(u32);
 entity_impl!(RegId, "R");
 
@@ -72,7 +72,7 @@ entity_impl!(RegId, "R");
 pub type BlockId = u32;
 
 /// Opcode classes. `number()` is the spec's number where the spec names one.
-#[derive(Copy, Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[derive(Copy, Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 pub enum Class {
     /// 97: definition anchor at the top of every block (operand: the block index).
     Anchor,
@@ -257,7 +257,7 @@ pub mod constraint {
 /// Kept to 24 bytes (an [`Operand`] to 32): the GeneralOptimize bundles sweep every
 /// operand of a block on each round, so the rare wide kinds (addresses, names, groups)
 /// live behind one pointer and the common ones (registers, immediates) stay inline.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub enum OpKind {
     Reg(RegId),
     Imm(Imm),
@@ -279,7 +279,7 @@ pub enum OpKind {
 }
 
 /// An address operand.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Address {
     pub base: AddrBase,
     pub offset: i64,
@@ -287,7 +287,7 @@ pub struct Address {
     pub extra: Vec<Operand>,
 }
 
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub enum AddrBase {
     Reg(RegId),
     Sym(Box<str>),
@@ -295,7 +295,7 @@ pub enum AddrBase {
 }
 
 /// One operand with its ORI annotations.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Operand {
     pub kind: OpKind,
     /// 0x100 / 0x200 / 0x400 marks (see [`flag`]).
@@ -342,7 +342,7 @@ impl Operand {
 pub type Operands = smallvec::SmallVec<[Operand; 3]>;
 
 /// Where an instruction came from.
-#[derive(Copy, Clone, Debug, PartialEq, Eq, Serialize)]
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub enum Origin {
     Ptx,
     /// Inside inline-asm block number N (printing regroups consecutive members).
@@ -352,7 +352,7 @@ pub enum Origin {
 }
 
 /// One ORI instruction.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Inst {
     pub class: Class,
     /// PTX opcode text (after canonicalization: `sub.f32` is `add.f32` with a negated
@@ -397,7 +397,7 @@ impl Inst {
 }
 
 /// A register table entry.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct RegInfo {
     /// The PTX name (`%r3`).
     pub name: String,
@@ -438,7 +438,7 @@ pub fn type_word(t: &str) -> Cow<'static, str> {
 }
 
 /// A block.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Block {
     /// The PTX label, when the source had one (or a branch needs one).
     pub label: Option<String>,
@@ -446,7 +446,7 @@ pub struct Block {
 }
 
 /// One function.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct Function {
     pub linkage: Vec<String>,
     pub kind: ptx::FuncKind,
@@ -509,7 +509,7 @@ impl Function {
 }
 
 /// A `{ }` scope of a function body.
-#[derive(Clone, Debug, PartialEq, Default)]
+#[derive(Clone, Debug, PartialEq, Default, Serialize, Deserialize)]
 pub struct Scope {
     /// The scope around it (0: the body).
     pub parent: u32,
@@ -536,7 +536,7 @@ impl Scope {
 }
 
 /// A whole ORI module.
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
 pub struct Module {
     pub version: Option<String>,
     pub target: Vec<String>,
@@ -549,13 +549,14 @@ pub struct Module {
     pub item_lines: ptx::Lines,
     /// The PTX text it was lowered from and its first plain print, for ptx-out's
     /// respelling ([`spelling`]); none for a module built another way.
+    #[serde(skip)]
     pub spelling: Option<alloc::sync::Arc<spelling::Spelling>>,
 }
 
 // A module holds few items and walks them rarely; boxing the function (the large
 // variant since it carries its declarations' source lines) would only add a pointer.
 #[allow(clippy::large_enum_variant)]
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub enum Item {
     Var(ptx::VarDecl),
     Pragma(Vec<String>),

@@ -9,6 +9,7 @@
 
 use alloc::string::String;
 use alloc::vec::Vec;
+use serde::{Deserialize, Serialize};
 
 /// Where things stood in the source text: 1-based line numbers, 0 where unknown (a
 /// tree built by a pass, a statement inside a `{ }` scope). Layout, not meaning: any
@@ -17,7 +18,7 @@ use alloc::vec::Vec;
 /// keep), so text that went in prints back with its line layout; `ptxas` names
 /// demoted `.shared` variables after their line (`$___name__N`), so the cubin of
 /// unchanged PTX stays byte-identical.
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
 pub struct Lines(pub Vec<u32>);
 
 impl PartialEq for Lines {
@@ -64,7 +65,7 @@ impl core::fmt::Debug for Source {
 }
 
 /// A PTX file.
-#[derive(Clone, Debug, Default, PartialEq)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct Module {
     /// `.version major.minor`, as written (`"7.8"`).
     pub version: Option<String>,
@@ -77,11 +78,12 @@ pub struct Module {
     /// Source line of each item (where its first word stood).
     pub item_lines: Lines,
     /// The text it was read from (none for a module a pass built).
+    #[serde(skip)]
     pub source: Source,
 }
 
 /// A module-level item, in file order.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub enum Item {
     Func(Function),
     Var(VarDecl),
@@ -97,7 +99,7 @@ pub enum Item {
     Reg(RegDecl),
 }
 
-#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub enum FuncKind {
     /// `.entry`: a kernel.
     Entry,
@@ -106,7 +108,7 @@ pub enum FuncKind {
 }
 
 /// `.entry` or `.func`, with or without a body.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Function {
     /// Linkage words before `.entry`/`.func` (`.visible`, `.extern`, `.weak`).
     pub linkage: Vec<String>,
@@ -129,7 +131,7 @@ pub struct Function {
 /// A parameter: its directive words in order, then the name and optional array size.
 /// `.param .u64 .ptr .global .align 1 p` is `words = [".param", ".u64", ".ptr",
 /// ".global", ".align", "1"]`.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Param {
     pub words: Vec<String>,
     pub name: String,
@@ -186,7 +188,7 @@ pub fn is_type_word(w: &str) -> bool {
 }
 
 /// A variable: `.shared .align 4 .b8 sdata[1024];`, `.global .u32 x = 5;`.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct VarDecl {
     /// Directive words before the name (state space first), with `.align`'s number.
     pub words: Vec<String>,
@@ -241,7 +243,7 @@ pub fn type_bytes(ty: &str) -> Option<u32> {
 }
 
 /// `.reg .b32 %r<10>, %x;`
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct RegDecl {
     /// Words between `.reg` and the names (`.b32`, or `.v2 .f32`).
     pub words: Vec<String>,
@@ -250,7 +252,7 @@ pub struct RegDecl {
 }
 
 /// A statement of a function body.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub enum Stmt {
     Reg(RegDecl),
     Var(VarDecl),
@@ -271,14 +273,14 @@ pub enum Stmt {
 }
 
 /// `@%p` / `@!%p`.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Guard {
     pub negated: bool,
     pub reg: String,
 }
 
 /// One instruction.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Inst {
     pub guard: Option<Guard>,
     /// The full dotted opcode, `ld.global.nc.v4.f32`.
@@ -301,7 +303,7 @@ impl Inst {
 }
 
 /// An immediate, keeping the spelling class so that printing is stable.
-#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub enum Imm {
     /// Decimal integer.
     Int(i64),
@@ -325,7 +327,7 @@ impl Imm {
 }
 
 /// Where an address points from.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub enum AddrBase {
     Reg(String),
     Sym(String),
@@ -334,7 +336,7 @@ pub enum AddrBase {
 }
 
 /// An operand as written.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub enum Operand {
     /// `%r1`, `%tid.x`, `%SP`.
     Reg(String),
