@@ -485,7 +485,7 @@ impl<R: Recorder> Emitter<'_, '_, '_, R> {
         let name = self.dag.name_of(n);
         let number = self.dag.nodes[n].number;
         let family = match op {
-            Op::TEX_2D_V4F32_F32 | Op::TEX_2D_V4F32_F32_P => "a texture fetch",
+            Op::TEX_UNIFIED_2D_F32_F32_R | Op::TEX_UNIFIED_1D_S32_S32_R => "a texture fetch",
             Op::SHFL_SYNC_IDX_i32 | Op::SHFL_SYNC_DOWN_i32 => "a warp shuffle",
             _ => "this pseudo",
         };
