@@ -32,6 +32,8 @@ const SEEDS: u64 = 3;
 /// Opcodes the evaluator computes with a formula of its own (`dag/semantics.rs`), not
 /// the interpreter's: comparing them would compare two models.
 const OWN_MODELS: &[Op] = &[
+    Op::TEX_2D_V4F32_F32,
+    Op::TEX_2D_V4F32_F32_P,
     Op::MMA_M16N8K8_TF32,
     Op::MMA_M16N8K8_TF32_ACC,
     Op::CP_ASYNC_CA_SHARED,

@@ -9,8 +9,8 @@
 //! ```
 //!
 //! Operands are given in MIR order (chains and glue left out). Textures read the MIR
-//! interpreter's texels (a hash of handle and coordinates); the CICC-era MMA and async
-//! copy opcodes are deterministic models of their own, not the hardware's results;
+//! interpreter's texels (a hash of handle and coordinates); the CICC-era tuple fetch,
+//! MMA and async copy opcodes are deterministic models of their own, not the hardware's results;
 //! they say so below.
 //! Floating point goes through `f32` arithmetic; NaNs are made canonical so results
 //! never depend on the host.
@@ -256,6 +256,19 @@ pub fn exec(op: Op, args: &[Arg<'_>], mem: &mut Mem<'_>) -> Result<Vec<Lanes>, S
                 .collect::<Result<Vec<u32>, _>>()?;
             let texels = crate::interp::exec::texels(float, reg(0)?, &cs);
             Ok(texels.iter().map(|&t| vec![t as u64]).collect())
+        }
+        // CICC-era tuple fetches (the emitter's rule tests use them). Model: lane i =
+        // x·(i+1) + y + (handle mod 8). Residency: both coordinates ≥ 0.
+        TEX_2D_V4F32_F32 | TEX_2D_V4F32_F32_P => {
+            let (h, x, y) = (reg(0)?, f(reg(1)?), f(reg(2)?));
+            let texel: Lanes = (0..4)
+                .map(|i| fw(x * (i + 1) as f32 + y + (h % 8) as f32))
+                .collect();
+            let mut out = vec![texel];
+            if op == TEX_2D_V4F32_F32_P {
+                out.push(vec![(x >= 0.0 && y >= 0.0) as u64]);
+            }
+            Ok(out)
         }
         // Model (one thread's fragment): lane i = a·b + c + i.
         MMA_M16N8K8_TF32 => {

@@ -111,6 +111,20 @@ pub fn instr_info(op: Op) -> InstrInfo {
         },
         // Texture fetches as llc-22 selects them: four defs, classes by value type.
         TEX_UNIFIED_2D_F32_F32_R | TEX_UNIFIED_1D_S32_S32_R => custom(NONE),
+        // CICC-era fetches with one tuple def (no gallery DAG uses them; the emitter's
+        // rule tests do: the `_P` form's implicit def `$texpred` is what a glued
+        // CopyFromReg with bit 36 reads back).
+        TEX_2D_V4F32_F32 => custom(ii(
+            &["float32regsx4"],
+            &["int64regs", "float32regs", "float32regs"],
+        )),
+        TEX_2D_V4F32_F32_P => InstrInfo {
+            implicit_defs: &["texpred"],
+            ..custom(ii(
+                &["float32regsx4"],
+                &["int64regs", "float32regs", "float32regs"],
+            ))
+        },
         MMA_M16N8K8_TF32 => ii(
             &["float32regsx4"],
             &["float32regs", "float32regs", "float32regs"],
