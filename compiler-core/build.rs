@@ -154,6 +154,59 @@ fn copy_type_number(
     }
 }
 
+/// The use-count column (after the `/` of `DEFS/USES`): one entry, or one per name of
+/// the row; each `N`, `N..M` or `*` (variadic: None).
+fn use_counts(col: &str, names: usize, variadic: bool, line: usize) -> Vec<Option<(u8, u8)>> {
+    let one = |e: &str| -> Option<(u8, u8)> {
+        if e == "*" {
+            return None;
+        }
+        let num = |t: &str| -> u8 {
+            t.parse()
+                .unwrap_or_else(|_| panic!("nvptx.isa:{line}: use count `{t}` is not a number"))
+        };
+        let (lo, hi) = match e.split_once("..") {
+            Some((a, b)) => (num(a), num(b)),
+            None => (num(e), num(e)),
+        };
+        assert!(lo <= hi, "nvptx.isa:{line}: use count range `{e}` is empty");
+        Some((lo, hi))
+    };
+    let list: Vec<Option<(u8, u8)>> = col.split(',').map(one).collect();
+    let list = match list.len() {
+        1 => vec![list[0]; names],
+        n if n == names => list,
+        n => panic!("nvptx.isa:{line}: {n} use counts for {names} names"),
+    };
+    if variadic && list.iter().any(Option::is_some) {
+        panic!("nvptx.isa:{line}: a VARIADIC row's use count is `*`");
+    }
+    list
+}
+
+/// Where the ptx column says how many uses it prints (`op:TEXT:N[:ftz]`), the use count
+/// must agree: N, plus the flush-to-zero immediate (which the CICC-era forms may leave
+/// out: `N..N+1`).
+fn check_uses_against_ptx(name: &str, uses: Option<(u8, u8)>, ptx: &str, line: usize) {
+    let Some(rest) = ptx.strip_prefix("op:") else {
+        return;
+    };
+    let parts: Vec<&str> = rest.split(':').collect();
+    let Some(n) = parts.get(1).and_then(|n| n.parse::<u8>().ok()) else {
+        return;
+    };
+    let ftz = parts.get(2) == Some(&"ftz");
+    let ok = match uses {
+        Some((lo, hi)) => hi == n + ftz as u8 && (lo == hi || (ftz && lo == n)),
+        None => false,
+    };
+    assert!(
+        ok,
+        "nvptx.isa:{line}: {name} prints {n} use(s){} but its use count is {uses:?}",
+        if ftz { " and the ftz flag" } else { "" }
+    );
+}
+
 fn read_rows(text: &str) -> Vec<Row> {
     let mut rows = Vec::new();
     for (k, l) in text.lines().enumerate() {
@@ -200,12 +253,19 @@ fn main() {
     let mut lines = String::from(
         "/// Each opcode's line in `nvptx.isa`, in `Op` order.\npub static ISA_LINES: &[u16] = &[\n",
     );
+    // The use counts go to a file of their own, read by the DAG parser's check
+    // (`dag/target.rs`).
+    let mut uses = String::from(
+        "/// Each opcode's explicit use-operand count (least, most), `None` when variadic, in `Op` order.\npub static USE_COUNTS: &[Option<(u8, u8)>] = &[\n",
+    );
     let mut seen = std::collections::BTreeMap::new();
     for r in read_rows(&text) {
-        let defs: u8 = r
-            .defs
+        let (defs_col, uses_col) = r.defs.split_once('/').unwrap_or_else(|| {
+            panic!("nvptx.isa:{}: defs `{}` is not `DEFS/USES`", r.line, r.defs)
+        });
+        let defs: u8 = defs_col
             .parse()
-            .unwrap_or_else(|_| panic!("nvptx.isa:{}: defs `{}` is not a number", r.line, r.defs));
+            .unwrap_or_else(|_| panic!("nvptx.isa:{}: defs `{defs_col}` is not a number", r.line));
         let (family_col, number_col) = match r.family.split_once(':') {
             Some((f, n)) => (f.to_string(), Some(n.to_string())),
             None => (r.family.clone(), None),
@@ -223,6 +283,8 @@ fn main() {
         let flags = flags_expr(&r.flags, r.line);
         let names = expand(&r.name, r.line);
         let count = names.len();
+        let variadic = r.flags.split('|').any(|f| f == "VARIADIC");
+        let use_counts = use_counts(uses_col, count, variadic, r.line);
         for (k, (name, vals)) in names.into_iter().enumerate() {
             if let Some(prev) = seen.insert(name.clone(), r.line) {
                 panic!(
@@ -240,6 +302,9 @@ fn main() {
                 subst(&r.ptx, &vals, r.line),
             )
             .unwrap();
+            let ptx = subst(&r.ptx, &vals, r.line);
+            check_uses_against_ptx(&name, use_counts[k], &ptx, r.line);
+            writeln!(uses, "    {:?},", use_counts[k]).unwrap();
             let line = u16::try_from(r.line).expect("nvptx.isa has fewer than 65,536 lines");
             writeln!(lines, "    {line},").unwrap();
         }
@@ -248,6 +313,10 @@ fn main() {
     isa.push_str("];\n");
     numbers.push_str("];\n");
     lines.push_str("];\n");
-    let out = std::path::Path::new(&std::env::var("OUT_DIR").unwrap()).join("isa.rs");
+    uses.push_str("];\n");
+    let dir = std::env::var("OUT_DIR").unwrap();
+    std::fs::write(std::path::Path::new(&dir).join("isa_uses.rs"), uses)
+        .expect("write isa_uses.rs");
+    let out = std::path::Path::new(&dir).join("isa.rs");
     std::fs::write(out, ops + "\n" + &isa + "\n" + &numbers + "\n" + &lines).expect("write isa.rs");
 }

@@ -6,9 +6,9 @@ reductions, setmaxnreg ...) the name `anonymous_N`, and llc-22 prints that name 
 MIR. Which instruction a number stands for is only known by asking llc-22: this script
 writes one function per intrinsic and operand-kind variant (register or immediate for
 each operand), runs `llc-22 -stop-after=finalize-isel` and the full compile, pairs each
-function's `anonymous_N` with the PTX instruction it prints (shuffles, warp
-reductions, setmaxnreg, the WMMA m16n16k16 loads, mmas and stores, mma.sync m16n8k8
-tf32), and rewrites the section
+function's `anonymous_N` and its count of use operands (the `DEFS/USES` column) with
+the PTX instruction it prints (shuffles, warp reductions, setmaxnreg, the WMMA
+m16n16k16 loads, mmas and stores, mma.sync m16n8k8 tf32), and rewrites the section
 between `# BEGIN anonymous` and `# END anonymous` of `src/mir/nvptx.isa` (with
 `--write`; otherwise it prints the section).
 
@@ -156,13 +156,17 @@ def main():
     ir = "\n".join(decls) + "\n\n" + "\n".join(v[1] for v in vs)
     mir = llc(ir, "-stop-after=finalize-isel")
     ptx = llc(ir)
-    # Function name -> its anonymous opcode (the one in its body).
+    # Function name -> its anonymous opcode (the one in its body) and how many
+    # explicit use operands llc-22 gives it (the use-count column).
     anon = {}
+    uses = {}
     for block in mir.split("\n---\n"):
         m = re.search(r"^name:\s+(\S+)", block, re.M)
-        ops = re.findall(r"\b(anonymous_\d+)\b", block)
+        ops = re.findall(r"\b(anonymous_\d+)\b(.*)$", block, re.M)
         if m and ops:
-            anon[m.group(1)] = ops[0]
+            anon[m.group(1)] = ops[0][0]
+            args = ops[0][1].split(" :: ")[0].split(", debug-location")[0]
+            uses[m.group(1)] = len([a for a in args.split(",") if a.strip() and not a.strip().startswith("implicit")])
     # Function name -> the PTX instruction's mnemonic.
     mnem = {}
     for m in re.finditer(r"// @(\S+)\n(.*?)\n\}", ptx, re.S):
@@ -176,21 +180,21 @@ def main():
         if not a or not p:
             sys.exit(f"{fn}: no anonymous opcode ({a}) or PTX ({p}) found")
         prev = rows.get(a)
-        if prev and prev != (defs, p, tmpl):
-            sys.exit(f"{a} stands for both {prev} and {(defs, p, tmpl)}")
-        rows[a] = (defs, p, tmpl)
-    # One description row per (results, template): anonymous_{N=mnemonic,...}.
+        if prev and prev != (defs, uses[fn], p, tmpl):
+            sys.exit(f"{a} stands for both {prev} and {(defs, uses[fn], p, tmpl)}")
+        rows[a] = (defs, uses[fn], p, tmpl)
+    # One description row per (results, uses, template): anonymous_{N=mnemonic,...}.
     groups = {}
-    for a, (defs, p, tmpl) in sorted(rows.items(), key=lambda x: int(x[0].split("_")[1])):
-        groups.setdefault((defs, tmpl), []).append(f"{a.split('_')[1]}={p}")
+    for a, (defs, n, p, tmpl) in sorted(rows.items(), key=lambda x: int(x[0].split("_")[1])):
+        groups.setdefault((defs, n, tmpl), []).append(f"{a.split('_')[1]}={p}")
     sem = {"shfl": "none:sync", "redux": "none:sync", "setmaxnreg": "none:sync", "wmma": "none:tensor", "mma": "none:tensor"}
     lines = ["# BEGIN anonymous (written by isa/anonymous.py from llc-22 22.1.8; do not edit)"]
-    for (defs, tmpl), alts in sorted(groups.items(), key=lambda g: g[1][0]):
+    for (defs, n, tmpl), alts in sorted(groups.items(), key=lambda g: g[1][0]):
         kind = alts[0].split("=")[1].split(".")[0]
         flags = "SIDE_EFFECTS|CONVERGENT" if defs == 0 else "CONVERGENT"
         if alts[0].split("=")[1].startswith(("wmma.load", "wmma.store")):
             flags = ("ST|" if defs == 0 else "LD|") + "CONVERGENT"
-        lines.append(f"anonymous_{{{','.join(alts)}}} {defs} {flags} - - {sem[kind]} asm:$1 {tmpl}")
+        lines.append(f"anonymous_{{{','.join(alts)}}} {defs}/{n} {flags} - - {sem[kind]} asm:$1 {tmpl}")
     lines.append("# END anonymous")
     section = "\n".join(lines) + "\n"
     if "--write" in sys.argv:

@@ -60,12 +60,12 @@ gallery! {
     "commute" => TwoAddress, mir;
     "sub-copy" => TwoAddress, mir;
     "reschedule" => TwoAddress, mir;
-    "tex-v4f32" => TwoAddress, mir, dag;
+    "tex-v4f32" => TwoAddress, mir;
     "mma-tf32-4frag" => TwoAddress, mir;
-    "wmma-f16-8frag" => TwoAddress, mir, dag;
-    "wgmma-16frag" => TwoAddress, mir, dag;
+    "wmma-f16-8frag" => TwoAddress, mir;
+    "wgmma-16frag" => TwoAddress, mir;
     "async-copy-2result" => TwoAddress, mir;
-    "tma-2result" => TwoAddress, mir, dag;
+    "tma-2result" => TwoAddress, mir;
     "inline-asm-tied" => TwoAddress, mir, dag;
     "reg-sequence" => TwoAddress, mir;
     "insert-subreg" => TwoAddress, mir;
@@ -78,6 +78,8 @@ gallery! {
     "limits" => NvptxCoalescer, mir;
     "param-cascade" => InstrEmitter, dag;
     "tex-glue-bundle" => InstrEmitter, dag;
+    "tex-unified-2d" => InstrEmitter, dag;
+    "wmma-chain" => InstrEmitter, dag;
     "redundant-exit" => GeneralOptimizeEarly, ptx;
     "select-fold" => GeneralOptimize, ptx;
     "predicate-known" => GeneralOptimize, ptx;

@@ -235,7 +235,7 @@ fn mutated_gallery_files_never_panic() {
         .filter(|p| p.extension().is_some_and(|x| x == "dag"))
         .collect();
     files.sort();
-    assert_eq!(files.len(), 7);
+    assert_eq!(files.len(), 5);
     let pieces = [
         "t0",
         "t1:1",

@@ -257,3 +257,26 @@ fn the_anonymous_rows_are_what_the_script_finds_in_llc22() {
     let end = isa[end..].find('\n').unwrap() + end + 1;
     assert_eq!(String::from_utf8_lossy(&out.stdout), &isa[start..end]);
 }
+
+/// The gallery DAGs made from llc-22's output (`tex-unified-2d`, `wmma-chain`: the
+/// four-def texture fetch and the WMMA `anonymous_N` records) emit, as llc-22 does,
+/// the isel MIR llc-22 22.1.8 printed for their source (`tests/fixtures/gallery_llc22`,
+/// `-march=nvptx64 -mcpu=sm_90 -stop-after=finalize-isel`).
+#[test]
+fn gallery_dags_emit_llc22s_isel_mir() {
+    for name in ["tex-unified-2d", "wmma-chain"] {
+        let dir = repo().join("compiler-core");
+        let dag = std::fs::read_to_string(dir.join(format!("gallery/{name}.dag"))).unwrap();
+        let dag = parse_dag(&dag).unwrap_or_else(|e| panic!("{name}: {e}"));
+        let mir =
+            std::fs::read_to_string(dir.join(format!("tests/fixtures/gallery_llc22/{name}.mir")))
+                .unwrap();
+        let theirs = parse_module(&mir).unwrap().functions.remove(0);
+        let ours = emit(&dag).unwrap_or_else(|e| panic!("{name}: {e}"));
+        let (a, b) = (
+            support::canon::canonical_body(&ours),
+            support::canon::canonical_body(&theirs),
+        );
+        assert_eq!(a, b, "{name}: {}", first_difference(&a, &b));
+    }
+}

@@ -85,7 +85,9 @@ fn gallery_mir_and_ori_agree() {
     let (mut forms, mut runs, mut both_failed) = (0, 0, 0);
     for ex in EXAMPLES {
         for &(format, text) in ex.forms {
-            if format == InputFormat::Ptx {
+            // WMMA (warp-wide tensor-core instructions) is modelled by neither
+            // interpreter.
+            if format == InputFormat::Ptx || ex.name == "wmma-chain" {
                 continue;
             }
             forms += 1;
@@ -158,6 +160,7 @@ fn gallery_mir_and_ori_agree() {
     );
     let want = EXAMPLES
         .iter()
+        .filter(|e| e.name != "wmma-chain")
         .flat_map(|e| e.forms.iter())
         .filter(|f| f.0 != InputFormat::Ptx)
         .count();

@@ -102,7 +102,7 @@ fn every_gallery_example_reaches_ptx_out_and_assembles() {
         }
     }
     eprintln!("reached ptx-out: {reached:#?}\nrefused: {refused:#?}");
-    // 21 MIR/DAG examples with 28 forms, plus 9 PTX examples.
+    // The MIR/DAG examples' forms, plus 9 PTX examples.
     assert_eq!(forms, EXAMPLES.iter().map(|e| e.forms.len()).sum::<usize>());
     let non_ptx: usize = EXAMPLES
         .iter()
@@ -113,7 +113,9 @@ fn every_gallery_example_reaches_ptx_out_and_assembles() {
     // Every form reaches PTX for sm_90; for sm_80 all but the wgmma and TMA forms.
     let sm80_refused = refused.len();
     assert_eq!(reached.len() + sm80_refused, 2 * non_ptx + ptx_forms);
-    assert_eq!(sm80_refused, 4, "{refused:#?}");
+    // The MIR forms of wgmma-16frag and tma-2result (their DAG forms are gone: they
+    // used opcodes llc-22 never prints).
+    assert_eq!(sm80_refused, 2, "{refused:#?}");
 }
 
 /// ptx-emit alone, as the corpus test runs it: the TMA form needs sm_90, and says so
@@ -144,7 +146,9 @@ fn ptx_out_computes_what_ptx_emit_printed() {
     let mut compared = 0;
     for ex in EXAMPLES {
         for &(format, text) in ex.forms {
-            if format == InputFormat::Ptx {
+            // WMMA (warp-wide tensor-core instructions) has no semantics in the PTX
+            // interpreter.
+            if format == InputFormat::Ptx || ex.name == "wmma-chain" {
                 continue;
             }
             let tag = format!("{} ({format})", ex.name);
@@ -180,5 +184,6 @@ fn ptx_out_computes_what_ptx_emit_printed() {
         }
     }
     eprintln!("{compared} runs agree");
-    assert!(compared >= 26 * 4, "{compared}");
+    // 23 DAG/MIR forms (wmma-chain aside) x 4 seeds.
+    assert!(compared >= 23 * 4, "{compared}");
 }

@@ -407,6 +407,8 @@ mechs! {
         "This is where the EXTRACT_SUBREG pseudo that two-address later splits is born.";
     IE_BIT36 = "instr-emitter-cicc.txt § Where Bit 36 Is Checked", "instr-emitter", "bit36",
         "One property bit decides whether a copy is folded away or kept.";
+    IE_DEFS = "instr-emitter-cicc.txt § Register Class Assignment During Emission", "instr-emitter", "result-registers",
+        "Every result that gets a register of its own is a copy the later passes never see.";
     IE_PSEUDO = "instr-emitter-cicc.txt § NVPTX Custom Pseudo-Expansion", "instr-emitter", "pseudo-expansion",
         "NVPTX's own expansion decides the shape of the instructions the later passes see.";
     GO_MAP = "general-optimize-ptxas.txt § Instance Map", "general-optimize", "instances",
@@ -667,10 +669,28 @@ pub static TOURS: &[Tour] = &[
         stops: &[
             stop(InstrEmitter, Input, "Glued nodes", "A texture fetch is glued to the nodes that feed it: they must be emitted together.", IE_GLUE),
             stop(InstrEmitter, First("glue_chain"), "Following the glue", "The emitter walks the glue chain and emits the bundle as one unit.", IE_GLUE),
-            stop(InstrEmitter, First("custom_inserter"), "A custom pseudo", "The texture pseudo is expanded by NVPTX's own inserter.", IE_PSEUDO),
-            stop(InstrEmitter, First("extract_lane"), "One lane per result", "Each result of the multi-result node becomes one pair of an EXTRACT_SUBREG.", IE_MULTI),
-            stop(InstrEmitter, First("bit36_skip"), "Bit 36", "The implicit-glue test on this node is switched off by a property bit, so no copy is folded.", IE_BIT36),
-            stop(TwoAddress, FirstWhere("extract_subreg_copy", Pred::TieMarked), "Two-address picks it up", "The pairs the emitter made now fan out into COPYs, with the hint bits it set.", TA_DECOMP),
+            stop(InstrEmitter, Nth("emit", 7), "Four defs", "The fetch defines its four texels as four registers, one per result, so nothing is left to split.", IE_DEFS),
+            stop(InstrEmitter, First("custom_inserter"), "No inserter", "CopyScope's table claims the custom-inserter hook for the fetch, but NVPTX defines none: it stays as built.", IE_PSEUDO),
+        ],
+    },
+    Tour {
+        example: "tex-unified-2d",
+        title: "A texture fetch as llc-22 selects it",
+        stops: &[
+            stop(InstrEmitter, Input, "Four results", "TEX_UNIFIED_2D_F32_F32_R has four f32 results: the four texels of one fetch.", IE_DEFS),
+            stop(InstrEmitter, Nth("emit", 4), "Four defs", "The fetch is built with four defs, one register per result, then its handle and two coordinates.", IE_DEFS),
+            stop(InstrEmitter, First("custom_inserter"), "No inserter", "CopyScope's table claims the custom-inserter hook for the fetch, but NVPTX defines none: it stays as built.", IE_PSEUDO),
+            stop(InstrEmitter, End, "Nothing to split", "No EXTRACT_SUBREG was made, so two-address finds no lanes to copy out.", IE_DEFS),
+        ],
+    },
+    Tour {
+        example: "wmma-chain",
+        title: "WMMA fragments as registers",
+        stops: &[
+            stop(InstrEmitter, Input, "The selected DAG", "Three WMMA loads, a multiply-accumulate and a store, each an anonymous_N record as llc-22 prints it.", IE_DEFS),
+            stop(InstrEmitter, Nth("create_vreg", 3), "A register per fragment", "Each of the A load's eight results gets a register of its own.", IE_DEFS),
+            stop(InstrEmitter, Nth("emit", 9), "Twenty fragments in", "The multiply-accumulate reads all twenty fragment registers and defines four.", IE_DEFS),
+            stop(InstrEmitter, End, "Nothing to split", "No EXTRACT_SUBREG was made, so two-address finds no lanes to copy out.", IE_DEFS),
         ],
     },
     Tour {

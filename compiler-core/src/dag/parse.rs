@@ -353,66 +353,7 @@ fn operand(c: &mut Cursor<'_>) -> Result<Raw, SourceError> {
     let col = c.col();
     let w = c.word();
     let leaf = match w {
-        "Register" => {
-            c.expect(":", "`:` and a type after `Register`")?;
-            let ty = vt(c)?;
-            c.skip_ws();
-            let rcol = c.col();
-            if c.eat("%") {
-                let v = c.number_u32("a virtual register number after `%`")?;
-                if v > MAX_VREG {
-                    return Err(c.err_at(
-                        rcol,
-                        format!("virtual register %{v} is above the limit {MAX_VREG}"),
-                    ));
-                }
-                let class = if c.eat(":") {
-                    let ccol = c.col();
-                    let cw = c.word();
-                    Some(RegClass::parse_nvptx(cw).ok_or_else(|| {
-                        c.err_at(
-                            ccol,
-                            format!(
-                                "unknown register class `{cw}`; expected {}",
-                                crate::mir::regclass::valid_class_names()
-                            ),
-                        )
-                    })?)
-                } else {
-                    None
-                };
-                Operand::Reg {
-                    ty,
-                    reg: RegRef::Virt(v),
-                    class,
-                }
-            } else if c.eat("$") {
-                let n = c.word();
-                if n.is_empty() {
-                    return Err(c.err("expected a register name after `$`"));
-                }
-                if n.starts_with('r')
-                    && n.len() > 1
-                    && n[1..].bytes().all(|b| b.is_ascii_digit())
-                    && param_reg_number(n).is_none()
-                {
-                    return Err(c.err_at(
-                        rcol,
-                        format!("`${n}`: the parameter registers are $r1..$r255"),
-                    ));
-                }
-                Operand::Reg {
-                    ty,
-                    reg: RegRef::Phys(n.to_string()),
-                    class: None,
-                }
-            } else {
-                return Err(c.err(format!(
-                    "expected `%N` or `$name` after the register type, found {}",
-                    c.found()
-                )));
-            }
-        }
+        "Register" => register(c)?,
         "Constant" => {
             c.expect(":", "`:` and a type after `Constant`")?;
             let ty = vt(c)?;
@@ -421,82 +362,18 @@ fn operand(c: &mut Cursor<'_>) -> Result<Raw, SourceError> {
             c.expect(">", "`>` after the constant")?;
             Operand::Const { ty, value }
         }
-        "ConstantFP" => {
-            c.expect(":", "`:` and a type after `ConstantFP`")?;
-            let ty = vt(c)?;
-            c.expect("<", "`<` and the value")?;
-            let vcol = c.col();
-            let r = c.rest();
-            let len = r.find('>').ok_or_else(|| c.err("expected `>` after the value"))?;
-            let text = fp_literal(ty, &r[..len]).ok_or_else(|| {
-                c.err_at(vcol, format!("`{}` is not a {ty} literal as MIR writes one (`1.000000e+00`, `0x3FF0000000000000`, `0xH3C00` for f16)", &r[..len]))
-            })?;
-            c.pos += len + 1;
-            Operand::ConstFp { ty, text }
-        }
-        "GlobalAddress" => {
-            c.expect(":@", "`:@name`")?;
-            let start = c.pos;
-            let name = if c.eat("\"") {
-                let len = c.rest().find('"').ok_or_else(|| c.err("unterminated global name"))?;
-                let n = c.rest()[..len].to_string();
-                c.pos += len + 1;
-                n
-            } else {
-                c.word().to_string()
-            };
-            if name.is_empty() {
-                return Err(c.err_at(c.col_of(start), "expected a global's name after `@`"));
-            }
-            let save = c.pos;
-            c.skip_ws();
-            let offset = if c.eat("+") {
-                c.skip_ws();
-                c.signed("the offset after `+`")?
-            } else if c.eat("-") {
-                c.skip_ws();
-                -c.signed("the offset after `-`")?
-            } else {
-                c.pos = save;
-                0
-            };
-            Operand::Global { name, offset }
-        }
+        "ConstantFP" => constant_fp(c)?,
+        "GlobalAddress" => global_address(c)?,
         "BasicBlock" => {
             c.expect(":bb.", "`:bb.N`")?;
             Operand::Block(c.number_u32("a block number")?)
         }
-        "ExternalSymbol" => {
-            c.expect(":'", "`:'name'`")?;
-            let start = c.pos;
-            let Some(len) = c.rest().find('\'') else {
-                return Err(c.err("unterminated symbol name"));
-            };
-            let s = &c.s[start..start + len];
-            if s.is_empty() || !s.chars().all(is_name_char) {
-                return Err(c.err_at(
-                    c.col_of(start),
-                    "a symbol name uses letters, digits, `_`, `.` and `$` only",
-                ));
-            }
-            c.pos += len + 1;
-            Operand::Symbol(s.to_string())
-        }
+        "ExternalSymbol" => external_symbol(c)?,
         "FrameIndex" => {
             c.expect(":", "`:N`")?;
             Operand::FrameIndex(c.number_u32("a frame index")?)
         }
-        "SubReg" => {
-            c.expect(":sub", "`:subN`")?;
-            let n = c.number_u32("a lane number")?;
-            if n >= crate::mir::regclass::MAX_LANES as u32 {
-                return Err(c.err(format!(
-                    "lane {n} is beyond the largest tuple ({} lanes)",
-                    crate::mir::regclass::MAX_LANES
-                )));
-            }
-            Operand::SubReg(n as u8)
-        }
+        "SubReg" => sub_reg(c)?,
         "RegClass" => {
             c.expect(":", "`:class`")?;
             let ccol = c.col();
@@ -509,6 +386,150 @@ fn operand(c: &mut Cursor<'_>) -> Result<Raw, SourceError> {
         _ => return Err(c.err_at(col, format!("unknown operand `{w}`: expected `tN`, `tN:k`, `Register:`, `Constant:`, `ConstantFP:`, `BasicBlock:`, `ExternalSymbol:`, `GlobalAddress:`, `FrameIndex:`, `SubReg:`, `RegClass:` or a string"))),
     };
     Ok(Raw::Leaf(leaf))
+}
+
+/// `Register:TYPE %N[:class]` or `Register:TYPE $name`.
+fn register(c: &mut Cursor<'_>) -> Result<Operand, SourceError> {
+    c.expect(":", "`:` and a type after `Register`")?;
+    let ty = vt(c)?;
+    c.skip_ws();
+    let rcol = c.col();
+    let reg = if c.eat("%") {
+        let v = c.number_u32("a virtual register number after `%`")?;
+        if v > MAX_VREG {
+            return Err(c.err_at(
+                rcol,
+                format!("virtual register %{v} is above the limit {MAX_VREG}"),
+            ));
+        }
+        let class = if c.eat(":") {
+            let ccol = c.col();
+            let cw = c.word();
+            Some(RegClass::parse_nvptx(cw).ok_or_else(|| {
+                c.err_at(
+                    ccol,
+                    format!(
+                        "unknown register class `{cw}`; expected {}",
+                        crate::mir::regclass::valid_class_names()
+                    ),
+                )
+            })?)
+        } else {
+            None
+        };
+        Operand::Reg {
+            ty,
+            reg: RegRef::Virt(v),
+            class,
+        }
+    } else if c.eat("$") {
+        let n = c.word();
+        if n.is_empty() {
+            return Err(c.err("expected a register name after `$`"));
+        }
+        if n.starts_with('r')
+            && n.len() > 1
+            && n[1..].bytes().all(|b| b.is_ascii_digit())
+            && param_reg_number(n).is_none()
+        {
+            return Err(c.err_at(
+                rcol,
+                format!("`${n}`: the parameter registers are $r1..$r255"),
+            ));
+        }
+        Operand::Reg {
+            ty,
+            reg: RegRef::Phys(n.to_string()),
+            class: None,
+        }
+    } else {
+        return Err(c.err(format!(
+            "expected `%N` or `$name` after the register type, found {}",
+            c.found()
+        )));
+    };
+    Ok(reg)
+}
+
+/// `ConstantFP:TYPE<literal>`, the literal as MIR writes one.
+fn constant_fp(c: &mut Cursor<'_>) -> Result<Operand, SourceError> {
+    c.expect(":", "`:` and a type after `ConstantFP`")?;
+    let ty = vt(c)?;
+    c.expect("<", "`<` and the value")?;
+    let vcol = c.col();
+    let r = c.rest();
+    let len = r
+        .find('>')
+        .ok_or_else(|| c.err("expected `>` after the value"))?;
+    let text = fp_literal(ty, &r[..len]).ok_or_else(|| {
+        c.err_at(vcol, format!("`{}` is not a {ty} literal as MIR writes one (`1.000000e+00`, `0x3FF0000000000000`, `0xH3C00` for f16)", &r[..len]))
+    })?;
+    c.pos += len + 1;
+    Ok(Operand::ConstFp { ty, text })
+}
+
+/// `GlobalAddress:@name[+offset]`.
+fn global_address(c: &mut Cursor<'_>) -> Result<Operand, SourceError> {
+    c.expect(":@", "`:@name`")?;
+    let start = c.pos;
+    let name = if c.eat("\"") {
+        let len = c
+            .rest()
+            .find('"')
+            .ok_or_else(|| c.err("unterminated global name"))?;
+        let n = c.rest()[..len].to_string();
+        c.pos += len + 1;
+        n
+    } else {
+        c.word().to_string()
+    };
+    if name.is_empty() {
+        return Err(c.err_at(c.col_of(start), "expected a global's name after `@`"));
+    }
+    let save = c.pos;
+    c.skip_ws();
+    let offset = if c.eat("+") {
+        c.skip_ws();
+        c.signed("the offset after `+`")?
+    } else if c.eat("-") {
+        c.skip_ws();
+        -c.signed("the offset after `-`")?
+    } else {
+        c.pos = save;
+        0
+    };
+    Ok(Operand::Global { name, offset })
+}
+
+/// `ExternalSymbol:'name'`.
+fn external_symbol(c: &mut Cursor<'_>) -> Result<Operand, SourceError> {
+    c.expect(":'", "`:'name'`")?;
+    let start = c.pos;
+    let Some(len) = c.rest().find('\'') else {
+        return Err(c.err("unterminated symbol name"));
+    };
+    let s = &c.s[start..start + len];
+    if s.is_empty() || !s.chars().all(is_name_char) {
+        return Err(c.err_at(
+            c.col_of(start),
+            "a symbol name uses letters, digits, `_`, `.` and `$` only",
+        ));
+    }
+    c.pos += len + 1;
+    Ok(Operand::Symbol(s.to_string()))
+}
+
+/// `SubReg:subN`, N below the largest tuple.
+fn sub_reg(c: &mut Cursor<'_>) -> Result<Operand, SourceError> {
+    c.expect(":sub", "`:subN`")?;
+    let n = c.number_u32("a lane number")?;
+    if n >= crate::mir::regclass::MAX_LANES as u32 {
+        return Err(c.err(format!(
+            "lane {n} is beyond the largest tuple ({} lanes)",
+            crate::mir::regclass::MAX_LANES
+        )));
+    }
+    Ok(Operand::SubReg(n as u8))
 }
 
 /// An integer constant of type `ty`, read signed or unsigned (an i1 also takes -1).
@@ -925,191 +946,217 @@ fn find_cycle(dag: &Dag) -> Result<(), SourceError> {
 }
 
 fn check_shape(dag: &Dag, n: Node) -> Result<(), SourceError> {
-    let d = &dag.nodes[n];
-    let name = d.op.name();
-    let ops = &d.operands;
-    let ty = |k: usize| {
-        ops.get(k)
+    let sh = Shape::new(dag, n);
+    match sh.d.op {
+        DagOp::EntryToken => {
+            sh.want_types(&[&[Vt::Ch], &[Vt::Ch, Vt::Glue]])?;
+            if !sh.ops().is_empty() {
+                return Err(sh.err(Some(0), "EntryToken takes no operands"));
+            }
+            Ok(())
+        }
+        DagOp::TokenFactor => sh.token_factor(),
+        DagOp::CopyToReg => sh.copy_to_reg(),
+        DagOp::CopyFromReg => sh.copy_from_reg(),
+        DagOp::InlineAsm => {
+            sh.want_types(&[&[Vt::Ch], &[Vt::Ch, Vt::Glue]])?;
+            sh.chain_first()?;
+            if !matches!(sh.ops().get(1), Some(Operand::Str(_))) {
+                return Err(sh.err(
+                    Some(1).filter(|&k| k < sh.ops().len()),
+                    "INLINEASM takes the asm text as a string after the chain",
+                ));
+            }
+            check_asm_groups(dag, n)
+        }
+        DagOp::EhLabel | DagOp::LifetimeStart | DagOp::LifetimeEnd | DagOp::PseudoProbe => {
+            sh.marker()
+        }
+        DagOp::Machine(op) => check_machine(dag, n, op),
+    }
+}
+
+/// One node whose operands and result types [`check_shape`] checks.
+struct Shape<'a> {
+    dag: &'a Dag,
+    n: Node,
+    d: &'a NodeData,
+    name: &'static str,
+    /// Operands before a trailing glue.
+    body: usize,
+}
+
+impl<'a> Shape<'a> {
+    fn new(dag: &'a Dag, n: Node) -> Self {
+        let d = &dag.nodes[n];
+        let has_glue_in = d
+            .operands
+            .last()
             .and_then(Operand::value)
-            .map(|v| dag.value_type(v))
-    };
-    let want_types = |allowed: &[&[Vt]]| -> Result<(), SourceError> {
-        if allowed.contains(&d.types.as_slice()) {
+            .is_some_and(|v| dag.value_type(v) == Vt::Glue);
+        Shape {
+            dag,
+            n,
+            d,
+            name: d.op.name(),
+            body: d.operands.len() - has_glue_in as usize,
+        }
+    }
+
+    fn ops(&self) -> &'a [Operand] {
+        &self.d.operands
+    }
+
+    fn err(&self, k: Option<usize>, msg: impl Into<String>) -> SourceError {
+        err(self.dag, self.n, k, msg)
+    }
+
+    /// The type of the value operand `k` reads.
+    fn ty(&self, k: usize) -> Option<Vt> {
+        self.ops()
+            .get(k)
+            .and_then(Operand::value)
+            .map(|v| self.dag.value_type(v))
+    }
+
+    /// The node's result types are one of `allowed`.
+    fn want_types(&self, allowed: &[&[Vt]]) -> Result<(), SourceError> {
+        if allowed.contains(&self.d.types.as_slice()) {
             return Ok(());
         }
         let alts: Vec<String> = allowed
             .iter()
             .map(|a| a.iter().map(|t| t.name()).collect::<Vec<_>>().join(","))
             .collect();
-        let got: Vec<&str> = d.types.iter().map(|t| t.name()).collect();
-        Err(err(
-            dag,
-            n,
+        let got: Vec<&str> = self.d.types.iter().map(|t| t.name()).collect();
+        Err(self.err(
             None,
             format!(
-                "type mismatch: {name} produces {}, not {}",
+                "type mismatch: {} produces {}, not {}",
+                self.name,
                 alts.join(" or "),
                 got.join(",")
             ),
         ))
-    };
-    let chain_first = || -> Result<(), SourceError> {
-        if ty(0) != Some(Vt::Ch) {
-            return Err(err(
-                dag,
-                n,
-                Some(0).filter(|_| !ops.is_empty()),
-                format!("type mismatch: {name} takes a chain (`ch`) as its first operand"),
+    }
+
+    /// The first operand is a chain.
+    fn chain_first(&self) -> Result<(), SourceError> {
+        if self.ty(0) != Some(Vt::Ch) {
+            return Err(self.err(
+                Some(0).filter(|_| !self.ops().is_empty()),
+                format!(
+                    "type mismatch: {} takes a chain (`ch`) as its first operand",
+                    self.name
+                ),
             ));
         }
         Ok(())
-    };
-    let has_glue_in = ops
-        .last()
-        .and_then(Operand::value)
-        .is_some_and(|v| dag.value_type(v) == Vt::Glue);
-    let body = ops.len() - has_glue_in as usize;
-    match d.op {
-        DagOp::EntryToken => {
-            want_types(&[&[Vt::Ch], &[Vt::Ch, Vt::Glue]])?;
-            if !ops.is_empty() {
-                return Err(err(dag, n, Some(0), "EntryToken takes no operands"));
-            }
-        }
-        DagOp::TokenFactor => {
-            want_types(&[&[Vt::Ch]])?;
-            if ops.is_empty() {
-                return Err(err(dag, n, None, "TokenFactor joins at least one chain"));
-            }
-            for k in 0..ops.len() {
-                if ty(k) != Some(Vt::Ch) {
-                    return Err(err(
-                        dag,
-                        n,
-                        Some(k),
-                        "type mismatch: TokenFactor joins chains (`ch` results) only",
-                    ));
-                }
-            }
-        }
-        DagOp::CopyToReg => {
-            want_types(&[&[Vt::Ch], &[Vt::Ch, Vt::Glue]])?;
-            chain_first()?;
-            let Some(Operand::Reg { ty: rty, .. }) = ops.get(1) else {
-                return Err(err(
-                    dag,
-                    n,
-                    Some(1).filter(|&k| k < ops.len()),
-                    "CopyToReg takes `chain, Register:<type> <reg>, value`",
-                ));
-            };
-            if body != 3 {
-                return Err(err(
-                    dag,
-                    n,
-                    None,
-                    "CopyToReg takes `chain, Register:<type> <reg>, value` and an optional glue",
-                ));
-            }
-            let Some(v) = ops[2].value() else {
-                return Err(err(
-                    dag,
-                    n,
-                    Some(2),
-                    "CopyToReg copies a node's result (`tN` or `tN:k`)",
-                ));
-            };
-            let vt = dag.value_type(v);
-            if vt != *rty {
-                return Err(err(
-                    dag,
-                    n,
-                    Some(2),
-                    format!(
-                        "type mismatch: Register:{rty} receives {} of type {vt}",
-                        dag.value_name(v)
-                    ),
-                ));
-            }
-        }
-        DagOp::CopyFromReg => {
-            chain_first()?;
-            let Some(Operand::Reg { ty: rty, .. }) = ops.get(1) else {
-                return Err(err(
-                    dag,
-                    n,
-                    Some(1).filter(|&k| k < ops.len()),
-                    "CopyFromReg takes `chain, Register:<type> <reg>`",
-                ));
-            };
-            if body != 2 {
-                return Err(err(
-                    dag,
-                    n,
-                    None,
-                    "CopyFromReg takes `chain, Register:<type> <reg>` and an optional glue",
-                ));
-            }
-            if d.types.first() != Some(rty) {
-                return Err(err(
-                    dag,
-                    n,
-                    None,
-                    format!(
-                        "type mismatch: CopyFromReg of a Register:{rty} produces {rty},ch (and optionally glue), not {}",
-                        d.types.iter().map(|t| t.name()).collect::<Vec<_>>().join(",")
-                    ),
-                ));
-            }
-            want_types(&[&[*rty, Vt::Ch], &[*rty, Vt::Ch, Vt::Glue]])?;
-        }
-        DagOp::InlineAsm => {
-            want_types(&[&[Vt::Ch], &[Vt::Ch, Vt::Glue]])?;
-            chain_first()?;
-            if !matches!(ops.get(1), Some(Operand::Str(_))) {
-                return Err(err(
-                    dag,
-                    n,
-                    Some(1).filter(|&k| k < ops.len()),
-                    "INLINEASM takes the asm text as a string after the chain",
-                ));
-            }
-            check_asm_groups(dag, n)?;
-        }
-        DagOp::EhLabel => {
-            want_types(&[&[Vt::Ch]])?;
-            chain_first()?;
-            if body != 2 || !matches!(ops[1], Operand::Str(_)) {
-                return Err(err(dag, n, None, "EH_LABEL takes `chain, \"label\"`"));
-            }
-        }
-        DagOp::LifetimeStart | DagOp::LifetimeEnd => {
-            want_types(&[&[Vt::Ch]])?;
-            chain_first()?;
-            if body != 2 || !matches!(ops[1], Operand::FrameIndex(_)) {
-                return Err(err(
-                    dag,
-                    n,
-                    None,
-                    format!("{name} takes `chain, FrameIndex:N`"),
-                ));
-            }
-        }
-        DagOp::PseudoProbe => {
-            want_types(&[&[Vt::Ch]])?;
-            chain_first()?;
-            if body != 4 || !ops[1..4].iter().all(|o| matches!(o, Operand::Const { .. })) {
-                return Err(err(
-                    dag,
-                    n,
-                    None,
-                    "PSEUDO_PROBE takes `chain, Constant:i64<guid>, Constant:i64<index>, Constant:i32<attributes>`",
-                ));
-            }
-        }
-        DagOp::Machine(op) => check_machine(dag, n, op)?,
     }
-    Ok(())
+
+    /// TokenFactor: one chain out of at least one chain in.
+    fn token_factor(&self) -> Result<(), SourceError> {
+        self.want_types(&[&[Vt::Ch]])?;
+        if self.ops().is_empty() {
+            return Err(self.err(None, "TokenFactor joins at least one chain"));
+        }
+        for k in 0..self.ops().len() {
+            if self.ty(k) != Some(Vt::Ch) {
+                return Err(self.err(
+                    Some(k),
+                    "type mismatch: TokenFactor joins chains (`ch` results) only",
+                ));
+            }
+        }
+        Ok(())
+    }
+
+    /// CopyToReg: `chain, Register:T reg, value` (and glue), the value of type T.
+    fn copy_to_reg(&self) -> Result<(), SourceError> {
+        let ops = self.ops();
+        self.want_types(&[&[Vt::Ch], &[Vt::Ch, Vt::Glue]])?;
+        self.chain_first()?;
+        let Some(Operand::Reg { ty: rty, .. }) = ops.get(1) else {
+            return Err(self.err(
+                Some(1).filter(|&k| k < ops.len()),
+                "CopyToReg takes `chain, Register:<type> <reg>, value`",
+            ));
+        };
+        if self.body != 3 {
+            return Err(self.err(
+                None,
+                "CopyToReg takes `chain, Register:<type> <reg>, value` and an optional glue",
+            ));
+        }
+        let Some(v) = ops[2].value() else {
+            return Err(self.err(Some(2), "CopyToReg copies a node's result (`tN` or `tN:k`)"));
+        };
+        let vt = self.dag.value_type(v);
+        if vt != *rty {
+            return Err(self.err(
+                Some(2),
+                format!(
+                    "type mismatch: Register:{rty} receives {} of type {vt}",
+                    self.dag.value_name(v)
+                ),
+            ));
+        }
+        Ok(())
+    }
+
+    /// CopyFromReg: `chain, Register:T reg` (and glue) giving `T,ch` (and glue).
+    fn copy_from_reg(&self) -> Result<(), SourceError> {
+        let ops = self.ops();
+        self.chain_first()?;
+        let Some(Operand::Reg { ty: rty, .. }) = ops.get(1) else {
+            return Err(self.err(
+                Some(1).filter(|&k| k < ops.len()),
+                "CopyFromReg takes `chain, Register:<type> <reg>`",
+            ));
+        };
+        if self.body != 2 {
+            return Err(self.err(
+                None,
+                "CopyFromReg takes `chain, Register:<type> <reg>` and an optional glue",
+            ));
+        }
+        if self.d.types.first() != Some(rty) {
+            return Err(self.err(
+                None,
+                format!(
+                    "type mismatch: CopyFromReg of a Register:{rty} produces {rty},ch (and optionally glue), not {}",
+                    self.d.types.iter().map(|t| t.name()).collect::<Vec<_>>().join(",")
+                ),
+            ));
+        }
+        self.want_types(&[&[*rty, Vt::Ch], &[*rty, Vt::Ch, Vt::Glue]])
+    }
+
+    /// EH_LABEL, LIFETIME_START/END and PSEUDO_PROBE: a chain out, a chain and the
+    /// marker's own operands in.
+    fn marker(&self) -> Result<(), SourceError> {
+        let ops = self.ops();
+        self.want_types(&[&[Vt::Ch]])?;
+        self.chain_first()?;
+        let (ok, shape) = match self.d.op {
+            DagOp::EhLabel => (
+                self.body == 2 && matches!(ops[1], Operand::Str(_)),
+                "`chain, \"label\"`",
+            ),
+            DagOp::PseudoProbe => (
+                self.body == 4 && ops[1..4].iter().all(|o| matches!(o, Operand::Const { .. })),
+                "`chain, Constant:i64<guid>, Constant:i64<index>, Constant:i32<attributes>`",
+            ),
+            _ => (
+                self.body == 2 && matches!(ops[1], Operand::FrameIndex(_)),
+                "`chain, FrameIndex:N`",
+            ),
+        };
+        if !ok {
+            return Err(self.err(None, format!("{} takes {shape}", self.name)));
+        }
+        Ok(())
+    }
 }
 
 /// The operands of a machine node that become MIR uses (not the chain, glue or class).

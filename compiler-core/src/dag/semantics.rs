@@ -8,8 +8,10 @@
 //!                                one word per lane), then the implicit defs
 //! ```
 //!
-//! Operands are given in MIR order (chains and glue left out). Texture, MMA and TMA
-//! opcodes are deterministic models, not the hardware's results; they say so below.
+//! Operands are given in MIR order (chains and glue left out). Textures read the MIR
+//! interpreter's texels (a hash of handle and coordinates); the CICC-era tuple fetch,
+//! MMA and async copy opcodes are deterministic models of their own, not the hardware's results;
+//! they say so below.
 //! Floating point goes through `f32` arithmetic; NaNs are made canonical so results
 //! never depend on the host.
 
@@ -245,7 +247,18 @@ pub fn exec(op: Op, args: &[Arg<'_>], mem: &mut Mem<'_>) -> Result<Vec<Lanes>, S
         CVT_f32_u32 => one(fw(m32(reg(0)?) as f32)),
         CVT_s32_f32 => one(m32(f(reg(0)?) as i32 as u64)),
         CVT_f32_f16 => one(fw(half_to_f32(reg(0)? as u16))),
-        // Model: lane i = x·(i+1) + y + (handle mod 8). Residency: both coordinates ≥ 0.
+        // The interpreter's texels: a hash of the handle and the coordinates' bits.
+        TEX_UNIFIED_2D_F32_F32_R | TEX_UNIFIED_1D_S32_S32_R => {
+            let float = op == TEX_UNIFIED_2D_F32_F32_R;
+            let coords = if float { 2 } else { 1 };
+            let cs = (1..=coords)
+                .map(|k| reg(k).map(|v| v as u32))
+                .collect::<Result<Vec<u32>, _>>()?;
+            let texels = crate::interp::exec::texels(float, reg(0)?, &cs);
+            Ok(texels.iter().map(|&t| vec![t as u64]).collect())
+        }
+        // CICC-era tuple fetches (the emitter's rule tests use them). Model: lane i =
+        // x·(i+1) + y + (handle mod 8). Residency: both coordinates ≥ 0.
         TEX_2D_V4F32_F32 | TEX_2D_V4F32_F32_P => {
             let (h, x, y) = (reg(0)?, f(reg(1)?), f(reg(2)?));
             let texel: Lanes = (0..4)
@@ -273,32 +286,6 @@ pub fn exec(op: Op, args: &[Arg<'_>], mem: &mut Mem<'_>) -> Result<Vec<Lanes>, S
                 ));
             }
             Ok(vec![acc.iter().map(|&c| fw(a * b + f(c))).collect()])
-        }
-        // Model: lane i = a·b + c + i, lane-wise on f16 pairs.
-        WMMA_MMA_M16N16K16_F16 => {
-            let (a, b, c) = (reg(0)?, reg(1)?, reg(2)?);
-            let ab = h2(a, |x, y| x * y, b);
-            let abc = h2(ab, |x, y| x + y, c);
-            Ok(vec![(0..8)
-                .map(|i| {
-                    let k = f32_to_half(i as f32) as u64;
-                    h2(abc, |x, y| x + y, k | (k << 16))
-                })
-                .collect()])
-        }
-        // Model: lane i = ((desc_a + desc_b + i) mod 1024) · scale.
-        WGMMA_M64N32K16_F32 => {
-            let (da, db, s) = (reg(0)?, reg(1)?, f(reg(2)?));
-            Ok(vec![(0..16u64)
-                .map(|i| fw((da.wrapping_add(db).wrapping_add(i) % 1024) as f32 * s))
-                .collect()])
-        }
-        // Model: data = the word at address + 4·coordinate (signed); token = 1, the
-        // copy having completed (what the PTX form's mbarrier wait establishes).
-        TMA_LOAD_2D => {
-            let (a, c) = (reg(0)?, m32(reg(1)?) as u32 as i32 as i64 as u64);
-            let data = mem.load(a.wrapping_add(c.wrapping_mul(4)), 32);
-            Ok(vec![vec![data, 1]])
         }
         // Model: data = the word at the address; token = 1 (the copy completed).
         CP_ASYNC_CA_SHARED => Ok(vec![vec![mem.load(reg(0)?, 32), 1]]),

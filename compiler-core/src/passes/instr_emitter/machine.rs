@@ -46,6 +46,17 @@ pub fn mir_use_index(dag: &Dag, n: Node, k: usize) -> usize {
         .count()
 }
 
+/// How a machine node's data results map onto its instruction's defs.
+struct ResultLayout {
+    /// The node's data results (result numbers), in order.
+    vres: Vec<usize>,
+    /// The single tuple def whose lanes are the first `lanes` results (lanes mode).
+    tuple: Option<RegClass>,
+    lanes: usize,
+    /// Results taken by explicit defs; the rest are implicit defs'.
+    explicit: usize,
+}
+
 impl<R: Recorder> Emitter<'_, '_, '_, R> {
     pub(crate) fn emit_machine(&mut self, n: Node, op: Op) -> Result<(), SourceError> {
         if self.bit36(n, 1)? {
@@ -62,6 +73,52 @@ impl<R: Recorder> Emitter<'_, '_, '_, R> {
         let dag = self.dag;
         let d = &dag.nodes[n];
         let info = target::emitter_info(op, self.opts.llc22);
+        let layout = self.result_layout(n, op, &info)?;
+        // CreateVirtualRegisters, then AddOperand for each use, then the implicit defs.
+        let (mut operands, tuple_vreg) = self.create_defs(n, op, &layout, &info)?;
+        let lhs = operands.len();
+        for (k, o) in d.operands.iter().enumerate() {
+            if let Some(mo) = self.use_operand(n, k, o, &info)? {
+                operands.push(mo);
+            }
+        }
+        for r in info.implicit_defs {
+            let p = self.ed.intern(r);
+            operands.push(MOp::reg(Reg::Phys(p), oflag::DEF | oflag::IMPLICIT));
+        }
+        let mut data = InstData::new(Opcode::Known(op), operands);
+        data.lhs_defs = lhs as u16;
+        data.mem = d.attrs.mem.as_deref().map(|m| self.ed.intern(m));
+        data.mi_flags = d.attrs.mi_flags;
+        let mi = self.append(n, data);
+        if lhs > 0 {
+            self.records.push(ResultRecord {
+                node: n,
+                inst: mi,
+                kind: RecordKind::Other,
+            });
+        }
+        self.emit_step(n, op, mi, &info);
+        self.hooks(n, op, mi, &info);
+        self.implicit_defs(n, mi, &info, &layout.vres[layout.explicit..])?;
+        if let (Some(t), Some(tv)) = (layout.tuple, tuple_vreg) {
+            let results = &layout.vres[..layout.lanes];
+            self.emit_lane(n, tv, t, results, 0, None)?;
+        }
+        Ok(())
+    }
+
+    /// Which of the node's data results the instruction's explicit defs take (all of a
+    /// single tuple def's lanes, in lanes mode) and which are left for implicit defs;
+    /// more results than the two together is an error.
+    fn result_layout(
+        &self,
+        n: Node,
+        op: Op,
+        info: &target::InstrInfo,
+    ) -> Result<ResultLayout, SourceError> {
+        let dag = self.dag;
+        let d = &dag.nodes[n];
         let vres: Vec<usize> = d.value_results().collect();
         // A single tuple def whose lanes are separate results of the node.
         let tuple = info
@@ -76,8 +133,7 @@ impl<R: Recorder> Emitter<'_, '_, '_, R> {
         } else {
             vres.len().min(op.desc().defs as usize)
         };
-        let implicit_results = &vres[explicit..];
-        if implicit_results.len() > info.implicit_defs.len() {
+        if vres.len() - explicit > info.implicit_defs.len() {
             let (l, c) = dag.pos(n);
             return Err(SourceError::new(
                 l,
@@ -96,109 +152,120 @@ impl<R: Recorder> Emitter<'_, '_, '_, R> {
                 ),
             ));
         }
-        // CreateVirtualRegisters.
-        let mut operands: Vec<MOp> = Vec::new();
-        let mut tuple_vreg = None;
-        if lanes_mode {
-            let t = tuple.expect("lanes mode");
-            let v = self.ed.new_vreg(Some(t));
-            self.stats.vregs_created += 1;
-            tuple_vreg = Some(v);
-            operands.push(MOp::vreg(v, oflag::DEF));
-            let (vn, tn, name) = (
-                self.reg_name(Reg::Virt(v)),
-                self.class_name(Some(t)),
-                dag.name_of(n),
-            );
-            self.step(|| {
-                Step::new("create_vreg", format!("{name} has {lanes} results but {} defines a single {tn} register: {vn} is created for the whole tuple; its lanes are handed out below.", op.name()))
-                    .focus(Focus::vreg(v))
-                    .payload(Payload::EmitterVReg { vreg: v.index() as u32, inst_class: Some(tn.clone()), type_class: None, divergent: false, chosen: tn.clone(), reused: false })
-            });
-        } else {
-            for (i, &r) in vres[..explicit].iter().enumerate() {
+        Ok(ResultLayout {
+            vres,
+            tuple: tuple.filter(|_| lanes_mode),
+            lanes,
+            explicit,
+        })
+    }
+
+    /// CreateVirtualRegisters: one register per explicit def, or in lanes mode one
+    /// register of the tuple class for the whole tuple (returned too: its lanes are
+    /// handed out after the instruction is built).
+    fn create_defs(
+        &mut self,
+        n: Node,
+        op: Op,
+        layout: &ResultLayout,
+        info: &target::InstrInfo,
+    ) -> Result<(Vec<MOp>, Option<VReg>), SourceError> {
+        let Some(t) = layout.tuple else {
+            let mut defs = Vec::new();
+            for (i, &r) in layout.vres[..layout.explicit].iter().enumerate() {
                 let v = self.create_vreg(n, r, info.def_class(i))?;
-                operands.push(MOp::vreg(v, oflag::DEF));
+                defs.push(MOp::vreg(v, oflag::DEF));
             }
-        }
-        let lhs = operands.len();
-        // Operands.
-        for (k, o) in d.operands.iter().enumerate() {
-            let pos = mir_use_index(dag, n, k);
-            let mo = match o {
-                Operand::Value(v) if !dag.value_type(*v).is_value() => continue,
-                Operand::Value(v) => {
-                    let r = self.use_vr(*v, n, k)?;
-                    let r = self.constrain_use(r, info.use_class(pos), Some(*v), n)?;
-                    MOp::reg(r, self.kill_flag(*v))
-                }
-                Operand::Reg { reg, .. } => {
-                    let r = self.reg_of(reg);
-                    let r = self.constrain_use(r, info.use_class(pos), None, n)?;
-                    MOp::reg(r, 0)
-                }
-                Operand::Const { value, .. } => MOp::imm(*value),
-                Operand::Symbol(s) => MOp::new(OperandKind::Global {
-                    sym: self.ed.intern(s),
-                    sigil: Sigil::Amp,
-                    offset: 0,
+            return Ok((defs, None));
+        };
+        let v = self.ed.new_vreg(Some(t));
+        self.stats.vregs_created += 1;
+        let (vn, tn, name) = (
+            self.reg_name(Reg::Virt(v)),
+            self.class_name(Some(t)),
+            self.dag.name_of(n),
+        );
+        let lanes = layout.lanes;
+        self.step(|| {
+            Step::new("create_vreg", format!("{name} has {lanes} results but {} defines a single {tn} register: {vn} is created for the whole tuple; its lanes are handed out below.", op.name()))
+                .focus(Focus::vreg(v))
+                .payload(Payload::EmitterVReg { vreg: v.index() as u32, inst_class: Some(tn.clone()), type_class: None, divergent: false, chosen: tn.clone(), reused: false })
+        });
+        Ok((vec![MOp::vreg(v, oflag::DEF)], Some(v)))
+    }
+
+    /// AddOperand: the MIR operand of node operand `k` (None for chains, glue and the
+    /// class operand), a register use constrained to the class the instruction needs.
+    fn use_operand(
+        &mut self,
+        n: Node,
+        k: usize,
+        o: &Operand,
+        info: &target::InstrInfo,
+    ) -> Result<Option<MOp>, SourceError> {
+        let dag = self.dag;
+        let pos = mir_use_index(dag, n, k);
+        let mo = match o {
+            Operand::Value(v) if !dag.value_type(*v).is_value() => return Ok(None),
+            Operand::Value(v) => {
+                let r = self.use_vr(*v, n, k)?;
+                let r = self.constrain_use(r, info.use_class(pos), Some(*v), n)?;
+                MOp::reg(r, self.kill_flag(*v))
+            }
+            Operand::Reg { reg, .. } => {
+                let r = self.reg_of(reg);
+                let r = self.constrain_use(r, info.use_class(pos), None, n)?;
+                MOp::reg(r, 0)
+            }
+            Operand::Const { value, .. } => MOp::imm(*value),
+            Operand::Symbol(s) => MOp::new(OperandKind::Global {
+                sym: self.ed.intern(s),
+                sigil: Sigil::Amp,
+                offset: 0,
+            }),
+            Operand::Global { name, offset } => {
+                // LLVM's printLLVMNameWithoutPrefix: quoted unless every byte is
+                // alphanumeric, `-`, `.` or `_` and the first is not a digit.
+                let plain = !name.starts_with(|c: char| c.is_ascii_digit())
+                    && name
+                        .chars()
+                        .all(|c| c.is_ascii_alphanumeric() || "-._".contains(c));
+                MOp::new(OperandKind::Global {
+                    sym: self.ed.intern(name),
+                    sigil: if plain { Sigil::At } else { Sigil::AtQuoted },
+                    offset: *offset,
+                })
+            }
+            Operand::ConstFp { ty, text } => MOp::new(OperandKind::FpImm(FpImm {
+                ty: self.ed.intern(match ty {
+                    Vt::F16 => "half",
+                    Vt::F64 => "double",
+                    _ => "float",
                 }),
-                Operand::Global { name, offset } => {
-                    // LLVM's printLLVMNameWithoutPrefix: quoted unless every byte is
-                    // alphanumeric, `-`, `.` or `_` and the first is not a digit.
-                    let plain = !name.starts_with(|c: char| c.is_ascii_digit())
-                        && name
-                            .chars()
-                            .all(|c| c.is_ascii_alphanumeric() || "-._".contains(c));
-                    MOp::new(OperandKind::Global {
-                        sym: self.ed.intern(name),
-                        sigil: if plain { Sigil::At } else { Sigil::AtQuoted },
-                        offset: *offset,
-                    })
-                }
-                Operand::ConstFp { ty, text } => MOp::new(OperandKind::FpImm(FpImm {
-                    ty: self.ed.intern(match ty {
-                        Vt::F16 => "half",
-                        Vt::F64 => "double",
-                        _ => "float",
-                    }),
-                    text: self.ed.intern(text),
-                })),
-                Operand::Block(num) => {
-                    let b = self
-                        .ed
-                        .f
-                        .block_by_number(*num)
-                        .expect("checked in the snapshot");
-                    MOp::new(OperandKind::Block(b))
-                }
-                Operand::Str(s) => MOp::new(OperandKind::Verbatim(self.ed.intern(s))),
-                Operand::FrameIndex(i) => MOp::new(OperandKind::Stack {
-                    fixed: false,
-                    index: *i,
-                }),
-                Operand::SubReg(l) => MOp::new(OperandKind::SubRegIdx(SubReg::of_lane(*l))),
-                Operand::Class(_) => continue,
-            };
-            operands.push(mo);
-        }
-        for r in info.implicit_defs {
-            let p = self.ed.intern(r);
-            operands.push(MOp::reg(Reg::Phys(p), oflag::DEF | oflag::IMPLICIT));
-        }
-        let mut data = InstData::new(Opcode::Known(op), operands);
-        data.lhs_defs = lhs as u16;
-        data.mem = d.attrs.mem.as_deref().map(|m| self.ed.intern(m));
-        data.mi_flags = d.attrs.mi_flags;
-        let mi = self.append(n, data);
-        if lhs > 0 {
-            self.records.push(ResultRecord {
-                node: n,
-                inst: mi,
-                kind: RecordKind::Other,
-            });
-        }
-        let name = dag.name_of(n);
+                text: self.ed.intern(text),
+            })),
+            Operand::Block(num) => {
+                let b = self
+                    .ed
+                    .f
+                    .block_by_number(*num)
+                    .expect("checked in the snapshot");
+                MOp::new(OperandKind::Block(b))
+            }
+            Operand::Str(s) => MOp::new(OperandKind::Verbatim(self.ed.intern(s))),
+            Operand::FrameIndex(i) => MOp::new(OperandKind::Stack {
+                fixed: false,
+                index: *i,
+            }),
+            Operand::SubReg(l) => MOp::new(OperandKind::SubRegIdx(SubReg::of_lane(*l))),
+            Operand::Class(_) => return Ok(None),
+        };
+        Ok(Some(mo))
+    }
+
+    /// The step that narrates a built machine instruction and the hooks its opcode has.
+    fn emit_step(&mut self, n: Node, op: Op, mi: Inst, info: &target::InstrInfo) {
+        let name = self.dag.name_of(n);
         let hooks: Vec<&str> = [
             (info.custom_inserter, "the custom inserter"),
             (info.post_ra_pseudo, "post-RA pseudo expansion"),
@@ -220,13 +287,6 @@ impl<R: Recorder> Emitter<'_, '_, '_, R> {
             format!("{name} is a machine node: {} is built from its operands and appended to the block.{hook_txt}", op.name()),
             "emit",
         );
-        self.hooks(n, op, mi, &info);
-        self.implicit_defs(n, mi, &info, implicit_results)?;
-        if let (Some(t), Some(tv)) = (tuple, tuple_vreg) {
-            let results = &vres[..lanes];
-            self.emit_lane(n, tv, t, results, 0, None)?;
-        }
-        Ok(())
     }
 
     /// The register operand `k` of `user` reads for `v` (getVR): the value's register,
@@ -485,7 +545,10 @@ impl<R: Recorder> Emitter<'_, '_, '_, R> {
         let name = self.dag.name_of(n);
         let number = self.dag.nodes[n].number;
         let family = match op {
-            Op::TEX_2D_V4F32_F32 | Op::TEX_2D_V4F32_F32_P => "a texture fetch",
+            Op::TEX_UNIFIED_2D_F32_F32_R
+            | Op::TEX_UNIFIED_1D_S32_S32_R
+            | Op::TEX_2D_V4F32_F32
+            | Op::TEX_2D_V4F32_F32_P => "a texture fetch",
             Op::SHFL_SYNC_IDX_i32 | Op::SHFL_SYNC_DOWN_i32 => "a warp shuffle",
             _ => "this pseudo",
         };
@@ -619,7 +682,7 @@ impl<R: Recorder> Emitter<'_, '_, '_, R> {
                 }
             }
         });
-        self.stats.implicit_defs_dead += dead.len() as u64;
+        self.stats.add("implicit_defs_dead", dead.len() as u64);
         let list = dead.join(", $");
         self.step(|| {
             Step::new("implicit_defs_dead", format!("{name}: nothing reads ${list} — no result use and no glued CopyFromReg — so the implicit def is marked dead (setPhysRegsDeadExcept)."))
