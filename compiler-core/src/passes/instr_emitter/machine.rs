@@ -682,7 +682,7 @@ impl<R: Recorder> Emitter<'_, '_, '_, R> {
                 }
             }
         });
-        self.stats.add("implicit_defs_dead", dead.len() as u64);
+        self.stats.implicit_defs_dead += dead.len() as u64;
         let list = dead.join(", $");
         self.step(|| {
             Step::new("implicit_defs_dead", format!("{name}: nothing reads ${list} — no result use and no glued CopyFromReg — so the implicit def is marked dead (setPhysRegsDeadExcept)."))
