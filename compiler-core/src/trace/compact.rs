@@ -14,7 +14,7 @@ use core::ops::Deref;
 /// elements: most steps have an empty list or two, which a two-word boxed slice would
 /// cost 8 bytes each). Reads as a slice.
 #[derive(Clone, PartialEq)]
-#[allow(clippy::box_collection)]
+#[allow(clippy::redundant_allocation)] // the inner box is a slice: the outer one makes it thin
 pub struct List<T>(Option<Box<Box<[T]>>>);
 
 impl<T> List<T> {

@@ -29,6 +29,7 @@ const LITERAL_MARK: u32 = u32::MAX;
 #[derive(Clone)]
 pub struct Narration {
     /// Thin (one word): the step array holds one per step.
+    #[allow(clippy::redundant_allocation)]
     template: Arc<Box<str>>,
     /// The numbers in order, LEB128; `None` when there are none.
     args: Option<alloc::boxed::Box<[u8]>>,
