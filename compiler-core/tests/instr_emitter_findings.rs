@@ -185,16 +185,12 @@ fn fold_narration_says_what_happens_to_a_read_reg_sequence() {
     let rec = log
         .steps
         .iter()
-        .find(|s| matches!(&*s.payload, Payload::EmitterRecord { opcode, .. } if opcode == "REG_SEQUENCE"))
+        .find(|s| matches!(&*s.payload, Payload::EmitterRecord(r) if r.opcode == "REG_SEQUENCE"))
         .unwrap();
     assert!(
         matches!(
             &*rec.payload,
-            Payload::EmitterRecord {
-                inline_fold: true,
-                verdict: "keep",
-                ..
-            }
+            Payload::EmitterRecord(r) if r.inline_fold && r.verdict == "keep"
         ),
         "{:?}",
         rec.payload

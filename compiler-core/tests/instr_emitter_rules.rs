@@ -71,7 +71,7 @@ fn copy_to_reg_of_an_implicit_def_becomes_an_implicit_def() {
     // The node's own IMPLICIT_DEF (uniform, so b32) is read by nobody: erased at once.
     assert_eq!(stats.get("dead_copies_erased"), 1);
     assert!(log.steps.iter().any(|s| matches!(&*s.payload,
-        Payload::EmitterRecord { opcode, verdict: "erase_now", .. } if opcode == "IMPLICIT_DEF")));
+        Payload::EmitterRecord(r) if r.verdict == "erase_now" && r.opcode == "IMPLICIT_DEF")));
 }
 
 #[test]
@@ -133,7 +133,7 @@ fn divergence_decides_an_open_class() {
     let (_, _, log, text) = emit(&body(""));
     assert!(text.contains("%1:b32 = MOV_B32_i 5"), "{text}");
     assert!(log.steps.iter().any(|s| matches!(&*s.payload,
-        Payload::EmitterVReg { divergent: false, chosen, .. } if chosen == "b32")));
+        Payload::EmitterVReg(v) if !v.divergent && v.chosen == "b32")));
     let (_, _, _, text) = emit(&body(" [divergent]"));
     assert!(text.contains("%1:int32regs = MOV_B32_i 5"), "{text}");
 }
@@ -219,11 +219,7 @@ fn bit36_is_read_only_under_its_guard() {
     assert_eq!(text.matches("COPY $texpred").count(), 2, "{text}");
     assert!(log.steps.iter().any(|s| matches!(
         &*s.payload,
-        Payload::EmitterBit36 {
-            guard: "tied",
-            skipped: false,
-            ..
-        }
+        Payload::EmitterBit36(b) if b.guard == "tied" && !b.skipped
     )));
     // The option off: same as no flag.
     let off = EmitterOptions {
@@ -240,10 +236,7 @@ fn bit36_is_read_only_under_its_guard() {
     assert_eq!(stats.get("bit36_skipped"), 0);
     assert!(log.steps.iter().any(|s| matches!(
         &*s.payload,
-        Payload::EmitterBit36 {
-            guard: "no_glue",
-            ..
-        }
+        Payload::EmitterBit36(b) if b.guard == "no_glue"
     )));
 }
 
@@ -297,11 +290,7 @@ fn a_folded_copy_waits_on_the_dead_list_and_its_readers_move_to_the_source() {
     ));
     assert!(log.steps.iter().any(|s| matches!(
         &*s.payload,
-        Payload::EmitterRecord {
-            inline_fold: true,
-            verdict: "defer",
-            ..
-        }
+        Payload::EmitterRecord(r) if r.inline_fold && r.verdict == "defer"
     )));
     // Folded and unread: erased at once.
     let (_, stats, log, _) = emit(&format!(
@@ -314,11 +303,7 @@ fn a_folded_copy_waits_on_the_dead_list_and_its_readers_move_to_the_source() {
     assert_eq!(stats.get("dead_copies_erased"), 1);
     assert!(log.steps.iter().any(|s| matches!(
         &*s.payload,
-        Payload::EmitterRecord {
-            inline_fold: true,
-            verdict: "erase_now",
-            ..
-        }
+        Payload::EmitterRecord(r) if r.inline_fold && r.verdict == "erase_now"
     )));
 }
 

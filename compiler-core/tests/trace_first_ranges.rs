@@ -40,14 +40,9 @@ fn check(what: &str, input: &Function, steps: &[Step]) -> usize {
                 assert_eq!(*registers as usize, rows.len(), "{what}: row count");
                 seen_rows = true;
             }
-            Payload::CoalesceDecision {
-                dst,
-                src,
-                dst_lane: None,
-                dst_segments,
-                src_segments,
-                ..
-            } => {
+            Payload::CoalesceDecision(d) if d.dst_lane.is_none() => {
+                let (dst, src) = (&d.dst, &d.src);
+                let (dst_segments, src_segments) = (&d.dst_segments, &d.src_segments);
                 // A decision that reports no ranges (a class or sub-register refusal)
                 // has nothing to compare.
                 for (reg, segs) in [(dst, dst_segments), (src, src_segments)] {

@@ -330,17 +330,11 @@ fn trace_ranges(steps: &[Step], first: &[RangeView]) -> Bars {
                     })
                     .collect();
             }
-            Payload::CoalesceDecision {
-                verdict: "joined" | "merged",
-                dst,
-                src,
-                merged,
-                ..
-            } => {
-                out.remove(src);
+            Payload::CoalesceDecision(c) if matches!(c.verdict, "joined" | "merged") => {
+                out.remove(&c.src);
                 out.insert(
-                    *dst,
-                    merged.iter().map(|g| (g.start, g.end, g.valno)).collect(),
+                    c.dst,
+                    c.merged.iter().map(|g| (g.start, g.end, g.valno)).collect(),
                 );
             }
             _ => {}
@@ -379,16 +373,8 @@ async fn interval_bars_match_the_intervals() {
             );
             // The next decision saw exactly these ranges.
             let next = steps[k as usize..].iter().find_map(|s| match &*s.payload {
-                Payload::CoalesceDecision {
-                    dst,
-                    src,
-                    dst_lane: None,
-                    dst_segments,
-                    src_segments,
-                    verdict,
-                    ..
-                } if *verdict != "partial" => {
-                    Some((*dst, *src, dst_segments.clone(), src_segments.clone()))
+                Payload::CoalesceDecision(c) if c.dst_lane.is_none() && c.verdict != "partial" => {
+                    Some((c.dst, c.src, c.dst_segments.clone(), c.src_segments.clone()))
                 }
                 _ => None,
             });
@@ -401,13 +387,8 @@ async fn interval_bars_match_the_intervals() {
                 assert_eq!(drawn.get(&d), Some(&want(&ds)), "{stage} step {k}: %{d}");
                 assert_eq!(drawn.get(&s), Some(&want(&ss)), "{stage} step {k}: %{s}");
             }
-            if let Payload::CoalesceDecision {
-                dst,
-                src,
-                conflict_spans,
-                ..
-            } = &*steps[k as usize - 1].payload
-            {
+            if let Payload::CoalesceDecision(c) = &*steps[k as usize - 1].payload {
+                let (dst, src, conflict_spans) = (&c.dst, &c.src, &c.conflict_spans);
                 // After a join only the survivor's row is left.
                 for reg in [dst, src] {
                     let Some(row) = all(&m.root, &format!(".bar-row[data-reg='{reg}']")).pop()

@@ -27,11 +27,12 @@ use compiler_core::entity::EntityRef;
 use compiler_core::entity::SecondaryMap;
 use compiler_core::knobs::Knobs;
 use compiler_core::mir::print::{defined_vregs, print_function, write_inst};
-use compiler_core::mir::{Function, InstData, Module, VReg};
+use compiler_core::mir::{Function, Inst, InstData, Module, VReg};
 use compiler_core::ori::{self, edit::apply_ori_edit, edit::OriEdit};
 use compiler_core::pipeline::{run_observed, Ir, Observer, PipelineError, RunResult};
 use compiler_core::trace::{
-    first_range_rows, redo_edit, Checkpoints, Edit, Focus, RangeView, Step, CHECKPOINT_EVERY,
+    first_range_rows, redo_edit, Change, Checkpoints, Edit, Focus, RangeView, Step,
+    CHECKPOINT_EVERY,
 };
 use compiler_core::{InputFormat, RunOptions, Stage};
 use std::collections::BTreeMap;
@@ -44,8 +45,11 @@ pub const CHECKPOINT_BUDGET: usize = 1 << 16;
 pub const MAX_EDIT_ROWS: usize = 200;
 
 /// The same for ORI functions, whose checkpoints have no undo records yet: every seek
-/// restores a copy and replays forward, so the copies stay denser.
-pub const ORI_CHECKPOINT_BUDGET: usize = 1 << 20;
+/// restores a copy and replays forward. The same budget as MIR's: at 2^20 the six
+/// GeneralOptimize stages of a 20,000-instruction input held most of the engine's
+/// memory after a view of each (issue 31); a seek replays at most one spacing of
+/// steps' ORI edits forward from a copy.
+pub const ORI_CHECKPOINT_BUDGET: usize = 1 << 16;
 
 /// How many steps apart to keep checkpoints for `steps` steps over a function of `insts`
 /// instructions: [`CHECKPOINT_EVERY`], or wider so the copies stay within
@@ -739,18 +743,37 @@ fn edit_rows(s: &Step, fa: &Function, fb: &Function) -> Vec<EditRow> {
         t
     }
     let mut rows = Vec::new();
+    // Instructions the step's earlier edits made or changed, as they then stood: a
+    // Replace that changed only operands carries just those.
+    let mut cur: BTreeMap<Inst, InstData> = BTreeMap::new();
     for e in s.edits.iter().take(MAX_EDIT_ROWS) {
         let (op, text) = match e {
-            Edit::Insert { data, .. } => ("insert", inst_text(fb, &defs_b, data)),
+            Edit::Insert { inst, data, .. } => {
+                cur.insert(*inst, (**data).clone());
+                ("insert", inst_text(fb, &defs_b, data))
+            }
             Edit::Erase { inst } => ("erase", inst_text(fa, &defs_a, &fa.insts[*inst])),
-            Edit::Replace { old, new, .. } => (
-                "replace",
-                format!(
+            Edit::Replace { inst, change } => {
+                let (old, new) = match change {
+                    Change::Whole(b) => b.as_ref().clone(),
+                    Change::Operands(_) => {
+                        let old = match cur.get(inst).or_else(|| fa.insts.get(*inst)) {
+                            Some(d) => d.clone(),
+                            None => fb.insts[*inst].clone(),
+                        };
+                        let mut new = old.clone();
+                        let _ = change.apply(&mut new, false);
+                        (old, new)
+                    }
+                };
+                let text = format!(
                     "{}  ⟶  {}",
-                    inst_text(fa, &defs_a, old),
-                    inst_text(fb, &defs_b, new)
-                ),
-            ),
+                    inst_text(fa, &defs_a, &old),
+                    inst_text(fb, &defs_b, &new)
+                );
+                cur.insert(*inst, new);
+                ("replace", text)
+            }
             Edit::Move { inst, .. } => ("move", inst_text(fb, &defs_b, &fb.insts[*inst])),
             Edit::SetClass { vreg, class } => (
                 "set_class",

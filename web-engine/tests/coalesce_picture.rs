@@ -100,7 +100,7 @@ fn the_replayed_tree_equals_every_snapshot_the_pass_kept() {
                     assert_eq!(validate_snapshot(&snap), Ok(()), "{name} {stage} step {i}");
                 }
                 if let Some(kept) = tree {
-                    assert_eq!(&snap, kept, "{name} {stage} step {i}");
+                    assert_eq!(&snap, &**kept, "{name} {stage} step {i}");
                     compared += 1;
                 }
                 updates += (steps[i].kind == "tree_update") as u32;
@@ -118,19 +118,12 @@ fn bars_equal_the_ranges_each_decision_saw() {
     let (mut checked, mut joins) = (0, 0);
     each_function(|name, stage, steps, first| {
         for (i, s) in steps.iter().enumerate() {
-            let Payload::CoalesceDecision {
-                verdict,
-                dst,
-                src,
-                dst_lane,
-                dst_segments,
-                src_segments,
-                merged,
-                ..
-            } = &*s.payload
-            else {
+            let Payload::CoalesceDecision(c) = &*s.payload else {
                 continue;
             };
+            let (verdict, dst, src, dst_lane) = (&c.verdict, &c.dst, &c.src, &c.dst_lane);
+            let (dst_segments, src_segments, merged) =
+                (&c.dst_segments, &c.src_segments, &c.merged);
             if *verdict == "partial" || i == 0 {
                 continue;
             }
@@ -348,7 +341,7 @@ fn a_big_tree_without_snapshots_is_rebuilt_from_events() {
                     unsnapped += 1;
                 }
                 Some(kept) => {
-                    assert_eq!(&snap, kept, "step {i}");
+                    assert_eq!(&snap, &**kept, "step {i}");
                     compared += 1;
                 }
             }

@@ -715,64 +715,7 @@ impl<'a> Builder<'a> {
         crate::sort::sort_by_key(live_in, |&b| {
             crate::sort::key4(0, 0, pos(cfg.rpo_number(b)), pos(cfg.layout_position(b)))
         });
-        // Optimistic fixpoint: TOP → one value → own PHI value.
-        let mut changed = true;
-        while changed {
-            changed = false;
-            for &b in live_in.iter() {
-                let cur = self.in_val[b.index()];
-                if cur != TOP
-                    && vals[cur as usize].is_phi_def
-                    && Some(vals[cur as usize].def) == si.block_start(b)
-                {
-                    continue;
-                }
-                let mut meet = TOP;
-                let mut conflict = false;
-                for &p in cfg.preds(b) {
-                    let pv = if self.solver.flags(p) & DEFINES != 0 {
-                        self.last_def[p.index()]
-                    } else {
-                        self.in_val[p.index()]
-                    };
-                    if pv == TOP {
-                        continue;
-                    }
-                    if meet == TOP {
-                        meet = pv;
-                    } else if meet != pv {
-                        conflict = true;
-                    }
-                }
-                let new = if conflict || (meet == TOP && cfg.preds(b).is_empty()) {
-                    // Different values meet here (or nothing flows in: the entry block,
-                    // a read before any def): a PHI value at the block start.
-                    let start = si.block_start(b).unwrap_or(SlotIndex::new(0, Slot::Block));
-                    vals.push(VNInfo {
-                        def: start,
-                        is_phi_def: true,
-                    });
-                    (vals.len() - 1) as u32
-                } else {
-                    meet
-                };
-                if new != cur {
-                    self.in_val[b.index()] = new;
-                    changed = true;
-                }
-            }
-        }
-        // Blocks nothing reached (cycles with no def flowing in): their own PHI value.
-        for &b in live_in.iter() {
-            if self.in_val[b.index()] == TOP {
-                let start = si.block_start(b).unwrap_or(SlotIndex::new(0, Slot::Block));
-                vals.push(VNInfo {
-                    def: start,
-                    is_phi_def: true,
-                });
-                self.in_val[b.index()] = (vals.len() - 1) as u32;
-            }
-        }
+        self.live_in_values(live_in, vals);
         // Segments, block by block in layout (= index) order.
         let blocks = &mut sc.blocks;
         blocks.clear();
@@ -836,6 +779,70 @@ impl<'a> Builder<'a> {
         let range = renumber(segs, &mut sc);
         self.scratch = sc;
         range
+    }
+
+    /// The value live into each of `live_in` (a new PHI value at the block start where
+    /// different values meet or none flows in), into `in_val`; new values go to `vals`.
+    fn live_in_values(&mut self, live_in: &[Block], vals: &mut Vec<TmpVal>) {
+        let (cfg, si) = (self.cfg, self.si);
+        // Optimistic fixpoint: TOP → one value → own PHI value.
+        let mut changed = true;
+        while changed {
+            changed = false;
+            for &b in live_in.iter() {
+                let cur = self.in_val[b.index()];
+                if cur != TOP
+                    && vals[cur as usize].is_phi_def
+                    && Some(vals[cur as usize].def) == si.block_start(b)
+                {
+                    continue;
+                }
+                let mut meet = TOP;
+                let mut conflict = false;
+                for &p in cfg.preds(b) {
+                    let pv = if self.solver.flags(p) & DEFINES != 0 {
+                        self.last_def[p.index()]
+                    } else {
+                        self.in_val[p.index()]
+                    };
+                    if pv == TOP {
+                        continue;
+                    }
+                    if meet == TOP {
+                        meet = pv;
+                    } else if meet != pv {
+                        conflict = true;
+                    }
+                }
+                let new = if conflict || (meet == TOP && cfg.preds(b).is_empty()) {
+                    // Different values meet here (or nothing flows in: the entry block,
+                    // a read before any def): a PHI value at the block start.
+                    let start = si.block_start(b).unwrap_or(SlotIndex::new(0, Slot::Block));
+                    vals.push(VNInfo {
+                        def: start,
+                        is_phi_def: true,
+                    });
+                    (vals.len() - 1) as u32
+                } else {
+                    meet
+                };
+                if new != cur {
+                    self.in_val[b.index()] = new;
+                    changed = true;
+                }
+            }
+        }
+        // Blocks nothing reached (cycles with no def flowing in): their own PHI value.
+        for &b in live_in.iter() {
+            if self.in_val[b.index()] == TOP {
+                let start = si.block_start(b).unwrap_or(SlotIndex::new(0, Slot::Block));
+                vals.push(VNInfo {
+                    def: start,
+                    is_phi_def: true,
+                });
+                self.in_val[b.index()] = (vals.len() - 1) as u32;
+            }
+        }
     }
 }
 

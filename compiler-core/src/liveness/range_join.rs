@@ -146,29 +146,7 @@ impl LiveRange {
         }
         let window = p0..out.len();
         out.extend_from_slice(&tail[rest..]);
-        // A swallowed value is gone if no segment holds it any more: look in the folded
-        // part first, everywhere only if needed (rare: a join over a copy whose value
-        // the other register covers entirely).
-        crate::sort::sort_ints(&mut swallowed);
-        swallowed.dedup();
-        let mut alive: PerValue<bool> = smallvec![false; swallowed.len()];
-        let mark = |segs: &[Segment], alive: &mut [bool]| {
-            for s in segs {
-                if let Ok(k) = swallowed.binary_search(&s.valno) {
-                    alive[k] = true;
-                }
-            }
-        };
-        mark(&out[window.clone()], &mut alive);
-        if alive.contains(&false) {
-            mark(out, &mut alive);
-        }
-        let removed: PerValue<ValNo> = swallowed
-            .iter()
-            .zip(&alive)
-            .filter(|(_, &a)| !a)
-            .map(|(&v, _)| v)
-            .collect();
+        let removed = gone_values(out, window.clone(), swallowed);
         let added: PerValue<usize> = (0..small.valnos.len()).filter(|&k| new_used[k]).collect();
         let appended = removed.is_empty()
             && added.first().is_none_or(|&k| {
@@ -219,4 +197,35 @@ impl LiveRange {
         }
         true
     }
+}
+
+/// Of the `swallowed` values (one of whose segments another value swallowed while
+/// folding), those no segment of `out` holds any more, sorted: look in the folded
+/// `window` first, everywhere only if needed (rare: a join over a copy whose value the
+/// other register covers entirely).
+fn gone_values(
+    out: &[Segment],
+    window: core::ops::Range<usize>,
+    mut swallowed: PerValue<ValNo>,
+) -> PerValue<ValNo> {
+    crate::sort::sort_ints(&mut swallowed);
+    swallowed.dedup();
+    let mut alive: PerValue<bool> = smallvec![false; swallowed.len()];
+    let mark = |segs: &[Segment], alive: &mut [bool]| {
+        for s in segs {
+            if let Ok(k) = swallowed.binary_search(&s.valno) {
+                alive[k] = true;
+            }
+        }
+    };
+    mark(&out[window], &mut alive);
+    if alive.contains(&false) {
+        mark(out, &mut alive);
+    }
+    swallowed
+        .iter()
+        .zip(&alive)
+        .filter(|(_, &a)| !a)
+        .map(|(&v, _)| v)
+        .collect()
 }

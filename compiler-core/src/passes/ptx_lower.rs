@@ -33,7 +33,7 @@ use crate::ori::{
 use crate::ptx::ast::{self as ptx, Stmt};
 use crate::ptx::op::{decode, Decoded, Kind};
 use crate::stats::Stats;
-use crate::trace::{Payload, Recorder, Step};
+use crate::trace::{Recorder, Step};
 use alloc::boxed::Box;
 use alloc::collections::BTreeMap;
 use alloc::format;
@@ -1066,7 +1066,7 @@ fn lower_inst<R: Recorder>(
             }
         };
         rec.step(|| {
-            Step::new("lower", narration).payload(Payload::Lowered {
+            Step::new("lower", narration).payload(crate::trace::Lowered {
                 ptx: ptx_text,
                 ori: vec![ori_text],
                 classes: vec![number],

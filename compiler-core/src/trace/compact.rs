@@ -1,6 +1,7 @@
-//! The small containers a [`super::Step`] keeps its parts in: a step holds many short
-//! or empty lists and usually no payload, so each part costs one pointer when empty
-//! and exactly its elements when not (a `Vec` costs three words and its spare room).
+//! The small containers a [`super::Step`] keeps its parts in: a step holds a few short
+//! and mostly empty lists and usually no payload, and the step array holds one step per
+//! recorded step, so each part is one word inline and allocates nothing when empty
+//! (a `Vec` is three words and its spare room, a boxed slice two).
 
 use super::Payload;
 use alloc::boxed::Box;
@@ -8,10 +9,13 @@ use alloc::vec::Vec;
 use core::fmt;
 use core::ops::Deref;
 
-/// A list fixed once recorded: one word when empty, its elements exactly otherwise.
-/// Reads as a slice.
+/// A list fixed once recorded: one word inline, nothing allocated when empty; otherwise
+/// a box holding the boxed slice of exactly its elements (16 bytes more than the
+/// elements: most steps have an empty list or two, which a two-word boxed slice would
+/// cost 8 bytes each). Reads as a slice.
 #[derive(Clone, PartialEq)]
-pub struct List<T>(Option<Box<[T]>>);
+#[allow(clippy::redundant_allocation)] // the inner box is a slice: the outer one makes it thin
+pub struct List<T>(Option<Box<Box<[T]>>>);
 
 impl<T> List<T> {
     pub const fn new() -> Self {
@@ -37,13 +41,13 @@ impl<T> Default for List<T> {
 impl<T> Deref for List<T> {
     type Target = [T];
     fn deref(&self) -> &[T] {
-        self.0.as_deref().unwrap_or(&[])
+        self.0.as_deref().map_or(&[], |b| &**b)
     }
 }
 
 impl<T> From<Vec<T>> for List<T> {
     fn from(v: Vec<T>) -> Self {
-        List((!v.is_empty()).then(|| v.into_boxed_slice()))
+        List((!v.is_empty()).then(|| Box::new(v.into_boxed_slice())))
     }
 }
 
@@ -96,5 +100,29 @@ impl fmt::Debug for PayloadBox {
 impl serde::Serialize for PayloadBox {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         (**self).serialize(s)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use alloc::vec;
+
+    #[test]
+    fn a_list_is_one_word_and_reads_back_its_items() {
+        assert_eq!(
+            core::mem::size_of::<List<u64>>(),
+            core::mem::size_of::<usize>()
+        );
+        let mut l: List<u32> = List::new();
+        assert!(l.is_empty() && l.0.is_none());
+        l.push(7);
+        l.push(9);
+        assert_eq!(&*l, &[7, 9]);
+        assert_eq!(l.clone(), l);
+        assert_eq!(l.into_vec(), vec![7, 9]);
+        let empty: List<u32> = Vec::new().into();
+        assert!(empty.0.is_none(), "an empty list allocates nothing");
+        assert_eq!(List::from(vec![1u8, 2]).iter().sum::<u8>(), 3);
     }
 }

@@ -1,7 +1,7 @@
 //! IR edits: the unit of replay.
 
 use crate::entity::EntityRef;
-use crate::mir::{Function, Inst, InstData, RegClass, VReg};
+use crate::mir::{Function, Inst, InstData, Operand, RegClass, VReg};
 use alloc::format;
 use alloc::string::String;
 use serde::{Serialize, Serializer};
@@ -18,22 +18,22 @@ pub enum Edit {
         #[serde(serialize_with = "ser_opt_inst")]
         before: Option<Inst>,
         block: u32,
+        /// Boxed: most edits are small, and every edit is as large as the largest.
         #[serde(skip)]
-        data: InstData,
+        data: alloc::boxed::Box<InstData>,
     },
     /// An instruction unlinked from the layout.
     Erase {
         #[serde(serialize_with = "ser_inst")]
         inst: Inst,
     },
-    /// An instruction's contents replaced (operands rewritten, opcode changed, ...).
+    /// An instruction's contents replaced (operands rewritten, opcode changed, ...):
+    /// only the operands that changed when nothing else did.
     Replace {
         #[serde(serialize_with = "ser_inst")]
         inst: Inst,
         #[serde(skip)]
-        old: InstData,
-        #[serde(skip)]
-        new: InstData,
+        change: Change,
     },
     /// An instruction moved to just before `before` (or to the end of `block`).
     Move {
@@ -66,6 +66,65 @@ pub enum Edit {
     Intern { sym: u32, name: String },
 }
 
+/// What a [`Edit::Replace`] changed in its instruction.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Change {
+    /// Only operands: each changed one's index, old and new value.
+    Operands(super::List<(u32, Operand, Operand)>),
+    /// Anything else (opcode, operand count, flags, ...): the whole old and new data.
+    Whole(alloc::boxed::Box<(InstData, InstData)>),
+}
+
+impl Change {
+    /// The change from `old` to `new` (which differ).
+    pub fn between(old: &InstData, new: InstData) -> Change {
+        let same_shape = old.opcode == new.opcode
+            && old.operands.len() == new.operands.len()
+            && old.lhs_defs == new.lhs_defs
+            && old.mi_flags == new.mi_flags
+            && old.mem == new.mem
+            && old.trailing == new.trailing;
+        if !same_shape {
+            return Change::Whole(alloc::boxed::Box::new((old.clone(), new)));
+        }
+        let ops: alloc::vec::Vec<_> = old
+            .operands
+            .iter()
+            .zip(&new.operands)
+            .enumerate()
+            .filter(|(_, (a, b))| a != b)
+            .map(|(k, (a, b))| (k as u32, *a, *b))
+            .collect();
+        Change::Operands(ops.into())
+    }
+
+    /// Does `d` hold what the change expects to find (its old contents)?
+    pub fn fits_before(&self, d: &InstData) -> bool {
+        match self {
+            Change::Whole(b) => *d == b.0,
+            Change::Operands(ops) => ops
+                .iter()
+                .all(|(k, old, _)| d.operands.get(*k as usize) == Some(old)),
+        }
+    }
+
+    /// Makes the change on `d` (forward), or takes it back (`undo`).
+    pub fn apply(&self, d: &mut InstData, undo: bool) -> Result<(), ReplayError> {
+        match self {
+            Change::Whole(b) => *d = if undo { b.0.clone() } else { b.1.clone() },
+            Change::Operands(ops) => {
+                for (k, old, new) in ops.iter() {
+                    let Some(o) = d.operands.get_mut(*k as usize) else {
+                        return Err(ReplayError(format!("replace of missing operand {k}")));
+                    };
+                    *o = if undo { *old } else { *new };
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
 fn ser_inst<S: Serializer>(i: &Inst, s: S) -> Result<S::Ok, S::Error> {
     s.serialize_u32(i.index() as u32)
 }
@@ -92,7 +151,7 @@ pub fn apply_edit(f: &mut Function, e: &Edit) -> Result<(), ReplayError> {
             block,
             data,
         } => {
-            let got = f.make_inst(data.clone());
+            let got = f.make_inst((**data).clone());
             if got != *inst {
                 return Err(ReplayError(format!(
                     "insert expected {inst:?}, storage gave {got:?}"
@@ -122,11 +181,11 @@ pub fn apply_edit(f: &mut Function, e: &Edit) -> Result<(), ReplayError> {
             }
             f.layout.remove_inst(*inst);
         }
-        Edit::Replace { inst, new, .. } => {
+        Edit::Replace { inst, change } => {
             if inst.index() >= f.insts.len() {
                 return Err(ReplayError(format!("replace of unknown {inst:?}")));
             }
-            f.insts[*inst] = new.clone();
+            change.apply(&mut f.insts[*inst], false)?;
         }
         Edit::Move {
             inst,

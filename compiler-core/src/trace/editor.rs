@@ -2,7 +2,7 @@
 //! applies it and, when tracing, logs the matching [`Edit`] for the next step. Keeping
 //! the mutation and its record in one place is what makes replay exact.
 
-use super::edit::Edit;
+use super::edit::{Change, Edit};
 use crate::entity::EntityRef;
 use crate::mir::{Block, Function, Inst, InstData, RegClass, VReg};
 use alloc::vec::Vec;
@@ -44,7 +44,7 @@ impl<'f> Editor<'f> {
                 inst: i,
                 before: Some(before),
                 block: block.index() as u32,
-                data,
+                data: alloc::boxed::Box::new(data),
             });
         }
         i
@@ -62,7 +62,7 @@ impl<'f> Editor<'f> {
                         inst: i,
                         before: None,
                         block: block.index() as u32,
-                        data,
+                        data: alloc::boxed::Box::new(data),
                     });
                 }
                 i
@@ -77,14 +77,15 @@ impl<'f> Editor<'f> {
         }
     }
 
-    /// Changes an instruction in place.
+    /// Changes an instruction in place (logged as the operands that changed, when
+    /// nothing else did).
     pub fn modify<T>(&mut self, i: Inst, change: impl FnOnce(&mut InstData) -> T) -> T {
         let old = self.tracing.then(|| self.f.insts[i].clone());
         let out = change(&mut self.f.insts[i]);
         if let Some(old) = old {
-            let new = self.f.insts[i].clone();
-            if old != new {
-                self.log.push(Edit::Replace { inst: i, old, new });
+            if old != self.f.insts[i] {
+                let change = Change::between(&old, self.f.insts[i].clone());
+                self.log.push(Edit::Replace { inst: i, change });
             }
         }
         out

@@ -20,7 +20,7 @@ mod player;
 pub use compact::{List, PayloadBox};
 pub use narration::{Narration, Templates};
 
-pub use edit::{apply_edit, Edit, ReplayError};
+pub use edit::{apply_edit, Change, Edit, ReplayError};
 pub use editor::{record, Editor};
 pub use player::{redo_edit, Checkpoints, Player, CHECKPOINT_EVERY};
 
@@ -64,8 +64,8 @@ impl Focus {
 }
 
 /// One recorded step of a pass. Stored compactly (a trace holds every step): the
-/// narration as a shared template and its numbers ([`Narration`]), lists as [`List`]s,
-/// the payload behind a pointer ([`PayloadBox`], read as `&*step.payload`).
+/// narration as a shared template and its numbers ([`Narration`]), lists as one-word
+/// [`List`]s, the payload behind a pointer ([`PayloadBox`], read as `&*step.payload`).
 #[derive(Clone, Debug, Serialize)]
 pub struct Step {
     /// A stable snake_case id of what happened (`extract_subreg_copy`, `commute`, ...).
@@ -81,6 +81,10 @@ pub struct Step {
     /// Pass-specific data for the pictures, as JSON-ready values.
     pub payload: PayloadBox,
 }
+
+// The step array holds one of these per step: kind 16, narration 24, the three lists
+// and the payload one word each.
+const _: () = assert!(core::mem::size_of::<Step>() <= 72);
 
 impl Step {
     pub fn new(kind: &'static str, narration: impl Into<String>) -> Self {
@@ -101,8 +105,8 @@ impl Step {
         self.edits.push(e);
         self
     }
-    pub fn payload(mut self, p: Payload) -> Self {
-        self.payload = p.into();
+    pub fn payload(mut self, p: impl Into<Payload>) -> Self {
+        self.payload = p.into().into();
         self
     }
     /// True when the step changed nothing in the IR.
@@ -140,28 +144,8 @@ pub enum Payload {
         lv_steps: Vec<String>,
     },
     /// Coalescing: one decision about a copy, with both live ranges as printed.
-    CoalesceDecision {
-        copy: u32,
-        dst: u32,
-        src: u32,
-        /// `joined`, `identity`, `conflict`, `remat`, `class`, `deferred` ...
-        verdict: &'static str,
-        dst_range: String,
-        src_range: String,
-        /// Where the two ranges are live at once with different values.
-        conflicts: Vec<(String, String)>,
-        /// When `dst` joins as one lane of a tuple (NVPTX coalescer): that lane; the
-        /// `dst_*` ranges are then the lane's, `merged` the whole register's.
-        dst_lane: Option<u8>,
-        /// The two ranges again as numbers (before the decision), for the bars.
-        dst_segments: Vec<SegmentView>,
-        src_segments: Vec<SegmentView>,
-        /// After a join: the surviving register's whole range (`src` is then empty).
-        merged: Vec<SegmentView>,
-        /// The conflicting overlaps as raw `[start, end)` slot pairs (one per entry of
-        /// `conflicts`, where both registers are live around the conflicting def).
-        conflict_spans: Vec<(u32, u32)>,
-    },
+    /// (Boxed: the payload of every step is as large as its largest variant.)
+    CoalesceDecision(alloc::boxed::Box<CoalesceDecision>),
     /// NVPTX coalescer: the two halves of a decomposed register pair side by side: the
     /// half copies (dst, src) and the live ranges of their registers, low half first
     /// (low dst, low src, high dst, high src). Apart from `LiveRanges`, so the bars of
@@ -188,7 +172,8 @@ pub enum Payload {
     /// when it is small enough to copy into every step).
     TreeChange {
         events: Vec<crate::passes::nvptx_coalescer::interval_tree::TreeEvent>,
-        tree: Option<crate::passes::nvptx_coalescer::interval_tree::TreeSnapshot>,
+        tree:
+            Option<alloc::boxed::Box<crate::passes::nvptx_coalescer::interval_tree::TreeSnapshot>>,
         rotations: u64,
     },
     /// NVPTX coalescer: a candidate taken from the heap, and both heaps after.
@@ -201,16 +186,8 @@ pub enum Payload {
         secondary: Vec<(u32, u32)>,
     },
     /// Two-address: a tied (use, def) pair and what was tried for it.
-    TiedPair {
-        inst: u32,
-        use_idx: u32,
-        def_idx: u32,
-        src: String,
-        dst: String,
-        /// Attempts in order with their outcome (`commute: not commutable`, ...).
-        attempts: Vec<String>,
-        resolved_by: &'static str,
-    },
+    /// (Boxed: the payload of every step is as large as its largest variant.)
+    TiedPair(alloc::boxed::Box<TiedPair>),
     /// ptx-emit: one MIR instruction and the PTX lines printed for it.
     Emitted {
         mir: String,
@@ -255,35 +232,14 @@ pub enum Payload {
     },
     /// ptx-lower: one PTX instruction and the ORI instructions it became, with the
     /// ORI opcode class numbers (the spec's where it names them).
-    Lowered {
-        ptx: String,
-        ori: Vec<String>,
-        classes: Vec<u16>,
-    },
+    /// (Boxed: the payload of every step is as large as its largest variant.)
+    Lowered(alloc::boxed::Box<Lowered>),
     /// Emitter: how one DAG node was dispatched and what it became.
-    EmitterNode {
-        /// `tN`.
-        node: String,
-        opcode: String,
-        /// The spec's ISD number for the special opcodes (0x0E CopyToReg, ...).
-        isd: Option<u16>,
-        /// Which handler took it (`copy_to_reg`, `generic`, `skipped`, ...).
-        handler: &'static str,
-        /// Instructions it produced.
-        insts: Vec<u32>,
-    },
+    /// (Boxed: the payload of every step is as large as its largest variant.)
+    EmitterNode(alloc::boxed::Box<EmitterNode>),
     /// Emitter: the class of a new virtual register and where it came from.
-    EmitterVReg {
-        vreg: u32,
-        /// The instruction's constraint (TII::getRegClass), if any.
-        inst_class: Option<String>,
-        /// The value type's class (TLI::getRegClassFor), if any.
-        type_class: Option<String>,
-        divergent: bool,
-        chosen: String,
-        /// A CopyToReg destination was reused instead of a new register.
-        reused: bool,
-    },
+    /// (Boxed: the payload of every step is as large as its largest variant.)
+    EmitterVReg(alloc::boxed::Box<EmitterVReg>),
     /// Emitter: one result of a multi-result node became a pair of the EXTRACT_SUBREG.
     EmitterLane {
         pseudo: u32,
@@ -297,31 +253,11 @@ pub enum Payload {
         hint_early_tied: bool,
     },
     /// Emitter: the bit-36 ("implicit glue consumer", 0x1000000000) test on a node.
-    EmitterBit36 {
-        node: String,
-        /// `checked`, or which property bit turned the test off.
-        guard: &'static str,
-        flag: bool,
-        skipped: bool,
-        /// The register the node's value was mapped to instead.
-        reused: Option<String>,
-    },
+    /// (Boxed: the payload of every step is as large as its largest variant.)
+    EmitterBit36(alloc::boxed::Box<EmitterBit36>),
     /// Emitter: one result record classified by dead copy elimination.
-    EmitterRecord {
-        index: u32,
-        inst: u32,
-        opcode: String,
-        /// Which target hook looked at it (vtable 0xF0 for CopyFromReg copies, 0x350 otherwise).
-        hook: &'static str,
-        src: Option<String>,
-        dst: Option<String>,
-        inline_fold: bool,
-        candidate: bool,
-        uses: u32,
-        /// `keep`, `erase_now` or `defer`.
-        verdict: &'static str,
-        reason: String,
-    },
+    /// (Boxed: the payload of every step is as large as its largest variant.)
+    EmitterRecord(alloc::boxed::Box<EmitterRecord>),
     /// Emitter: the deferred dead list deleted in bulk.
     EmitterFlush {
         erased: Vec<u32>,
@@ -331,6 +267,151 @@ pub enum Payload {
         liveins_dropped: Vec<String>,
     },
 }
+
+/// Coalescing: one decision about a copy, with both live ranges as printed.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct CoalesceDecision {
+    pub copy: u32,
+    pub dst: u32,
+    pub src: u32,
+    /// `joined`, `identity`, `conflict`, `remat`, `class`, `deferred` ...
+    pub verdict: &'static str,
+    pub dst_range: String,
+    pub src_range: String,
+    /// Where the two ranges are live at once with different values.
+    pub conflicts: Vec<(String, String)>,
+    /// When `dst` joins as one lane of a tuple (NVPTX coalescer): that lane; the
+    /// `dst_*` ranges are then the lane's, `merged` the whole register's.
+    pub dst_lane: Option<u8>,
+    /// The two ranges again as numbers (before the decision), for the bars.
+    pub dst_segments: Vec<SegmentView>,
+    pub src_segments: Vec<SegmentView>,
+    /// After a join: the surviving register's whole range (`src` is then empty).
+    pub merged: Vec<SegmentView>,
+    /// The conflicting overlaps as raw `[start, end)` slot pairs (one per entry of
+    /// `conflicts`, where both registers are live around the conflicting def).
+    pub conflict_spans: Vec<(u32, u32)>,
+}
+
+/// Two-address: a tied (use, def) pair and what was tried for it.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct TiedPair {
+    pub inst: u32,
+    pub use_idx: u32,
+    pub def_idx: u32,
+    pub src: String,
+    pub dst: String,
+    /// Attempts in order with their outcome (`commute: not commutable`, ...).
+    pub attempts: Vec<String>,
+    pub resolved_by: &'static str,
+}
+
+/// ptx-lower: one PTX instruction and the ORI instructions it became, with the
+/// ORI opcode class numbers (the spec's where it names them).
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Lowered {
+    pub ptx: String,
+    pub ori: Vec<String>,
+    pub classes: Vec<u16>,
+}
+
+/// Emitter: how one DAG node was dispatched and what it became.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct EmitterNode {
+    /// `tN`.
+    pub node: String,
+    pub opcode: String,
+    /// The spec's ISD number for the special opcodes (0x0E CopyToReg, ...).
+    pub isd: Option<u16>,
+    /// Which handler took it (`copy_to_reg`, `generic`, `skipped`, ...).
+    pub handler: &'static str,
+    /// Instructions it produced.
+    pub insts: Vec<u32>,
+}
+
+/// Emitter: the class of a new virtual register and where it came from.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct EmitterVReg {
+    pub vreg: u32,
+    /// The instruction's constraint (TII::getRegClass), if any.
+    pub inst_class: Option<String>,
+    /// The value type's class (TLI::getRegClassFor), if any.
+    pub type_class: Option<String>,
+    pub divergent: bool,
+    pub chosen: String,
+    /// A CopyToReg destination was reused instead of a new register.
+    pub reused: bool,
+}
+
+/// Emitter: the bit-36 ("implicit glue consumer", 0x1000000000) test on a node.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct EmitterBit36 {
+    pub node: String,
+    /// `checked`, or which property bit turned the test off.
+    pub guard: &'static str,
+    pub flag: bool,
+    pub skipped: bool,
+    /// The register the node's value was mapped to instead.
+    pub reused: Option<String>,
+}
+
+/// Emitter: one result record classified by dead copy elimination.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct EmitterRecord {
+    pub index: u32,
+    pub inst: u32,
+    pub opcode: String,
+    /// Which target hook looked at it (vtable 0xF0 for CopyFromReg copies, 0x350 otherwise).
+    pub hook: &'static str,
+    pub src: Option<String>,
+    pub dst: Option<String>,
+    pub inline_fold: bool,
+    pub candidate: bool,
+    pub uses: u32,
+    /// `keep`, `erase_now` or `defer`.
+    pub verdict: &'static str,
+    pub reason: String,
+}
+
+impl From<CoalesceDecision> for Payload {
+    fn from(p: CoalesceDecision) -> Self {
+        Payload::CoalesceDecision(alloc::boxed::Box::new(p))
+    }
+}
+impl From<TiedPair> for Payload {
+    fn from(p: TiedPair) -> Self {
+        Payload::TiedPair(alloc::boxed::Box::new(p))
+    }
+}
+impl From<Lowered> for Payload {
+    fn from(p: Lowered) -> Self {
+        Payload::Lowered(alloc::boxed::Box::new(p))
+    }
+}
+impl From<EmitterNode> for Payload {
+    fn from(p: EmitterNode) -> Self {
+        Payload::EmitterNode(alloc::boxed::Box::new(p))
+    }
+}
+impl From<EmitterVReg> for Payload {
+    fn from(p: EmitterVReg) -> Self {
+        Payload::EmitterVReg(alloc::boxed::Box::new(p))
+    }
+}
+impl From<EmitterBit36> for Payload {
+    fn from(p: EmitterBit36) -> Self {
+        Payload::EmitterBit36(alloc::boxed::Box::new(p))
+    }
+}
+impl From<EmitterRecord> for Payload {
+    fn from(p: EmitterRecord) -> Self {
+        Payload::EmitterRecord(alloc::boxed::Box::new(p))
+    }
+}
+
+// A step's payload is boxed at this size (its largest variant): the variants that
+// would make it larger hold their fields behind a box of their own.
+const _: () = assert!(core::mem::size_of::<Payload>() <= 64);
 
 /// One live segment `[start, end)` in raw slot numbers ([`crate::liveness::SlotIndex::raw`]: index × 4 +
 /// slot), holding value number `valno`.

@@ -7,13 +7,14 @@
 //!
 //! The steps of one kind differ mostly in their numbers (registers, instructions,
 //! slots), so the template is shared: [`Templates`] (one per recorder) hands every step
-//! the same `Arc<str>` for the same template, and a step keeps only the pointer and its
+//! the same `Arc` for the same template, and a step keeps only the pointer and its
 //! numbers. [`Narration::text`] puts the sentence back together byte for byte: a number
 //! becomes an argument only when printing it gives the same digits back (no leading
 //! zero, at most nine digits), and a `\u{1}` of the sentence itself is kept as an
 //! argument of its own ([`LITERAL_MARK`]).
 
-use alloc::collections::BTreeSet;
+use alloc::boxed::Box;
+use alloc::collections::BTreeMap;
 use alloc::string::String;
 use alloc::sync::Arc;
 use alloc::vec::Vec;
@@ -27,7 +28,9 @@ const LITERAL_MARK: u32 = u32::MAX;
 /// One step's sentence: a shared template and the numbers that fill it.
 #[derive(Clone)]
 pub struct Narration {
-    template: Arc<str>,
+    /// Thin (one word): the step array holds one per step.
+    #[allow(clippy::redundant_allocation)]
+    template: Arc<Box<str>>,
     /// The numbers in order, LEB128; `None` when there are none.
     args: Option<alloc::boxed::Box<[u8]>>,
 }
@@ -37,7 +40,7 @@ impl Narration {
     pub fn new(text: &str) -> Self {
         let (template, args) = split(text);
         Narration {
-            template: Arc::from(template.as_str()),
+            template: Arc::new(template.into_boxed_str()),
             args: (!args.is_empty()).then(|| args.into_boxed_slice()),
         }
     }
@@ -141,15 +144,15 @@ impl serde::Serialize for Narration {
 /// The templates one recorder has seen: each is stored once, and every step with the
 /// same template points at that one copy.
 #[derive(Default, Debug)]
-pub struct Templates(BTreeSet<Arc<str>>);
+pub struct Templates(BTreeMap<Box<str>, Arc<Box<str>>>);
 
 impl Templates {
     /// Points `n` at the shared copy of its template (adding it when new).
     pub fn share(&mut self, n: &mut Narration) {
-        match self.0.get(&*n.template) {
+        match self.0.get(&**n.template) {
             Some(t) => n.template = t.clone(),
             None => {
-                self.0.insert(n.template.clone());
+                self.0.insert((*n.template).clone(), n.template.clone());
             }
         }
     }

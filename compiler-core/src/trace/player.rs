@@ -4,7 +4,7 @@
 //! ```text
 //!  build:  replay every step once from the input; per edit keep what undoing it needs
 //!          (an erased or moved instruction's old place, a register's old class, ...;
-//!          a Replace already carries the old instruction); a full copy every `every` steps
+//!          a Replace already carries the old operands); a full copy every `every` steps
 //!  seek n: cheapest of  ─ the caller's function at step `at`, moved to n (redo or undo)
 //!                       ─ the copy at or before n, redone forward
 //!                       ─ the copy after n, undone backward
@@ -35,7 +35,7 @@ pub const CHECKPOINT_EVERY: usize = 64;
 /// What undoing one edit needs beyond the edit itself.
 #[derive(Clone, Debug)]
 enum Undo {
-    /// Insert, Replace (its `old`), Intern (an extra name is harmless), SetProps... that
+    /// Insert, Replace (its old operands or data), Intern (an extra name is harmless), SetProps... that
     /// carry what they need, or need nothing.
     None,
     /// Erase or Move: where the instruction was (its block, the instruction after it).
@@ -266,8 +266,8 @@ fn undo_record(f: &Function, e: &Edit) -> (Undo, bool) {
             Some(u) => (u, true),
             None => (Undo::None, false),
         },
-        Edit::Replace { inst, old, .. } => {
-            let fits = f.insts.get(*inst).is_some_and(|d| d == old);
+        Edit::Replace { inst, change } => {
+            let fits = f.insts.get(*inst).is_some_and(|d| change.fits_before(d));
             (Undo::None, fits)
         }
         Edit::Insert { .. } | Edit::Intern { .. } => (Undo::None, true),
@@ -309,7 +309,7 @@ pub fn redo_edit(f: &mut Function, e: &Edit) -> Result<(), ReplayError> {
                 None if blk.index() < f.blocks.len() => {}
                 _ => return Err(ReplayError(format!("insert of {inst:?} has no place"))),
             }
-            f.insts[*inst] = data.clone();
+            f.insts[*inst] = (**data).clone();
             f.layout.insert_at(*inst, blk, *before);
             return Ok(());
         }
@@ -342,11 +342,11 @@ fn undo(f: &mut Function, e: &Edit, u: &Undo) -> Result<(), ReplayError> {
             f.layout.remove_inst(*inst);
             f.layout.insert_at(*inst, *b, *next);
         }
-        (Edit::Replace { inst, old, .. }, _) => {
+        (Edit::Replace { inst, change }, _) => {
             if inst.index() >= f.insts.len() {
                 return Err(ReplayError(format!("undo: replace of unknown {inst:?}")));
             }
-            f.insts[*inst] = old.clone();
+            change.apply(&mut f.insts[*inst], true)?;
         }
         (Edit::SetClass { vreg, .. }, Undo::SetClass(info, end)) => {
             f.vregs[*vreg] = *info;

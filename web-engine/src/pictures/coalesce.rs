@@ -224,13 +224,8 @@ impl Ranges {
                 let end = all.map(|s| s.end).max();
                 self.first_extent = start.zip(end);
             }
-            Payload::CoalesceDecision {
-                verdict,
-                dst,
-                src,
-                merged,
-                ..
-            } if is_join(verdict) => {
+            Payload::CoalesceDecision(c) if is_join(&c.verdict) => {
+                let (dst, src, merged) = (&c.dst, &c.src, &c.merged);
                 let (s, d) = (self.slot(*src), self.slot(*dst));
                 self.rows[s] = None;
                 self.rows[d] = Some(merged.clone());
@@ -278,7 +273,7 @@ pub fn picture(steps: &[Step], first: &[RangeView]) -> Option<CoalescePicture> {
                 last_pop = Some(p);
                 candidate = Some((*dst, *src));
             }
-            Payload::CoalesceDecision { dst, src, .. } => candidate = Some((*dst, *src)),
+            Payload::CoalesceDecision(c) => candidate = Some((c.dst, c.src)),
             _ => {}
         }
     }
@@ -304,13 +299,9 @@ pub fn picture(steps: &[Step], first: &[RangeView]) -> Option<CoalescePicture> {
     };
     let extent = ranges.first_extent?;
     let verdict = match &*last.payload {
-        Payload::CoalesceDecision {
-            verdict,
-            dst,
-            src,
-            conflict_spans,
-            ..
-        } => {
+        Payload::CoalesceDecision(c) => {
+            let (verdict, dst, src, conflict_spans) =
+                (&c.verdict, &c.dst, &c.src, &c.conflict_spans);
             // Both directions of the check may find the same overlap: draw it once.
             let spans = distinct_spans(conflict_spans);
             Some(Verdict {
@@ -600,7 +591,7 @@ mod tests {
             &first,
         );
         r.apply(
-            &Payload::CoalesceDecision {
+            &Payload::from(compiler_core::trace::CoalesceDecision {
                 copy: 0,
                 dst: 1,
                 src: 2,
@@ -613,7 +604,7 @@ mod tests {
                 src_segments: vec![seg(20, 30)],
                 merged: vec![seg(10, 30)],
                 conflict_spans: Vec::new(),
-            },
+            }),
             &[],
         );
         assert_eq!(r.regs().collect::<Vec<_>>(), [1]);

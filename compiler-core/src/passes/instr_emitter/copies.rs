@@ -19,7 +19,7 @@ use crate::dag::{target, AsmConstraint, DagOp, Node, Operand, RegRef, Value};
 use crate::entity::EntityRef;
 use crate::error::SourceError;
 use crate::mir::{oflag, InstData, Op, Opcode, Operand as MOp, Reg, RegClass, VReg};
-use crate::trace::{Focus, Payload, Recorder, Step};
+use crate::trace::{Focus, Recorder, Step};
 use alloc::format;
 use alloc::string::String;
 use alloc::vec;
@@ -288,7 +288,7 @@ impl<R: Recorder> Emitter<'_, '_, '_, R> {
             self.step(|| {
                 Step::new("bit36_guard", format!("{name} carries bit 36 (0x1000000000), but {why}: the flag is not read and the node is emitted normally."))
                     .focus(Focus::DagNode { number })
-                    .payload(Payload::EmitterBit36 { node: name.clone(), guard, flag: true, skipped: false, reused: None })
+                    .payload(crate::trace::EmitterBit36 { node: name.clone(), guard, flag: true, skipped: false, reused: None })
             });
             return Ok(false);
         }
@@ -315,7 +315,7 @@ impl<R: Recorder> Emitter<'_, '_, '_, R> {
             self.step(|| {
                 Step::new("bit36_guard", format!("{name} carries bit 36 and is in a glue chain, but its operand 1 is not a value the glued node before it produced (or that node has not materialized it): it is emitted normally."))
                     .focus(Focus::DagNode { number })
-                    .payload(Payload::EmitterBit36 { node: name.clone(), guard: "nothing_materialized", flag: true, skipped: false, reused: None })
+                    .payload(crate::trace::EmitterBit36 { node: name.clone(), guard: "nothing_materialized", flag: true, skipped: false, reused: None })
             });
             return Ok(false);
         };
@@ -338,7 +338,7 @@ impl<R: Recorder> Emitter<'_, '_, '_, R> {
         self.step(|| {
             Step::new("bit36_skip", format!("{name} carries bit 36 on operand 1 and sits in a glue chain without a tie: the glued instruction before it already put the value in {rn}, so no instruction or COPY is emitted{what} (site {site})."))
                 .focus(Focus::DagNode { number })
-                .payload(Payload::EmitterBit36 { node: name.clone(), guard, flag: true, skipped: true, reused: Some(rn.clone()) })
+                .payload(crate::trace::EmitterBit36 { node: name.clone(), guard, flag: true, skipped: true, reused: Some(rn.clone()) })
         });
         Ok(true)
     }

@@ -237,7 +237,7 @@ impl<R: Recorder> Emitter<'_, '_, '_, R> {
             let again = if round > 1 { " (again)" } else { "" };
             Step::new("record", format!("Record {}{again}: {what} ({hook_txt}; the verdict comes from the checks that follow it).{fold_txt}{kill_txt} Verdict: {v_txt} — {reason}.", idx + 1))
                 .focus(Focus::inst(i))
-                .payload(Payload::EmitterRecord {
+                .payload(crate::trace::EmitterRecord {
                     index: idx as u32,
                     inst: i.index() as u32,
                     opcode: opname.clone(),

@@ -189,7 +189,7 @@ impl<R: Recorder> Emitter<'_, '_, '_, R> {
         self.step(|| {
             Step::new("create_vreg", format!("{name} has {lanes} results but {} defines a single {tn} register: {vn} is created for the whole tuple; its lanes are handed out below.", op.name()))
                 .focus(Focus::vreg(v))
-                .payload(Payload::EmitterVReg { vreg: v.index() as u32, inst_class: Some(tn.clone()), type_class: None, divergent: false, chosen: tn.clone(), reused: false })
+                .payload(crate::trace::EmitterVReg { vreg: v.index() as u32, inst_class: Some(tn.clone()), type_class: None, divergent: false, chosen: tn.clone(), reused: false })
         });
         Ok((vec![MOp::vreg(v, oflag::DEF)], Some(v)))
     }
@@ -418,7 +418,7 @@ impl<R: Recorder> Emitter<'_, '_, '_, R> {
         self.step(|| {
             Step::new("create_vreg", format!("{name}: {why}{reuse_txt}."))
                 .focus(Focus::vreg(v))
-                .payload(Payload::EmitterVReg {
+                .payload(crate::trace::EmitterVReg {
                     vreg: v.index() as u32,
                     inst_class: ic,
                     type_class: tc,

@@ -664,7 +664,7 @@ impl<'d, 'f, 'r, R: Recorder> Emitter<'d, 'f, 'r, R> {
             for &i in &insts {
                 s = s.focus(Focus::inst(i));
             }
-            s.payload(Payload::EmitterNode {
+            s.payload(crate::trace::EmitterNode {
                 node: name,
                 opcode,
                 isd,

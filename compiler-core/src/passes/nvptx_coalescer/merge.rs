@@ -7,7 +7,7 @@ use crate::entity::EntityRef;
 use crate::liveness::{LiveRange, SlotIndex};
 use crate::mir::instr::InstList;
 use crate::mir::{oflag, CopyFamily, Function, Inst, InstData, Op, Reg, SubReg, VReg};
-use crate::trace::{recorded_segments, Focus, Payload, Recorder, Step};
+use crate::trace::{recorded_segments, Focus, Recorder, Step};
 use alloc::format;
 use alloc::string::String;
 use alloc::vec::Vec;
@@ -70,7 +70,7 @@ impl<R: Recorder> Nvptx<'_, '_, R> {
             self.step(|| {
                 Step::new("interference", format!("The tree finds a live segment of one of {dn} and {sn} overlapping the other's at {first}: this pass counts any overlap as interference, whatever values they hold (the spec's rule; the generic coalescer compares values), so the candidate goes to the secondary heap."))
                     .focus(Focus::inst(inst))
-                    .payload(Payload::CoalesceDecision { copy: c.inst, dst: keep.0.index() as u32, src: gone.0.index() as u32, verdict: "interference", dst_range: kr, src_range: gr, conflicts, dst_lane: keep.1, dst_segments: ks, src_segments: gs, merged: Vec::new(), conflict_spans })
+                    .payload(crate::trace::CoalesceDecision { copy: c.inst, dst: keep.0.index() as u32, src: gone.0.index() as u32, verdict: "interference", dst_range: kr, src_range: gr, conflicts, dst_lane: keep.1, dst_segments: ks, src_segments: gs, merged: Vec::new(), conflict_spans })
             });
             return false;
         }
@@ -382,7 +382,7 @@ impl<R: Recorder> Nvptx<'_, '_, R> {
             };
             Step::new("merge", format!("{level}: {dn} ← {sn} — the tree holds no segment of one overlapping the other's, so they become one register and the copy is erased.{lane_note}"))
                 .focus(Focus::vreg(keep.0))
-                .payload(Payload::CoalesceDecision { copy: copy.index() as u32, dst: keep.0.index() as u32, src: gone.0.index() as u32, verdict: "merged", dst_range: kr, src_range: gr, conflicts: Vec::new(), dst_lane: keep.1, dst_segments: ks, src_segments: gs, merged, conflict_spans: Vec::new() })
+                .payload(crate::trace::CoalesceDecision { copy: copy.index() as u32, dst: keep.0.index() as u32, src: gone.0.index() as u32, verdict: "merged", dst_range: kr, src_range: gr, conflicts: Vec::new(), dst_lane: keep.1, dst_segments: ks, src_segments: gs, merged, conflict_spans: Vec::new() })
         });
         self.update_tree(keep, gone, to);
         let (n, rot) = (self.tree.len(), self.tree.rotations);

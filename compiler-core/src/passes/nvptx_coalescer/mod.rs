@@ -487,7 +487,7 @@ impl<R: Recorder> Nvptx<'_, '_, R> {
         self.step(|| {
             Step::new(kind, text).payload(Payload::TreeChange {
                 events: Vec::new(),
-                tree: snap,
+                tree: snap.map(alloc::boxed::Box::new),
                 rotations: rot,
             })
         });

@@ -17,7 +17,7 @@ use super::{full_copy, Coalescer};
 use crate::entity::EntityRef;
 use crate::liveness::{LiveRange, SlotIndex, ValNo};
 use crate::mir::{Inst, Reg, RegClass, VReg};
-use crate::trace::{recorded_segments, Focus, Payload, Recorder, Step};
+use crate::trace::{recorded_segments, Focus, Recorder, Step};
 use alloc::format;
 use alloc::string::String;
 use alloc::vec::Vec;
@@ -212,7 +212,7 @@ impl<R: Recorder> Coalescer<'_, '_, R> {
             let extra = if erased > 1 { format!(" {} other copies between them became self-copies and are erased too.", erased - 1) } else { String::new() };
             Step::new("join", format!("Join: {gn} and {kn} never hold different values at once, so {gn} is renamed to {kn} and the COPY disappears.{extra}"))
                 .focus(Focus::vreg(keep))
-                .payload(Payload::CoalesceDecision { copy: copy.index() as u32, dst: keep.index() as u32, src: gone.index() as u32, verdict: "joined", dst_range: kr, src_range: gr, conflicts: Vec::new(), dst_lane: None, dst_segments: ks, src_segments: gs, merged, conflict_spans: Vec::new() })
+                .payload(crate::trace::CoalesceDecision { copy: copy.index() as u32, dst: keep.index() as u32, src: gone.index() as u32, verdict: "joined", dst_range: kr, src_range: gr, conflicts: Vec::new(), dst_lane: None, dst_segments: ks, src_segments: gs, merged, conflict_spans: Vec::new() })
         });
     }
 

@@ -528,7 +528,7 @@ impl<R: Recorder> Coalescer<'_, '_, R> {
             self.step(|| {
                 Step::new("partial", format!("{dn} = COPY {sn} reads or writes one lane of a tuple; lane joins are the NVPTX coalescer's job."))
                     .focus(Focus::inst(copy))
-                    .payload(Payload::CoalesceDecision { copy: copy.index() as u32, dst: dst.index() as u32, src: src.index() as u32, verdict: "partial", dst_range: String::new(), src_range: String::new(), conflicts: Vec::new(), dst_lane: None, dst_segments: Vec::new(), src_segments: Vec::new(), merged: Vec::new(), conflict_spans: Vec::new() })
+                    .payload(crate::trace::CoalesceDecision { copy: copy.index() as u32, dst: dst.index() as u32, src: src.index() as u32, verdict: "partial", dst_range: String::new(), src_range: String::new(), conflicts: Vec::new(), dst_lane: None, dst_segments: Vec::new(), src_segments: Vec::new(), merged: Vec::new(), conflict_spans: Vec::new() })
             });
             return true;
         }
@@ -587,7 +587,7 @@ impl<R: Recorder> Coalescer<'_, '_, R> {
                 self.step(|| {
                     Step::new("conflict", format!("{kn} and {gn} are both live at {first} holding different values: they cannot share a register, so this COPY stays (for now)."))
                         .focus(Focus::inst(copy))
-                        .payload(Payload::CoalesceDecision { copy: copy.index() as u32, dst: keep.index() as u32, src: gone.index() as u32, verdict: "conflict", dst_range: kr, src_range: gr, conflicts, dst_lane: None, dst_segments: ks, src_segments: gs, merged: Vec::new(), conflict_spans })
+                        .payload(crate::trace::CoalesceDecision { copy: copy.index() as u32, dst: keep.index() as u32, src: gone.index() as u32, verdict: "conflict", dst_range: kr, src_range: gr, conflicts, dst_lane: None, dst_segments: ks, src_segments: gs, merged: Vec::new(), conflict_spans })
                 });
                 false
             }

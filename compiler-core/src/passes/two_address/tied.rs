@@ -10,8 +10,8 @@
 
 use super::TwoAddr;
 use crate::entity::EntityRef;
-use crate::mir::{oflag, Function, Inst, InstData, Op, Opcode, Operand, Reg, RegClass, VReg};
-use crate::trace::{Focus, Payload, Recorder, Step};
+use crate::mir::{oflag, Function, Inst, InstData, Op, Opcode, Operand, Reg, RegClass, SubReg, VReg};
+use crate::trace::{Focus, Recorder, Step};
 use alloc::format;
 use alloc::string::String;
 use alloc::vec;
@@ -281,22 +281,7 @@ impl<R: Recorder> TwoAddr<'_, '_, R> {
             });
             self.du.add_inst(self.ed.f, mi);
             removed_kill |= was_kill;
-            // Class tightening: the def must also suit the operand it now fills.
-            let mut tightened = String::new();
-            if let (Reg::Virt(a), Reg::Virt(b), None) = (reg_a, reg_b, sub_b) {
-                if let (Some(ca), Some(cb)) = (self.ed.f.vreg_class(a), self.ed.f.vreg_class(b)) {
-                    if let Some(c) = common_subclass(ca, cb) {
-                        if c != ca {
-                            self.ed.set_class(a, Some(c));
-                            tightened = format!(
-                                " The class of {} is tightened to {}.",
-                                self.reg_name(reg_a),
-                                c.display(&self.ed.f.names)
-                            );
-                        }
-                    }
-                }
-            }
+            let tightened = self.tighten_tied_class(reg_a, reg_b, sub_b);
             let (an, bn) = (self.reg_name(reg_a), self.reg_name(reg_b));
             let eq_txt = match (reg_a, reg_b, sub_b) {
                 (Reg::Virt(a), Reg::Virt(b), None) => {
@@ -328,7 +313,7 @@ impl<R: Recorder> TwoAddr<'_, '_, R> {
                 )
                 .focus(Focus::inst(c))
                 .focus(Focus::inst(mi))
-                .payload(Payload::TiedPair {
+                .payload(crate::trace::TiedPair {
                     inst: mi.index() as u32,
                     use_idx: src_idx as u32,
                     def_idx: dst_idx as u32,
@@ -386,6 +371,29 @@ impl<R: Recorder> TwoAddr<'_, '_, R> {
                     mo.set(oflag::KILL, true);
                 }
             });
+        }
+    }
+
+    /// Class tightening after a tied COPY: the def `reg_a` must also suit the operand it
+    /// now fills (the common subclass with `reg_b`'s class). The narration's sentence
+    /// about it, empty when the class stays.
+    fn tighten_tied_class(&mut self, reg_a: Reg, reg_b: Reg, sub_b: Option<SubReg>) -> String {
+        let (Reg::Virt(a), Reg::Virt(b), None) = (reg_a, reg_b, sub_b) else {
+            return String::new();
+        };
+        let (Some(ca), Some(cb)) = (self.ed.f.vreg_class(a), self.ed.f.vreg_class(b)) else {
+            return String::new();
+        };
+        match common_subclass(ca, cb) {
+            Some(c) if c != ca => {
+                self.ed.set_class(a, Some(c));
+                format!(
+                    " The class of {} is tightened to {}.",
+                    self.reg_name(reg_a),
+                    c.display(&self.ed.f.names)
+                )
+            }
+            _ => String::new(),
         }
     }
 
