@@ -35,7 +35,7 @@ fn evaluate(m: &ori::Module) -> Runs {
         for seed in 0..3u64 {
             let inputs = interp::random_inputs(f.params.as_deref().unwrap_or(&[]), seed);
             out.push(
-                interp::run_ori(m, &f.name, &inputs, &interp::Config::default())
+                interp::run_ori_module(m, &f.name, &inputs, &interp::Config::default())
                     .map(|o| o.buffers)
                     .map_err(|e| format!("{e}")),
             );

@@ -30,9 +30,9 @@ fn run(src: &str, threads: u32, bytes: usize) -> Vec<Buffer> {
         }],
     };
     let cfg = interp::Config::default();
-    let from_ptx = interp::run_ptx(&m, "k", &inputs, &cfg).expect("PTX runs");
+    let from_ptx = interp::run_ptx_module(&m, "k", &inputs, &cfg).expect("PTX runs");
     let (o, _) = ptx_lower::run(&m, &PtxLowerOptions::default(), &mut NoTrace::default()).unwrap();
-    let from_ori = interp::run_ori(&o, "k", &inputs, &cfg).expect("ORI runs");
+    let from_ori = interp::run_ori_module(&o, "k", &inputs, &cfg).expect("ORI runs");
     assert_eq!(from_ptx.buffers, from_ori.buffers, "the front ends differ");
     from_ori.buffers
 }
@@ -274,7 +274,7 @@ fn recursion_and_indirect_calls_are_named() {
         params: vec![GLOBAL_BASE.to_le_bytes().to_vec()],
         buffers: Vec::new(),
     };
-    let e = interp::run_ptx(&m, "k", &inputs, &interp::Config::default()).unwrap_err();
+    let e = interp::run_ptx_module(&m, "k", &inputs, &interp::Config::default()).unwrap_err();
     assert_eq!(e.to_string(), "unsupported: recursive call to `f`");
 }
 
@@ -330,8 +330,8 @@ fn a_warp_shuffles_votes_and_counts() {
     };
     let (o, _) = ptx_lower::run(&m, &Default::default(), &mut NoTrace::default()).unwrap();
     for out in [
-        interp::run_ptx(&m, "k", &inputs, &interp::Config::default()).unwrap(),
-        interp::run_ori(&o, "k", &inputs, &interp::Config::default()).unwrap(),
+        interp::run_ptx_module(&m, "k", &inputs, &interp::Config::default()).unwrap(),
+        interp::run_ori_module(&o, "k", &inputs, &interp::Config::default()).unwrap(),
     ] {
         let w = |k: usize| {
             u32::from_le_bytes(out.buffers[0].bytes[4 * k..4 * k + 4].try_into().unwrap())

@@ -433,8 +433,14 @@ fn flatten<'a>(stmts: &'a [Stmt], out: &mut Vec<&'a Stmt>) {
     }
 }
 
-/// Compiles a PTX function as written.
+/// Compiles a PTX function as written; its parameters are the launch's.
 pub fn compile_ptx(f: &ptx::Function) -> R<Program> {
+    compile_ptx_as(f, false)
+}
+
+/// `callee`: the function is linked into another's program, its `.param` formals
+/// per-thread memory.
+fn compile_ptx_as(f: &ptx::Function, callee: bool) -> R<Program> {
     let body = f
         .body
         .as_ref()
@@ -512,9 +518,14 @@ pub fn compile_ptx(f: &ptx::Function) -> R<Program> {
         };
         code.push(X { d, ops, guard });
     }
-    finish(code, cx.bits, f, &vars, &mut |n| {
-        formal_regs.get(n).copied()
-    })
+    finish(
+        code,
+        cx.bits,
+        f,
+        &vars,
+        &mut |n| formal_regs.get(n).copied(),
+        callee,
+    )
 }
 
 fn ptx_view(
@@ -585,6 +596,11 @@ fn skipped(c: super::Class) -> bool {
 /// Compiles an ORI function: blocks in layout order, anchors skipped, branch targets
 /// resolved to the first instruction of their block.
 pub fn compile_ori(f: &super::Function) -> R<Program> {
+    compile_ori_as(f, false)
+}
+
+/// [`compile_ori`], as a callee when `callee` (see [`compile_ptx_as`]).
+fn compile_ori_as(f: &super::Function, callee: bool) -> R<Program> {
     if f.is_decl {
         return malformed("a declaration has no body");
     }
@@ -643,7 +659,14 @@ pub fn compile_ori(f: &super::Function) -> R<Program> {
         .iter()
         .map(|(id, r)| (r.name.as_str(), crate::entity::EntityRef::index(id)))
         .collect();
-    finish(code, bits, &pf, &vars, &mut |n| names.get(n).copied())
+    finish(
+        code,
+        bits,
+        &pf,
+        &vars,
+        &mut |n| names.get(n).copied(),
+        callee,
+    )
 }
 
 fn ori_view(o: &super::Operand, starts: &[usize]) -> R<VOp> {
@@ -692,13 +715,14 @@ fn finish(
     f: &ptx::Function,
     locals: &[ptx::VarDecl],
     reg_of: &mut dyn FnMut(&str) -> Option<usize>,
+    callee: bool,
 ) -> R<Program> {
     check_supported(&code)?;
     let (shared, shared_size) = var_layout(locals, ".shared")?;
     // A `.func`'s `.param` formals are per-thread memory like its `.local`s and the
     // `.param`s of its call sequences; a kernel's parameters are the launch's.
     let mut vars = locals.to_vec();
-    let func = f.kind != ptx::FuncKind::Entry;
+    let func = callee;
     let formal_of = |p: &ptx::Param| -> R<calls::Formal> {
         if p.words.first().is_some_and(|w| w == ".reg") {
             return Ok(calls::Formal::Reg(usize::MAX));
@@ -1104,6 +1128,7 @@ impl Machine<'_> {
                 }
                 Err(oob("generic"))
             }
+            Space::Const if self.p.module_bufs.is_empty() => unsupported("constant memory"),
             Space::Global | Space::Generic | Space::Const => {
                 let addr = match sym {
                     Some(s) => self.sym_addr(s)?.wrapping_add(addr),
@@ -2624,8 +2649,20 @@ pub fn run(p: &Program, inputs: &Inputs, cfg: &Config) -> R<Outcome> {
 }
 
 /// Finds a PTX function by name and runs it: its module's `.func`s linked to it
-/// ([`calls`]), its module-scope variables laid out ([`module_vars`]).
+/// ([`calls`]), its module-scope `.shared` variables laid out; a module-scope
+/// `.global` / `.const` variable is refused (the MIR interpreter, which tests compare
+/// with, gives them other addresses): [`run_ptx_module`] lays them out.
 pub fn run_ptx(m: &ptx::Module, name: &str, inputs: &Inputs, cfg: &Config) -> R<Outcome> {
+    ptx_with(m, name, inputs, cfg, false)
+}
+
+/// [`run_ptx`] with module-scope `.global` / `.const` variables laid out
+/// ([`module_vars`]) and part of the result.
+pub fn run_ptx_module(m: &ptx::Module, name: &str, inputs: &Inputs, cfg: &Config) -> R<Outcome> {
+    ptx_with(m, name, inputs, cfg, true)
+}
+
+fn ptx_with(m: &ptx::Module, name: &str, inputs: &Inputs, cfg: &Config, g: bool) -> R<Outcome> {
     let funcs = || {
         m.items.iter().filter_map(|i| match i {
             ptx::Item::Func(f) if f.body.is_some() => Some(f),
@@ -2637,18 +2674,27 @@ pub fn run_ptx(m: &ptx::Module, name: &str, inputs: &Inputs, cfg: &Config) -> R<
         .ok_or_else(|| InterpError::NoSuchFunction(name.into()))?;
     let mut p = compile_ptx(f)?;
     for g in funcs().filter(|g| g.kind != ptx::FuncKind::Entry && g.name != name) {
-        calls::link(&mut p, &g.name, compile_ptx(g)?)?;
+        calls::link(&mut p, &g.name, compile_ptx_as(g, true)?)?;
     }
     let vars = m.items.iter().filter_map(|i| match i {
         ptx::Item::Var(v) => Some(v),
         _ => None,
     });
-    module_vars::lay_out(&mut p, vars)?;
+    module_vars::lay_out(&mut p, vars, g)?;
     run(&p, inputs, cfg)
 }
 
 /// Finds an ORI function by name and runs it, linked and laid out as [`run_ptx`] does.
 pub fn run_ori(m: &super::Module, name: &str, inputs: &Inputs, cfg: &Config) -> R<Outcome> {
+    ori_with(m, name, inputs, cfg, false)
+}
+
+/// [`run_ori`] with module-scope `.global` / `.const` variables, as [`run_ptx_module`].
+pub fn run_ori_module(m: &super::Module, name: &str, inputs: &Inputs, cfg: &Config) -> R<Outcome> {
+    ori_with(m, name, inputs, cfg, true)
+}
+
+fn ori_with(m: &super::Module, name: &str, inputs: &Inputs, cfg: &Config, g: bool) -> R<Outcome> {
     let f = m
         .functions()
         .find(|f| f.name == name && !f.is_decl)
@@ -2658,13 +2704,13 @@ pub fn run_ori(m: &super::Module, name: &str, inputs: &Inputs, cfg: &Config) -> 
         .functions()
         .filter(|g| !g.is_decl && g.kind != ptx::FuncKind::Entry && g.name != name)
     {
-        calls::link(&mut p, &g.name, compile_ori(g)?)?;
+        calls::link(&mut p, &g.name, compile_ori_as(g, true)?)?;
     }
     let vars = m.items.iter().filter_map(|i| match i {
         super::Item::Var(v) => Some(v),
         _ => None,
     });
-    module_vars::lay_out(&mut p, vars)?;
+    module_vars::lay_out(&mut p, vars, g)?;
     run(&p, inputs, cfg)
 }
 

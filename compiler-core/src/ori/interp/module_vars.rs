@@ -27,8 +27,12 @@ pub const DYNAMIC_SHARED_BYTES: u64 = 16 * 1024;
 pub(super) fn lay_out<'a>(
     p: &mut Program,
     vars: impl Iterator<Item = &'a ptx::VarDecl> + Clone,
+    with_globals: bool,
 ) -> R<()> {
     shared(p, vars.clone())?;
+    if !with_globals {
+        return Ok(());
+    }
     // Addresses first (an initializer may name any variable), then the contents.
     let mut laid = Vec::new();
     for (space, base) in [
