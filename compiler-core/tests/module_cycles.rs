@@ -19,12 +19,10 @@ const KNOWN: &[(&[&str], &str)] = &[
          live-in rules; liveness computes over mir::Function",
     ),
     (
-        &["ori", "passes", "ptxas", "trace"],
-        "ptx-lower and GeneralOptimize share register-table helpers (passes::ptx_lower::\
-         each_reg / is_special / is_volatile_special, ptxas::general_optimize::{count, \
-         refresh, for_each_reg}); ori/interp.rs (an evaluator inside the IR module) and \
-         ori/verify.rs call them; trace's Payload carries the NVPTX coalescer's \
-         interval-tree events and ORI edits, and trace/player.rs runs two-address",
+        &["ori", "passes", "trace"],
+        "ori/edit.rs reads trace::ReplayError; trace's Payload carries ORI edits and the \
+         NVPTX coalescer's interval-tree events, and trace/player.rs runs two-address \
+         (the register-table helpers ptx-lower and GeneralOptimize share are in ori/regs.rs)",
     ),
 ];
 

@@ -28,8 +28,12 @@
 //! thread does: threads run one at a time in a fixed order, so each read-modify-write
 //! is atomic and the result deterministic. `%clock` / `%clock64` count the thread's
 //! clock reads (times 1000): volatile, deterministic, and changed by any rewrite that
-//! merges or drops a read. Other matrix shapes, calls and module-scope variables are
-//! refused as unsupported, up front.
+//! merges or drops a read. `ldmatrix` is a warp collective too ([`ldmatrix`]). Calls
+//! run the module's `.func`s linked into the kernel's program, and `vprintf` logs
+//! what it would print ([`calls`]); module-scope `.global` / `.const` / `.shared`
+//! variables have addresses ([`module_vars`]); `ex2`, `lg2`, `sin`, `cos`, `tanh`
+//! stand in for the hardware's approximations ([`approx`]). Other matrix shapes,
+//! indirect and recursive calls are refused as unsupported, naming the construct.
 //!
 //! **Generic addresses.** 64-bit `cvta.local` / `cvta.shared` move an address into
 //! a window of the generic space ([`LOCAL_WINDOW`], [`SHARED_WINDOW`]), `cvta.to.*`
@@ -53,6 +57,15 @@
 //! sign-extended 16 bits.
 //!
 //! Errors are values, never panics; runaway loops stop when the fuel runs out.
+
+mod approx;
+mod calls;
+mod carry;
+mod ldmatrix;
+mod module_vars;
+
+pub use calls::PRINTF_BASE;
+pub use module_vars::{DYNAMIC_SHARED_BYTES, MODULE_CONST_BASE, MODULE_GLOBAL_BASE};
 
 use super::{AddrBase as OAddr, OpKind};
 use crate::interp::exec::{splitmix, texels};
@@ -142,6 +155,11 @@ impl fmt::Display for InterpError {
 
 type R<T> = Result<T, InterpError>;
 
+/// The error for an instruction that needs a type and has none.
+fn untyped(d: &Decoded) -> InterpError {
+    InterpError::Malformed(format!("`{}` without a type", d.base))
+}
+
 fn unsupported<T>(s: impl Into<String>) -> R<T> {
     Err(InterpError::Unsupported(s.into()))
 }
@@ -167,6 +185,8 @@ enum V {
     Pair(Box<VOp>, Box<VOp>),
     Not(Box<VOp>),
     Label(usize),
+    /// `(a, b)`: a call's argument or result list.
+    List(Vec<VOp>),
 }
 
 #[derive(Clone, Debug)]
@@ -210,12 +230,29 @@ pub struct Program {
     shared_size: u64,
     local: BTreeMap<String, u64>,
     local_size: u64,
+    /// Linked callees by name ([`calls::link`]).
+    funcs: BTreeMap<String, calls::FuncInfo>,
+    /// Module-scope `.global` / `.const` variables: their addresses.
+    globals: BTreeMap<String, u64>,
+    /// Their buffers with initial contents.
+    module_bufs: Vec<Buffer>,
+    /// This function's own formals, for linking it as a callee.
+    own_params: Vec<calls::Formal>,
+    own_rets: Vec<calls::Formal>,
 }
 
 fn var_layout(vars: &[ptx::VarDecl], space: &str) -> R<(BTreeMap<String, u64>, u64)> {
+    var_layout_of(vars, &[space])
+}
+
+/// Lays out the variables of any of `spaces` one after another, each aligned.
+fn var_layout_of(vars: &[ptx::VarDecl], spaces: &[&str]) -> R<(BTreeMap<String, u64>, u64)> {
     let mut map = BTreeMap::new();
     let mut at = 0u64;
-    for v in vars.iter().filter(|v| v.space() == Some(space)) {
+    for v in vars
+        .iter()
+        .filter(|v| v.space().is_some_and(|s| spaces.contains(&s)))
+    {
         let align = v.align().unwrap_or(8).max(1) as u64;
         at = at.div_ceil(align) * align;
         let size = v
@@ -289,6 +326,17 @@ fn check_supported(code: &[X]) -> R<()> {
                 | "rcp"
                 | "sqrt"
                 | "rsqrt"
+                | "ex2"
+                | "lg2"
+                | "sin"
+                | "cos"
+                | "tanh"
+                | "call"
+                | "ldmatrix"
+                | "trap"
+                | "addc"
+                | "subc"
+                | "madc"
         ) || (matches!(b, "mma" | "wmma") && matrix_shape(&x.d).is_some())
             || (b == "wgmma" && wgmma_kind(&x.d).is_some());
         if !ok {
@@ -385,8 +433,14 @@ fn flatten<'a>(stmts: &'a [Stmt], out: &mut Vec<&'a Stmt>) {
     }
 }
 
-/// Compiles a PTX function as written.
+/// Compiles a PTX function as written; its parameters are the launch's.
 pub fn compile_ptx(f: &ptx::Function) -> R<Program> {
+    compile_ptx_as(f, false)
+}
+
+/// `callee`: the function is linked into another's program, its `.param` formals
+/// per-thread memory.
+fn compile_ptx_as(f: &ptx::Function, callee: bool) -> R<Program> {
     let body = f
         .body
         .as_ref()
@@ -399,6 +453,19 @@ pub fn compile_ptx(f: &ptx::Function) -> R<Program> {
         ranges: BTreeMap::new(),
         singles: BTreeMap::new(),
     };
+    for p in f.rets.iter().chain(f.params.iter().flatten()) {
+        if p.words.first().is_some_and(|w| w == ".reg") {
+            let b = p.ty().and_then(ptx::type_bytes).map_or(32, |b| b * 8);
+            let b = if p.ty() == Some(".pred") { 1 } else { b };
+            cx.singles.insert(p.name.clone(), b);
+        }
+    }
+    let formal_regs: BTreeMap<String, usize> = f
+        .rets
+        .iter()
+        .chain(f.params.iter().flatten())
+        .filter_map(|p| Some((p.name.clone(), cx.reg(&p.name)?)))
+        .collect();
     let mut vars = Vec::new();
     for s in &flat {
         match s {
@@ -451,7 +518,14 @@ pub fn compile_ptx(f: &ptx::Function) -> R<Program> {
         };
         code.push(X { d, ops, guard });
     }
-    finish(code, cx.bits, f, &vars)
+    finish(
+        code,
+        cx.bits,
+        f,
+        &vars,
+        &mut |n| formal_regs.get(n).copied(),
+        callee,
+    )
 }
 
 fn ptx_view(
@@ -463,7 +537,7 @@ fn ptx_view(
     Ok(VOp::plain(match o {
         ptx::Operand::Reg(r) => match cx.reg(r) {
             Some(id) => V::Reg(id),
-            None if crate::passes::ptx_lower::is_special(r) => V::Special(r.clone()),
+            None if super::regs::is_special(r) => V::Special(r.clone()),
             None => return malformed(format!("{r} undeclared")),
         },
         ptx::Operand::Imm(v) => V::Imm(*v),
@@ -503,7 +577,11 @@ fn ptx_view(
             Box::new(ptx_view(cx, labels, b, false)?),
         ),
         ptx::Operand::Not(a) => V::Not(Box::new(ptx_view(cx, labels, a, false)?)),
-        ptx::Operand::Paren(_) => return unsupported("call lists"),
+        ptx::Operand::Paren(v) => V::List(
+            v.iter()
+                .map(|e| ptx_view(cx, labels, e, false))
+                .collect::<R<_>>()?,
+        ),
     }))
 }
 
@@ -518,6 +596,11 @@ fn skipped(c: super::Class) -> bool {
 /// Compiles an ORI function: blocks in layout order, anchors skipped, branch targets
 /// resolved to the first instruction of their block.
 pub fn compile_ori(f: &super::Function) -> R<Program> {
+    compile_ori_as(f, false)
+}
+
+/// [`compile_ori`], as a callee when `callee` (see [`compile_ptx_as`]).
+fn compile_ori_as(f: &super::Function, callee: bool) -> R<Program> {
     if f.is_decl {
         return malformed("a declaration has no body");
     }
@@ -555,14 +638,35 @@ pub fn compile_ori(f: &super::Function) -> R<Program> {
     let pf = ptx::Function {
         linkage: Vec::new(),
         kind: f.kind,
-        rets: Vec::new(),
+        rets: f.rets.clone(),
         name: f.name.clone(),
         params: Some(params.to_vec()),
         perf: Vec::new(),
         body: None,
         lines: Default::default(),
     };
-    finish(code, bits, &pf, &f.locals)
+    // Variables declared in inner scopes (a call sequence's `.param`s) too.
+    let mut vars = f.locals.clone();
+    for sc in &f.scopes {
+        for d in &sc.decls {
+            if let Stmt::Var(v) = d {
+                vars.push(v.clone());
+            }
+        }
+    }
+    let names: BTreeMap<&str, usize> = f
+        .regs
+        .iter()
+        .map(|(id, r)| (r.name.as_str(), crate::entity::EntityRef::index(id)))
+        .collect();
+    finish(
+        code,
+        bits,
+        &pf,
+        &vars,
+        &mut |n| names.get(n).copied(),
+        callee,
+    )
 }
 
 fn ori_view(o: &super::Operand, starts: &[usize]) -> R<VOp> {
@@ -596,7 +700,7 @@ fn ori_view(o: &super::Operand, starts: &[usize]) -> R<VOp> {
             Box::new(ori_view(b, starts)?),
         ),
         OpKind::Not(a) => V::Not(Box::new(ori_view(a, starts)?)),
-        OpKind::Paren(_) => return unsupported("call lists"),
+        OpKind::Paren(v) => V::List(v.iter().map(|e| ori_view(e, starts)).collect::<R<_>>()?),
     };
     Ok(VOp {
         v,
@@ -610,17 +714,64 @@ fn finish(
     reg_bits: Vec<u32>,
     f: &ptx::Function,
     locals: &[ptx::VarDecl],
+    reg_of: &mut dyn FnMut(&str) -> Option<usize>,
+    callee: bool,
 ) -> R<Program> {
     check_supported(&code)?;
     let (shared, shared_size) = var_layout(locals, ".shared")?;
-    let (local, local_size) = var_layout(locals, ".local")?;
-    let params = f
-        .params
-        .as_deref()
-        .unwrap_or(&[])
-        .iter()
-        .map(|p| p.name.clone())
-        .collect();
+    // A `.func`'s `.param` formals are per-thread memory like its `.local`s and the
+    // `.param`s of its call sequences; a kernel's parameters are the launch's.
+    let mut vars = locals.to_vec();
+    let func = callee;
+    let formal_of = |p: &ptx::Param| -> R<calls::Formal> {
+        if p.words.first().is_some_and(|w| w == ".reg") {
+            return Ok(calls::Formal::Reg(usize::MAX));
+        }
+        let size = p.ty().and_then(ptx::type_bytes).ok_or_else(|| {
+            InterpError::Unsupported(format!("the type of parameter `{}`", p.name))
+        })? as u64
+            * u64::from(p.array.unwrap_or(1));
+        Ok(calls::Formal::Mem {
+            name: p.name.clone(),
+            size: size as usize,
+        })
+    };
+    let (mut own_params, mut own_rets) = (Vec::new(), Vec::new());
+    if func {
+        for (list, out) in [
+            (f.params.as_deref().unwrap_or(&[]), &mut own_params),
+            (&f.rets[..], &mut own_rets),
+        ] {
+            for p in list {
+                let mut fm = formal_of(p)?;
+                match &mut fm {
+                    calls::Formal::Reg(r) => {
+                        *r = reg_of(&p.name).ok_or_else(|| {
+                            InterpError::Malformed(format!("no register for `{}`", p.name))
+                        })?
+                    }
+                    calls::Formal::Mem { .. } => vars.push(ptx::VarDecl {
+                        words: p.words.clone(),
+                        name: p.name.clone(),
+                        dims: p.array.map(Some).into_iter().collect(),
+                        init: None,
+                    }),
+                }
+                out.push(fm);
+            }
+        }
+    }
+    let (local, local_size) = var_layout_of(&vars, &[".local", ".param"])?;
+    let params = if func {
+        Vec::new()
+    } else {
+        f.params
+            .as_deref()
+            .unwrap_or(&[])
+            .iter()
+            .map(|p| p.name.clone())
+            .collect()
+    };
     Ok(Program {
         code,
         reg_bits,
@@ -629,6 +780,11 @@ fn finish(
         shared_size,
         local,
         local_size,
+        funcs: BTreeMap::new(),
+        globals: BTreeMap::new(),
+        module_bufs: Vec::new(),
+        own_params,
+        own_rets,
     })
 }
 
@@ -654,6 +810,10 @@ struct Thread {
     tid: [u32; 3],
     /// `%clock` / `%clock64` reads so far (see [`Machine::special`]).
     clocks: core::cell::Cell<u64>,
+    /// Calls in progress, innermost last.
+    frames: Vec<calls::Frame>,
+    /// The carry flag (`CC.CF`, [`carry`]).
+    cc: bool,
 }
 
 struct Machine<'a> {
@@ -664,6 +824,17 @@ struct Machine<'a> {
     ctaid: [u32; 3],
     fuel: u64,
     executed: u64,
+    /// What `vprintf` logged ([`calls`]).
+    printed: Vec<u8>,
+}
+
+/// A warp at a collective: its live threads (indices into the CTA's threads), its
+/// first thread, and the instruction they wait at.
+#[derive(Copy, Clone)]
+struct Warp<'w> {
+    lanes: &'w [usize],
+    base: usize,
+    at: usize,
 }
 
 /// A thread's linear index in its CTA (x fastest), whose low five bits are its lane.
@@ -839,6 +1010,7 @@ impl Machine<'_> {
                     _ => !below & 0xffff_ffff,
                 })
             }
+            "%dynamic_smem_size" => Ok(DYNAMIC_SHARED_BYTES),
             // A clock is volatile: every read gives a new value. Ours is the thread's
             // count of clock reads times 1000 — deterministic, and changed by any
             // rewrite that merges, drops or duplicates a read.
@@ -856,6 +1028,9 @@ impl Machine<'_> {
             return Ok(o);
         }
         if let Some(&o) = self.p.local.get(s) {
+            return Ok(o);
+        }
+        if let Some(&o) = self.p.globals.get(s) {
             return Ok(o);
         }
         // `$stack+1568` (ORI keeps symbol arithmetic as one symbol's text).
@@ -916,7 +1091,15 @@ impl Machine<'_> {
             ))
         };
         match space {
-            Space::Param => unsupported("writes to parameter space"),
+            // `.param` variables of call sequences and a `.func`'s formals live with
+            // the thread's locals (a kernel's own parameters are read in `load`).
+            Space::Param => self.mem(t, Space::Local, sym, addr, len),
+            Space::Generic if sym.is_some_and(|s| self.is_local_sym(s)) => {
+                self.mem(t, Space::Local, sym, addr, len)
+            }
+            Space::Generic if sym.is_some_and(|s| self.p.shared.contains_key(s)) => {
+                self.mem(t, Space::Shared, sym, addr, len)
+            }
             Space::Shared => {
                 let base = match sym {
                     Some(s) => self.sym_addr(s)?,
@@ -945,10 +1128,12 @@ impl Machine<'_> {
                 }
                 Err(oob("generic"))
             }
-            Space::Global | Space::Generic => {
-                if sym.is_some() {
-                    return unsupported("module-scope global variables");
-                }
+            Space::Const if self.p.module_bufs.is_empty() => unsupported("constant memory"),
+            Space::Global | Space::Generic | Space::Const => {
+                let addr = match sym {
+                    Some(s) => self.sym_addr(s)?.wrapping_add(addr),
+                    None => addr,
+                };
                 let b = self
                     .buffers
                     .iter_mut()
@@ -959,7 +1144,6 @@ impl Machine<'_> {
                     .get_mut(off..off.saturating_add(len))
                     .ok_or_else(|| oob("global"))
             }
-            Space::Const => unsupported("constant memory"),
         }
     }
 
@@ -971,7 +1155,7 @@ impl Machine<'_> {
         addr: u64,
         bytes: usize,
     ) -> R<u64> {
-        if space == Space::Param {
+        if space == Space::Param && !sym.is_some_and(|s| self.is_local_sym(s)) {
             let s = sym.ok_or_else(|| {
                 InterpError::Unsupported("param access through a register".into())
             })?;
@@ -1060,11 +1244,16 @@ impl Machine<'_> {
                     _ => return malformed("branch without a target"),
                 }
             }
-            "ret" | "exit" => t.st = St::Done,
+            "ret" => self.ret(t)?,
+            "exit" => t.st = St::Done,
+            "call" => self.call(t, x)?,
+            "addc" | "subc" | "madc" => self.carry_op(t, x)?,
+            "add" | "sub" | "mad" if d.has("cc") => self.carry_op(t, x)?,
+            "trap" => return unsupported("`trap` reached (the launch aborts)"),
             // `bar.warp.sync`: the lanes of a warp run in step here already.
             "bar" if d.has("warp") => {}
             "bar" | "barrier" => t.st = St::Barrier,
-            "mma" | "wmma" | "shfl" | "vote" | "activemask" => {
+            "mma" | "wmma" | "shfl" | "vote" | "activemask" | "ldmatrix" => {
                 t.at = t.pc - 1;
                 t.st = St::Warp;
             }
@@ -1081,36 +1270,12 @@ impl Machine<'_> {
                 let r = self.bits_op(t, x)?;
                 self.set(t, &o[0], r)?;
             }
-            "set" | "mul24" | "rcp" | "sqrt" | "rsqrt" => {
+            "set" | "mul24" | "rcp" | "sqrt" | "rsqrt" | "ex2" | "lg2" | "sin" | "cos" | "tanh" => {
                 let r = self.misc_op(t, x)?;
                 self.set(t, &o[0], r)?;
             }
             "nop" | "membar" | "fence" => {}
-            "mov" => {
-                need(2)?;
-                match (&o[0].v, &o[1].v) {
-                    (V::Vec(lanes), _) => {
-                        // Unpack: low lane first.
-                        let v = self.val(t, &o[1], ty)?;
-                        let w = ty.map_or(32, |t| t.bits) / lanes.len().max(1) as u32;
-                        for (k, l) in lanes.iter().enumerate() {
-                            self.set(t, l, (v >> (w * k as u32)) & mask(w))?;
-                        }
-                    }
-                    (_, V::Vec(lanes)) => {
-                        let w = ty.map_or(32, |t| t.bits) / lanes.len().max(1) as u32;
-                        let mut v = 0u64;
-                        for (k, l) in lanes.iter().enumerate() {
-                            v |= (self.val(t, l, None)? & mask(w)) << (w * k as u32);
-                        }
-                        self.set(t, &o[0], v)?;
-                    }
-                    _ => {
-                        let v = self.val(t, &o[1], ty)?;
-                        self.set(t, &o[0], v)?;
-                    }
-                }
-            }
+            "mov" => self.mov(t, x)?,
             "neg" | "abs" => {
                 need(2)?;
                 let mut s = o[1].clone();
@@ -1166,90 +1331,144 @@ impl Machine<'_> {
                 let r = convert(dt, st, v, d)?;
                 self.set(t, &o[0], r)?;
             }
-            "ld" | "ldu" => {
-                need(2)?;
-                let ty = ty.ok_or_else(|| InterpError::Malformed("ld without a type".into()))?;
-                let space = d.space.unwrap_or(Space::Generic);
-                let (sym, a) = self.addr(t, &o[1])?;
-                let bytes = (ty.bits / 8).max(1) as usize;
-                match &o[0].v {
-                    V::Vec(lanes) => {
-                        for (k, l) in lanes.iter().enumerate() {
-                            let v =
-                                self.load(t, space, sym.as_deref(), a + (k * bytes) as u64, bytes)?;
-                            self.set(t, l, v)?;
-                        }
-                    }
-                    _ => {
-                        let v = self.load(t, space, sym.as_deref(), a, bytes)?;
-                        let v = if ty.kind == Kind::Signed && ty.bits < 64 {
-                            sext(v, ty.bits)
-                        } else {
-                            v
-                        };
-                        self.set(t, &o[0], v)?;
-                    }
-                }
-            }
-            "st" => {
-                need(2)?;
-                let ty = ty.ok_or_else(|| InterpError::Malformed("st without a type".into()))?;
-                let space = d.space.unwrap_or(Space::Generic);
-                let (sym, a) = self.addr(t, &o[0])?;
-                let bytes = (ty.bits / 8).max(1) as usize;
-                match &o[1].v {
-                    V::Vec(lanes) => {
-                        for (k, l) in lanes.iter().enumerate() {
-                            let v = self.val(t, l, Some(ty))?;
-                            self.store(t, space, sym.as_deref(), a + (k * bytes) as u64, bytes, v)?;
-                        }
-                    }
-                    _ => {
-                        let v = self.val(t, &o[1], Some(ty))?;
-                        self.store(t, space, sym.as_deref(), a, bytes, v)?;
-                    }
-                }
-            }
-            "tex" => {
-                need(2)?;
-                let float = d.ty().is_some_and(|t| t.kind == Kind::Float);
-                let V::Addr { base, extra, .. } = &o[1].v else {
-                    return malformed("tex needs [handle, {coords}]");
-                };
-                let handle = match base {
-                    VBase::Reg(r) => t.regs.get(*r).copied().unwrap_or(POISON),
-                    _ => return unsupported("texture references by name"),
-                };
-                let coords: Vec<u32> = match extra.first().map(|e| &e.v) {
-                    Some(V::Vec(c)) => c
-                        .iter()
-                        .map(|c| self.val(t, c, None).map(|v| v as u32))
-                        .collect::<R<_>>()?,
-                    _ => return malformed("tex needs coordinates"),
-                };
-                let texels = texels(float, handle, &coords);
-                // `{d}|p`: the residency predicate (the MIR interpreter's model:
-                // resident when every coordinate is ≥ 0).
-                let (lanes, pred) = match &o[0].v {
-                    V::Vec(lanes) => (lanes, None),
-                    V::Pair(d, p) => match &d.v {
-                        V::Vec(lanes) => (lanes, Some(p)),
-                        _ => return malformed("tex needs four results"),
-                    },
-                    _ => return malformed("tex needs four results"),
-                };
-                if let Some(p) = pred {
-                    let resident = coords.iter().all(|&c| f32::from_bits(c) >= 0.0);
-                    self.set(t, p, resident as u64)?;
-                }
-                for (l, v) in lanes.iter().zip(texels) {
-                    self.set(t, l, v as u64)?;
-                }
-            }
+            "ld" | "ldu" => self.load_inst(t, x)?,
+            "st" => self.store_inst(t, x)?,
+            "tex" => self.tex(t, x)?,
             _ => {
                 let r = self.arith(t, x)?;
                 self.set(t, &o[0], r)?;
             }
+        }
+        Ok(())
+    }
+
+    /// `mov`, also packing and unpacking a vector of lanes (low lane first).
+    fn mov(&mut self, t: &mut Thread, x: &X) -> R<()> {
+        let (d, o) = (&x.d, &x.ops);
+        let ty = d.ty();
+        if o.len() < 2 {
+            return malformed(format!("`{}` needs 2 operands", d.base));
+        }
+        match (&o[0].v, &o[1].v) {
+            (V::Vec(lanes), _) => {
+                // Unpack: low lane first.
+                let v = self.val(t, &o[1], ty)?;
+                let w = ty.map_or(32, |t| t.bits) / lanes.len().max(1) as u32;
+                for (k, l) in lanes.iter().enumerate() {
+                    self.set(t, l, (v >> (w * k as u32)) & mask(w))?;
+                }
+            }
+            (_, V::Vec(lanes)) => {
+                let w = ty.map_or(32, |t| t.bits) / lanes.len().max(1) as u32;
+                let mut v = 0u64;
+                for (k, l) in lanes.iter().enumerate() {
+                    v |= (self.val(t, l, None)? & mask(w)) << (w * k as u32);
+                }
+                self.set(t, &o[0], v)?;
+            }
+            _ => {
+                let v = self.val(t, &o[1], ty)?;
+                self.set(t, &o[0], v)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// `ld` / `ldu`, scalar or a vector of lanes.
+    fn load_inst(&mut self, t: &mut Thread, x: &X) -> R<()> {
+        let (d, o) = (&x.d, &x.ops);
+        let ty = d.ty();
+        if o.len() < 2 {
+            return malformed(format!("`{}` needs 2 operands", d.base));
+        }
+        let ty = ty.ok_or_else(|| InterpError::Malformed("ld without a type".into()))?;
+        let space = d.space.unwrap_or(Space::Generic);
+        let (sym, a) = self.addr(t, &o[1])?;
+        let bytes = (ty.bits / 8).max(1) as usize;
+        match &o[0].v {
+            V::Vec(lanes) => {
+                for (k, l) in lanes.iter().enumerate() {
+                    let v = self.load(t, space, sym.as_deref(), a + (k * bytes) as u64, bytes)?;
+                    self.set(t, l, v)?;
+                }
+            }
+            _ => {
+                let v = self.load(t, space, sym.as_deref(), a, bytes)?;
+                let v = if ty.kind == Kind::Signed && ty.bits < 64 {
+                    sext(v, ty.bits)
+                } else {
+                    v
+                };
+                self.set(t, &o[0], v)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// `st`, scalar or a vector of lanes.
+    fn store_inst(&mut self, t: &mut Thread, x: &X) -> R<()> {
+        let (d, o) = (&x.d, &x.ops);
+        let ty = d.ty();
+        if o.len() < 2 {
+            return malformed(format!("`{}` needs 2 operands", d.base));
+        }
+        let ty = ty.ok_or_else(|| InterpError::Malformed("st without a type".into()))?;
+        let space = d.space.unwrap_or(Space::Generic);
+        let (sym, a) = self.addr(t, &o[0])?;
+        let bytes = (ty.bits / 8).max(1) as usize;
+        match &o[1].v {
+            V::Vec(lanes) => {
+                for (k, l) in lanes.iter().enumerate() {
+                    let v = self.val(t, l, Some(ty))?;
+                    self.store(t, space, sym.as_deref(), a + (k * bytes) as u64, bytes, v)?;
+                }
+            }
+            _ => {
+                let v = self.val(t, &o[1], Some(ty))?;
+                self.store(t, space, sym.as_deref(), a, bytes, v)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// `tex`: texels from the deterministic texture model.
+    fn tex(&mut self, t: &mut Thread, x: &X) -> R<()> {
+        let (d, o) = (&x.d, &x.ops);
+        if o.len() < 2 {
+            return malformed(format!("`{}` needs 2 operands", d.base));
+        }
+        let float = d.ty().is_some_and(|t| t.kind == Kind::Float);
+        let V::Addr { base, extra, .. } = &o[1].v else {
+            return malformed("tex needs [handle, {coords}]");
+        };
+        let handle = match base {
+            VBase::Reg(r) => t.regs.get(*r).copied().unwrap_or(POISON),
+            _ => return unsupported("texture references by name"),
+        };
+        let coords: Vec<u32> = match extra.first().map(|e| &e.v) {
+            Some(V::Vec(c)) => c
+                .iter()
+                .map(|c| self.val(t, c, None).map(|v| v as u32))
+                .collect::<R<_>>()?,
+            _ => return malformed("tex needs coordinates"),
+        };
+        let texels = texels(float, handle, &coords);
+        // `{d}|p`: the residency predicate (the MIR interpreter's model:
+        // resident when every coordinate is ≥ 0).
+        let (lanes, pred) = match &o[0].v {
+            V::Vec(lanes) => (lanes, None),
+            V::Pair(d, p) => match &d.v {
+                V::Vec(lanes) => (lanes, Some(p)),
+                _ => return malformed("tex needs four results"),
+            },
+            _ => return malformed("tex needs four results"),
+        };
+        if let Some(p) = pred {
+            let resident = coords.iter().all(|&c| f32::from_bits(c) >= 0.0);
+            self.set(t, p, resident as u64)?;
+        }
+        for (l, v) in lanes.iter().zip(texels) {
+            self.set(t, l, v as u64)?;
         }
         Ok(())
     }
@@ -1576,9 +1795,7 @@ impl Machine<'_> {
     fn bits_op(&self, t: &Thread, x: &X) -> R<u64> {
         let d = &x.d;
         let o = &x.ops;
-        let ty = d
-            .ty()
-            .ok_or_else(|| InterpError::Malformed(format!("`{}` without a type", d.base)))?;
+        let ty = d.ty().ok_or_else(|| untyped(d))?;
         let n = match d.base.as_str() {
             "popc" | "clz" | "brev" => 2,
             "bfi" => 5,
@@ -1671,17 +1888,12 @@ impl Machine<'_> {
 
     /// A warp-wide instruction every live lane of a warp waits at: the matrix
     /// collectives, `shfl`, `vote`, `activemask`. `base` is the warp's first thread.
-    fn warp_collective(
-        &mut self,
-        threads: &mut [Thread],
-        lanes: &[usize],
-        base: usize,
-        at: usize,
-    ) -> R<()> {
-        match self.p.code[at].d.base.as_str() {
-            "shfl" => self.warp_shfl(threads, lanes, base, at),
-            "vote" | "activemask" => self.warp_vote(threads, lanes, base, at),
-            _ => self.warp_mma(threads, lanes, at),
+    fn warp_collective(&mut self, threads: &mut [Thread], w: Warp<'_>) -> R<()> {
+        match self.p.code[w.at].d.base.as_str() {
+            "shfl" => self.warp_shfl(threads, w),
+            "vote" | "activemask" => self.warp_vote(threads, w),
+            "ldmatrix" => self.warp_ldmatrix(threads, w),
+            _ => self.warp_mma(threads, w.lanes, w.at),
         }
     }
 
@@ -1689,13 +1901,8 @@ impl Machine<'_> {
     /// defines the source lane: segment mask `c[12:8]`, clamp `c[4:0]`; a source lane
     /// outside the clamp gives the lane's own value and a false predicate. Reading a
     /// lane that has exited is refused (PTX leaves the value undefined).
-    fn warp_shfl(
-        &mut self,
-        threads: &mut [Thread],
-        lanes: &[usize],
-        base: usize,
-        at: usize,
-    ) -> R<()> {
+    fn warp_shfl(&mut self, threads: &mut [Thread], w: Warp<'_>) -> R<()> {
+        let Warp { lanes, base, at } = w;
         let x = &self.p.code[at];
         let o = &x.ops;
         if o.len() < 4 {
@@ -1748,13 +1955,8 @@ impl Machine<'_> {
 
     /// `vote[.sync].{all,any,uni}.pred d, a[, mask]`, `vote[.sync].ballot.b32 d, a[,
     /// mask]` and `activemask.b32 d` over the live lanes of a warp.
-    fn warp_vote(
-        &mut self,
-        threads: &mut [Thread],
-        lanes: &[usize],
-        base: usize,
-        at: usize,
-    ) -> R<()> {
+    fn warp_vote(&mut self, threads: &mut [Thread], w: Warp<'_>) -> R<()> {
+        let Warp { lanes, base, at } = w;
         let x = &self.p.code[at];
         let o = &x.ops;
         let active: u64 = lanes.iter().map(|&i| 1u64 << (i - base)).sum();
@@ -1829,9 +2031,7 @@ impl Machine<'_> {
         if o.len() < n {
             return malformed(format!("`{}` needs {n} operands", d.base));
         }
-        let ty = d
-            .ty()
-            .ok_or_else(|| InterpError::Malformed(format!("`{}` without a type", d.base)))?;
+        let ty = d.ty().ok_or_else(|| untyped(d))?;
         let a = self.val(t, &o[1], Some(ty))?;
         match d.base.as_str() {
             "set" => {
@@ -1860,6 +2060,14 @@ impl Machine<'_> {
                 let p = ext(a).wrapping_mul(ext(b)) as u64;
                 Ok(if d.has("hi") { p >> 16 } else { p } & 0xffff_ffff)
             }
+            "rcp" | "sqrt" | "rsqrt" if ty == Ty::new(Kind::Float, 64) => {
+                let v = f64::from_bits(a);
+                Ok(canon64(match d.base.as_str() {
+                    "rcp" => 1.0 / v,
+                    "sqrt" => sqrt64(v),
+                    _ => 1.0 / sqrt64(v),
+                }))
+            }
             _ if ty != Ty::new(Kind::Float, 32) => {
                 unsupported(format!("`{}.{}`", d.base, ty.name()))
             }
@@ -1872,6 +2080,11 @@ impl Machine<'_> {
                     "rcp" => 1.0 / v,
                     "sqrt" => sqrt32(v),
                     "rsqrt" => 1.0 / sqrt32(v),
+                    "ex2" => approx::exp2(v),
+                    "lg2" => approx::log2(v),
+                    "sin" => approx::sin_cos(v, 0),
+                    "cos" => approx::sin_cos(v, 1),
+                    "tanh" => approx::tanh(v),
                     _ => return unsupported(format!("`{base}` has no semantics here")),
                 };
                 Ok(canon32(if d.has("ftz") { flush32(r) } else { r }))
@@ -1882,9 +2095,7 @@ impl Machine<'_> {
     fn arith(&self, t: &Thread, x: &X) -> R<u64> {
         let d = &x.d;
         let o = &x.ops;
-        let ty = d
-            .ty()
-            .ok_or_else(|| InterpError::Malformed(format!("`{}` without a type", d.base)))?;
+        let ty = d.ty().ok_or_else(|| untyped(d))?;
         let n = match d.base.as_str() {
             "not" => 2,
             "mad" | "fma" | "shf" => 4,
@@ -1945,16 +2156,8 @@ fn sqrt32(x: f32) -> f32 {
         e -= 1;
     }
     let scaled = m << 40;
-    // Integer square root by bisection on 64-bit candidates (the root is < 2^45).
-    let (mut lo, mut hi) = (0u128, 1u128 << 46);
-    while hi - lo > 1 {
-        let mid = (lo + hi) / 2;
-        if mid * mid <= scaled {
-            lo = mid;
-        } else {
-            hi = mid;
-        }
-    }
+    // The root is < 2^45.
+    let lo = isqrt(scaled, 1 << 46);
     let (r, exp) = if lo * lo == scaled {
         (lo, e / 2 - 20)
     } else {
@@ -1962,6 +2165,57 @@ fn sqrt32(x: f32) -> f32 {
     };
     let pow2 = f64::from_bits(((1023 + exp as i64) as u64) << 52);
     (r as f64 * pow2) as f32
+}
+
+/// The correctly rounded square root of an f64, as [`sqrt32`]: the integer root of
+/// the significand scaled by 2^54, a sticky bit for an inexact remainder, and one
+/// rounding in the conversion from u128.
+fn sqrt64(x: f64) -> f64 {
+    if x.is_nan() || x < 0.0 {
+        return f64::NAN;
+    }
+    if x == 0.0 || x.is_infinite() {
+        return x;
+    }
+    let bits = x.to_bits();
+    let (mut m, mut e) = match (bits >> 52) as i32 {
+        0 => (u128::from(bits & ((1 << 52) - 1)), -1074),
+        k => (u128::from(bits & ((1 << 52) - 1) | 1 << 52), k - 1075),
+    };
+    while m < 1 << 52 {
+        m <<= 1;
+        e -= 1;
+    }
+    if e % 2 != 0 {
+        m <<= 1;
+        e -= 1;
+    }
+    let scaled = m << 54;
+    let lo = isqrt(scaled, 1 << 56);
+    let (r, exp) = if lo * lo == scaled {
+        (lo, e / 2 - 27)
+    } else {
+        (lo * 2 + 1, e / 2 - 28)
+    };
+    // r < 2^57: exact scaling by a power of two after one rounding.
+    let v = r as f64;
+    let half = exp / 2;
+    v * f64::from_bits(((1023 + half) as u64) << 52)
+        * f64::from_bits(((1023 + exp - half) as u64) << 52)
+}
+
+/// The integer square root of `n` (below `hi`) by bisection.
+fn isqrt(n: u128, hi: u128) -> u128 {
+    let (mut lo, mut hi) = (0u128, hi);
+    while hi - lo > 1 {
+        let mid = (lo + hi) / 2;
+        if mid * mid <= n {
+            lo = mid;
+        } else {
+            hi = mid;
+        }
+    }
+    lo
 }
 
 fn sext(v: u64, bits: u32) -> u64 {
@@ -2270,11 +2524,17 @@ pub fn run(p: &Program, inputs: &Inputs, cfg: &Config) -> R<Outcome> {
     let mut m = Machine {
         p,
         inputs,
-        buffers: inputs.buffers.clone(),
+        buffers: inputs
+            .buffers
+            .iter()
+            .chain(&p.module_bufs)
+            .cloned()
+            .collect(),
         shared: Vec::new(),
         ctaid: [0; 3],
         fuel: cfg.fuel,
         executed: 0,
+        printed: Vec::new(),
     };
     let l = inputs.launch;
     let nthreads = l.block.iter().map(|&x| x as u64).product::<u64>();
@@ -2299,6 +2559,8 @@ pub fn run(p: &Program, inputs: &Inputs, cfg: &Config) -> R<Outcome> {
                                 st: St::Run,
                                 tid: [tx, ty, tz],
                                 clocks: core::cell::Cell::new(0),
+                                frames: Vec::new(),
+                                cc: false,
                             });
                         }
                     }
@@ -2333,7 +2595,7 @@ pub fn run(p: &Program, inputs: &Inputs, cfg: &Config) -> R<Outcome> {
                                 continue;
                             }
                             let matrix = p.code.get(at).is_some_and(|x| {
-                                matches!(x.d.base.as_str(), "mma" | "wmma" | "wgmma")
+                                matches!(x.d.base.as_str(), "mma" | "wmma" | "wgmma" | "ldmatrix")
                             });
                             if matrix && live.len() != size {
                                 return Err(InterpError::Divergence(format!(
@@ -2342,7 +2604,12 @@ pub fn run(p: &Program, inputs: &Inputs, cfg: &Config) -> R<Outcome> {
                                 )));
                             }
                             if size == 32 {
-                                m.warp_collective(&mut threads, &live, w * size, at)?;
+                                let warp = Warp {
+                                    lanes: &live,
+                                    base: w * size,
+                                    at,
+                                };
+                                m.warp_collective(&mut threads, warp)?;
                             } else {
                                 m.warpgroup_mma(&mut threads, &live, at)?;
                             }
@@ -2369,67 +2636,81 @@ pub fn run(p: &Program, inputs: &Inputs, cfg: &Config) -> R<Outcome> {
             }
         }
     }
+    if !m.printed.is_empty() {
+        m.buffers.push(Buffer {
+            base: PRINTF_BASE,
+            bytes: m.printed,
+        });
+    }
     Ok(Outcome {
         buffers: m.buffers,
         executed: m.executed,
     })
 }
 
-/// Finds a PTX function by name and runs it.
+/// Finds a PTX function by name and runs it: its module's `.func`s linked to it
+/// ([`calls`]), its module-scope `.shared` variables laid out; a module-scope
+/// `.global` / `.const` variable is refused (the MIR interpreter, which tests compare
+/// with, gives them other addresses): [`run_ptx_module`] lays them out.
 pub fn run_ptx(m: &ptx::Module, name: &str, inputs: &Inputs, cfg: &Config) -> R<Outcome> {
-    let f = m
-        .items
-        .iter()
-        .find_map(|i| match i {
-            ptx::Item::Func(f) if f.name == name && f.body.is_some() => Some(f),
+    ptx_with(m, name, inputs, cfg, false)
+}
+
+/// [`run_ptx`] with module-scope `.global` / `.const` variables laid out
+/// ([`module_vars`]) and part of the result.
+pub fn run_ptx_module(m: &ptx::Module, name: &str, inputs: &Inputs, cfg: &Config) -> R<Outcome> {
+    ptx_with(m, name, inputs, cfg, true)
+}
+
+fn ptx_with(m: &ptx::Module, name: &str, inputs: &Inputs, cfg: &Config, g: bool) -> R<Outcome> {
+    let funcs = || {
+        m.items.iter().filter_map(|i| match i {
+            ptx::Item::Func(f) if f.body.is_some() => Some(f),
             _ => None,
         })
+    };
+    let f = funcs()
+        .find(|f| f.name == name)
         .ok_or_else(|| InterpError::NoSuchFunction(name.into()))?;
     let mut p = compile_ptx(f)?;
+    for g in funcs().filter(|g| g.kind != ptx::FuncKind::Entry && g.name != name) {
+        calls::link(&mut p, &g.name, compile_ptx_as(g, true)?)?;
+    }
     let vars = m.items.iter().filter_map(|i| match i {
         ptx::Item::Var(v) => Some(v),
         _ => None,
     });
-    module_shared(&mut p, vars)?;
+    module_vars::lay_out(&mut p, vars, g)?;
     run(&p, inputs, cfg)
 }
 
-/// Lays out the module's `.shared` variables after the function's own: module-scope
-/// shared memory is each CTA's as much as a kernel's local `.shared` declarations are
-/// (zeroed here, as the MIR interpreter zeroes a module variable it is not given).
-fn module_shared<'a>(p: &mut Program, vars: impl Iterator<Item = &'a ptx::VarDecl>) -> R<()> {
-    let vars: Vec<ptx::VarDecl> = vars
-        .filter(|v| v.space() == Some(".shared") && !p.shared.contains_key(&v.name))
-        // A dynamic (`.extern`, unsized) array stays without an address, as before.
-        .filter(|v| v.size_bytes().is_some())
-        .cloned()
-        .collect();
-    let (map, size) = var_layout(&vars, ".shared")?;
-    let align = vars
-        .iter()
-        .map(|v| v.align().unwrap_or(8).max(1) as u64)
-        .max()
-        .unwrap_or(1);
-    let base = p.shared_size.div_ceil(align) * align;
-    for (name, off) in map {
-        p.shared.insert(name, base + off);
-    }
-    p.shared_size = base + size;
-    Ok(())
+/// Finds an ORI function by name and runs it, linked and laid out as [`run_ptx`] does.
+pub fn run_ori(m: &super::Module, name: &str, inputs: &Inputs, cfg: &Config) -> R<Outcome> {
+    ori_with(m, name, inputs, cfg, false)
 }
 
-/// Finds an ORI function by name and runs it.
-pub fn run_ori(m: &super::Module, name: &str, inputs: &Inputs, cfg: &Config) -> R<Outcome> {
+/// [`run_ori`] with module-scope `.global` / `.const` variables, as [`run_ptx_module`].
+pub fn run_ori_module(m: &super::Module, name: &str, inputs: &Inputs, cfg: &Config) -> R<Outcome> {
+    ori_with(m, name, inputs, cfg, true)
+}
+
+fn ori_with(m: &super::Module, name: &str, inputs: &Inputs, cfg: &Config, g: bool) -> R<Outcome> {
     let f = m
         .functions()
         .find(|f| f.name == name && !f.is_decl)
         .ok_or_else(|| InterpError::NoSuchFunction(name.into()))?;
     let mut p = compile_ori(f)?;
+    for g in m
+        .functions()
+        .filter(|g| !g.is_decl && g.kind != ptx::FuncKind::Entry && g.name != name)
+    {
+        calls::link(&mut p, &g.name, compile_ori_as(g, true)?)?;
+    }
     let vars = m.items.iter().filter_map(|i| match i {
         super::Item::Var(v) => Some(v),
         _ => None,
     });
-    module_shared(&mut p, vars)?;
+    module_vars::lay_out(&mut p, vars, g)?;
     run(&p, inputs, cfg)
 }
 
@@ -2588,93 +2869,6 @@ mod tests {
             assert_eq!(sqrt32(f32::from_bits(x)).to_bits(), r, "sqrt of {x:#x}");
         }
         assert!(sqrt32(-1.0).is_nan());
-    }
-
-    /// One warp of 32 threads: shuffles, a ballot, an atomic counter and a generic
-    /// store into the local frame, each stored per thread; the expected words follow
-    /// the PTX ISA's definitions.
-    #[test]
-    fn a_warp_shuffles_votes_and_counts() {
-        let text = "
-.version 8.0
-.target sm_90
-.address_size 64
-.visible .entry k(
-\t.param .u64 k_param_0
-)
-{
-\t.local .align 4 .b8 depot[8];
-\t.reg .pred %p<3>;
-\t.reg .b32 %r<12>;
-\t.reg .b64 %rd<8>;
-\tld.param.b64 %rd1, [k_param_0];
-\tmov.u32 %r1, %tid.x;
-\tmul.wide.u32 %rd2, %r1, 4;
-\tadd.s64 %rd3, %rd1, %rd2;
-\tshfl.sync.down.b32 %r2|%p1, %r1, 1, 31, -1;
-\tst.global.b32 [%rd3], %r2;
-\tshfl.sync.bfly.b32 %r3, %r1, 16, 31, -1;
-\tst.global.b32 [%rd3+128], %r3;
-\tsetp.lt.u32 %p2, %r1, 5;
-\tvote.sync.ballot.b32 %r4, %p2, -1;
-\tst.global.b32 [%rd3+256], %r4;
-\tatom.global.add.u32 %r5, [%rd1+512], 1;
-\tst.global.b32 [%rd3+640], %r5;
-\tmov.u64 %rd4, depot;
-\tcvta.local.u64 %rd5, %rd4;
-\tst.u32 [%rd5+4], %r1;
-\tld.local.u32 %r6, [depot+4];
-\tst.global.b32 [%rd3+768], %r6;
-\tselp.u32 %r7, 1, 0, %p1;
-\tst.global.b32 [%rd3+896], %r7;
-\tret;
-}
-";
-        let m = crate::ptx::parse(text).unwrap();
-        let f = match &m.items[0] {
-            ptx::Item::Func(f) => f,
-            _ => unreachable!(),
-        };
-        let mut inputs = random_inputs(f.params.as_deref().unwrap(), 1);
-        inputs.launch = Launch {
-            grid: [1, 1, 1],
-            block: [32, 1, 1],
-        };
-        let (o, _) = crate::passes::ptx_lower::run(
-            &m,
-            &Default::default(),
-            &mut crate::trace::NoTrace::default(),
-        )
-        .unwrap();
-        for out in [
-            run_ptx(&m, "k", &inputs, &Config::default()).unwrap(),
-            run_ori(&o, "k", &inputs, &Config::default()).unwrap(),
-        ] {
-            let w = |k: usize| {
-                u32::from_le_bytes(out.buffers[0].bytes[4 * k..4 * k + 4].try_into().unwrap())
-            };
-            for t in 0..32u32 {
-                let k = t as usize;
-                // down by 1, clamp 31: lane 31 keeps its own value, predicate false.
-                assert_eq!(w(k), if t < 31 { t + 1 } else { 31 }, "shfl down, lane {t}");
-                assert_eq!(w(224 + k), u32::from(t < 31), "shfl predicate, lane {t}");
-                assert_eq!(w(32 + k), t ^ 16, "shfl bfly, lane {t}");
-                assert_eq!(w(64 + k), 0x1f, "ballot, lane {t}");
-                // Threads take the counter in thread order (it starts at whatever the
-                // buffer held).
-                assert_eq!(
-                    w(160 + k),
-                    w(160).wrapping_add(t),
-                    "atom old value, lane {t}"
-                );
-                assert_eq!(w(192 + k), t, "generic store into the frame, lane {t}");
-            }
-            assert_eq!(
-                w(128),
-                w(160).wrapping_add(32),
-                "the counter after the warp"
-            );
-        }
     }
 
     /// One kernel, one thread: the two words it stores.

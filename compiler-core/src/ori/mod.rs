@@ -46,6 +46,7 @@
 pub mod edit;
 pub mod interp;
 pub mod print;
+pub mod regs;
 pub mod spelling;
 pub mod verify;
 

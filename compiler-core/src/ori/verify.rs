@@ -280,7 +280,7 @@ fn walk(op: &Operand, f: &mut impl FnMut(&Operand)) {
 
 fn check_counts(o: &mut Out) {
     let mut fresh = o.f.clone();
-    crate::ptxas::general_optimize::refresh(&mut fresh);
+    super::regs::refresh(&mut fresh);
     for (r, info) in o.f.regs.iter() {
         let want = &fresh.regs[r];
         if (info.defs, info.uses, info.def_anchor) != (want.defs, want.uses, want.def_anchor) {

@@ -30,6 +30,7 @@ use crate::ori::{
     self, constraint, imm_constraint, ty, AddrBase, Address, Block, Class, InstId, OpKind, Operand,
     Origin, RegId, RegInfo, SmolStr,
 };
+use crate::ori::regs::is_special;
 use crate::ptx::ast::{self as ptx, Stmt};
 use crate::ptx::op::{decode, Decoded, Kind};
 use crate::stats::Stats;
@@ -216,60 +217,6 @@ pub fn classify(d: &Decoded, operands: &[ptx::Operand]) -> (Class, u8) {
         return (class, u8::from(rets));
     }
     (class, if no_dst || operands.is_empty() { 0 } else { 1 })
-}
-
-/// Special registers PTX names without declaring them.
-/// (every special register of the PTX ISA 9.0 list, cluster registers included).
-pub fn is_special(name: &str) -> bool {
-    let base = name.split('.').next().unwrap_or(name);
-    matches!(
-        base,
-        "%tid"
-            | "%ntid"
-            | "%ctaid"
-            | "%nctaid"
-            | "%laneid"
-            | "%warpid"
-            | "%nwarpid"
-            | "%smid"
-            | "%nsmid"
-            | "%gridid"
-            | "%clock"
-            | "%clock64"
-            | "%clock_hi"
-            | "%lanemask_eq"
-            | "%lanemask_le"
-            | "%lanemask_lt"
-            | "%lanemask_ge"
-            | "%lanemask_gt"
-            | "%globaltimer"
-            | "%globaltimer_lo"
-            | "%globaltimer_hi"
-            | "%dynamic_smem_size"
-            | "%total_smem_size"
-            | "%aggr_smem_size"
-            | "%is_explicit_cluster"
-            | "%clusterid"
-            | "%nclusterid"
-            | "%cluster_ctaid"
-            | "%cluster_nctaid"
-            | "%cluster_ctarank"
-            | "%cluster_nctarank"
-            | "%current_graph_exec"
-    ) || base.starts_with("%envreg")
-        || base.starts_with("%pm")
-        || base.starts_with("%reserved_smem_offset")
-}
-
-/// Special registers whose value changes while a thread runs (counters, timers, and
-/// `%warpid` / `%smid`, which PTX says may change when a thread is rescheduled): two
-/// reads of one of them are never the same value.
-pub fn is_volatile_special(name: &str) -> bool {
-    let base = name.split('.').next().unwrap_or(name);
-    base.starts_with("%clock")
-        || base.starts_with("%globaltimer")
-        || base.starts_with("%pm")
-        || matches!(base, "%warpid" | "%smid")
 }
 
 enum Flat<'a> {
@@ -668,33 +615,6 @@ fn type_nibble(t: Option<crate::ptx::op::Ty>) -> u8 {
     }
 }
 
-/// Calls `f(register, is a definition)` for every register an operand touches, in
-/// operand order, without collecting them.
-pub fn each_reg(o: &Operand, def: bool, f: &mut dyn FnMut(RegId, bool)) {
-    match &o.kind {
-        OpKind::Reg(r) => f(*r, def),
-        OpKind::Addr(a) => {
-            if let AddrBase::Reg(r) = a.base {
-                f(r, false);
-            }
-            for e in &a.extra {
-                each_reg(e, false, f);
-            }
-        }
-        OpKind::Vec(v) | OpKind::Paren(v) => {
-            for e in v.iter() {
-                each_reg(e, def, f);
-            }
-        }
-        OpKind::Pair(a, b) => {
-            each_reg(a, def, f);
-            each_reg(b, def, f);
-        }
-        OpKind::Not(a) => each_reg(a, false, f),
-        _ => {}
-    }
-}
-
 fn lower_function<R: Recorder>(
     pf: &ptx::Function,
     module_regs: &[&ptx::RegDecl],
@@ -886,11 +806,11 @@ fn lower_function<R: Recorder>(
     } = &mut lw.f;
     for &i in blocks.iter().flat_map(|blk| &blk.insts) {
         let asm = matches!(insts[i].origin, Origin::InlineAsm(_));
-        crate::ptxas::general_optimize::for_each_reg(&insts[i], |r, def| {
+        crate::ori::regs::for_each_reg(&insts[i], |r, def| {
             if asm {
                 regs[r].constraint |= constraint::ASM;
             }
-            crate::ptxas::general_optimize::count(&mut regs[r], def, i);
+            crate::ori::regs::count(&mut regs[r], def, i);
         });
     }
     // `.reg` return parameters are read by the caller.

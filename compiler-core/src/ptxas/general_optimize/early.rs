@@ -35,7 +35,7 @@ pub struct ChainMatch {
 /// read twice gives two values, so it is never the same as itself.
 fn same_operand(a: &Operand, b: &Operand) -> bool {
     if let OpKind::Special(name) = &a.kind {
-        if crate::passes::ptx_lower::is_volatile_special(name) {
+        if crate::ori::regs::is_volatile_special(name) {
             return false;
         }
     }

@@ -51,36 +51,110 @@ pub fn reg_constraint(f: &Function, o: &ori::Operand) -> Option<u32> {
 
 /// The fold-eligibility checker (`sub_8F2E50`) for classes 18 and 124, and our
 /// register-move rule for class 139.
-pub fn is_eligible(f: &Function, id: InstId, opts: &Options) -> Result<(), &'static str> {
+/// Why the fold-eligibility checker refused an instruction (each variant one test of
+/// `sub_8F2E50` or of our move rule).
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Ineligible {
+    /// No plain destination.
+    NoPlainDestination,
+    /// The destination is not a single predicate.
+    NotSinglePredicate,
+    /// Type nibble 10 is never foldable.
+    VectorNibble,
+    /// The destination's type nibble is not 0.
+    NibbleNotZero,
+    /// Already marked 0x400.
+    AlreadyMarked400,
+    /// Not a two-source compare.
+    NotTwoSources,
+    /// A source register carries constraint bits.
+    SourceConstrained,
+    /// A source is not a register.
+    SourceNotRegister,
+    /// Already propagated (0x100).
+    AlreadyPropagated,
+    /// Modifier bits (& 0x70) are set.
+    ModifierBits,
+    /// The destination type is neither integer (1) nor float (2).
+    NeitherIntNorFloat,
+    /// SM > 20479 and the 0x1C00 constraint bits are set.
+    SmConstraintBits,
+    /// The destination is not a register.
+    DestNotRegister,
+    /// A guarded move defines its destination conditionally.
+    GuardedMove,
+    /// The destination is constrained or defined more than once.
+    DestConstrained,
+    /// No source.
+    NoSource,
+    /// Modifier bits on the source.
+    SourceModifiers,
+    /// The source register is constrained or of another type.
+    SourceOtherType,
+    /// The source is neither a register nor an immediate.
+    SourceNotRegOrImm,
+    /// Not a class the checker handles.
+    OtherClass,
+}
+
+/// The reason in words.
+impl core::fmt::Display for Ineligible {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.write_str(match self {
+            Ineligible::NoPlainDestination => "no plain destination",
+            Ineligible::NotSinglePredicate => "the destination is not a single predicate",
+            Ineligible::VectorNibble => "type nibble 10 is never foldable",
+            Ineligible::NibbleNotZero => "the destination's type nibble is not 0",
+            Ineligible::AlreadyMarked400 => "already marked 0x400",
+            Ineligible::NotTwoSources => "not a two-source compare",
+            Ineligible::SourceConstrained => "a source register carries constraint bits",
+            Ineligible::SourceNotRegister => "a source is not a register",
+            Ineligible::AlreadyPropagated => "already propagated (0x100)",
+            Ineligible::ModifierBits => "modifier bits (& 0x70) are set",
+            Ineligible::NeitherIntNorFloat => "the destination type is neither integer (1) nor float (2)",
+            Ineligible::SmConstraintBits => "SM > 20479 and the 0x1C00 constraint bits are set",
+            Ineligible::DestNotRegister => "the destination is not a register",
+            Ineligible::GuardedMove => "a guarded move defines its destination conditionally",
+            Ineligible::DestConstrained => "the destination is constrained or defined more than once",
+            Ineligible::NoSource => "no source",
+            Ineligible::SourceModifiers => "modifier bits on the source",
+            Ineligible::SourceOtherType => "the source register is constrained or of another type",
+            Ineligible::SourceNotRegOrImm => "the source is neither a register nor an immediate",
+            Ineligible::OtherClass => "not a class the checker handles",
+        })
+    }
+}
+
+pub fn is_eligible(f: &Function, id: InstId, opts: &Options) -> Result<(), Ineligible> {
     let i = &f.insts[id];
     if i.operands.is_empty() || !matches!(i.origin, Origin::Ptx) {
-        return Err("no plain destination");
+        return Err(Ineligible::NoPlainDestination);
     }
     let dst = &i.operands[0];
     match i.class {
         Class::SetPred => {
             if i.ndst != 1 || !matches!(dst.kind, OpKind::Reg(_)) {
-                return Err("the destination is not a single predicate");
+                return Err(Ineligible::NotSinglePredicate);
             }
             let n = dst_nibble(f, i);
             if n == ty::VECTOR {
-                return Err("type nibble 10 is never foldable");
+                return Err(Ineligible::VectorNibble);
             }
             if n != 0 {
-                return Err("the destination's type nibble is not 0");
+                return Err(Ineligible::NibbleNotZero);
             }
             if dst.flags & flag::PROPAGATED_UNDER_PRED != 0 {
-                return Err("already marked 0x400");
+                return Err(Ineligible::AlreadyMarked400);
             }
             let srcs = i.srcs();
             if srcs.len() != 2 {
-                return Err("not a two-source compare");
+                return Err(Ineligible::NotTwoSources);
             }
             for s in srcs {
                 match reg_constraint(f, s) {
                     Some(0) => {}
-                    Some(_) => return Err("a source register carries constraint bits"),
-                    None => return Err("a source is not a register"),
+                    Some(_) => return Err(Ineligible::SourceConstrained),
+                    None => return Err(Ineligible::SourceNotRegister),
                 }
             }
             Ok(())
@@ -88,57 +162,57 @@ pub fn is_eligible(f: &Function, id: InstId, opts: &Options) -> Result<(), &'sta
         Class::Select => {
             let n = dst_nibble(f, i);
             if n == ty::VECTOR {
-                return Err("type nibble 10 is never foldable");
+                return Err(Ineligible::VectorNibble);
             }
             if dst.flags & flag::PROPAGATED != 0 {
-                return Err("already propagated (0x100)");
+                return Err(Ineligible::AlreadyPropagated);
             }
             if dst.flag_word() & 0x70 != 0 {
-                return Err("modifier bits (& 0x70) are set");
+                return Err(Ineligible::ModifierBits);
             }
             if n != ty::INT && n != ty::FLOAT {
-                return Err("the destination type is neither integer (1) nor float (2)");
+                return Err(Ineligible::NeitherIntNorFloat);
             }
             if !opts.sm_legacy() && dst.imm_constraint != 0 {
-                return Err("SM > 20479 and the 0x1C00 constraint bits are set");
+                return Err(Ineligible::SmConstraintBits);
             }
             Ok(())
         }
         Class::Mov => {
             let OpKind::Reg(d) = dst.kind else {
-                return Err("the destination is not a register");
+                return Err(Ineligible::DestNotRegister);
             };
             if i.guard.is_some() {
-                return Err("a guarded move defines its destination conditionally");
+                return Err(Ineligible::GuardedMove);
             }
             if dst.flags & flag::PROPAGATED != 0 {
-                return Err("already propagated (0x100)");
+                return Err(Ineligible::AlreadyPropagated);
             }
             let bad = constraint::ASM | constraint::VECTOR_LANE | constraint::MULTI_DEF;
             if f.regs[d].defs != 1 || f.regs[d].constraint & bad != 0 {
-                return Err("the destination is constrained or defined more than once");
+                return Err(Ineligible::DestConstrained);
             }
             let Some(s) = i.srcs().first() else {
-                return Err("no source");
+                return Err(Ineligible::NoSource);
             };
             if s.neg || s.abs || s.ty == ty::VECTOR {
-                return Err("modifier bits on the source");
+                return Err(Ineligible::SourceModifiers);
             }
             match &s.kind {
                 OpKind::Reg(r) => {
                     if f.regs[*r].constraint & (constraint::ASM | constraint::VECTOR_LANE) != 0
                         || f.regs[*r].decl != f.regs[d].decl
                     {
-                        Err("the source register is constrained or of another type")
+                        Err(Ineligible::SourceOtherType)
                     } else {
                         Ok(())
                     }
                 }
                 OpKind::Imm(_) => Ok(()),
-                _ => Err("the source is neither a register nor an immediate"),
+                _ => Err(Ineligible::SourceNotRegOrImm),
             }
         }
-        _ => Err("not a class the checker handles"),
+        _ => Err(Ineligible::OtherClass),
     }
 }
 
@@ -369,7 +443,7 @@ impl Marker {
             }
             Class::Select => {
                 if let Err(why) = is_eligible(f, id, opts) {
-                    if R::ENABLED && why.starts_with("SM > 20479") {
+                    if R::ENABLED && why == Ineligible::SmConstraintBits {
                         let t = super::text(f, id);
                         rec.ori_step(f, || {
                             Step::new(

@@ -12,6 +12,12 @@
 //!    any write to a slot's source or destination empties that slot
 //! ```
 //!
+//! Two gates of the spec: the MOV kinds ctx+1396 enables (bit 2: an immediate
+//! source, bit 3: a register source; [`super::Options::ctx_1396`]), and a hit whose
+//! destination's register class is 2-8 is rejected. Our register classes (a gap the
+//! spec leaves: it reads the class at reginfo+20 without listing them): 1 for data
+//! registers, 2 for predicates — so a predicate MOV pair is never merged.
+//!
 //! The seven counters (the context's seven 56-byte groups) are, in order: movs seen,
 //! inserts, hits, evictions, uses rewritten, rejected by the checks, dead removed.
 
@@ -110,15 +116,32 @@ fn candidate(f: &Function, id: InstId, opts: &Options) -> Option<(RegId, Option<
     }
     if let OpKind::Special(name) = &s.kind {
         // Values that change while the thread runs are never equal twice.
-        if crate::passes::ptx_lower::is_volatile_special(name) {
+        if crate::ori::regs::is_volatile_special(name) {
             return None;
         }
+    }
+    // ctx+1396: bit 3 admits register sources, bit 2 immediate ones (the operand
+    // field's values 6 and 7 in the spec).
+    match s.kind {
+        OpKind::Reg(_) if opts.ctx_1396 & 8 == 0 => return None,
+        OpKind::Imm(_) if opts.ctx_1396 & 4 == 0 => return None,
+        _ => {}
     }
     let src = match s.kind {
         OpKind::Reg(r) => Some(r),
         _ => None,
     };
     Some((d, src))
+}
+
+/// The register class the checks read (reginfo+20), ours: 2 for predicates, 1 for
+/// every other register.
+pub fn reg_class(info: &crate::ori::RegInfo) -> u32 {
+    if info.bits == 1 {
+        2
+    } else {
+        1
+    }
 }
 
 /// Rewrites the single use of `d2` after position `k` to `d1`; true when done.
@@ -198,7 +221,9 @@ pub fn run_block<R: Recorder>(
                     && f.regs[d1].defs == 1
                     && f.regs[d].constraint & bad == 0
                     && f.regs[d1].constraint & bad == 0
-                    && f.regs[d].decl == f.regs[d1].decl;
+                    && f.regs[d].decl == f.regs[d1].decl
+                    // `*(reginfo+20) - 2 > 6`: classes 2-8 are refused.
+                    && !(2..=8).contains(&reg_class(&f.regs[d]));
                 if let Some(s) = slots[h].as_mut() {
                     s.second = Some(id);
                 }

@@ -39,6 +39,8 @@ pub mod tally;
 
 pub use tally::Tally;
 
+pub use crate::ori::regs::{for_each_reg, refresh};
+
 use crate::knobs::{Knob, Knobs};
 use crate::ori::{self, constraint, Class, Function, InstId, OpKind, Origin, RegId};
 use crate::stats::Stats;
@@ -154,7 +156,16 @@ pub struct Options {
     pub limit_fold_fp: bool,
     /// The "ConvertMemoryToRegisterOrUniform" named-phase gate (phase 37).
     pub convert_memory_to_register: bool,
+    /// The context word at ctx+1396 phase 58 reads ([`CTX_1396_DEFAULT`]): bits 4-5
+    /// equal to 0x20 skip the phase; bit 2 (& 4) lets MOVs of an immediate into the
+    /// MOV-pair buffer, bit 3 (& 8) MOVs of a register.
+    pub ctx_1396: u32,
 }
+
+/// Our value of ctx+1396 (the spec names its bits, not where they come from): both
+/// MOV kinds enabled (bits 2 and 3), bits 4-5 clear, so phase 58 runs whenever the
+/// opt level lets it.
+pub const CTX_1396_DEFAULT: u32 = 0x0C;
 
 impl Options {
     pub fn from_knobs(phase: Phase, k: &Knobs) -> Self {
@@ -173,6 +184,7 @@ impl Options {
             option_605: k.flag(Knob::PtxasOption605),
             limit_fold_fp: k.flag(Knob::LimitFoldFp),
             convert_memory_to_register: k.flag(Knob::ConvertMemoryToRegisterOrUniform),
+            ctx_1396: CTX_1396_DEFAULT,
         }
     }
 
@@ -208,6 +220,16 @@ impl Options {
     }
 
     /// Why this instance does not run, or None when its gates pass.
+    /// The opt-level gate of 29, 37 and 65: the accessor must be above 1.
+    fn below_level_2(&self) -> Option<String> {
+        (self.opt_level <= 1).then(|| {
+            format!(
+                "the opt-level accessor is {} (needs > 1)",
+                self.opt_level
+            )
+        })
+    }
+
     pub fn gate(&self) -> Option<String> {
         let n = self.phase.number();
         let why = match self.phase {
@@ -229,13 +251,8 @@ impl Options {
                     Some("option 231 (dump mode) is set".into())
                 } else if self.option_461 == Some(0) {
                     Some("option 461 (MembarFlowControl) is 0".into())
-                } else if self.opt_level <= 1 {
-                    Some(format!(
-                        "the opt-level accessor is {} (needs > 1)",
-                        self.opt_level
-                    ))
                 } else {
-                    None
+                    self.below_level_2()
                 }
             }
             Phase::Mid => {
@@ -243,13 +260,8 @@ impl Options {
                     Some("option 487 (general optimization) is off".into())
                 } else if !self.convert_memory_to_register {
                     Some("--no-phase ConvertMemoryToRegisterOrUniform".into())
-                } else if self.opt_level <= 1 {
-                    Some(format!(
-                        "the opt-level accessor is {} (needs > 1)",
-                        self.opt_level
-                    ))
                 } else {
-                    None
+                    self.below_level_2()
                 }
             }
             Phase::Mid2 => {
@@ -268,20 +280,17 @@ impl Options {
                         "the opt-level accessor is {} (phase 58 needs > 2)",
                         self.opt_level
                     ))
-                } else {
-                    None
-                }
-            }
-            Phase::Late2 => {
-                if self.opt_level <= 1 {
+                } else if self.ctx_1396 & 0x30 == 0x20 {
                     Some(format!(
-                        "the opt-level accessor is {} (needs > 1)",
-                        self.opt_level
+                        "ctx+1396 is 0x{:x}: its bits 4-5 are 0x20 (a reduced optimization \
+                         level; our model's value is 0x{CTX_1396_DEFAULT:x})",
+                        self.ctx_1396
                     ))
                 } else {
                     None
                 }
             }
+            Phase::Late2 => self.below_level_2(),
         };
         why.map(|w| format!("phase {n} skipped: {w}"))
     }
@@ -437,57 +446,6 @@ pub fn inst_regs(i: &ori::Inst) -> Vec<(RegId, bool)> {
     v
 }
 
-/// Calls `f(register, is a definition)` for every register an instruction touches,
-/// guard last, in the order [`inst_regs`] lists them.
-pub fn for_each_reg(i: &ori::Inst, mut f: impl FnMut(RegId, bool)) {
-    for (k, o) in i.operands.iter().enumerate() {
-        match o.kind {
-            // The common kinds inline; nested ones through the general walk.
-            OpKind::Reg(r) => f(r, k < i.ndst as usize),
-            OpKind::Imm(_) | OpKind::Block(_) | OpKind::Sym(_) | OpKind::Special(_) => {}
-            _ => crate::passes::ptx_lower::each_reg(o, k < i.ndst as usize, &mut f),
-        }
-    }
-    if let Some((g, _)) = i.guard {
-        f(g, false);
-    }
-}
-
-/// Recomputes defs, uses and def anchors of every register from the instructions in
-/// layout (constraint bits stay; a register defined twice keeps MULTI_DEF). Whole
-/// function: inside the per-block loops a [`Tally`] recounts one block instead.
-pub fn refresh(f: &mut Function) {
-    for r in f.regs.values_mut() {
-        r.defs = 0;
-        r.uses = 0;
-        r.def_anchor = None;
-    }
-    let Function {
-        blocks,
-        insts,
-        regs,
-        ..
-    } = f;
-    for blk in blocks.iter() {
-        for &i in &blk.insts {
-            for_each_reg(&insts[i], |r, def| count(&mut regs[r], def, i));
-        }
-    }
-}
-
-/// Counts one appearance of a register in instruction `i`, in layout order.
-pub(crate) fn count(info: &mut ori::RegInfo, def: bool, i: InstId) {
-    if def {
-        info.defs += 1;
-        info.def_anchor = (info.defs == 1).then_some(i);
-        if info.defs > 1 {
-            info.constraint |= constraint::MULTI_DEF;
-        }
-    } else {
-        info.uses += 1;
-    }
-}
-
 /// True when removing the instruction changes nothing but its destinations.
 pub fn is_pure(i: &ori::Inst) -> bool {
     pure_kind(i) && !carries(i)
@@ -543,7 +501,7 @@ fn carries(i: &ori::Inst) -> bool {
 pub fn has_live_uses(f: &Function, i: &ori::Inst) -> bool {
     let mut live = false;
     for d in i.dsts() {
-        crate::passes::ptx_lower::each_reg(d, true, &mut |r, _| {
+        crate::ori::regs::each_reg(d, true, &mut |r, _| {
             live |= f.regs[r].uses > 0
                 || f.regs[r].constraint & (constraint::ASM | constraint::LIVE_OUT) != 0;
         });
