@@ -78,6 +78,10 @@ pub struct Step {
     /// The same for the ORI stages (ptx-lower, GeneralOptimize): filled by the
     /// recorder from what changed since the previous step ([`Recorder::ori_step`]).
     pub ori_edits: List<crate::ori::edit::OriEdit>,
+    /// The same for ptx-emit: what the step added to the PTX output
+    /// ([`crate::ptx::edit`]); left out of the JSON when empty.
+    #[serde(skip_serializing_if = "crate::ptx::edit::none")]
+    pub ptx_edits: List<crate::ptx::edit::PtxEdit>,
     /// Pass-specific data for the pictures, as JSON-ready values.
     pub payload: PayloadBox,
 }
@@ -90,6 +94,7 @@ impl Step {
             focus: List::new(),
             edits: List::new(),
             ori_edits: List::new(),
+            ptx_edits: List::new(),
             payload: PayloadBox::default(),
         }
     }
@@ -107,7 +112,7 @@ impl Step {
     }
     /// True when the step changed nothing in the IR.
     pub fn is_noop(&self) -> bool {
-        self.edits.is_empty() && self.ori_edits.is_empty()
+        self.edits.is_empty() && self.ori_edits.is_empty() && self.ptx_edits.is_empty()
     }
 }
 
