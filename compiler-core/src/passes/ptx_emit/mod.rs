@@ -177,7 +177,7 @@ fn emit_module<R: Recorder>(
         None => opts,
     };
     let suffix = from_ir.as_ref().map_or("", |t| t.suffix.as_str());
-    let (mut maj, mut min) = opts.ptx_version.unwrap_or_else(|| min_ptx_version(opts.sm));
+    let (maj, min) = opts.ptx_version.unwrap_or_else(|| min_ptx_version(opts.sm));
     // One walk per function finds its registers and what else its emission asks about
     // the whole function (see `Scan`); the module header asks for the opcodes with
     // target requirements.
@@ -206,6 +206,92 @@ fn emit_module<R: Recorder>(
         }
     }
     let (reg_maps, scans): (Vec<_>, Vec<_>) = lowered.iter().map(|f| RegMap::build(f)).unzip();
+    let (target, maj, min) = target_features(m, opts, suffix, &scans, (maj, min), rec)?;
+    let mut out = ptx::Module {
+        version: Some(format!("{maj}.{min}")),
+        target: vec![target],
+        address_size: Some(64),
+        items: Vec::new(),
+        header_lines: Default::default(),
+        item_lines: Default::default(),
+        source: Default::default(),
+    };
+    let sm = opts.sm;
+    let explicit = opts.ptx_version.is_some();
+    rec.edit(|| PtxEdit::Header {
+        version: out.version.clone(),
+        target: out.target.clone(),
+        address_size: out.address_size,
+    });
+    let whence = if from_ir.is_some() {
+        "the target the IR module's attributes name"
+    } else {
+        "the target the options name"
+    };
+    rec.step(|| {
+        Step::new(
+            "header",
+            if explicit {
+                format!(
+                    "The module opens with PTX ISA {maj}.{min}, target sm_{sm}{suffix} ({whence}) \
+                     and 64-bit addresses."
+                )
+            } else {
+                format!(
+                    "The module opens with PTX ISA {maj}.{min}, target sm_{sm}{suffix} ({whence}) \
+                     and 64-bit addresses; {maj}.{min} is the lowest ISA version that knows \
+                     sm_{sm}."
+                )
+            },
+        )
+    });
+    let ir_text = m.ir.as_deref().unwrap_or("");
+    let globals = globals::globals(ir_text);
+    // Declarations of the functions the module calls come first, then the variables.
+    for decl in extern_declarations(m, &globals, rec) {
+        out.items.push(ptx::Item::Func(decl));
+    }
+    // Which functions use each global: a shared variable of local linkage used by one
+    // function only is declared inside it ("demoted"), as llc does; every other global
+    // is declared at module scope, used or not (llc prints them all: LLVM's nofunc.ll,
+    // managed.ll), except a private one nothing refers to.
+    let users = global_users(m, &globals, &scans);
+    let version = maj * 10 + min;
+    let mut demoted: BTreeMap<usize, Vec<&globals::Global>> = BTreeMap::new();
+    for g in globals::def_use_order(&globals) {
+        let u = users.get(&g.name).cloned().unwrap_or_default();
+        let in_initializers = globals::referenced_by_others(&globals, g);
+        if g.demotable() && u.len() == 1 && !in_initializers {
+            demoted.entry(u[0]).or_default().push(g);
+            continue;
+        }
+        if g.linkage == ir::Linkage::Local && u.is_empty() && !in_initializers && g.private {
+            continue;
+        }
+        module_variable(&mut out, g, version, ir_text, rec);
+    }
+    for (k, (f, regs)) in lowered.iter().zip(reg_maps).enumerate() {
+        let locals: Vec<&globals::Global> = demoted.get(&k).cloned().unwrap_or_default();
+        let cx = (regs, &scans[k], frames[k].as_ref(), version);
+        let func = emit_function(f, (k, sm), cx, m.ir.as_deref(), &locals, rec, &mut stats)?;
+        out.items.push(ptx::Item::Func(func));
+        stats.inc("functions");
+    }
+    Ok((out, stats))
+}
+
+/// The `.target` and ISA version the module's instructions need: wgmma only exists
+/// on sm_90a, the bulk copy engine needs PTX 8.0, the texture residency predicate
+/// 7.1, 128-bit registers 8.3 (each raise is a step); an instruction the target lacks
+/// is an error.
+fn target_features<R: Recorder>(
+    m: &Module,
+    opts: &PtxEmitOptions,
+    suffix: &str,
+    scans: &[Scan],
+    (mut maj, mut min): (u32, u32),
+    rec: &mut Out<'_, R>,
+) -> Result<(String, u32, u32), EmitError> {
     // wgmma exists only in the sm_90a feature set (PTX 8.0 and later).
     let uses_wgmma = scans.iter().any(|s| s.features.wgmma);
     let mut target = format!("sm_{}{suffix}", opts.sm);
@@ -296,77 +382,7 @@ fn emit_module<R: Recorder>(
             )
         });
     }
-    let mut out = ptx::Module {
-        version: Some(format!("{maj}.{min}")),
-        target: vec![target],
-        address_size: Some(64),
-        items: Vec::new(),
-        header_lines: Default::default(),
-        item_lines: Default::default(),
-        source: Default::default(),
-    };
-    let sm = opts.sm;
-    let explicit = opts.ptx_version.is_some();
-    rec.edit(|| PtxEdit::Header {
-        version: out.version.clone(),
-        target: out.target.clone(),
-        address_size: out.address_size,
-    });
-    let whence = if from_ir.is_some() {
-        "the target the IR module's attributes name"
-    } else {
-        "the target the options name"
-    };
-    rec.step(|| {
-        Step::new(
-            "header",
-            if explicit {
-                format!(
-                    "The module opens with PTX ISA {maj}.{min}, target sm_{sm}{suffix} ({whence}) \
-                     and 64-bit addresses."
-                )
-            } else {
-                format!(
-                    "The module opens with PTX ISA {maj}.{min}, target sm_{sm}{suffix} ({whence}) \
-                     and 64-bit addresses; {maj}.{min} is the lowest ISA version that knows \
-                     sm_{sm}."
-                )
-            },
-        )
-    });
-    let ir_text = m.ir.as_deref().unwrap_or("");
-    let globals = globals::globals(ir_text);
-    // Declarations of the functions the module calls come first, then the variables.
-    for decl in extern_declarations(m, &globals, rec) {
-        out.items.push(ptx::Item::Func(decl));
-    }
-    // Which functions use each global: a shared variable of local linkage used by one
-    // function only is declared inside it ("demoted"), as llc does; every other global
-    // is declared at module scope, used or not (llc prints them all: LLVM's nofunc.ll,
-    // managed.ll), except a private one nothing refers to.
-    let users = global_users(m, &globals, &scans);
-    let version = maj * 10 + min;
-    let mut demoted: BTreeMap<usize, Vec<&globals::Global>> = BTreeMap::new();
-    for g in globals::def_use_order(&globals) {
-        let u = users.get(&g.name).cloned().unwrap_or_default();
-        let in_initializers = globals::referenced_by_others(&globals, g);
-        if g.demotable() && u.len() == 1 && !in_initializers {
-            demoted.entry(u[0]).or_default().push(g);
-            continue;
-        }
-        if g.linkage == ir::Linkage::Local && u.is_empty() && !in_initializers && g.private {
-            continue;
-        }
-        module_variable(&mut out, g, version, ir_text, rec);
-    }
-    for (k, (f, regs)) in lowered.iter().zip(reg_maps).enumerate() {
-        let locals: Vec<&globals::Global> = demoted.get(&k).cloned().unwrap_or_default();
-        let cx = (regs, &scans[k], frames[k].as_ref(), version);
-        let func = emit_function(f, (k, sm), cx, m.ir.as_deref(), &locals, rec, &mut stats)?;
-        out.items.push(ptx::Item::Func(func));
-        stats.inc("functions");
-    }
-    Ok((out, stats))
+    Ok((target, maj, min))
 }
 
 /// One module-scope variable, with a remark when its initializer could not be read.
