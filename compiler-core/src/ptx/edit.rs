@@ -13,7 +13,6 @@
 //! gives the module the pass returned (tests compare the printed text).
 
 use super::ast::{Function, Item, Module, Stmt};
-use crate::trace::{List, ReplayError};
 use alloc::boxed::Box;
 use alloc::format;
 use alloc::string::String;
@@ -106,9 +105,13 @@ impl PtxEdit {
 }
 
 /// For `skip_serializing_if`: a step with no PTX edits says nothing about them.
-pub fn none(edits: &List<PtxEdit>) -> bool {
+pub fn none<L: core::ops::Deref<Target = [PtxEdit]>>(edits: &L) -> bool {
     edits.is_empty()
 }
+
+/// Why an edit could not be applied (the module is not the one it was made for).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ReplayError(pub String);
 
 /// The module's last item, which must be a function.
 fn last_func(m: &mut Module) -> Result<&mut Function, ReplayError> {
