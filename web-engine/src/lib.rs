@@ -26,6 +26,7 @@ pub mod payload;
 pub mod pictures;
 pub mod proof;
 pub mod protocol;
+pub mod ptx_replay;
 pub mod session;
 pub mod tours;
 

@@ -86,6 +86,8 @@ pub struct Session {
     fault: Option<Stage>,
     /// Parallel to `result.stages`: the PTX / ORI input of ptx-lower and ptx-out.
     cross_inputs: Vec<Option<Ir>>,
+    /// ptx-emit's output as the first `.1` steps of stage `.0` left it (the last seek).
+    ptx_cursor: Option<(usize, usize, compiler_core::ptx::Module)>,
 }
 
 /// The spacing of an ORI function's stored copies, and the copies (the first is the
@@ -148,6 +150,13 @@ impl Observer for Watch<'_> {
             label: format!("running {stage}"),
         });
     }
+
+    /// ptx-lower's output, its body taken out: where its steps replay from.
+    fn stage_end(&mut self, index: usize, stage: Stage, output: &Ir) {
+        if let (Stage::PtxLower, Ir::Ori(m)) = (stage, output) {
+            self.ori_inputs[index] = Some(crate::ptx_replay::lowering_start(m));
+        }
+    }
 }
 
 fn failure(run_id: u64, message: String, usage: bool) -> RunFailure {
@@ -203,7 +212,7 @@ impl Session {
             progress,
         };
         let mut stopped = None;
-        let result = match run_observed(&req.source, &opts, &mut watch) {
+        let mut result = match run_observed(&req.source, &opts, &mut watch) {
             Ok(r) => r,
             // A stage that cannot handle this input (an opcode with no PTX form, ...):
             // show everything up to the stage in front of it, and say why it stops.
@@ -236,6 +245,12 @@ impl Session {
             total,
             label: "summing up".into(),
         });
+        // ptx-lower runs on the whole module: its steps are split by function here.
+        for (run, start) in result.stages.iter_mut().zip(&watch.ori_inputs) {
+            if let (Stage::PtxLower, Some(m)) = (run.stage, start) {
+                run.functions = crate::ptx_replay::lowering_ranges(&run.steps, m);
+            }
+        }
         let n_stages = result.stages.len();
         let replays = result
             .stages
@@ -265,6 +280,7 @@ impl Session {
             proof_asked: vec![false; n_stages],
             fault: req.fault.as_deref().and_then(|id| id.parse().ok()),
             cross_inputs: watch.cross_inputs,
+            ptx_cursor: None,
         };
         let mut summary = session.summary();
         summary.stopped = stopped;
@@ -286,6 +302,12 @@ impl Session {
             .and_then(Option::as_ref)
             .is_some_and(|m| m.functions.len() == n)
             || self.is_ori(k)
+            || self.is_ptx(k)
+    }
+
+    /// Stage `k` is ptx-emit, replayed from the PTX its steps add.
+    fn is_ptx(&self, k: usize) -> bool {
+        self.result.stages[k].stage == Stage::PtxEmit
     }
 
     /// Stage `k` is an ORI → ORI stage whose input was kept, one function per step range.
@@ -500,6 +522,9 @@ impl Session {
             }
             return Ok(view);
         }
+        if self.is_ptx(k) {
+            return self.ptx_view(k, step, view);
+        }
         if self.is_ori(k) {
             return self.ori_view(k, step, view);
         }
@@ -583,6 +608,9 @@ impl Session {
             let run = &self.result.stages[k];
             let text = if step == 0 { &run.input } else { &run.output };
             return Ok(text.clone().unwrap_or_default());
+        }
+        if self.is_ptx(k) {
+            return Ok(compiler_core::ptx::print(&self.ptx_seek(k, step)?));
         }
         let mut out = String::new();
         let ranges = self.result.stages[k].functions.clone();
@@ -959,7 +987,10 @@ impl Session {
         let broken = self.fault == Some(stage);
         let n = self.result.stages[k].functions.len();
         let mut fault = None;
-        let mut job = if self.is_ori(k) {
+        let cross = matches!(stage, Stage::PtxEmit | Stage::PtxLower | Stage::PtxOut);
+        let mut job = if cross {
+            self.cross_proof(k)
+        } else if self.is_ori(k) {
             let module = self.ori_inputs[k].clone().ok_or("no input")?;
             let mut after = module.clone();
             let mut j = 0;
@@ -1146,4 +1177,66 @@ fn ori_edit_rows(s: &Step, a: &ori::Function, b: &ori::Function) -> Vec<EditRow>
         });
     }
     rows
+}
+
+// ptx-emit: the PTX output as its steps add it (crate::ptx_replay).
+impl Session {
+    /// ptx-emit's output after `n` of stage `k`'s steps, going on from the last seek
+    /// when it is not past `n`.
+    fn ptx_seek(&mut self, k: usize, n: usize) -> Result<compiler_core::ptx::Module, String> {
+        let steps = &self.result.stages[k].steps;
+        let n = n.min(steps.len());
+        let (from, m) = match self.ptx_cursor.take() {
+            Some((ck, cn, m)) if ck == k && cn <= n => (cn, m),
+            _ => (0, compiler_core::ptx::Module::default()),
+        };
+        let m = crate::ptx_replay::ptx_apply(m, &steps[from..n])?;
+        self.ptx_cursor = Some((k, n, m.clone()));
+        Ok(m)
+    }
+
+    /// [`Session::view`] for ptx-emit: step 0 shows the MIR input and the whole output;
+    /// step k the output before and after the step, with the lines it added marked.
+    fn ptx_view(&mut self, k: usize, step: u32, mut view: StepView) -> Result<StepView, String> {
+        let stage = self.result.stages[k].stage;
+        if step == 0 {
+            let run = &self.result.stages[k];
+            view.before.text = run.input.clone().unwrap_or_default();
+            view.after = Some(IrText {
+                text: run.output.clone().unwrap_or_default(),
+                marks: Vec::new(),
+            });
+            view.narration = format!(
+                "The input of {stage} and the PTX it prints. {} steps follow; each adds its part of the output.",
+                view.total
+            );
+            return Ok(view);
+        }
+        let i = step as usize - 1;
+        let a = self.ptx_seek(k, i)?;
+        let s = &self.result.stages[k].steps[i];
+        let b = crate::ptx_replay::ptx_apply(a.clone(), core::slice::from_ref(s))?;
+        let (ta, tb) = (compiler_core::ptx::print(&a), compiler_core::ptx::print(&b));
+        let (before_marks, after_marks) = crate::ptx_replay::ptx_marks(&ta, &tb);
+        view.function = match b.items.last() {
+            Some(compiler_core::ptx::Item::Func(f)) => f.name.clone(),
+            _ => String::new(),
+        };
+        view.kind = s.kind.into();
+        view.narration = s.narration.text();
+        view.edits = crate::ptx_replay::ptx_edit_rows(s);
+        let (kind, rows) = payload::rows(&s.payload);
+        view.payload_type = kind;
+        view.payload = rows;
+        view.before = IrText {
+            text: ta,
+            marks: before_marks,
+        };
+        view.after = Some(IrText {
+            text: tb,
+            marks: after_marks,
+        });
+        self.ptx_cursor = Some((k, i + 1, b));
+        Ok(view)
+    }
 }

@@ -26,6 +26,8 @@
 //! same thing — the interpreter tests check that on the corpus — and lowering that
 //! print again yields the same instructions.
 
+use crate::entity::EntityRef;
+use crate::ori::edit::OriEdit;
 use crate::ori::{
     self, constraint, imm_constraint, ty, AddrBase, Address, Block, Class, InstId, OpKind, Operand,
     Origin, RegId, RegInfo, SmolStr,
@@ -366,6 +368,45 @@ struct Lowerer<'a> {
     /// Names of `.branchtargets` lists (`ts: .branchtargets L1, L2;`).
     branch_lists: alloc::collections::BTreeSet<String>,
     f: ori::Function,
+    /// Steps are recorded: the edits made since the last step are kept for the next.
+    tracing: bool,
+    edits: Vec<OriEdit>,
+    /// Registers whose entry the edits hold (the table's first `regs_noted`).
+    regs_noted: usize,
+}
+
+impl Lowerer<'_> {
+    /// Places instruction `id` at the end of the last block; under tracing, notes the
+    /// registers it brought into the table and its insertion for the next step.
+    fn place(&mut self, id: InstId) {
+        let b = self.f.blocks.len() - 1;
+        let index = self.f.blocks[b].insts.len();
+        self.f.blocks[b].insts.push(id);
+        if !self.tracing {
+            return;
+        }
+        for r in self.regs_noted..self.f.regs.len() {
+            let reg = RegId::new(r);
+            self.edits.push(OriEdit::SetReg {
+                reg: r as u32,
+                info: self.f.regs[reg].clone(),
+            });
+        }
+        self.regs_noted = self.f.regs.len();
+        self.edits.push(OriEdit::Insert {
+            inst: id.index() as u32,
+            block: b as u32,
+            index: index as u32,
+            data: self.f.insts[id].clone(),
+        });
+    }
+
+    /// A step carrying the edits made since the previous one.
+    fn step(&mut self, s: Step) -> Step {
+        let mut s = s;
+        s.ori_edits = core::mem::take(&mut self.edits).into();
+        s
+    }
 }
 
 impl Lowerer<'_> {
@@ -651,14 +692,49 @@ fn lower_function<R: Recorder>(
         asm_count: 0,
     };
     c.collect(body, &pf.lines, Origin::Ptx, 0, &mut f);
-    let Collector {
-        flat,
-        flat_lines,
-        decls,
-        decl_lines,
-        scoped,
-        ..
-    } = c;
+    let d = body_decls(pf, module_regs, &c, &mut f);
+    let (starts, labels) = block_starts(&c.flat)?;
+    let mut lw = Lowerer {
+        decls: d,
+        reg_ids: BTreeMap::new(),
+        by_number: BTreeMap::new(),
+        labels,
+        scoped: core::mem::take(&mut c.scoped),
+        scoped_ids: BTreeMap::new(),
+        scope: 0,
+        branch_lists: branch_lists(&c.flat),
+        f,
+        tracing: R::ENABLED,
+        edits: Vec::new(),
+        regs_noted: 0,
+    };
+    let nblocks = starts.len();
+    // Sized up front: grown by doubling, the instruction table of a large function
+    // was copied a dozen times and its peak held the last two copies at once.
+    lw.f.insts.reserve(c.flat.len() + nblocks);
+    lw.f.blocks.reserve(nblocks);
+    let declared: usize = lw
+        .decls
+        .ranges
+        .values()
+        .map(|r| r.0 as usize)
+        .sum::<usize>()
+        + lw.decls.singles.len();
+    lw.f.regs.reserve(declared.min(4 * c.flat.len() + 16));
+    lower_blocks(&mut lw, &starts, &c, rec, stats)?;
+    stats.blocks += nblocks as u64;
+    register_table(&mut lw, pf, rec, stats);
+    Ok(lw.f)
+}
+
+/// The `.reg` declarations a body's names resolve against: the module's, `.reg`
+/// parameters, and the body's own (kept in `f` once each, with their lines).
+fn body_decls(
+    pf: &ptx::Function,
+    module_regs: &[&ptx::RegDecl],
+    c: &Collector<'_>,
+    f: &mut ori::Function,
+) -> Decls {
     let mut d = Decls::default();
     for r in module_regs {
         d.add(r);
@@ -675,18 +751,29 @@ fn lower_function<R: Recorder>(
     // The same declaration twice in the body itself (not in inner scopes, which keep
     // their own) is declared once.
     let mut declared = alloc::collections::BTreeSet::new();
-    for (k, r) in decls.iter().enumerate() {
+    for (k, r) in c.decls.iter().enumerate() {
         if !declared.insert((&r.words, &r.names)) {
             continue;
         }
         d.add(r);
         f.reg_decls.push((*r).clone());
         f.reg_decl_lines
-            .push(decl_lines.get(k).copied().unwrap_or(0));
+            .push(c.decl_lines.get(k).copied().unwrap_or(0));
     }
-    // Block boundaries: a label starts a block; so does whatever follows a branch or
-    // an exit. Each block records the scope its label is declared in.
-    let mut starts: Vec<(usize, Option<&str>, u32)> = vec![(0, None, 0)];
+    d
+}
+
+/// Where a block starts: (index into `flat`, its label, the label's scope).
+type Start<'a> = (usize, Option<&'a str>, u32);
+
+/// Block boundaries: a label starts a block; so does whatever follows a branch or an
+/// exit. Each block records the scope its label is declared in. Also the block of
+/// each label, by (scope, name).
+#[allow(clippy::type_complexity)]
+fn block_starts<'a>(
+    flat: &[Flat<'a>],
+) -> Result<(Vec<Start<'a>>, BTreeMap<(u32, &'a str), u32>), String> {
+    let mut starts: Vec<Start<'a>> = vec![(0, None, 0)];
     let mut labels: BTreeMap<(u32, &str), u32> = BTreeMap::new();
     let mut after_branch = false;
     for (k, it) in flat.iter().enumerate() {
@@ -717,36 +804,32 @@ fn lower_function<R: Recorder>(
             }
         }
     }
-    let mut lw = Lowerer {
-        decls: d,
-        reg_ids: BTreeMap::new(),
-        by_number: BTreeMap::new(),
-        labels,
-        scoped,
-        scoped_ids: BTreeMap::new(),
-        scope: 0,
-        branch_lists: branch_lists(&flat),
-        f,
-    };
-    let nblocks = starts.len();
-    // Sized up front: grown by doubling, the instruction table of a large function
-    // was copied a dozen times and its peak held the last two copies at once.
-    lw.f.insts.reserve(flat.len() + nblocks);
-    lw.f.blocks.reserve(nblocks);
-    let declared: usize = lw
-        .decls
-        .ranges
-        .values()
-        .map(|r| r.0 as usize)
-        .sum::<usize>()
-        + lw.decls.singles.len();
-    lw.f.regs.reserve(declared.min(4 * flat.len() + 16));
+    Ok((starts, labels))
+}
+
+/// Each block in turn: its definition anchor, then its statements lowered. A step
+/// per block and per instruction, each carrying the edits that add them (a kept
+/// directive's goes with the next step).
+fn lower_blocks<R: Recorder>(
+    lw: &mut Lowerer<'_>,
+    starts: &[Start<'_>],
+    c: &Collector<'_>,
+    rec: &mut R,
+    stats: &mut PtxLowerStats,
+) -> Result<(), String> {
+    let (flat, flat_lines) = (&c.flat, &c.flat_lines);
     for (b, &(start, label, label_scope)) in starts.iter().enumerate() {
         let end = starts.get(b + 1).map_or(flat.len(), |s| s.0);
-        let mut blk = Block {
+        lw.f.blocks.push(Block {
             label: label.map(String::from),
             insts: Vec::new(),
-        };
+        });
+        if lw.tracing {
+            lw.edits.push(OriEdit::AddBlock {
+                block: b as u32,
+                label: label.map(String::from),
+            });
+        }
         let anchor = lw.f.insts.push(ori::Inst {
             class: Class::Anchor,
             opcode: "anchor".into(),
@@ -762,42 +845,50 @@ fn lower_function<R: Recorder>(
                 0
             },
         });
-        blk.insts.push(anchor);
+        lw.place(anchor);
         if R::ENABLED {
             let why = match label {
                 Some(l) => format!("label {l}"),
                 None if b == 0 => "the function entry".into(),
                 None => "the instruction after a branch or exit".into(),
             };
-            rec.step(|| {
-                Step::new(
-                    "block",
-                    format!(
-                        "Block {b} starts at {why}; its definition anchor (class 97) carries \
-                         the block index {b}."
-                    ),
-                )
-            });
+            let s = lw.step(Step::new(
+                "block",
+                format!(
+                    "Block {b} starts at {why}; its definition anchor (class 97) carries \
+                     the block index {b}."
+                ),
+            ));
+            rec.step(|| s);
         }
         for (it, &line) in flat[start..end].iter().zip(&flat_lines[start..end]) {
-            let id = match it {
+            match it {
                 Flat::Label(..) => continue,
                 Flat::Inst(pi, origin, sc) => {
                     lw.scope = *sc;
-                    lower_inst(&mut lw, pi, *origin, stats, rec)?
+                    lower_inst(lw, pi, *origin, line, stats, rec)?;
                 }
                 Flat::Directive(lines, origin, sc) => {
-                    lw.f.insts.push(directive(lines, *origin, *sc))
+                    let mut d = directive(lines, *origin, *sc);
+                    d.line = line;
+                    let id = lw.f.insts.push(d);
+                    lw.place(id);
                 }
-            };
-            lw.f.insts[id].line = line;
-            blk.insts.push(id);
+            }
         }
-        lw.f.blocks.push(blk);
     }
-    stats.blocks += nblocks as u64;
-    // Register table: defs, uses, anchors, constraints.
-    // Counted as GeneralOptimize's `refresh` counts: its tallies start from this.
+    Ok(())
+}
+
+/// The register table: defs, uses, anchors, constraints, counted as GeneralOptimize's
+/// `refresh` counts (its tallies start from this). The step that says so sets every
+/// entry.
+fn register_table<R: Recorder>(
+    lw: &mut Lowerer<'_>,
+    pf: &ptx::Function,
+    rec: &mut R,
+    stats: &mut PtxLowerStats,
+) {
     let ori::Function {
         blocks,
         insts,
@@ -821,29 +912,35 @@ fn lower_function<R: Recorder>(
             }
         }
     }
-    let f = lw.f;
+    let f = &lw.f;
     stats.registers += f.regs.len() as u64;
     let constrained = f.regs.values().filter(|r| r.constraint != 0).count();
     stats.constrained_registers += constrained as u64;
     if R::ENABLED {
         let n = f.regs.len();
         let single = f.regs.values().filter(|r| r.def_anchor.is_some()).count();
-        rec.step(|| {
-            Step::new(
-                "register_table",
-                format!(
-                    "{n} registers: {single} have exactly one definition (their def anchor); \
-                     {constrained} carry a constraint (pair, vector lane, inline asm or \
-                     several definitions)."
-                ),
-            )
-        });
+        let entries: Vec<OriEdit> = f
+            .regs
+            .iter()
+            .map(|(r, info)| OriEdit::SetReg {
+                reg: r.index() as u32,
+                info: info.clone(),
+            })
+            .collect();
+        lw.edits.extend(entries);
+        lw.regs_noted = n;
+        let s = lw.step(Step::new(
+            "register_table",
+            format!(
+                "{n} registers: {single} have exactly one definition (their def anchor); \
+                 {constrained} carry a constraint (pair, vector lane, inline asm or \
+                 several definitions)."
+            ),
+        ));
+        rec.step(|| s);
     }
-    Ok(f)
 }
 
-/// A kept directive as an ORI instruction of class [`Class::Directive`]: its opcode is
-/// the directive word (`.loc`, `.pragma`), its one operand the printed lines.
 /// The jump tables' names (`$L_brx_N : .branchtargets ...;` directives). Filled by
 /// inserts: `collect` into a set is a sort, one more instance of it in the wasm.
 fn branch_lists(flat: &[Flat<'_>]) -> alloc::collections::BTreeSet<String> {
@@ -862,6 +959,8 @@ fn branch_lists(flat: &[Flat<'_>]) -> alloc::collections::BTreeSet<String> {
     names
 }
 
+/// A kept directive as an ORI instruction of class [`Class::Directive`]: its opcode is
+/// the directive word (`.loc`, `.pragma`), its one operand the printed lines.
 fn directive(lines: &[String], origin: Origin, scope: u32) -> ori::Inst {
     let text = lines.join("\n");
     let word = text
@@ -884,6 +983,7 @@ fn lower_inst<R: Recorder>(
     lw: &mut Lowerer<'_>,
     pi: &ptx::Inst,
     origin: Origin,
+    line: u32,
     stats: &mut PtxLowerStats,
     rec: &mut R,
 ) -> Result<InstId, String> {
@@ -957,10 +1057,11 @@ fn lower_inst<R: Recorder>(
         guard,
         origin,
         scope: lw.scope,
-        line: 0,
+        line,
     };
     let word = inst.opcode_word();
     let id = lw.f.insts.push(inst);
+    lw.place(id);
     if R::ENABLED {
         let ptx_text = crate::ptx::print::inst_to_string(pi);
         let ori_text = crate::ori::print::inst_line(&lw.f, id, &BTreeMap::new());
@@ -985,13 +1086,12 @@ fn lower_inst<R: Recorder>(
                 )
             }
         };
-        rec.step(|| {
-            Step::new("lower", narration).payload(crate::trace::Lowered {
-                ptx: ptx_text,
-                ori: vec![ori_text],
-                classes: vec![number],
-            })
-        });
+        let s = lw.step(Step::new("lower", narration).payload(crate::trace::Lowered {
+            ptx: ptx_text,
+            ori: vec![ori_text],
+            classes: vec![number],
+        }));
+        rec.step(|| s);
     }
     Ok(id)
 }

@@ -32,6 +32,8 @@ pub trait Observer {
     fn planned(&mut self, _stages: &[Stage]) {}
     /// Stage number `index` of the plan is about to run on `input`.
     fn stage_start(&mut self, _index: usize, _stage: Stage, _input: &Ir) {}
+    /// Stage number `index` left `output` (before it is verified).
+    fn stage_end(&mut self, _index: usize, _stage: Stage, _output: &Ir) {}
 }
 
 /// Watching nothing.
@@ -71,6 +73,7 @@ pub fn run_observed(
                 }
                 Err(e) => return Err(e),
             };
+        observer.stage_end(index, stage, &ir);
         run.input = input;
         run.output = opts.trace.then(|| ir.print());
         run.verify = opts.verify.then(|| verify_after(stage, &ir));

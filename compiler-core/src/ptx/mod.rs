@@ -14,6 +14,7 @@
 //! [`op`] decodes an opcode's meaning (type, state space, rounding) for the passes.
 
 pub mod ast;
+pub mod edit;
 pub mod op;
 pub mod parse;
 pub mod print;

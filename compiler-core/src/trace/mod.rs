@@ -78,13 +78,17 @@ pub struct Step {
     /// The same for the ORI stages (ptx-lower, GeneralOptimize): filled by the
     /// recorder from what changed since the previous step ([`Recorder::ori_step`]).
     pub ori_edits: List<crate::ori::edit::OriEdit>,
+    /// The same for ptx-emit: what the step added to the PTX output
+    /// ([`crate::ptx::edit`]); left out of the JSON when empty.
+    #[serde(skip_serializing_if = "crate::ptx::edit::none")]
+    pub ptx_edits: List<crate::ptx::edit::PtxEdit>,
     /// Pass-specific data for the pictures, as JSON-ready values.
     pub payload: PayloadBox,
 }
 
-// The step array holds one of these per step: kind 16, narration 24, the three lists
+// The step array holds one of these per step: kind 16, narration 24, the four lists
 // and the payload one word each.
-const _: () = assert!(core::mem::size_of::<Step>() <= 72);
+const _: () = assert!(core::mem::size_of::<Step>() <= 80);
 
 impl Step {
     pub fn new(kind: &'static str, narration: impl Into<String>) -> Self {
@@ -94,6 +98,7 @@ impl Step {
             focus: List::new(),
             edits: List::new(),
             ori_edits: List::new(),
+            ptx_edits: List::new(),
             payload: PayloadBox::default(),
         }
     }
@@ -111,7 +116,7 @@ impl Step {
     }
     /// True when the step changed nothing in the IR.
     pub fn is_noop(&self) -> bool {
-        self.edits.is_empty() && self.ori_edits.is_empty()
+        self.edits.is_empty() && self.ori_edits.is_empty() && self.ptx_edits.is_empty()
     }
 }
 

@@ -519,35 +519,7 @@ fn described(cx: &Cx<'_>, op: Op, d: &InstData, defs: &[&MOp]) -> R<Emitted> {
     let form = op.isa().ptx;
     let name = op.name();
     let (kind, arg) = form.split_once(':').unwrap_or((form, ""));
-    let def = |k: usize| -> R<P> {
-        cx.reg(
-            defs.get(k)
-                .ok_or_else(|| format!("{name} is missing result {k}"))?,
-        )
-    };
-    let one = |s: Stmt, kind: &'static str, narration: String| Emitted {
-        stmts: vec![s],
-        kind,
-        narration,
-    };
-    let lanes = || {
-        arg.parse::<usize>()
-            .map_err(|_| format!("bad form `{form}`"))
-    };
-    let dests = |n: usize| -> R<P> {
-        if n == 1 {
-            def(0)
-        } else {
-            Ok(P::Vec((0..n).map(def).collect::<R<_>>()?))
-        }
-    };
-    let vec_word = |n: usize| {
-        if n == 1 {
-            String::new()
-        } else {
-            format!(".v{n}")
-        }
-    };
+    let def = |k: usize| result_reg(cx, op, defs, k);
     match kind {
         "op" => {
             let (text, n, ftz_flag) = op_form(arg).ok_or_else(|| format!("bad form `{form}`"))?;
@@ -581,6 +553,81 @@ fn described(cx: &Cx<'_>, op: Op, d: &InstData, defs: &[&MOp]) -> R<Emitted> {
             "instruction",
             narr!(cx, "{name} prints as `{arg}`."),
         )),
+        "ld" | "ldnc" | "ldu" | "st" => memory_row(cx, op, d, defs),
+        "setp" => {
+            let ops = need(d, 3)?;
+            let float = arg.starts_with('f');
+            let mut mode = imm(&ops[2], "compare mode")?;
+            if float
+                && ops
+                    .get(3)
+                    .and_then(|o| o.imm_value())
+                    .is_some_and(|v| v != 0)
+            {
+                mode |= 0x100;
+            }
+            let cond = cmp_mode(mode, float)?;
+            let text = if float {
+                format!("setp.{cond}.{arg}")
+            } else {
+                format!("setp.{cond}{arg}")
+            };
+            let bits = if arg == "f64" || arg == "64" { 64 } else { 32 };
+            Ok(one(
+                ins(
+                    text.clone(),
+                    vec![def(0)?, cx.value(&ops[0], bits)?, cx.value(&ops[1], bits)?],
+                ),
+                "compare",
+                narr!(cx, "{name} with compare mode {mode} prints as `{text}`."),
+            ))
+        }
+        "cvt" | "cvtx" => {
+            let (mode, n) = if kind == "cvt" {
+                let ops = need(d, 2)?;
+                (cvt_mode(imm(&ops[1], "conversion mode")?)?, 1)
+            } else {
+                (String::new(), 1)
+            };
+            let ops = need(d, n)?;
+            let text = format!("cvt{mode}.{arg}");
+            Ok(one(
+                ins(text.clone(), vec![def(0)?, cx.reg(&ops[0])?]),
+                "instruction",
+                narr!(cx, "{name} prints as `{text}`."),
+            ))
+        }
+        _ => Err(format!(
+            "`{name}`: unknown PTX form `{form}` in the instruction description"
+        )),
+    }
+}
+
+/// The description's memory forms: `ld:N`, `ldnc:N`, `ldu:N` (N lanes) and `st:N`.
+fn memory_row(cx: &Cx<'_>, op: Op, d: &InstData, defs: &[&MOp]) -> R<Emitted> {
+    let form = op.isa().ptx;
+    let name = op.name();
+    let (kind, arg) = form.split_once(':').unwrap_or((form, ""));
+    let def = |k: usize| result_reg(cx, op, defs, k);
+    let lanes = || {
+        arg.parse::<usize>()
+            .map_err(|_| format!("bad form `{form}`"))
+    };
+    let dests = |n: usize| -> R<P> {
+        if n == 1 {
+            def(0)
+        } else {
+            Ok(P::Vec((0..n).map(def).collect::<R<_>>()?))
+        }
+    };
+    let vec_word = |n: usize| {
+        if n == 1 {
+            String::new()
+        } else {
+            format!(".v{n}")
+        }
+    };
+    match kind {
         "ld" => {
             let ops = need(d, 8)?;
             let sem = sem_word(imm(&ops[0], "ordering")?, imm(&ops[1], "scope")?)?;
@@ -655,52 +702,7 @@ fn described(cx: &Cx<'_>, op: Op, d: &InstData, defs: &[&MOp]) -> R<Emitted> {
                 narr!(cx, "{name} prints as `{text}`."),
             ))
         }
-        "setp" => {
-            let ops = need(d, 3)?;
-            let float = arg.starts_with('f');
-            let mut mode = imm(&ops[2], "compare mode")?;
-            if float
-                && ops
-                    .get(3)
-                    .and_then(|o| o.imm_value())
-                    .is_some_and(|v| v != 0)
-            {
-                mode |= 0x100;
-            }
-            let cond = cmp_mode(mode, float)?;
-            let text = if float {
-                format!("setp.{cond}.{arg}")
-            } else {
-                format!("setp.{cond}{arg}")
-            };
-            let bits = if arg == "f64" || arg == "64" { 64 } else { 32 };
-            Ok(one(
-                ins(
-                    text.clone(),
-                    vec![def(0)?, cx.value(&ops[0], bits)?, cx.value(&ops[1], bits)?],
-                ),
-                "compare",
-                narr!(cx, "{name} with compare mode {mode} prints as `{text}`."),
-            ))
-        }
-        "cvt" | "cvtx" => {
-            let (mode, n) = if kind == "cvt" {
-                let ops = need(d, 2)?;
-                (cvt_mode(imm(&ops[1], "conversion mode")?)?, 1)
-            } else {
-                (String::new(), 1)
-            };
-            let ops = need(d, n)?;
-            let text = format!("cvt{mode}.{arg}");
-            Ok(one(
-                ins(text.clone(), vec![def(0)?, cx.reg(&ops[0])?]),
-                "instruction",
-                narr!(cx, "{name} prints as `{text}`."),
-            ))
-        }
-        _ => Err(format!(
-            "`{name}`: unknown PTX form `{form}` in the instruction description"
-        )),
+        _ => Err(format!("`{name}`: `{form}` is not a memory form")),
     }
 }
 
@@ -775,18 +777,7 @@ pub fn emit_inst(cx: &Cx<'_>, i: Inst) -> R<Emitted> {
         return Err(format!("`{}`: {why}", op.name()));
     }
     let defs: Vec<&MOp> = d.operands[..d.lhs_defs as usize].iter().collect();
-    let def = |k: usize| -> R<P> {
-        cx.reg(
-            defs.get(k)
-                .ok_or_else(|| format!("{} is missing result {k}", op.name()))?,
-        )
-    };
-    let one = |s: Stmt, kind: &'static str, narration: String| Emitted {
-        stmts: vec![s],
-        kind,
-        narration,
-    };
-    use Op::*;
+    let def = |k: usize| result_reg(cx, op, &defs, k);
     let name = op.name();
     if op.isa().ptx != "hand" {
         return described(cx, op, d, &defs);
@@ -798,7 +789,19 @@ pub fn emit_inst(cx: &Cx<'_>, i: Inst) -> R<Emitted> {
             narr!(cx, "{name} reads the special register {sr} with a mov."),
         ));
     }
-    match op {
+    for form in [pseudo_form, move_form, call_form, texture_form, matrix_form] {
+        if let Some(e) = form(cx, op, i, d, &defs)? {
+            return Ok(e);
+        }
+    }
+    Err(format!("`{name}` has no PTX form in this emitter"))
+}
+
+/// COPY, IMPLICIT_DEF, KILL, labels, markers, inline asm, branches and `ret`.
+fn pseudo_form(cx: &Cx<'_>, op: Op, _: Inst, d: &InstData, defs: &[&MOp]) -> R<Option<Emitted>> {
+    use Op::*;
+    let name = op.name();
+    let e: R<Emitted> = match op {
         COPY => {
             let (dst, src) = (defs.first().ok_or("COPY without a result")?, need(d, 1)?);
             copy_form(cx, dst, &src[0])
@@ -891,6 +894,17 @@ pub fn emit_inst(cx: &Cx<'_>, i: Inst) -> R<Emitted> {
             "instruction",
             "Return prints as `ret`.".into(),
         )),
+        _ => return Ok(None),
+    };
+    Ok(Some(e?))
+}
+
+/// Moves, bit conversions, vector packing and the parameter / return-value moves.
+fn move_form(cx: &Cx<'_>, op: Op, _: Inst, d: &InstData, defs: &[&MOp]) -> R<Option<Emitted>> {
+    use Op::*;
+    let name = op.name();
+    let def = |k: usize| result_reg(cx, op, defs, k);
+    let e: R<Emitted> = match op {
         MOV_B1_i | MOV_B16_i | MOV_B32_i | MOV_B64_i | MOV_F32_i | MOV_F64_i | MOV_B64_sym => {
             let ops = need(d, 1)?;
             let dst = defs.first().ok_or("move without a result")?;
@@ -1011,6 +1025,16 @@ pub fn emit_inst(cx: &Cx<'_>, i: Inst) -> R<Emitted> {
                 narr!(cx, "{name} writes the function's return value."),
             ))
         }
+        _ => return Ok(None),
+    };
+    Ok(Some(e?))
+}
+
+/// Call sequences: scopes, parameter declarations, the prototype, the call; barriers.
+fn call_form(cx: &Cx<'_>, op: Op, _: Inst, d: &InstData, _: &[&MOp]) -> R<Option<Emitted>> {
+    use Op::*;
+    let name = op.name();
+    let e: R<Emitted> = match op {
         Callseq_Start | Callseq_End => {
             let ops = need(d, 1)?;
             let n = imm(&ops[0], "call sequence number")?;
@@ -1116,6 +1140,16 @@ pub fn emit_inst(cx: &Cx<'_>, i: Inst) -> R<Emitted> {
                 "The CTA barrier prints as `bar.sync`.".into(),
             ))
         }
+        _ => return Ok(None),
+    };
+    Ok(Some(e?))
+}
+
+/// Texture fetches and the asynchronous copies.
+fn texture_form(cx: &Cx<'_>, op: Op, i: Inst, d: &InstData, defs: &[&MOp]) -> R<Option<Emitted>> {
+    use Op::*;
+    let name = op.name();
+    let e: R<Emitted> = match op {
         TEX_UNIFIED_2D_F32_F32_R | TEX_UNIFIED_1D_S32_S32_R | TEX_2D_V4F32_F32 => {
             let two_d = op != TEX_UNIFIED_1D_S32_S32_R;
             let ops = need(d, if two_d { 3 } else { 2 })?;
@@ -1181,6 +1215,17 @@ pub fn emit_inst(cx: &Cx<'_>, i: Inst) -> R<Emitted> {
         }
         CP_ASYNC_CA_SHARED => super::async_copy::cp_async(cx, &defs, need(d, 1)?),
         TMA_LOAD_2D => super::async_copy::tma_load(cx, i, &defs, need(d, 2)?),
+        _ => return Ok(None),
+    };
+    Ok(Some(e?))
+}
+
+/// Matrix multiply-accumulate (mma, wmma, wgmma) and warp shuffles.
+fn matrix_form(cx: &Cx<'_>, op: Op, _: Inst, d: &InstData, defs: &[&MOp]) -> R<Option<Emitted>> {
+    use Op::*;
+    let name = op.name();
+    let def = |k: usize| result_reg(cx, op, defs, k);
+    let e: R<Emitted> = match op {
         MMA_M16N8K8_TF32 | MMA_M16N8K8_TF32_ACC => {
             let ops = need(d, 3)?;
             let dsts = tuple_or_defs(cx, &defs)?;
@@ -1301,7 +1346,25 @@ pub fn emit_inst(cx: &Cx<'_>, i: Inst) -> R<Emitted> {
                 narr!(cx, "{name} prints as `{text}`."),
             ))
         }
-        _ => Err(format!("`{name}` has no PTX form in this emitter")),
+        _ => return Ok(None),
+    };
+    Ok(Some(e?))
+}
+
+/// Result `k` of an `op` instruction, as a PTX register.
+fn result_reg(cx: &Cx<'_>, op: Op, defs: &[&MOp], k: usize) -> R<P> {
+    cx.reg(
+        defs.get(k)
+            .ok_or_else(|| format!("{} is missing result {k}", op.name()))?,
+    )
+}
+
+/// A form of one statement.
+fn one(s: Stmt, kind: &'static str, narration: String) -> Emitted {
+    Emitted {
+        stmts: vec![s],
+        kind,
+        narration,
     }
 }
 

@@ -38,11 +38,13 @@ mod forms;
 mod frame;
 mod globals;
 mod ir;
+mod out;
 mod wgmma;
 
 use crate::entity::{dense_map, EntityRef, SecondaryMap};
 use crate::mir::{Block, Family, Function, Inst, Module, Op, OperandKind, RegClass, Target, VReg};
 use crate::ptx::ast::{self as ptx, Stmt};
+use crate::ptx::edit::PtxEdit;
 use crate::stats::Stats;
 use crate::trace::{Focus, Payload, Recorder, Step};
 use alloc::collections::BTreeMap;
@@ -51,6 +53,7 @@ use alloc::string::{String, ToString};
 use alloc::vec;
 use alloc::vec::Vec;
 use core::fmt;
+use out::Out;
 
 #[cfg(feature = "testkit")]
 pub use forms::{no_form_reason, ptx_form_summary};
@@ -141,11 +144,23 @@ impl fmt::Display for EmitError {
 #[cfg(feature = "std")]
 impl std::error::Error for EmitError {}
 
-/// Prints a whole MIR module as one PTX module.
+/// Prints a whole MIR module as one PTX module. Each step carries the PTX it added
+/// ([`Out`]).
 pub fn run<R: Recorder>(
     m: &Module,
     opts: &PtxEmitOptions,
     rec: &mut R,
+) -> Result<(ptx::Module, Stats), EmitError> {
+    let mut out = Out::new(rec);
+    let r = emit_module(m, opts, &mut out);
+    out.finish();
+    r
+}
+
+fn emit_module<R: Recorder>(
+    m: &Module,
+    opts: &PtxEmitOptions,
+    rec: &mut Out<'_, R>,
 ) -> Result<(ptx::Module, Stats), EmitError> {
     let mut stats = PtxEmitStats::default();
     let from_ir = match (opts.target_from_ir, m.ir.as_deref().and_then(ir::target)) {
@@ -165,7 +180,7 @@ pub fn run<R: Recorder>(
         None => opts,
     };
     let suffix = from_ir.as_ref().map_or("", |t| t.suffix.as_str());
-    let (mut maj, mut min) = opts.ptx_version.unwrap_or_else(|| min_ptx_version(opts.sm));
+    let (maj, min) = opts.ptx_version.unwrap_or_else(|| min_ptx_version(opts.sm));
     // One walk per function finds its registers and what else its emission asks about
     // the whole function (see `Scan`); the module header asks for the opcodes with
     // target requirements.
@@ -194,6 +209,92 @@ pub fn run<R: Recorder>(
         }
     }
     let (reg_maps, scans): (Vec<_>, Vec<_>) = lowered.iter().map(|f| RegMap::build(f)).unzip();
+    let (target, maj, min) = target_features(m, opts, suffix, &scans, (maj, min), rec)?;
+    let mut out = ptx::Module {
+        version: Some(format!("{maj}.{min}")),
+        target: vec![target],
+        address_size: Some(64),
+        items: Vec::new(),
+        header_lines: Default::default(),
+        item_lines: Default::default(),
+        source: Default::default(),
+    };
+    let sm = opts.sm;
+    let explicit = opts.ptx_version.is_some();
+    rec.edit(|| PtxEdit::Header {
+        version: out.version.clone(),
+        target: out.target.clone(),
+        address_size: out.address_size,
+    });
+    let whence = if from_ir.is_some() {
+        "the target the IR module's attributes name"
+    } else {
+        "the target the options name"
+    };
+    rec.step(|| {
+        Step::new(
+            "header",
+            if explicit {
+                format!(
+                    "The module opens with PTX ISA {maj}.{min}, target sm_{sm}{suffix} ({whence}) \
+                     and 64-bit addresses."
+                )
+            } else {
+                format!(
+                    "The module opens with PTX ISA {maj}.{min}, target sm_{sm}{suffix} ({whence}) \
+                     and 64-bit addresses; {maj}.{min} is the lowest ISA version that knows \
+                     sm_{sm}."
+                )
+            },
+        )
+    });
+    let ir_text = m.ir.as_deref().unwrap_or("");
+    let globals = globals::globals(ir_text);
+    // Declarations of the functions the module calls come first, then the variables.
+    for decl in extern_declarations(m, &globals, rec) {
+        out.items.push(ptx::Item::Func(decl));
+    }
+    // Which functions use each global: a shared variable of local linkage used by one
+    // function only is declared inside it ("demoted"), as llc does; every other global
+    // is declared at module scope, used or not (llc prints them all: LLVM's nofunc.ll,
+    // managed.ll), except a private one nothing refers to.
+    let users = global_users(m, &globals, &scans);
+    let version = maj * 10 + min;
+    let mut demoted: BTreeMap<usize, Vec<&globals::Global>> = BTreeMap::new();
+    for g in globals::def_use_order(&globals) {
+        let u = users.get(&g.name).cloned().unwrap_or_default();
+        let in_initializers = globals::referenced_by_others(&globals, g);
+        if g.demotable() && u.len() == 1 && !in_initializers {
+            demoted.entry(u[0]).or_default().push(g);
+            continue;
+        }
+        if g.linkage == ir::Linkage::Local && u.is_empty() && !in_initializers && g.private {
+            continue;
+        }
+        module_variable(&mut out, g, version, ir_text, rec);
+    }
+    for (k, (f, regs)) in lowered.iter().zip(reg_maps).enumerate() {
+        let locals: Vec<&globals::Global> = demoted.get(&k).cloned().unwrap_or_default();
+        let cx = (regs, &scans[k], frames[k].as_ref(), version);
+        let func = emit_function(f, (k, sm), cx, m.ir.as_deref(), &locals, rec, &mut stats)?;
+        out.items.push(ptx::Item::Func(func));
+        stats.functions += 1;
+    }
+    Ok((out, stats.into()))
+}
+
+/// The `.target` and ISA version the module's instructions need: wgmma only exists
+/// on sm_90a, the bulk copy engine needs PTX 8.0, the texture residency predicate
+/// 7.1, 128-bit registers 8.3 (each raise is a step); an instruction the target lacks
+/// is an error.
+fn target_features<R: Recorder>(
+    m: &Module,
+    opts: &PtxEmitOptions,
+    suffix: &str,
+    scans: &[Scan],
+    (mut maj, mut min): (u32, u32),
+    rec: &mut Out<'_, R>,
+) -> Result<(String, u32, u32), EmitError> {
     // wgmma exists only in the sm_90a feature set (PTX 8.0 and later).
     let uses_wgmma = scans.iter().any(|s| s.features.wgmma);
     let mut target = format!("sm_{}{suffix}", opts.sm);
@@ -284,72 +385,7 @@ pub fn run<R: Recorder>(
             )
         });
     }
-    let mut out = ptx::Module {
-        version: Some(format!("{maj}.{min}")),
-        target: vec![target],
-        address_size: Some(64),
-        items: Vec::new(),
-        header_lines: Default::default(),
-        item_lines: Default::default(),
-        source: Default::default(),
-    };
-    let sm = opts.sm;
-    let explicit = opts.ptx_version.is_some();
-    let whence = if from_ir.is_some() {
-        "the target the IR module's attributes name"
-    } else {
-        "the target the options name"
-    };
-    rec.step(|| {
-        Step::new(
-            "header",
-            if explicit {
-                format!(
-                    "The module opens with PTX ISA {maj}.{min}, target sm_{sm}{suffix} ({whence}) \
-                     and 64-bit addresses."
-                )
-            } else {
-                format!(
-                    "The module opens with PTX ISA {maj}.{min}, target sm_{sm}{suffix} ({whence}) \
-                     and 64-bit addresses; {maj}.{min} is the lowest ISA version that knows \
-                     sm_{sm}."
-                )
-            },
-        )
-    });
-    let ir_text = m.ir.as_deref().unwrap_or("");
-    let globals = globals::globals(ir_text);
-    // Declarations of the functions the module calls come first, then the variables.
-    for decl in extern_declarations(m, &globals, rec) {
-        out.items.push(ptx::Item::Func(decl));
-    }
-    // Which functions use each global: a shared variable of local linkage used by one
-    // function only is declared inside it ("demoted"), as llc does; every other global
-    // is declared at module scope, used or not (llc prints them all: LLVM's nofunc.ll,
-    // managed.ll), except a private one nothing refers to.
-    let users = global_users(m, &globals, &scans);
-    let version = maj * 10 + min;
-    let mut demoted: BTreeMap<usize, Vec<&globals::Global>> = BTreeMap::new();
-    for g in globals::def_use_order(&globals) {
-        let u = users.get(&g.name).cloned().unwrap_or_default();
-        let in_initializers = globals::referenced_by_others(&globals, g);
-        if g.demotable() && u.len() == 1 && !in_initializers {
-            demoted.entry(u[0]).or_default().push(g);
-            continue;
-        }
-        if g.linkage == ir::Linkage::Local && u.is_empty() && !in_initializers && g.private {
-            continue;
-        }
-        module_variable(&mut out, g, version, ir_text, rec);
-    }
-    for (k, (f, regs)) in lowered.iter().zip(reg_maps).enumerate() {
-        let locals: Vec<&globals::Global> = demoted.get(&k).cloned().unwrap_or_default();
-        let cx = (regs, &scans[k], frames[k].as_ref(), version);
-        let func = emit_function(f, (k, sm), cx, m.ir.as_deref(), &locals, rec, &mut stats)?;
-        out.items.push(ptx::Item::Func(func));
-        stats.functions += 1;
-    }
-    Ok((out, stats.into()))
+    Ok((target, maj, min))
 }
 
 /// One module-scope variable, with a remark when its initializer could not be read.
@@ -358,9 +394,12 @@ fn module_variable<R: Recorder>(
     g: &globals::Global,
     version: u32,
     ir_text: &str,
-    rec: &mut R,
+    rec: &mut Out<'_, R>,
 ) {
     let (decl, dropped) = g.decl(version, false, ir_text);
+    rec.edit(|| PtxEdit::Item {
+        item: alloc::boxed::Box::new(ptx::Item::Var(decl.clone())),
+    });
     let text = {
         let mut s = String::new();
         crate::ptx::print::print_stmts(&mut s, &[Stmt::Var(decl.clone())]);
@@ -394,7 +433,7 @@ fn module_variable<R: Recorder>(
 fn extern_declarations<R: Recorder>(
     m: &Module,
     globals: &[globals::Global],
-    rec: &mut R,
+    rec: &mut Out<'_, R>,
 ) -> Vec<ptx::Function> {
     let Some(ir_text) = m.ir.as_deref() else {
         return Vec::new();
@@ -448,6 +487,24 @@ fn extern_declarations<R: Recorder>(
             continue;
         };
         let (params, rets) = sig.ptx_params(&name);
+        let decl = ptx::Function {
+            linkage: sig
+                .linkage
+                .function_directive(external)
+                .map(String::from)
+                .into_iter()
+                .collect(),
+            kind: crate::ptx::ast::FuncKind::Func,
+            rets,
+            name: name.clone(),
+            params: Some(params),
+            perf: Vec::new(),
+            body: None,
+            lines: Default::default(),
+        };
+        rec.edit(|| PtxEdit::Item {
+            item: alloc::boxed::Box::new(ptx::Item::Func(decl.clone())),
+        });
         rec.step(|| {
             Step::new(
                 "declaration",
@@ -465,21 +522,7 @@ fn extern_declarations<R: Recorder>(
                 },
             )
         });
-        out.push(ptx::Function {
-            linkage: sig
-                .linkage
-                .function_directive(external)
-                .map(String::from)
-                .into_iter()
-                .collect(),
-            kind: crate::ptx::ast::FuncKind::Func,
-            rets,
-            name,
-            params: Some(params),
-            perf: Vec::new(),
-            body: None,
-            lines: Default::default(),
-        });
+        out.push(decl);
     }
     out
 }
@@ -738,7 +781,7 @@ fn emit_function<R: Recorder>(
     (regs, scan, frame, version): FunctionFacts<'_>,
     ir_text: Option<&str>,
     locals: &[&globals::Global],
-    rec: &mut R,
+    rec: &mut Out<'_, R>,
     stats: &mut PtxEmitStats,
 ) -> Result<ptx::Function, EmitError> {
     let err = |message: String| EmitError {
@@ -754,9 +797,79 @@ fn emit_function<R: Recorder>(
                 .into(),
         ));
     }
-    // Signature.
     let sig = ir_text.and_then(|t| ir::signature(t, &f.name));
-    let (kind, params, rets, how) = match &sig {
+    let mut func = signature(f, sig.as_ref(), scan, rec);
+    let regs = regs.map_err(err)?;
+    // Room for an instruction per MIR instruction and a label per block up front.
+    let mut body: Vec<Stmt> =
+        Vec::with_capacity(f.layout.num_insts() + 2 * f.layout.num_blocks() + 16);
+    if let Some((fr, low)) = frame {
+        frame_declarations(&mut body, k, fr, low, rec);
+    }
+    register_files(&mut body, f, &regs, scan, rec, stats);
+    let (cpa, tma) = (scan.features.cp_async, scan.features.tma);
+    let arrays = async_copy::shared_arrays(cpa, tma);
+    let has_arrays = !arrays.is_empty();
+    for a in arrays {
+        put(&mut body, rec, 0, a);
+    }
+    if has_arrays {
+        rec.step(|| {
+            Step::new(
+                "demoted_variable",
+                "The asynchronous copies land in per-thread slots of shared arrays declared \
+                 in the function body.",
+            )
+        });
+    }
+    if scan.features.wgmma {
+        put(&mut body, rec, 0, wgmma::shared_array());
+    }
+    for g in locals {
+        put(&mut body, rec, 0, Stmt::Comment("demoted variable".into()));
+        let decl = g.decl(version, true, ir_text.unwrap_or("")).0;
+        put(&mut body, rec, 0, Stmt::Var(decl));
+        let name = g.name.clone();
+        rec.step(|| {
+            Step::new(
+                "demoted_variable",
+                format!(
+                    "@{name} lives in shared memory and only this function uses it, so it is \
+                     declared inside the function body."
+                ),
+            )
+        });
+    }
+    let cx = forms::Cx {
+        f,
+        regs: &regs,
+        k,
+        tracing: R::ENABLED,
+    };
+    emit_blocks(&cx, frame, &mut body, rec, stats)?;
+    let (linkage, perf) = linkage_and_directives(f, sig.as_ref(), sm, rec);
+    func.linkage = linkage;
+    func.perf = perf;
+    func.body = Some(body);
+    Ok(func)
+}
+
+/// Appends `s` to `body` (`depth` call scopes down) and notes it for the next step.
+fn put<R: Recorder>(body: &mut Vec<Stmt>, rec: &mut Out<'_, R>, depth: usize, s: Stmt) {
+    rec.edit(|| PtxEdit::stmt(depth, &s));
+    body.push(s);
+}
+
+/// The function's signature, from the IR module's `define` line or else the
+/// parameter loads, with an empty body: the output's next item. Its linkage is the
+/// final one when that is `.visible` (otherwise [`linkage_and_directives`] sets it).
+fn signature<R: Recorder>(
+    f: &Function,
+    sig: Option<&ir::Signature>,
+    scan: &Scan,
+    rec: &mut Out<'_, R>,
+) -> ptx::Function {
+    let (kind, params, rets, how) = match sig {
         Some(s) => {
             let (params, rets) = s.ptx_params(&f.name);
             let kind = if s.kernel {
@@ -773,34 +886,52 @@ fn emit_function<R: Recorder>(
             "the `&<name>_param_N` loads (the file has no IR module)",
         ),
     };
-    {
-        let n = params.len();
-        let kind_word = if kind == ptx::FuncKind::Entry {
-            "kernel (.entry)"
-        } else {
-            "device function (.func)"
-        };
-        let name = f.name.clone();
-        rec.step(|| {
-            Step::new(
-                "signature",
-                format!("`{name}` is a {kind_word} with {n} parameters, read from {how}."),
-            )
-        });
-    }
-    // Registers.
-    let regs = regs.map_err(err)?;
-    // Room for an instruction per MIR instruction and a label per block up front.
-    let mut body: Vec<Stmt> =
-        Vec::with_capacity(f.layout.num_insts() + 2 * f.layout.num_blocks() + 16);
-    if let Some((fr, low)) = frame {
-        frame_declarations(&mut body, k, fr, low, rec);
-    }
+    let linkage = linkage_words(sig);
+    let visible = linkage.first().map(String::as_str) == Some(".visible");
+    let n = params.len();
+    let func = ptx::Function {
+        linkage: if visible { linkage } else { Vec::new() },
+        kind,
+        rets,
+        name: f.name.clone(),
+        params: Some(params),
+        perf: Vec::new(),
+        body: Some(Vec::new()),
+        lines: Default::default(),
+    };
+    rec.edit(|| PtxEdit::Item {
+        item: alloc::boxed::Box::new(ptx::Item::Func(func.clone())),
+    });
+    let kind_word = if kind == ptx::FuncKind::Entry {
+        "kernel (.entry)"
+    } else {
+        "device function (.func)"
+    };
+    let name = &f.name;
+    rec.step(|| {
+        Step::new(
+            "signature",
+            format!("`{name}` is a {kind_word} with {n} parameters, read from {how}."),
+        )
+    });
+    func
+}
+
+/// One `.reg` line per register file (and the texture residency predicate's).
+fn register_files<R: Recorder>(
+    body: &mut Vec<Stmt>,
+    f: &Function,
+    regs: &RegMap,
+    scan: &Scan,
+    rec: &mut Out<'_, R>,
+    stats: &mut PtxEmitStats,
+) {
     for (file, count) in &regs.counts {
-        body.push(Stmt::Reg(ptx::RegDecl {
+        let decl = Stmt::Reg(ptx::RegDecl {
             words: vec![file.decl_type.into()],
             names: vec![(file.prefix.into(), Some(count + 1))],
-        }));
+        });
+        put(body, rec, 0, decl);
         stats.registers_declared += *count as u64;
         if R::ENABLED {
             let members: Vec<String> = f
@@ -826,10 +957,11 @@ fn emit_function<R: Recorder>(
         }
     }
     if scan.texpred {
-        body.push(Stmt::Reg(ptx::RegDecl {
+        let decl = Stmt::Reg(ptx::RegDecl {
             words: vec![".pred".into()],
             names: vec![(forms::TEXPRED.into(), None)],
-        }));
+        });
+        put(body, rec, 0, decl);
         rec.step(|| {
             Step::new(
                 "register_file",
@@ -841,45 +973,14 @@ fn emit_function<R: Recorder>(
             )
         });
     }
-    let (cpa, tma) = (scan.features.cp_async, scan.features.tma);
-    let arrays = async_copy::shared_arrays(cpa, tma);
-    if !arrays.is_empty() {
-        rec.step(|| {
-            Step::new(
-                "demoted_variable",
-                "The asynchronous copies land in per-thread slots of shared arrays declared \
-                 in the function body.",
-            )
-        });
-    }
-    body.extend(arrays);
-    if scan.features.wgmma {
-        body.push(wgmma::shared_array());
-    }
-    for g in locals {
-        body.push(Stmt::Comment("demoted variable".into()));
-        body.push(Stmt::Var(g.decl(version, true, ir_text.unwrap_or("")).0));
-        let name = g.name.clone();
-        rec.step(|| {
-            Step::new(
-                "demoted_variable",
-                format!(
-                    "@{name} lives in shared memory and only this function uses it, so it is \
-                     declared inside the function body."
-                ),
-            )
-        });
-    }
-    // Which blocks are branch targets (and so need a label).
-    let blocks: Vec<Block> = f.layout.blocks().collect();
-    let mut next: crate::entity::SecondaryMap<Block, Option<Block>> =
-        crate::entity::SecondaryMap::new();
-    for w in blocks.windows(2) {
-        next[w[0]] = Some(w[1]);
-    }
-    let next_of = |b: Block| -> Option<Block> { next[b] };
-    let mut targeted: crate::entity::SecondaryMap<Block, bool> = crate::entity::SecondaryMap::new();
-    for &b in &blocks {
+}
+
+/// The blocks whose label a printed branch or jump table names (a GOTO to the block
+/// printed next falls through and names none).
+fn branch_targets(f: &Function, blocks: &[Block]) -> SecondaryMap<Block, bool> {
+    let mut targeted: SecondaryMap<Block, bool> = SecondaryMap::new();
+    for (w, &b) in blocks.iter().enumerate() {
+        let next = blocks.get(w + 1).copied();
         for i in f.layout.block_insts(b) {
             let d = &f.insts[i];
             let is_goto = d.is(Op::GOTO);
@@ -892,7 +993,7 @@ fn emit_function<R: Recorder>(
             }
             for o in &d.operands {
                 if let OperandKind::Block(t) = o.kind {
-                    let fallthrough = is_goto && next_of(b) == Some(t);
+                    let fallthrough = is_goto && next == Some(t);
                     if !fallthrough {
                         targeted[t] = true;
                     }
@@ -900,33 +1001,56 @@ fn emit_function<R: Recorder>(
             }
         }
     }
-    let cx = forms::Cx {
-        f,
-        regs: &regs,
-        k,
-        tracing: R::ENABLED,
-    };
+    targeted
+}
+
+/// The GOTO `d` jumps to the block printed right after its own (`next`).
+fn falls_through(d: &crate::mir::InstData, next: Option<Block>) -> Option<Block> {
+    if !d.is(Op::GOTO) {
+        return None;
+    }
+    let t = d.operands.iter().find_map(|o| match o.kind {
+        OperandKind::Block(t) => Some(t),
+        _ => None,
+    })?;
+    (next == Some(t)).then_some(t)
+}
+
+/// Every block in layout order: its label or `// %bb.N:` comment, the frame prologue
+/// in the first, then its instructions; a call sequence's statements go into a `{ }`
+/// scope of their own.
+fn emit_blocks<R: Recorder>(
+    cx: &forms::Cx<'_>,
+    frame: Option<&(frame::Frame, frame::Lowered)>,
+    body: &mut Vec<Stmt>,
+    rec: &mut Out<'_, R>,
+    stats: &mut PtxEmitStats,
+) -> Result<(), EmitError> {
+    let (f, k) = (cx.f, cx.k);
+    let blocks: Vec<Block> = f.layout.blocks().collect();
+    let targeted = branch_targets(f, &blocks);
     // Which registers have a def, for printing instructions into the steps.
     let has_def = if R::ENABLED {
         crate::mir::print::defined_vregs(f)
     } else {
-        crate::entity::SecondaryMap::new()
+        SecondaryMap::new()
+    };
+    let fail = |n: u32, d: Option<&crate::mir::InstData>, message: String| EmitError {
+        function: f.name.clone(),
+        block: Some(n),
+        inst: d.map(|d| crate::mir::print::inst_to_string(f, d).trim().to_string()),
+        message,
     };
     // Bodies of the call sequences still open (`Callseq_Start` seen, not yet closed).
     let mut open_calls: Vec<Vec<Stmt>> = Vec::new();
-    for &b in &blocks {
+    for (w, &b) in blocks.iter().enumerate() {
         let n = f.blocks[b].number;
         if !open_calls.is_empty() {
-            return Err(EmitError {
-                function: f.name.clone(),
-                block: Some(n),
-                inst: None,
-                message: "a call sequence (Callseq_Start) is still open where the block ends"
-                    .into(),
-            });
+            let why = "a call sequence (Callseq_Start) is still open where the block ends";
+            return Err(fail(n, None, why.into()));
         }
         if targeted[b] {
-            body.push(Stmt::Label(block_label(k, n)));
+            put(body, rec, 0, Stmt::Label(block_label(k, n)));
             stats.labels += 1;
             let label = block_label(k, n);
             rec.step(|| {
@@ -937,75 +1061,64 @@ fn emit_function<R: Recorder>(
                 .focus(Focus::Block { block: n })
             });
         } else {
-            body.push(Stmt::Comment(format!("%bb.{n}:")));
+            put(body, rec, 0, Stmt::Comment(format!("%bb.{n}:")));
         }
-        if let (Some((fr, low)), true) = (frame, Some(b) == blocks.first().copied()) {
-            frame_prologue(&mut body, k, fr, low, rec);
+        if let (Some((fr, low)), 0) = (frame, w) {
+            frame_prologue(body, k, fr, low, rec);
         }
         for i in f.layout.block_insts(b) {
             let d = &f.insts[i];
-            // A GOTO to the block printed next is a fall-through.
-            if d.is(Op::GOTO) {
-                if let Some(t) = d.operands.iter().find_map(|o| match o.kind {
-                    OperandKind::Block(t) => Some(t),
-                    _ => None,
-                }) {
-                    if next_of(b) == Some(t) {
-                        stats.fallthroughs_dropped += 1;
-                        let tn = f.blocks[t].number;
-                        rec.step(|| {
-                            Step::new(
-                                "fallthrough",
-                                format!(
-                                    "GOTO %bb.{tn} jumps to the block printed right after this \
-                                     one; control falls through, so no branch is printed."
-                                ),
-                            )
-                            .focus(Focus::inst(i))
-                        });
-                        continue;
-                    }
-                }
-            }
-            let emitted = forms::emit_inst(&cx, i).map_err(|message| EmitError {
-                function: f.name.clone(),
-                block: Some(n),
-                inst: Some(crate::mir::print::inst_to_string(f, d).trim().to_string()),
-                message,
-            })?;
-            record_inst(f, i, &emitted, rec, stats, &has_def);
-            if d.is(Op::Callseq_Start) {
-                // The call's statements go into their own scope until Callseq_End.
-                open_calls.push(core::mem::take(&mut body));
-                body.extend(emitted.stmts);
+            if let Some(t) = falls_through(d, blocks.get(w + 1).copied()) {
+                stats.fallthroughs_dropped += 1;
+                let tn = f.blocks[t].number;
+                rec.step(|| {
+                    Step::new(
+                        "fallthrough",
+                        format!(
+                            "GOTO %bb.{tn} jumps to the block printed right after this \
+                             one; control falls through, so no branch is printed."
+                        ),
+                    )
+                    .focus(Focus::inst(i))
+                });
                 continue;
             }
+            let emitted = forms::emit_inst(cx, i).map_err(|m| fail(n, Some(d), m))?;
+            if d.is(Op::Callseq_Start) {
+                // The call's statements go into their own scope until Callseq_End.
+                rec.edit(|| PtxEdit::stmt(open_calls.len(), &Stmt::Scope(Vec::new())));
+                open_calls.push(core::mem::take(body));
+            }
+            for s in &emitted.stmts {
+                rec.edit(|| PtxEdit::stmt(open_calls.len(), s));
+            }
+            record_inst(f, i, &emitted, rec, stats, &has_def);
             body.extend(emitted.stmts);
             if d.is(Op::Callseq_End) {
                 let Some(outer) = open_calls.pop() else {
-                    return Err(EmitError {
-                        function: f.name.clone(),
-                        block: Some(n),
-                        inst: Some(crate::mir::print::inst_to_string(f, d).trim().to_string()),
-                        message: "Callseq_End without a Callseq_Start before it".into(),
-                    });
+                    let why = "Callseq_End without a Callseq_Start before it";
+                    return Err(fail(n, Some(d), why.into()));
                 };
-                let inner = core::mem::replace(&mut body, outer);
+                let inner = core::mem::replace(body, outer);
                 body.push(Stmt::Scope(inner));
             }
         }
     }
-    let (linkage, perf) = linkage_and_directives(f, sig.as_ref(), sm, rec);
-    Ok(ptx::Function {
-        linkage,
-        kind,
-        rets,
-        name: f.name.clone(),
-        params: Some(params),
-        perf,
-        body: Some(body),
-        lines: Default::default(),
-    })
+    Ok(())
+}
+
+/// A definition's linkage words: its IR linkage's directive, `.visible` without an IR
+/// module.
+fn linkage_words(sig: Option<&ir::Signature>) -> Vec<String> {
+    match sig {
+        None => vec![".visible".into()],
+        Some(sig) => sig
+            .linkage
+            .function_directive(false)
+            .map(String::from)
+            .into_iter()
+            .collect(),
+    }
 }
 
 /// A definition's linkage directive (from the IR linkage; `.visible` without an IR
@@ -1014,17 +1127,12 @@ fn linkage_and_directives<R: Recorder>(
     f: &Function,
     sig: Option<&ir::Signature>,
     sm: u32,
-    rec: &mut R,
+    rec: &mut Out<'_, R>,
 ) -> (Vec<String>, Vec<(String, Vec<u32>)>) {
+    let linkage = linkage_words(sig);
     let Some(sig) = sig else {
-        return (vec![".visible".into()], Vec::new());
+        return (linkage, Vec::new());
     };
-    let linkage: Vec<String> = sig
-        .linkage
-        .function_directive(false)
-        .map(String::from)
-        .into_iter()
-        .collect();
     let name = &f.name;
     if linkage.first().map(String::as_str) != Some(".visible") {
         let word = linkage
@@ -1034,6 +1142,9 @@ fn linkage_and_directives<R: Recorder>(
             ir::Linkage::Local => "its IR linkage is internal or private: PTX sees it only here",
             _ => "its IR linkage lets another module's definition replace it",
         };
+        rec.edit(|| PtxEdit::Linkage {
+            words: linkage.clone(),
+        });
         rec.step(|| Step::new("linkage", format!("`{name}` gets {word}: {why}.")));
     }
     let perf = if sig.kernel {
@@ -1042,6 +1153,10 @@ fn linkage_and_directives<R: Recorder>(
         Vec::new()
     };
     for (d, nums) in &perf {
+        rec.edit(|| PtxEdit::Perf {
+            directive: d.clone(),
+            values: nums.clone(),
+        });
         let nums: Vec<String> = nums.iter().map(|n| n.to_string()).collect();
         let nums = nums.join(", ");
         rec.step(|| {
@@ -1064,13 +1179,13 @@ fn frame_declarations<R: Recorder>(
     k: usize,
     fr: &frame::Frame,
     low: &frame::Lowered,
-    rec: &mut R,
+    rec: &mut Out<'_, R>,
 ) {
     if fr.size == 0 {
         return;
     }
     let depot = format!("__local_depot{k}");
-    body.push(Stmt::Var(ptx::VarDecl {
+    put(body, rec, 0, Stmt::Var(ptx::VarDecl {
         words: vec![
             ".local".into(),
             ".align".into(),
@@ -1082,7 +1197,7 @@ fn frame_declarations<R: Recorder>(
         init: None,
     }));
     for r in ["%SP", "%SPL"] {
-        body.push(Stmt::Reg(ptx::RegDecl {
+        put(body, rec, 0, Stmt::Reg(ptx::RegDecl {
             words: vec![".b64".into()],
             names: vec![(r.into(), None)],
         }));
@@ -1120,20 +1235,20 @@ fn frame_prologue<R: Recorder>(
     k: usize,
     fr: &frame::Frame,
     low: &frame::Lowered,
-    rec: &mut R,
+    rec: &mut Out<'_, R>,
 ) {
     if !fr.has_objects {
         return;
     }
     let reg = |r: &str| ptx::Operand::Reg(r.into());
     if low.spl_used {
-        body.push(Stmt::Inst(ptx::Inst::new(
+        put(body, rec, 0, Stmt::Inst(ptx::Inst::new(
             "mov.b64",
             vec![reg("%SPL"), ptx::Operand::Sym(format!("__local_depot{k}"))],
         )));
     }
     if low.sp_used {
-        body.push(Stmt::Inst(ptx::Inst::new(
+        put(body, rec, 0, Stmt::Inst(ptx::Inst::new(
             "cvta.local.u64",
             vec![reg("%SP"), reg("%SPL")],
         )));

@@ -1,0 +1,69 @@
+//! The recorder ptx-emit writes its steps through, so that each step carries the PTX
+//! it added ([`crate::ptx::edit`]).
+//!
+//! ```text
+//!  rec.edit(|| PtxEdit)   ─▶ pending
+//!  rec.step(|| Step)      ─▶ the step takes the pending edits; the step before it
+//!                            goes on to the pass's recorder
+//!  rec.finish()           ─▶ edits made after the last step join it; it goes on too
+//! ```
+//!
+//! A statement printed with no step of its own (a block's `// %bb.N:` comment, the
+//! wgmma staging array) thus shows at the step after it, or at the run's last step.
+
+use crate::ptx::edit::PtxEdit;
+use crate::trace::{Recorder, Step};
+use alloc::string::String;
+use alloc::vec::Vec;
+
+pub(super) struct Out<'r, R: Recorder> {
+    rec: &'r mut R,
+    pending: Vec<PtxEdit>,
+    held: Option<Step>,
+}
+
+impl<'r, R: Recorder> Out<'r, R> {
+    pub(super) fn new(rec: &'r mut R) -> Self {
+        Out {
+            rec,
+            pending: Vec::new(),
+            held: None,
+        }
+    }
+
+    /// Notes an addition to the output; free when steps are not recorded.
+    pub(super) fn edit(&mut self, make: impl FnOnce() -> PtxEdit) {
+        if R::ENABLED {
+            self.pending.push(make());
+        }
+    }
+
+    /// Passes the last step on, with whatever was added after it.
+    pub(super) fn finish(mut self) {
+        if let Some(mut s) = self.held.take() {
+            if !self.pending.is_empty() {
+                let mut edits = core::mem::take(&mut s.ptx_edits).into_vec();
+                edits.append(&mut self.pending);
+                s.ptx_edits = edits.into();
+            }
+            self.rec.step(|| s);
+        }
+    }
+}
+
+impl<R: Recorder> Recorder for Out<'_, R> {
+    const ENABLED: bool = R::ENABLED;
+    fn step(&mut self, make: impl FnOnce() -> Step) {
+        if !R::ENABLED {
+            return;
+        }
+        let mut s = make();
+        s.ptx_edits = core::mem::take(&mut self.pending).into();
+        if let Some(h) = self.held.replace(s) {
+            self.rec.step(|| h);
+        }
+    }
+    fn remark(&mut self, text: String) {
+        self.rec.remark(text);
+    }
+}
