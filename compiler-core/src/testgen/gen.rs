@@ -96,7 +96,7 @@ pub struct Generated {
 /// Why the generator never draws `op` under `cfg` (None: it may).
 pub fn not_drawn(op: Op, cfg: &GenConfig) -> Option<String> {
     if cfg.exclude.contains(&op) {
-        return Some("excluded by the caller (llc-22 does not know it)".into());
+        return Some("excluded by the caller (llc-22 does not know it or refuses it)".into());
     }
     if cfg.ops == OpSet::Interpretable && !has_semantics(op) {
         return Some("the interpreter does not model it".into());
@@ -113,20 +113,8 @@ pub fn not_drawn(op: Op, cfg: &GenConfig) -> Option<String> {
     if cfg.llc22 && subreg.contains(&op) {
         return Some("llc-22's NVPTX register classes have no sub-registers".into());
     }
-    if cfg.llc22 && LLC22_REFUSES_ITS_OWN.contains(&op) {
-        return Some(
-            "llc-22's verifier refuses llc-22's own MOV*_PARAM (a parameter symbol where \
-             its operand list wants a register; forward-ld-param.ll)"
-                .into(),
-        );
-    }
     shape(op).err()
 }
-
-/// Opcodes llc-22 22.1.8 prints in its own MIR in a form its verifier refuses
-/// (`-verify-machineinstrs` on `forward-ld-param.ll`'s `pre-phielim.mir`: `Expected a
-/// register operand` for `MOV64_PARAM &..._param_0`): drawn in the other dialects only.
-pub const LLC22_REFUSES_ITS_OWN: [Op; 2] = [Op::MOV32_PARAM, Op::MOV64_PARAM];
 
 /// Every opcode a program generated under `cfg` may contain.
 pub fn drawable(cfg: &GenConfig) -> Vec<Op> {
@@ -327,6 +315,8 @@ struct G<'a> {
     calls: u32,
     /// Each jump table's target blocks (its id is its index).
     jump_tables: Vec<Vec<usize>>,
+    /// Some instruction takes the frame object's address (`Arg::Frame`).
+    frame_address: bool,
 }
 
 const NAME: &str = "rnd";
@@ -403,6 +393,7 @@ pub fn generate_raw(seed: u64, cfg: &GenConfig) -> String {
         menu: Menu::new(cfg),
         calls: 0,
         jump_tables: Vec::new(),
+        frame_address: false,
     };
     g.prologue();
     let size = cfg.size;
@@ -709,7 +700,10 @@ impl G<'_> {
         match a {
             Arg::Reg(_) | Arg::Addr => unreachable!("a register is not an immediate"),
             Arg::Offset => (self.below(4) * 4).to_string(),
-            Arg::Frame => "%stack.0".into(),
+            Arg::Frame => {
+                self.frame_address = true;
+                "%stack.0".into()
+            }
             Arg::Sym(s) => s.into(),
             Arg::Pick(xs) => self.pick(xs).to_string(),
             Arg::Int => self.small_int().to_string(),
@@ -1399,7 +1393,7 @@ impl G<'_> {
         let op = if self.chance(40) && barrier {
             BARRIER_CTA_SYNC_ALIGNED_ALL_i
         } else if self.cfg.ops == OpSet::All {
-            // A row, then one of its opcodes: a row of one opcode (`ACTIVEMASK`)
+            // A row, then one of its opcodes: a row of one opcode (`activemask`)
             // is as likely as the 64 shuffle records of another.
             let row = self.pick(&rows);
             *self.pick(row)
@@ -1893,12 +1887,8 @@ impl G<'_> {
         s.push_str(&format!(
             "---\nname: {NAME}\ntracksRegLiveness: true\nisSSA: true\nnoPhis: false\n"
         ));
-        let lea = self
-            .blocks
-            .iter()
-            .any(|b| b.insts.iter().any(|l| l.contains("LEA_ADDRi")));
-        if self.cfg.llc22 || lea {
-            // `LIFETIME_START %stack.0` and `LEA_ADDRi %stack.0` name this frame
+        if self.cfg.llc22 || self.frame_address {
+            // `LIFETIME_START %stack.0` and a frame object's address name this
             // object (ptx-emit lays the frame out from this section).
             s.push_str("stack:\n  - { id: 0, size: 4, alignment: 4 }\n");
         }

@@ -28,4 +28,4 @@ pub mod synthetic;
 pub(crate) mod template;
 
 pub use check::{check, reduce, CheckConfig, CheckFailure, CheckReport, KnobSet, KNOB_SETS};
-pub use gen::{drawable, generate, not_drawn, GenConfig, Generated, OpSet, LLC22_REFUSES_ITS_OWN};
+pub use gen::{drawable, generate, not_drawn, GenConfig, Generated, OpSet};

@@ -365,7 +365,7 @@ fn arg_of(op: Op, stmts: &[Stmt<'_>], r: Role, def: bool) -> Result<Arg, String>
                 return Ok(Arg::Sym(mov_source(op)));
             }
             if words[0] == "add" && !def {
-                // LEA_ADDRi: a frame object's address plus an offset.
+                // A frame object's address plus an offset (`add.u64 d, %stack.0, off`).
                 return Ok(if pos == 1 { Arg::Frame } else { Arg::Offset });
             }
             let t = value_ty(words, pos, stmts[stmt].nops).ok_or_else(why)?;
@@ -502,7 +502,13 @@ mod tests {
     use super::*;
     use alloc::vec;
 
-    fn plain(op: Op) -> (Vec<Ty>, Vec<Arg>) {
+    /// The opcode whose template starts with `head` and whose name ends in `tail`
+    /// (found through the description: its rows are the only place naming them).
+    fn row(head: &str, tail: &str) -> (Vec<Ty>, Vec<Arg>) {
+        let op = *Op::all()
+            .iter()
+            .find(|o| o.isa().ptx.starts_with(head) && o.name().ends_with(tail))
+            .unwrap();
         match asm_shape(op, &op.isa().ptx[4..]).unwrap() {
             Shape::Plain { defs, uses } => (defs, uses),
             s => panic!("{s:?}"),
@@ -511,9 +517,8 @@ mod tests {
 
     #[test]
     fn layouts_read_from_templates() {
-        use Op::*;
         assert_eq!(
-            plain(INT_PTX_ATOM_CAS_32_ri),
+            row("asm:atom<5:asem><7:space>.cas.b32", "_ri"),
             (
                 vec![Ty::I32],
                 vec![
@@ -528,19 +533,30 @@ mod tests {
             )
         );
         assert_eq!(
-            plain(MATCH_ALLP_SYNC_64ir),
+            row("asm:match.all.sync.b64", "ir"),
             (vec![Ty::I32, Ty::Pred], vec![Arg::Int, Arg::Reg(Ty::I32)])
         );
         assert_eq!(
-            plain(TEX_UNIFIED_1D_F32_S32_I),
+            row("asm:tex.1d.v4.f32.s32", "_I"),
             (
                 vec![Ty::F32; 4],
                 vec![Arg::Sym(HANDLE_SYMBOL), Arg::Reg(Ty::I32)]
             )
         );
         assert_eq!(
-            plain(VOTE_SYNC_BALLOTi),
+            row("asm:vote.sync.ballot.b32", "i"),
             (vec![Ty::I32], vec![Arg::Reg(Ty::Pred), Arg::Int])
+        );
+        // A shuffle record with offset and mask immediate (place 5 of 8).
+        let (_, uses) = row("asm:shfl.sync.down.b32 #0, ", "14930");
+        assert_eq!(
+            uses,
+            vec![
+                Arg::Reg(Ty::I32),
+                Arg::Below(32),
+                Arg::Reg(Ty::I32),
+                Arg::Below(32)
+            ]
         );
     }
 }
