@@ -35,6 +35,7 @@
 //! immediate 78.
 
 use super::sig::{Arg, Shape, Ty};
+use crate::interp::split_args as split_top;
 use crate::mir::{flag, Op};
 use alloc::format;
 use alloc::string::String;
@@ -473,28 +474,6 @@ fn shuffle_variant(op: Op) -> Option<u32> {
     let number = |o: Op| o.name().strip_prefix("anonymous_")?.parse::<u32>().ok();
     let first = Op::all().iter().find(|o| o.isa_line() == op.isa_line())?;
     Some((number(op)? - number(*first)?) % 8)
-}
-
-/// Splits at commas outside brackets and braces.
-fn split_top(s: &str) -> Vec<&str> {
-    let mut out = Vec::new();
-    let (mut depth, mut start) = (0i32, 0);
-    for (i, c) in s.char_indices() {
-        match c {
-            '[' | '{' => depth += 1,
-            ']' | '}' => depth -= 1,
-            ',' if depth == 0 => {
-                out.push(s[start..i].trim());
-                start = i + 1;
-            }
-            _ => {}
-        }
-    }
-    let last = s[start..].trim();
-    if !last.is_empty() || !out.is_empty() {
-        out.push(last);
-    }
-    out
 }
 
 #[cfg(test)]
