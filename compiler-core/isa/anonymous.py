@@ -95,7 +95,7 @@ def wmma_variants():
                 body = (f"define {st} @{fn}({pty} %p, i32 %s) {{\n"
                         f"  %r = call {st} @{intr}({pty} %p, i32 %s)\n  ret {st} %r\n}}\n")
                 regs = ", ".join(f"#{k}" for k in range(n))
-                tmpl = f"{{{regs}}}, [#{n}], #{n + 2}"
+                tmpl = f"{{{regs}}}, [#{n}+#{n + 1}], #{n + 2}"
                 out.append((fn, body, f"declare {st} @{intr}({pty}, i32)", (n, "wmma.load", tmpl), frag))
     for (dty, cty) in [("f16", "f16"), ("f32", "f16"), ("f16", "f32"), ("f32", "f32")]:
         dir_, dn = WMMA_FRAGS[("c", dty)]
@@ -127,7 +127,7 @@ def wmma_variants():
                 body = (f"define void @{fn}({pty} %p, {', '.join(vals)}, i32 %s) {{\n"
                         f"  call void @{intr}({pty} %p, {', '.join(vals)}, i32 %s)\n  ret void\n}}\n")
                 regs = ", ".join(f"#{k}" for k in range(2, 2 + n))
-                tmpl = f"[#0], {{{regs}}}, #{2 + n}"
+                tmpl = f"[#0+#1], {{{regs}}}, #{2 + n}"
                 out.append((fn, body, f"declare void @{intr}({tys})", (0, "wmma.store", tmpl), "store"))
     # mma.sync m16n8k8 tf32 (row.col, the one layout mma.sync has): four f32
     # results from a (4 x b32), b (2 x b32) and c (4 x f32).

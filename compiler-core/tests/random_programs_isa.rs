@@ -46,6 +46,10 @@ const LEFT_OUT: &[(&str, &str)] = &[
     ),
 ];
 
+/// Of the 1,000 programs, at least this many reach PTX (the others stop at the two
+/// known ptx-emit gaps).
+const REACH_PTX_FLOOR: usize = 944;
+
 fn all_config(seed: u64) -> GenConfig {
     GenConfig {
         size: [12, 25, 40, 70][(seed % 4) as usize],
@@ -122,7 +126,6 @@ fn every_row_of_the_description_appears_in_1000_programs() {
             .unwrap_or_else(|e| panic!("seed {seed}: our PTX does not read back: {e}"));
     }
     let mut missing = Vec::new();
-    let mut asm_not_drawn = 0;
     eprintln!("row coverage in {count} programs (OpSet::All): line, opcodes, programs");
     for (line, ops) in &rows {
         let n = programs_with.get(line).copied().unwrap_or(0);
@@ -135,12 +138,6 @@ fn every_row_of_the_description_appears_in_1000_programs() {
         let left_out = LEFT_OUT.iter().find(|(name, _)| *name == first);
         let note = match left_out {
             Some((_, why)) => format!("  LEFT OUT: {why}"),
-            // Rows printed through an `asm:` template: the generator does not read
-            // their operand layout from the template yet. Counted and listed, not drawn.
-            None if n == 0 && ops[0].isa().ptx.starts_with("asm:") => {
-                asm_not_drawn += 1;
-                "  NOT DRAWN YET: an asm: template's operand layout".to_string()
-            }
             None if n == 0 => {
                 let why = not_drawn(ops[0], &all_config(0)).unwrap_or_else(|| "not drawn".into());
                 missing.push(format!("nvptx.isa:{line} {first}: {why}"));
@@ -154,13 +151,25 @@ fn every_row_of_the_description_appears_in_1000_programs() {
         .iter()
         .map(|(k, v)| format!("{k}: {} programs", v.len()))
         .collect();
+    let reach_ptx = count as usize - ptx_gaps.values().map(Vec::len).sum::<usize>();
     eprintln!(
-        "{} rows, {} appear, {} left out on purpose, {asm_not_drawn} asm: rows not drawn yet; \
-         {} of {count} programs reach PTX that reads back, the others stop at ptx-emit: {gaps:?}",
+        "{} rows, {} appear, {} left out on purpose; \
+         {reach_ptx} of {count} programs reach PTX that reads back, the others stop at \
+         ptx-emit: {gaps:?}",
         rows.len(),
         programs_with.len(),
         LEFT_OUT.len(),
-        count as usize - ptx_gaps.values().map(Vec::len).sum::<usize>()
+    );
+    // Floors: every row but those left out appears, and at least this many programs
+    // reach PTX (893 before the asm: rows were drawn, 944 since).
+    assert_eq!(
+        programs_with.len() + LEFT_OUT.len(),
+        rows.len(),
+        "row coverage dropped"
+    );
+    assert!(
+        reach_ptx >= REACH_PTX_FLOOR,
+        "only {reach_ptx} programs reach PTX"
     );
     let unknown: Vec<&String> = ptx_gaps
         .keys()
@@ -210,12 +219,32 @@ fn unknown_to_llc(llc: &Path) -> Vec<Op> {
     }
 }
 
+/// Opcodes llc-22 22.1.8 prints in its own MIR in a form its verifier refuses
+/// (`-verify-machineinstrs` on `forward-ld-param.ll`'s `pre-phielim.mir`: `Expected a
+/// register operand` for `MOV64_PARAM &..._param_0`): drawn in the other dialects only
+/// (the coverage test above draws them).
+const LLC22_REFUSES_ITS_OWN: [&str; 2] = ["MOV32_PARAM", "MOV64_PARAM"];
+
+/// llc-22 refuses its own `MOV64_PARAM` (the reason [`LLC22_REFUSES_ITS_OWN`] gives),
+/// checked on a body of that line alone, so the exclusion goes when it accepts it.
+#[test]
+fn llc22_refuses_its_own_param_address_moves() {
+    let Some(llc) = llc() else { return };
+    let text = "---\nname: p\ntracksRegLiveness: true\nbody: |\n  bb.0:\n    \
+                %0:b64 = MOV64_PARAM &p_param_0\n    Return\n...\n";
+    let err = verify_mir(llc, text, "-mcpu=sm_90", "param").expect_err("llc-22 accepts it now");
+    assert!(err.contains("Expected a register operand"), "{err}");
+}
+
 fn llc22_config(seed: u64, exclude: &[Op]) -> GenConfig {
+    let refused = LLC22_REFUSES_ITS_OWN
+        .iter()
+        .map(|n| Op::by_name(n).unwrap());
     GenConfig {
         size: [12, 25, 40, 70][(seed % 4) as usize],
         ops: OpSet::All,
         llc22: true,
-        exclude: exclude.to_vec(),
+        exclude: exclude.iter().copied().chain(refused).collect(),
         ..GenConfig::default()
     }
 }
@@ -246,10 +275,22 @@ fn batch(texts: &[&str]) -> String {
 
 /// llc-22 programs whose second coalescer run changes something today: (seed,
 /// 'r'/'n'). None since register-coalescer erases dead copies (`rc_dead_*.mir`).
-const LLC22_NOT_IDEMPOTENT: &[(u64, char)] = &[];
+/// 18, 71 and 170 appeared when the `asm:` rows entered llc-22's dialect (their
+/// programs: `fixtures/random_programs/llc22_asm_seed<N>.mir`); not minimized yet.
+const LLC22_NOT_IDEMPOTENT: &[(u64, char)] = &[(18, 'r'), (71, 'r'), (170, 'r')];
 
-/// (seed, stage) pairs llc-22 rejects today, with the reason (none).
-const KNOWN: &[(u64, &str, &str)] = &[];
+/// (seed, stage) pairs llc-22 rejects today, with the reason. Seed 27 appeared when
+/// the `asm:` rows entered llc-22's dialect (`fixtures/random_programs/
+/// llc22_asm_seed27.mir`): register-coalescer's output has a use its def does not
+/// dominate (llc-22: `Virtual register defs don't dominate all uses`); not minimized.
+const KNOWN: &[(u64, &str, &str)] = &[
+    (
+        27,
+        "register-coalescer",
+        "a def that does not dominate its use",
+    ),
+    (27, "nvptx-coalescer", "the same, carried on"),
+];
 
 #[test]
 fn llc22_reads_random_programs_after_every_mir_stage() {
@@ -333,6 +374,9 @@ fn llc22_reads_random_programs_after_every_mir_stage() {
         jobs.len(),
         failures.len()
     );
+    for f in failures.iter().take(3) {
+        eprintln!("{}", f.lines().take(2).collect::<Vec<_>>().join("\n"));
+    }
     check_idempotence("llc-22 programs", &idem, LLC22_NOT_IDEMPOTENT);
     assert!(
         failures.is_empty(),
@@ -635,4 +679,16 @@ fn dump_idempotence_case() {
         k += 1;
     }
     std::fs::write("/tmp/idem_min.mir", lines.join("\n") + "\n").unwrap();
+}
+
+#[test]
+#[ignore]
+fn dump_llc22_programs() {
+    let unknown = llc().map(unknown_to_llc).unwrap_or_default();
+    let n: u64 = std::env::var("N").map_or(200, |v| v.parse().unwrap());
+    std::fs::create_dir_all("/tmp/h28gen_llc").unwrap();
+    for seed in 0..n {
+        let g = generate(seed, &llc22_config(seed, &unknown));
+        std::fs::write(format!("/tmp/h28gen_llc/{seed}.mir"), &g.text).unwrap();
+    }
 }

@@ -237,7 +237,7 @@ fn unescape(s: &str) -> String {
 }
 
 /// Splits at top-level commas (outside `{}` and `[]`).
-fn split_args(s: &str) -> Vec<&str> {
+pub(crate) fn split_args(s: &str) -> Vec<&str> {
     let mut out = Vec::new();
     let (mut depth, mut start) = (0i32, 0);
     for (i, c) in s.char_indices() {

@@ -96,7 +96,7 @@ pub struct Generated {
 /// Why the generator never draws `op` under `cfg` (None: it may).
 pub fn not_drawn(op: Op, cfg: &GenConfig) -> Option<String> {
     if cfg.exclude.contains(&op) {
-        return Some("excluded by the caller (llc-22 does not know it)".into());
+        return Some("excluded by the caller (llc-22 does not know it or refuses it)".into());
     }
     if cfg.ops == OpSet::Interpretable && !has_semantics(op) {
         return Some("the interpreter does not model it".into());
@@ -112,11 +112,6 @@ pub fn not_drawn(op: Op, cfg: &GenConfig) -> Option<String> {
     ];
     if cfg.llc22 && subreg.contains(&op) {
         return Some("llc-22's NVPTX register classes have no sub-registers".into());
-    }
-    if cfg.llc22 && op.isa().ptx.starts_with("asm:") {
-        // The operand layouts read from asm: templates are our reading; llc-22's
-        // verifier refuses some of them (85 of 1,000 texts when they were drawn).
-        return Some("asm: template rows are not yet checked against llc-22".into());
     }
     shape(op).err()
 }
@@ -160,8 +155,8 @@ fn row_weight(op: Op) -> u32 {
 /// The rows a program draws ordinary instructions from: (weight, opcodes).
 struct Menu {
     rows: Vec<(u32, Vec<Op>)>,
-    /// Convergent opcodes, placed only where every thread passes once.
-    collective: Vec<Op>,
+    /// Convergent opcodes by row, placed only where every thread passes once.
+    collective: Vec<Vec<Op>>,
     /// Stores, for the values a program writes out.
     stores: Vec<Op>,
 }
@@ -177,7 +172,11 @@ impl Menu {
                 stores.push(op);
             }
             if d.has(flag::CONVERGENT) {
-                collective.push(op);
+                let same_row = |r: &Vec<Op>| r[0].isa_line() == op.isa_line();
+                match collective.last_mut() {
+                    Some(r) if same_row(r) => r.push(op),
+                    _ => collective.push(vec![op]),
+                }
                 continue;
             }
             if matches!(shape(op), Ok(Shape::Structural)) {
@@ -316,6 +315,8 @@ struct G<'a> {
     calls: u32,
     /// Each jump table's target blocks (its id is its index).
     jump_tables: Vec<Vec<usize>>,
+    /// Some instruction takes the frame object's address (`Arg::Frame`).
+    frame_address: bool,
 }
 
 const NAME: &str = "rnd";
@@ -392,6 +393,7 @@ pub fn generate_raw(seed: u64, cfg: &GenConfig) -> String {
         menu: Menu::new(cfg),
         calls: 0,
         jump_tables: Vec::new(),
+        frame_address: false,
     };
     g.prologue();
     let size = cfg.size;
@@ -696,7 +698,14 @@ impl G<'_> {
     /// An immediate operand's text.
     fn imm_text(&mut self, a: Arg) -> String {
         match a {
-            Arg::Reg(_) => unreachable!("a register is not an immediate"),
+            Arg::Reg(_) | Arg::Addr => unreachable!("a register is not an immediate"),
+            Arg::Offset => (self.below(4) * 4).to_string(),
+            Arg::Frame => {
+                self.frame_address = true;
+                "%stack.0".into()
+            }
+            Arg::Sym(s) => s.into(),
+            Arg::Pick(xs) => self.pick(xs).to_string(),
             Arg::Int => self.small_int().to_string(),
             Arg::Below(n) => self.below(n as u64).to_string(),
             Arg::Float(t, bf) => match t {
@@ -727,19 +736,29 @@ impl G<'_> {
     /// `%d… = OP uses…`: registers picked among visible values, immediates drawn; a
     /// tied first source sometimes (not in llc-22's dialect).
     fn plain(&mut self, op: Op, defs: &[Ty], uses: &[Arg]) {
+        self.plain_with(op, defs, uses, false);
+    }
+
+    /// A described instruction; `clean`: every operand and result defined (collective
+    /// instructions), no ties.
+    fn plain_with(&mut self, op: Op, defs: &[Ty], uses: &[Arg], clean: bool) {
         let mut texts = Vec::new();
         let mut taint = false;
         for (k, &a) in uses.iter().enumerate() {
             match a {
                 Arg::Reg(t) => {
-                    let o = self.opnd(t, false);
+                    let o = self.opnd(t, clean);
                     taint |= o.taint;
-                    let tie = if k == 0 && defs.len() == 1 && self.fits(t, defs[0]) {
+                    let tie = if !clean && k == 0 && defs.len() == 1 && self.fits(t, defs[0]) {
                         self.tie()
                     } else {
                         ""
                     };
                     texts.push(format!("{}{tie}", o.text));
+                }
+                Arg::Addr => {
+                    let (_, base, _) = self.store_addr(16);
+                    texts.push(base);
                 }
                 a => {
                     let t = self.imm_text(a);
@@ -1363,14 +1382,25 @@ impl G<'_> {
 
     /// Barriers and shuffles: only where every thread passes exactly once.
     fn collective(&mut self) {
-        let ops = self.menu.collective.clone();
-        if ops.is_empty() {
+        let rows = self.menu.collective.clone();
+        if rows.is_empty() {
             return;
         }
         use Op::*;
-        let op = if self.chance(40) && ops.contains(&BARRIER_CTA_SYNC_ALIGNED_ALL_i) {
+        let barrier = rows
+            .iter()
+            .any(|r| r.contains(&BARRIER_CTA_SYNC_ALIGNED_ALL_i));
+        let op = if self.chance(40) && barrier {
             BARRIER_CTA_SYNC_ALIGNED_ALL_i
+        } else if self.cfg.ops == OpSet::All {
+            // A row, then one of its opcodes: a row of one opcode (`activemask`)
+            // is as likely as the 64 shuffle records of another.
+            let row = self.pick(&rows);
+            *self.pick(row)
         } else {
+            // The interpreted programs keep drawing by opcode (other tests name
+            // their seeds).
+            let ops: Vec<Op> = rows.concat();
             *self.pick(&ops)
         };
         match op {
@@ -1381,33 +1411,10 @@ impl G<'_> {
             | WGMMA_M64N32K16_F32 => self.matrix(op),
             SHFL_SYNC_IDX_i32 | SHFL_SYNC_DOWN_i32 => self.shuffle(op),
             _ => match shape(op) {
-                Ok(Shape::Plain { defs, uses }) => self.plain_clean(op, &defs, &uses),
+                Ok(Shape::Plain { defs, uses }) => self.plain_with(op, &defs, &uses, true),
                 _ => self.push(format!("{} 0", Op::BARRIER_CTA_SYNC_ALIGNED_ALL_i.name())),
             },
         }
-    }
-
-    /// A described convergent instruction: clean operands, clean results.
-    fn plain_clean(&mut self, op: Op, defs: &[Ty], uses: &[Arg]) {
-        let mut texts = Vec::new();
-        for &a in uses {
-            texts.push(match a {
-                Arg::Reg(t) => self.clean(t),
-                a => self.imm_text(a),
-            });
-        }
-        let mut dts = Vec::new();
-        for &t in defs {
-            let id = self.new_vreg();
-            dts.push(self.def_text(id, t));
-            self.add_val(id, t, false);
-        }
-        let lhs = if dts.is_empty() {
-            String::new()
-        } else {
-            format!("{} = ", dts.join(", "))
-        };
-        self.push(format!("{lhs}{} {}", op.name(), texts.join(", ")));
     }
 
     /// A warp shuffle of a clean value.
@@ -1880,8 +1887,9 @@ impl G<'_> {
         s.push_str(&format!(
             "---\nname: {NAME}\ntracksRegLiveness: true\nisSSA: true\nnoPhis: false\n"
         ));
-        if self.cfg.llc22 {
-            // `LIFETIME_START %stack.0` names this frame object.
+        if self.cfg.llc22 || self.frame_address {
+            // `LIFETIME_START %stack.0` and a frame object's address name this
+            // object (ptx-emit lays the frame out from this section).
             s.push_str("stack:\n  - { id: 0, size: 4, alignment: 4 }\n");
         }
         if !self.jump_tables.is_empty() {

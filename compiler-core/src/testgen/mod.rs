@@ -25,6 +25,7 @@ pub mod dag;
 pub mod gen;
 pub(crate) mod sig;
 pub mod synthetic;
+pub(crate) mod template;
 
 pub use check::{check, reduce, CheckConfig, CheckFailure, CheckReport, KnobSet, KNOB_SETS};
 pub use gen::{drawable, generate, not_drawn, GenConfig, Generated, OpSet};

@@ -15,10 +15,9 @@
 //!                                   are immediates; `ftz`: a flush flag follows
 //!  ptx `setp:T`, `cvt:TO.FROM`, `cvtx:TO.FROM`, `sym:TEXT` → their operand layouts
 //!  ptx `ld:V`, `ldnc:V`, `ldu:V`, `st:V` → Load / Store of V lanes of the name's type
-//!  ptx `asm:MNEMONIC #0, #1, …`    → defs and uses typed by the mnemonic's last word, for
-//!                                   mnemonics whose operands share it (abs, sqrt, bmsk,
-//!                                   fns, bfind, mov from a special register …); text
-//!                                   alone (`asm:cp.async.commit_group`) → no operands
+//!  ptx `asm:TEMPLATE`             → the operand layout the template gives
+//!                                   (`super::template`: addresses, decoders, vectors,
+//!                                   result pairs, handles)
 //!  anything else                  → Err(why): the coverage test lists the row
 //! ```
 
@@ -109,6 +108,16 @@ pub(crate) enum Arg {
     },
     /// The flush-to-zero flag an `op:…:ftz` form reads after its uses.
     Ftz,
+    /// A 64-bit address register (an `asm:` template's `[#B+#O]` base).
+    Addr,
+    /// An address offset immediate.
+    Offset,
+    /// A frame object (`%stack.0`).
+    Frame,
+    /// A symbol or physical register written as is (`@rnd_global`, `$envreg0`).
+    Sym(&'static str),
+    /// An immediate drawn from these values (a mode, an ordering, an alignment).
+    Pick(&'static [i64]),
 }
 
 /// Which load form.
@@ -234,69 +243,9 @@ pub(crate) fn shape(op: Op) -> Result<Shape, String> {
                 },
             })
         }
-        "asm" => asm_shape(name, d.defs, arg)
-            .ok_or_else(|| why("an asm: template the generator does not read yet")),
+        "asm" => super::template::asm_shape(op, arg),
         _ => Err(why("no operand layout the generator knows")),
     }
-}
-
-/// `asm:TEMPLATE` rows whose template is a mnemonic and plain `#N` operands in order
-/// (or text such as `%tid.w` that is no operand): defs and uses typed by the
-/// mnemonic's last word, for the mnemonics whose operands all share that type
-/// (`bfind` writes a u32). The `r`/`i` letters ending the name say which uses are
-/// immediates. Templates with `<N:KIND>` decoders, addresses (`[#N+#M]`), vectors
-/// or paired defs (`#0|#1`) are not read yet.
-fn asm_shape(name: &str, ndefs: u8, template: &str) -> Option<Shape> {
-    let (mnemonic, ops) = template.split_once(' ').unwrap_or((template, ""));
-    if mnemonic.contains(['<', '{', '$']) || ops.contains(['[', '{', '<', '|']) {
-        return None;
-    }
-    let head = mnemonic.split('.').next()?;
-    let uniform = [
-        "abs",
-        "copysign",
-        "ex2",
-        "lg2",
-        "rsqrt",
-        "tanh",
-        "sqrt",
-        "bmsk",
-        "fns",
-        "bfind",
-        "activemask",
-        "mov",
-    ];
-    let n = ops.split(", ").filter(|o| o.starts_with('#')).count();
-    let ops_in_order = ops
-        .split(", ")
-        .filter(|o| o.starts_with('#'))
-        .enumerate()
-        .all(|(k, o)| o == format!("#{k}"));
-    if !ops_in_order || n < ndefs as usize {
-        return None;
-    }
-    if n == 0 && ndefs == 0 {
-        // Text alone (`cp.async.commit_group`, `wgmma.fence.sync.aligned`).
-        return Some(Shape::Plain {
-            defs: Vec::new(),
-            uses: Vec::new(),
-        });
-    }
-    if !uniform.contains(&head) {
-        return None;
-    }
-    let t = text_ty(mnemonic.rsplit('.').next()?)?;
-    let def = if head == "bfind" { Ty::I32 } else { t };
-    let nuses = n - ndefs as usize;
-    if head == "mov" && nuses > 0 {
-        // `mov.b32 #0, #1` of a special register, parameter or handle symbol.
-        return None;
-    }
-    let imm = imm_letters(name, nuses)?;
-    Some(Shape::Plain {
-        defs: vec![def; ndefs as usize],
-        uses: (0..nuses).map(|k| arg_of(t, imm[k], head)).collect(),
-    })
 }
 
 /// A type word of PTX text (`s32`, `f16x2`, `pred`, ...).
