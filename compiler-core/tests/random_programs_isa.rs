@@ -279,18 +279,11 @@ fn batch(texts: &[&str]) -> String {
 /// programs: `fixtures/random_programs/llc22_asm_seed<N>.mir`); not minimized yet.
 const LLC22_NOT_IDEMPOTENT: &[(u64, char)] = &[(18, 'r'), (71, 'r'), (170, 'r')];
 
-/// (seed, stage) pairs llc-22 rejects today, with the reason. Seed 27 appeared when
-/// the `asm:` rows entered llc-22's dialect (`fixtures/random_programs/
-/// llc22_asm_seed27.mir`): register-coalescer's output has a use its def does not
-/// dominate (llc-22: `Virtual register defs don't dominate all uses`); not minimized.
-const KNOWN: &[(u64, &str, &str)] = &[
-    (
-        27,
-        "register-coalescer",
-        "a def that does not dominate its use",
-    ),
-    (27, "nvptx-coalescer", "the same, carried on"),
-];
+/// (seed, stage) pairs llc-22 rejects today, with the reason. None: seed 27 (an
+/// early-clobber def flagged dead while still read, `fixtures/random_programs/
+/// llc22_asm_seed27.mir`) is fixed, with its reduced input in
+/// `register_coalescer_regressions.rs`.
+const KNOWN: &[(u64, &str, &str)] = &[];
 
 #[test]
 fn llc22_reads_random_programs_after_every_mir_stage() {

@@ -47,3 +47,41 @@ body: |
     let ag = interp::compare(f, &g, None, 0..10, &Config::default()).unwrap();
     assert!(ag.all_agree(), "{ag}");
 }
+
+/// An early-clobber def's value starts at the early-clobber slot. Erasing the dead
+/// `%3 = COPY %2` erases the ADD that only fed it, and the pass then asks whether
+/// `%1`'s def is dead too: looking for a segment at the register slot, it found none
+/// and flagged `def dead early-clobber %1`, though the store still reads `%1` (seed 27
+/// of `random_programs_isa`, `fixtures/random_programs/llc22_asm_seed27.mir`, where
+/// the flagged def then joined a value live across blocks and llc-22's verifier
+/// refused the output). Expected: llc-22's `-run-pass=register-coalescer` on this
+/// input, which prints the same body with `%4` for `%1`.
+#[test]
+fn an_early_clobber_def_still_read_is_not_flagged_dead() {
+    let dir = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/fixtures/random_programs"
+    );
+    let text = std::fs::read_to_string(format!("{dir}/rc_early_clobber_dead_flag.mir")).unwrap();
+    let m = parse_module(&text).unwrap();
+    let mut g = m.functions[0].clone();
+    register_coalescer::run(
+        &mut g,
+        &CoalescerOptions::default(),
+        &mut NoTrace::default(),
+    );
+    let out = print_function(&g);
+    let body = &out[out.find("body:").unwrap()..];
+    assert_eq!(
+        body,
+        "body:             |
+  bb.0:
+    %0:b64 = LD_i64 0, 0, 101, 3, 64, -1, &ec_param_0, 0
+    INLINEASM &\"mov.u32 $0, 1;\", 0 /* attdialect */, 262155 /* regdef-ec */, def early-clobber %1
+    ST_i32 %1, 0, 0, 1, 32, %0, 0
+    Return
+...
+"
+    );
+    assert!(verify(&g, VerifyLevel::PostCoalesce).is_empty());
+}

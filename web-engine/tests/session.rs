@@ -105,7 +105,13 @@ fn every_gallery_step_replays_to_the_stage_output() {
             let mir = same(compiler_core::stages::IrKind::Mir);
             let replays = mir || same(compiler_core::stages::IrKind::Ori);
             let cross_replay = matches!(st.stage, Stage::PtxEmit | Stage::PtxLower);
-            assert_eq!(st.replayable, replays || cross_replay, "{}: {}", e.name, st.stage);
+            assert_eq!(
+                st.replayable,
+                replays || cross_replay,
+                "{}: {}",
+                e.name,
+                st.stage
+            );
             for step in 0..=st.steps {
                 let v = s
                     .view(st.stage, step)

@@ -20,8 +20,8 @@
 //! words it compared. Functions over [`MAX_INTERP_INSTS`] instructions are not
 //! interpreted (the answer would wait too long).
 
-use compiler_core::mir_interp::{self as interp, Outcome};
 use compiler_core::mir::{parse::parse_module, Function, Module};
+use compiler_core::mir_interp::{self as interp, Outcome};
 use compiler_core::ori::{self, interp as ori_interp};
 use compiler_core::ptx;
 use web_engine::proof::{

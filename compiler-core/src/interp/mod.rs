@@ -119,6 +119,7 @@ mod asm;
 mod compile;
 mod error;
 pub(crate) mod exec;
+#[cfg(feature = "testgen")]
 pub(crate) use asm::split_args;
 pub(crate) use compile::NumTy;
 pub mod float;

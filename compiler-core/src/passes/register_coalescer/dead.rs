@@ -23,11 +23,21 @@ use alloc::vec::Vec;
 
 impl<R: Recorder> Coalescer<'_, '_, R> {
     /// Whether the value `v` gets at `i` is never read (its segment ends at the def).
+    /// An early-clobber def's segment starts at the early-clobber slot, before the
+    /// uses are read, not at the register slot.
     fn def_is_dead(&self, i: Inst, v: VReg) -> bool {
         let Some(at) = self.si.inst_index(i) else {
             return false;
         };
-        let def = at.reg_slot();
+        let early = self.ed.f.insts[i]
+            .operands
+            .iter()
+            .any(|o| o.is_def() && o.vreg_of() == Some(v) && o.has(oflag::EARLY_CLOBBER));
+        let def = if early {
+            at.early_clobber_slot()
+        } else {
+            at.reg_slot()
+        };
         !self.ranges[v.index()]
             .segments
             .iter()
