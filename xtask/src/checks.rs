@@ -401,9 +401,13 @@ impl std::fmt::Display for TestCounts {
 /// engine measured 568 KB (-73 KB; what stays is the verifiers, the job's serializers and
 /// the helper ptx-emit shares with the MIR interpreter), the proof wasm 188 KB and the page
 /// 288 KB: each guard a little above its figure (the page's had been issue #11's 400 KB).
+/// The sixth session's merges measured the engine at 579 KB (ptx-emit/ptx-lower step
+/// edits and their replay, the ISA's use-count table, typed stats) and the proof at
+/// 203 KB (the ORI interpreter's calls, module variables, approximate float ops and
+/// ldmatrix): raised to 585 / 210, still guards against growth, not the 450 KB goal.
 const WASM_GZIP_BUDGET_PAGE: u64 = 300 * 1024;
-const WASM_GZIP_BUDGET_ENGINE: u64 = 575 * 1024;
-const WASM_GZIP_BUDGET_PROOF: u64 = 195 * 1024;
+const WASM_GZIP_BUDGET_ENGINE: u64 = 585 * 1024;
+const WASM_GZIP_BUDGET_PROOF: u64 = 210 * 1024;
 
 fn wasm_budget(file: &str) -> u64 {
     if file.starts_with("copyscope-engine") {
@@ -421,8 +425,9 @@ fn wasm_budget(file: &str) -> u64 {
 /// than the one file did before the split (568 KB).
 /// (Raised from 750 KB with the engine's guard, measured 778 KB; then to 820 KB,
 /// measured 812 KB; then to 940 KB with the interpreters, measured 926 KB; lowered to
-/// 870 KB when the interpreters moved to the proof's wasm, measured 856 KB.)
-const WASM_GZIP_BUDGET_TOTAL: u64 = 870 * 1024;
+/// 870 KB when the interpreters moved to the proof's wasm, measured 856 KB; raised to
+/// 880 KB with the engine's guard, measured 869 KB.)
+const WASM_GZIP_BUDGET_TOTAL: u64 = 880 * 1024;
 
 fn trunk_build(ctx: &Ctx) -> Outcome {
     let (ok, _) = proc::tee(&mut ctx.command("trunk", &["build", "--release"]));

@@ -1153,7 +1153,7 @@ fn texture_form(cx: &Cx<'_>, op: Op, i: Inst, d: &InstData, defs: &[&MOp]) -> R<
         TEX_UNIFIED_2D_F32_F32_R | TEX_UNIFIED_1D_S32_S32_R | TEX_2D_V4F32_F32 => {
             let two_d = op != TEX_UNIFIED_1D_S32_S32_R;
             let ops = need(d, if two_d { 3 } else { 2 })?;
-            let dsts = tuple_or_defs(cx, &defs)?;
+            let dsts = tuple_or_defs(cx, defs)?;
             if dsts.len() != 4 {
                 return Err(format!("{name} needs four results, found {}", dsts.len()));
             }
@@ -1186,7 +1186,7 @@ fn texture_form(cx: &Cx<'_>, op: Op, i: Inst, d: &InstData, defs: &[&MOp]) -> R<
         }
         TEX_2D_V4F32_F32_P => {
             let ops = need(d, 3)?;
-            let dsts = tuple_or_defs(cx, &defs)?;
+            let dsts = tuple_or_defs(cx, defs)?;
             if dsts.len() != 4 {
                 return Err(format!("{name} needs four results, found {}", dsts.len()));
             }
@@ -1213,8 +1213,8 @@ fn texture_form(cx: &Cx<'_>, op: Op, i: Inst, d: &InstData, defs: &[&MOp]) -> R<
                 ),
             ))
         }
-        CP_ASYNC_CA_SHARED => super::async_copy::cp_async(cx, &defs, need(d, 1)?),
-        TMA_LOAD_2D => super::async_copy::tma_load(cx, i, &defs, need(d, 2)?),
+        CP_ASYNC_CA_SHARED => super::async_copy::cp_async(cx, defs, need(d, 1)?),
+        TMA_LOAD_2D => super::async_copy::tma_load(cx, i, defs, need(d, 2)?),
         _ => return Ok(None),
     };
     Ok(Some(e?))
@@ -1228,7 +1228,7 @@ fn matrix_form(cx: &Cx<'_>, op: Op, _: Inst, d: &InstData, defs: &[&MOp]) -> R<O
     let e: R<Emitted> = match op {
         MMA_M16N8K8_TF32 | MMA_M16N8K8_TF32_ACC => {
             let ops = need(d, 3)?;
-            let dsts = tuple_or_defs(cx, &defs)?;
+            let dsts = tuple_or_defs(cx, defs)?;
             if dsts.len() != 4 {
                 return Err(format!("{name} needs a four-register result"));
             }
@@ -1299,7 +1299,7 @@ fn matrix_form(cx: &Cx<'_>, op: Op, _: Inst, d: &InstData, defs: &[&MOp]) -> R<O
         }
         WMMA_MMA_M16N16K16_F16 => {
             let ops = need(d, 3)?;
-            let dsts = tuple_or_defs(cx, &defs)?;
+            let dsts = tuple_or_defs(cx, defs)?;
             if dsts.len() != 8 {
                 return Err(format!("{name} needs an eight-register result"));
             }
@@ -1323,7 +1323,7 @@ fn matrix_form(cx: &Cx<'_>, op: Op, _: Inst, d: &InstData, defs: &[&MOp]) -> R<O
         }
         WGMMA_M64N32K16_F32 => {
             let ops = need(d, 3)?;
-            let dsts = tuple_or_defs(cx, &defs)?;
+            let dsts = tuple_or_defs(cx, defs)?;
             if dsts.len() != 16 {
                 return Err(format!("{name} needs a sixteen-register result"));
             }
