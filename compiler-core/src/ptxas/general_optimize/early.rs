@@ -5,14 +5,21 @@
 //!  block b:    ...  T = [@p] exit            ◀─ entry guard: the block ends in class 95
 //!  block b+1:  anchor (97)                   ◀─ the chain passes through the definition anchor
 //!              q = setp ...   (single def, single use, intra-block)   ◀─ chain walker
-//!              U = [@q] exit                 ◀─ pair detector: the next class-95 instruction
+//!              U = [@q] exit                 ◀─ first pair: the next class-95 instruction
+//!  block b+2:  anchor; chain'; V = [@r] exit ◀─ second pair, only when b+1 held just
+//!                                               anchor, chain, U (a bare link once U goes)
 //!  compatible(T, U): both unguarded, or same guard polarity and  p == q  or
 //!                    def(p) ≡ def(q) to depth 2 (same opcode, operands equal with the same
 //!                    neg/abs modifiers, register sources equal or their own definitions
-//!                    equal one level down; shuffles only when single-use)
+//!                    equal one level down; shuffles only when single-use; secondary chain
+//!                    matcher: a leaf may step back over one plain register copy)
 //!  rewrite: U and its chain go — b+1 is reached only by falling out of T, where the
-//!           same condition was already false (or T always left).
+//!           same condition was already false (or T always left); likewise V.
 //! ```
+//!
+//! The spec's "opcode 93" chain-link marker has no ORI counterpart; the second pair
+//! and the copy step are our readings of `sub_753570` and `sub_753E30`
+//! (docs/general-optimize.md, "Phase 13").
 
 use super::{ent, inst_regs, text};
 use crate::ori::{Class, Function, InstId, OpKind, Operand, RegId};
