@@ -14,11 +14,15 @@
 //!   depth-2 comparison meets `ld.param` against `mov` and fails; the secondary chain
 //!   matcher steps back over the copy to `%r1` and the repeat exit goes.
 
+mod support;
+
 use compiler_core::knobs::Knobs;
 use compiler_core::ori;
 use compiler_core::passes::ptx_lower::{self, PtxLowerOptions};
+use compiler_core::pipeline::{self, InputFormat, RunOptions};
 use compiler_core::ptx;
 use compiler_core::ptxas::general_optimize::{self as go, Options, Phase};
+use compiler_core::stages::IrKind;
 use compiler_core::stats::Stats;
 use compiler_core::trace::NoTrace;
 
@@ -94,4 +98,44 @@ fn without_secondary_chain_the_renamed_exit_stays() {
         lines(&[&RENAMED_HEAD[..], &kept[..], &TAIL[..]].concat())
     );
     assert_eq!(stats.get("exits_removed"), 0);
+}
+
+/// The whole PTX pipeline, traced: phase 13's narration names the mechanism that
+/// removed each exit, and ptxas 13.0.88 (when present) assembles the output.
+fn narrations_and_assembles(src: &str, tag: &str) -> Vec<String> {
+    let opts = RunOptions {
+        from: Some(InputFormat::Ptx),
+        emit: Some(IrKind::Ptx),
+        knobs: Knobs::default(),
+        trace: true,
+        ..Default::default()
+    };
+    let r = pipeline::run(src, &opts).unwrap();
+    if let Some(ptxas) = support::ptxas::ptxas() {
+        support::ptxas::assemble_target(ptxas, &r.output, "90", tag)
+            .unwrap_or_else(|e| panic!("{tag}: ptxas rejects our output: {e}\n{}", r.output));
+    }
+    r.stages
+        .iter()
+        .flat_map(|s| s.steps.iter())
+        .map(|s| s.narration.text())
+        .filter(|n| n.contains("repeats the exit"))
+        .collect()
+}
+
+#[test]
+fn narration_names_the_second_pair_and_the_copy_step() {
+    let n = narrations_and_assembles(EXIT_PAIRS, "exit_pairs");
+    assert_eq!(n.len(), 2, "{n:#?}");
+    assert!(!n[0].contains("Second pair"), "{n:#?}");
+    assert!(
+        n[1].starts_with("Block 2:") && n[1].contains("Second pair (our reading"),
+        "{n:#?}"
+    );
+    let n = narrations_and_assembles(EXIT_RENAMED, "exit_renamed");
+    assert_eq!(n.len(), 1, "{n:#?}");
+    assert!(
+        n[0].contains("secondary chain matcher, our reading"),
+        "{n:#?}"
+    );
 }
