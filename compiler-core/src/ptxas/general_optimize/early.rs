@@ -5,30 +5,47 @@
 //!  block b:    ...  T = [@p] exit            ◀─ entry guard: the block ends in class 95
 //!  block b+1:  anchor (97)                   ◀─ the chain passes through the definition anchor
 //!              q = setp ...   (single def, single use, intra-block)   ◀─ chain walker
-//!              U = [@q] exit                 ◀─ pair detector: the next class-95 instruction
+//!              U = [@q] exit                 ◀─ first pair: the next class-95 instruction
+//!  block b+2:  anchor; chain'; V = [@r] exit ◀─ second pair, only when b+1 held just
+//!                                               anchor, chain, U (a bare link once U goes)
 //!  compatible(T, U): both unguarded, or same guard polarity and  p == q  or
 //!                    def(p) ≡ def(q) to depth 2 (same opcode, operands equal with the same
 //!                    neg/abs modifiers, register sources equal or their own definitions
-//!                    equal one level down; shuffles only when single-use)
+//!                    equal one level down; shuffles only when single-use; secondary chain
+//!                    matcher: a leaf may step back over one plain register copy)
 //!  rewrite: U and its chain go — b+1 is reached only by falling out of T, where the
-//!           same condition was already false (or T always left).
+//!           same condition was already false (or T always left); likewise V.
 //! ```
+//!
+//! The spec's "opcode 93" chain-link marker has no ORI counterpart; the second pair
+//! and the copy step are our readings of `sub_753570` and `sub_753E30`
+//! (docs/general-optimize.md, "Phase 13").
 
 use super::{ent, inst_regs, text};
 use crate::ori::{Class, Function, InstId, OpKind, Operand, RegId};
-use super::GoStats;
+use super::{GoStats, Options};
 use crate::trace::{Focus, Recorder, Step};
 use alloc::format;
 use alloc::vec;
 use alloc::vec::Vec;
 
-/// A matched redundant chain: the exit U of block `b + 1` and the chain feeding it.
+/// One matched link: the redundant exit of `block` and the chain feeding it.
 #[derive(Debug)]
-pub struct ChainMatch {
+pub struct Link {
     pub block: usize,
     pub exit: InstId,
     pub chain: Vec<InstId>,
     pub by_dag: bool,
+    /// The depth-2 match needed the secondary chain matcher's step over a copy.
+    pub through_copy: bool,
+}
+
+/// A match: the first pair's link (block `b + 1`) and, from the second pair
+/// detection, the link one block further on.
+#[derive(Debug)]
+pub struct ChainMatch {
+    pub first: Link,
+    pub second: Option<Link>,
 }
 
 /// The same operand, read for the same value: a volatile special register (`%clock`)
@@ -42,10 +59,40 @@ fn same_operand(a: &Operand, b: &Operand) -> bool {
     a.kind == b.kind && a.neg == b.neg && a.abs == b.abs
 }
 
+/// The secondary chain matcher's step back over a renaming boundary (`sub_753E30`,
+/// our reading): a single-def `r` written by a plain unguarded register copy
+/// `mov r, x` of a single-def `x` names the same value as `x`.
+fn copy_source(f: &Function, r: RegId) -> RegId {
+    if f.regs[r].defs != 1 {
+        return r;
+    }
+    let Some(d) = f.regs[r].def_anchor else {
+        return r;
+    };
+    let i = &f.insts[d];
+    if i.class != Class::Mov || i.guard.is_some() || i.ndst != 1 || i.srcs().len() != 1 {
+        return r;
+    }
+    let s = &i.srcs()[0];
+    match s.kind {
+        OpKind::Reg(x) if !s.neg && !s.abs && f.regs[x].defs == 1 => x,
+        _ => r,
+    }
+}
+
+/// `x` and `y` meet at the same register once each steps back over at most one copy:
+/// the secondary chain "loops back to the primary entry".
+fn same_through_copy(f: &Function, x: RegId, y: RegId) -> bool {
+    let (a, b) = (copy_source(f, x), copy_source(f, y));
+    (a != x || b != y) && (a == b || a == y || b == x)
+}
+
 /// Depth-limited sub-DAG equivalence (`sub_1245740`): the single definitions of `x` and
 /// `y` compute the same value.
-pub fn equivalent(f: &Function, x: RegId, y: RegId, depth: u32) -> bool {
-    if x == y {
+/// With `renaming` (the secondary chain matcher) a register leaf may also match
+/// through one copy on either side ([`same_through_copy`]).
+pub fn equivalent(f: &Function, x: RegId, y: RegId, depth: u32, renaming: bool) -> bool {
+    if x == y || (renaming && same_through_copy(f, x, y)) {
         return true;
     }
     if depth == 0 || f.regs[x].defs != 1 || f.regs[y].defs != 1 {
@@ -82,7 +129,7 @@ pub fn equivalent(f: &Function, x: RegId, y: RegId, depth: u32) -> bool {
         }
         match (&p.kind, &q.kind) {
             (OpKind::Reg(r), OpKind::Reg(s)) if p.neg == q.neg && p.abs == q.abs => {
-                equivalent(f, *r, *s, depth - 1)
+                equivalent(f, *r, *s, depth - 1, renaming)
             }
             _ => false,
         }
@@ -120,15 +167,38 @@ impl Targets {
     }
 }
 
-/// The matcher for block `b`.
-pub fn find(f: &Function, b: usize, targets: &mut Targets) -> Option<ChainMatch> {
+/// The matcher for block `b`: the first pair (`sub_753520`) is the exit `T` ending `b`
+/// and the first exit of `b + 1`; the second pair detection (`sub_753570`) follows the
+/// chain one block further when `b + 1` holds nothing but that link, so that removing
+/// it leaves a bare anchor falling through to `b + 2`.
+pub fn find(f: &Function, b: usize, opts: &Options, targets: &mut Targets) -> Option<ChainMatch> {
     let t = *f.blocks[b].insts.last()?;
-    let ti = &f.insts[t];
-    if ti.class != Class::Exit || b + 1 >= f.blocks.len() {
+    if f.insts[t].class != Class::Exit {
         return None;
     }
-    let next = &f.blocks[b + 1];
-    if f.insts[next.insts[0]].class != Class::Anchor || targets.contains(f, b + 1) {
+    let first = link(f, b, t, b + 1, opts, targets)?;
+    let bare = f.blocks[first.block].insts.len() == first.chain.len() + 2
+        && f.blocks[first.block].insts.last() == Some(&first.exit);
+    let second = (opts.pair_detection && bare)
+        .then(|| link(f, b, t, b + 2, opts, targets))
+        .flatten();
+    Some(ChainMatch { first, second })
+}
+
+/// One link: block `nb`, entered only by falling through towards it from `b` (whose
+/// last instruction is the exit `t`), starts with its anchor, a chain of single-def
+/// single-use pure instructions, and an exit `U` that repeats `t`.
+fn link(
+    f: &Function,
+    b: usize,
+    t: InstId,
+    nb: usize,
+    opts: &Options,
+    targets: &mut Targets,
+) -> Option<Link> {
+    let ti = &f.insts[t];
+    let next = f.blocks.get(nb)?;
+    if f.insts[next.insts[0]].class != Class::Anchor || targets.contains(f, nb) {
         return None;
     }
     // Chain walker: single-def, single-use, intra-block, up to the first exit.
@@ -170,6 +240,7 @@ pub fn find(f: &Function, b: usize, targets: &mut Targets) -> Option<ChainMatch>
             return None;
         }
     }
+    let mut through_copy = false;
     let by_dag = match (ti.guard, ui.guard) {
         (None, None) => false,
         (Some((p, n)), Some((q, m))) if n == m => {
@@ -177,19 +248,23 @@ pub fn find(f: &Function, b: usize, targets: &mut Targets) -> Option<ChainMatch>
                 false
             } else {
                 let pdef = f.regs[p].def_anchor?;
-                if !f.blocks[b].insts.contains(&pdef) || !equivalent(f, p, q, 2) {
+                if !f.blocks[b].insts.contains(&pdef)
+                    || !equivalent(f, p, q, 2, opts.secondary_chain)
+                {
                     return None;
                 }
+                through_copy = !equivalent(f, p, q, 2, false);
                 true
             }
         }
         _ => return None,
     };
-    Some(ChainMatch {
-        block: b + 1,
+    Some(Link {
+        block: nb,
         exit: u,
         chain,
         by_dag,
+        through_copy,
     })
 }
 
@@ -197,50 +272,75 @@ pub fn find(f: &Function, b: usize, targets: &mut Targets) -> Option<ChainMatch>
 pub fn detect(
     f: &mut Function,
     b: usize,
+    opts: &Options,
     targets: &mut Targets,
     counters: &mut super::Counters,
 ) -> bool {
-    let m = find(f, b, targets);
-    counters.push(("exit_chains_matched", u64::from(m.is_some())));
+    let m = find(f, b, opts, targets);
+    let links: Vec<&Link> = m.iter().flat_map(|m| core::iter::once(&m.first).chain(&m.second)).collect();
+    counters.push(("exit_chains_matched", links.len() as u64));
     counters.push((
         "dag_equivalences",
-        u64::from(m.as_ref().is_some_and(|m| m.by_dag)),
+        links.iter().filter(|l| l.by_dag).count() as u64,
     ));
     m.is_some()
 }
 
-/// The rewrite (`sub_753B50`): the redundant exit and its chain leave block `b + 1`.
+/// The rewrite (`sub_753B50`): the redundant exit and its chain leave block `b + 1`,
+/// and, when the second pair detection found one, the next link's leave `b + 2`.
 pub fn apply<R: Recorder>(
     f: &mut Function,
     b: usize,
+    opts: &Options,
     targets: &mut Targets,
     tally: &mut super::Tally,
     stats: &mut GoStats,
     rec: &mut R,
 ) {
-    let Some(m) = find(f, b, targets) else {
+    let Some(m) = find(f, b, opts, targets) else {
         return;
     };
-    let t = R::ENABLED.then(|| text(f, m.exit));
-    tally.will_change(f, m.block);
-    let blk = &mut f.blocks[m.block].insts;
-    blk.retain(|i| *i != m.exit && !m.chain.contains(i));
+    remove_link(f, b, &m.first, false, tally, stats, rec);
+    if let Some(l) = &m.second {
+        remove_link(f, b, l, true, tally, stats, rec);
+    }
+}
+
+fn remove_link<R: Recorder>(
+    f: &mut Function,
+    b: usize,
+    l: &Link,
+    second: bool,
+    tally: &mut super::Tally,
+    stats: &mut GoStats,
+    rec: &mut R,
+) {
+    let t = R::ENABLED.then(|| text(f, l.exit));
+    tally.will_change(f, l.block);
+    f.blocks[l.block].insts.retain(|i| *i != l.exit && !l.chain.contains(i));
     if let Some(t) = t {
-        let n = m.chain.len();
-        let how = if m.by_dag {
+        let n = l.chain.len();
+        let how = if l.through_copy {
+            "its guard's definition matches the first exit's at depth 2 once a register copy is looked through: the secondary chain matcher, our reading of the spec's sub_753E30"
+        } else if l.by_dag {
             "its guard's definition matches the first exit's at depth 2"
         } else {
             "its guard is the first exit's guard"
         };
+        let via = if second {
+            format!(" Second pair (our reading of the spec's sub_753570): block {} held only the first redundant exit and its chain, so it is a bare link and block {} is reached only through it.", l.block - 1, l.block)
+        } else {
+            alloc::string::String::new()
+        };
         rec.ori_step(f, || {
             Step::new(
                 "exit_chain",
-                format!("Block {}: `{t}` repeats the exit that ends block {b} ({how}); it and its {n}-instruction chain are removed.", m.block),
+                format!("Block {}: `{t}` repeats the exit that ends block {b} ({how}); it and its {n}-instruction chain are removed.{via}", l.block),
             )
-            .focus(Focus::Inst { inst: ent(m.exit) })
+            .focus(Focus::Inst { inst: ent(l.exit) })
         });
     }
     crate::stats::bump(&mut stats.exits_removed, 1);
-    stats.dead_removed += m.chain.len() as u64 + 1;
-    tally.recount(f, m.block);
+    stats.dead_removed += l.chain.len() as u64 + 1;
+    tally.recount(f, l.block);
 }

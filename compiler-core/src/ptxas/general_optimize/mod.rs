@@ -160,6 +160,12 @@ pub struct Options {
     /// equal to 0x20 skip the phase; bit 2 (& 4) lets MOVs of an immediate into the
     /// MOV-pair buffer, bit 3 (& 8) MOVs of a register.
     pub ctx_1396: u32,
+    /// Phase 13's second pair detection (`sub_753570`): after the first redundant exit,
+    /// follow the chain one more block (see `early.rs`). On unless a test switches it off.
+    pub pair_detection: bool,
+    /// Phase 13's secondary chain matcher (`sub_753E30`): equivalence across a register
+    /// copy (a renaming boundary). On unless a test switches it off.
+    pub secondary_chain: bool,
 }
 
 /// Our value of ctx+1396 (the spec names its bits, not where they come from): both
@@ -185,6 +191,8 @@ impl Options {
             limit_fold_fp: k.flag(Knob::LimitFoldFp),
             convert_memory_to_register: k.flag(Knob::ConvertMemoryToRegisterOrUniform),
             ctx_1396: CTX_1396_DEFAULT,
+            pair_detection: true,
+            secondary_chain: true,
         }
     }
 
@@ -374,7 +382,7 @@ fn variant_a<R: Recorder>(
             let mut counters = Counters::new();
             let mut seen = Seen::new(tally);
             let changed = match opts.phase {
-                Phase::Early => early::detect(f, b, &mut targets, &mut counters),
+                Phase::Early => early::detect(f, b, opts, &mut targets, &mut counters),
                 _ => forward::detect(f, b, opts, stats, &mut counters, &mut seen, rec),
             };
             let budget_ok = match &mut budget {
@@ -419,7 +427,7 @@ fn variant_a<R: Recorder>(
             }
             block_changed = true;
             match opts.phase {
-                Phase::Early => early::apply(f, b, &mut targets, tally, stats, rec),
+                Phase::Early => early::apply(f, b, opts, &mut targets, tally, stats, rec),
                 _ => consume::apply_block(f, b, opts, tally, &seen, stats, rec),
             }
             if !R::ENABLED && opts.phase == Phase::Standard && tally.changes() == seen.epoch {
