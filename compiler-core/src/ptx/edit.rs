@@ -96,7 +96,9 @@ impl PtxEdit {
                 Item::Var(v) => super::print::print_stmts(&mut out, &[Stmt::Var(v.clone())]),
                 _ => out.push_str("directive"),
             },
-            PtxEdit::Stmt { stmt, .. } => super::print::print_stmts(&mut out, core::slice::from_ref(stmt)),
+            PtxEdit::Stmt { stmt, .. } => {
+                super::print::print_stmts(&mut out, core::slice::from_ref(stmt))
+            }
             PtxEdit::Linkage { words } => out = words.join(" "),
             PtxEdit::Perf { directive, values } => out = format!("{directive} {values:?}"),
         }

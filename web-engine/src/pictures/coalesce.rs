@@ -224,7 +224,7 @@ impl Ranges {
                 let end = all.map(|s| s.end).max();
                 self.first_extent = start.zip(end);
             }
-            Payload::CoalesceDecision(c) if is_join(&c.verdict) => {
+            Payload::CoalesceDecision(c) if is_join(c.verdict) => {
                 let (dst, src, merged) = (&c.dst, &c.src, &c.merged);
                 let (s, d) = (self.slot(*src), self.slot(*dst));
                 self.rows[s] = None;
