@@ -25,6 +25,11 @@
 //!    %d = COPY $phys         ─▶ CopyFromReg $phys
 //!    %d = IMPLICIT_DEF       ─▶ the block's one IMPLICIT_DEF node of %d's type (as
 //!                              SelectionDAG's UNDEF: llc-22 made one instruction per use)
+//!    INLINEASM &"t", x, w, def %d, w, %u, ...
+//!                            ─▶ INLINEASM node: text, sideeffect (x = 1), per flag word
+//!                              w a constraint ("=r", "=&r", "r", "0", "i") and its
+//!                              operand: def → Register %d, then CopyFromReg %d for its
+//!                              readers; use → the value of %u
 //!    LIFETIME_START %stack.N ─▶ the ISD node (chain, FrameIndex), chained in order
 //!    the first terminator    ─▶ chained on a TokenFactor of the chain and every
 //!                              CopyToReg before it
@@ -37,9 +42,10 @@
 //! needs only the width, the evaluator reads the opcode.
 //!
 //! Not lifted (an error naming the construct): PHIs that are not all at the block's
-//! head or read a sub-register, inline asm, opcodes outside the instruction description (`mir/nvptx.isa`, the one
+//! head or read a sub-register, inline asm with `isconvergent` or `!srcloc` or 128-bit
+//! operands, opcodes outside the instruction description (`mir/nvptx.isa`, the one
 //! table the DAG's machine nodes use), sub-register operands, implicit or
-//! physical-register operands, tied or undef operands, `bfloat` immediates, fixed stack
+//! physical-register operands, tied or undef operands (inline asm aside), `bfloat` immediates, fixed stack
 //! slots, operands kept verbatim, other targets.
 
 use super::{
@@ -331,9 +337,7 @@ impl<'f> Lifter<'f> {
             );
         }
         match op {
-            Op::INLINEASM => {
-                return fail("inline asm", String::from("INLINEASM"));
-            }
+            Op::INLINEASM => return self.inline_asm(i),
             Op::COPY => return self.copy(i),
             Op::LIFETIME_START | Op::LIFETIME_END => return self.lifetime(i, op),
             _ => {}
@@ -454,6 +458,123 @@ impl<'f> Lifter<'f> {
             }
         }
         Ok(())
+    }
+
+    /// `INLINEASM &"text", extra, (flag word, operand)...` as the DAG's INLINEASM node
+    /// (InstrEmitter::EmitSpecialNode's input): the text, then per flag word its
+    /// constraint string and operand. A def is the `Register` the asm writes, read
+    /// afterwards through a CopyFromReg of it (the emitter maps that to the register
+    /// itself, no copy); a use, tied or not, is the value it reads.
+    fn inline_asm(&mut self, i: Inst) -> Result<(), LiftError> {
+        let d = &self.f.insts[i];
+        let asm_fail = |detail: &str| fail("inline asm", format!("INLINEASM {detail}"));
+        let (Some(text), Some(extra)) = (d.operands.first(), d.operands.get(1)) else {
+            return asm_fail("without text and extra-info word");
+        };
+        let text = match text.kind {
+            OperandKind::Global {
+                sym,
+                sigil: Sigil::AmpQuoted,
+                offset: 0,
+            } => super::llvm_unescape(self.f.sym(sym)),
+            _ => return asm_fail("text is not `&\"...\"`"),
+        };
+        let side_effect = match extra.kind {
+            OperandKind::Imm(0) => false,
+            OperandKind::Imm(1) => true,
+            _ => {
+                return asm_fail(
+                    "extra-info flags other than sideeffect (isconvergent, mayload, ...)",
+                )
+            }
+        };
+        let mut operands = vec![
+            Operand::Value(self.chain.expect("in a block")),
+            Operand::Str(text),
+        ];
+        let mut outputs: Vec<VReg> = Vec::new();
+        let mut rest = d.operands[2..].iter();
+        while let Some(w) = rest.next() {
+            let (OperandKind::Imm(word), Some(o)) = (w.kind, rest.next()) else {
+                return asm_fail("operand that is not a flag word and its operand (metadata, ...)");
+            };
+            let word = word as u64;
+            if (word >> 3) & 0x1fff != 1 {
+                return asm_fail("flag word with more than one operand");
+            }
+            let kind = word & 7;
+            let field = (word >> 16) & 0x7fff;
+            let tied = word & (1 << 31) != 0;
+            let letter = match field {
+                1 => 'b',
+                2 => 'h',
+                4 => 'r',
+                6 => 'l',
+                _ if tied || kind == 5 => 'r',
+                _ => return asm_fail("operand of a register class without a constraint letter"),
+            };
+            let constraint = match (kind, tied) {
+                (2, _) => format!("={letter}"),
+                (3, _) => format!("=&{letter}"),
+                (1, false) => format!("{letter}"),
+                (1, true) => format!("{field}"),
+                (5, _) => String::from("i"),
+                _ => return asm_fail("flag word of an unsupported kind (memory, clobber, ...)"),
+            };
+            operands.push(Operand::Str(constraint));
+            operands.push(self.asm_operand(o, kind, &mut outputs)?);
+        }
+        let attrs = Attrs {
+            side_effect,
+            ..Attrs::default()
+        };
+        let n = self.add(vec![Vt::Ch], DagOp::InlineAsm, operands, attrs);
+        let ch = Value { node: n, res: 0 };
+        self.chain = Some(ch);
+        for v in outputs {
+            let ty = self.vt[v].expect("every def has a type");
+            let reg = self.reg_leaf(v);
+            let r = self.add(
+                vec![ty, Vt::Ch],
+                DagOp::CopyFromReg,
+                vec![Operand::Value(ch), reg],
+                Attrs::default(),
+            );
+            // Read in other blocks straight from the register the asm wrote.
+            self.local.insert(v, Value { node: r, res: 0 });
+        }
+        Ok(())
+    }
+
+    /// One asm operand: a def's `Register`, a use's value, an immediate.
+    fn asm_operand(
+        &mut self,
+        o: &mir::Operand,
+        kind: u64,
+        outputs: &mut Vec<VReg>,
+    ) -> Result<Operand, LiftError> {
+        let bad = |what: &str| fail("inline asm", format!("INLINEASM {what}"));
+        if o.subreg.is_some() || o.has(oflag::IMPLICIT) || o.has(oflag::UNDEF) || o.has(oflag::DEAD)
+        {
+            return bad("operand with a sub-register, implicit, undef or dead flag");
+        }
+        match (kind, o.kind) {
+            (2 | 3, OperandKind::Reg(Reg::Virt(v))) if o.has(oflag::DEF) => {
+                if (kind == 3) != o.has(oflag::EARLY_CLOBBER) {
+                    return bad("early-clobber flag that disagrees with its flag word");
+                }
+                outputs.push(v);
+                Ok(self.reg_leaf(v))
+            }
+            (1, OperandKind::Reg(Reg::Virt(v))) if !o.has(oflag::DEF) => {
+                Ok(Operand::Value(match self.local.get(&v) {
+                    Some(&x) => x,
+                    None => self.copy_from_reg(v),
+                }))
+            }
+            (5, OperandKind::Imm(value)) => Ok(Operand::Const { ty: Vt::I32, value }),
+            _ => bad("operand that does not fit its flag word"),
+        }
     }
 
     /// `CopyToReg %v, value`, chained on the entry token, joined before the terminator.

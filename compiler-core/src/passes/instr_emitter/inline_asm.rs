@@ -193,7 +193,12 @@ impl<R: Recorder> Emitter<'_, '_, '_, R> {
 
     /// An asm input: a value or register, fitted to the constraint letter's class.
     fn asm_input(&mut self, n: Node, k: usize, letter: char) -> Result<Reg, SourceError> {
-        let want = target::typed_class(letter_type(letter));
+        // Run as llc-22's, the constraint's class is the width class it prints (`b32`).
+        let want = if self.opts.llc22 {
+            target::llc22_class(letter_type(letter))
+        } else {
+            target::typed_class(letter_type(letter))
+        };
         match &self.dag.nodes[n].operands[k] {
             Operand::Value(v) => {
                 let r = self.get_vr(*v, n, k)?;
