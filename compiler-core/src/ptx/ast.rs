@@ -141,20 +141,27 @@ pub struct Param {
 impl Param {
     /// The first word that is a PTX fundamental type (`.u64`, `.f32`, `.b8`, ...).
     pub fn ty(&self) -> Option<&str> {
-        self.words
-            .iter()
-            .map(String::as_str)
-            .find(|w| is_type_word(w))
+        type_word_of(&self.words)
     }
     /// `.align N`, if written.
     pub fn align(&self) -> Option<u32> {
-        let i = self.words.iter().position(|w| w == ".align")?;
-        self.words.get(i + 1)?.parse().ok()
+        align_of(&self.words)
     }
     /// `.ptr` was written.
     pub fn is_ptr(&self) -> bool {
         self.words.iter().any(|w| w == ".ptr")
     }
+}
+
+/// The first of `words` that is a PTX fundamental type.
+fn type_word_of(words: &[String]) -> Option<&str> {
+    words.iter().map(String::as_str).find(|w| is_type_word(w))
+}
+
+/// The number after `.align` among directive words, if written.
+fn align_of(words: &[String]) -> Option<u32> {
+    let i = words.iter().position(|w| w == ".align")?;
+    words.get(i + 1)?.parse().ok()
 }
 
 /// True for PTX fundamental type words (`.pred`, `.b8` .. `.b128`, `.u*`, `.s*`, `.f*`).
@@ -210,15 +217,13 @@ impl VarDecl {
             )
         })
     }
+    /// The first word that is a PTX fundamental type.
     pub fn ty(&self) -> Option<&str> {
-        self.words
-            .iter()
-            .map(String::as_str)
-            .find(|w| is_type_word(w))
+        type_word_of(&self.words)
     }
+    /// `.align N`, if written.
     pub fn align(&self) -> Option<u32> {
-        let i = self.words.iter().position(|w| w == ".align")?;
-        self.words.get(i + 1)?.parse().ok()
+        align_of(&self.words)
     }
     /// Size in bytes (element size times every dimension), when all are known.
     pub fn size_bytes(&self) -> Option<u64> {

@@ -84,223 +84,276 @@ fn is_ident_char(c: char) -> bool {
     c.is_ascii_alphanumeric() || c == '_' || c == '$' || c == '.'
 }
 
+/// Where a token starts: line and column.
+type At = (u32, u32);
+
 fn lex(text: &str) -> Result<Vec<Token>, SourceError> {
-    // Walked as bytes: every token boundary is ASCII, and a non-ASCII character (only
-    // legal in comments and strings) is decoded where it stands, so `i` stays on a
-    // character boundary and `col` counts characters.
-    let b = text.as_bytes();
-    let ch = |i: usize| -> char {
-        if b[i] < 0x80 {
-            b[i] as char
+    let mut lx = Lexer {
+        text,
+        b: text.as_bytes(),
+        i: 0,
+        line: 1,
+        col: 1,
+        line_has_token: false,
+        out: Vec::new(),
+    };
+    while lx.i < lx.b.len() {
+        let c = lx.ch(lx.i);
+        if c.is_whitespace() {
+            lx.adv();
+            continue;
+        }
+        let at = (lx.line, lx.col);
+        if c == '\0' {
+            // Trailing NUL bytes (a C string dumped with its terminator, as the
+            // OpenCL driver writes PTX) end the input; a NUL anywhere else is refused.
+            if lx.b[lx.i..]
+                .iter()
+                .all(|&x| x == 0 || x.is_ascii_whitespace())
+            {
+                break;
+            }
+            let what = "a NUL byte inside the text (only trailing NUL bytes are accepted)";
+            return Err(SourceError::new(at.0, at.1, what));
+        }
+        if !lx.line_has_token && is_banner_start(&text[lx.i..]) {
+            lx.banner(at);
+        } else if c == '/' && lx.byte(lx.i + 1) == Some(b'/') {
+            lx.line_comment(at);
+        } else if c == '/' && lx.byte(lx.i + 1) == Some(b'*') {
+            lx.block_comment(at)?;
         } else {
-            text[i..]
+            lx.line_has_token = true;
+            let tok = lx.token(c, at)?;
+            lx.push(tok, at);
+        }
+    }
+    lx.push(Tok::Eof, (lx.line, lx.col));
+    Ok(lx.out)
+}
+
+/// The lexer's state. The text is walked as bytes: every token boundary is ASCII, and
+/// a non-ASCII character (only legal in comments and strings) is decoded where it
+/// stands, so `i` stays on a character boundary and `col` counts characters.
+struct Lexer<'a> {
+    text: &'a str,
+    b: &'a [u8],
+    i: usize,
+    line: u32,
+    col: u32,
+    /// Whether a token other than a comment started on the current line already.
+    line_has_token: bool,
+    out: Vec<Token>,
+}
+
+impl Lexer<'_> {
+    /// The character at byte `i` (a character boundary).
+    fn ch(&self, i: usize) -> char {
+        if self.b[i] < 0x80 {
+            self.b[i] as char
+        } else {
+            self.text[i..]
                 .chars()
                 .next()
                 .unwrap_or(char::REPLACEMENT_CHARACTER)
         }
-    };
-    let byte = |i: usize| b.get(i).copied();
-    let mut out = Vec::new();
-    let (mut i, mut line, mut col) = (0usize, 1u32, 1u32);
-    // Whether a token other than a comment started on the current line already.
-    let mut line_has_token = false;
-    macro_rules! adv {
-        () => {{
-            if b[i] == b'\n' {
-                line += 1;
-                col = 1;
-                line_has_token = false;
-            } else {
-                col += 1;
-            }
-            i += if b[i] < 0x80 { 1 } else { ch(i).len_utf8() };
-        }};
     }
-    while i < b.len() {
-        let c = ch(i);
-        if c.is_whitespace() {
-            adv!();
-            continue;
+
+    fn byte(&self, i: usize) -> Option<u8> {
+        self.b.get(i).copied()
+    }
+
+    /// Past one character, counting lines and columns.
+    fn adv(&mut self) {
+        let i = self.i;
+        if self.b[i] == b'\n' {
+            self.line += 1;
+            self.col = 1;
+            self.line_has_token = false;
+        } else {
+            self.col += 1;
         }
-        let (tl, tc) = (line, col);
-        if c == '\0' {
-            // Trailing NUL bytes (a C string dumped with its terminator, as the
-            // OpenCL driver writes PTX) end the input; a NUL anywhere else is refused.
-            if b[i..].iter().all(|&x| x == 0 || x.is_ascii_whitespace()) {
+        self.i += if self.b[i] < 0x80 {
+            1
+        } else {
+            self.ch(i).len_utf8()
+        };
+    }
+
+    /// Past every character up to byte `j`.
+    fn adv_to(&mut self, j: usize) {
+        while self.i < j {
+            self.adv();
+        }
+    }
+
+    /// Past the bytes `keep` accepts.
+    fn adv_while(&mut self, keep: impl Fn(u8) -> bool) {
+        while self.i < self.b.len() && keep(self.b[self.i]) {
+            self.adv();
+        }
+    }
+
+    /// The byte offset of the line break at or after `from` (or the end).
+    fn line_end(&self, from: usize) -> usize {
+        self.b[from..]
+            .iter()
+            .position(|&x| x == b'\n')
+            .map_or(self.b.len(), |k| from + k)
+    }
+
+    fn push(&mut self, tok: Tok, (line, col): At) {
+        self.out.push(Token { tok, line, col });
+    }
+
+    /// A `cuobjdump` banner: its first line and the non-blank lines after it.
+    fn banner(&mut self, at: At) {
+        let blank = |x: u8| x == b' ' || x == b'\t' || x == b'\r';
+        let mut lines = Vec::new();
+        loop {
+            let j = self.line_end(self.i);
+            let l = self.text[self.i..j].trim();
+            if l.is_empty() {
                 break;
             }
-            return Err(SourceError::new(
-                tl,
-                tc,
-                "a NUL byte inside the text (only trailing NUL bytes are accepted)",
-            ));
-        }
-        if !line_has_token && is_banner_start(&text[i..]) {
-            let mut lines = Vec::new();
-            loop {
-                let j = b[i..]
-                    .iter()
-                    .position(|&x| x == b'\n')
-                    .map_or(b.len(), |k| i + k);
-                let l = text[i..j].trim();
-                if l.is_empty() {
-                    break;
-                }
-                lines.push(l.to_string());
-                while i < j {
-                    adv!();
-                }
-                // Past the line break and the next line's indentation.
-                while i < b.len() && (b[i] == b' ' || b[i] == b'\t' || b[i] == b'\r') {
-                    adv!();
-                }
-                if i < b.len() && b[i] == b'\n' {
-                    adv!();
-                }
-                while i < b.len() && (b[i] == b' ' || b[i] == b'\t' || b[i] == b'\r') {
-                    adv!();
-                }
+            lines.push(l.to_string());
+            self.adv_to(j);
+            // Past the line break and the next line's indentation.
+            self.adv_while(blank);
+            if self.byte(self.i) == Some(b'\n') {
+                self.adv();
             }
-            out.push(Token {
-                tok: Tok::Banner(lines),
-                line: tl,
-                col: tc,
-            });
-            continue;
+            self.adv_while(blank);
         }
-        if c == '/' && byte(i + 1) == Some(b'/') {
-            let start = i + 2;
-            let j = b[start..]
-                .iter()
-                .position(|&x| x == b'\n')
-                .map_or(b.len(), |k| start + k);
-            let t = text[start..j].trim();
-            let tok = if t == "begin inline asm" {
-                Some(Tok::AsmBegin)
-            } else if t == "end inline asm" {
-                Some(Tok::AsmEnd)
-            } else if !line_has_token {
-                Some(Tok::LineComment(t.to_string()))
-            } else {
-                None
-            };
-            if let Some(tok) = tok {
-                out.push(Token {
-                    tok,
-                    line: tl,
-                    col: tc,
-                });
-            }
-            while i < j {
-                adv!();
-            }
-            continue;
-        }
-        if c == '/' && byte(i + 1) == Some(b'*') {
-            adv!();
-            adv!();
-            loop {
-                if i >= b.len() {
-                    return Err(SourceError::new(tl, tc, "unterminated `/*` comment"));
-                }
-                if b[i] == b'*' && byte(i + 1) == Some(b'/') {
-                    adv!();
-                    adv!();
-                    break;
-                }
-                adv!();
-            }
-            continue;
-        }
-        line_has_token = true;
-        let push = |out: &mut Vec<Token>, tok| {
-            out.push(Token {
-                tok,
-                line: tl,
-                col: tc,
-            })
+        self.push(Tok::Banner(lines), at);
+    }
+
+    /// `// ...`: inline-asm markers, a comment alone on its line, or nothing.
+    fn line_comment(&mut self, at: At) {
+        let start = self.i + 2;
+        let j = self.line_end(start);
+        let t = self.text[start..j].trim();
+        let tok = if t == "begin inline asm" {
+            Some(Tok::AsmBegin)
+        } else if t == "end inline asm" {
+            Some(Tok::AsmEnd)
+        } else if !self.line_has_token {
+            Some(Tok::LineComment(t.to_string()))
+        } else {
+            None
         };
-        if c == '"' {
-            adv!();
-            let mut s = String::new();
-            loop {
-                if i >= b.len() || b[i] == b'\n' {
-                    return Err(SourceError::new(tl, tc, "unterminated string"));
-                }
-                if b[i] == b'"' {
-                    adv!();
-                    break;
-                }
-                if b[i] == b'\\' && i + 1 < b.len() {
-                    s.push('\\');
-                    adv!();
-                }
-                s.push(ch(i));
-                adv!();
-            }
-            push(&mut out, Tok::Str(s));
-            continue;
+        if let Some(tok) = tok {
+            self.push(tok, at);
         }
-        if c == '.' && byte(i + 1).is_some_and(|c| c.is_ascii_alphabetic() || c == b'_') {
-            let start = i;
-            adv!();
-            while i < b.len() && (b[i].is_ascii_alphanumeric() || b[i] == b'_') {
-                adv!();
+        self.adv_to(j);
+    }
+
+    /// `/* ... */`, dropped.
+    fn block_comment(&mut self, at: At) -> Result<(), SourceError> {
+        self.adv();
+        self.adv();
+        loop {
+            if self.i >= self.b.len() {
+                return Err(SourceError::new(at.0, at.1, "unterminated `/*` comment"));
             }
-            push(&mut out, Tok::Dir(text[start..i].to_string()));
-            continue;
+            if self.b[self.i] == b'*' && self.byte(self.i + 1) == Some(b'/') {
+                self.adv();
+                self.adv();
+                return Ok(());
+            }
+            self.adv();
+        }
+    }
+
+    /// The token starting with `c` (not a comment, banner or blank).
+    fn token(&mut self, c: char, at: At) -> Result<Tok, SourceError> {
+        if c == '"' {
+            return self.string(at);
+        }
+        if c == '.'
+            && self
+                .byte(self.i + 1)
+                .is_some_and(|c| c.is_ascii_alphabetic() || c == b'_')
+        {
+            let start = self.i;
+            self.adv();
+            self.adv_while(|x| x.is_ascii_alphanumeric() || x == b'_');
+            return Ok(Tok::Dir(self.text[start..self.i].to_string()));
         }
         if c.is_ascii_digit() {
-            let start = i;
-            while i < b.len() && (b[i].is_ascii_alphanumeric() || b[i] == b'.' || b[i] == b'_') {
-                adv!();
-            }
-            let s = &text[start..i];
-            let tok = lex_number(s).ok_or_else(|| {
-                SourceError::new(tl, tc, format!("`{s}` is not a number PTX accepts"))
-            })?;
-            push(&mut out, tok);
-            continue;
+            let start = self.i;
+            self.adv_while(|x| x.is_ascii_alphanumeric() || x == b'.' || x == b'_');
+            let s = &self.text[start..self.i];
+            return lex_number(s).ok_or_else(|| {
+                SourceError::new(at.0, at.1, format!("`{s}` is not a number PTX accepts"))
+            });
         }
         if is_ident_start(c) {
-            let start = i;
-            adv!();
-            let ident = |k: usize| byte(k).is_some_and(|x| is_ident_char(x as char));
-            loop {
-                if ident(i) {
-                    adv!();
-                } else if byte(i) == Some(b':') && byte(i + 1) == Some(b':') && ident(i + 2) {
-                    // `shared::cta`, `mbarrier::complete_tx::bytes` inside an opcode.
-                    adv!();
-                    adv!();
-                } else {
-                    break;
-                }
-            }
-            let s = &text[start..i];
-            if s == "%" {
-                return Err(SourceError::new(tl, tc, "`%` must start a register name"));
-            }
-            push(&mut out, Tok::Ident(s.to_string()));
-            continue;
+            return self.ident(at);
         }
         if ",;:{}[]()<>+-|!@=".contains(c) {
-            adv!();
-            push(&mut out, Tok::Punct(c));
-            continue;
+            self.adv();
+            return Ok(Tok::Punct(c));
         }
-        return Err(SourceError::new(
-            tl,
-            tc,
+        Err(SourceError::new(
+            at.0,
+            at.1,
             format!("unexpected character {c:?}"),
-        ));
+        ))
     }
-    out.push(Token {
-        tok: Tok::Eof,
-        line,
-        col,
-    });
-    Ok(out)
+
+    /// `"..."`: the text between the quotes, escapes kept as written.
+    fn string(&mut self, at: At) -> Result<Tok, SourceError> {
+        self.adv();
+        let mut s = String::new();
+        loop {
+            let i = self.i;
+            if i >= self.b.len() || self.b[i] == b'\n' {
+                return Err(SourceError::new(at.0, at.1, "unterminated string"));
+            }
+            if self.b[i] == b'"' {
+                self.adv();
+                return Ok(Tok::Str(s));
+            }
+            if self.b[i] == b'\\' && i + 1 < self.b.len() {
+                s.push('\\');
+                self.adv();
+            }
+            s.push(self.ch(self.i));
+            self.adv();
+        }
+    }
+
+    /// An identifier, opcode or register; `::` joins parts inside an opcode.
+    fn ident(&mut self, at: At) -> Result<Tok, SourceError> {
+        let start = self.i;
+        self.adv();
+        let ident = |lx: &Self, k: usize| lx.byte(k).is_some_and(|x| is_ident_char(x as char));
+        loop {
+            let i = self.i;
+            if ident(self, i) {
+                self.adv();
+            } else if self.byte(i) == Some(b':')
+                && self.byte(i + 1) == Some(b':')
+                && ident(self, i + 2)
+            {
+                // `shared::cta`, `mbarrier::complete_tx::bytes` inside an opcode.
+                self.adv();
+                self.adv();
+            } else {
+                break;
+            }
+        }
+        let s = &self.text[start..self.i];
+        if s == "%" {
+            return Err(SourceError::new(
+                at.0,
+                at.1,
+                "`%` must start a register name",
+            ));
+        }
+        Ok(Tok::Ident(s.to_string()))
+    }
 }
 
 /// A line `cuobjdump -ptx` prints before each embedded image: `Fatbin ptx code:`,
@@ -652,6 +705,22 @@ impl Parser {
         } else {
             None
         };
+        let perf = self.perf_directives()?;
+        let (body, lines) = self.function_body()?;
+        Ok(Function {
+            linkage,
+            kind,
+            rets,
+            name,
+            params,
+            perf,
+            body,
+            lines,
+        })
+    }
+
+    /// `.maxntid 256, 1, 1` and the like between the signature and the body.
+    fn perf_directives(&mut self) -> R<Vec<(String, Vec<u32>)>> {
         let mut perf = Vec::new();
         loop {
             self.skip_comments();
@@ -667,46 +736,31 @@ impl Parser {
                     }
                     perf.push((d, nums));
                 }
-                _ => break,
+                _ => return Ok(perf),
             }
         }
+    }
+
+    /// The body `{ ... }` with its statements' lines, or None for a declaration.
+    fn function_body(&mut self) -> R<(Option<Vec<Stmt>>, Lines)> {
         let mut lines = Lines::default();
-        let body = if self.eat_punct(';') {
-            None
-        } else {
-            self.skip_comments();
-            // nvopencc 3.x / 4.0 declare device functions with neither `;` nor a body:
-            // the next module item (or the end) ends the declaration.
-            if matches!(self.peek(), Tok::Eof | Tok::Banner(_))
-                || matches!(self.peek(), Tok::Dir(d) if ends_signature(d))
-            {
-                return Ok(Function {
-                    linkage,
-                    kind,
-                    rets,
-                    name,
-                    params,
-                    perf,
-                    body: None,
-                    lines: Lines::default(),
-                });
-            }
-            if !self.is_punct('{') {
-                return Err(self.err_here("`{` or `;` after the function signature"));
-            }
-            self.advance();
-            Some(self.stmts_until_brace_with_lines(&mut lines)?)
-        };
-        Ok(Function {
-            linkage,
-            kind,
-            rets,
-            name,
-            params,
-            perf,
-            body,
-            lines,
-        })
+        if self.eat_punct(';') {
+            return Ok((None, lines));
+        }
+        self.skip_comments();
+        // nvopencc 3.x / 4.0 declare device functions with neither `;` nor a body:
+        // the next module item (or the end) ends the declaration.
+        if matches!(self.peek(), Tok::Eof | Tok::Banner(_))
+            || matches!(self.peek(), Tok::Dir(d) if ends_signature(d))
+        {
+            return Ok((None, lines));
+        }
+        if !self.is_punct('{') {
+            return Err(self.err_here("`{` or `;` after the function signature"));
+        }
+        self.advance();
+        let body = self.stmts_until_brace_with_lines(&mut lines)?;
+        Ok((Some(body), lines))
     }
 
     fn param_list(&mut self) -> R<Vec<Param>> {
@@ -989,6 +1043,15 @@ impl Parser {
         Ok(op)
     }
 
+    /// `{ a, b }` or `( a, b )` from its opening bracket, one nesting level deeper.
+    fn nested_list(&mut self, close: char) -> R<Vec<Operand>> {
+        self.advance();
+        self.enter()?;
+        let v = self.list(close)?;
+        self.depth -= 1;
+        Ok(v)
+    }
+
     fn list(&mut self, close: char) -> R<Vec<Operand>> {
         let mut v = Vec::new();
         if self.eat_punct(close) {
@@ -1037,20 +1100,8 @@ impl Parser {
                 let inner = self.operand_atom()?;
                 Ok(Operand::Not(Box::new(inner)))
             }
-            Tok::Punct('{') => {
-                self.advance();
-                self.enter()?;
-                let v = self.list('}')?;
-                self.depth -= 1;
-                Ok(Operand::Vec(v))
-            }
-            Tok::Punct('(') => {
-                self.advance();
-                self.enter()?;
-                let v = self.list(')')?;
-                self.depth -= 1;
-                Ok(Operand::Paren(v))
-            }
+            Tok::Punct('{') => Ok(Operand::Vec(self.nested_list('}')?)),
+            Tok::Punct('(') => Ok(Operand::Paren(self.nested_list(')')?)),
             Tok::Punct('[') => {
                 self.advance();
                 self.address()
