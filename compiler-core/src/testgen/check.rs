@@ -25,7 +25,7 @@ use crate::pipeline::{
 };
 use crate::stages::Stage;
 use crate::stats::Stats;
-use crate::trace::{NoTrace, Player, Recorder, StepLog};
+use crate::trace::{NoTrace, Player, Recorder, ReplayError, StepLog};
 use alloc::format;
 use alloc::string::{String, ToString};
 use alloc::vec::Vec;
@@ -125,20 +125,29 @@ fn run_pass<R: Recorder>(stage: Stage, f: &mut Function, k: &Knobs, rec: &mut R)
     }
 }
 
-/// Checks `input` through every MIR stage from its entry (phi-elimination for SSA with
-/// PHIs, two-address otherwise).
-pub fn check(input: &Function, cfg: &CheckConfig) -> Result<CheckReport, CheckFailure> {
-    let fail = |stage, what: String, before: &Function, after: Option<&Function>| CheckFailure {
+/// A failure at `stage` (None: the input), with the IR before and, if any, after.
+fn failure(
+    stage: Option<Stage>,
+    what: String,
+    before: &Function,
+    after: Option<&Function>,
+) -> CheckFailure {
+    CheckFailure {
         stage,
         what,
         before: print_function(before),
         after: after.map(print_function).unwrap_or_default(),
-    };
+    }
+}
+
+/// Checks `input` through every MIR stage from its entry (phi-elimination for SSA with
+/// PHIs, two-address otherwise).
+pub fn check(input: &Function, cfg: &CheckConfig) -> Result<CheckReport, CheckFailure> {
     let mut knobs = Knobs::default();
     for k in &cfg.knobs {
         knobs
             .set_from_str(k)
-            .map_err(|e| fail(None, format!("knob `{k}`: {e}"), input, None))?;
+            .map_err(|e| failure(None, format!("knob `{k}`: {e}"), input, None))?;
     }
     let level = if input.props.is_ssa {
         VerifyLevel::Ssa
@@ -147,7 +156,7 @@ pub fn check(input: &Function, cfg: &CheckConfig) -> Result<CheckReport, CheckFa
     };
     let errs = verify(input, level);
     if !errs.is_empty() {
-        return Err(fail(None, describe(&errs), input, None));
+        return Err(failure(None, describe(&errs), input, None));
     }
     let stages: &[Stage] = if input.props.is_ssa {
         &MIR_STAGES
@@ -163,120 +172,101 @@ pub fn check(input: &Function, cfg: &CheckConfig) -> Result<CheckReport, CheckFa
         let level = VerifyLevel::after(stage).unwrap_or(VerifyLevel::PostCoalesce);
         let errs = verify(&f, level);
         if !errs.is_empty() {
-            return Err(fail(Some(stage), describe(&errs), &before, Some(&f)));
+            return Err(failure(Some(stage), describe(&errs), &before, Some(&f)));
         }
         if cfg.trace {
-            let mut traced = before.clone();
-            let mut log = StepLog::default();
-            run_pass(stage, &mut traced, &knobs, &mut log);
-            let (want, got) = (print_function(&f), print_function(&traced));
-            if want != got {
-                return Err(fail(
-                    Some(stage),
-                    "tracing on changed what the pass did".into(),
-                    &f,
-                    Some(&traced),
-                ));
-            }
-            let player = Player::new(&before, &log.steps).map_err(|e| {
-                fail(
-                    Some(stage),
-                    format!("trace does not replay: {e:?}"),
-                    &before,
-                    None,
-                )
-            })?;
-            let end = player.seek(log.steps.len()).map_err(|e| {
-                fail(
-                    Some(stage),
-                    format!("trace does not replay: {e:?}"),
-                    &before,
-                    None,
-                )
-            })?;
-            if print_function(&end) != want {
-                return Err(fail(
-                    Some(stage),
-                    "replaying the trace does not reproduce the pass output".into(),
-                    &f,
-                    Some(&end),
-                ));
-            }
-            // Back to the input by undoing every step, one at a time (up to a step
-            // that cannot be undone: a split edge).
-            let mut back = end;
-            let cp = player.checkpoints();
-            for n in (0..log.steps.len()).rev() {
-                if log.steps[n]
-                    .edits
-                    .iter()
-                    .any(|e| matches!(e, crate::trace::Edit::SplitEdge { .. }))
-                {
-                    break;
-                }
-                let undone = cp.walk(&log.steps, n + 1, n, &mut back).and_then(|()| {
-                    player
-                        .seek(n)
-                        .map(|want| print_function(&want) == print_function(&back))
-                });
-                if undone != Ok(true) {
-                    return Err(fail(
-                        Some(stage),
-                        format!("undoing step {n} of the trace does not give the replay's function: {undone:?}"),
-                        &before,
-                        Some(&back),
-                    ));
-                }
-            }
-            report.steps += log.steps.len();
+            report.steps += check_trace(stage, &before, &f, &knobs)?;
         }
         report.stats.push((stage, stats));
         outputs.push((stage, f.clone()));
     }
+    check_interpreter(input, &outputs, cfg, &mut report)?;
+    Ok(report)
+}
 
-    // The interpreter: every stage output against the input.
+/// The pass at `stage` run traced from `before`: it leaves `after` (what the untraced
+/// run left), its trace replays to `after`, and undoing each step gives the replay's
+/// function one step earlier. Returns the number of steps.
+fn check_trace(
+    stage: Stage,
+    before: &Function,
+    after: &Function,
+    knobs: &Knobs,
+) -> Result<usize, CheckFailure> {
+    let fail =
+        |what: String, from: &Function, to: Option<&Function>| failure(Some(stage), what, from, to);
+    let mut traced = before.clone();
+    let mut log = StepLog::default();
+    run_pass(stage, &mut traced, knobs, &mut log);
+    let want = print_function(after);
+    if want != print_function(&traced) {
+        let what = "tracing on changed what the pass did";
+        return Err(fail(what.into(), after, Some(&traced)));
+    }
+    let no_replay = |e: ReplayError| fail(format!("trace does not replay: {e:?}"), before, None);
+    let player = Player::new(before, &log.steps).map_err(no_replay)?;
+    let end = player.seek(log.steps.len()).map_err(no_replay)?;
+    if print_function(&end) != want {
+        let what = "replaying the trace does not reproduce the pass output";
+        return Err(fail(what.into(), after, Some(&end)));
+    }
+    // Back to the input by undoing every step, one at a time (up to a step that
+    // cannot be undone: a split edge).
+    let mut back = end;
+    let cp = player.checkpoints();
+    for n in (0..log.steps.len()).rev() {
+        if log.steps[n]
+            .edits
+            .iter()
+            .any(|e| matches!(e, crate::trace::Edit::SplitEdge { .. }))
+        {
+            break;
+        }
+        let undone = cp.walk(&log.steps, n + 1, n, &mut back).and_then(|()| {
+            player
+                .seek(n)
+                .map(|want| print_function(&want) == print_function(&back))
+        });
+        if undone != Ok(true) {
+            return Err(fail(
+                format!(
+                    "undoing step {n} of the trace does not give the replay's function: {undone:?}"
+                ),
+                before,
+                Some(&back),
+            ));
+        }
+    }
+    Ok(log.steps.len())
+}
+
+/// The interpreter: every stage output computes what the input computes, on
+/// `cfg.seeds` random inputs (one CTA each).
+fn check_interpreter(
+    input: &Function,
+    outputs: &[(Stage, Function)],
+    cfg: &CheckConfig,
+    report: &mut CheckReport,
+) -> Result<(), CheckFailure> {
     let config = Config {
         fuel: cfg.fuel,
         ..Config::default()
     };
     let p_in = Program::compile(input).map_err(|e| {
-        fail(
-            None,
-            format!("the interpreter cannot run the input: {e}"),
-            input,
-            None,
-        )
+        let what = format!("the interpreter cannot run the input: {e}");
+        failure(None, what, input, None)
     })?;
     let mut programs = Vec::new();
-    for (stage, g) in &outputs {
+    for (stage, g) in outputs {
         let p = Program::compile(g).map_err(|e| {
-            fail(
-                Some(*stage),
-                format!("the interpreter cannot run the output: {e}"),
-                input,
-                Some(g),
-            )
+            let what = format!("the interpreter cannot run the output: {e}");
+            failure(Some(*stage), what, input, Some(g))
         })?;
         programs.push((*stage, g, p));
     }
     for seed in 0..cfg.seeds as u64 {
         let mut inputs = interp::random_inputs(input, None, seed);
-        // wgmma needs whole warpgroups.
-        let wgmma = input
-            .all_insts()
-            .any(|(_, i)| input.insts[i].is(crate::mir::Op::WGMMA_M64N32K16_F32));
-        inputs.launch = interp::Launch {
-            grid: [1, 1, 1],
-            block: [
-                match (wgmma, seed.is_multiple_of(2)) {
-                    (true, _) => 128,
-                    (false, true) => 32,
-                    (false, false) => 64,
-                },
-                1,
-                1,
-            ],
-        };
+        inputs.launch = launch(input, seed);
         let want = p_in.run(&inputs, &config).map(|r| r.outcome);
         match &want {
             Ok(_) => report.runs_ok += 1,
@@ -286,17 +276,29 @@ pub fn check(input: &Function, cfg: &CheckConfig) -> Result<CheckReport, CheckFa
         for (stage, g, p) in &programs {
             let got = p.run(&inputs, &config).map(|r| r.outcome);
             if let Some(why) = differ(&want, &got) {
-                return Err(fail(
-                    Some(*stage),
-                    format!("interpreter seed {seed}: {why}"),
-                    prev,
-                    Some(g),
-                ));
+                let what = format!("interpreter seed {seed}: {why}");
+                return Err(failure(Some(*stage), what, prev, Some(g)));
             }
             prev = g;
         }
     }
-    Ok(report)
+    Ok(())
+}
+
+/// One CTA of 32 or 64 threads by seed; 128 (whole warpgroups) for wgmma.
+fn launch(input: &Function, seed: u64) -> interp::Launch {
+    let wgmma = input
+        .all_insts()
+        .any(|(_, i)| input.insts[i].is(crate::mir::Op::WGMMA_M64N32K16_F32));
+    let threads = match (wgmma, seed.is_multiple_of(2)) {
+        (true, _) => 128,
+        (false, true) => 32,
+        (false, false) => 64,
+    };
+    interp::Launch {
+        grid: [1, 1, 1],
+        block: [threads, 1, 1],
+    }
 }
 
 fn differ(

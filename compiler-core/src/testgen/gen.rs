@@ -1517,17 +1517,23 @@ impl G<'_> {
         1 + self.below((left / 2).max(1) as u64) as usize
     }
 
+    /// One path of a branch: a fresh block and the code `seq` puts from there.
+    /// Returns the block, the block the path ends in, and the values it defined
+    /// (taken off the visible ones above `outer`).
+    fn arm(&mut self, left: usize, outer: usize) -> (usize, usize, Vec<Val>) {
+        let t = self.new_block();
+        self.cur = t;
+        let cap = self.sub_cap(left);
+        self.seq(cap);
+        (t, self.cur, self.vals.drain(outer..).collect())
+    }
+
     fn if_else(&mut self, left: usize) {
         let p = self.cond();
         let b = self.cur;
         let outer = self.vals.len();
-        let t = self.new_block();
-        self.cur = t;
         self.depth += 1;
-        let cap = self.sub_cap(left);
-        self.seq(cap);
-        let t_end = self.cur;
-        let then_vals: Vec<Val> = self.vals.drain(outer..).collect();
+        let (t, t_end, then_vals) = self.arm(left, outer);
         let e = self.new_block();
         let br = self.branch(&p, e);
         self.blocks[b].term.push(br);
@@ -1569,12 +1575,9 @@ impl G<'_> {
         let mut cases = Vec::new();
         let mut ends = Vec::new();
         for _ in 0..n {
-            let k = self.new_block();
+            let (k, end, vals) = self.arm(left / 2, outer);
             cases.push(k);
-            self.cur = k;
-            let cap = self.sub_cap(left / 2);
-            self.seq(cap);
-            ends.push((self.cur, self.vals.drain(outer..).collect::<Vec<Val>>()));
+            ends.push((end, vals));
         }
         self.depth -= 1;
         let j = self.new_block();
@@ -1599,13 +1602,8 @@ impl G<'_> {
         let p = self.cond();
         let b = self.cur;
         let outer = self.vals.len();
-        let t = self.new_block();
-        self.cur = t;
         self.depth += 1;
-        let cap = self.sub_cap(left);
-        self.seq(cap);
-        let t_end = self.cur;
-        let then_vals: Vec<Val> = self.vals.drain(outer..).collect();
+        let (t, t_end, then_vals) = self.arm(left, outer);
         self.depth -= 1;
         let j = self.new_block();
         let br = self.branch(&p, j);
