@@ -91,7 +91,7 @@ fn every_form_and_semantics_kind_is_known() {
         assert!(
             [
                 "hand", "none", "op", "sym", "asm", "brx", "ld", "ldnc", "ldu", "st", "setp",
-                "cvt", "cvtx"
+                "cvt", "cvtx", "sreg", "callseq", "param", "call"
             ]
             .contains(&kind),
             "{}: ptx form `{}`",

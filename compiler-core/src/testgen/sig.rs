@@ -4,8 +4,9 @@
 //!
 //! ```text
 //!  flags TERMINATOR, PHI          → Structural (the program structure places them)
-//!  flag PSEUDO, family Param, ptx `hand` → Hand (the generator's own code for the opcode)
-//!    … except flag SPECIAL_REG    → one 32-bit def, no uses
+//!  flag PSEUDO, family Param, ptx `hand`, `callseq:`, `param:`, `call:`
+//!                                 → Hand (the generator's own code for the opcode)
+//!  ptx `sreg:NAME`                → one 32-bit def, no uses
 //!  family Move / CrossClass / WidePair → defs and uses from the name
 //!                                   (IMOV32rr, BITCONVERT_32_I2F, V2I32toI64)
 //!  ptx `op:TEXT:N[:ftz]`          → the defs, N uses typed by TEXT's last word (`.s32`),
@@ -175,11 +176,11 @@ pub(crate) fn shape(op: Op) -> Result<Shape, String> {
     let (kind, arg) = form.split_once(':').unwrap_or((form, ""));
     let why = |what: &str| format!("`{name}`: {what} (ptx form `{form}`)");
     match kind {
-        "hand" if d.has(flag::SPECIAL_REG) && d.defs == 1 => Ok(Shape::Plain {
+        "sreg" => Ok(Shape::Plain {
             defs: vec![Ty::I32],
             uses: Vec::new(),
         }),
-        "hand" => Ok(Shape::Hand),
+        "hand" | "callseq" | "param" | "call" => Ok(Shape::Hand),
         "op" => op_shape(name, d.defs, arg).ok_or_else(|| why("operands not understood")),
         "sym" if d.defs == 0 => Ok(Shape::Plain {
             defs: Vec::new(),

@@ -6,6 +6,10 @@
 //! used-bytes, base, offset`; `ST_i32 value, sem, scope, space, width, base, offset`;
 //! `SETP_i32rr a, b, compare-mode`; `CVT_* source, conversion-mode`; float
 //! arithmetic takes a trailing flush-to-zero flag (absent in CICC-era MIR).
+//!
+//! The ptx column of an opcode's row in `mir/nvptx.isa` picks its form: `described`
+//! reads every kind the description spells (`op:`, `ld:`, `setp:`, `sreg:`, `call:`,
+//! ...); the rows marked `hand` go to the `*_form` functions below, one per family.
 
 mod template;
 
@@ -70,18 +74,28 @@ pub fn no_form_reason(op: Op) -> Option<&'static str> {
 /// A one-line summary of an opcode's PTX form, for listings and docs.
 #[cfg(feature = "testkit")]
 pub fn ptx_form_summary(op: Op) -> Option<&'static str> {
-    use Op::*;
     if no_form_reason(op).is_some() {
         return None;
     }
-    let form = op.isa().ptx;
-    if form != "hand" {
-        // `op:TEXT:N` reads as TEXT; the other kinds as written in the description.
-        return Some(match form.strip_prefix("op:").and_then(op_form) {
-            Some((text, _, _)) => text,
-            None => form,
-        });
+    if let Some(text) = hand_summary(op) {
+        return Some(text);
     }
+    let form = op.isa().ptx;
+    if form == "hand" {
+        return None;
+    }
+    // `op:TEXT:N` reads as TEXT; the other kinds as written in the description.
+    Some(match form.strip_prefix("op:").and_then(op_form) {
+        Some((text, _, _)) => text,
+        None => form,
+    })
+}
+
+/// The summary of a form written by hand (or one the description's words would not
+/// make plain, as `call:uni`).
+#[cfg(feature = "testkit")]
+fn hand_summary(op: Op) -> Option<&'static str> {
+    use Op::*;
     Some(match op {
         COPY => "mov.<class type>",
         IMPLICIT_DEF => "// implicit-def comment",
@@ -393,16 +407,21 @@ fn imm(o: &MOp, what: &str) -> R<i64> {
         .ok_or_else(|| format!("expected an immediate {what}"))
 }
 
-/// llc-22's load/store ordering code → PTX qualifier.
-fn sem_word(sem: i64, scope: i64) -> R<String> {
-    let scope_word = match scope {
+/// llc-22's memory scope code → PTX qualifier (none for the default scopes).
+fn scope_word(scope: i64) -> R<&'static str> {
+    Ok(match scope {
         0 | 5 => "",
         1 => ".cta",
         2 => ".cluster",
         3 => ".gpu",
         4 => ".sys",
         s => return Err(format!("unknown memory scope code {s}")),
-    };
+    })
+}
+
+/// llc-22's load/store ordering code → PTX qualifier.
+fn sem_word(sem: i64, scope: i64) -> R<String> {
+    let scope_word = scope_word(scope)?;
     Ok(match sem {
         0 => String::new(),
         8 => ".volatile".into(),
@@ -489,20 +508,6 @@ fn cvt_mode(mode: i64) -> R<String> {
     Ok(s)
 }
 
-fn sreg(op: Op) -> Option<&'static str> {
-    use Op::*;
-    Some(match op {
-        INT_PTX_SREG_TID_x => "%tid.x",
-        INT_PTX_SREG_TID_y => "%tid.y",
-        INT_PTX_SREG_NTID_x => "%ntid.x",
-        INT_PTX_SREG_CTAID_x => "%ctaid.x",
-        INT_PTX_SREG_CTAID_y => "%ctaid.y",
-        INT_PTX_SREG_NCTAID_x => "%nctaid.x",
-        INT_PTX_SREG_LANEID => "%laneid",
-        _ => return None,
-    })
-}
-
 /// `TEXT:N[:ftz]` of an `op:` form (TEXT may hold `::`, as in `shared::cluster`).
 fn op_form(arg: &str) -> Option<(&str, usize, bool)> {
     let (rest, ftz) = match arg.strip_suffix(":ftz") {
@@ -554,6 +559,14 @@ fn described(cx: &Cx<'_>, op: Op, d: &InstData, defs: &[&MOp]) -> R<Emitted> {
             narr!(cx, "{name} prints as `{arg}`."),
         )),
         "ld" | "ldnc" | "ldu" | "st" => memory_row(cx, op, d, defs),
+        "sreg" => Ok(one(
+            ins("mov.u32", vec![def(0)?, P::Reg(arg.into())]),
+            "special_register",
+            narr!(cx, "{name} reads the special register {arg} with a mov."),
+        )),
+        "callseq" => call_scope(cx, op, d, arg),
+        "param" => declare_param(cx, op, d, arg),
+        "call" => call(cx, op, d, arg),
         "setp" => {
             let ops = need(d, 3)?;
             let float = arg.starts_with('f');
@@ -757,6 +770,122 @@ fn jump_table(cx: &Cx<'_>, d: &InstData, part: &str) -> R<Emitted> {
     })
 }
 
+/// The call scope's markers (the description's `callseq:start|end`): nothing is
+/// printed for them; the `{ // callseq N` scope they stand for is opened and closed
+/// by the function printer.
+fn call_scope(cx: &Cx<'_>, op: Op, d: &InstData, part: &str) -> R<Emitted> {
+    let name = op.name();
+    let n = imm(&need(d, 1)?[0], "call sequence number")?;
+    let (kind, what) = match part {
+        "start" => ("callseq_start", "opens"),
+        "end" => ("callseq_end", "closes"),
+        _ => return Err(format!("unknown call-scope part `{part}`")),
+    };
+    Ok(Emitted {
+        stmts: Vec::new(),
+        kind,
+        narration: narr!(
+            cx,
+            "{name} {what} the `{{ // callseq {n}` scope that holds the call's own .param declarations."
+        ),
+    })
+}
+
+/// A call parameter's declaration (the description's `param:scalar|array`):
+/// `.param .bN name` or `.param .align A .b8 name[size]`.
+fn declare_param(cx: &Cx<'_>, op: Op, d: &InstData, shape: &str) -> R<Emitted> {
+    let name = op.name();
+    let array = match shape {
+        "scalar" => false,
+        "array" => true,
+        _ => return Err(format!("unknown parameter shape `{shape}`")),
+    };
+    let ops = need(d, if array { 3 } else { 2 })?;
+    let pname = symbol_name(cx, &ops[0])?;
+    let (words, dims) = if array {
+        let align = imm(&ops[1], "alignment")?;
+        let size = imm(&ops[2], "size")?;
+        let words = vec![
+            ".param".into(),
+            ".align".into(),
+            align.to_string(),
+            ".b8".into(),
+        ];
+        (words, vec![Some(size as u32)])
+    } else {
+        let bits = imm(&ops[1], "width")?;
+        (vec![".param".into(), format!(".b{bits}")], Vec::new())
+    };
+    let decl = crate::ptx::ast::VarDecl {
+        words,
+        name: pname.clone(),
+        dims,
+        init: None,
+    };
+    Ok(one(
+        Stmt::Var(decl),
+        "param_decl",
+        narr!(
+            cx,
+            "{name} declares the call's parameter {pname} inside its scope."
+        ),
+    ))
+}
+
+/// The description's `call:` forms: `uni` (`call.uni` of a named function),
+/// `indirect` (`call` through a register, naming its prototype) and `prototype` (the
+/// prototype's line, as llc-22 spelled it in the MIR).
+fn call(cx: &Cx<'_>, op: Op, d: &InstData, how: &str) -> R<Emitted> {
+    let name = op.name();
+    let indirect = match how {
+        "uni" => false,
+        "indirect" => true,
+        "prototype" => {
+            let text = symbol_name(cx, &need(d, 1)?[0])?;
+            return Ok(Emitted {
+                stmts: vec![Stmt::Directive(vec![text])],
+                kind: "call",
+                narration: narr!(cx, "{name} declares the indirect call's prototype."),
+            });
+        }
+        _ => return Err(format!("unknown call form `{how}`")),
+    };
+    let ops = need(d, if indirect { 4 } else { 3 })?;
+    let callee = if indirect {
+        match cx.value(&ops[0], 64)? {
+            P::Reg(r) | P::Sym(r) => r,
+            _ => return Err("an indirect call's callee must be a register".into()),
+        }
+    } else {
+        symbol_name(cx, &ops[0])?
+    };
+    let nret = imm(&ops[1], "result count")?;
+    let nparams = imm(&ops[2], "parameter count")?;
+    let mut o = Vec::new();
+    if nret > 0 {
+        o.push(P::Paren(
+            (0..nret).map(|k| P::Sym(format!("retval{k}"))).collect(),
+        ));
+    }
+    o.push(P::Sym(callee.clone()));
+    o.push(P::Paren(
+        (0..nparams).map(|k| P::Sym(format!("param{k}"))).collect(),
+    ));
+    if indirect {
+        let proto = imm(&ops[3], "prototype number")?;
+        o.push(P::Sym(format!("prototype_{proto}")));
+    }
+    Ok(one(
+        ins(if indirect { "call" } else { "call.uni" }, o),
+        "call",
+        narr!(
+            cx,
+            "{name} calls {callee} with {nparams} parameter(s) and {nret} result(s), \
+             all passed through the .param variables of the call's scope."
+        ),
+    ))
+}
+
 /// Emits one instruction.
 pub fn emit_inst(cx: &Cx<'_>, i: Inst) -> R<Emitted> {
     let d = &cx.f.insts[i];
@@ -777,19 +906,11 @@ pub fn emit_inst(cx: &Cx<'_>, i: Inst) -> R<Emitted> {
         return Err(format!("`{}`: {why}", op.name()));
     }
     let defs: Vec<&MOp> = d.operands[..d.lhs_defs as usize].iter().collect();
-    let def = |k: usize| result_reg(cx, op, &defs, k);
     let name = op.name();
     if op.isa().ptx != "hand" {
         return described(cx, op, d, &defs);
     }
-    if let Some(sr) = sreg(op) {
-        return Ok(one(
-            ins("mov.u32", vec![def(0)?, P::Reg(sr.into())]),
-            "special_register",
-            narr!(cx, "{name} reads the special register {sr} with a mov."),
-        ));
-    }
-    for form in [pseudo_form, move_form, call_form, texture_form, matrix_form] {
+    for form in [pseudo_form, move_form, texture_form, matrix_form, sync_form] {
         if let Some(e) = form(cx, op, i, d, &defs)? {
             return Ok(e);
         }
@@ -1030,121 +1151,6 @@ fn move_form(cx: &Cx<'_>, op: Op, _: Inst, d: &InstData, defs: &[&MOp]) -> R<Opt
     Ok(Some(e?))
 }
 
-/// Call sequences: scopes, parameter declarations, the prototype, the call; barriers.
-fn call_form(cx: &Cx<'_>, op: Op, _: Inst, d: &InstData, _: &[&MOp]) -> R<Option<Emitted>> {
-    use Op::*;
-    let name = op.name();
-    let e: R<Emitted> = match op {
-        Callseq_Start | Callseq_End => {
-            let ops = need(d, 1)?;
-            let n = imm(&ops[0], "call sequence number")?;
-            let (kind, what) = if op == Callseq_Start {
-                ("callseq_start", "opens")
-            } else {
-                ("callseq_end", "closes")
-            };
-            Ok(Emitted {
-                stmts: Vec::new(),
-                kind,
-                narration: narr!(
-                    cx,
-                    "{name} {what} the `{{ // callseq {n}` scope that holds the call's own \
-                     .param declarations."
-                ),
-            })
-        }
-        DECLARE_PARAM_scalar | DECLARE_PARAM_array => {
-            let array = op == DECLARE_PARAM_array;
-            let ops = need(d, if array { 3 } else { 2 })?;
-            let pname = symbol_name(cx, &ops[0])?;
-            let (words, dims) = if array {
-                let align = imm(&ops[1], "alignment")?;
-                let size = imm(&ops[2], "size")?;
-                let words = vec![
-                    ".param".into(),
-                    ".align".into(),
-                    align.to_string(),
-                    ".b8".into(),
-                ];
-                (words, vec![Some(size as u32)])
-            } else {
-                let bits = imm(&ops[1], "width")?;
-                (vec![".param".into(), format!(".b{bits}")], Vec::new())
-            };
-            let decl = crate::ptx::ast::VarDecl {
-                words,
-                name: pname.clone(),
-                dims,
-                init: None,
-            };
-            Ok(one(
-                Stmt::Var(decl),
-                "param_decl",
-                narr!(
-                    cx,
-                    "{name} declares the call's parameter {pname} inside its scope."
-                ),
-            ))
-        }
-        CALL_PROTOTYPE => {
-            // The prototype an indirect call names, as llc-22 spelled it in the MIR.
-            let text = symbol_name(cx, &need(d, 1)?[0])?;
-            Ok(Emitted {
-                stmts: vec![Stmt::Directive(vec![text])],
-                kind: "call",
-                narration: narr!(cx, "CALL_PROTOTYPE declares the indirect call's prototype."),
-            })
-        }
-        CALL_UNI | CALL => {
-            let indirect = op == CALL;
-            let ops = need(d, if indirect { 4 } else { 3 })?;
-            let callee = if indirect {
-                match cx.value(&ops[0], 64)? {
-                    P::Reg(r) | P::Sym(r) => r,
-                    _ => return Err("an indirect call's callee must be a register".into()),
-                }
-            } else {
-                symbol_name(cx, &ops[0])?
-            };
-            let nret = imm(&ops[1], "result count")?;
-            let nparams = imm(&ops[2], "parameter count")?;
-            let mut o = Vec::new();
-            if nret > 0 {
-                o.push(P::Paren(
-                    (0..nret).map(|k| P::Sym(format!("retval{k}"))).collect(),
-                ));
-            }
-            o.push(P::Sym(callee.clone()));
-            o.push(P::Paren(
-                (0..nparams).map(|k| P::Sym(format!("param{k}"))).collect(),
-            ));
-            if indirect {
-                let proto = imm(&ops[3], "prototype number")?;
-                o.push(P::Sym(format!("prototype_{proto}")));
-            }
-            Ok(one(
-                ins(if indirect { "call" } else { "call.uni" }, o),
-                "call",
-                narr!(
-                    cx,
-                    "{name} calls {callee} with {nparams} parameter(s) and {nret} result(s), \
-                     all passed through the .param variables of the call's scope."
-                ),
-            ))
-        }
-        BARRIER_CTA_SYNC_ALIGNED_ALL_i => {
-            let ops = need(d, 1)?;
-            Ok(one(
-                ins("bar.sync", vec![cx.value(&ops[0], 32)?]),
-                "instruction",
-                "The CTA barrier prints as `bar.sync`.".into(),
-            ))
-        }
-        _ => return Ok(None),
-    };
-    Ok(Some(e?))
-}
-
 /// Texture fetches and the asynchronous copies.
 fn texture_form(cx: &Cx<'_>, op: Op, i: Inst, d: &InstData, defs: &[&MOp]) -> R<Option<Emitted>> {
     use Op::*;
@@ -1220,11 +1226,10 @@ fn texture_form(cx: &Cx<'_>, op: Op, i: Inst, d: &InstData, defs: &[&MOp]) -> R<
     Ok(Some(e?))
 }
 
-/// Matrix multiply-accumulate (mma, wmma, wgmma) and warp shuffles.
+/// Matrix multiply-accumulate (mma, wmma, wgmma).
 fn matrix_form(cx: &Cx<'_>, op: Op, _: Inst, d: &InstData, defs: &[&MOp]) -> R<Option<Emitted>> {
     use Op::*;
     let name = op.name();
-    let def = |k: usize| result_reg(cx, op, defs, k);
     let e: R<Emitted> = match op {
         MMA_M16N8K8_TF32 | MMA_M16N8K8_TF32_ACC => {
             let ops = need(d, 3)?;
@@ -1329,6 +1334,17 @@ fn matrix_form(cx: &Cx<'_>, op: Op, _: Inst, d: &InstData, defs: &[&MOp]) -> R<O
             }
             super::wgmma::emit(cx, dsts, ops)
         }
+        _ => return Ok(None),
+    };
+    Ok(Some(e?))
+}
+
+/// Warp shuffles and the CTA barrier.
+fn sync_form(cx: &Cx<'_>, op: Op, _: Inst, d: &InstData, defs: &[&MOp]) -> R<Option<Emitted>> {
+    use Op::*;
+    let name = op.name();
+    let def = |k: usize| result_reg(cx, op, defs, k);
+    let e: R<Emitted> = match op {
         SHFL_SYNC_IDX_i32 | SHFL_SYNC_DOWN_i32 => {
             let ops = need(d, 4)?;
             let text = if op == SHFL_SYNC_IDX_i32 {
@@ -1344,6 +1360,14 @@ fn matrix_form(cx: &Cx<'_>, op: Op, _: Inst, d: &InstData, defs: &[&MOp]) -> R<O
                 ins(text, o),
                 "instruction",
                 narr!(cx, "{name} prints as `{text}`."),
+            ))
+        }
+        BARRIER_CTA_SYNC_ALIGNED_ALL_i => {
+            let ops = need(d, 1)?;
+            Ok(one(
+                ins("bar.sync", vec![cx.value(&ops[0], 32)?]),
+                "instruction",
+                "The CTA barrier prints as `bar.sync`.".into(),
             ))
         }
         _ => return Ok(None),

@@ -21,7 +21,7 @@
 //! literal text (`%SP`, `16`). A template `{ S1; S2; ... }` prints a scope of its
 //! own holding those statements (`.`-directives as written).
 
-use super::{cmp_mode, cvt_mode, ins, narr, sem_word, space_word, Cx, Emitted, R};
+use super::{cmp_mode, cvt_mode, ins, narr, scope_word, sem_word, space_word, Cx, Emitted, R};
 use crate::mir::{InstData, Op, Operand as MOp, OperandKind};
 use crate::ptx::ast::{AddrBase, Operand as P, Stmt};
 use alloc::boxed::Box;
@@ -120,14 +120,7 @@ fn decode(d: &InstData, k: usize, kind: &str) -> R<String> {
         // An atomic's ordering and its scope, each printed on its own.
         "asem" => {
             let sem = sem_word(imm_at(d, k, "ordering")?, 0)?;
-            let scope = match imm_at(d, k + 1, "scope")? {
-                0 | 5 => "",
-                1 => ".cta",
-                2 => ".cluster",
-                3 => ".gpu",
-                4 => ".sys",
-                s => return Err(format!("unknown memory scope code {s}")),
-            };
+            let scope = scope_word(imm_at(d, k + 1, "scope")?)?;
             format!("{sem}{scope}")
         }
         "space" => space_word(imm_at(d, k, "address space")?)?.to_string(),
