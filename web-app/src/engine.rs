@@ -29,7 +29,22 @@
 use web_engine::protocol::{Request, Response};
 use yew::Callback;
 
+#[cfg(not(target_family = "wasm"))]
 pub use imp::EngineClient;
+
+/// The page's handle on its engine (either wasm build's: the worker's or, with
+/// `inline-engine`, the in-page one): clones share the engine, and two handles are equal
+/// when they are the same engine.
+#[cfg(target_family = "wasm")]
+#[derive(Clone)]
+pub struct EngineClient(std::rc::Rc<std::cell::RefCell<imp::Inner>>);
+
+#[cfg(target_family = "wasm")]
+impl PartialEq for EngineClient {
+    fn eq(&self, other: &Self) -> bool {
+        std::rc::Rc::ptr_eq(&self.0, &other.0)
+    }
+}
 
 /// The worker's bootstrap script (static/engine-worker.js, copied by Trunk).
 pub const WORKER_URL: &str = "./engine-worker.js";
@@ -77,21 +92,12 @@ mod imp {
 
     type Handlers = (Closure<dyn FnMut(MessageEvent)>, Closure<dyn FnMut(Event)>);
 
-    struct Inner {
+    pub(super) struct Inner {
         worker: Option<Worker>,
         ready: bool,
         queue: Vec<Request>,
         on_response: Callback<Response>,
         _handlers: Option<Handlers>,
-    }
-
-    #[derive(Clone)]
-    pub struct EngineClient(Rc<RefCell<Inner>>);
-
-    impl PartialEq for EngineClient {
-        fn eq(&self, other: &Self) -> bool {
-            Rc::ptr_eq(&self.0, &other.0)
-        }
     }
 
     impl EngineClient {
@@ -270,20 +276,11 @@ mod imp {
     use std::rc::Rc;
     use web_engine::Session;
 
-    struct Inner {
+    pub(super) struct Inner {
         session: Option<Session>,
         on_response: Callback<Response>,
         /// Bumped by restart: queued requests of an older generation are dropped.
         generation: u64,
-    }
-
-    #[derive(Clone)]
-    pub struct EngineClient(Rc<RefCell<Inner>>);
-
-    impl PartialEq for EngineClient {
-        fn eq(&self, other: &Self) -> bool {
-            Rc::ptr_eq(&self.0, &other.0)
-        }
     }
 
     impl EngineClient {

@@ -124,6 +124,16 @@ macro_rules! ints {
     )*};
 }
 
+/// The compound forms (sequences, tuples, maps, structs): each starts a [`Building`],
+/// named by its variant where there is one.
+macro_rules! compounds {
+    ($($method:ident($($arg:ident: $t:ty),*) => $variant:expr;)*) => {
+        $(fn $method(self, $($arg: $t),*) -> Result<Building, Unsupported> {
+            Ok(Building::new($variant))
+        })*
+    };
+}
+
 impl ser::Serializer for Tree {
     type Ok = Value;
     type Error = Unsupported;
@@ -201,38 +211,16 @@ impl ser::Serializer for Tree {
     ) -> Result<Value, Unsupported> {
         Ok(Building::wrap(Some(variant), v.serialize(Tree)?))
     }
-    fn serialize_seq(self, _: Option<usize>) -> Result<Building, Unsupported> {
-        Ok(Building::new(None))
-    }
-    fn serialize_tuple(self, _: usize) -> Result<Building, Unsupported> {
-        Ok(Building::new(None))
-    }
-    fn serialize_tuple_struct(self, _: &'static str, _: usize) -> Result<Building, Unsupported> {
-        Ok(Building::new(None))
-    }
-    fn serialize_tuple_variant(
-        self,
-        _: &'static str,
-        _: u32,
-        variant: &'static str,
-        _: usize,
-    ) -> Result<Building, Unsupported> {
-        Ok(Building::new(Some(variant)))
-    }
-    fn serialize_map(self, _: Option<usize>) -> Result<Building, Unsupported> {
-        Ok(Building::new(None))
-    }
-    fn serialize_struct(self, _: &'static str, _: usize) -> Result<Building, Unsupported> {
-        Ok(Building::new(None))
-    }
-    fn serialize_struct_variant(
-        self,
-        _: &'static str,
-        _: u32,
-        variant: &'static str,
-        _: usize,
-    ) -> Result<Building, Unsupported> {
-        Ok(Building::new(Some(variant)))
+    compounds! {
+        serialize_seq(_len: Option<usize>) => None;
+        serialize_tuple(_len: usize) => None;
+        serialize_tuple_struct(_name: &'static str, _len: usize) => None;
+        serialize_tuple_variant(_n: &'static str, _i: u32, variant: &'static str, _len: usize)
+            => Some(variant);
+        serialize_map(_len: Option<usize>) => None;
+        serialize_struct(_name: &'static str, _len: usize) => None;
+        serialize_struct_variant(_n: &'static str, _i: u32, variant: &'static str, _len: usize)
+            => Some(variant);
     }
 }
 

@@ -29,7 +29,9 @@ use compiler_core::knobs::Knobs;
 use compiler_core::mir::print::{defined_vregs, print_function, write_inst};
 use compiler_core::mir::{Function, Inst, InstData, Module, VReg};
 use compiler_core::ori::{self, edit::apply_ori_edit, edit::OriEdit};
-use compiler_core::pipeline::{run_observed, Ir, Observer, PipelineError, RunResult};
+use compiler_core::pipeline::{
+    run_observed, FunctionSteps, Ir, Observer, PipelineError, RunResult,
+};
 use compiler_core::trace::{
     first_range_rows, redo_edit, Change, Checkpoints, Edit, Focus, RangeView, Step,
     CHECKPOINT_EVERY,
@@ -541,26 +543,11 @@ impl Session {
                     marks: Vec::new(),
                 });
             }
-            view.narration = match total {
-                0 => format!("The input of {stage}. This stage recorded no steps."),
-                1 => format!("The input of {stage}. One step follows."),
-                n => format!("The input of {stage}. {n} steps follow."),
-            };
-            if functions > 1 {
-                view.narration.push_str(&format!(
-                    " The module has {functions} functions; this is the first."
-                ));
-            }
+            view.narration = input_narration(stage, total, functions);
             return Ok(view);
         }
         let i = step as usize - 1;
-        let (j, range) = self.result.stages[k]
-            .functions
-            .iter()
-            .enumerate()
-            .find(|(_, r)| (r.first..r.first + r.count).contains(&i))
-            .map(|(j, r)| (j, r.clone()))
-            .ok_or_else(|| format!("step {step} belongs to no function"))?;
+        let (j, range) = self.step_function(k, i)?;
         let l = i - range.first;
         if matches!(stage, Stage::RegisterCoalescer | Stage::NvptxCoalescer) {
             // Computed (once) before the cursor and the step are borrowed below.
@@ -648,6 +635,31 @@ impl Session {
             truncated,
         })
     }
+
+    /// The function step `i` (0-based) of stage `k` belongs to, and its step range.
+    fn step_function(&self, k: usize, i: usize) -> Result<(usize, FunctionSteps), String> {
+        (self.result.stages[k].functions.iter())
+            .enumerate()
+            .find(|(_, r)| (r.first..r.first + r.count).contains(&i))
+            .map(|(j, r)| (j, r.clone()))
+            .ok_or_else(|| format!("step {} belongs to no function", i + 1))
+    }
+}
+
+/// What a stage's step 0 says: its input, how many steps follow, and which function is
+/// shown when the module has several.
+fn input_narration(stage: Stage, total: u32, functions: usize) -> String {
+    let mut text = match total {
+        0 => format!("The input of {stage}. This stage recorded no steps."),
+        1 => format!("The input of {stage}. One step follows."),
+        n => format!("The input of {stage}. {n} steps follow."),
+    };
+    if functions > 1 {
+        text.push_str(&format!(
+            " The module has {functions} functions; this is the first."
+        ));
+    }
+    text
 }
 
 fn run_failure(run_id: u64, e: &PipelineError) -> RunFailure {
@@ -681,13 +693,6 @@ fn noop_flags(steps: &[Step], replayable: bool) -> Vec<bool> {
 fn marks(s: &Step, pa: &Printed, pb: &Printed) -> (Vec<LineMark>, Vec<LineMark>) {
     let mut before: BTreeMap<u32, MarkKind> = BTreeMap::new();
     let mut after: BTreeMap<u32, MarkKind> = BTreeMap::new();
-    // The strongest mark wins (MarkKind's order: inserted, erased, changed, moved, focus).
-    let put = |m: &mut BTreeMap<u32, MarkKind>, line: Option<u32>, kind: MarkKind| {
-        if let Some(line) = line {
-            let e = m.entry(line).or_insert(kind);
-            *e = (*e).min(kind);
-        }
-    };
     for e in &s.edits {
         match e {
             Edit::Insert {
@@ -735,26 +740,67 @@ fn marks(s: &Step, pa: &Printed, pb: &Printed) -> (Vec<LineMark>, Vec<LineMark>)
             }
         }
     }
-    for f in &s.focus {
-        match f {
-            Focus::Inst { inst } => {
-                put(&mut before, pa.inst(*inst), MarkKind::Focus);
-                put(&mut after, pb.inst(*inst), MarkKind::Focus);
-            }
-            Focus::Block { block } => {
-                put(&mut before, pa.block(*block), MarkKind::Focus);
-                put(&mut after, pb.block(*block), MarkKind::Focus);
-            }
-            // DAG nodes are not in a MIR view.
-            Focus::VReg { .. } | Focus::DagNode { .. } => {}
-        }
+    focus_marks(&s.focus, pa, pb, &mut before, &mut after);
+    (line_marks(before), line_marks(after))
+}
+
+/// Marks `line` (when there is one) with `kind`; the strongest mark wins (MarkKind's
+/// order: inserted, erased, changed, moved, focus).
+fn put(m: &mut BTreeMap<u32, MarkKind>, line: Option<u32>, kind: MarkKind) {
+    if let Some(line) = line {
+        let e = m.entry(line).or_insert(kind);
+        *e = (*e).min(kind);
     }
-    let list = |m: BTreeMap<u32, MarkKind>| {
-        m.into_iter()
-            .map(|(line, kind)| LineMark { line, kind })
-            .collect()
-    };
-    (list(before), list(after))
+}
+
+/// A printed function's line of an instruction or a block (MIR's and ORI's alike).
+trait LineOf {
+    fn inst_line(&self, index: u32) -> Option<u32>;
+    fn block_line(&self, index: u32) -> Option<u32>;
+}
+
+impl LineOf for Printed {
+    fn inst_line(&self, index: u32) -> Option<u32> {
+        self.inst(index)
+    }
+    fn block_line(&self, index: u32) -> Option<u32> {
+        self.block(index)
+    }
+}
+
+impl LineOf for ori::print::PrintedFunction {
+    fn inst_line(&self, index: u32) -> Option<u32> {
+        self.inst(index)
+    }
+    fn block_line(&self, index: u32) -> Option<u32> {
+        self.block(index)
+    }
+}
+
+/// The step's focus (instructions and blocks), on both sides. Registers and DAG nodes
+/// have no line of their own in a function's text.
+fn focus_marks<P: LineOf>(
+    focus: &[Focus],
+    pa: &P,
+    pb: &P,
+    before: &mut BTreeMap<u32, MarkKind>,
+    after: &mut BTreeMap<u32, MarkKind>,
+) {
+    for f in focus {
+        let (a, b) = match *f {
+            Focus::Inst { inst } => (pa.inst_line(inst), pb.inst_line(inst)),
+            Focus::Block { block } => (pa.block_line(block), pb.block_line(block)),
+            Focus::VReg { .. } | Focus::DagNode { .. } => continue,
+        };
+        put(before, a, MarkKind::Focus);
+        put(after, b, MarkKind::Focus);
+    }
+}
+
+fn line_marks(m: BTreeMap<u32, MarkKind>) -> Vec<LineMark> {
+    (m.into_iter())
+        .map(|(line, kind)| LineMark { line, kind })
+        .collect()
 }
 
 fn line_text(text: &str, line: u32) -> &str {
@@ -905,26 +951,11 @@ impl Session {
                     marks: Vec::new(),
                 });
             }
-            view.narration = match total {
-                0 => format!("The input of {stage}. This stage recorded no steps."),
-                1 => format!("The input of {stage}. One step follows."),
-                n => format!("The input of {stage}. {n} steps follow."),
-            };
-            if functions > 1 {
-                view.narration.push_str(&format!(
-                    " The module has {functions} functions; this is the first."
-                ));
-            }
+            view.narration = input_narration(stage, total, functions);
             return Ok(view);
         }
         let i = step as usize - 1;
-        let (j, range) = self.result.stages[k]
-            .functions
-            .iter()
-            .enumerate()
-            .find(|(_, r)| (r.first..r.first + r.count).contains(&i))
-            .map(|(j, r)| (j, r.clone()))
-            .ok_or_else(|| format!("step {step} belongs to no function"))?;
+        let (j, range) = self.step_function(k, i)?;
         let a = self.ori_seek(k, j, i - range.first)?;
         let mut b = a.clone();
         let s = &self.result.stages[k].steps[i];
@@ -1059,12 +1090,6 @@ fn ori_marks(
 ) -> (Vec<LineMark>, Vec<LineMark>) {
     let mut before: BTreeMap<u32, MarkKind> = BTreeMap::new();
     let mut after: BTreeMap<u32, MarkKind> = BTreeMap::new();
-    let put = |m: &mut BTreeMap<u32, MarkKind>, line: Option<u32>, kind: MarkKind| {
-        if let Some(line) = line {
-            let e = m.entry(line).or_insert(kind);
-            *e = (*e).min(kind);
-        }
-    };
     for e in &s.ori_edits {
         match e {
             OriEdit::Insert { inst, .. } => put(&mut after, pb.inst(*inst), MarkKind::Inserted),
@@ -1088,25 +1113,8 @@ fn ori_marks(
             }
         }
     }
-    for f in &s.focus {
-        match f {
-            Focus::Inst { inst } => {
-                put(&mut before, pa.inst(*inst), MarkKind::Focus);
-                put(&mut after, pb.inst(*inst), MarkKind::Focus);
-            }
-            Focus::Block { block } => {
-                put(&mut before, pa.block(*block), MarkKind::Focus);
-                put(&mut after, pb.block(*block), MarkKind::Focus);
-            }
-            Focus::VReg { .. } | Focus::DagNode { .. } => {}
-        }
-    }
-    let list = |m: BTreeMap<u32, MarkKind>| {
-        m.into_iter()
-            .map(|(line, kind)| LineMark { line, kind })
-            .collect()
-    };
-    (list(before), list(after))
+    focus_marks(&s.focus, pa, pb, &mut before, &mut after);
+    (line_marks(before), line_marks(after))
 }
 
 /// An ORI instruction as one line (its PTX, without the annotation comment).

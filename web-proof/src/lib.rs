@@ -48,10 +48,10 @@ pub fn prove(job: &ProofJob) -> Proof {
                 (Vec::new(), vec![format!("the MIR does not read back: {e}")])
             }
         },
-        Check::Ori { before, after } => ori_stage(before, after),
-        Check::PtxOri { before, after } => ptx_to_ori(before, after),
+        Check::Ori { before, after } => ori_check(before, Side::Ori(before), Side::Ori(after)),
+        Check::PtxOri { before, after } => ori_check(after, Side::Ptx(before), Side::Ori(after)),
         Check::OriPtx { before, after } => match read_ptx(after) {
-            Some(a) => ori_to_ptx(before, &a),
+            Some(a) => ori_check(before, Side::Ori(before), Side::Ptx(&a)),
             None => return keep_fault(across(p.stage), &p),
         },
         Check::MirPtx { before, after } => match (parse_module(before), read_ptx(after)) {
@@ -110,47 +110,45 @@ fn mir(pairs: &[(&Function, &Function)], ir: Option<&str>) -> (Vec<Launch>, Vec<
                     Vec::new(),
                 ),
             };
-            launches.push(Launch {
-                function: before.name.clone(),
-                seed,
-                shape: shape(l.grid, l.block),
-                equal,
-                result,
-                values,
-            });
+            let shape = shape(l.grid, l.block);
+            launches.push(launch(&before.name, seed, shape, (equal, result, values)));
         }
     }
     (launches, unknown)
 }
 
-/// An ORI → ORI stage: the ORI interpreter on the input and output modules.
-fn ori_stage(before: &ori::Module, after: &ori::Module) -> (Vec<Launch>, Vec<String>) {
-    let cfg = ori_interp::Config { fuel: FUEL };
-    buffer_launches(
-        &ori_entries(before),
-        &|name, i| ori_interp::run_ori(before, name, i, &cfg).map(|o| o.buffers),
-        &|name, i| ori_interp::run_ori(after, name, i, &cfg).map(|o| o.buffers),
-    )
+/// What the ORI interpreter runs on one side of a stage: ORI, or PTX read by its PTX
+/// front end.
+#[derive(Clone, Copy)]
+enum Side<'a> {
+    Ori(&'a ori::Module),
+    Ptx(&'a ptx::Module),
 }
 
-/// ptx-lower: the PTX it read against the ORI it made (both run by the ORI
-/// interpreter's two independent front ends).
-fn ptx_to_ori(before: &ptx::Module, after: &ori::Module) -> (Vec<Launch>, Vec<String>) {
-    let cfg = ori_interp::Config { fuel: FUEL };
-    buffer_launches(
-        &ori_entries(after),
-        &|name, i| ori_interp::run_ptx(before, name, i, &cfg).map(|o| o.buffers),
-        &|name, i| ori_interp::run_ori(after, name, i, &cfg).map(|o| o.buffers),
-    )
+impl Side<'_> {
+    fn run(
+        self,
+        name: &str,
+        inputs: &ori_interp::Inputs,
+    ) -> Result<Vec<ori_interp::Buffer>, ori_interp::InterpError> {
+        let cfg = ori_interp::Config { fuel: FUEL };
+        match self {
+            Side::Ori(m) => ori_interp::run_ori(m, name, inputs, &cfg).map(|o| o.buffers),
+            Side::Ptx(m) => ori_interp::run_ptx(m, name, inputs, &cfg).map(|o| o.buffers),
+        }
+    }
 }
 
-/// ptx-out: the ORI it received against the PTX it printed (read back).
-fn ori_to_ptx(before: &ori::Module, after: &ptx::Module) -> (Vec<Launch>, Vec<String>) {
-    let cfg = ori_interp::Config { fuel: FUEL };
+/// A stage the ORI interpreter checks: `before` against `after`, launching the kernels
+/// of `kernels` (the side that is ORI). Used for ORI → ORI stages (GeneralOptimize),
+/// ptx-lower (the PTX it read against the ORI it made, by the interpreter's two
+/// independent front ends) and ptx-out (the ORI it received against the PTX it printed,
+/// read back).
+fn ori_check(kernels: &ori::Module, before: Side, after: Side) -> (Vec<Launch>, Vec<String>) {
     buffer_launches(
-        &ori_entries(before),
-        &|name, i| ori_interp::run_ori(before, name, i, &cfg).map(|o| o.buffers),
-        &|name, i| ori_interp::run_ptx(after, name, i, &cfg).map(|o| o.buffers),
+        &ori_entries(kernels),
+        &|name, i| before.run(name, i),
+        &|name, i| after.run(name, i),
     )
 }
 
@@ -293,14 +291,8 @@ fn buffer_launches(
                 }
                 (x, y) => (false, format!("before: {}; after: {}", ends(x), ends(y))),
             };
-            launches.push(Launch {
-                function: name.to_string(),
-                seed,
-                shape: shape(l.grid, l.block),
-                equal,
-                result,
-                values,
-            });
+            let shape = shape(l.grid, l.block);
+            launches.push(launch(name, seed, shape, (equal, result, values)));
         }
     }
     (launches, unknown)
@@ -310,6 +302,24 @@ fn ends<T, E: core::fmt::Display>(r: &Result<T, E>) -> String {
     match r {
         Ok(_) => "ran".into(),
         Err(e) => e.to_string(),
+    }
+}
+
+/// One launch's row: the function, seed and shape, and the verdict (equal or not, in
+/// words, and the values compared).
+fn launch(
+    function: &str,
+    seed: u64,
+    shape: String,
+    (equal, result, values): (bool, String, Vec<(String, String, String)>),
+) -> Launch {
+    Launch {
+        function: function.to_string(),
+        seed,
+        shape,
+        equal,
+        result,
+        values,
     }
 }
 

@@ -372,39 +372,21 @@ impl std::fmt::Display for TestCounts {
 }
 
 /// What each of the site's wasm files may weigh, gzip-compressed. The page's wasm
-/// (web-app: the UI) and the engine's (copyscope-engine: the pipeline, run in a Web
-/// Worker and behind the JS API) load side by side, so each has its own budget: 400 KB
-/// (issue #11's goal) for the page, and for the engine a guard at 530 KB. Issue #28
-/// asks for 450 KB with the whole NVPTX instruction description; the engine measured
-/// 519 KB gzip (2026-11-26) once the description grew from 343 to 1,234 opcodes and
-/// ptx-emit, the ORI step edits and the lift path landed, so that goal is open: this
-/// guard only stops further growth until the engine is slimmed. Measured since: four
-/// more sorts through `crate::sort` took 4 KB off (529,564 -> 525,278 bytes gzip -9);
-/// a compact ISA table (u16 indices instead of `&str`s, 11 KB less raw) and
-/// `opt-level = "s"` (590 KB) made the gzip larger, not smaller. What is big: code is
-/// 80% of it (ptx-emit 136 KB raw, the DAG reader 71 KB, BTreeMap instances 67 KB).
-/// Raised again to 550 KB when the fourth session of 2026-11-26 merged eight branches
-/// and the engine measured 546 KB (the ORI interpreter's warp-level instructions,
-/// CSSA/deSSA, pair decomposition and the copy-family table, line-preserving PTX
-/// output, undo records for seeking, the Before/After alignment): still a guard against
-/// growth, not the goal. The fifth session measured (wasm-bindgen, wasm-opt -Oz
-/// --converge, gzip -9): 558,867 bytes; no stable-sort instance left (`collect` into a
-/// BTreeMap/BTreeSet sorts too) 548,182; the ISA's line numbers out of `IsaRow`
-/// 547,207 (trunk-build: engine 536 KB gzip, both files 801 KB). Of what is left, code is 431 KB gzip and data 110 KB (the gallery and tours
-/// about 30 KB, the ISA table's names and forms 8 KB, the rest tables and strings);
-/// wasm-opt `-iit`/`-tnh` change nothing (under 0.1 KB).
-/// Raised to 650 KB (issue 30's proof on screen): the engine now
-/// links the MIR interpreter and the ORI interpreter's PTX and ORI front ends to check
-/// every stage in the page, measured 638 KB (+91 KB).
-/// Issue 28 (h28size): the interpreters moved to a third wasm, `copyscope-proof`
-/// (web-proof), which the engine's worker loads the first time a proof is wanted; the
-/// engine measured 568 KB (-73 KB; what stays is the verifiers, the job's serializers and
-/// the helper ptx-emit shares with the MIR interpreter), the proof wasm 188 KB and the page
-/// 288 KB: each guard a little above its figure (the page's had been issue #11's 400 KB).
-/// The sixth session's merges measured the engine at 579 KB (ptx-emit/ptx-lower step
-/// edits and their replay, the ISA's use-count table, typed stats) and the proof at
-/// 203 KB (the ORI interpreter's calls, module variables, approximate float ops and
-/// ldmatrix): raised to 585 / 210, still guards against growth, not the 450 KB goal.
+/// (web-app: the UI), the engine's (copyscope-engine: the pipeline, in a Web Worker and
+/// behind the JS API) and the proof's (copyscope-proof: the interpreters, loaded by the
+/// engine's worker the first time a proof is wanted) each have a guard a little above
+/// what they measure: these stop growth; issue #28's goal of 450 KB for the engine is
+/// not reached.
+/// Measured 2026-11-26 (h28size; wasm-bindgen, wasm-opt -Oz --converge, gzip -9): engine
+/// 592,786 bytes (592,504 once the web crates lost their duplicates), proof 205,175,
+/// page 294,963. Code is ~80% of the engine; before wasm-opt
+/// the largest parts are ptx-emit 140 KB raw, the DAG reader 74 KB, BTreeMap instances
+/// 73 KB and the instruction emitter 68 KB. The DAG input path (reader + instruction
+/// emitter) is 75.9 KB of the gzip (the engine built without it: 516,889 bytes), the
+/// largest piece a split along an input format could move out. What did not help:
+/// `opt-level = "s"` and a compact ISA table (both larger gzip), wasm-opt
+/// `--merge-similar-functions`, `--gufa-optimizing`, `--type-ssa`, `-iit`, `-tnh`
+/// (under 0.1 KB each).
 const WASM_GZIP_BUDGET_PAGE: u64 = 300 * 1024;
 const WASM_GZIP_BUDGET_ENGINE: u64 = 585 * 1024;
 const WASM_GZIP_BUDGET_PROOF: u64 = 210 * 1024;

@@ -125,16 +125,17 @@ pub fn build(steps: &[Step], functions: &[FunctionSteps], step: usize) -> Option
         pseudo_count: pseudos.len() as u32,
     };
     for p in pairs.iter().filter(|p| key(p) == (function, pseudo)) {
+        // What the picture's header takes first, then the row's own fields.
         let Payload::ExtractSubregPair {
-            pair,
             pairs,
-            def,
             src,
+            pair,
+            kill_moved,
+            def,
             lane,
             hint_tied,
             hint_early_tied,
             tie_marked,
-            kill_moved,
             lv_updates,
             ..
         } = *p.payload
