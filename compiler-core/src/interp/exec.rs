@@ -69,6 +69,49 @@ fn limits(message: String) -> InterpError {
     InterpError::Limits { message }
 }
 
+/// Refuses a launch past the configured limits (threads per CTA, threads in the grid,
+/// register-file bytes of a CTA) or with a zero or overflowing dimension.
+fn check_limits(prog: &Program, l: Launch, cfg: &Config) -> Result<(), InterpError> {
+    let block_threads = l
+        .block
+        .iter()
+        .try_fold(1u64, |a, &d| a.checked_mul(d as u64));
+    let grid_ctas = l
+        .grid
+        .iter()
+        .try_fold(1u64, |a, &d| a.checked_mul(d as u64));
+    let (Some(bt), Some(gc)) = (block_threads, grid_ctas) else {
+        return Err(limits("launch dimensions overflow".into()));
+    };
+    if bt == 0 || gc == 0 {
+        return Err(limits("a launch dimension is zero".into()));
+    }
+    if bt > cfg.max_block_threads as u64 {
+        return Err(limits(format!(
+            "{bt} threads per CTA (limit {})",
+            cfg.max_block_threads
+        )));
+    }
+    if bt * gc > cfg.max_threads as u64 {
+        return Err(limits(format!(
+            "{} threads in the grid (limit {})",
+            bt * gc,
+            cfg.max_threads
+        )));
+    }
+    let reg_bytes = (prog.slot_bits.len() as u64)
+        .saturating_mul(bt)
+        .saturating_mul(16);
+    if reg_bytes > cfg.max_register_bytes {
+        return Err(limits(format!(
+            "{} register slots × {bt} threads need {reg_bytes} bytes (limit {})",
+            prog.slot_bits.len(),
+            cfg.max_register_bytes
+        )));
+    }
+    Ok(())
+}
+
 /// The live (not returned) threads of `group` and the instruction (block, pc) they
 /// wait at, when every one of them waits at that same instruction.
 fn waiting_together(
@@ -105,43 +148,7 @@ impl<'p, 'f> Machine<'p, 'f> {
         cfg: &Config,
     ) -> Result<Self, InterpError> {
         let l = inputs.launch;
-        let block_threads = l
-            .block
-            .iter()
-            .try_fold(1u64, |a, &d| a.checked_mul(d as u64));
-        let grid_ctas = l
-            .grid
-            .iter()
-            .try_fold(1u64, |a, &d| a.checked_mul(d as u64));
-        let (Some(bt), Some(gc)) = (block_threads, grid_ctas) else {
-            return Err(limits("launch dimensions overflow".into()));
-        };
-        if bt == 0 || gc == 0 {
-            return Err(limits("a launch dimension is zero".into()));
-        }
-        if bt > cfg.max_block_threads as u64 {
-            return Err(limits(format!(
-                "{bt} threads per CTA (limit {})",
-                cfg.max_block_threads
-            )));
-        }
-        if bt * gc > cfg.max_threads as u64 {
-            return Err(limits(format!(
-                "{} threads in the grid (limit {})",
-                bt * gc,
-                cfg.max_threads
-            )));
-        }
-        let reg_bytes = (prog.slot_bits.len() as u64)
-            .saturating_mul(bt)
-            .saturating_mul(16);
-        if reg_bytes > cfg.max_register_bytes {
-            return Err(limits(format!(
-                "{} register slots × {bt} threads need {reg_bytes} bytes (limit {})",
-                prog.slot_bits.len(),
-                cfg.max_register_bytes
-            )));
-        }
+        check_limits(prog, l, cfg)?;
         let mut params = Bank::new(true);
         for (n, bytes) in inputs.params.iter().enumerate() {
             params.add(Region {
@@ -1039,14 +1046,6 @@ pub(crate) fn cvt(to: NumTy, from: NumTy, mode: u32, v: u128) -> Option<u128> {
     let ftz = mode & cvt_mode::FTZ != 0;
     let sat = mode & cvt_mode::SAT != 0;
     let base = mode & cvt_mode::BASE_MASK;
-    let f32_in = |v: u128| {
-        let f = f32::from_bits(v as u32);
-        if ftz {
-            float::ftz32(f)
-        } else {
-            f
-        }
-    };
     let sat01 = |f: f32| {
         if !sat {
             f
@@ -1057,68 +1056,24 @@ pub(crate) fn cvt(to: NumTy, from: NumTy, mode: u32, v: u128) -> Option<u128> {
         }
     };
     match (to, from) {
-        (
-            NumTy::Int {
-                signed: ts,
-                bits: tb,
-            },
-            NumTy::Int {
-                signed: fs,
-                bits: fb,
-            },
-        ) => {
-            if base != cvt_mode::NONE {
-                return None;
-            }
-            let x: i128 = if fs {
-                sext(v, fb)
-            } else {
-                (v & mask(fb)) as i128
-            };
-            let x = if sat {
-                let (lo, hi) = if ts {
-                    (-(1i128 << (tb - 1)), (1i128 << (tb - 1)) - 1)
-                } else {
-                    (0, (1i128 << tb) - 1)
-                };
-                x.clamp(lo, hi)
-            } else {
-                x
-            };
-            Some(x as u128 & mask(tb))
+        (NumTy::Int { signed, bits }, NumTy::Int { .. }) if base == cvt_mode::NONE => {
+            Some(int_to_int(signed, bits, sat, int_value(from, v)?))
         }
-        (to @ (NumTy::F16 | NumTy::F32 | NumTy::F64), NumTy::Int { signed, bits }) => {
+        (NumTy::Int { .. }, NumTy::Int { .. }) => None,
+        (NumTy::F16 | NumTy::F32 | NumTy::F64, NumTy::Int { .. }) => {
             let dir = FRound::from_mode(mode)?;
-            let x: i128 = if signed {
-                sext(v, bits)
-            } else {
-                (v & mask(bits)) as i128
-            };
+            let x = int_value(from, v)?;
             match to {
                 NumTy::F32 => Some(float::canon32(sat01(float::int_to_f32(x, dir))) as u128),
                 NumTy::F64 => Some(float::int_to_f64(x, dir).to_bits() as u128),
-                _ => {
-                    if dir != FRound::Nearest || sat {
-                        return None;
-                    }
-                    // Every integer with a finite f16 result is exact in f32.
-                    let f = if x.unsigned_abs() >= 1 << 24 {
-                        if x < 0 {
-                            f32::NEG_INFINITY
-                        } else {
-                            f32::INFINITY
-                        }
-                    } else {
-                        x as f32
-                    };
-                    Some(float::f32_to_f16(f) as u128)
-                }
+                _ if dir != FRound::Nearest || sat => None,
+                _ => Some(int_to_f16(x) as u128),
             }
         }
         (NumTy::Int { signed, bits }, from) => {
             let dir = IRound::from_mode(mode)?;
             let x = match from {
-                NumTy::F32 => f32_in(v) as f64,
+                NumTy::F32 => f32_in(ftz, v) as f64,
                 NumTy::F64 => f64::from_bits(v as u64),
                 NumTy::F16 => float::f16_to_f32(v as u16) as f64,
                 NumTy::Int { .. } => return None,
@@ -1135,14 +1090,14 @@ pub(crate) fn cvt(to: NumTy, from: NumTy, mode: u32, v: u128) -> Option<u128> {
             if !matches!(base, cvt_mode::NONE | cvt_mode::RN) || sat {
                 return None;
             }
-            let f = f32_in(v);
+            let f = f32_in(ftz, v);
             Some(float::canon16_from_f32(f) as u128)
         }
         (NumTy::F64, NumTy::F32) => {
             if base != cvt_mode::NONE {
                 return None;
             }
-            let f = f32_in(v) as f64;
+            let f = f32_in(ftz, v) as f64;
             Some(if f.is_nan() { f64::NAN } else { f }.to_bits() as u128)
         }
         (NumTy::F64, NumTy::F16) => {
@@ -1152,7 +1107,7 @@ pub(crate) fn cvt(to: NumTy, from: NumTy, mode: u32, v: u128) -> Option<u128> {
             Some((float::f16_to_f32(v as u16) as f64).to_bits() as u128)
         }
         (NumTy::F32, NumTy::F32) => {
-            let f = f32_in(v);
+            let f = f32_in(ftz, v);
             let f = if base == cvt_mode::NONE {
                 f
             } else {
@@ -1184,6 +1139,45 @@ pub(crate) fn cvt(to: NumTy, from: NumTy, mode: u32, v: u128) -> Option<u128> {
         }
         _ => None,
     }
+}
+
+/// The value of an integer-typed `v` (sign- or zero-extended from its width).
+fn int_value(ty: NumTy, v: u128) -> Option<i128> {
+    match ty {
+        NumTy::Int { signed: true, bits } => Some(sext(v, bits)),
+        NumTy::Int { bits, .. } => Some((v & mask(bits)) as i128),
+        _ => None,
+    }
+}
+
+/// An integer narrowed (or widened) to `bits`, clamped to the type's range with `sat`.
+fn int_to_int(signed: bool, bits: u32, sat: bool, x: i128) -> u128 {
+    let x = if sat {
+        let (lo, hi) = if signed {
+            (-(1i128 << (bits - 1)), (1i128 << (bits - 1)) - 1)
+        } else {
+            (0, (1i128 << bits) - 1)
+        };
+        x.clamp(lo, hi)
+    } else {
+        x
+    };
+    x as u128 & mask(bits)
+}
+
+/// An integer to f16, round to nearest.
+fn int_to_f16(x: i128) -> u16 {
+    // Every integer with a finite f16 result is exact in f32.
+    let f = if x.unsigned_abs() >= 1 << 24 {
+        if x < 0 {
+            f32::NEG_INFINITY
+        } else {
+            f32::INFINITY
+        }
+    } else {
+        x as f32
+    };
+    float::f32_to_f16(f)
 }
 
 pub(crate) fn splitmix(mut x: u64) -> u64 {
