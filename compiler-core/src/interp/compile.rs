@@ -24,6 +24,9 @@
 //! 3 shared, 4 const, 5 local, 101 param; a base is a register, `&sym` / `@sym` or an
 //! immediate address.
 //!
+//! The per-opcode decoders live in [`decode`], one per instruction family in the
+//! order of the instruction description.
+//!
 //! Invariants of a compiled program: block indices are layout positions; PHIs are gone
 //! from `code` and live on as one parallel move list per incoming edge; every slot index
 //! is below `slot_bits.len()`.
