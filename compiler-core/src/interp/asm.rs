@@ -20,6 +20,7 @@
 //! `0fXXXXXXXX` float literals, `{..}` vectors and `[..]` addresses (texture fetches).
 
 use super::compile::{Dst, FOp, OperandResolver, Src, TexKind};
+use super::exec::{f32_op, fma32_op};
 use super::error::InterpError;
 use super::float::{self, mask};
 use crate::mir::operand::OperandKind;
@@ -42,6 +43,8 @@ enum AsmIntOp {
     Sub,
     MulLo,
     MulHi,
+    /// `mul.wide`: the full double-width product.
+    MulWide,
     And,
     Or,
     Xor,
@@ -49,19 +52,18 @@ enum AsmIntOp {
     Shr,
 }
 
+/// An integer type suffix: `.s32` is signed 32 bits, `.u16` / `.b16` unsigned 16.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+struct IntTy {
+    signed: bool,
+    bits: u32,
+}
+
 #[derive(Clone, Debug, PartialEq, Eq)]
 enum AsmInst {
     Int {
         op: AsmIntOp,
-        bits: u32,
-        signed: bool,
-        d: usize,
-        a: AOp,
-        b: AOp,
-    },
-    MulWide {
-        bits: u32,
-        signed: bool,
+        ty: IntTy,
         d: usize,
         a: AOp,
         b: AOp,
@@ -316,8 +318,8 @@ impl Ctx<'_> {
     }
 }
 
-/// `s32` → (signed, 32); `b16` → (false, 16); `f32` → None.
-fn int_type(t: &str) -> Option<(bool, u32)> {
+/// `s32` → signed 32 bits; `b16` → unsigned 16; `f32` → None.
+fn int_type(t: &str) -> Option<IntTy> {
     let (k, b) = (t.get(..1)?, t.get(1..)?);
     let bits = match b {
         "16" => 16,
@@ -326,8 +328,11 @@ fn int_type(t: &str) -> Option<(bool, u32)> {
         _ => return None,
     };
     match k {
-        "s" => Some((true, bits)),
-        "u" | "b" => Some((false, bits)),
+        "s" => Some(IntTy { signed: true, bits }),
+        "u" | "b" => Some(IntTy {
+            signed: false,
+            bits,
+        }),
         _ => None,
     }
 }
@@ -339,321 +344,321 @@ fn parse_body(text: &str, alias: &[usize]) -> Result<Vec<AsmInst>, InterpError> 
         if stmt.is_empty() || stmt.starts_with("//") {
             continue;
         }
-        let cx = Ctx { alias, stmt };
+        body.push(Stmt::new(Ctx { alias, stmt }).parse()?);
+    }
+    Ok(body)
+}
+
+/// One statement cut into its mnemonic's dotted parts and its operands.
+struct Stmt<'a> {
+    cx: Ctx<'a>,
+    /// `mul.wide.s32` → `["mul", "wide", "s32"]`.
+    parts: Vec<&'a str>,
+    args: Vec<&'a str>,
+}
+
+impl<'a> Stmt<'a> {
+    fn new(cx: Ctx<'a>) -> Self {
+        let stmt = cx.stmt;
         let (mnemonic, rest) = match stmt.find(char::is_whitespace) {
             Some(p) => (&stmt[..p], stmt[p..].trim()),
             None => (stmt, ""),
         };
-        let parts: Vec<&str> = mnemonic.split('.').collect();
-        let args = split_args(rest);
-        let arity = |n: usize| -> Result<(), InterpError> {
-            if args.len() == n {
-                Ok(())
-            } else {
-                Err(cx.err(&format!("expected {n} operands")))
+        Stmt {
+            cx,
+            parts: mnemonic.split('.').collect(),
+            args: split_args(rest),
+        }
+    }
+
+    /// The last dotted part (the type).
+    fn ty(&self) -> &'a str {
+        self.parts.last().unwrap_or(&"")
+    }
+
+    /// The dotted parts between the base and the type.
+    fn mods(&self) -> &[&'a str] {
+        self.parts.get(1..self.parts.len() - 1).unwrap_or(&[])
+    }
+
+    fn arity(&self, n: usize) -> Result<(), InterpError> {
+        if self.args.len() == n {
+            Ok(())
+        } else {
+            Err(self.cx.err(&format!("expected {n} operands")))
+        }
+    }
+
+    fn parse(&self) -> Result<AsmInst, InterpError> {
+        match self.parts[0] {
+            "add" | "sub" | "mul" | "and" | "or" | "xor" | "shl" | "shr" if self.ty() == "f32" => {
+                self.float_binary()
             }
-        };
-        let ty = *parts.last().unwrap_or(&"");
-        let mods: &[&str] = parts.get(1..parts.len() - 1).unwrap_or(&[]);
-        let inst = match parts[0] {
-            "add" | "sub" | "mul" | "and" | "or" | "xor" | "shl" | "shr" if ty == "f32" => {
-                let op = match parts[0] {
-                    "add" => FOp::Add,
-                    "sub" => FOp::Sub,
-                    "mul" => FOp::Mul,
-                    _ => return Err(cx.err("instruction")),
-                };
-                let mut ftz = false;
-                for m in mods {
-                    match *m {
-                        "rn" => {}
-                        "ftz" => ftz = true,
-                        _ => return Err(cx.err("modifier")),
-                    }
-                }
-                arity(3)?;
-                AsmInst::F32 {
-                    op,
-                    ftz,
-                    d: cx.dest(args[0])?,
-                    a: cx.operand(args[1])?,
-                    b: cx.operand(args[2])?,
-                }
-            }
-            "add" | "sub" | "mul" | "and" | "or" | "xor" | "shl" | "shr" => {
-                let (signed, bits) = int_type(ty).ok_or_else(|| cx.err("type"))?;
-                arity(3)?;
-                let (d, a, b) = (
-                    cx.dest(args[0])?,
-                    cx.operand(args[1])?,
-                    cx.operand(args[2])?,
-                );
-                let op = match (parts[0], mods) {
-                    ("add", []) => AsmIntOp::Add,
-                    ("sub", []) => AsmIntOp::Sub,
-                    ("mul", ["lo"]) => AsmIntOp::MulLo,
-                    ("mul", ["hi"]) => AsmIntOp::MulHi,
-                    ("mul", ["wide"]) => {
-                        body.push(AsmInst::MulWide {
-                            bits,
-                            signed,
-                            d,
-                            a,
-                            b,
-                        });
-                        continue;
-                    }
-                    ("and", []) => AsmIntOp::And,
-                    ("or", []) => AsmIntOp::Or,
-                    ("xor", []) => AsmIntOp::Xor,
-                    ("shl", []) => AsmIntOp::Shl,
-                    ("shr", []) => AsmIntOp::Shr,
-                    _ => return Err(cx.err("instruction form")),
-                };
-                AsmInst::Int {
-                    op,
-                    bits,
-                    signed,
-                    d,
-                    a,
-                    b,
-                }
-            }
-            "not" | "mov" => {
-                let bits = match int_type(ty) {
-                    Some((_, b)) => b,
-                    None if ty == "f32" && parts[0] == "mov" => 32,
-                    None => return Err(cx.err("type")),
-                };
-                if !mods.is_empty() {
-                    return Err(cx.err("modifier"));
-                }
-                arity(2)?;
-                let (d, a) = (cx.dest(args[0])?, cx.operand(args[1])?);
-                if parts[0] == "not" {
-                    AsmInst::Not { bits, d, a }
-                } else {
-                    AsmInst::Mov { bits, d, a }
-                }
-            }
-            "shf" => {
-                let (left, wrap) = match mods {
-                    ["l", "wrap"] => (true, true),
-                    ["l", "clamp"] => (true, false),
-                    ["r", "wrap"] => (false, true),
-                    ["r", "clamp"] => (false, false),
-                    _ => return Err(cx.err("shf form")),
-                };
-                if ty != "b32" {
-                    return Err(cx.err("type"));
-                }
-                arity(4)?;
-                AsmInst::Shf {
-                    left,
-                    wrap,
-                    d: cx.dest(args[0])?,
-                    a: cx.operand(args[1])?,
-                    b: cx.operand(args[2])?,
-                    c: cx.operand(args[3])?,
-                }
-            }
-            "fma" => {
-                let ftz = match mods {
-                    ["rn"] => false,
-                    ["rn", "ftz"] | ["ftz", "rn"] => true,
-                    _ => return Err(cx.err("fma form")),
-                };
-                if ty != "f32" {
-                    return Err(cx.err("type"));
-                }
-                arity(4)?;
-                AsmInst::Fma32 {
-                    ftz,
-                    d: cx.dest(args[0])?,
-                    a: cx.operand(args[1])?,
-                    b: cx.operand(args[2])?,
-                    c: cx.operand(args[3])?,
-                }
-            }
-            "tex" => {
-                let (kind, ncoords) = match &parts[1..] {
-                    ["2d", "v4", "f32", "f32"] => (TexKind::F32F32_2d, 2),
-                    ["1d", "v4", "s32", "s32"] => (TexKind::S32S32_1d, 1),
-                    _ => return Err(cx.err("texture form")),
-                };
-                arity(2)?;
-                let dv = cx.vector(args[0])?;
-                let mut ds = [0usize; 4];
-                if dv.len() != 4 {
-                    return Err(cx.err("expected four texels"));
-                }
-                for (slot, v) in ds.iter_mut().zip(&dv) {
-                    match v {
-                        AOp::Val(x) => *slot = *x,
-                        AOp::Imm(_) => return Err(cx.err("immediate destination")),
-                    }
-                }
-                let addr = args[1]
-                    .strip_prefix('[')
-                    .and_then(|r| r.strip_suffix(']'))
-                    .ok_or_else(|| cx.err("expected `[handle, {coords}]`"))?;
-                let inner = split_args(addr);
-                let [h, c] = inner[..] else {
-                    return Err(cx.err("expected `[handle, {coords}]`"));
-                };
-                let coords = cx.vector(c)?;
-                if coords.len() != ncoords {
-                    return Err(cx.err("coordinate count"));
-                }
-                AsmInst::Tex {
-                    kind,
-                    ds,
-                    handle: cx.operand(h)?,
-                    coords,
-                }
-            }
+            "add" | "sub" | "mul" | "and" | "or" | "xor" | "shl" | "shr" => self.int_binary(),
+            "not" | "mov" => self.not_mov(),
+            "shf" => self.shf(),
+            "fma" => self.fma(),
+            "tex" => self.tex(),
+            _ => Err(self.cx.err("instruction")),
+        }
+    }
+
+    /// `add sub mul` `.f32`, with `.rn` / `.ftz`.
+    fn float_binary(&self) -> Result<AsmInst, InterpError> {
+        let cx = &self.cx;
+        let op = match self.parts[0] {
+            "add" => FOp::Add,
+            "sub" => FOp::Sub,
+            "mul" => FOp::Mul,
             _ => return Err(cx.err("instruction")),
         };
-        body.push(inst);
+        let mut ftz = false;
+        for m in self.mods() {
+            match *m {
+                "rn" => {}
+                "ftz" => ftz = true,
+                _ => return Err(cx.err("modifier")),
+            }
+        }
+        self.arity(3)?;
+        Ok(AsmInst::F32 {
+            op,
+            ftz,
+            d: cx.dest(self.args[0])?,
+            a: cx.operand(self.args[1])?,
+            b: cx.operand(self.args[2])?,
+        })
     }
-    Ok(body)
+
+    /// `add sub mul.lo mul.hi mul.wide and or xor shl shr` on an integer type.
+    fn int_binary(&self) -> Result<AsmInst, InterpError> {
+        let cx = &self.cx;
+        let ty = int_type(self.ty()).ok_or_else(|| cx.err("type"))?;
+        self.arity(3)?;
+        let (d, a, b) = (
+            cx.dest(self.args[0])?,
+            cx.operand(self.args[1])?,
+            cx.operand(self.args[2])?,
+        );
+        let op = match (self.parts[0], self.mods()) {
+            ("add", []) => AsmIntOp::Add,
+            ("sub", []) => AsmIntOp::Sub,
+            ("mul", ["lo"]) => AsmIntOp::MulLo,
+            ("mul", ["hi"]) => AsmIntOp::MulHi,
+            ("mul", ["wide"]) => AsmIntOp::MulWide,
+            ("and", []) => AsmIntOp::And,
+            ("or", []) => AsmIntOp::Or,
+            ("xor", []) => AsmIntOp::Xor,
+            ("shl", []) => AsmIntOp::Shl,
+            ("shr", []) => AsmIntOp::Shr,
+            _ => return Err(cx.err("instruction form")),
+        };
+        Ok(AsmInst::Int { op, ty, d, a, b })
+    }
+
+    /// `not` and `mov` on an integer type (`mov` also `.f32`).
+    fn not_mov(&self) -> Result<AsmInst, InterpError> {
+        let cx = &self.cx;
+        let bits = match int_type(self.ty()) {
+            Some(t) => t.bits,
+            None if self.ty() == "f32" && self.parts[0] == "mov" => 32,
+            None => return Err(cx.err("type")),
+        };
+        if !self.mods().is_empty() {
+            return Err(cx.err("modifier"));
+        }
+        self.arity(2)?;
+        let (d, a) = (cx.dest(self.args[0])?, cx.operand(self.args[1])?);
+        Ok(if self.parts[0] == "not" {
+            AsmInst::Not { bits, d, a }
+        } else {
+            AsmInst::Mov { bits, d, a }
+        })
+    }
+
+    /// `shf.{l,r}.{wrap,clamp}.b32`.
+    fn shf(&self) -> Result<AsmInst, InterpError> {
+        let cx = &self.cx;
+        let (left, wrap) = match self.mods() {
+            ["l", "wrap"] => (true, true),
+            ["l", "clamp"] => (true, false),
+            ["r", "wrap"] => (false, true),
+            ["r", "clamp"] => (false, false),
+            _ => return Err(cx.err("shf form")),
+        };
+        if self.ty() != "b32" {
+            return Err(cx.err("type"));
+        }
+        self.arity(4)?;
+        Ok(AsmInst::Shf {
+            left,
+            wrap,
+            d: cx.dest(self.args[0])?,
+            a: cx.operand(self.args[1])?,
+            b: cx.operand(self.args[2])?,
+            c: cx.operand(self.args[3])?,
+        })
+    }
+
+    /// `fma.rn[.ftz].f32`.
+    fn fma(&self) -> Result<AsmInst, InterpError> {
+        let cx = &self.cx;
+        let ftz = match self.mods() {
+            ["rn"] => false,
+            ["rn", "ftz"] | ["ftz", "rn"] => true,
+            _ => return Err(cx.err("fma form")),
+        };
+        if self.ty() != "f32" {
+            return Err(cx.err("type"));
+        }
+        self.arity(4)?;
+        Ok(AsmInst::Fma32 {
+            ftz,
+            d: cx.dest(self.args[0])?,
+            a: cx.operand(self.args[1])?,
+            b: cx.operand(self.args[2])?,
+            c: cx.operand(self.args[3])?,
+        })
+    }
+
+    /// `tex.2d.v4.f32.f32 {d0..d3}, [handle, {x, y}]` and `tex.1d.v4.s32.s32`.
+    fn tex(&self) -> Result<AsmInst, InterpError> {
+        let cx = &self.cx;
+        let (kind, ncoords) = match &self.parts[1..] {
+            ["2d", "v4", "f32", "f32"] => (TexKind::F32F32_2d, 2),
+            ["1d", "v4", "s32", "s32"] => (TexKind::S32S32_1d, 1),
+            _ => return Err(cx.err("texture form")),
+        };
+        self.arity(2)?;
+        let dv = cx.vector(self.args[0])?;
+        let mut ds = [0usize; 4];
+        if dv.len() != 4 {
+            return Err(cx.err("expected four texels"));
+        }
+        for (slot, v) in ds.iter_mut().zip(&dv) {
+            match v {
+                AOp::Val(x) => *slot = *x,
+                AOp::Imm(_) => return Err(cx.err("immediate destination")),
+            }
+        }
+        let addr = self.args[1]
+            .strip_prefix('[')
+            .and_then(|r| r.strip_suffix(']'))
+            .ok_or_else(|| cx.err("expected `[handle, {coords}]`"))?;
+        let inner = split_args(addr);
+        let [h, c] = inner[..] else {
+            return Err(cx.err("expected `[handle, {coords}]`"));
+        };
+        let coords = cx.vector(c)?;
+        if coords.len() != ncoords {
+            return Err(cx.err("coordinate count"));
+        }
+        Ok(AsmInst::Tex {
+            kind,
+            ds,
+            handle: cx.operand(h)?,
+            coords,
+        })
+    }
 }
 
 impl AsmBlock {
     /// Runs the statement on the initial values; returns the final value of each index.
     pub(crate) fn execute(&self, mut vals: Vec<u128>) -> Vec<u128> {
+        for inst in &self.body {
+            inst.execute(&mut vals);
+        }
+        vals
+    }
+}
+
+impl AsmInst {
+    fn execute(&self, vals: &mut [u128]) {
         let rd = |vals: &[u128], a: AOp| match a {
             AOp::Val(i) => vals[i],
             AOp::Imm(v) => v,
         };
-        let f32_of = |v: u128| f32::from_bits(v as u32);
-        for inst in &self.body {
-            match *inst {
-                AsmInst::Int {
-                    op,
-                    bits,
-                    signed,
-                    d,
-                    a,
-                    b,
-                } => {
-                    let m = mask(bits);
-                    let (x, y) = (rd(&vals, a) & m, rd(&vals, b) & m);
-                    let r = match op {
-                        AsmIntOp::Add => x.wrapping_add(y),
-                        AsmIntOp::Sub => x.wrapping_sub(y),
-                        AsmIntOp::MulLo => x.wrapping_mul(y),
-                        AsmIntOp::MulHi => {
-                            if signed {
-                                let p = float::sext(x, bits) * float::sext(y, bits);
-                                (p >> bits) as u128
-                            } else {
-                                (x * y) >> bits
-                            }
-                        }
-                        AsmIntOp::And => x & y,
-                        AsmIntOp::Or => x | y,
-                        AsmIntOp::Xor => x ^ y,
-                        AsmIntOp::Shl => {
-                            let n = ((rd(&vals, b) & 0xffff_ffff) as u32).min(bits);
-                            if n >= bits {
-                                0
-                            } else {
-                                x << n
-                            }
-                        }
-                        AsmIntOp::Shr => {
-                            let n = ((rd(&vals, b) & 0xffff_ffff) as u32).min(bits);
-                            if signed {
-                                let s = float::sext(x, bits);
-                                (s >> n.min(127)) as u128
-                            } else if n >= bits {
-                                0
-                            } else {
-                                x >> n
-                            }
-                        }
-                    };
-                    vals[d] = r & m;
-                }
-                AsmInst::MulWide {
-                    bits,
-                    signed,
-                    d,
-                    a,
-                    b,
-                } => {
-                    let m = mask(bits);
-                    let (x, y) = (rd(&vals, a) & m, rd(&vals, b) & m);
-                    let p = if signed {
-                        (float::sext(x, bits) * float::sext(y, bits)) as u128
-                    } else {
-                        x * y
-                    };
-                    vals[d] = p & mask(2 * bits);
-                }
-                AsmInst::Not { bits, d, a } => vals[d] = !rd(&vals, a) & mask(bits),
-                AsmInst::Mov { bits, d, a } => vals[d] = rd(&vals, a) & mask(bits),
-                AsmInst::Shf {
-                    left,
-                    wrap,
-                    d,
-                    a,
-                    b,
-                    c,
-                } => {
-                    let lo = rd(&vals, a) as u32 as u64;
-                    let hi = rd(&vals, b) as u32 as u64;
-                    let c = rd(&vals, c) as u32;
-                    let n = if wrap { c & 31 } else { c.min(32) };
-                    let x = (hi << 32) | lo;
-                    vals[d] = if left {
-                        ((x << n) >> 32) as u32 as u128
-                    } else {
-                        (x >> n) as u32 as u128
-                    };
-                }
-                AsmInst::F32 { op, ftz, d, a, b } => {
-                    let (mut x, mut y) = (f32_of(rd(&vals, a)), f32_of(rd(&vals, b)));
-                    if ftz {
-                        x = float::ftz32(x);
-                        y = float::ftz32(y);
-                    }
-                    let mut r = match op {
-                        FOp::Add => x + y,
-                        FOp::Sub => x - y,
-                        FOp::Mul => x * y,
-                    };
-                    if ftz {
-                        r = float::ftz32(r);
-                    }
-                    vals[d] = float::canon32(r) as u128;
-                }
-                AsmInst::Fma32 { ftz, d, a, b, c } => {
-                    let fl = |v: f32| if ftz { float::ftz32(v) } else { v };
-                    let r = float::fma32(
-                        fl(f32_of(rd(&vals, a))),
-                        fl(f32_of(rd(&vals, b))),
-                        fl(f32_of(rd(&vals, c))),
-                    );
-                    vals[d] = float::canon32(fl(r)) as u128;
-                }
-                AsmInst::Tex {
-                    kind,
-                    ds,
-                    handle,
-                    ref coords,
-                } => {
-                    let cs: Vec<u32> = coords.iter().map(|&c| rd(&vals, c) as u32).collect();
-                    let t = super::exec::texels(kind.is_float(), rd(&vals, handle) as u64, &cs);
-                    for (&di, v) in ds.iter().zip(t) {
-                        vals[di] = v as u128;
-                    }
+        match *self {
+            AsmInst::Int { op, ty, d, a, b } => vals[d] = int_op(op, ty, rd(vals, a), rd(vals, b)),
+            AsmInst::Not { bits, d, a } => vals[d] = !rd(vals, a) & mask(bits),
+            AsmInst::Mov { bits, d, a } => vals[d] = rd(vals, a) & mask(bits),
+            AsmInst::Shf {
+                left,
+                wrap,
+                d,
+                a,
+                b,
+                c,
+            } => {
+                let lo = rd(vals, a) as u32 as u64;
+                let hi = rd(vals, b) as u32 as u64;
+                let c = rd(vals, c) as u32;
+                let n = if wrap { c & 31 } else { c.min(32) };
+                let x = (hi << 32) | lo;
+                vals[d] = if left {
+                    ((x << n) >> 32) as u32 as u128
+                } else {
+                    (x >> n) as u32 as u128
+                };
+            }
+            AsmInst::F32 { op, ftz, d, a, b } => {
+                let (x, y) = (rd(vals, a) as u32, rd(vals, b) as u32);
+                vals[d] = f32_op(op, ftz, x, y) as u128;
+            }
+            AsmInst::Fma32 { ftz, d, a, b, c } => {
+                let (x, y, z) = (rd(vals, a) as u32, rd(vals, b) as u32, rd(vals, c) as u32);
+                vals[d] = fma32_op(ftz, x, y, z) as u128;
+            }
+            AsmInst::Tex {
+                kind,
+                ds,
+                handle,
+                ref coords,
+            } => {
+                let cs: Vec<u32> = coords.iter().map(|&c| rd(vals, c) as u32).collect();
+                let t = super::exec::texels(kind.is_float(), rd(vals, handle) as u64, &cs);
+                for (&di, v) in ds.iter().zip(t) {
+                    vals[di] = v as u128;
                 }
             }
         }
-        vals
     }
+}
+
+/// An integer operation on the raw operand values `a`, `b`: both are cut to the type's
+/// width; a shift amount is the low 32 bits of `b`, clamped at the width.
+fn int_op(op: AsmIntOp, ty: IntTy, a: u128, b: u128) -> u128 {
+    let IntTy { signed, bits } = ty;
+    let m = mask(bits);
+    let (x, y) = (a & m, b & m);
+    let shift = ((b & 0xffff_ffff) as u32).min(bits);
+    let r = match op {
+        AsmIntOp::Add => x.wrapping_add(y),
+        AsmIntOp::Sub => x.wrapping_sub(y),
+        AsmIntOp::MulLo => x.wrapping_mul(y),
+        AsmIntOp::MulHi if signed => {
+            let p = float::sext(x, bits) * float::sext(y, bits);
+            (p >> bits) as u128
+        }
+        AsmIntOp::MulHi => (x * y) >> bits,
+        AsmIntOp::MulWide if signed => {
+            let p = (float::sext(x, bits) * float::sext(y, bits)) as u128;
+            return p & mask(2 * bits);
+        }
+        AsmIntOp::MulWide => return (x * y) & mask(2 * bits),
+        AsmIntOp::And => x & y,
+        AsmIntOp::Or => x | y,
+        AsmIntOp::Xor => x ^ y,
+        AsmIntOp::Shl if shift >= bits => 0,
+        AsmIntOp::Shl => x << shift,
+        AsmIntOp::Shr if signed => {
+            let s = float::sext(x, bits);
+            (s >> shift.min(127)) as u128
+        }
+        AsmIntOp::Shr if shift >= bits => 0,
+        AsmIntOp::Shr => x >> shift,
+    };
+    r & m
 }
 
 #[cfg(test)]

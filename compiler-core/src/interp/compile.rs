@@ -24,6 +24,9 @@
 //! 3 shared, 4 const, 5 local, 101 param; a base is a register, `&sym` / `@sym` or an
 //! immediate address.
 //!
+//! The per-opcode decoders live in [`decode`], one per instruction family in the
+//! order of the instruction description.
+//!
 //! Invariants of a compiled program: block indices are layout positions; PHIs are gone
 //! from `code` and live on as one parallel move list per incoming edge; every slot index
 //! is below `slot_bits.len()`.
@@ -44,6 +47,8 @@ use alloc::format;
 use alloc::string::{String, ToString};
 use alloc::vec;
 use alloc::vec::Vec;
+
+mod decode;
 
 const NO_SEMANTICS_YET: &str = "the interpreter has no semantics for this opcode yet";
 const CALLS_NOT_MODELLED: &str =
@@ -190,6 +195,24 @@ pub(crate) enum Sreg {
     LaneId,
 }
 
+impl Sreg {
+    /// The special register an `INT_PTX_SREG_*` opcode reads, for those the
+    /// interpreter models (the description marks the others `none:special`).
+    pub(crate) fn of(op: Op) -> Option<Sreg> {
+        use Op::*;
+        Some(match op {
+            INT_PTX_SREG_TID_x => Sreg::Tid(0),
+            INT_PTX_SREG_TID_y => Sreg::Tid(1),
+            INT_PTX_SREG_NTID_x => Sreg::Ntid(0),
+            INT_PTX_SREG_CTAID_x => Sreg::Ctaid(0),
+            INT_PTX_SREG_CTAID_y => Sreg::Ctaid(1),
+            INT_PTX_SREG_NCTAID_x => Sreg::Nctaid(0),
+            INT_PTX_SREG_LANEID => Sreg::LaneId,
+            _ => return None,
+        })
+    }
+}
+
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub(crate) enum ShflMode {
     Idx,
@@ -219,6 +242,28 @@ impl TexKind {
 pub(crate) enum Ext {
     Zero,
     Sign,
+}
+
+/// A load: lane `k` of `ds` from `base + off + k·bits/8` in `space`.
+#[derive(Clone, Debug)]
+pub(crate) struct Load {
+    pub space: Space,
+    pub ext: Ext,
+    pub bits: u32,
+    pub ds: Vec<Dst>,
+    pub base: Src,
+    pub off: i64,
+}
+
+/// A store: value `k` to `base + off + k·bits/8` in `space`; `None` values are sinks
+/// (`$noreg`): not stored.
+#[derive(Clone, Debug)]
+pub(crate) struct Store {
+    pub space: Space,
+    pub bits: u32,
+    pub vals: Vec<Option<Src>>,
+    pub base: Src,
+    pub off: i64,
 }
 
 /// A decoded instruction.
@@ -307,22 +352,8 @@ pub(crate) enum Exec {
         ds: Vec<Dst>,
         a: Src,
     },
-    Load {
-        space: Space,
-        ext: Ext,
-        bits: u32,
-        ds: Vec<Dst>,
-        base: Src,
-        off: i64,
-    },
-    /// `None` elements are sinks (`$noreg`): not stored.
-    Store {
-        space: Space,
-        bits: u32,
-        vals: Vec<Option<Src>>,
-        base: Src,
-        off: i64,
-    },
+    Load(Load),
+    Store(Store),
     Sreg {
         d: Dst,
         which: Sreg,
@@ -922,574 +953,7 @@ impl<'f> Compiler<'f> {
         }
     }
 
-    fn expect_uses(
-        &self,
-        name: &str,
-        uses: &[&Operand],
-        min: usize,
-        max: usize,
-    ) -> Result<(), InterpError> {
-        if uses.len() < min || uses.len() > max {
-            let want = if min == max {
-                format!("{min}")
-            } else {
-                format!("{min} to {max}")
-            };
-            return Err(InterpError::malformed(format!(
-                "{name} takes {want} operands after its defs, found {}",
-                uses.len()
-            )));
-        }
-        Ok(())
-    }
-
-    // ---- instructions -----------------------------------------------------------
-
-    fn inst(&mut self, data: &InstData) -> Result<Exec, InterpError> {
-        let name = opcode_name(self.f, data.opcode);
-        let Opcode::Known(op) = data.opcode else {
-            return Err(InterpError::unsupported(
-                &name,
-                "not in the opcode table (no semantics)",
-            ));
-        };
-        let o = operands(data);
-        let (defs, uses) = (&o.defs[..], &o.uses[..]);
-        let one_def = |c: &mut Self| -> Result<Dst, InterpError> {
-            match defs {
-                [d] => c.dst(d),
-                _ => Err(InterpError::malformed(format!(
-                    "{name} defines one register, found {}",
-                    defs.len()
-                ))),
-            }
-        };
-        if let Some(why) = not_modelled(op) {
-            return Err(InterpError::unsupported(&name, why));
-        }
-        if let Some((iop, bits)) = int_semantics(op) {
-            let d = one_def(self)?;
-            self.expect_uses(&name, uses, 2, 2)?;
-            return Ok(Exec::Int {
-                op: iop,
-                bits,
-                d,
-                a: self.src(uses[0])?,
-                b: self.src(uses[1])?,
-            });
-        }
-        use Op::*;
-        let x = match op {
-            COPY | IMOV1rr | IMOV16rr | IMOV32rr | IMOV64rr | FMOV16rr | FMOV32rr | FMOV64rr
-            | MOV_B32_r | MOV_B64_r | BITCONVERT_32_I2F | BITCONVERT_32_F2I | BITCONVERT_64_I2F
-            | BITCONVERT_64_F2I | cvta_to_global_64 => {
-                let ([d], [s]) = (defs, uses) else {
-                    return Err(InterpError::malformed(format!(
-                        "{name} takes one def and one source"
-                    )));
-                };
-                // CICC's parameter registers: `$rN` holds kernel parameter N-1.
-                if let Some(Reg::Phys(p)) = s.get_reg() {
-                    if let Some(n) = param_register(self.f.sym(p)) {
-                        let ds = self.dst_lanes(d)?;
-                        let bits = ds.first().map_or(32, |x| x.bits as u32).min(64);
-                        return Ok(Exec::Load {
-                            space: Space::Param,
-                            ext: Ext::Zero,
-                            bits,
-                            ds,
-                            base: Src::Imm(param_addr(n) as u128),
-                            off: 0,
-                        });
-                    }
-                }
-                let dsts = self.dst_lanes(d)?;
-                let srcs = self.src_lanes(s)?;
-                let m = self.lane_moves(&dsts, &srcs)?;
-                Exec::Moves(self.subreg_def_moves(d, m)?)
-            }
-            KILL => match (defs, uses) {
-                ([d], [s, ..]) if s.is_reg() => {
-                    let dsts = self.dst_lanes(d)?;
-                    let srcs = self.src_lanes(s)?;
-                    Exec::Moves(self.lane_moves(&dsts, &srcs)?)
-                }
-                _ => Exec::Nop,
-            },
-            IMPLICIT_DEF => {
-                let [d] = defs else {
-                    return Err(InterpError::malformed("IMPLICIT_DEF defines one register"));
-                };
-                let moves = self
-                    .dst_lanes(d)?
-                    .into_iter()
-                    .map(|dst| Move {
-                        dst,
-                        src: Src::Poison,
-                    })
-                    .collect();
-                Exec::Moves(moves)
-            }
-            REG_SEQUENCE => {
-                let [d] = defs else {
-                    return Err(InterpError::malformed("REG_SEQUENCE defines one register"));
-                };
-                let dsts = self.dst_lanes(d)?;
-                if !uses.len().is_multiple_of(2) {
-                    return Err(InterpError::malformed(
-                        "REG_SEQUENCE operands come in (value, %subreg.subK) pairs",
-                    ));
-                }
-                let mut srcs = vec![Src::Poison; dsts.len()];
-                for pair in uses.chunks(2) {
-                    let k = self.subreg_index(pair[1], dsts.len())?;
-                    srcs[k] = self.src(pair[0])?;
-                }
-                Exec::Moves(self.lane_moves(&dsts, &srcs)?)
-            }
-            INSERT_SUBREG => {
-                let ([d], [base, val, idx]) = (defs, uses) else {
-                    return Err(InterpError::malformed(
-                        "INSERT_SUBREG takes a def, a base, a value and %subreg.subK",
-                    ));
-                };
-                let dsts = self.dst_lanes(d)?;
-                let mut srcs = self.src_lanes(base)?;
-                if srcs.len() == 1 && srcs[0] == Src::Poison {
-                    srcs = vec![Src::Poison; dsts.len()];
-                }
-                let k = self.subreg_index(idx, dsts.len())?;
-                if k >= srcs.len() {
-                    return Err(InterpError::malformed("INSERT_SUBREG base is too narrow"));
-                }
-                srcs[k] = self.src(val)?;
-                Exec::Moves(self.lane_moves(&dsts, &srcs)?)
-            }
-            SUBREG_TO_REG => {
-                let ([d], [imm, val, idx]) = (defs, uses) else {
-                    return Err(InterpError::malformed(
-                        "SUBREG_TO_REG takes a def, an immediate, a value and %subreg.subK",
-                    ));
-                };
-                let dsts = self.dst_lanes(d)?;
-                let fill = Src::Imm(self.imm(imm)? as i128 as u128);
-                let mut srcs = vec![fill; dsts.len()];
-                let k = self.subreg_index(idx, dsts.len())?;
-                srcs[k] = self.src(val)?;
-                Exec::Moves(self.lane_moves(&dsts, &srcs)?)
-            }
-            EXTRACT_SUBREG => self.extract_subreg(defs, uses)?,
-            INLINEASM => Exec::Asm(Box::new(asm::compile(self, data)?)),
-            GOTO => {
-                let [t] = uses else {
-                    return Err(InterpError::malformed("GOTO takes one %bb.N"));
-                };
-                Exec::Branch {
-                    cond: None,
-                    target: self.block(t)?,
-                }
-            }
-            CBranch | CBranchOther => {
-                self.expect_uses(&name, uses, 2, 3)?;
-                let p = self.src(uses[0])?;
-                let target = self.block(uses[1])?;
-                let mut negate = op == CBranchOther;
-                if let Some(n) = uses.get(2) {
-                    negate ^= self.imm(n)? & 1 != 0;
-                }
-                Exec::Branch {
-                    cond: Some((p, negate)),
-                    target,
-                }
-            }
-            Return => Exec::Return,
-            MOV_B1_i | MOV_B16_i | MOV_B32_i | MOV_B64_i | MOV_F32_i | MOV_F64_i | MOV_B64_sym => {
-                let d = one_def(self)?;
-                let [v] = uses else {
-                    return Err(InterpError::malformed(format!("{name} takes one value")));
-                };
-                let bits = match op {
-                    MOV_B1_i => 1,
-                    MOV_B16_i => 16,
-                    MOV_B32_i | MOV_F32_i => 32,
-                    _ => 64,
-                };
-                let src = match self.src(v)? {
-                    Src::Imm(x) => Src::Imm(x & mask(bits)),
-                    s => s,
-                };
-                Exec::Moves(vec![Move { dst: d, src }])
-            }
-            V2I32toI64 | V2I64toI128 | V2I16toI32 => {
-                let d = one_def(self)?;
-                let part_bits = match op {
-                    V2I16toI32 => 16,
-                    V2I32toI64 => 32,
-                    _ => 64,
-                };
-                self.expect_uses(&name, uses, 2, 2)?;
-                let parts = uses.iter().map(|u| self.src(u)).collect::<Result<_, _>>()?;
-                Exec::Pack {
-                    part_bits,
-                    d,
-                    parts,
-                }
-            }
-            I64toV2I32 | I128toV2I64 | I32toV2I16 => {
-                let part_bits = match op {
-                    I32toV2I16 => 16,
-                    I64toV2I32 => 32,
-                    _ => 64,
-                };
-                self.expect_uses(&name, uses, 1, 1)?;
-                let ds = self.results(defs, 2)?;
-                Exec::Unpack {
-                    part_bits,
-                    ds,
-                    a: self.src(uses[0])?,
-                }
-            }
-            StoreRetvalI32 | StoreRetvalF32 => {
-                self.expect_uses(&name, uses, 2, 2)?;
-                let val = self.src(uses[0])?;
-                let off = self.imm(uses[1])?;
-                self.retvals.push(0);
-                Exec::Store {
-                    space: Space::Param,
-                    bits: 32,
-                    vals: vec![Some(val)],
-                    base: Src::Imm(retval_addr(0) as u128),
-                    off,
-                }
-            }
-            INT_PTX_SREG_TID_x
-            | INT_PTX_SREG_TID_y
-            | INT_PTX_SREG_NTID_x
-            | INT_PTX_SREG_CTAID_x
-            | INT_PTX_SREG_CTAID_y
-            | INT_PTX_SREG_NCTAID_x
-            | INT_PTX_SREG_LANEID => {
-                let d = one_def(self)?;
-                self.expect_uses(&name, uses, 0, 0)?;
-                let which = match op {
-                    INT_PTX_SREG_TID_x => Sreg::Tid(0),
-                    INT_PTX_SREG_TID_y => Sreg::Tid(1),
-                    INT_PTX_SREG_NTID_x => Sreg::Ntid(0),
-                    INT_PTX_SREG_CTAID_x => Sreg::Ctaid(0),
-                    INT_PTX_SREG_CTAID_y => Sreg::Ctaid(1),
-                    INT_PTX_SREG_NCTAID_x => Sreg::Nctaid(0),
-                    _ => Sreg::LaneId,
-                };
-                Exec::Sreg { d, which }
-            }
-            LD_i32 | LD_i64 | LD_f32 | LDV_i32_v2 | LDV_i32_v4 => {
-                let n = match op {
-                    LDV_i32_v2 => 2,
-                    LDV_i32_v4 => 4,
-                    _ => 1,
-                };
-                // sem, scope, addsp, sign, fromWidth, usedBytes, base, offset
-                self.expect_uses(&name, uses, 8, 8)?;
-                let space = self.space(uses[2])?;
-                self.load(defs, n, space, uses[3], uses[4], uses[6], uses[7])?
-            }
-            LD_GLOBAL_NC_i32 | LD_GLOBAL_NC_v4i32 | LD_GLOBAL_NC_v2i64 => {
-                let n = match op {
-                    LD_GLOBAL_NC_v4i32 => 4,
-                    LD_GLOBAL_NC_v2i64 => 2,
-                    _ => 1,
-                };
-                // sign, fromWidth, usedBytes, base, offset
-                self.expect_uses(&name, uses, 5, 5)?;
-                self.load(defs, n, Space::Global, uses[0], uses[1], uses[3], uses[4])?
-            }
-            ST_i32 | ST_i64 | STV_i32_v4 => {
-                let n = if op == STV_i32_v4 { 4 } else { 1 };
-                // values, sem, scope, addsp, toWidth, base, offset
-                self.expect_uses(&name, uses, n + 6, n + 6)?;
-                if !defs.is_empty() {
-                    return Err(InterpError::malformed(format!("{name} defines nothing")));
-                }
-                let vals = uses[..n]
-                    .iter()
-                    .map(|u| match u.get_reg() {
-                        Some(Reg::NoReg) => Ok(None),
-                        _ => self.src(u).map(Some),
-                    })
-                    .collect::<Result<Vec<_>, _>>()?;
-                let space = self.space(uses[n + 2])?;
-                let bits = self.width(uses[n + 3])?;
-                let base = self.address_base(uses[n + 4], space)?;
-                let off = self.imm(uses[n + 5])?;
-                Exec::Store {
-                    space,
-                    bits,
-                    vals,
-                    base,
-                    off,
-                }
-            }
-            BARRIER_CTA_SYNC_ALIGNED_ALL_i => {
-                self.expect_uses(&name, uses, 1, 1)?;
-                Exec::Barrier {
-                    id: self.imm(uses[0])? as u32,
-                }
-            }
-            MUL_WIDEu32_ri | MUL_WIDEs32_ri => {
-                let d = one_def(self)?;
-                self.expect_uses(&name, uses, 2, 2)?;
-                Exec::MulWide {
-                    signed: op == MUL_WIDEs32_ri,
-                    d,
-                    a: self.src(uses[0])?,
-                    b: self.src(uses[1])?,
-                }
-            }
-            MAD_LO_S32rrr => {
-                let d = one_def(self)?;
-                self.expect_uses(&name, uses, 3, 3)?;
-                Exec::MadLo {
-                    bits: 32,
-                    d,
-                    a: self.src(uses[0])?,
-                    b: self.src(uses[1])?,
-                    c: self.src(uses[2])?,
-                }
-            }
-            SETP_i32rr | SETP_i32ri => {
-                let d = one_def(self)?;
-                self.expect_uses(&name, uses, 3, 3)?;
-                let mode = self.imm(uses[2])?;
-                if !(0..=11).contains(&mode) {
-                    return Err(InterpError::malformed(format!(
-                        "integer compare mode {mode} (expected 0..=11: eq ne lt le gt ge, then their unsigned forms)"
-                    )));
-                }
-                Exec::SetpInt {
-                    bits: 32,
-                    mode: mode as u8,
-                    d,
-                    a: self.src(uses[0])?,
-                    b: self.src(uses[1])?,
-                }
-            }
-            SETP_f32rr => {
-                let d = one_def(self)?;
-                self.expect_uses(&name, uses, 3, 4)?;
-                let mode = self.imm(uses[2])?;
-                if !(0..=13).contains(&mode) {
-                    return Err(InterpError::malformed(format!(
-                        "float compare mode {mode} (expected 0..=13)"
-                    )));
-                }
-                Exec::SetpF32 {
-                    mode: mode as u8,
-                    ftz: self.ftz(uses, 3)?,
-                    d,
-                    a: self.src(uses[0])?,
-                    b: self.src(uses[1])?,
-                }
-            }
-            SELP_b32rr => {
-                let d = one_def(self)?;
-                self.expect_uses(&name, uses, 3, 3)?;
-                Exec::Selp {
-                    d,
-                    a: self.src(uses[0])?,
-                    b: self.src(uses[1])?,
-                    p: self.src(uses[2])?,
-                }
-            }
-            FADDf32rr | FADDf32ri | FADD_rnf32rr | FADD_rnf32ri | FSUBf32rr | FSUB_rnf32rr
-            | FMULf32rr | FMUL_rnf32rr => {
-                let d = one_def(self)?;
-                self.expect_uses(&name, uses, 2, 3)?;
-                let fop = match op {
-                    FADDf32rr | FADDf32ri | FADD_rnf32rr | FADD_rnf32ri => FOp::Add,
-                    FSUBf32rr | FSUB_rnf32rr => FOp::Sub,
-                    _ => FOp::Mul,
-                };
-                Exec::F32 {
-                    op: fop,
-                    ftz: self.ftz(uses, 2)?,
-                    d,
-                    a: self.src(uses[0])?,
-                    b: self.src(uses[1])?,
-                }
-            }
-            FMUL_rnf16rr | FADD_rnf16x2rr => {
-                let d = one_def(self)?;
-                self.expect_uses(&name, uses, 2, 3)?;
-                let (fop, lanes) = if op == FMUL_rnf16rr {
-                    (FOp::Mul, 1)
-                } else {
-                    (FOp::Add, 2)
-                };
-                Exec::F16 {
-                    op: fop,
-                    lanes,
-                    ftz: self.ftz(uses, 2)?,
-                    d,
-                    a: self.src(uses[0])?,
-                    b: self.src(uses[1])?,
-                }
-            }
-            FMA_F32rrr | FMA_F32rir => {
-                let d = one_def(self)?;
-                self.expect_uses(&name, uses, 3, 4)?;
-                Exec::Fma32 {
-                    ftz: self.ftz(uses, 3)?,
-                    d,
-                    a: self.src(uses[0])?,
-                    b: self.src(uses[1])?,
-                    c: self.src(uses[2])?,
-                }
-            }
-            CVT_f32_s32 | CVT_f32_u32 | CVT_f32_s64 | CVT_f32_u64 | CVT_f32_f16 | CVT_s32_f32
-            | CVT_u64_u32 | CVT_u32_u64 => {
-                let d = one_def(self)?;
-                self.expect_uses(&name, uses, 1, 2)?;
-                let mut parts = name.split('_').skip(1);
-                let (Some(to), Some(from)) = (
-                    parts.next().and_then(NumTy::parse),
-                    parts.next().and_then(NumTy::parse),
-                ) else {
-                    return Err(InterpError::unsupported(&name, "unknown conversion types"));
-                };
-                let mode = match uses.get(1) {
-                    Some(m) => self.imm(m)? as u32,
-                    None => 0,
-                };
-                if super::exec::cvt(to, from, mode, 0).is_none() {
-                    return Err(InterpError::unsupported(
-                        &name,
-                        format!("conversion mode {mode:#x}"),
-                    ));
-                }
-                Exec::Cvt {
-                    to,
-                    from,
-                    mode,
-                    d,
-                    a: self.src(uses[0])?,
-                }
-            }
-            TEX_UNIFIED_2D_F32_F32_R
-            | TEX_UNIFIED_1D_S32_S32_R
-            | TEX_2D_V4F32_F32
-            | TEX_2D_V4F32_F32_P => {
-                let (kind, ncoords) = match op {
-                    TEX_UNIFIED_1D_S32_S32_R => (TexKind::S32S32_1d, 1),
-                    TEX_2D_V4F32_F32_P => (TexKind::F32F32_2dResident, 2),
-                    _ => (TexKind::F32F32_2d, 2),
-                };
-                self.expect_uses(&name, uses, 1 + ncoords, 1 + ncoords)?;
-                let mut ds = self.results(defs, 4)?;
-                if kind == TexKind::F32F32_2dResident {
-                    // The residency predicate goes to the implicit def, when there is one.
-                    if let Some(p) = data
-                        .operands
-                        .iter()
-                        .find(|o| o.has(oflag::IMPLICIT | oflag::DEF))
-                    {
-                        ds.push(self.dst(p)?);
-                    }
-                }
-                let handle = self.src(uses[0])?;
-                let coords = uses[1..]
-                    .iter()
-                    .map(|u| self.src(u))
-                    .collect::<Result<_, _>>()?;
-                Exec::Tex {
-                    kind,
-                    ds,
-                    handle,
-                    coords,
-                }
-            }
-            MMA_M16N8K8_TF32 | MMA_M16N8K8_TF32_ACC | WMMA_MMA_M16N16K16_F16 => {
-                self.expect_uses(&name, uses, 3, 3)?;
-                let (shape, nd) = if op == WMMA_MMA_M16N16K16_F16 {
-                    (Shape::WmmaM16N16K16F32F16, 8)
-                } else {
-                    (Shape::MmaM16N8K8Tf32, 4)
-                };
-                let ds = self.results(defs, nd)?;
-                let (na, nb, nc, _) = shape.regs();
-                let (a, b) = (self.src(uses[0])?, self.src(uses[1])?);
-                let c = if op == MMA_M16N8K8_TF32_ACC {
-                    let acc = self.src_lanes(uses[2])?;
-                    if acc.len() != nc {
-                        return Err(InterpError::malformed(format!(
-                            "{name} accumulates into a {nc}-lane tuple, found {} lane(s)",
-                            acc.len()
-                        )));
-                    }
-                    acc
-                } else {
-                    vec![self.src(uses[2])?; nc]
-                };
-                Exec::Mma {
-                    shape,
-                    ds,
-                    a: vec![a; na],
-                    b: vec![b; nb],
-                    c,
-                }
-            }
-            TMA_LOAD_2D | CP_ASYNC_CA_SHARED => {
-                let n = if op == TMA_LOAD_2D { 2 } else { 1 };
-                self.expect_uses(&name, uses, n, n)?;
-                let ds = self.results(defs, 2)?;
-                let base = self.src(uses[0])?;
-                let index = if n == 2 {
-                    Some(self.src(uses[1])?)
-                } else {
-                    None
-                };
-                Exec::AsyncLoad { ds, base, index }
-            }
-            WGMMA_M64N32K16_F32 => {
-                self.expect_uses(&name, uses, 3, 3)?;
-                Exec::Wgmma {
-                    ds: self.results(defs, 16)?,
-                    a: self.src(uses[0])?,
-                    b: self.src(uses[1])?,
-                    s: self.src(uses[2])?,
-                }
-            }
-            SHFL_SYNC_IDX_i32 | SHFL_SYNC_DOWN_i32 => {
-                self.expect_uses(&name, uses, 4, 4)?;
-                let (d, pred) = match defs {
-                    [d] => (self.dst(d)?, None),
-                    [d, p] => (self.dst(d)?, Some(self.dst(p)?)),
-                    _ => {
-                        return Err(InterpError::malformed(format!(
-                            "{name} defines a value and optionally a predicate"
-                        )))
-                    }
-                };
-                Exec::Shfl {
-                    mode: if op == SHFL_SYNC_IDX_i32 {
-                        ShflMode::Idx
-                    } else {
-                        ShflMode::Down
-                    },
-                    d,
-                    pred,
-                    a: self.src(uses[0])?,
-                    b: self.src(uses[1])?,
-                    c: self.src(uses[2])?,
-                    mask: self.src(uses[3])?,
-                }
-            }
-            EH_LABEL | LIFETIME_START | LIFETIME_END | PSEUDO_PROBE => Exec::Nop,
-            PHI => return Err(InterpError::malformed("PHI outside the block header")),
-            #[allow(unreachable_patterns)]
-            _ => return Err(InterpError::unsupported(&name, NO_SEMANTICS_YET)),
-        };
-        Ok(x)
-    }
+    // ---- operand forms of the instruction decoders (see `decode`) ---------------
 
     fn subreg_index(&self, op: &Operand, lanes: usize) -> Result<usize, InterpError> {
         let k = match op.kind {
@@ -1511,56 +975,6 @@ impl<'f> Compiler<'f> {
             )));
         }
         Ok(k)
-    }
-
-    /// `%d = EXTRACT_SUBREG %t, %subreg.subK` (LLVM), or the CICC multi-pair form
-    /// `%d0, %d1 = EXTRACT_SUBREG %t.sub0, %t.sub1` where def i takes use i, or
-    /// `%d0, %d1 = EXTRACT_SUBREG %t, %subreg.sub0, %subreg.sub1`.
-    fn extract_subreg(
-        &mut self,
-        defs: &[&Operand],
-        uses: &[&Operand],
-    ) -> Result<Exec, InterpError> {
-        if defs.is_empty() {
-            return Err(InterpError::malformed("EXTRACT_SUBREG defines nothing"));
-        }
-        let idx_ops = uses
-            .iter()
-            .filter(|u| matches!(u.kind, OperandKind::SubRegIdx(_) | OperandKind::Imm(_)))
-            .count();
-        let mut moves = Vec::new();
-        if idx_ops > 0 {
-            let [t, idx @ ..] = uses else {
-                return Err(InterpError::malformed("EXTRACT_SUBREG needs a source"));
-            };
-            if idx.len() != defs.len() {
-                return Err(InterpError::malformed(format!(
-                    "EXTRACT_SUBREG with {} def(s) and {} index(es)",
-                    defs.len(),
-                    idx.len()
-                )));
-            }
-            let lanes = self.src_lanes(t)?;
-            for (d, i) in defs.iter().zip(idx) {
-                let k = self.subreg_index(i, lanes.len())?;
-                let dst = self.dst(d)?;
-                moves.push(Move { dst, src: lanes[k] });
-            }
-        } else {
-            if uses.len() != defs.len() {
-                return Err(InterpError::malformed(format!(
-                    "EXTRACT_SUBREG pairs {} def(s) with {} use(s)",
-                    defs.len(),
-                    uses.len()
-                )));
-            }
-            for (d, u) in defs.iter().zip(uses) {
-                let dsts = self.dst_lanes(d)?;
-                let srcs = self.src_lanes(u)?;
-                moves.extend(self.lane_moves(&dsts, &srcs)?);
-            }
-        }
-        Ok(Exec::Moves(moves))
     }
 
     fn space(&self, op: &Operand) -> Result<Space, InterpError> {
@@ -1591,36 +1005,6 @@ impl<'f> Compiler<'f> {
             }
             _ => self.src(op),
         }
-    }
-
-    #[allow(clippy::too_many_arguments)]
-    fn load(
-        &mut self,
-        defs: &[&Operand],
-        n: usize,
-        space: Space,
-        sign: &Operand,
-        width: &Operand,
-        base: &Operand,
-        off: &Operand,
-    ) -> Result<Exec, InterpError> {
-        let ds = self.results(defs, n)?;
-        let ext = if self.imm(sign)? == 1 {
-            Ext::Sign
-        } else {
-            Ext::Zero
-        };
-        let bits = self.width(width)?;
-        let base = self.address_base(base, space)?;
-        let off = self.imm(off)?;
-        Ok(Exec::Load {
-            space,
-            ext,
-            bits,
-            ds,
-            base,
-            off,
-        })
     }
 }
 

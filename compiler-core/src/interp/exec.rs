@@ -15,7 +15,8 @@
 //! ```
 
 use super::compile::{
-    Dst, Exec, Ext, FOp, IntOp, Move, NumTy, Program, ShflMode, Slot, Src, Sreg, TexKind, POISON,
+    Dst, Exec, Ext, FOp, IntOp, Load, Move, NumTy, Program, ShflMode, Slot, Src, Sreg, Store, TexKind,
+    POISON,
 };
 use super::error::InterpError;
 use super::float::{self, cvt_mode, mask, sext, FRound, IRound};
@@ -26,6 +27,7 @@ use alloc::format;
 use alloc::string::String;
 use alloc::vec;
 use alloc::vec::Vec;
+use core::ops::Range;
 
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 enum Status {
@@ -67,6 +69,78 @@ fn limits(message: String) -> InterpError {
     InterpError::Limits { message }
 }
 
+/// Refuses a launch past the configured limits (threads per CTA, threads in the grid,
+/// register-file bytes of a CTA) or with a zero or overflowing dimension.
+fn check_limits(prog: &Program, l: Launch, cfg: &Config) -> Result<(), InterpError> {
+    let block_threads = l
+        .block
+        .iter()
+        .try_fold(1u64, |a, &d| a.checked_mul(d as u64));
+    let grid_ctas = l
+        .grid
+        .iter()
+        .try_fold(1u64, |a, &d| a.checked_mul(d as u64));
+    let (Some(bt), Some(gc)) = (block_threads, grid_ctas) else {
+        return Err(limits("launch dimensions overflow".into()));
+    };
+    if bt == 0 || gc == 0 {
+        return Err(limits("a launch dimension is zero".into()));
+    }
+    if bt > cfg.max_block_threads as u64 {
+        return Err(limits(format!(
+            "{bt} threads per CTA (limit {})",
+            cfg.max_block_threads
+        )));
+    }
+    if bt * gc > cfg.max_threads as u64 {
+        return Err(limits(format!(
+            "{} threads in the grid (limit {})",
+            bt * gc,
+            cfg.max_threads
+        )));
+    }
+    let reg_bytes = (prog.slot_bits.len() as u64)
+        .saturating_mul(bt)
+        .saturating_mul(16);
+    if reg_bytes > cfg.max_register_bytes {
+        return Err(limits(format!(
+            "{} register slots × {bt} threads need {reg_bytes} bytes (limit {})",
+            prog.slot_bits.len(),
+            cfg.max_register_bytes
+        )));
+    }
+    Ok(())
+}
+
+/// The live (not returned) threads of `group` and the instruction (block, pc) they
+/// wait at, when every one of them waits at that same instruction.
+fn waiting_together(
+    threads: &[Thread],
+    group: Range<usize>,
+) -> Option<(Vec<usize>, (usize, usize))> {
+    let live: Vec<usize> = group
+        .filter(|&i| threads[i].status != Status::Done)
+        .collect();
+    let &first = live.first()?;
+    let at = (threads[first].block, threads[first].pc);
+    let together = live.iter().all(|&i| {
+        threads[i].status == Status::Waiting && (threads[i].block, threads[i].pc) == at
+    });
+    together.then_some((live, at))
+}
+
+/// Completes a collective: thread `live[k]` receives `results[k]` in `ds` and moves on.
+fn finish_collective(threads: &mut [Thread], live: &[usize], ds: &[Dst], results: Vec<Vec<u32>>) {
+    for (&i, regs) in live.iter().zip(results) {
+        let t = &mut threads[i];
+        for (&dst, v) in ds.iter().zip(regs) {
+            wr(&mut t.regs, dst, v as u128);
+        }
+        t.status = Status::Running;
+        t.pc += 1;
+    }
+}
+
 impl<'p, 'f> Machine<'p, 'f> {
     pub(crate) fn new(
         prog: &'p Program<'f>,
@@ -74,43 +148,7 @@ impl<'p, 'f> Machine<'p, 'f> {
         cfg: &Config,
     ) -> Result<Self, InterpError> {
         let l = inputs.launch;
-        let block_threads = l
-            .block
-            .iter()
-            .try_fold(1u64, |a, &d| a.checked_mul(d as u64));
-        let grid_ctas = l
-            .grid
-            .iter()
-            .try_fold(1u64, |a, &d| a.checked_mul(d as u64));
-        let (Some(bt), Some(gc)) = (block_threads, grid_ctas) else {
-            return Err(limits("launch dimensions overflow".into()));
-        };
-        if bt == 0 || gc == 0 {
-            return Err(limits("a launch dimension is zero".into()));
-        }
-        if bt > cfg.max_block_threads as u64 {
-            return Err(limits(format!(
-                "{bt} threads per CTA (limit {})",
-                cfg.max_block_threads
-            )));
-        }
-        if bt * gc > cfg.max_threads as u64 {
-            return Err(limits(format!(
-                "{} threads in the grid (limit {})",
-                bt * gc,
-                cfg.max_threads
-            )));
-        }
-        let reg_bytes = (prog.slot_bits.len() as u64)
-            .saturating_mul(bt)
-            .saturating_mul(16);
-        if reg_bytes > cfg.max_register_bytes {
-            return Err(limits(format!(
-                "{} register slots × {bt} threads need {reg_bytes} bytes (limit {})",
-                prog.slot_bits.len(),
-                cfg.max_register_bytes
-            )));
-        }
+        check_limits(prog, l, cfg)?;
         let mut params = Bank::new(true);
         for (n, bytes) in inputs.params.iter().enumerate() {
             params.add(Region {
@@ -260,39 +298,26 @@ impl<'p, 'f> Machine<'p, 'f> {
             }
             let mut progress = false;
             for w in 0..n.div_ceil(32) {
-                let lanes = w * 32..n.min(w * 32 + 32);
-                let live: Vec<usize> = lanes
-                    .filter(|&i| threads[i].status != Status::Done)
-                    .collect();
-                let Some(&first) = live.first() else {
+                let Some((live, at)) = waiting_together(&threads, w * 32..n.min(w * 32 + 32))
+                else {
                     continue;
                 };
-                let at = (threads[first].block, threads[first].pc);
-                let together = live.iter().all(|&i| {
-                    threads[i].status == Status::Waiting && (threads[i].block, threads[i].pc) == at
-                });
-                if together && matches!(self.prog.blocks[at.0].code[at.1], Exec::Shfl { .. }) {
+                if matches!(self.prog.blocks[at.0].code[at.1], Exec::Shfl { .. }) {
                     self.shuffle(&mut threads, &live, at)?;
                     progress = true;
                 }
-                if together && matches!(self.prog.blocks[at.0].code[at.1], Exec::Mma { .. }) {
+                if matches!(self.prog.blocks[at.0].code[at.1], Exec::Mma { .. }) {
                     self.warp_mma(&mut threads, &live, at)?;
                     progress = true;
                 }
             }
             // Warpgroups (four warps) whose threads all wait at the same wgmma.
             for g in 0..n.div_ceil(128) {
-                let live: Vec<usize> = (g * 128..n.min(g * 128 + 128))
-                    .filter(|&i| threads[i].status != Status::Done)
-                    .collect();
-                let Some(&first) = live.first() else {
+                let Some((live, at)) = waiting_together(&threads, g * 128..n.min(g * 128 + 128))
+                else {
                     continue;
                 };
-                let at = (threads[first].block, threads[first].pc);
-                let together = live.iter().all(|&i| {
-                    threads[i].status == Status::Waiting && (threads[i].block, threads[i].pc) == at
-                });
-                if together && matches!(self.prog.blocks[at.0].code[at.1], Exec::Wgmma { .. }) {
+                if matches!(self.prog.blocks[at.0].code[at.1], Exec::Wgmma { .. }) {
                     self.warpgroup_mma(&mut threads, &mut shared, &live, at)?;
                     progress = true;
                 }
@@ -464,18 +489,8 @@ impl<'p, 'f> Machine<'p, 'f> {
                 }
             })
             .collect();
-        let d = matrix::mma(shape, &frags).map_err(|message| InterpError::Malformed {
-            message,
-            at: Some(self.prog.location(at.0, at.1)),
-        })?;
-        for (&i, regs) in live.iter().zip(d) {
-            let t = &mut threads[i];
-            for (&dst, v) in ds.iter().zip(regs) {
-                wr(&mut t.regs, dst, v as u128);
-            }
-            t.status = Status::Running;
-            t.pc += 1;
-        }
+        let d = matrix::mma(shape, &frags).map_err(|m| self.malformed_at(at, m))?;
+        finish_collective(threads, live, ds, d);
         Ok(())
     }
 
@@ -515,40 +530,19 @@ impl<'p, 'f> Machine<'p, 'f> {
             };
             let t = &mut threads[i];
             for h in 0..8 {
-                let v = self.load(
-                    t,
-                    shared,
-                    Space::Global,
-                    pa.wrapping_add(16 * j as u64 + 2 * h),
-                    2,
-                )?;
+                let addr = pa.wrapping_add(16 * j as u64 + 2 * h);
+                let v = self.access(t, shared, Space::Global, addr, 2, None)?;
                 am[(j / 2) * 16 + 8 * (j % 2) + h as usize] = matrix::f16_value(v as u16);
             }
             for h in 0..4 {
-                let v = self.load(
-                    t,
-                    shared,
-                    Space::Global,
-                    pb.wrapping_add(8 * j as u64 + 2 * h),
-                    2,
-                )?;
+                let addr = pb.wrapping_add(8 * j as u64 + 2 * h);
+                let v = self.access(t, shared, Space::Global, addr, 2, None)?;
                 bm[(4 * (j % 4) + h as usize) * 32 + j / 4] = matrix::f16_value(v as u16);
             }
             acc.push(vec![sv; ds.len()]);
         }
-        let d =
-            matrix::wgmma_m64n32k16(&am, &bm, &acc).map_err(|message| InterpError::Malformed {
-                message,
-                at: Some(self.prog.location(at.0, at.1)),
-            })?;
-        for (&i, regs) in live.iter().zip(d) {
-            let t = &mut threads[i];
-            for (&dst, v) in ds.iter().zip(regs) {
-                wr(&mut t.regs, dst, v as u128);
-            }
-            t.status = Status::Running;
-            t.pc += 1;
-        }
+        let d = matrix::wgmma_m64n32k16(&am, &bm, &acc).map_err(|m| self.malformed_at(at, m))?;
+        finish_collective(threads, live, ds, d);
         Ok(())
     }
 
@@ -624,6 +618,14 @@ impl<'p, 'f> Machine<'p, 'f> {
         Ok(())
     }
 
+    /// A malformed-collective error at instruction `at`.
+    fn malformed_at(&self, at: (usize, usize), message: String) -> InterpError {
+        InterpError::Malformed {
+            message,
+            at: Some(self.prog.location(at.0, at.1)),
+        }
+    }
+
     fn rd(&self, regs: &[u128], s: Src) -> u128 {
         match s {
             Src::Slot(i) => regs[i as usize],
@@ -692,266 +694,42 @@ impl<'p, 'f> Machine<'p, 'f> {
         (bank, space, addr)
     }
 
-    fn load(
+    /// Reads (`write` None) or writes `bytes` bytes at `addr` of `space` as thread `t`
+    /// sees it; a read returns the value, a write returns 0.
+    fn access(
         &mut self,
         t: &mut Thread,
         shared: &mut Bank,
         space: Space,
         addr: u64,
         bytes: u32,
+        write: Option<u128>,
     ) -> Result<u128, InterpError> {
         let (bank, sp, a) = self.bank_mut(t, shared, space, addr);
-        bank.read(a, bytes).ok_or(InterpError::BadAddress {
+        let done = match write {
+            None => bank.read(a, bytes),
+            Some(v) => bank.write(a, bytes, v).map(|()| 0),
+        };
+        done.ok_or(InterpError::BadAddress {
             space: sp.name(),
             addr: a,
             bytes,
-            write: false,
+            write: write.is_some(),
             at: None,
         })
     }
 
-    fn store(
-        &mut self,
-        t: &mut Thread,
-        shared: &mut Bank,
-        space: Space,
-        addr: u64,
-        bytes: u32,
-        v: u128,
-    ) -> Result<(), InterpError> {
-        let (bank, sp, a) = self.bank_mut(t, shared, space, addr);
-        bank.write(a, bytes, v).ok_or(InterpError::BadAddress {
-            space: sp.name(),
-            addr: a,
-            bytes,
-            write: true,
-            at: None,
-        })
-    }
-
+    /// Executes one instruction of thread `t` that is neither control flow nor a
+    /// collective: memory, special registers and inline asm here, the register-only
+    /// operations in [`Machine::compute`].
     fn exec(&mut self, t: &mut Thread, shared: &mut Bank, x: &Exec) -> Result<(), InterpError> {
         match x {
             Exec::Moves(m) => self.moves(&mut t.regs, m),
-            &Exec::Int { op, bits, d, a, b } => {
-                let m = mask(bits);
-                let (x, y) = (self.rd(&t.regs, a) & m, self.rd(&t.regs, b) & m);
-                let amount = || (self.rd(&t.regs, b) as u32).min(bits);
-                let r = match op {
-                    IntOp::Add => x.wrapping_add(y),
-                    IntOp::Sub => x.wrapping_sub(y),
-                    IntOp::MulLo => x.wrapping_mul(y),
-                    IntOp::And => x & y,
-                    IntOp::Or => x | y,
-                    IntOp::Xor => x ^ y,
-                    IntOp::Shl => {
-                        let n = amount();
-                        if n >= bits {
-                            0
-                        } else {
-                            x << n
-                        }
-                    }
-                    IntOp::ShrU => {
-                        let n = amount();
-                        if n >= bits {
-                            0
-                        } else {
-                            x >> n
-                        }
-                    }
-                };
-                wr(&mut t.regs, d, r & m);
-            }
-            &Exec::MulWide { signed, d, a, b } => {
-                let (x, y) = (
-                    self.rd(&t.regs, a) & 0xffff_ffff,
-                    self.rd(&t.regs, b) & 0xffff_ffff,
-                );
-                let r = if signed {
-                    (sext(x, 32) * sext(y, 32)) as u128
-                } else {
-                    x * y
-                };
-                wr(&mut t.regs, d, r & mask(64));
-            }
-            &Exec::MadLo { bits, d, a, b, c } => {
-                let m = mask(bits);
-                let r = (self.rd(&t.regs, a) & m)
-                    .wrapping_mul(self.rd(&t.regs, b) & m)
-                    .wrapping_add(self.rd(&t.regs, c) & m);
-                wr(&mut t.regs, d, r & m);
-            }
-            &Exec::SetpInt {
-                bits,
-                mode,
-                d,
-                a,
-                b,
-            } => {
-                let r = setp_int(mode, bits, self.rd(&t.regs, a), self.rd(&t.regs, b));
-                wr(&mut t.regs, d, r as u128);
-            }
-            &Exec::SetpF32 { mode, ftz, d, a, b } => {
-                let fl = |v: u128| {
-                    let f = f32::from_bits(v as u32);
-                    if ftz {
-                        float::ftz32(f)
-                    } else {
-                        f
-                    }
-                };
-                let r = setp_f32(mode, fl(self.rd(&t.regs, a)), fl(self.rd(&t.regs, b)));
-                wr(&mut t.regs, d, r as u128);
-            }
-            &Exec::Selp { d, a, b, p } => {
-                let v = if self.rd(&t.regs, p) & 1 != 0 {
-                    self.rd(&t.regs, a)
-                } else {
-                    self.rd(&t.regs, b)
-                };
-                wr(&mut t.regs, d, v);
-            }
-            &Exec::F32 { op, ftz, d, a, b } => {
-                let r = f32_op(
-                    op,
-                    ftz,
-                    self.rd(&t.regs, a) as u32,
-                    self.rd(&t.regs, b) as u32,
-                );
-                wr(&mut t.regs, d, r as u128);
-            }
-            &Exec::F16 {
-                op,
-                ftz,
-                lanes,
-                d,
-                a,
-                b,
-            } => {
-                let (x, y) = (self.rd(&t.regs, a), self.rd(&t.regs, b));
-                let mut r = 0u128;
-                for k in 0..lanes {
-                    let sh = 16 * k;
-                    let h = f16_op(op, ftz, (x >> sh) as u16, (y >> sh) as u16);
-                    r |= (h as u128) << sh;
-                }
-                wr(&mut t.regs, d, r);
-            }
-            &Exec::Fma32 { ftz, d, a, b, c } => {
-                let fl = |v: u128| {
-                    let f = f32::from_bits(v as u32);
-                    if ftz {
-                        float::ftz32(f)
-                    } else {
-                        f
-                    }
-                };
-                let mut r = float::fma32(
-                    fl(self.rd(&t.regs, a)),
-                    fl(self.rd(&t.regs, b)),
-                    fl(self.rd(&t.regs, c)),
-                );
-                if ftz {
-                    r = float::ftz32(r);
-                }
-                wr(&mut t.regs, d, float::canon32(r) as u128);
-            }
-            &Exec::Cvt {
-                to,
-                from,
-                mode,
-                d,
-                a,
-            } => {
-                let v = cvt(to, from, mode, self.rd(&t.regs, a)).ok_or_else(|| {
-                    InterpError::unsupported("CVT", format!("conversion mode {mode:#x}"))
-                })?;
-                wr(&mut t.regs, d, v);
-            }
-            Exec::Pack {
-                part_bits,
-                d,
-                parts,
-            } => {
-                let m = mask(*part_bits);
-                let mut v = 0u128;
-                for (k, &p) in parts.iter().enumerate() {
-                    v |= (self.rd(&t.regs, p) & m) << (*part_bits as usize * k);
-                }
-                wr(&mut t.regs, *d, v);
-            }
-            Exec::Unpack { part_bits, ds, a } => {
-                let v = self.rd(&t.regs, *a);
-                for (k, &d) in ds.iter().enumerate() {
-                    wr(
-                        &mut t.regs,
-                        d,
-                        (v >> (*part_bits as usize * k)) & mask(*part_bits),
-                    );
-                }
-            }
-            Exec::Load {
-                space,
-                ext,
-                bits,
-                ds,
-                base,
-                off,
-            } => {
-                let bytes = bits / 8;
-                let addr = self.address(&t.regs, *base, *off, *space);
-                for (k, &d) in ds.iter().enumerate() {
-                    let a = addr.wrapping_add(k as u64 * bytes as u64);
-                    let raw = self.load(t, shared, *space, a, bytes)?;
-                    let v = match ext {
-                        Ext::Sign => sext(raw, *bits) as u128,
-                        Ext::Zero => raw,
-                    };
-                    wr(&mut t.regs, d, v);
-                }
-            }
-            Exec::Store {
-                space,
-                bits,
-                vals,
-                base,
-                off,
-            } => {
-                let bytes = bits / 8;
-                let addr = self.address(&t.regs, *base, *off, *space);
-                for (k, v) in vals.iter().enumerate() {
-                    let Some(v) = v else { continue };
-                    let val = self.rd(&t.regs, *v);
-                    let a = addr.wrapping_add(k as u64 * bytes as u64);
-                    self.store(t, shared, *space, a, bytes, val)?;
-                }
-            }
+            Exec::Load(l) => self.exec_load(t, shared, l)?,
+            Exec::Store(s) => self.exec_store(t, shared, s)?,
             &Exec::Sreg { d, which } => {
-                let l = self.launch;
-                let v = match which {
-                    Sreg::Tid(k) => t.tid[k as usize],
-                    Sreg::Ntid(k) => l.block[k as usize],
-                    Sreg::Ctaid(k) => self.ctaid[k as usize],
-                    Sreg::Nctaid(k) => l.grid[k as usize],
-                    Sreg::LaneId => t.linear % 32,
-                };
+                let v = self.sreg(t, which);
                 wr(&mut t.regs, d, v as u128);
-            }
-            Exec::Tex {
-                kind,
-                ds,
-                handle,
-                coords,
-            } => {
-                let cs: Vec<u32> = coords.iter().map(|&c| self.rd(&t.regs, c) as u32).collect();
-                let v = texels(kind.is_float(), self.rd(&t.regs, *handle) as u64, &cs);
-                for (&d, x) in ds.iter().zip(v) {
-                    wr(&mut t.regs, d, x as u128);
-                }
-                if let (TexKind::F32F32_2dResident, Some(&p)) = (kind, ds.get(4)) {
-                    let resident = cs.iter().all(|&c| f32::from_bits(c) >= 0.0);
-                    wr(&mut t.regs, p, resident as u128);
-                }
             }
             Exec::AsyncLoad { ds, base, index } => {
                 let mut addr = self.rd(&t.regs, *base) as u64;
@@ -959,7 +737,7 @@ impl<'p, 'f> Machine<'p, 'f> {
                     let c = self.rd(&t.regs, *i) as u32 as i32 as i64 as u64;
                     addr = addr.wrapping_add(c.wrapping_mul(4));
                 }
-                let v = self.load(t, shared, Space::Global, addr, 4)?;
+                let v = self.access(t, shared, Space::Global, addr, 4, None)?;
                 if let [data, token, ..] = ds[..] {
                     wr(&mut t.regs, data, v);
                     wr(&mut t.regs, token, 1);
@@ -972,15 +750,159 @@ impl<'p, 'f> Machine<'p, 'f> {
                     wr(&mut t.regs, d, out[k]);
                 }
             }
-            Exec::Nop => {}
-            Exec::Barrier { .. }
+            Exec::Nop
+            | Exec::Barrier { .. }
             | Exec::Shfl { .. }
             | Exec::Mma { .. }
             | Exec::Wgmma { .. }
             | Exec::Branch { .. }
             | Exec::Return => {}
+            x => self.compute(&mut t.regs, x)?,
         }
         Ok(())
+    }
+
+    /// The operations that read and write registers only.
+    fn compute(&self, regs: &mut [u128], x: &Exec) -> Result<(), InterpError> {
+        let rd = |s: Src| self.rd(regs, s);
+        let (d, v) = match *x {
+            Exec::Int { op, bits, d, a, b } => (d, int_op(op, bits, rd(a), rd(b))),
+            Exec::MulWide { signed, d, a, b } => (d, mul_wide32(signed, rd(a), rd(b))),
+            Exec::MadLo { bits, d, a, b, c } => {
+                let m = mask(bits);
+                let r = (rd(a) & m).wrapping_mul(rd(b) & m).wrapping_add(rd(c) & m);
+                (d, r & m)
+            }
+            Exec::SetpInt {
+                bits,
+                mode,
+                d,
+                a,
+                b,
+            } => (d, setp_int(mode, bits, rd(a), rd(b)) as u128),
+            Exec::SetpF32 { mode, ftz, d, a, b } => {
+                let r = setp_f32(mode, f32_in(ftz, rd(a)), f32_in(ftz, rd(b)));
+                (d, r as u128)
+            }
+            Exec::Selp { d, a, b, p } => (d, if rd(p) & 1 != 0 { rd(a) } else { rd(b) }),
+            Exec::F32 { op, ftz, d, a, b } => {
+                (d, f32_op(op, ftz, rd(a) as u32, rd(b) as u32) as u128)
+            }
+            Exec::F16 {
+                op,
+                ftz,
+                lanes,
+                d,
+                a,
+                b,
+            } => (d, f16_lanes(op, ftz, lanes, rd(a), rd(b))),
+            Exec::Fma32 { ftz, d, a, b, c } => {
+                let r = fma32_op(ftz, rd(a) as u32, rd(b) as u32, rd(c) as u32);
+                (d, r as u128)
+            }
+            Exec::Cvt {
+                to,
+                from,
+                mode,
+                d,
+                a,
+            } => {
+                let v = cvt(to, from, mode, rd(a)).ok_or_else(|| {
+                    InterpError::unsupported("CVT", format!("conversion mode {mode:#x}"))
+                })?;
+                (d, v)
+            }
+            Exec::Pack {
+                part_bits,
+                d,
+                ref parts,
+            } => {
+                let m = mask(part_bits);
+                let mut v = 0u128;
+                for (k, &p) in parts.iter().enumerate() {
+                    v |= (rd(p) & m) << (part_bits as usize * k);
+                }
+                (d, v)
+            }
+            Exec::Unpack {
+                part_bits,
+                ref ds,
+                a,
+            } => {
+                let v = rd(a);
+                for (k, &d) in ds.iter().enumerate() {
+                    wr(regs, d, (v >> (part_bits as usize * k)) & mask(part_bits));
+                }
+                return Ok(());
+            }
+            Exec::Tex {
+                kind,
+                ref ds,
+                handle,
+                ref coords,
+            } => {
+                self.tex(regs, kind, ds, handle, coords);
+                return Ok(());
+            }
+            _ => return Ok(()),
+        };
+        wr(regs, d, v);
+        Ok(())
+    }
+
+    fn exec_load(&mut self, t: &mut Thread, shared: &mut Bank, l: &Load) -> Result<(), InterpError> {
+        let bytes = l.bits / 8;
+        let addr = self.address(&t.regs, l.base, l.off, l.space);
+        for (k, &d) in l.ds.iter().enumerate() {
+            let a = addr.wrapping_add(k as u64 * bytes as u64);
+            let raw = self.access(t, shared, l.space, a, bytes, None)?;
+            let v = match l.ext {
+                Ext::Sign => sext(raw, l.bits) as u128,
+                Ext::Zero => raw,
+            };
+            wr(&mut t.regs, d, v);
+        }
+        Ok(())
+    }
+
+    fn exec_store(
+        &mut self,
+        t: &mut Thread,
+        shared: &mut Bank,
+        s: &Store,
+    ) -> Result<(), InterpError> {
+        let bytes = s.bits / 8;
+        let addr = self.address(&t.regs, s.base, s.off, s.space);
+        for (k, v) in s.vals.iter().enumerate() {
+            let Some(v) = v else { continue };
+            let val = self.rd(&t.regs, *v);
+            let a = addr.wrapping_add(k as u64 * bytes as u64);
+            self.access(t, shared, s.space, a, bytes, Some(val))?;
+        }
+        Ok(())
+    }
+
+    fn sreg(&self, t: &Thread, which: Sreg) -> u32 {
+        let l = self.launch;
+        match which {
+            Sreg::Tid(k) => t.tid[k as usize],
+            Sreg::Ntid(k) => l.block[k as usize],
+            Sreg::Ctaid(k) => self.ctaid[k as usize],
+            Sreg::Nctaid(k) => l.grid[k as usize],
+            Sreg::LaneId => t.linear % 32,
+        }
+    }
+
+    fn tex(&self, regs: &mut [u128], kind: TexKind, ds: &[Dst], handle: Src, coords: &[Src]) {
+        let cs: Vec<u32> = coords.iter().map(|&c| self.rd(regs, c) as u32).collect();
+        let v = texels(kind.is_float(), self.rd(regs, handle) as u64, &cs);
+        for (&d, x) in ds.iter().zip(v) {
+            wr(regs, d, x as u128);
+        }
+        if let (TexKind::F32F32_2dResident, Some(&p)) = (kind, ds.get(4)) {
+            let resident = cs.iter().all(|&c| f32::from_bits(c) >= 0.0);
+            wr(regs, p, resident as u128);
+        }
     }
 }
 
@@ -988,6 +910,68 @@ fn wr(regs: &mut [u128], d: Dst, v: u128) {
     if d.slot != Slot::MAX {
         regs[d.slot as usize] = v & mask(d.bits as u32);
     }
+}
+
+/// A two's-complement operation on `bits`-bit values; shift amounts clamp at the width.
+fn int_op(op: IntOp, bits: u32, a: u128, b: u128) -> u128 {
+    let m = mask(bits);
+    let (x, y) = (a & m, b & m);
+    let amount = (b as u32).min(bits);
+    let r = match op {
+        IntOp::Add => x.wrapping_add(y),
+        IntOp::Sub => x.wrapping_sub(y),
+        IntOp::MulLo => x.wrapping_mul(y),
+        IntOp::And => x & y,
+        IntOp::Or => x | y,
+        IntOp::Xor => x ^ y,
+        IntOp::Shl if amount >= bits => 0,
+        IntOp::Shl => x << amount,
+        IntOp::ShrU if amount >= bits => 0,
+        IntOp::ShrU => x >> amount,
+    };
+    r & m
+}
+
+/// `mul.wide.{s,u}32`: the 64-bit product of the low 32 bits of `a` and `b`.
+fn mul_wide32(signed: bool, a: u128, b: u128) -> u128 {
+    let (x, y) = (a & 0xffff_ffff, b & 0xffff_ffff);
+    let r = if signed {
+        (sext(x, 32) * sext(y, 32)) as u128
+    } else {
+        x * y
+    };
+    r & mask(64)
+}
+
+/// An f32 operand: the low 32 bits of `v`, flushed to zero when `ftz`.
+fn f32_in(ftz: bool, v: u128) -> f32 {
+    let f = f32::from_bits(v as u32);
+    if ftz {
+        float::ftz32(f)
+    } else {
+        f
+    }
+}
+
+/// `fma.rn.f32` on bit patterns (inputs and result flushed when `ftz`), canonical NaN.
+pub(crate) fn fma32_op(ftz: bool, a: u32, b: u32, c: u32) -> u32 {
+    let (x, y, z) = (a as u128, b as u128, c as u128);
+    let mut r = float::fma32(f32_in(ftz, x), f32_in(ftz, y), f32_in(ftz, z));
+    if ftz {
+        r = float::ftz32(r);
+    }
+    float::canon32(r)
+}
+
+/// A `lanes`-wide f16 operation on packed halves.
+fn f16_lanes(op: FOp, ftz: bool, lanes: u32, a: u128, b: u128) -> u128 {
+    let mut r = 0u128;
+    for k in 0..lanes {
+        let sh = 16 * k;
+        let h = f16_op(op, ftz, (a >> sh) as u16, (b >> sh) as u16);
+        r |= (h as u128) << sh;
+    }
+    r
 }
 
 /// `setp` on integers. Modes follow LLVM's `NVPTX::PTXCmpMode`: 0..=5 are
@@ -1030,12 +1014,10 @@ pub(crate) fn setp_f32(mode: u8, a: f32, b: f32) -> bool {
     }
 }
 
-fn f32_op(op: FOp, ftz: bool, a: u32, b: u32) -> u32 {
-    let (mut x, mut y) = (f32::from_bits(a), f32::from_bits(b));
-    if ftz {
-        x = float::ftz32(x);
-        y = float::ftz32(y);
-    }
+/// An f32 `add sub mul` on bit patterns (inputs and result flushed when `ftz`),
+/// canonical NaN.
+pub(crate) fn f32_op(op: FOp, ftz: bool, a: u32, b: u32) -> u32 {
+    let (x, y) = (f32_in(ftz, a as u128), f32_in(ftz, b as u128));
     let mut r = match op {
         FOp::Add => x + y,
         FOp::Sub => x - y,
@@ -1064,14 +1046,6 @@ pub(crate) fn cvt(to: NumTy, from: NumTy, mode: u32, v: u128) -> Option<u128> {
     let ftz = mode & cvt_mode::FTZ != 0;
     let sat = mode & cvt_mode::SAT != 0;
     let base = mode & cvt_mode::BASE_MASK;
-    let f32_in = |v: u128| {
-        let f = f32::from_bits(v as u32);
-        if ftz {
-            float::ftz32(f)
-        } else {
-            f
-        }
-    };
     let sat01 = |f: f32| {
         if !sat {
             f
@@ -1082,68 +1056,24 @@ pub(crate) fn cvt(to: NumTy, from: NumTy, mode: u32, v: u128) -> Option<u128> {
         }
     };
     match (to, from) {
-        (
-            NumTy::Int {
-                signed: ts,
-                bits: tb,
-            },
-            NumTy::Int {
-                signed: fs,
-                bits: fb,
-            },
-        ) => {
-            if base != cvt_mode::NONE {
-                return None;
-            }
-            let x: i128 = if fs {
-                sext(v, fb)
-            } else {
-                (v & mask(fb)) as i128
-            };
-            let x = if sat {
-                let (lo, hi) = if ts {
-                    (-(1i128 << (tb - 1)), (1i128 << (tb - 1)) - 1)
-                } else {
-                    (0, (1i128 << tb) - 1)
-                };
-                x.clamp(lo, hi)
-            } else {
-                x
-            };
-            Some(x as u128 & mask(tb))
+        (NumTy::Int { signed, bits }, NumTy::Int { .. }) if base == cvt_mode::NONE => {
+            Some(int_to_int(signed, bits, sat, int_value(from, v)?))
         }
-        (to @ (NumTy::F16 | NumTy::F32 | NumTy::F64), NumTy::Int { signed, bits }) => {
+        (NumTy::Int { .. }, NumTy::Int { .. }) => None,
+        (NumTy::F16 | NumTy::F32 | NumTy::F64, NumTy::Int { .. }) => {
             let dir = FRound::from_mode(mode)?;
-            let x: i128 = if signed {
-                sext(v, bits)
-            } else {
-                (v & mask(bits)) as i128
-            };
+            let x = int_value(from, v)?;
             match to {
                 NumTy::F32 => Some(float::canon32(sat01(float::int_to_f32(x, dir))) as u128),
                 NumTy::F64 => Some(float::int_to_f64(x, dir).to_bits() as u128),
-                _ => {
-                    if dir != FRound::Nearest || sat {
-                        return None;
-                    }
-                    // Every integer with a finite f16 result is exact in f32.
-                    let f = if x.unsigned_abs() >= 1 << 24 {
-                        if x < 0 {
-                            f32::NEG_INFINITY
-                        } else {
-                            f32::INFINITY
-                        }
-                    } else {
-                        x as f32
-                    };
-                    Some(float::f32_to_f16(f) as u128)
-                }
+                _ if dir != FRound::Nearest || sat => None,
+                _ => Some(int_to_f16(x) as u128),
             }
         }
         (NumTy::Int { signed, bits }, from) => {
             let dir = IRound::from_mode(mode)?;
             let x = match from {
-                NumTy::F32 => f32_in(v) as f64,
+                NumTy::F32 => f32_in(ftz, v) as f64,
                 NumTy::F64 => f64::from_bits(v as u64),
                 NumTy::F16 => float::f16_to_f32(v as u16) as f64,
                 NumTy::Int { .. } => return None,
@@ -1160,14 +1090,14 @@ pub(crate) fn cvt(to: NumTy, from: NumTy, mode: u32, v: u128) -> Option<u128> {
             if !matches!(base, cvt_mode::NONE | cvt_mode::RN) || sat {
                 return None;
             }
-            let f = f32_in(v);
+            let f = f32_in(ftz, v);
             Some(float::canon16_from_f32(f) as u128)
         }
         (NumTy::F64, NumTy::F32) => {
             if base != cvt_mode::NONE {
                 return None;
             }
-            let f = f32_in(v) as f64;
+            let f = f32_in(ftz, v) as f64;
             Some(if f.is_nan() { f64::NAN } else { f }.to_bits() as u128)
         }
         (NumTy::F64, NumTy::F16) => {
@@ -1177,7 +1107,7 @@ pub(crate) fn cvt(to: NumTy, from: NumTy, mode: u32, v: u128) -> Option<u128> {
             Some((float::f16_to_f32(v as u16) as f64).to_bits() as u128)
         }
         (NumTy::F32, NumTy::F32) => {
-            let f = f32_in(v);
+            let f = f32_in(ftz, v);
             let f = if base == cvt_mode::NONE {
                 f
             } else {
@@ -1209,6 +1139,45 @@ pub(crate) fn cvt(to: NumTy, from: NumTy, mode: u32, v: u128) -> Option<u128> {
         }
         _ => None,
     }
+}
+
+/// The value of an integer-typed `v` (sign- or zero-extended from its width).
+fn int_value(ty: NumTy, v: u128) -> Option<i128> {
+    match ty {
+        NumTy::Int { signed: true, bits } => Some(sext(v, bits)),
+        NumTy::Int { bits, .. } => Some((v & mask(bits)) as i128),
+        _ => None,
+    }
+}
+
+/// An integer narrowed (or widened) to `bits`, clamped to the type's range with `sat`.
+fn int_to_int(signed: bool, bits: u32, sat: bool, x: i128) -> u128 {
+    let x = if sat {
+        let (lo, hi) = if signed {
+            (-(1i128 << (bits - 1)), (1i128 << (bits - 1)) - 1)
+        } else {
+            (0, (1i128 << bits) - 1)
+        };
+        x.clamp(lo, hi)
+    } else {
+        x
+    };
+    x as u128 & mask(bits)
+}
+
+/// An integer to f16, round to nearest.
+fn int_to_f16(x: i128) -> u16 {
+    // Every integer with a finite f16 result is exact in f32.
+    let f = if x.unsigned_abs() >= 1 << 24 {
+        if x < 0 {
+            f32::NEG_INFINITY
+        } else {
+            f32::INFINITY
+        }
+    } else {
+        x as f32
+    };
+    float::f32_to_f16(f)
 }
 
 pub(crate) fn splitmix(mut x: u64) -> u64 {

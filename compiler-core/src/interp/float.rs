@@ -182,34 +182,38 @@ impl FRound {
     }
 }
 
-/// Picks between a round-to-nearest result `r` and its neighbours so that it rounds
-/// `exact` in direction `dir`. `cmp` is `r` compared with the exact value.
-fn adjust32(r: f32, cmp: core::cmp::Ordering, negative: bool, dir: FRound) -> f32 {
+/// Which neighbour of a round-to-nearest result rounds the exact value in direction
+/// `dir`: -1 the one below, 1 the one above, 0 the result itself. `cmp` is the result
+/// compared with the exact value, `negative` the exact value's sign.
+fn adjustment(cmp: core::cmp::Ordering, negative: bool, dir: FRound) -> i8 {
     use core::cmp::Ordering::*;
     let down = match dir {
-        FRound::Nearest => return r,
+        FRound::Nearest => return 0,
         FRound::Down => true,
         FRound::Up => false,
         FRound::Zero => !negative,
     };
     match (cmp, down) {
-        (Greater, true) => r.next_down(),
-        (Less, false) => r.next_up(),
+        (Greater, true) => -1,
+        (Less, false) => 1,
+        _ => 0,
+    }
+}
+
+/// Picks between a round-to-nearest result `r` and its neighbours so that it rounds
+/// `exact` in direction `dir`. `cmp` is `r` compared with the exact value.
+fn adjust32(r: f32, cmp: core::cmp::Ordering, negative: bool, dir: FRound) -> f32 {
+    match adjustment(cmp, negative, dir) {
+        -1 => r.next_down(),
+        1 => r.next_up(),
         _ => r,
     }
 }
 
 fn adjust64(r: f64, cmp: core::cmp::Ordering, negative: bool, dir: FRound) -> f64 {
-    use core::cmp::Ordering::*;
-    let down = match dir {
-        FRound::Nearest => return r,
-        FRound::Down => true,
-        FRound::Up => false,
-        FRound::Zero => !negative,
-    };
-    match (cmp, down) {
-        (Greater, true) => r.next_down(),
-        (Less, false) => r.next_up(),
+    match adjustment(cmp, negative, dir) {
+        -1 => r.next_down(),
+        1 => r.next_up(),
         _ => r,
     }
 }

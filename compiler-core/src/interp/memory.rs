@@ -25,16 +25,9 @@ use super::error::InterpError;
 use alloc::string::String;
 use alloc::vec::Vec;
 
-/// A PTX state space.
-#[derive(Copy, Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub enum Space {
-    Generic,
-    Global,
-    Shared,
-    Const,
-    Local,
-    Param,
-}
+/// A PTX state space: the one type PTX decoding and both interpreters share; the
+/// MIR interpreter adds LLVM's address-space numbers and its generic windows.
+pub use crate::ptx::op::Space;
 
 impl Space {
     /// From an LLVM NVPTX address-space number (`0 1 3 4 5 101`).
@@ -48,17 +41,6 @@ impl Space {
             101 => Space::Param,
             _ => return None,
         })
-    }
-
-    pub fn name(self) -> &'static str {
-        match self {
-            Space::Generic => "generic",
-            Space::Global => "global",
-            Space::Shared => "shared",
-            Space::Const => "const",
-            Space::Local => "local",
-            Space::Param => "param",
-        }
     }
 
     /// Start of this space's window in the generic address space.

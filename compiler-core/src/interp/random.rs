@@ -153,26 +153,119 @@ fn is_float_consumer(f: &Function, data: &InstData) -> bool {
     }
 }
 
+/// The position of the address space immediate (None: always global), the base, the
+/// offset and the width immediate in a memory instruction's explicit uses, and the
+/// values it moves per access; asynchronous copies and wgmma read global memory
+/// through their first operand(s).
+fn access_layout(op: Op) -> Option<(Option<usize>, usize, usize, usize, usize)> {
+    memory_layout(op).or(match op {
+        Op::TMA_LOAD_2D | Op::CP_ASYNC_CA_SHARED => Some((None, 0, 0, 1, 0)),
+        Op::WGMMA_M64N32K16_F32 => Some((None, usize::MAX, 0, 1, 0)),
+        _ => None,
+    })
+}
+
+/// The space a memory instruction names by its address-space immediate `sp_idx`
+/// (global when it has none).
+fn access_space(uses: &[&Operand], sp_idx: Option<usize>) -> Option<Space> {
+    match sp_idx {
+        Some(k) => uses
+            .get(k)
+            .and_then(|o| o.imm_value())
+            .and_then(Space::from_addrspace),
+        None => Some(Space::Global),
+    }
+}
+
+/// Whether values flow from the uses of `op` to its defs unchanged enough to carry an
+/// origin: copies, PHIs, address arithmetic.
+fn is_carrier(op: Op) -> bool {
+    use Op::*;
+    matches!(
+        op,
+        COPY | PHI
+            | cvta_to_global_64
+            | ADD64rr
+            | ADD64ri
+            | MOV_B64_r
+            | MOV_B32_r
+            | IMOV64rr
+            | IMOV32rr
+            | FMOV32rr
+            | BITCONVERT_32_I2F
+            | BITCONVERT_32_F2I
+    )
+}
+
+/// What [`shape`] learns while it reads a function: parameters by index, where each
+/// register's value may come from, and the module variables with the space a direct
+/// use gives them (the first one wins).
+struct ShapeScan {
+    params: Vec<Option<ParamInfo>>,
+    origins: SecondaryMap<VReg, Vec<Origin>>,
+    sym_space: Vec<(String, Option<Space>)>,
+}
+
 /// Reads the parameters and module variables of `f` (with sizes from the module's LLVM
 /// IR when given).
 pub fn shape(f: &Function, ir: Option<&str>) -> Shape {
-    let mut params: Vec<Option<ParamInfo>> = Vec::new();
-    let mut origins: SecondaryMap<VReg, Vec<Origin>> = SecondaryMap::new();
-    let mut sym_space: Vec<(String, Option<Space>)> = Vec::new();
-    let note_sym = |sym_space: &mut Vec<(String, Option<Space>)>, name: &str, sp: Option<Space>| {
+    let mut s = ShapeScan {
+        params: Vec::new(),
+        origins: SecondaryMap::new(),
+        sym_space: Vec::new(),
+    };
+    // Parameter loads and symbol references.
+    for (_, i) in f.all_insts() {
+        s.scan(f, &f.insts[i]);
+    }
+    s.propagate(f);
+    // Pointers: origins reaching a memory instruction's address; floats: origins
+    // reaching float arithmetic.
+    for (_, i) in f.all_insts() {
+        s.classify(f, &f.insts[i]);
+    }
+    s.finish(ir)
+}
+
+impl ShapeScan {
+    fn note_sym(&mut self, name: &str, sp: Option<Space>) {
         let sp = sp.filter(|&s| s != Space::Generic);
-        match sym_space.iter_mut().find(|(n, _)| n == name) {
+        match self.sym_space.iter_mut().find(|(n, _)| n == name) {
             Some((_, s)) => {
                 if s.is_none() {
                     *s = sp;
                 }
             }
-            None => sym_space.push((name.into(), sp)),
+            None => self.sym_space.push((name.into(), sp)),
         }
-    };
-    // Parameter loads and symbol references.
-    for (_, i) in f.all_insts() {
-        let data = &f.insts[i];
+    }
+
+    /// Parameter `p`, first seen with a `width`-bit access.
+    fn param(&mut self, p: u32, width: u32) -> &mut ParamInfo {
+        if self.params.len() <= p as usize {
+            self.params.resize(p as usize + 1, None);
+        }
+        self.params[p as usize].get_or_insert(ParamInfo {
+            index: p,
+            bytes: 0,
+            width,
+            kind: ParamKind::Int,
+        })
+    }
+
+    fn seen_param(&mut self, p: u32) -> Option<&mut ParamInfo> {
+        self.params.get_mut(p as usize)?.as_mut()
+    }
+
+    /// The defs of `data` hold (a value derived from) parameter `p`.
+    fn defs_from_param(&mut self, data: &InstData, p: u32) {
+        for (_, d) in data.vreg_defs() {
+            self.origins[d].push(Origin::Param(p));
+        }
+    }
+
+    /// One instruction's symbol references, parameter loads and symbol addresses.
+    fn scan(&mut self, f: &Function, data: &InstData) {
         for o in &data.operands {
             if let OperandKind::Global { sym, sigil, .. } = o.kind {
                 let name = f.sym(sym);
@@ -180,12 +273,12 @@ pub fn shape(f: &Function, ir: Option<&str>) -> Shape {
                     && param_index(name).is_none()
                     && retval_index(name).is_none()
                 {
-                    note_sym(&mut sym_space, name, None);
+                    self.note_sym(name, None);
                 }
             }
         }
         let Opcode::Known(op) = data.opcode else {
-            continue;
+            return;
         };
         if op == Op::MOV_B64_sym {
             if let (Some(d), Some(OperandKind::Global { sym, .. })) = (
@@ -194,146 +287,118 @@ pub fn shape(f: &Function, ir: Option<&str>) -> Shape {
             ) {
                 let name = f.sym(sym);
                 if param_index(name).is_none() {
-                    origins[d.1].push(Origin::Sym(name.into()));
+                    self.origins[d.1].push(Origin::Sym(name.into()));
                 }
             }
         }
-        // CICC's parameter registers: `COPY $rN` reads parameter N-1.
         if op == Op::COPY {
-            let src = explicit_uses(data).first().and_then(|o| o.get_reg());
-            if let Some(crate::mir::Reg::Phys(s)) = src {
-                if let Some(p) = super::compile::param_register(f.sym(s)) {
-                    if (p as usize) < MAX_PARAMS {
-                        let width = data
-                            .vreg_defs()
-                            .next()
-                            .and_then(|(_, v)| f.vreg_class(v))
-                            .map_or(32, |c| c.lane_class().family().map_or(32, |x| x.bits()))
-                            .clamp(8, 64);
-                        if params.len() <= p as usize {
-                            params.resize(p as usize + 1, None);
-                        }
-                        let e = params[p as usize].get_or_insert(ParamInfo {
-                            index: p,
-                            bytes: 0,
-                            width,
-                            kind: ParamKind::Int,
-                        });
-                        e.bytes = e.bytes.max(width as usize / 8);
-                        for (_, d) in data.vreg_defs() {
-                            origins[d].push(Origin::Param(p));
-                        }
-                    }
-                }
-            }
+            self.param_register_copy(f, data);
         }
+        self.memory_access(f, data, op);
+    }
+
+    /// CICC's parameter registers: `COPY $rN` reads parameter N-1.
+    fn param_register_copy(&mut self, f: &Function, data: &InstData) {
+        let src = explicit_uses(data).first().and_then(|o| o.get_reg());
+        let Some(crate::mir::Reg::Phys(s)) = src else {
+            return;
+        };
+        let Some(p) = super::compile::param_register(f.sym(s)) else {
+            return;
+        };
+        if (p as usize) >= MAX_PARAMS {
+            return;
+        }
+        let width = data
+            .vreg_defs()
+            .next()
+            .and_then(|(_, v)| f.vreg_class(v))
+            .map_or(32, |c| c.lane_class().family().map_or(32, |x| x.bits()))
+            .clamp(8, 64);
+        let e = self.param(p, width);
+        e.bytes = e.bytes.max(width as usize / 8);
+        self.defs_from_param(data, p);
+    }
+
+    /// A load or store: a parameter load sizes its parameter; a direct access to a
+    /// module variable gives the variable its space.
+    fn memory_access(&mut self, f: &Function, data: &InstData, op: Op) {
         let Some((sp_idx, base_idx, off_idx, n, w_idx)) = memory_layout(op) else {
-            continue;
+            return;
         };
         let uses = explicit_uses(data);
         let get_imm = |k: usize| uses.get(k).and_then(|o| o.imm_value());
-        let space = match sp_idx {
-            Some(k) => get_imm(k).and_then(Space::from_addrspace),
-            None => Some(Space::Global),
-        };
+        let space = access_space(&uses, sp_idx);
         let Some(OperandKind::Global { sym, offset, .. }) = uses.get(base_idx).map(|o| o.kind)
         else {
-            continue;
+            return;
         };
         let name = f.sym(sym);
         if let (Some(p), Some(Space::Param)) = (param_index(name), space) {
             if p as usize >= MAX_PARAMS {
-                continue;
+                return;
             }
             let width = get_imm(w_idx).unwrap_or(32).clamp(8, 128) as u32;
             let off = offset.saturating_add(get_imm(off_idx).unwrap_or(0));
             let end = (off.clamp(0, MAX_PARAM_BYTES as i64) as usize + n * (width as usize / 8))
                 .min(MAX_PARAM_BYTES);
-            if params.len() <= p as usize {
-                params.resize(p as usize + 1, None);
-            }
-            let e = params[p as usize].get_or_insert(ParamInfo {
-                index: p,
-                bytes: 0,
-                width,
-                kind: ParamKind::Int,
-            });
+            let e = self.param(p, width);
             e.bytes = e.bytes.max(end);
-            for (_, d) in data.vreg_defs() {
-                origins[d].push(Origin::Param(p));
-            }
+            self.defs_from_param(data, p);
         } else if param_index(name).is_none() && retval_index(name).is_none() {
-            note_sym(&mut sym_space, name, space);
+            self.note_sym(name, space);
         }
     }
-    // Propagate origins through copies, address arithmetic and PHIs.
-    let is_carrier = |op: Op| {
-        use Op::*;
-        matches!(
-            op,
-            COPY | PHI
-                | cvta_to_global_64
-                | ADD64rr
-                | ADD64ri
-                | MOV_B64_r
-                | MOV_B32_r
-                | IMOV64rr
-                | IMOV32rr
-                | FMOV32rr
-                | BITCONVERT_32_I2F
-                | BITCONVERT_32_F2I
-        )
-    };
-    for _round in 0..32 {
-        let mut changed = false;
-        for (_, i) in f.all_insts() {
-            let data = &f.insts[i];
-            let Opcode::Known(op) = data.opcode else {
-                continue;
-            };
-            if !is_carrier(op) {
-                continue;
-            }
-            let mut incoming: Vec<Origin> = Vec::new();
-            for (_, u) in data.vreg_uses() {
-                incoming.extend(origins[u].iter().cloned());
-            }
-            for (_, d) in data.vreg_defs() {
-                for o in &incoming {
-                    if !origins[d].contains(o) {
-                        origins[d].push(o.clone());
-                        changed = true;
+
+    /// Propagates origins through copies, address arithmetic and PHIs.
+    fn propagate(&mut self, f: &Function) {
+        for _round in 0..32 {
+            let mut changed = false;
+            for (_, i) in f.all_insts() {
+                let data = &f.insts[i];
+                let Opcode::Known(op) = data.opcode else {
+                    continue;
+                };
+                if !is_carrier(op) {
+                    continue;
+                }
+                let mut incoming: Vec<Origin> = Vec::new();
+                for (_, u) in data.vreg_uses() {
+                    incoming.extend(self.origins[u].iter().cloned());
+                }
+                for (_, d) in data.vreg_defs() {
+                    for o in &incoming {
+                        if !self.origins[d].contains(o) {
+                            self.origins[d].push(o.clone());
+                            changed = true;
+                        }
                     }
                 }
             }
-        }
-        if !changed {
-            break;
+            if !changed {
+                break;
+            }
         }
     }
-    // Pointers: origins reaching a memory instruction's address; floats: origins
-    // reaching float arithmetic.
-    for (_, i) in f.all_insts() {
-        let data = &f.insts[i];
+
+    /// What the uses of one instruction tell about the origins reaching them: an
+    /// address makes a parameter a pointer (and gives a variable its space), a TMA
+    /// coordinate makes it an index, float arithmetic makes it a float.
+    fn classify(&mut self, f: &Function, data: &InstData) {
         let Opcode::Known(op) = data.opcode else {
-            continue;
+            return;
         };
         let float_use = is_float_consumer(f, data);
         let uses = explicit_uses(data);
-        // The asynchronous copies read global memory at their first operand.
-        let mem = memory_layout(op).or(match op {
-            Op::TMA_LOAD_2D | Op::CP_ASYNC_CA_SHARED => Some((None, 0, 0, 1, 0)),
-            Op::WGMMA_M64N32K16_F32 => Some((None, usize::MAX, 0, 1, 0)),
-            _ => None,
-        });
+        let mem = access_layout(op);
         // wgmma reads A and B through its first two operands.
         let wgmma_pointer = |k: usize| op == Op::WGMMA_M64N32K16_F32 && k < 2;
         for (k, u) in uses.iter().enumerate() {
             let Some(v) = u.vreg_of() else { continue };
-            for o in &origins[v] {
-                match (o, mem) {
+            for o in self.origins[v].clone() {
+                match (&o, mem) {
                     (Origin::Param(p), _) if op == Op::TMA_LOAD_2D && k == 1 => {
-                        if let Some(Some(e)) = params.get_mut(*p as usize) {
+                        if let Some(e) = self.seen_param(*p) {
                             if e.kind == ParamKind::Int {
                                 e.kind = ParamKind::Index;
                             }
@@ -342,24 +407,17 @@ pub fn shape(f: &Function, ir: Option<&str>) -> Shape {
                     (Origin::Param(p), Some((_, base_idx, ..)))
                         if k == base_idx || wgmma_pointer(k) =>
                     {
-                        if let Some(Some(e)) = params.get_mut(*p as usize) {
+                        if let Some(e) = self.seen_param(*p) {
                             e.kind = ParamKind::Pointer;
                         }
                     }
                     (Origin::Sym(name), Some((sp_idx, base_idx, ..))) if k == base_idx => {
-                        let sp = match sp_idx {
-                            Some(s) => uses
-                                .get(s)
-                                .and_then(|o| o.imm_value())
-                                .and_then(Space::from_addrspace),
-                            None => Some(Space::Global),
-                        };
-                        note_sym(&mut sym_space, name, sp);
+                        self.note_sym(name, access_space(&uses, sp_idx));
                     }
                     (Origin::Param(p), _)
                         if float_use && !(op == Op::TEX_UNIFIED_2D_F32_F32_R && k == 0) =>
                     {
-                        if let Some(Some(e)) = params.get_mut(*p as usize) {
+                        if let Some(e) = self.seen_param(*p) {
                             if e.kind == ParamKind::Int && e.width <= 32 {
                                 e.kind = ParamKind::Float;
                             }
@@ -370,29 +428,35 @@ pub fn shape(f: &Function, ir: Option<&str>) -> Shape {
             }
         }
     }
-    let params = params
-        .into_iter()
-        .enumerate()
-        .map(|(i, p)| {
-            p.unwrap_or(ParamInfo {
-                index: i as u32,
-                bytes: 8,
-                width: 64,
-                kind: ParamKind::Int,
+
+    /// Parameters never loaded become 8-byte integers; module variables take their
+    /// sizes (and spaces) from the IR's declarations, else the default size.
+    fn finish(self, ir: Option<&str>) -> Shape {
+        let params = self
+            .params
+            .into_iter()
+            .enumerate()
+            .map(|(i, p)| {
+                p.unwrap_or(ParamInfo {
+                    index: i as u32,
+                    bytes: 8,
+                    width: 64,
+                    kind: ParamKind::Int,
+                })
             })
-        })
-        .collect();
-    let decls = ir.map(parse_ir_globals).unwrap_or_default();
-    let mut symbols: Vec<(String, Space, usize)> = decls
-        .iter()
-        .map(|g| (g.name.clone(), g.space, g.size.clamp(1, 1 << 20) as usize))
-        .collect();
-    for (name, sp) in sym_space {
-        if !symbols.iter().any(|(n, _, _)| *n == name) {
-            symbols.push((name, sp.unwrap_or(Space::Global), DEFAULT_SYMBOL_BYTES));
+            .collect();
+        let decls = ir.map(parse_ir_globals).unwrap_or_default();
+        let mut symbols: Vec<(String, Space, usize)> = decls
+            .iter()
+            .map(|g| (g.name.clone(), g.space, g.size.clamp(1, 1 << 20) as usize))
+            .collect();
+        for (name, sp) in self.sym_space {
+            if !symbols.iter().any(|(n, _, _)| *n == name) {
+                symbols.push((name, sp.unwrap_or(Space::Global), DEFAULT_SYMBOL_BYTES));
+            }
         }
+        Shape { params, symbols }
     }
-    Shape { params, symbols }
 }
 
 fn random_words(rng: &mut Rng, n: usize) -> Vec<u8> {
