@@ -76,7 +76,7 @@ pub mod golden;
 /// The NVPTX coalescer's interval tree as its steps carry it: the events and snapshots
 /// of [`trace::Payload`] that the web app draws.
 pub mod interval_tree {
-    pub use crate::passes::nvptx_coalescer::interval_tree::{
+    pub use crate::trace::interval_tree::{
         Color, Interval, NodeId, Side, SnapshotNode, TreeEvent, TreeSnapshot,
     };
 }

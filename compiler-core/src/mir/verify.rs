@@ -31,14 +31,16 @@
 //!
 //! The verifier never panics, whatever the function holds; it costs near-linear time.
 
-use super::function::{Block, Function, Target};
-use super::instr::{Inst, InstData};
+use super::cfg::{Cfg, DomTree};
+use super::entities::{Block, Inst, VReg};
+use super::function::{Function, Target};
+use super::instr::InstData;
 use super::opcode::{flag, Op, Opcode};
-use super::operand::{oflag, Operand, OperandKind, SubReg, SubRegKind, VReg};
+use super::operand::{oflag, Operand, OperandKind, SubReg, SubRegKind};
 use super::print::{defined_vregs, print_function_annotated, write_inst, AnnotateAt};
 use super::regclass::{Family, RegClass};
+use super::verify_reads::undefined_reads;
 use crate::entity::{EntityRef, SecondaryMap};
-use crate::liveness::{undefined_reads, Cfg, DomTree};
 use crate::stages::Stage;
 use alloc::collections::BTreeMap;
 use alloc::format;

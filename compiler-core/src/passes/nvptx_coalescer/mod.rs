@@ -46,7 +46,8 @@ use heap::CandidateHeap;
 use interval_tree::{Interval, IntervalTree, TreeEvent};
 
 use crate::entity::{dense_map, EntityRef, SecondaryMap};
-use crate::liveness::{Cfg, LiveIntervals, LiveRange, SlotIndexes};
+use crate::liveness::{LiveIntervals, LiveRange, SlotIndexes};
+use crate::mir::cfg::Cfg;
 use crate::mir::{Block, Function, Inst, InstData, RegClass, VReg};
 use crate::passes::register_coalescer::order::loop_depths;
 use crate::passes::uses::DefUse;

@@ -20,7 +20,8 @@
 //! MachineLoopInfo, which llc's pipeline builds right before PHI elimination.
 
 use super::PhiElimOptions;
-use crate::liveness::{Cfg, DomTree, LiveVariables};
+use crate::liveness::LiveVariables;
+use crate::mir::cfg::{Cfg, DomTree};
 use crate::mir::{Block, Function, Inst, InstData, Op, Opcode, Operand, OperandKind, VReg};
 use super::PhiElimStats;
 use crate::trace::{Editor, Focus, Recorder, Step};

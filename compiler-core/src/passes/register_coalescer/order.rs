@@ -4,7 +4,7 @@
 //! number.
 
 use crate::entity::SecondaryMap;
-use crate::liveness::cfg::{Cfg, DomTree};
+use crate::mir::cfg::{Cfg, DomTree};
 use crate::mir::{Block, Function};
 use alloc::vec::Vec;
 
