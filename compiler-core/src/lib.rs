@@ -94,4 +94,4 @@ pub use error::SourceError;
 pub use knobs::{Knob, Knobs};
 pub use liveness::SlotIndex;
 pub use pipeline::{run, InputFormat, PipelineError, RunOptions, RunResult, StageRun};
-pub use stages::{Stage, StageInfo, STAGES};
+pub use stages::{Stage, StageInfo, GENERAL_OPTIMIZE_STAGES, STAGES};

@@ -733,6 +733,16 @@ impl<'f> Verifier<'f> {
         }
     }
 
+    /// A PHI whose operands after the def are not (value, block) pairs.
+    fn phi_pairs_error(&mut self, b: Block, i: Inst) {
+        self.err(
+            Rule::PhiOperands,
+            Some(b),
+            Some(i),
+            String::from("PHI operands must come in (value, %bb.N) pairs"),
+        );
+    }
+
     fn check_phi(&mut self, b: Block, i: Inst, d: &InstData) {
         let ops = &d.operands;
         if ops.is_empty() || !ops[0].is_def() || explicit_defs(d).count() != 1 {
@@ -746,12 +756,7 @@ impl<'f> Verifier<'f> {
         }
         let pairs = &ops[1..];
         if !pairs.len().is_multiple_of(2) {
-            self.err(
-                Rule::PhiOperands,
-                Some(b),
-                Some(i),
-                String::from("PHI operands must come in (value, %bb.N) pairs"),
-            );
+            self.phi_pairs_error(b, i);
             return;
         }
         let preds = self.cfg.preds(b).to_vec();
@@ -759,12 +764,7 @@ impl<'f> Verifier<'f> {
         for p in pairs.chunks(2) {
             let (val, blk) = (&p[0], &p[1]);
             let OperandKind::Block(pb) = blk.kind else {
-                self.err(
-                    Rule::PhiOperands,
-                    Some(b),
-                    Some(i),
-                    String::from("PHI operands must come in (value, %bb.N) pairs"),
-                );
+                self.phi_pairs_error(b, i);
                 return;
             };
             if !val.is_reg() {

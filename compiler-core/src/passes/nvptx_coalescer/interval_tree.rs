@@ -480,29 +480,13 @@ impl IntervalTree {
     #[cfg(feature = "testkit")]
     pub fn overlapping(&self, start: u32, end: u32) -> Vec<Interval> {
         self.queries.set(self.queries.get() + 1);
-        let mut stack: Vec<NodeId> = self.root.into_iter().collect();
-        let mut found: Vec<(Interval, NodeId)> = Vec::new();
-        while let Some(c) = stack.pop() {
-            let n = self.n(c);
-            if n.max_end <= start {
-                continue;
-            }
-            if let Some(l) = n.left {
-                stack.push(l);
-            }
-            if n.iv.start < end {
-                if n.iv.end > start && n.iv.start < n.iv.end {
-                    found.push((n.iv, c));
-                }
-                if let Some(r) = n.right {
-                    stack.push(r);
-                }
-            }
-        }
-        crate::sort::sort_by_key(&mut found, |a| {
-            crate::sort::key4(a.0.start, a.0.key, a.0.end, 0)
+        let mut found: Vec<Interval> = Vec::new();
+        self.walk_overlaps(start, end, |iv| {
+            found.push(iv);
+            true
         });
-        found.into_iter().map(|x| x.0).collect()
+        crate::sort::sort_by_key(&mut found, |a| crate::sort::key4(a.start, a.key, a.end, 0));
+        found
     }
 
     /// Intervals in order.

@@ -105,12 +105,10 @@ impl Default for NvptxCoalescerOptions {
     }
 }
 
-crate::stats::pass_stats! {
-    /// The NVPTX coalescer's counters (JSON keys in this order); `rb_rotations` counts
-    /// the interval tree's red-black rotations.
+crate::stats::coalescer_stats! {
+    /// The NVPTX coalescer's counters (JSON keys in this order: the shared coalescer
+    /// keys, then these); `rb_rotations` counts the interval tree's red-black rotations.
     pub struct NvptxStats {
-        // The CLI contract's keys for both coalescers (DESIGN.md), in its order.
-        copies_before, copies_after, joined, interference_rejections, retry_rounds, rb_rotations,
         candidates,
         block_level_joined,
         kept_cross_class,

@@ -40,12 +40,7 @@ impl Loops {
         let dom = DomTree::new(&cfg);
         let mut loops: Vec<(Block, Vec<Block>)> = Vec::new();
         for &h in cfg.rpo() {
-            let latches: Vec<Block> = cfg
-                .preds(h)
-                .iter()
-                .copied()
-                .filter(|&p| cfg.is_reachable(p) && dom.dominates(h, p))
-                .collect();
+            let latches = dom.latches(&cfg, h);
             if latches.is_empty() {
                 continue;
             }
