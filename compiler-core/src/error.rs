@@ -31,6 +31,12 @@ impl fmt::Display for SourceError {
 #[cfg(feature = "std")]
 impl std::error::Error for SourceError {}
 
+/// Replaying a recorded edit (a MIR [`Edit`](crate::trace::Edit) or an ORI edit) found
+/// the function not in the state the edit expects. It lives here, below both `trace`
+/// and `ori`, so each can report it without importing the other.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ReplayError(pub String);
+
 /// Converts raw bytes to text, reporting the first invalid UTF-8 byte's position.
 pub fn text_from_bytes(bytes: &[u8]) -> Result<&str, SourceError> {
     core::str::from_utf8(bytes).map_err(|e| {

@@ -276,14 +276,7 @@ const S_TWO: &[Stage] = &[Stage::TwoAddress];
 const S_RC: &[Stage] = &[Stage::RegisterCoalescer];
 const S_NV: &[Stage] = &[Stage::NvptxCoalescer];
 const S_PHI: &[Stage] = &[Stage::PhiElimination];
-const S_ALL_GO: &[Stage] = &[
-    Stage::GeneralOptimizeEarly,
-    Stage::GeneralOptimize,
-    Stage::GeneralOptimizeMid,
-    Stage::GeneralOptimizeMid2,
-    Stage::GeneralOptimizeLate,
-    Stage::GeneralOptimizeLate2,
-];
+const S_ALL_GO: &[Stage] = &crate::stages::GENERAL_OPTIMIZE_STAGES;
 const S_13: &[Stage] = &[Stage::GeneralOptimizeEarly];
 const S_29: &[Stage] = &[Stage::GeneralOptimize];
 const S_37: &[Stage] = &[Stage::GeneralOptimizeMid];

@@ -76,7 +76,7 @@ pub mod golden;
 /// The NVPTX coalescer's interval tree as its steps carry it: the events and snapshots
 /// of [`trace::Payload`] that the web app draws.
 pub mod interval_tree {
-    pub use crate::passes::nvptx_coalescer::interval_tree::{
+    pub use crate::trace::interval_tree::{
         Color, Interval, NodeId, Side, SnapshotNode, TreeEvent, TreeSnapshot,
     };
 }
@@ -94,4 +94,4 @@ pub use error::SourceError;
 pub use knobs::{Knob, Knobs};
 pub use liveness::SlotIndex;
 pub use pipeline::{run, InputFormat, PipelineError, RunOptions, RunResult, StageRun};
-pub use stages::{Stage, StageInfo, STAGES};
+pub use stages::{Stage, StageInfo, GENERAL_OPTIMIZE_STAGES, STAGES};

@@ -122,6 +122,17 @@ pub const STAGES: [StageInfo; 14] = [
         "Prints the optimized ORI back as PTX that the real ptxas accepts.", None),
 ];
 
+/// The six GeneralOptimize phases (ORI to ORI), in pipeline order: what the GenOpt
+/// knobs apply to and what the playground's grid slot may show.
+pub const GENERAL_OPTIMIZE_STAGES: [Stage; 6] = [
+    Stage::GeneralOptimizeEarly,
+    Stage::GeneralOptimize,
+    Stage::GeneralOptimizeMid,
+    Stage::GeneralOptimizeMid2,
+    Stage::GeneralOptimizeLate,
+    Stage::GeneralOptimizeLate2,
+];
+
 impl Stage {
     /// This stage's entry in [`STAGES`].
     pub fn info(self) -> &'static StageInfo {

@@ -140,6 +140,43 @@ macro_rules! pass_stats {
 }
 pub(crate) use pass_stats;
 
+/// [`pass_stats!`] for a coalescer: the keys the CLI contract names for both coalescers
+/// (DESIGN.md) come first, in its order, declared here once; the pass's own follow.
+macro_rules! coalescer_stats {
+    (
+        $(#[$meta:meta])*
+        $vis:vis struct $name:ident {
+            $($(#[$fmeta:meta])* $field:ident),* $(,)?
+        }
+        $(optional {
+            $($(#[$ometa:meta])* $opt:ident),* $(,)?
+        })?
+    ) => {
+        $crate::stats::pass_stats! {
+            $(#[$meta])*
+            $vis struct $name {
+                /// COPYs in the function when the pass starts.
+                copies_before,
+                /// COPYs left when it ends.
+                copies_after,
+                /// Copies whose two registers were made one.
+                joined,
+                /// Joins refused because the two registers' live ranges interfere.
+                interference_rejections,
+                /// Rounds over the copies an earlier round left for later.
+                retry_rounds,
+                /// Red-black rotations of the NVPTX coalescer's interval tree.
+                rb_rotations,
+                $($(#[$fmeta])* $field),*
+            }
+            $(optional {
+                $($(#[$ometa])* $opt),*
+            })?
+        }
+    };
+}
+pub(crate) use coalescer_stats;
+
 /// Adds `by` to an optional counter, starting it at zero.
 pub(crate) fn bump(counter: &mut Option<u64>, by: u64) {
     *counter.get_or_insert(0) += by;
@@ -168,6 +205,40 @@ mod tests {
         let s: Stats = d.into();
         let keys: Vec<(&str, u64)> = s.iter().collect();
         assert_eq!(keys, [("first", 0), ("second", 2), ("rarer", 0)]);
+    }
+
+    coalescer_stats! {
+        struct DemoCoalescer {
+            own,
+        }
+        optional {
+            rare,
+        }
+    }
+
+    /// The CLI contract's coalescer keys (DESIGN.md) lead, in its order.
+    #[test]
+    fn coalescer_stats_start_with_the_shared_keys() {
+        let d = DemoCoalescer {
+            joined: 4,
+            rare: Some(1),
+            ..DemoCoalescer::default()
+        };
+        let s: Stats = d.into();
+        let keys: Vec<(&str, u64)> = s.iter().collect();
+        assert_eq!(
+            keys,
+            [
+                ("copies_before", 0),
+                ("copies_after", 0),
+                ("joined", 4),
+                ("interference_rejections", 0),
+                ("retry_rounds", 0),
+                ("rb_rotations", 0),
+                ("own", 0),
+                ("rare", 1)
+            ]
+        );
     }
 
     #[test]

@@ -36,9 +36,9 @@
 //! blocks (plus a few extra rounds for loops), so a function costs near-linear time in
 //! the total size of its intervals.
 
-use super::accesses::{class_lanes, inst_effects, Accesses, InstEffect, LaneMask, Solver};
-use super::accesses::{ALL_LANES, DEFINES, LIVE_IN, LIVE_OUT};
-use super::cfg::Cfg;
+use crate::mir::accesses::{class_lanes, inst_effects, Accesses, InstEffect, LaneMask, Solver};
+use crate::mir::accesses::{ALL_LANES, DEFINES, LIVE_IN, LIVE_OUT};
+use crate::mir::cfg::Cfg;
 use super::slot_indexes::{Slot, SlotIndex, SlotIndexes};
 use crate::entity::EntityRef;
 use crate::mir::{Block, Function, Inst, InstData, RegClass, VReg};

@@ -1,18 +1,14 @@
 //! Machine functions and modules.
 
-use super::instr::{Inst, InstData};
+use super::entities::{Block, Inst, VReg};
+use super::instr::InstData;
 use super::layout::Layout;
-use super::operand::{Reg, VReg};
+use super::operand::Reg;
 use super::regclass::RegClass;
-use crate::entity::{entity_impl, EntityRef, Interner, PrimaryMap, SecondaryMap, Sym};
+use crate::entity::{EntityRef, Interner, PrimaryMap, SecondaryMap, Sym};
 use alloc::string::String;
 use alloc::vec::Vec;
 use serde::{Deserialize, Serialize};
-
-/// A basic block, by storage index.
-#[derive(Copy, Clone, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
-pub struct Block(u32);
-entity_impl!(Block, "block");
 
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct BlockData {

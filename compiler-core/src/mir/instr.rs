@@ -1,15 +1,11 @@
 //! Instructions: opcode, operands (defs first as MIR prints them), and the MI flags.
 
+use super::entities::{Inst, VReg};
 use super::opcode::{Op, Opcode, OpcodeDesc};
-use super::operand::{oflag, Operand, VReg};
-use crate::entity::{entity_impl, Sym};
+use super::operand::{oflag, Operand};
+use crate::entity::Sym;
 use alloc::vec::Vec;
 use serde::{Deserialize, Serialize};
-
-/// An instruction, by storage index. Its position is kept by the layout, not here.
-#[derive(Copy, Clone, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
-pub struct Inst(u32);
-entity_impl!(Inst, "inst");
 
 /// MachineInstr flags printed before the opcode, in MIR's order.
 pub const MI_FLAG_NAMES: [&str; 16] = [

@@ -2,8 +2,7 @@
 //! instructions per block and a vector of blocks. Inserting or erasing is O(1), so
 //! passes that add COPYs before an instruction stay linear.
 
-use super::function::Block;
-use super::instr::Inst;
+use super::entities::{Block, Inst};
 use crate::entity::{EntityRef, SecondaryMap};
 use alloc::vec::Vec;
 use cranelift_entity::packed_option::PackedOption;

@@ -9,6 +9,12 @@
 //! it is only unlinked from the layout); operands are ordered as MIR prints them, the
 //! first `lhs_defs` being the defs left of `=`; `print(parse(text))` is a fixpoint.
 
+internal! {
+    mod accesses;
+    mod bitset;
+    mod cfg;
+}
+pub mod entities;
 pub mod function;
 pub mod instr;
 pub mod layout;
@@ -21,11 +27,13 @@ pub mod regclass;
 pub mod verify;
 mod verify_kills;
 mod verify_liveins;
+pub(crate) mod verify_reads;
 
-pub use function::{Block, BlockData, Function, Module, Props, Target};
-pub use instr::{Inst, InstData};
+pub use entities::{Block, Inst, VReg};
+pub use function::{BlockData, Function, Module, Props, Target};
+pub use instr::InstData;
 pub use opcode::{flag, CopyFamily, Op, Opcode};
-pub use operand::{oflag, Operand, OperandKind, Reg, SubReg, SubRegKind, VReg};
+pub use operand::{oflag, Operand, OperandKind, Reg, SubReg, SubRegKind};
 pub use parse::{parse_module, parse_module_with_spans, FunctionSpans, InstSpan};
 pub use print::{print_function, print_module};
 pub use regclass::ValueKind;

@@ -1,13 +1,9 @@
 //! Machine operands: registers with their flags, immediates, blocks, symbols.
 
-use crate::entity::{entity_impl, EntityRef, Sym};
+use super::entities::VReg;
+use crate::entity::{EntityRef, Sym};
 use core::num::NonZeroU32;
 use serde::{Deserialize, Serialize};
-
-/// A virtual register, numbered as the MIR text numbers it (`%7` is `VReg(7)`).
-#[derive(Copy, Clone, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
-pub struct VReg(u32);
-entity_impl!(VReg, "%");
 
 /// A register operand's register.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
@@ -170,7 +166,7 @@ pub enum OperandKind {
     /// `%subreg.NAME`: a sub-register index as a value (REG_SEQUENCE, INSERT_SUBREG).
     SubRegIdx(SubReg),
     /// `%bb.N`.
-    Block(super::function::Block),
+    Block(super::entities::Block),
     /// `&sym`, `&"..."` (INLINEASM's string) or `@global`, with `+ off`.
     Global {
         sym: Sym,

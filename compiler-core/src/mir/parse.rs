@@ -2,11 +2,11 @@
 //! the CICC dialect extensions: multi-pair `EXTRACT_SUBREG`, tuple classes and the
 //! emitter's hint flags. Every error carries line:column and says what was expected.
 
-use super::function::{Block, BlockData, Function, Module, Props, Target};
-use super::instr::Inst;
+use super::entities::{Block, Inst, VReg};
+use super::function::{BlockData, Function, Module, Props, Target};
 use super::instr::{InstData, MI_FLAG_NAMES};
 use super::opcode::{Op, Opcode};
-use super::operand::{oflag, FpImm, Operand, OperandKind, Reg, Sigil, SubReg, VReg, FLAG_KEYWORDS};
+use super::operand::{oflag, FpImm, Operand, OperandKind, Reg, Sigil, SubReg, FLAG_KEYWORDS};
 use super::parse_yaml::{
     flow_map, parse_bool, split_documents, top_level_entries, unquote, Document, Line,
 };

@@ -3,8 +3,9 @@
 //! verbatim (`stack`, `constants`, `jumpTable`, ...); the body is printed as
 //! `llc-22` prints it, so `print(parse(x))` is a fixpoint and `llc-22` reads it back.
 
-use super::function::{Block, Function, Module};
-use super::instr::{mi_flag_names, Inst, InstData};
+use super::entities::{Block, Inst, VReg};
+use super::function::{Function, Module};
+use super::instr::{mi_flag_names, InstData};
 use super::opcode::Opcode;
 use super::operand::{oflag, Operand, OperandKind, Reg, Sigil, SubReg, SubRegKind, FLAG_KEYWORDS};
 use crate::entity::{EntityRef, SecondaryMap};
@@ -199,7 +200,7 @@ fn print_block_header(
 
 /// Virtual registers with at least one def. MIR prints `:class` on the defs left of `=`
 /// and, after the opcode, only on registers that have no def anywhere.
-pub fn defined_vregs(f: &Function) -> SecondaryMap<super::operand::VReg, bool> {
+pub fn defined_vregs(f: &Function) -> SecondaryMap<VReg, bool> {
     let mut m = SecondaryMap::new();
     for (_, i) in f.all_insts() {
         for (_, v) in f.insts[i].vreg_defs() {
@@ -220,7 +221,7 @@ pub fn write_inst(
     out: &mut String,
     f: &Function,
     inst: &InstData,
-    has_def: &SecondaryMap<super::operand::VReg, bool>,
+    has_def: &SecondaryMap<VReg, bool>,
 ) {
     let lhs = inst.lhs_defs as usize;
     for (k, op) in inst.operands[..lhs].iter().enumerate() {
@@ -257,7 +258,7 @@ fn write_operand(
     out: &mut String,
     f: &Function,
     op: &Operand,
-    has_def: &SecondaryMap<super::operand::VReg, bool>,
+    has_def: &SecondaryMap<VReg, bool>,
     lhs: bool,
 ) {
     if op.has(oflag::IMPLICIT) {

@@ -31,14 +31,16 @@
 //!
 //! The verifier never panics, whatever the function holds; it costs near-linear time.
 
-use super::function::{Block, Function, Target};
-use super::instr::{Inst, InstData};
+use super::cfg::{Cfg, DomTree};
+use super::entities::{Block, Inst, VReg};
+use super::function::{Function, Target};
+use super::instr::InstData;
 use super::opcode::{flag, Op, Opcode};
-use super::operand::{oflag, Operand, OperandKind, SubReg, SubRegKind, VReg};
+use super::operand::{oflag, Operand, OperandKind, SubReg, SubRegKind};
 use super::print::{defined_vregs, print_function_annotated, write_inst, AnnotateAt};
 use super::regclass::{Family, RegClass};
+use super::verify_reads::undefined_reads;
 use crate::entity::{EntityRef, SecondaryMap};
-use crate::liveness::{undefined_reads, Cfg, DomTree};
 use crate::stages::Stage;
 use alloc::collections::BTreeMap;
 use alloc::format;
@@ -731,6 +733,16 @@ impl<'f> Verifier<'f> {
         }
     }
 
+    /// A PHI whose operands after the def are not (value, block) pairs.
+    fn phi_pairs_error(&mut self, b: Block, i: Inst) {
+        self.err(
+            Rule::PhiOperands,
+            Some(b),
+            Some(i),
+            String::from("PHI operands must come in (value, %bb.N) pairs"),
+        );
+    }
+
     fn check_phi(&mut self, b: Block, i: Inst, d: &InstData) {
         let ops = &d.operands;
         if ops.is_empty() || !ops[0].is_def() || explicit_defs(d).count() != 1 {
@@ -744,12 +756,7 @@ impl<'f> Verifier<'f> {
         }
         let pairs = &ops[1..];
         if !pairs.len().is_multiple_of(2) {
-            self.err(
-                Rule::PhiOperands,
-                Some(b),
-                Some(i),
-                String::from("PHI operands must come in (value, %bb.N) pairs"),
-            );
+            self.phi_pairs_error(b, i);
             return;
         }
         let preds = self.cfg.preds(b).to_vec();
@@ -757,12 +764,7 @@ impl<'f> Verifier<'f> {
         for p in pairs.chunks(2) {
             let (val, blk) = (&p[0], &p[1]);
             let OperandKind::Block(pb) = blk.kind else {
-                self.err(
-                    Rule::PhiOperands,
-                    Some(b),
-                    Some(i),
-                    String::from("PHI operands must come in (value, %bb.N) pairs"),
-                );
+                self.phi_pairs_error(b, i);
                 return;
             };
             if !val.is_reg() {

@@ -20,12 +20,13 @@
 //! from the blocks that read the register first, stopped by blocks that define it, once
 //! per such register.
 
-use super::function::{Block, Function};
-use super::instr::{Inst, InstData};
+use super::cfg::Cfg;
+use super::entities::{Block, Inst, VReg};
+use super::function::Function;
+use super::instr::InstData;
 use super::opcode::Op;
-use super::operand::{oflag, OperandKind, VReg};
+use super::operand::{oflag, OperandKind};
 use crate::entity::{EntityRef, SecondaryMap};
-use crate::liveness::Cfg;
 use alloc::collections::{BTreeMap, BTreeSet};
 use alloc::format;
 use alloc::string::String;

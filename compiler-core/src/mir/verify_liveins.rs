@@ -14,9 +14,10 @@
 //! is reached by a def on every path (`Dominance` in SSA, `ReadBeforeDef` after), which
 //! is LLVM's "Virtual register defs don't dominate all uses".
 
-use super::function::{Block, Function, Target};
+use super::cfg::Cfg;
+use super::entities::Block;
+use super::function::{Function, Target};
 use super::operand::Reg;
-use crate::liveness::Cfg;
 use alloc::format;
 use alloc::string::String;
 use alloc::vec::Vec;

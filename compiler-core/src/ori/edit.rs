@@ -17,7 +17,7 @@
 
 use super::{Block, Function, Inst, InstId, Operand, RegId, RegInfo};
 use crate::entity::EntityRef;
-use crate::trace::ReplayError;
+use crate::error::ReplayError;
 use alloc::format;
 use alloc::vec::Vec;
 use serde::Serialize;

@@ -1,6 +1,7 @@
 //! IR edits: the unit of replay.
 
 use crate::entity::EntityRef;
+use crate::error::ReplayError;
 use crate::mir::{Function, Inst, InstData, Operand, RegClass, VReg};
 use alloc::format;
 use alloc::string::String;
@@ -137,10 +138,6 @@ fn ser_opt_inst<S: Serializer>(i: &Option<Inst>, s: S) -> Result<S::Ok, S::Error
 fn ser_vreg<S: Serializer>(v: &VReg, s: S) -> Result<S::Ok, S::Error> {
     s.serialize_u32(v.index() as u32)
 }
-
-/// Replay found the function not in the state the edit expects.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct ReplayError(pub String);
 
 /// Applies one edit to `f`.
 pub fn apply_edit(f: &mut Function, e: &Edit) -> Result<(), ReplayError> {

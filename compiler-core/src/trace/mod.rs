@@ -14,13 +14,15 @@
 mod compact;
 mod edit;
 mod editor;
+pub mod interval_tree;
 mod narration;
 mod player;
 
 pub use compact::{List, PayloadBox};
 pub use narration::{Narration, Templates};
 
-pub use edit::{apply_edit, Change, Edit, ReplayError};
+pub use crate::error::ReplayError;
+pub use edit::{apply_edit, Change, Edit};
 pub use editor::{record, Editor};
 pub use player::{redo_edit, Checkpoints, Player, CHECKPOINT_EVERY};
 
@@ -176,9 +178,8 @@ pub enum Payload {
     /// NVPTX coalescer: the interval tree changed (events in order, and the tree after,
     /// when it is small enough to copy into every step).
     TreeChange {
-        events: Vec<crate::passes::nvptx_coalescer::interval_tree::TreeEvent>,
-        tree:
-            Option<alloc::boxed::Box<crate::passes::nvptx_coalescer::interval_tree::TreeSnapshot>>,
+        events: Vec<interval_tree::TreeEvent>,
+        tree: Option<alloc::boxed::Box<interval_tree::TreeSnapshot>>,
         rotations: u64,
     },
     /// NVPTX coalescer: a candidate taken from the heap, and both heaps after.

@@ -7,14 +7,7 @@
 use compiler_core::Stage;
 
 /// The stages slot 2 may show.
-pub const GO_STAGES: [Stage; 6] = [
-    Stage::GeneralOptimizeEarly,
-    Stage::GeneralOptimize,
-    Stage::GeneralOptimizeMid,
-    Stage::GeneralOptimizeMid2,
-    Stage::GeneralOptimizeLate,
-    Stage::GeneralOptimizeLate2,
-];
+pub const GO_STAGES: [Stage; 6] = compiler_core::GENERAL_OPTIMIZE_STAGES;
 
 /// The stage each slot shows by default.
 pub const DEFAULT_STAGES: [Stage; 3] = [

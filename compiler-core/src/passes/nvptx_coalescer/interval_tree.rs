@@ -19,32 +19,9 @@ use alloc::string::String;
 use alloc::vec::Vec;
 use serde::Serialize;
 
-/// A node, by index into the tree's arena.
-#[derive(Copy, Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize)]
-pub struct NodeId(pub u32);
-
-#[derive(Copy, Clone, Debug, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Color {
-    Red,
-    Black,
-}
-
-#[derive(Copy, Clone, Debug, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Side {
-    Left,
-    Right,
-}
-
-/// One stored interval: `[start, end)` of register `key`.
-#[derive(Copy, Clone, Debug, PartialEq, Eq, Serialize)]
-pub struct Interval {
-    pub start: u32,
-    pub end: u32,
-    /// The register (or any caller key); ties on `start` are ordered by it.
-    pub key: u32,
-}
+pub use crate::trace::interval_tree::{
+    Color, Interval, NodeId, Side, SnapshotNode, TreeEvent, TreeSnapshot,
+};
 
 #[derive(Clone, Debug, Serialize)]
 struct Node {
@@ -55,49 +32,6 @@ struct Node {
     parent: Option<NodeId>,
     max_end: u32,
     live: bool,
-}
-
-/// What changed in the tree, in order; the picture animates these.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
-#[serde(tag = "event", rename_all = "snake_case")]
-pub enum TreeEvent {
-    Insert {
-        node: NodeId,
-        interval: Interval,
-    },
-    Remove {
-        node: NodeId,
-        interval: Interval,
-    },
-    /// A rotation about `pivot`; `side` is the direction the pivot moves down to.
-    Rotate {
-        pivot: NodeId,
-        side: Side,
-    },
-    Recolor {
-        node: NodeId,
-        color: Color,
-    },
-}
-
-/// A picture-ready copy of the tree.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
-pub struct TreeSnapshot {
-    pub root: Option<NodeId>,
-    pub nodes: Vec<SnapshotNode>,
-    pub len: u32,
-    pub min: Option<NodeId>,
-    pub max: Option<NodeId>,
-}
-
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
-pub struct SnapshotNode {
-    pub id: NodeId,
-    pub interval: Interval,
-    pub color: Color,
-    pub left: Option<NodeId>,
-    pub right: Option<NodeId>,
-    pub max_end: u32,
 }
 
 #[derive(Clone, Debug, Default)]
@@ -546,29 +480,13 @@ impl IntervalTree {
     #[cfg(feature = "testkit")]
     pub fn overlapping(&self, start: u32, end: u32) -> Vec<Interval> {
         self.queries.set(self.queries.get() + 1);
-        let mut stack: Vec<NodeId> = self.root.into_iter().collect();
-        let mut found: Vec<(Interval, NodeId)> = Vec::new();
-        while let Some(c) = stack.pop() {
-            let n = self.n(c);
-            if n.max_end <= start {
-                continue;
-            }
-            if let Some(l) = n.left {
-                stack.push(l);
-            }
-            if n.iv.start < end {
-                if n.iv.end > start && n.iv.start < n.iv.end {
-                    found.push((n.iv, c));
-                }
-                if let Some(r) = n.right {
-                    stack.push(r);
-                }
-            }
-        }
-        crate::sort::sort_by_key(&mut found, |a| {
-            crate::sort::key4(a.0.start, a.0.key, a.0.end, 0)
+        let mut found: Vec<Interval> = Vec::new();
+        self.walk_overlaps(start, end, |iv| {
+            found.push(iv);
+            true
         });
-        found.into_iter().map(|x| x.0).collect()
+        crate::sort::sort_by_key(&mut found, |a| crate::sort::key4(a.start, a.key, a.end, 0));
+        found
     }
 
     /// Intervals in order.

@@ -46,7 +46,8 @@ use heap::CandidateHeap;
 use interval_tree::{Interval, IntervalTree, TreeEvent};
 
 use crate::entity::{dense_map, EntityRef, SecondaryMap};
-use crate::liveness::{Cfg, LiveIntervals, LiveRange, SlotIndexes};
+use crate::liveness::{LiveIntervals, LiveRange, SlotIndexes};
+use crate::mir::cfg::Cfg;
 use crate::mir::{Block, Function, Inst, InstData, RegClass, VReg};
 use crate::passes::register_coalescer::order::loop_depths;
 use crate::passes::uses::DefUse;
@@ -104,12 +105,10 @@ impl Default for NvptxCoalescerOptions {
     }
 }
 
-crate::stats::pass_stats! {
-    /// The NVPTX coalescer's counters (JSON keys in this order); `rb_rotations` counts
-    /// the interval tree's red-black rotations.
+crate::stats::coalescer_stats! {
+    /// The NVPTX coalescer's counters (JSON keys in this order: the shared coalescer
+    /// keys, then these); `rb_rotations` counts the interval tree's red-black rotations.
     pub struct NvptxStats {
-        // The CLI contract's keys for both coalescers (DESIGN.md), in its order.
-        copies_before, copies_after, joined, interference_rejections, retry_rounds, rb_rotations,
         candidates,
         block_level_joined,
         kept_cross_class,

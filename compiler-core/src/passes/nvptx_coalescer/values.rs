@@ -26,7 +26,8 @@
 
 use super::Nvptx;
 use crate::entity::{EntityRef, SecondaryMap};
-use crate::liveness::{Cfg, LiveRange, SlotIndex, SlotIndexes, ValNo};
+use crate::liveness::{LiveRange, SlotIndex, SlotIndexes, ValNo};
+use crate::mir::cfg::Cfg;
 use crate::mir::{oflag, Block, Inst, VReg};
 use crate::trace::{Focus, Recorder, Step};
 use alloc::format;

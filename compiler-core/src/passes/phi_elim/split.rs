@@ -20,7 +20,8 @@
 //! MachineLoopInfo, which llc's pipeline builds right before PHI elimination.
 
 use super::PhiElimOptions;
-use crate::liveness::{Cfg, DomTree, LiveVariables};
+use crate::liveness::LiveVariables;
+use crate::mir::cfg::{Cfg, DomTree};
 use crate::mir::{Block, Function, Inst, InstData, Op, Opcode, Operand, OperandKind, VReg};
 use super::PhiElimStats;
 use crate::trace::{Editor, Focus, Recorder, Step};
@@ -39,12 +40,7 @@ impl Loops {
         let dom = DomTree::new(&cfg);
         let mut loops: Vec<(Block, Vec<Block>)> = Vec::new();
         for &h in cfg.rpo() {
-            let latches: Vec<Block> = cfg
-                .preds(h)
-                .iter()
-                .copied()
-                .filter(|&p| cfg.is_reachable(p) && dom.dominates(h, p))
-                .collect();
+            let latches = dom.latches(&cfg, h);
             if latches.is_empty() {
                 continue;
             }

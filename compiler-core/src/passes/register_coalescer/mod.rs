@@ -87,13 +87,12 @@ impl Default for CoalescerOptions {
     }
 }
 
-crate::stats::pass_stats! {
-    /// The generic coalescer's counters (JSON keys in this order). `rb_rotations` is in
-    /// the CLI contract's list for both coalescers (DESIGN.md); this pass keeps no tree,
-    /// so the count of rotations it makes is honestly zero.
+crate::stats::coalescer_stats! {
+    /// The generic coalescer's counters (JSON keys in this order: the shared coalescer
+    /// keys, then these). `rb_rotations` is in the CLI contract's list for both
+    /// coalescers (DESIGN.md); this pass keeps no tree, so the count of rotations it
+    /// makes is honestly zero.
     pub struct CoalescerStats {
-        // The CLI contract's keys for both coalescers (DESIGN.md), in its order.
-        copies_before, copies_after, joined, interference_rejections, retry_rounds, rb_rotations,
         identity_erased,
         terminal_deferred,
         class_rejections,

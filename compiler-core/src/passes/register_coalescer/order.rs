@@ -4,7 +4,7 @@
 //! number.
 
 use crate::entity::SecondaryMap;
-use crate::liveness::cfg::{Cfg, DomTree};
+use crate::mir::cfg::{Cfg, DomTree};
 use crate::mir::{Block, Function};
 use alloc::vec::Vec;
 
@@ -20,12 +20,7 @@ pub fn loop_depths(f: &Function) -> SecondaryMap<Block, u32> {
     let mut seen: SecondaryMap<Block, u32> = SecondaryMap::new();
     for (n, &h) in blocks.iter().enumerate() {
         let stamp = n as u32 + 1;
-        let latches: Vec<Block> = cfg
-            .preds(h)
-            .iter()
-            .copied()
-            .filter(|&p| cfg.is_reachable(p) && dom.dominates(h, p))
-            .collect();
+        let latches = dom.latches(&cfg, h);
         if latches.is_empty() {
             continue;
         }

@@ -27,6 +27,9 @@ mod reg_sequence;
 mod tied;
 mod transform;
 
+#[cfg(test)]
+mod tests;
+
 #[cfg(feature = "testkit")]
 pub use copies::collect_reg_copies;
 pub use copies::CopyClasses;

@@ -6,7 +6,7 @@
 use super::copies::copy_regs;
 use super::tied::{kills, tied_def_index};
 use super::TwoAddr;
-use crate::mir::{flag, oflag, Inst, Reg, VReg};
+use crate::mir::{flag, oflag, Block, Inst, Reg, VReg};
 use crate::trace::{Focus, Recorder, Step};
 use alloc::format;
 use alloc::string::String;
@@ -28,6 +28,35 @@ fn mapped_reg(map: &alloc::collections::BTreeMap<VReg, Reg>, reg: Reg) -> Option
 /// Where the per-block walk goes on after a transform made a tie's COPY unneeded: at
 /// this instruction, or (None) past the block's last one.
 pub(crate) struct Resume(pub Option<Inst>);
+
+/// The two reschedules LLVM tries for a tie whose source dies later in the block.
+#[derive(Copy, Clone)]
+enum Reschedule {
+    /// rescheduleMIBelowKill: sink the instruction below the source's kill.
+    MiBelowKill,
+    /// rescheduleKillAboveMI: hoist the kill above the instruction.
+    KillAboveMi,
+}
+
+impl Reschedule {
+    /// How an attempt is logged.
+    fn name(self) -> &'static str {
+        match self {
+            Reschedule::MiBelowKill => "reschedule below kill",
+            Reschedule::KillAboveMi => "reschedule kill above",
+        }
+    }
+}
+
+/// Where a reschedule works: the tied instruction `mi`, its source `reg`, and `reg`'s
+/// kill later in the same `block`.
+#[derive(Copy, Clone)]
+struct KillSite {
+    mi: Inst,
+    reg: VReg,
+    block: Block,
+    kill: Inst,
+}
 
 /// How far rescheduling looks past the instruction (LLVM's fixed limit).
 const RESCHEDULE_VISIT_LIMIT: usize = 10;
@@ -73,11 +102,10 @@ impl<R: Recorder> TwoAddr<'_, '_, R> {
         });
         // 3. Rescheduling.
         if self.opts.reschedule {
-            if let Some(resume) = self.reschedule_mi_below_kill(mi, reg_b, &mut attempts) {
-                return Some(resume);
-            }
-            if let Some(resume) = self.reschedule_kill_above_mi(mi, reg_b, &mut attempts) {
-                return Some(resume);
+            for how in [Reschedule::MiBelowKill, Reschedule::KillAboveMi] {
+                if let Some(resume) = self.reschedule(how, mi, reg_b, &mut attempts) {
+                    return Some(resume);
+                }
             }
         } else {
             attempts.push("reschedule: off (twoaddr-reschedule=false)".into());
@@ -382,26 +410,80 @@ impl<R: Recorder> TwoAddr<'_, '_, R> {
         Ok((block, kill))
     }
 
-    /// rescheduleMIBelowKill: when `reg`'s kill is a later instruction in this block,
-    /// sink `mi` (and the COPYs fed by it) just below that kill, so `mi` becomes the kill.
-    fn reschedule_mi_below_kill(
+    /// Tries one way of rescheduling `mi` around `reg`'s kill in the same block; on
+    /// success `mi` is the kill of `reg`, and LiveVariables says so. Each attempt and
+    /// its outcome go to `attempts`.
+    fn reschedule(
         &mut self,
+        how: Reschedule,
         mi: Inst,
         reg: VReg,
         attempts: &mut Vec<String>,
     ) -> Option<Resume> {
-        let fail = |attempts: &mut Vec<String>, why: &str| {
-            attempts.push(format!("reschedule below kill: {why}"));
-            None
-        };
-        let (block, kill) = match self.local_kill(mi, reg) {
+        let moved = self.local_kill(mi, reg).and_then(|(block, kill)| {
+            let at = KillSite {
+                mi,
+                reg,
+                block,
+                kill,
+            };
+            let resume = match how {
+                Reschedule::MiBelowKill => self.sink_mi_below_kill(at)?,
+                Reschedule::KillAboveMi => self.hoist_kill_above_mi(at)?,
+            };
+            Ok((kill, resume))
+        });
+        let (kill, resume) = match moved {
             Ok(x) => x,
-            Err(why) => return fail(attempts, why),
+            Err(why) => {
+                attempts.push(format!("{}: {why}", how.name()));
+                return None;
+            }
         };
+        self.dist[mi] = 0;
+        self.lv_remove_kill(reg, kill);
+        self.lv_add_kill(reg, mi);
+        self.stats.rescheduled += 1;
+        attempts.push(format!("{}: done", how.name()));
+        let rn = self.trace_name(Reg::Virt(reg));
+        self.step(|| match how {
+            Reschedule::MiBelowKill => Step::new(
+                "reschedule_below_kill",
+                format!("Reschedule: this instruction sinks below the last use of {rn}, so {rn} now dies here and the tie's COPY can later be coalesced away. It will be visited again at its new place."),
+            )
+            .focus(Focus::inst(mi))
+            .focus(Focus::inst(kill)),
+            Reschedule::KillAboveMi => Step::new(
+                "reschedule_kill_above",
+                format!("Reschedule: the last use of {rn} moves above this instruction, so {rn} dies here instead; the moved instruction is processed next."),
+            )
+            .focus(Focus::inst(kill))
+            .focus(Focus::inst(mi)),
+        });
+        Some(resume)
+    }
+
+    /// One instruction the moved code would pass: within the visit limit (`visited`
+    /// counts it) and free of side effects and branches.
+    fn may_pass(&self, o: Inst, visited: &mut usize) -> Result<(), &'static str> {
+        *visited += 1;
+        if *visited > RESCHEDULE_VISIT_LIMIT + 1 {
+            return Err("the kill is too far away (more than 10 instructions)");
+        }
+        if self.blocks_motion(o) {
+            return Err("an instruction in between has side effects or is a branch");
+        }
+        Ok(())
+    }
+
+    /// rescheduleMIBelowKill: when `reg`'s kill is a later instruction in this block,
+    /// sink `mi` (and the COPYs fed by it) just below that kill, so `mi` becomes the kill.
+    fn sink_mi_below_kill(&mut self, at: KillSite) -> Result<Resume, &'static str> {
+        let KillSite { mi, reg, block, kill } = at;
         let f = &*self.ed.f;
         if self.blocks_motion(kill) || self.is_two_addr_use(kill, reg) || !self.is_safe_to_move(mi)
         {
-            return fail(attempts, "the kill or this instruction cannot move");
+            return Err("the kill or this instruction cannot move");
         }
         let d = &f.insts[mi];
         let mut defs: Vec<Reg> = d
@@ -448,42 +530,27 @@ impl<R: Recorder> TwoAddr<'_, '_, R> {
         let mut cur = end;
         loop {
             let Some(o) = cur else {
-                return fail(attempts, "the kill is not below this instruction");
+                return Err("the kill is not below this instruction");
             };
-            visited += 1;
-            if visited > RESCHEDULE_VISIT_LIMIT + 1 {
-                return fail(
-                    attempts,
-                    "the kill is too far away (more than 10 instructions)",
-                );
-            }
-            if self.blocks_motion(o) {
-                return fail(
-                    attempts,
-                    "an instruction in between has side effects or is a branch",
-                );
-            }
+            self.may_pass(o, &mut visited)?;
             for op in &f.insts[o].operands {
                 let Some(r) = op.get_reg() else { continue };
                 if op.is_def() {
                     if uses.contains(&r) || (!op.has(oflag::DEAD) && defs.contains(&r)) {
-                        return fail(attempts, "an instruction in between redefines a register this one uses or defines");
+                        return Err("an instruction in between redefines a register this one uses or defines");
                     }
                 } else {
                     if defs.contains(&r) {
-                        return fail(
-                            attempts,
-                            "an instruction in between reads this instruction's result",
-                        );
+                        return Err("an instruction in between reads this instruction's result");
                     }
                     let is_kill = op.has(oflag::KILL);
                     if Some(r) != Some(Reg::Virt(reg))
                         && ((is_kill && uses.contains(&r)) || kills_v.contains(&r))
                     {
-                        return fail(attempts, "moving would stretch another live range");
+                        return Err("moving would stretch another live range");
                     }
                     if r == Reg::Virt(reg) && !is_kill {
-                        return fail(attempts, "the source is read in between without dying");
+                        return Err("the source is read in between without dying");
                     }
                 }
             }
@@ -496,42 +563,16 @@ impl<R: Recorder> TwoAddr<'_, '_, R> {
         for &g in &group {
             self.ed.move_inst(g, block, after_kill);
         }
-        self.dist[mi] = 0;
-        self.lv_remove_kill(reg, kill);
-        self.lv_add_kill(reg, mi);
-        self.stats.rescheduled += 1;
-        attempts.push("reschedule below kill: done".into());
-        let rn = self.trace_name(Reg::Virt(reg));
-        self.step(|| {
-            Step::new(
-                "reschedule_below_kill",
-                format!("Reschedule: this instruction sinks below the last use of {rn}, so {rn} now dies here and the tie's COPY can later be coalesced away. It will be visited again at its new place."),
-            )
-            .focus(Focus::inst(mi))
-            .focus(Focus::inst(kill))
-        });
-        Some(Resume(end))
+        Ok(Resume(end))
     }
 
     /// rescheduleKillAboveMI: hoist `reg`'s later kill above `mi` when nothing in between
     /// depends on it; the hoisted instruction is processed next.
-    fn reschedule_kill_above_mi(
-        &mut self,
-        mi: Inst,
-        reg: VReg,
-        attempts: &mut Vec<String>,
-    ) -> Option<Resume> {
-        let fail = |attempts: &mut Vec<String>, why: &str| {
-            attempts.push(format!("reschedule kill above: {why}"));
-            None
-        };
-        let (block, kill) = match self.local_kill(mi, reg) {
-            Ok(x) => x,
-            Err(why) => return fail(attempts, why),
-        };
+    fn hoist_kill_above_mi(&mut self, at: KillSite) -> Result<Resume, &'static str> {
+        let KillSite { mi, reg, block, kill } = at;
         let f = &*self.ed.f;
         if self.is_two_addr_use(kill, reg) || !self.is_safe_to_move(kill) {
-            return fail(attempts, "the kill cannot move");
+            return Err("the kill cannot move");
         }
         let my_dist = self.dist[mi];
         let mut uses: Vec<Reg> = Vec::new();
@@ -546,12 +587,12 @@ impl<R: Recorder> TwoAddr<'_, '_, R> {
                             && !f.insts[def].is_copy()
                             && (def == mi || self.dist[def] == 0 || self.dist[def] >= my_dist)
                         {
-                            return fail(attempts, "an operand of the kill is defined too close");
+                            return Err("an operand of the kill is defined too close");
                         }
                     }
                 }
                 if r == Reg::Virt(reg) && !op.has(oflag::KILL) {
-                    return fail(attempts, "the kill does not actually kill the source");
+                    return Err("the kill does not actually kill the source");
                 }
                 uses.push(r);
                 if op.has(oflag::KILL) && r != Reg::Virt(reg) {
@@ -565,55 +606,26 @@ impl<R: Recorder> TwoAddr<'_, '_, R> {
             if o == kill {
                 break;
             }
-            visited += 1;
-            if visited > RESCHEDULE_VISIT_LIMIT + 1 {
-                return fail(
-                    attempts,
-                    "the kill is too far away (more than 10 instructions)",
-                );
-            }
-            if self.blocks_motion(o) {
-                return fail(
-                    attempts,
-                    "an instruction in between has side effects or is a branch",
-                );
-            }
+            self.may_pass(o, &mut visited)?;
             for op in &f.insts[o].operands {
                 let Some(r) = op.get_reg() else { continue };
                 if op.is_use() {
                     if kills_v.contains(&r) {
-                        return fail(attempts, "moving would stretch another live range");
+                        return Err("moving would stretch another live range");
                     }
                     if o != mi && r == Reg::Virt(reg) && !op.has(oflag::KILL) {
-                        return fail(attempts, "the source is read in between");
+                        return Err("the source is read in between");
                     }
                 } else if uses.contains(&r) {
-                    return fail(
-                        attempts,
-                        "an instruction in between redefines an operand of the kill",
-                    );
+                    return Err("an instruction in between redefines an operand of the kill");
                 }
             }
             cur = f.layout.next_inst(o);
         }
         if cur.is_none() {
-            return fail(attempts, "the kill is not below this instruction");
+            return Err("the kill is not below this instruction");
         }
         self.ed.move_inst(kill, block, Some(mi));
-        self.dist[mi] = 0;
-        self.lv_remove_kill(reg, kill);
-        self.lv_add_kill(reg, mi);
-        self.stats.rescheduled += 1;
-        attempts.push("reschedule kill above: done".into());
-        let rn = self.trace_name(Reg::Virt(reg));
-        self.step(|| {
-            Step::new(
-                "reschedule_kill_above",
-                format!("Reschedule: the last use of {rn} moves above this instruction, so {rn} dies here instead; the moved instruction is processed next."),
-            )
-            .focus(Focus::inst(kill))
-            .focus(Focus::inst(mi))
-        });
-        Some(Resume(Some(kill)))
+        Ok(Resume(Some(kill)))
     }
 }

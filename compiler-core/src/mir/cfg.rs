@@ -245,6 +245,17 @@ impl DomTree {
         pa != NONE && pb != NONE && pa <= pb && self.post[b] <= self.post[a]
     }
 
+    /// The latches of a natural loop headed by `header`: its reachable predecessors
+    /// that it dominates (the sources of its back edges), in predecessor order. Empty
+    /// when `header` heads no loop.
+    pub fn latches(&self, cfg: &Cfg, header: Block) -> Vec<Block> {
+        cfg.preds(header)
+            .iter()
+            .copied()
+            .filter(|&p| cfg.is_reachable(p) && self.dominates(header, p))
+            .collect()
+    }
+
     /// The immediate dominator of `b` (None for the entry and unreachable blocks).
     #[cfg(feature = "testkit")]
     pub fn idom(&self, b: Block) -> Option<Block> {

@@ -1,6 +1,6 @@
 //! Register accesses gathered once per function, and the block-level liveness solver
-//! that [`LiveVariables`](super::LiveVariables) and
-//! [`LiveIntervals`](super::LiveIntervals) share.
+//! that the verifier's read-before-def rule (`verify_reads.rs`) and the liveness
+//! analyses (`LiveVariables`, `LiveIntervals`) share.
 //!
 //! ```text
 //!  Function ──one layout-order scan──▶ Accesses { per vreg: [Access], per vreg: [PhiUse] }
