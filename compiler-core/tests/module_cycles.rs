@@ -19,10 +19,10 @@ const KNOWN: &[(&[&str], &str)] = &[
          live-in rules; liveness computes over mir::Function",
     ),
     (
-        &["ori", "passes", "trace"],
-        "ori/edit.rs reads trace::ReplayError; trace's Payload carries ORI edits and the \
-         NVPTX coalescer's interval-tree events, and trace/player.rs runs two-address \
-         (the register-table helpers ptx-lower and GeneralOptimize share are in ori/regs.rs)",
+        &["passes", "trace"],
+        "trace's Payload carries the NVPTX coalescer's interval-tree events and \
+         trace/player.rs runs two-address (ori left this cycle: ori::edit has its own \
+         ReplayError, and the ORI/PTX interpreter that reads ori lives in interp/ori)",
     ),
 ];
 

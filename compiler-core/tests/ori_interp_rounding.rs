@@ -8,7 +8,7 @@
 //! and against exact f64 arithmetic on random operands.
 
 use compiler_core::interp::float::{self, FRound, BINARY32, BINARY64};
-use compiler_core::ori::interp::{self, Buffer, Inputs, Launch, GLOBAL_BASE};
+use compiler_core::ori_interp::{self as interp, Buffer, Inputs, Launch, GLOBAL_BASE};
 use compiler_core::passes::ptx_lower::{self, PtxLowerOptions};
 use compiler_core::ptx;
 use compiler_core::trace::NoTrace;

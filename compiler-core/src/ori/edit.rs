@@ -17,8 +17,8 @@
 
 use super::{Block, Function, Inst, InstId, Operand, RegId, RegInfo};
 use crate::entity::EntityRef;
-use crate::trace::ReplayError;
 use alloc::format;
+use alloc::string::String;
 use alloc::vec::Vec;
 use serde::Serialize;
 
@@ -239,6 +239,11 @@ fn diff_layout(block: u32, old: &[InstId], new: &[InstId], f: &Function, out: &m
         }
     }
 }
+
+/// Why an edit could not be applied (the function is not the one it was made for).
+/// ORI's own, as `ptx::edit` has one: ORI sits below the trace that records its edits.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ReplayError(pub String);
 
 fn inst_id(f: &Function, inst: u32) -> Result<InstId, ReplayError> {
     let id = InstId::new(inst as usize);

@@ -70,7 +70,7 @@ mod module_vars;
 pub use calls::PRINTF_BASE;
 pub use module_vars::{DYNAMIC_SHARED_BYTES, MODULE_CONST_BASE, MODULE_GLOBAL_BASE};
 
-use super::{AddrBase as OAddr, OpKind};
+use crate::ori::{AddrBase as OAddr, OpKind};
 use crate::interp::exec::{splitmix, texels};
 use crate::interp::float::{
     self, f16_to_f32, f32_to_f16, fma32, ftz16, FRound, Format, BINARY16, BINARY32, BINARY64,
@@ -542,7 +542,7 @@ fn ptx_view(
     Ok(VOp::plain(match o {
         ptx::Operand::Reg(r) => match cx.reg(r) {
             Some(id) => V::Reg(id),
-            None if super::regs::is_special(r) => V::Special(r.clone()),
+            None if crate::ori::regs::is_special(r) => V::Special(r.clone()),
             None => return malformed(format!("{r} undeclared")),
         },
         ptx::Operand::Imm(v) => V::Imm(*v),
@@ -594,18 +594,18 @@ fn ptx_view(
 // Front end 2: ORI.
 
 /// Anchors and kept directives (`.loc`, `.pragma`) do nothing when run.
-fn skipped(c: super::Class) -> bool {
-    matches!(c, super::Class::Anchor | super::Class::Directive)
+fn skipped(c: crate::ori::Class) -> bool {
+    matches!(c, crate::ori::Class::Anchor | crate::ori::Class::Directive)
 }
 
 /// Compiles an ORI function: blocks in layout order, anchors skipped, branch targets
 /// resolved to the first instruction of their block.
-pub fn compile_ori(f: &super::Function) -> R<Program> {
+pub fn compile_ori(f: &crate::ori::Function) -> R<Program> {
     compile_ori_as(f, false)
 }
 
 /// [`compile_ori`], as a callee when `callee` (see [`compile_ptx_as`]).
-fn compile_ori_as(f: &super::Function, callee: bool) -> R<Program> {
+fn compile_ori_as(f: &crate::ori::Function, callee: bool) -> R<Program> {
     if f.is_decl {
         return malformed("a declaration has no body");
     }
@@ -674,7 +674,7 @@ fn compile_ori_as(f: &super::Function, callee: bool) -> R<Program> {
     )
 }
 
-fn ori_view(o: &super::Operand, starts: &[usize]) -> R<VOp> {
+fn ori_view(o: &crate::ori::Operand, starts: &[usize]) -> R<VOp> {
     use crate::entity::EntityRef;
     let v = match &o.kind {
         OpKind::Reg(r) => V::Reg(r.index()),
@@ -2685,16 +2685,16 @@ fn ptx_with(m: &ptx::Module, name: &str, inputs: &Inputs, cfg: &Config, g: bool)
 }
 
 /// Finds an ORI function by name and runs it, linked and laid out as [`run_ptx`] does.
-pub fn run_ori(m: &super::Module, name: &str, inputs: &Inputs, cfg: &Config) -> R<Outcome> {
+pub fn run_ori(m: &crate::ori::Module, name: &str, inputs: &Inputs, cfg: &Config) -> R<Outcome> {
     ori_with(m, name, inputs, cfg, false)
 }
 
 /// [`run_ori`] with module-scope `.global` / `.const` variables, as [`run_ptx_module`].
-pub fn run_ori_module(m: &super::Module, name: &str, inputs: &Inputs, cfg: &Config) -> R<Outcome> {
+pub fn run_ori_module(m: &crate::ori::Module, name: &str, inputs: &Inputs, cfg: &Config) -> R<Outcome> {
     ori_with(m, name, inputs, cfg, true)
 }
 
-fn ori_with(m: &super::Module, name: &str, inputs: &Inputs, cfg: &Config, g: bool) -> R<Outcome> {
+fn ori_with(m: &crate::ori::Module, name: &str, inputs: &Inputs, cfg: &Config, g: bool) -> R<Outcome> {
     let f = m
         .functions()
         .find(|f| f.name == name && !f.is_decl)
@@ -2707,7 +2707,7 @@ fn ori_with(m: &super::Module, name: &str, inputs: &Inputs, cfg: &Config, g: boo
         calls::link(&mut p, &g.name, compile_ori_as(g, true)?)?;
     }
     let vars = m.items.iter().filter_map(|i| match i {
-        super::Item::Var(v) => Some(v),
+        crate::ori::Item::Var(v) => Some(v),
         _ => None,
     });
     module_vars::lay_out(&mut p, vars, g)?;
