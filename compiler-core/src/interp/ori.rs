@@ -907,6 +907,35 @@ fn flush32(f: f32) -> f32 {
     }
 }
 
+/// One load or store: a state space, the symbol its address is relative to (if any),
+/// the address (or offset from the symbol) and the width in bytes.
+#[derive(Copy, Clone, Debug)]
+struct Access<'a> {
+    space: Space,
+    sym: Option<&'a str>,
+    addr: u64,
+    bytes: usize,
+}
+
+impl<'a> Access<'a> {
+    fn new(space: Space, sym: Option<&'a str>, addr: u64, bytes: usize) -> Self {
+        Access {
+            space,
+            sym,
+            addr,
+            bytes,
+        }
+    }
+
+    /// Lane `k` of a vector access: `k` widths further on.
+    fn lane(self, k: usize) -> Self {
+        Access {
+            addr: self.addr.wrapping_add((k * self.bytes) as u64),
+            ..self
+        }
+    }
+}
+
 impl Machine<'_> {
     fn val(&self, t: &Thread, o: &VOp, ty: Option<Ty>) -> R<u64> {
         let raw = match &o.v {
@@ -1152,14 +1181,13 @@ impl Machine<'_> {
         }
     }
 
-    fn load(
-        &mut self,
-        t: &mut Thread,
-        space: Space,
-        sym: Option<&str>,
-        addr: u64,
-        bytes: usize,
-    ) -> R<u64> {
+    fn load(&mut self, t: &mut Thread, at: Access<'_>) -> R<u64> {
+        let Access {
+            space,
+            sym,
+            addr,
+            bytes,
+        } = at;
         if space == Space::Param && !sym.is_some_and(|s| self.is_local_sym(s)) {
             let s = sym.ok_or_else(|| {
                 InterpError::Unsupported("param access through a register".into())
@@ -1187,17 +1215,9 @@ impl Machine<'_> {
         Ok(u64::from_le_bytes(v))
     }
 
-    fn store(
-        &mut self,
-        t: &mut Thread,
-        space: Space,
-        sym: Option<&str>,
-        addr: u64,
-        bytes: usize,
-        v: u64,
-    ) -> R<()> {
-        let m = self.mem(t, space, sym, addr, bytes)?;
-        m.copy_from_slice(&v.to_le_bytes()[..bytes]);
+    fn store(&mut self, t: &mut Thread, at: Access<'_>, v: u64) -> R<()> {
+        let m = self.mem(t, at.space, at.sym, at.addr, at.bytes)?;
+        m.copy_from_slice(&v.to_le_bytes()[..at.bytes]);
         Ok(())
     }
 
@@ -1379,32 +1399,36 @@ impl Machine<'_> {
         Ok(())
     }
 
-    /// `ld` / `ldu`, scalar or a vector of lanes.
-    fn load_inst(&mut self, t: &mut Thread, x: &X) -> R<()> {
-        let (d, o) = (&x.d, &x.ops);
-        let ty = d.ty();
-        if o.len() < 2 {
+    /// The type of an `ld` / `st` and the address in its operand `k`.
+    fn access_of(&self, t: &Thread, x: &X, k: usize) -> R<(Ty, Space, Option<String>, u64)> {
+        let d = &x.d;
+        if x.ops.len() < 2 {
             return malformed(format!("`{}` needs 2 operands", d.base));
         }
-        let ty = ty.ok_or_else(|| InterpError::Malformed("ld without a type".into()))?;
-        let space = d.space.unwrap_or(Space::Generic);
-        let (sym, a) = self.addr(t, &o[1])?;
-        let bytes = (ty.bits / 8).max(1) as usize;
-        match &o[0].v {
+        let ty = d.ty().ok_or_else(|| untyped(d))?;
+        let (sym, a) = self.addr(t, &x.ops[k])?;
+        Ok((ty, d.space.unwrap_or(Space::Generic), sym, a))
+    }
+
+    /// `ld` / `ldu`, scalar or a vector of lanes.
+    fn load_inst(&mut self, t: &mut Thread, x: &X) -> R<()> {
+        let (ty, space, sym, a) = self.access_of(t, x, 1)?;
+        let at = Access::new(space, sym.as_deref(), a, (ty.bits / 8).max(1) as usize);
+        match &x.ops[0].v {
             V::Vec(lanes) => {
                 for (k, l) in lanes.iter().enumerate() {
-                    let v = self.load(t, space, sym.as_deref(), a + (k * bytes) as u64, bytes)?;
+                    let v = self.load(t, at.lane(k))?;
                     self.set(t, l, v)?;
                 }
             }
             _ => {
-                let v = self.load(t, space, sym.as_deref(), a, bytes)?;
+                let v = self.load(t, at)?;
                 let v = if ty.kind == Kind::Signed && ty.bits < 64 {
                     sext(v, ty.bits)
                 } else {
                     v
                 };
-                self.set(t, &o[0], v)?;
+                self.set(t, &x.ops[0], v)?;
             }
         }
         Ok(())
@@ -1412,25 +1436,18 @@ impl Machine<'_> {
 
     /// `st`, scalar or a vector of lanes.
     fn store_inst(&mut self, t: &mut Thread, x: &X) -> R<()> {
-        let (d, o) = (&x.d, &x.ops);
-        let ty = d.ty();
-        if o.len() < 2 {
-            return malformed(format!("`{}` needs 2 operands", d.base));
-        }
-        let ty = ty.ok_or_else(|| InterpError::Malformed("st without a type".into()))?;
-        let space = d.space.unwrap_or(Space::Generic);
-        let (sym, a) = self.addr(t, &o[0])?;
-        let bytes = (ty.bits / 8).max(1) as usize;
-        match &o[1].v {
+        let (ty, space, sym, a) = self.access_of(t, x, 0)?;
+        let at = Access::new(space, sym.as_deref(), a, (ty.bits / 8).max(1) as usize);
+        match &x.ops[1].v {
             V::Vec(lanes) => {
                 for (k, l) in lanes.iter().enumerate() {
                     let v = self.val(t, l, Some(ty))?;
-                    self.store(t, space, sym.as_deref(), a + (k * bytes) as u64, bytes, v)?;
+                    self.store(t, at.lane(k), v)?;
                 }
             }
             _ => {
-                let v = self.val(t, &o[1], Some(ty))?;
-                self.store(t, space, sym.as_deref(), a, bytes, v)?;
+                let v = self.val(t, &x.ops[1], Some(ty))?;
+                self.store(t, at, v)?;
             }
         }
         Ok(())
@@ -1514,16 +1531,10 @@ impl Machine<'_> {
                 .get(3)
                 .ok_or_else(|| InterpError::Malformed("cp.async.bulk needs its mbarrier".into()))?;
             let (bsym, ba) = self.addr(t, bar)?;
-            let w = self.load(t, Space::Shared, bsym.as_deref(), ba, 8)?;
+            let at = Access::new(Space::Shared, bsym.as_deref(), ba, 8);
+            let w = self.load(t, at)?;
             let tx = ((w >> 32) as u32).wrapping_sub(n as u32);
-            self.store(
-                t,
-                Space::Shared,
-                bsym.as_deref(),
-                ba,
-                8,
-                (w & 0xffff_ffff) | ((tx as u64) << 32),
-            )?;
+            self.store(t, at, (w & 0xffff_ffff) | ((tx as u64) << 32))?;
         }
         Ok(())
     }
@@ -1541,7 +1552,7 @@ impl Machine<'_> {
                 o.get(k)
                     .ok_or_else(|| InterpError::Malformed("mbarrier needs its address".into()))?,
             )?;
-            let w = m.load(t, Space::Shared, sym.as_deref(), a, 8)?;
+            let w = m.load(t, Access::new(Space::Shared, sym.as_deref(), a, 8))?;
             Ok((sym, a, w))
         };
         match d.mods.first().map(String::as_str) {
@@ -1554,7 +1565,8 @@ impl Machine<'_> {
                     })?,
                     None,
                 )?;
-                self.store(t, Space::Shared, sym.as_deref(), a, 8, count & 0xffff_ffff)
+                let at = Access::new(Space::Shared, sym.as_deref(), a, 8);
+                self.store(t, at, count & 0xffff_ffff)
             }
             Some("arrive") => {
                 let (sym, a, w) = word(self, t, 1)?;
@@ -1571,14 +1583,8 @@ impl Machine<'_> {
                 };
                 let pending = (w as u32).wrapping_sub(1);
                 let bytes = ((w >> 32) as u32).wrapping_add(tx);
-                self.store(
-                    t,
-                    Space::Shared,
-                    sym.as_deref(),
-                    a,
-                    8,
-                    pending as u64 | ((bytes as u64) << 32),
-                )?;
+                let at = Access::new(Space::Shared, sym.as_deref(), a, 8);
+                self.store(t, at, pending as u64 | ((bytes as u64) << 32))?;
                 self.set(t, &o[0], w)
             }
             Some("try_wait") | Some("test_wait") if d.has("parity") => {
@@ -1734,8 +1740,8 @@ impl Machine<'_> {
         }
         let space = d.space.unwrap_or(Space::Generic);
         let (sym, a) = self.addr(t, &o[first])?;
-        let bytes = (ty.bits / 8) as usize;
-        let old = self.load(t, space, sym.as_deref(), a, bytes)?;
+        let at = Access::new(space, sym.as_deref(), a, (ty.bits / 8) as usize);
+        let old = self.load(t, at)?;
         let b = self.val(t, &o[first + 1], Some(ty))?;
         const OPS: [&str; 10] = [
             "add", "min", "max", "inc", "dec", "and", "or", "xor", "exch", "cas",
@@ -1788,7 +1794,7 @@ impl Machine<'_> {
                 }
             }
         };
-        self.store(t, space, sym.as_deref(), a, bytes, new & m)?;
+        self.store(t, at, new & m)?;
         if atom {
             self.set(t, &o[0], old & m)?;
         }
