@@ -13,7 +13,7 @@
 //! reads and prints ([`dag`], [`mir`], [`ptx`], [`ori`]) with their entities
 //! ([`entity`]), the steps a run records ([`trace`], and the data they carry:
 //! [`interval_tree`], [`SlotIndex`]), the MIR interpreter's entry points the engine's
-//! proofs call ([`mir_interp`]), the stages, knobs, stats and examples, the share links,
+//! proofs call ([`mir_interp`]) and the PTX/ORI interpreter ([`ori_interp`]), the stages, knobs, stats and examples, the share links,
 //! and deterministic sorting. The algorithms (`passes`, `ptxas`, `liveness`, `interp`)
 //! are crate-private; the `testkit` feature makes them public for the crate's own
 //! tests, examples and benches (a dev-dependency on the crate itself turns it on) and
@@ -89,6 +89,10 @@ pub mod mir_interp {
         Run, Symbol,
     };
 }
+
+/// The PTX/ORI interpreter (`interp::ori`) as the engine's proofs and the ORI tests run
+/// it: a kernel of a PTX or ORI module run on a launch, global memory afterwards.
+pub use interp::ori as ori_interp;
 
 pub use error::SourceError;
 pub use knobs::{Knob, Knobs};

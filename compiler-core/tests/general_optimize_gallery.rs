@@ -5,7 +5,7 @@ mod support;
 
 use compiler_core::examples;
 use compiler_core::knobs::Knobs;
-use compiler_core::ori::interp;
+use compiler_core::ori_interp as interp;
 use compiler_core::pipeline::{self, RunOptions, RunResult, StageRun};
 use compiler_core::ptx;
 use compiler_core::stages::Stage;

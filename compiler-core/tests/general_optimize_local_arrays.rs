@@ -17,12 +17,12 @@ use std::path::{Path, PathBuf};
 use support::ori::PHASES;
 
 use compiler_core::knobs::Knobs;
-use compiler_core::ori::{self, interp};
 use compiler_core::passes::ptx_lower::{self, PtxLowerOptions};
 use compiler_core::ptx;
 use compiler_core::ptxas::general_optimize::{self as go, Options};
 use compiler_core::stats::Stats;
 use compiler_core::trace::NoTrace;
+use compiler_core::{ori, ori_interp as interp};
 
 type Runs = Vec<Result<Vec<interp::Buffer>, String>>;
 
@@ -315,5 +315,13 @@ fn local_arrays_and_redundant_moves_fire_the_phases_and_keep_results() {
             "unexpected refusal: {r}"
         );
     }
-    assert!(compared >= 1900, "only {compared} phase-runs compared");
+    // Directed rounding (jcudavec's `.rz` kernels, 15 runs) and `fma.rn.f64` are
+    // modelled: no run stops at them any more. (smlocalizer's seed 0 then runs on into
+    // a loop bounded by a random u32 parameter and runs out of fuel.)
+    let unmodelled: Vec<&String> = reasons
+        .keys()
+        .filter(|r| r.contains("float modifier") || r.contains(".f64"))
+        .collect();
+    assert!(unmodelled.is_empty(), "refused: {unmodelled:?}");
+    assert!(compared >= 2064, "only {compared} phase-runs compared");
 }

@@ -21,12 +21,12 @@ use std::path::{Path, PathBuf};
 use support::ori::PHASES;
 
 use compiler_core::knobs::Knobs;
-use compiler_core::ori::{self, interp};
 use compiler_core::passes::ptx_lower::{self, PtxLowerOptions};
 use compiler_core::ptx;
 use compiler_core::ptxas::general_optimize::{self as go, Options};
 use compiler_core::stats::Stats;
 use compiler_core::trace::NoTrace;
+use compiler_core::{ori, ori_interp as interp};
 
 fn o0_files() -> Vec<PathBuf> {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/o0-ptx");

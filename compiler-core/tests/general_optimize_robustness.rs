@@ -3,7 +3,7 @@
 //! budget and our hard cap), and keep their results.
 
 use compiler_core::knobs::Knobs;
-use compiler_core::ori::interp;
+use compiler_core::ori_interp as interp;
 use compiler_core::pipeline::{self, RunOptions};
 use compiler_core::ptx;
 use compiler_core::ptxas::general_optimize::hard_round_cap;

@@ -9,7 +9,7 @@ use support::ori::convert;
 
 use compiler_core::interp;
 use compiler_core::mir::{parse_module, Opcode};
-use compiler_core::ori::interp as ori_interp;
+use compiler_core::ori_interp;
 use compiler_core::passes::ptx_emit::{self, PtxEmitOptions};
 use compiler_core::passes::ptx_lower::{self, PtxLowerOptions};
 use compiler_core::trace::NoTrace;

@@ -6,7 +6,7 @@
 //! definitions (stated at each case). Also `shfl`, `vote`, `atom` and a generic store
 //! into the frame over a warp.
 
-use compiler_core::ori::interp::{self, Buffer, Inputs, Launch, GLOBAL_BASE};
+use compiler_core::ori_interp::{self as interp, Buffer, Inputs, Launch, GLOBAL_BASE};
 use compiler_core::passes::ptx_lower::{self, PtxLowerOptions};
 use compiler_core::ptx;
 use compiler_core::trace::NoTrace;

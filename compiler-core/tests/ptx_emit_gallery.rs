@@ -141,7 +141,7 @@ fn tma_on_sm_80_is_refused_with_the_opcode_named() {
 /// global memory in the PTX evaluator (128-thread CTAs: whole warps and warpgroups).
 #[test]
 fn ptx_out_computes_what_ptx_emit_printed() {
-    use compiler_core::ori::interp;
+    use compiler_core::ori_interp as interp;
     use compiler_core::ptx;
     let mut compared = 0;
     for ex in EXAMPLES {

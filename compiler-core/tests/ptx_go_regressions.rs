@@ -131,7 +131,7 @@ fn registers_written_by_a_call_are_definitions() {
 /// What thread 0 and thread 1 store at the first two words of the output buffer when
 /// the ORI interpreter runs `m`'s kernel `k`.
 fn first_two_words(m: &compiler_core::ori::Module) -> [u32; 2] {
-    use compiler_core::ori::interp;
+    use compiler_core::ori_interp as interp;
     let f = m.functions().find(|f| f.name == "k").unwrap();
     let inputs = interp::random_inputs(f.params.as_deref().unwrap(), 1);
     let out = interp::run_ori(m, "k", &inputs, &interp::Config::default()).unwrap();

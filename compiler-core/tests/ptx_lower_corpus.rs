@@ -8,11 +8,11 @@ mod support;
 
 use support::ptx_files;
 
-use compiler_core::ori::{self, interp};
 use compiler_core::passes::ptx_emit::{self, PtxEmitOptions};
 use compiler_core::passes::ptx_lower::{self, PtxLowerOptions};
 use compiler_core::ptx;
 use compiler_core::trace::{NoTrace, StepLog};
+use compiler_core::{ori, ori_interp as interp};
 
 fn arch_of(m: &ptx::Module) -> u32 {
     m.target

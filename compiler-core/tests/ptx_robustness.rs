@@ -4,7 +4,7 @@
 
 mod support;
 
-use compiler_core::ori::interp;
+use compiler_core::ori_interp as interp;
 use compiler_core::passes::ptx_lower::{self, PtxLowerOptions};
 use compiler_core::ptx;
 use compiler_core::trace::NoTrace;

@@ -29,7 +29,6 @@ use support::ori::convert;
 use compiler_core::interp;
 use compiler_core::knobs::Knobs;
 use compiler_core::mir::{parse_module, Module};
-use compiler_core::ori::{self, interp as ori_interp};
 use compiler_core::passes::ptx_emit::{self, PtxEmitOptions};
 use compiler_core::passes::ptx_lower::{self, PtxLowerOptions};
 use compiler_core::pipeline::{self, RunOptions};
@@ -38,6 +37,7 @@ use compiler_core::ptxas::general_optimize::{self as go, Options};
 use compiler_core::stages::{IrKind, Stage};
 use compiler_core::testgen::{generate, GenConfig};
 use compiler_core::trace::NoTrace;
+use compiler_core::{ori, ori_interp};
 
 /// The regression programs (`tests/fixtures/random_programs/ptx_seed<N>.mir`).
 const REGRESSIONS: [u64; 8] = [15, 25, 70, 185, 393, 603, 696, 712];

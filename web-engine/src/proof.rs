@@ -14,7 +14,7 @@
 //! ```text
 //!  MIR → MIR stage:  mir::verify(after, level)          interp::Program(before) ┐ same seeded
 //!                                                        interp::Program(after)  ┘ inputs × LAUNCHES
-//!  ORI → ORI stage:  ori::verify::verify(after)         ori::interp::run_ori(before/after), likewise
+//!  ORI → ORI stage:  ori::verify::verify(after)         ori_interp::run_ori(before/after), likewise
 //!  ptx-emit:         (no PTX verifier; it reads back)    MIR interpreter vs run_ptx of the printed PTX
 //!  ptx-lower:        ori::verify on the ORI               run_ptx(PTX read) vs run_ori(ORI made)
 //!  ptx-out:          (no PTX verifier; it reads back)    run_ori(ORI) vs run_ptx(PTX printed)

@@ -2,7 +2,7 @@
 //! `src/bin/copyscope-proof.rs`) that the engine's worker loads the first time a proof
 //! is wanted: the engine runs the verifier and packs a [`ProofJob`]
 //! (`web_engine::proof`); [`prove`] runs the MIR interpreter (`compiler_core::mir_interp`)
-//! and the ORI/PTX interpreter (`compiler_core::ori::interp`) on the stage's input and
+//! and the ORI/PTX interpreter (`compiler_core::ori_interp`) on the stage's input and
 //! output, [`LAUNCHES`] seeded launches per function, and fills in the interpreter's
 //! verdict and the launches. Keeping them here keeps them out of the engine's wasm.
 //!
@@ -22,8 +22,8 @@
 
 use compiler_core::mir::{parse::parse_module, Function, Module};
 use compiler_core::mir_interp::{self as interp, Outcome};
-use compiler_core::ori::{self, interp as ori_interp};
 use compiler_core::ptx;
+use compiler_core::{ori, ori_interp};
 use web_engine::proof::{
     across, compared, too_large, Check, Launch, Proof, ProofJob, FUEL, LAUNCHES, MAX_INTERP_INSTS,
 };

@@ -384,6 +384,319 @@ pub fn parse_fp_literal(ty: &str, text: &str) -> Option<u128> {
     }
 }
 
+// ---------------------------------------------------------------------------
+// IEEE arithmetic rounded in any direction: `add sub mul fma div sqrt rcp` with `.rn .rz
+// .rm .rp`, and float-to-float conversions, for binary16/32/64. The exact result is
+// formed on integers (a significand in a u128, a binary exponent, and a sticky bit for
+// anything nonzero below the u128), then rounded once by [`round_to`]: no `libm`, no
+// dependence on the host's rounding mode.
+
+/// An IEEE binary interchange format.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct Format {
+    /// Stored fraction bits (the significand has one more).
+    pub frac: u32,
+    /// Exponent field bits.
+    pub exp_bits: u32,
+}
+
+pub const BINARY16: Format = Format {
+    frac: 10,
+    exp_bits: 5,
+};
+pub const BINARY32: Format = Format {
+    frac: 23,
+    exp_bits: 8,
+};
+pub const BINARY64: Format = Format {
+    frac: 52,
+    exp_bits: 11,
+};
+
+impl Format {
+    fn bias(self) -> i32 {
+        (1 << (self.exp_bits - 1)) - 1
+    }
+    /// The sign bit.
+    pub fn sign(self) -> u64 {
+        1 << (self.frac + self.exp_bits)
+    }
+    /// The bits of +∞ (also the first magnitude that is not finite).
+    fn inf(self) -> u64 {
+        ((1 << self.exp_bits) - 1) << self.frac
+    }
+    /// PTX's canonical NaN of the format: every bit but the sign.
+    pub fn nan(self) -> u64 {
+        self.sign() - 1
+    }
+    fn signed(self, neg: bool, mag: u64) -> u64 {
+        if neg {
+            mag | self.sign()
+        } else {
+            mag
+        }
+    }
+}
+
+/// A decoded operand: finite nonzero values are `sig · 2^exp`.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+enum Num {
+    Nan,
+    Inf(bool),
+    Zero(bool),
+    Fin(bool, u128, i32),
+}
+
+fn unpack(f: Format, bits: u64) -> Num {
+    let neg = bits & f.sign() != 0;
+    let field = ((bits >> f.frac) & ((1 << f.exp_bits) - 1)) as i32;
+    let man = u128::from(bits & ((1 << f.frac) - 1));
+    let lowest = 1 - f.bias() - f.frac as i32;
+    match field {
+        0 if man == 0 => Num::Zero(neg),
+        0 => Num::Fin(neg, man, lowest),
+        _ if field == (1 << f.exp_bits) - 1 => {
+            if man == 0 {
+                Num::Inf(neg)
+            } else {
+                Num::Nan
+            }
+        }
+        _ => Num::Fin(neg, man | 1 << f.frac, lowest + field - 1),
+    }
+}
+
+/// Whether rounding in `dir` moves a value of this sign away from zero at overflow.
+fn overflows_to_inf(dir: FRound, neg: bool) -> bool {
+    match dir {
+        FRound::Nearest => true,
+        FRound::Zero => false,
+        FRound::Up => !neg,
+        FRound::Down => neg,
+    }
+}
+
+/// Rounds `(-1)^neg · (sig + s) · 2^exp` to format `f` in direction `dir`, where `s` is
+/// 0 if `!sticky` and strictly between 0 and 1 otherwise. `sig` must be nonzero, and
+/// when `sticky` it must have at least `f.frac + 2` significant bits, so that the
+/// sticky fraction lies below the rounding bit.
+pub fn round_to(f: Format, neg: bool, sig: u128, exp: i32, sticky: bool, dir: FRound) -> u64 {
+    debug_assert!(sig != 0);
+    // Top bit to bit 126 (a bit shifted out joins the sticky fraction).
+    let lz = sig.leading_zeros() as i32;
+    let (sig, exp, sticky) = if lz >= 1 {
+        (sig << (lz - 1), exp - (lz - 1), sticky)
+    } else {
+        (sig >> 1, exp + 1, sticky || sig & 1 != 0)
+    };
+    let emin = 1 - f.bias();
+    // Exponent of the last kept bit: the value's own, or the subnormal quantum.
+    let q = (126 + exp).max(emin) - f.frac as i32;
+    let shift = (q - exp) as u32; // ≥ 126 − 52
+    let (kept, rem, half) = if shift >= 128 {
+        // All of `sig` (< 2^127 ≤ half a quantum) is below the last kept bit.
+        (0, sig, u128::MAX)
+    } else {
+        (sig >> shift, sig & ((1 << shift) - 1), 1 << (shift - 1))
+    };
+    let inexact = rem != 0 || sticky;
+    let up = match dir {
+        FRound::Nearest => rem > half || (rem == half && (sticky || kept & 1 == 1)),
+        FRound::Zero => false,
+        FRound::Up => inexact && !neg,
+        FRound::Down => inexact && neg,
+    };
+    // Field minus one, shifted, plus a kept significand that still has its leading one
+    // (or is a subnormal's, field 0): a carry out of the significand bumps the field.
+    let field_minus_1 = (q + f.frac as i32 + f.bias() - 1) as u128;
+    let mag = (field_minus_1 << f.frac).saturating_add(kept + up as u128);
+    let mag = if mag >= u128::from(f.inf()) {
+        if overflows_to_inf(dir, neg) {
+            f.inf()
+        } else {
+            f.inf() - 1
+        }
+    } else {
+        mag as u64
+    };
+    f.signed(neg, mag)
+}
+
+/// The sign of an exact zero sum of two nonzero values (or of two zeros of different
+/// signs): +0, except −0 when rounding down.
+fn zero_sum(f: Format, dir: FRound) -> u64 {
+    f.signed(dir == FRound::Down, 0)
+}
+
+/// `(v >> k, whether a one was shifted out)`.
+fn shr_sticky(v: u128, k: u32) -> (u128, bool) {
+    match k {
+        0 => (v, false),
+        1..=127 => (v >> k, v & ((1 << k) - 1) != 0),
+        _ => (0, v != 0),
+    }
+}
+
+/// x + y of two finite nonzero values with significands below 2^126: the sum exact up
+/// to a sticky fraction (then with at least 123 significant bits), or None for an exact
+/// zero.
+fn exact_sum(x: (bool, u128, i32), y: (bool, u128, i32)) -> Option<(bool, u128, i32, bool)> {
+    // Both top bits to bit 125: the larger exponent is then the larger magnitude.
+    let norm = |(n, s, e): (bool, u128, i32)| {
+        let k = s.leading_zeros() as i32 - 2;
+        (n, s << k, e - k)
+    };
+    let (mut x, mut y) = (norm(x), norm(y));
+    if y.2 > x.2 || (y.2 == x.2 && y.1 > x.1) {
+        core::mem::swap(&mut x, &mut y);
+    }
+    let (ys, sticky) = shr_sticky(y.1, (x.2 - y.2) as u32);
+    if x.0 == y.0 {
+        return Some((x.0, x.1 + ys, x.2, sticky));
+    }
+    // x − (ys + s) = (x − ys − 1) + (1 − s) when 0 < s < 1.
+    let d = x.1 - ys - sticky as u128;
+    (d != 0 || sticky).then_some((x.0, d, x.2, sticky))
+}
+
+/// `add.rnd` (and `sub.rnd` with `b`'s sign flipped).
+pub fn add_dir(f: Format, a: u64, b: u64, dir: FRound) -> u64 {
+    match (unpack(f, a), unpack(f, b)) {
+        (Num::Nan, _) | (_, Num::Nan) => f.nan(),
+        (Num::Inf(p), Num::Inf(q)) if p != q => f.nan(),
+        (Num::Inf(_), _) => a,
+        (_, Num::Inf(_)) => b,
+        (Num::Zero(p), Num::Zero(q)) if p == q => a,
+        (Num::Zero(_), Num::Zero(_)) => zero_sum(f, dir),
+        (Num::Zero(_), _) => b,
+        (_, Num::Zero(_)) => a,
+        (Num::Fin(p, s, e), Num::Fin(q, t, g)) => match exact_sum((p, s, e), (q, t, g)) {
+            Some((n, m, x, st)) => round_to(f, n, m, x, st, dir),
+            None => zero_sum(f, dir),
+        },
+    }
+}
+
+/// `mul.rnd`.
+pub fn mul_dir(f: Format, a: u64, b: u64, dir: FRound) -> u64 {
+    match (unpack(f, a), unpack(f, b)) {
+        (Num::Nan, _) | (_, Num::Nan) => f.nan(),
+        (Num::Inf(_), Num::Zero(_)) | (Num::Zero(_), Num::Inf(_)) => f.nan(),
+        (Num::Inf(p), Num::Inf(q) | Num::Fin(q, ..)) => {
+            f.signed(p != q, f.inf())
+        }
+        (Num::Fin(p, ..), Num::Inf(q)) => f.signed(p != q, f.inf()),
+        (Num::Zero(p), Num::Zero(q) | Num::Fin(q, ..)) | (Num::Fin(p, ..), Num::Zero(q)) => {
+            f.signed(p != q, 0)
+        }
+        (Num::Fin(p, s, e), Num::Fin(q, t, g)) => round_to(f, p != q, s * t, e + g, false, dir),
+    }
+}
+
+/// `fma.rnd`: a·b + c with one rounding (the product is exact in a u128).
+pub fn fma_dir(f: Format, a: u64, b: u64, c: u64, dir: FRound) -> u64 {
+    let (x, y, z) = (unpack(f, a), unpack(f, b), unpack(f, c));
+    if [x, y, z].contains(&Num::Nan) {
+        return f.nan();
+    }
+    let sign = |n: Num| matches!(n, Num::Inf(true) | Num::Zero(true) | Num::Fin(true, ..));
+    let neg = sign(x) != sign(y);
+    let product = match (x, y) {
+        (Num::Inf(_), Num::Zero(_)) | (Num::Zero(_), Num::Inf(_)) => return f.nan(),
+        (Num::Inf(_), _) | (_, Num::Inf(_)) => Num::Inf(neg),
+        (Num::Zero(_), _) | (_, Num::Zero(_)) => Num::Zero(neg),
+        (Num::Fin(_, s, e), Num::Fin(_, t, g)) => Num::Fin(neg, s * t, e + g),
+        _ => unreachable!("NaN handled above"),
+    };
+    match (product, z) {
+        (Num::Inf(p), Num::Inf(q)) if p != q => f.nan(),
+        (Num::Inf(p), _) => f.signed(p, f.inf()),
+        (_, Num::Inf(_)) => c,
+        (Num::Zero(p), Num::Zero(q)) if p == q => c,
+        (Num::Zero(_), Num::Zero(_)) => zero_sum(f, dir),
+        (Num::Zero(_), _) => c,
+        (Num::Fin(p, s, e), Num::Zero(_)) => round_to(f, p, s, e, false, dir),
+        (Num::Fin(p, s, e), Num::Fin(q, t, g)) => match exact_sum((p, s, e), (q, t, g)) {
+            Some((n, m, x, st)) => round_to(f, n, m, x, st, dir),
+            None => zero_sum(f, dir),
+        },
+        _ => unreachable!("NaN handled above"),
+    }
+}
+
+/// `div.rnd` (and `rcp.rnd` as 1 / b).
+pub fn div_dir(f: Format, a: u64, b: u64, dir: FRound) -> u64 {
+    match (unpack(f, a), unpack(f, b)) {
+        (Num::Nan, _) | (_, Num::Nan) => f.nan(),
+        (Num::Inf(_), Num::Inf(_)) | (Num::Zero(_), Num::Zero(_)) => f.nan(),
+        (Num::Inf(p), Num::Zero(q) | Num::Fin(q, ..)) | (Num::Fin(p, ..), Num::Zero(q)) => {
+            f.signed(p != q, f.inf())
+        }
+        (Num::Zero(p), Num::Inf(q) | Num::Fin(q, ..)) | (Num::Fin(p, ..), Num::Inf(q)) => {
+            f.signed(p != q, 0)
+        }
+        (Num::Fin(p, s, e), Num::Fin(q, t, g)) => {
+            // Both significands to 64 bits: the quotient of s·2^64 by t has 64 or 65.
+            let (ks, kt) = (s.leading_zeros() - 64, t.leading_zeros() - 64);
+            let (s, t) = (s << ks << 64, t << kt);
+            let e = e - ks as i32 - 64 - (g - kt as i32);
+            round_to(f, p != q, s / t, e, s % t != 0, dir)
+        }
+    }
+}
+
+/// `sqrt.rnd`.
+pub fn sqrt_dir(f: Format, a: u64, dir: FRound) -> u64 {
+    match unpack(f, a) {
+        Num::Nan | Num::Inf(true) | Num::Fin(true, ..) => f.nan(),
+        Num::Inf(false) | Num::Zero(_) => a,
+        Num::Fin(false, s, e) => {
+            // Top bit to 124 or 125 with an even exponent: the root has 63 bits.
+            let mut k = s.leading_zeros() as i32 - 2;
+            if (e - k) % 2 != 0 {
+                k -= 1;
+            }
+            let s = s << k;
+            let r = isqrt128(s);
+            round_to(f, false, r, (e - k) / 2, r * r != s, dir)
+        }
+    }
+}
+
+/// ⌊√n⌋ for n < 2^126, by bisection.
+fn isqrt128(n: u128) -> u128 {
+    let (mut lo, mut hi) = (0u128, 1u128 << 63);
+    while hi - lo > 1 {
+        let mid = lo + (hi - lo) / 2;
+        if mid * mid <= n {
+            lo = mid;
+        } else {
+            hi = mid;
+        }
+    }
+    lo
+}
+
+/// A float of format `from` converted to format `to`, rounded in `dir` (exact when `to`
+/// is wider). NaNs give `to`'s canonical NaN.
+pub fn convert_dir(to: Format, from: Format, a: u64, dir: FRound) -> u64 {
+    match unpack(from, a) {
+        Num::Nan => to.nan(),
+        Num::Inf(n) => to.signed(n, to.inf()),
+        Num::Zero(n) => to.signed(n, 0),
+        Num::Fin(n, s, e) => round_to(to, n, s, e, false, dir),
+    }
+}
+
+/// An integer (exact, as i128) to format `f`, rounded in `dir`.
+pub fn int_to_format(f: Format, v: i128, dir: FRound) -> u64 {
+    if v == 0 {
+        0
+    } else {
+        round_to(f, v < 0, v.unsigned_abs(), 0, false, dir)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

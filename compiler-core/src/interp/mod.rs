@@ -125,6 +125,8 @@ pub(crate) use compile::NumTy;
 pub mod float;
 pub mod matrix;
 pub mod memory;
+/// The PTX and ORI evaluator (ptxas' side of the pipeline), on the same numeric core.
+pub mod ori;
 pub mod random;
 
 pub use compile::{param_register, Program};

@@ -44,7 +44,6 @@
 //! lowering again gives the same instructions, classes and flags.
 
 pub mod edit;
-pub mod interp;
 pub mod print;
 pub mod regs;
 pub mod spelling;

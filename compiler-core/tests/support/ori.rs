@@ -2,7 +2,7 @@
 //! order, and the MIR interpreter's inputs in the ORI interpreter's terms.
 
 use compiler_core::interp;
-use compiler_core::ori::interp as ori_interp;
+use compiler_core::ori_interp;
 use compiler_core::ptxas::general_optimize::Phase;
 
 /// The six GeneralOptimize instances in pipeline order (13, 29, 37, 46, 58, 65).

@@ -42,9 +42,12 @@
 //!
 //! **Values.** Registers hold bit patterns masked to their declared width and start at
 //! a fixed poison pattern. Float arithmetic is IEEE binary32/64 with PTX's canonical
-//! NaN; `fma.rn.f32` is fused (exact product, one rounding); f16 values compute in f32
-//! and round once, which is exact for add, sub and mul; `.ftz` flushes f32 subnormal
-//! inputs and results to zero.
+//! NaN; `fma` is fused (exact product, one rounding); the directed roundings `.rz .rm
+//! .rp` of `add sub mul fma mad div sqrt rcp`, all f64 `add sub mul fma div sqrt rcp`
+//! and `cvt` to f16 are rounded once from the exact result by the numeric core's
+//! integer arithmetic (`crate::interp::float`); f16 values compute in f32 and round
+//! once, which is exact for add, sub and mul; `.ftz` flushes f32 subnormal inputs and
+//! results to zero.
 //!
 //! **Memory.** Kernel parameters are byte arrays read with `ld.param [name+off]`;
 //! global buffers live at `GLOBAL_BASE + k * REGION_STRIDE`; shared variables are laid
@@ -67,9 +70,11 @@ mod module_vars;
 pub use calls::PRINTF_BASE;
 pub use module_vars::{DYNAMIC_SHARED_BYTES, MODULE_CONST_BASE, MODULE_GLOBAL_BASE};
 
-use super::{AddrBase as OAddr, OpKind};
+use crate::ori::{AddrBase as OAddr, OpKind};
 use crate::interp::exec::{splitmix, texels};
-use crate::interp::float::{f16_to_f32, f32_to_f16, fma32, ftz16};
+use crate::interp::float::{
+    self, f16_to_f32, f32_to_f16, fma32, ftz16, FRound, Format, BINARY16, BINARY32, BINARY64,
+};
 use crate::interp::matrix::{self, LaneFragments, Shape};
 use crate::interp::NumTy;
 use crate::ptx::ast::{self as ptx, Imm, Stmt};
@@ -537,7 +542,7 @@ fn ptx_view(
     Ok(VOp::plain(match o {
         ptx::Operand::Reg(r) => match cx.reg(r) {
             Some(id) => V::Reg(id),
-            None if super::regs::is_special(r) => V::Special(r.clone()),
+            None if crate::ori::regs::is_special(r) => V::Special(r.clone()),
             None => return malformed(format!("{r} undeclared")),
         },
         ptx::Operand::Imm(v) => V::Imm(*v),
@@ -589,18 +594,18 @@ fn ptx_view(
 // Front end 2: ORI.
 
 /// Anchors and kept directives (`.loc`, `.pragma`) do nothing when run.
-fn skipped(c: super::Class) -> bool {
-    matches!(c, super::Class::Anchor | super::Class::Directive)
+fn skipped(c: crate::ori::Class) -> bool {
+    matches!(c, crate::ori::Class::Anchor | crate::ori::Class::Directive)
 }
 
 /// Compiles an ORI function: blocks in layout order, anchors skipped, branch targets
 /// resolved to the first instruction of their block.
-pub fn compile_ori(f: &super::Function) -> R<Program> {
+pub fn compile_ori(f: &crate::ori::Function) -> R<Program> {
     compile_ori_as(f, false)
 }
 
 /// [`compile_ori`], as a callee when `callee` (see [`compile_ptx_as`]).
-fn compile_ori_as(f: &super::Function, callee: bool) -> R<Program> {
+fn compile_ori_as(f: &crate::ori::Function, callee: bool) -> R<Program> {
     if f.is_decl {
         return malformed("a declaration has no body");
     }
@@ -669,7 +674,7 @@ fn compile_ori_as(f: &super::Function, callee: bool) -> R<Program> {
     )
 }
 
-fn ori_view(o: &super::Operand, starts: &[usize]) -> R<VOp> {
+fn ori_view(o: &crate::ori::Operand, starts: &[usize]) -> R<VOp> {
     use crate::entity::EntityRef;
     let v = match &o.kind {
         OpKind::Reg(r) => V::Reg(r.index()),
@@ -899,6 +904,35 @@ fn flush32(f: f32) -> f32 {
         }
     } else {
         f
+    }
+}
+
+/// One load or store: a state space, the symbol its address is relative to (if any),
+/// the address (or offset from the symbol) and the width in bytes.
+#[derive(Copy, Clone, Debug)]
+struct Access<'a> {
+    space: Space,
+    sym: Option<&'a str>,
+    addr: u64,
+    bytes: usize,
+}
+
+impl<'a> Access<'a> {
+    fn new(space: Space, sym: Option<&'a str>, addr: u64, bytes: usize) -> Self {
+        Access {
+            space,
+            sym,
+            addr,
+            bytes,
+        }
+    }
+
+    /// Lane `k` of a vector access: `k` widths further on.
+    fn lane(self, k: usize) -> Self {
+        Access {
+            addr: self.addr.wrapping_add((k * self.bytes) as u64),
+            ..self
+        }
     }
 }
 
@@ -1147,14 +1181,13 @@ impl Machine<'_> {
         }
     }
 
-    fn load(
-        &mut self,
-        t: &mut Thread,
-        space: Space,
-        sym: Option<&str>,
-        addr: u64,
-        bytes: usize,
-    ) -> R<u64> {
+    fn load(&mut self, t: &mut Thread, at: Access<'_>) -> R<u64> {
+        let Access {
+            space,
+            sym,
+            addr,
+            bytes,
+        } = at;
         if space == Space::Param && !sym.is_some_and(|s| self.is_local_sym(s)) {
             let s = sym.ok_or_else(|| {
                 InterpError::Unsupported("param access through a register".into())
@@ -1182,17 +1215,9 @@ impl Machine<'_> {
         Ok(u64::from_le_bytes(v))
     }
 
-    fn store(
-        &mut self,
-        t: &mut Thread,
-        space: Space,
-        sym: Option<&str>,
-        addr: u64,
-        bytes: usize,
-        v: u64,
-    ) -> R<()> {
-        let m = self.mem(t, space, sym, addr, bytes)?;
-        m.copy_from_slice(&v.to_le_bytes()[..bytes]);
+    fn store(&mut self, t: &mut Thread, at: Access<'_>, v: u64) -> R<()> {
+        let m = self.mem(t, at.space, at.sym, at.addr, at.bytes)?;
+        m.copy_from_slice(&v.to_le_bytes()[..at.bytes]);
         Ok(())
     }
 
@@ -1374,32 +1399,36 @@ impl Machine<'_> {
         Ok(())
     }
 
-    /// `ld` / `ldu`, scalar or a vector of lanes.
-    fn load_inst(&mut self, t: &mut Thread, x: &X) -> R<()> {
-        let (d, o) = (&x.d, &x.ops);
-        let ty = d.ty();
-        if o.len() < 2 {
+    /// The type of an `ld` / `st` and the address in its operand `k`.
+    fn access_of(&self, t: &Thread, x: &X, k: usize) -> R<(Ty, Space, Option<String>, u64)> {
+        let d = &x.d;
+        if x.ops.len() < 2 {
             return malformed(format!("`{}` needs 2 operands", d.base));
         }
-        let ty = ty.ok_or_else(|| InterpError::Malformed("ld without a type".into()))?;
-        let space = d.space.unwrap_or(Space::Generic);
-        let (sym, a) = self.addr(t, &o[1])?;
-        let bytes = (ty.bits / 8).max(1) as usize;
-        match &o[0].v {
+        let ty = d.ty().ok_or_else(|| untyped(d))?;
+        let (sym, a) = self.addr(t, &x.ops[k])?;
+        Ok((ty, d.space.unwrap_or(Space::Generic), sym, a))
+    }
+
+    /// `ld` / `ldu`, scalar or a vector of lanes.
+    fn load_inst(&mut self, t: &mut Thread, x: &X) -> R<()> {
+        let (ty, space, sym, a) = self.access_of(t, x, 1)?;
+        let at = Access::new(space, sym.as_deref(), a, (ty.bits / 8).max(1) as usize);
+        match &x.ops[0].v {
             V::Vec(lanes) => {
                 for (k, l) in lanes.iter().enumerate() {
-                    let v = self.load(t, space, sym.as_deref(), a + (k * bytes) as u64, bytes)?;
+                    let v = self.load(t, at.lane(k))?;
                     self.set(t, l, v)?;
                 }
             }
             _ => {
-                let v = self.load(t, space, sym.as_deref(), a, bytes)?;
+                let v = self.load(t, at)?;
                 let v = if ty.kind == Kind::Signed && ty.bits < 64 {
                     sext(v, ty.bits)
                 } else {
                     v
                 };
-                self.set(t, &o[0], v)?;
+                self.set(t, &x.ops[0], v)?;
             }
         }
         Ok(())
@@ -1407,25 +1436,18 @@ impl Machine<'_> {
 
     /// `st`, scalar or a vector of lanes.
     fn store_inst(&mut self, t: &mut Thread, x: &X) -> R<()> {
-        let (d, o) = (&x.d, &x.ops);
-        let ty = d.ty();
-        if o.len() < 2 {
-            return malformed(format!("`{}` needs 2 operands", d.base));
-        }
-        let ty = ty.ok_or_else(|| InterpError::Malformed("st without a type".into()))?;
-        let space = d.space.unwrap_or(Space::Generic);
-        let (sym, a) = self.addr(t, &o[0])?;
-        let bytes = (ty.bits / 8).max(1) as usize;
-        match &o[1].v {
+        let (ty, space, sym, a) = self.access_of(t, x, 0)?;
+        let at = Access::new(space, sym.as_deref(), a, (ty.bits / 8).max(1) as usize);
+        match &x.ops[1].v {
             V::Vec(lanes) => {
                 for (k, l) in lanes.iter().enumerate() {
                     let v = self.val(t, l, Some(ty))?;
-                    self.store(t, space, sym.as_deref(), a + (k * bytes) as u64, bytes, v)?;
+                    self.store(t, at.lane(k), v)?;
                 }
             }
             _ => {
-                let v = self.val(t, &o[1], Some(ty))?;
-                self.store(t, space, sym.as_deref(), a, bytes, v)?;
+                let v = self.val(t, &x.ops[1], Some(ty))?;
+                self.store(t, at, v)?;
             }
         }
         Ok(())
@@ -1509,16 +1531,10 @@ impl Machine<'_> {
                 .get(3)
                 .ok_or_else(|| InterpError::Malformed("cp.async.bulk needs its mbarrier".into()))?;
             let (bsym, ba) = self.addr(t, bar)?;
-            let w = self.load(t, Space::Shared, bsym.as_deref(), ba, 8)?;
+            let at = Access::new(Space::Shared, bsym.as_deref(), ba, 8);
+            let w = self.load(t, at)?;
             let tx = ((w >> 32) as u32).wrapping_sub(n as u32);
-            self.store(
-                t,
-                Space::Shared,
-                bsym.as_deref(),
-                ba,
-                8,
-                (w & 0xffff_ffff) | ((tx as u64) << 32),
-            )?;
+            self.store(t, at, (w & 0xffff_ffff) | ((tx as u64) << 32))?;
         }
         Ok(())
     }
@@ -1536,7 +1552,7 @@ impl Machine<'_> {
                 o.get(k)
                     .ok_or_else(|| InterpError::Malformed("mbarrier needs its address".into()))?,
             )?;
-            let w = m.load(t, Space::Shared, sym.as_deref(), a, 8)?;
+            let w = m.load(t, Access::new(Space::Shared, sym.as_deref(), a, 8))?;
             Ok((sym, a, w))
         };
         match d.mods.first().map(String::as_str) {
@@ -1549,7 +1565,8 @@ impl Machine<'_> {
                     })?,
                     None,
                 )?;
-                self.store(t, Space::Shared, sym.as_deref(), a, 8, count & 0xffff_ffff)
+                let at = Access::new(Space::Shared, sym.as_deref(), a, 8);
+                self.store(t, at, count & 0xffff_ffff)
             }
             Some("arrive") => {
                 let (sym, a, w) = word(self, t, 1)?;
@@ -1566,14 +1583,8 @@ impl Machine<'_> {
                 };
                 let pending = (w as u32).wrapping_sub(1);
                 let bytes = ((w >> 32) as u32).wrapping_add(tx);
-                self.store(
-                    t,
-                    Space::Shared,
-                    sym.as_deref(),
-                    a,
-                    8,
-                    pending as u64 | ((bytes as u64) << 32),
-                )?;
+                let at = Access::new(Space::Shared, sym.as_deref(), a, 8);
+                self.store(t, at, pending as u64 | ((bytes as u64) << 32))?;
                 self.set(t, &o[0], w)
             }
             Some("try_wait") | Some("test_wait") if d.has("parity") => {
@@ -1729,8 +1740,8 @@ impl Machine<'_> {
         }
         let space = d.space.unwrap_or(Space::Generic);
         let (sym, a) = self.addr(t, &o[first])?;
-        let bytes = (ty.bits / 8) as usize;
-        let old = self.load(t, space, sym.as_deref(), a, bytes)?;
+        let at = Access::new(space, sym.as_deref(), a, (ty.bits / 8) as usize);
+        let old = self.load(t, at)?;
         let b = self.val(t, &o[first + 1], Some(ty))?;
         const OPS: [&str; 10] = [
             "add", "min", "max", "inc", "dec", "and", "or", "xor", "exch", "cas",
@@ -1783,7 +1794,7 @@ impl Machine<'_> {
                 }
             }
         };
-        self.store(t, space, sym.as_deref(), a, bytes, new & m)?;
+        self.store(t, at, new & m)?;
         if atom {
             self.set(t, &o[0], old & m)?;
         }
@@ -2061,12 +2072,14 @@ impl Machine<'_> {
                 Ok(if d.has("hi") { p >> 16 } else { p } & 0xffff_ffff)
             }
             "rcp" | "sqrt" | "rsqrt" if ty == Ty::new(Kind::Float, 64) => {
-                let v = f64::from_bits(a);
-                Ok(canon64(match d.base.as_str() {
-                    "rcp" => 1.0 / v,
-                    "sqrt" => sqrt64(v),
-                    _ => 1.0 / sqrt64(v),
-                }))
+                // `.rn .rz .rm .rp` round the IEEE result; `rsqrt.approx` stands in as
+                // the reciprocal of the nearest root.
+                let dir = rounding(d);
+                Ok(match d.base.as_str() {
+                    "rcp" => float::div_dir(BINARY64, 1f64.to_bits(), a, dir),
+                    "sqrt" => float::sqrt_dir(BINARY64, a, dir),
+                    _ => canon64(1.0 / f64::from_bits(float::sqrt_dir(BINARY64, a, dir))),
+                })
             }
             _ if ty != Ty::new(Kind::Float, 32) => {
                 unsupported(format!("`{}.{}`", d.base, ty.name()))
@@ -2076,10 +2089,12 @@ impl Machine<'_> {
                 if d.has("ftz") {
                     v = flush32(v);
                 }
+                let (bits, dir) = (u64::from(v.to_bits()), rounding(d));
+                let soft = |r: u64| f32::from_bits(r as u32);
                 let r = match base {
-                    "rcp" => 1.0 / v,
-                    "sqrt" => sqrt32(v),
-                    "rsqrt" => 1.0 / sqrt32(v),
+                    "rcp" => soft(float::div_dir(BINARY32, 1f32.to_bits().into(), bits, dir)),
+                    "sqrt" => soft(float::sqrt_dir(BINARY32, bits, dir)),
+                    "rsqrt" => 1.0 / soft(float::sqrt_dir(BINARY32, bits, dir)),
                     "ex2" => approx::exp2(v),
                     "lg2" => approx::log2(v),
                     "sin" => approx::sin_cos(v, 0),
@@ -2130,92 +2145,6 @@ impl Machine<'_> {
         }
         int_op(d, ty, a, b, c)
     }
-}
-
-/// The correctly rounded square root of an f32 (`core` has none without `libm`): the
-/// integer root of the significand scaled by 2^40, with a sticky bit for an inexact
-/// remainder, is exact in an f64, and one conversion rounds it to nearest even.
-fn sqrt32(x: f32) -> f32 {
-    if x.is_nan() || x < 0.0 {
-        return f32::NAN;
-    }
-    if x == 0.0 || x.is_infinite() {
-        return x;
-    }
-    let bits = x.to_bits();
-    let (mut m, mut e) = match (bits >> 23) as i32 {
-        0 => (u128::from(bits & 0x7f_ffff), -149),
-        k => (u128::from(bits & 0x7f_ffff | 0x80_0000), k - 150),
-    };
-    while m < 0x80_0000 {
-        m <<= 1;
-        e -= 1;
-    }
-    if e % 2 != 0 {
-        m <<= 1;
-        e -= 1;
-    }
-    let scaled = m << 40;
-    // The root is < 2^45.
-    let lo = isqrt(scaled, 1 << 46);
-    let (r, exp) = if lo * lo == scaled {
-        (lo, e / 2 - 20)
-    } else {
-        (lo * 2 + 1, e / 2 - 21)
-    };
-    let pow2 = f64::from_bits(((1023 + exp as i64) as u64) << 52);
-    (r as f64 * pow2) as f32
-}
-
-/// The correctly rounded square root of an f64, as [`sqrt32`]: the integer root of
-/// the significand scaled by 2^54, a sticky bit for an inexact remainder, and one
-/// rounding in the conversion from u128.
-fn sqrt64(x: f64) -> f64 {
-    if x.is_nan() || x < 0.0 {
-        return f64::NAN;
-    }
-    if x == 0.0 || x.is_infinite() {
-        return x;
-    }
-    let bits = x.to_bits();
-    let (mut m, mut e) = match (bits >> 52) as i32 {
-        0 => (u128::from(bits & ((1 << 52) - 1)), -1074),
-        k => (u128::from(bits & ((1 << 52) - 1) | 1 << 52), k - 1075),
-    };
-    while m < 1 << 52 {
-        m <<= 1;
-        e -= 1;
-    }
-    if e % 2 != 0 {
-        m <<= 1;
-        e -= 1;
-    }
-    let scaled = m << 54;
-    let lo = isqrt(scaled, 1 << 56);
-    let (r, exp) = if lo * lo == scaled {
-        (lo, e / 2 - 27)
-    } else {
-        (lo * 2 + 1, e / 2 - 28)
-    };
-    // r < 2^57: exact scaling by a power of two after one rounding.
-    let v = r as f64;
-    let half = exp / 2;
-    v * f64::from_bits(((1023 + half) as u64) << 52)
-        * f64::from_bits(((1023 + exp - half) as u64) << 52)
-}
-
-/// The integer square root of `n` (below `hi`) by bisection.
-fn isqrt(n: u128, hi: u128) -> u128 {
-    let (mut lo, mut hi) = (0u128, hi);
-    while hi - lo > 1 {
-        let mid = (lo + hi) / 2;
-        if mid * mid <= n {
-            lo = mid;
-        } else {
-            hi = mid;
-        }
-    }
-    lo
 }
 
 fn sext(v: u64, bits: u32) -> u64 {
@@ -2280,14 +2209,50 @@ fn compare(ty: Ty, cmp: &str, a: u64, b: u64, ftz: bool) -> R<bool> {
     })
 }
 
+/// The rounding direction an arithmetic instruction names (`.rn` or none: nearest).
+fn rounding(d: &Decoded) -> FRound {
+    if d.has("rz") {
+        FRound::Zero
+    } else if d.has("rm") {
+        FRound::Down
+    } else if d.has("rp") {
+        FRound::Up
+    } else {
+        FRound::Nearest
+    }
+}
+
+/// `add sub mul fma mad div` of f32 or f64 bit patterns rounded in `dir`
+/// ([`crate::interp::float`]'s integer arithmetic); None for another operation.
+fn directed(f: Format, base: &str, a: u64, b: u64, c: u64, dir: FRound) -> Option<u64> {
+    Some(match base {
+        "add" => float::add_dir(f, a, b, dir),
+        "sub" => float::add_dir(f, a, b ^ f.sign(), dir),
+        "mul" => float::mul_dir(f, a, b, dir),
+        "fma" | "mad" => float::fma_dir(f, a, b, c, dir),
+        "div" => float::div_dir(f, a, b, dir),
+        _ => return None,
+    })
+}
+
 fn float_op(d: &Decoded, ty: Ty, a: u64, b: u64, c: u64) -> R<u64> {
     for m in &d.mods {
-        if !matches!(m.as_str(), "rn" | "ftz" | "approx" | "full" | "sat") {
+        if !matches!(
+            m.as_str(),
+            "rn" | "rz" | "rm" | "rp" | "ftz" | "approx" | "full" | "sat"
+        ) {
             return unsupported(format!("float modifier .{m}"));
         }
     }
+    let dir = rounding(d);
     let ftz = d.has("ftz");
     let base = d.base.as_str();
+    if (ty.bits == 16 || ty.kind == Kind::HalfX2) && dir != FRound::Nearest {
+        return unsupported(format!(
+            "{base}.{} rounded other than to nearest",
+            ty.name()
+        ));
+    }
     match (ty.kind, ty.bits) {
         (Kind::Float, 32) => {
             let f = |v: u64| {
@@ -2299,13 +2264,19 @@ fn float_op(d: &Decoded, ty: Ty, a: u64, b: u64, c: u64) -> R<u64> {
                 }
             };
             let (x, y, z) = (f(a), f(b), f(c));
-            let r = match base {
-                "add" => x + y,
-                "sub" => x - y,
-                "mul" => x * y,
-                "fma" | "mad" => fma32(x, y, z),
-                "div" => x / y,
-                "min" => {
+            let bits = |v: f32| u64::from(v.to_bits());
+            let soft = match dir {
+                FRound::Nearest => None,
+                _ => directed(BINARY32, base, bits(x), bits(y), bits(z), dir),
+            };
+            let r = match (soft, base) {
+                (Some(r), _) => f32::from_bits(r as u32),
+                (None, "add") => x + y,
+                (None, "sub") => x - y,
+                (None, "mul") => x * y,
+                (None, "fma" | "mad") => fma32(x, y, z),
+                (None, "div") => x / y,
+                (None, "min") => {
                     if x.is_nan() {
                         y
                     } else if y.is_nan() || x < y {
@@ -2314,7 +2285,7 @@ fn float_op(d: &Decoded, ty: Ty, a: u64, b: u64, c: u64) -> R<u64> {
                         y
                     }
                 }
-                "max" => {
+                (None, "max") => {
                     if x.is_nan() {
                         y
                     } else if y.is_nan() || x > y {
@@ -2323,21 +2294,21 @@ fn float_op(d: &Decoded, ty: Ty, a: u64, b: u64, c: u64) -> R<u64> {
                         y
                     }
                 }
-                b => return unsupported(format!("{b}.f32")),
+                (None, b) => return unsupported(format!("{b}.f32")),
             };
-            let r = if d.has("sat") { r.clamp(0.0, 1.0) } else { r };
+            // `.sat` clamps to [0, 1] and makes a NaN +0.
+            let r = match (d.has("sat"), r.is_nan()) {
+                (false, _) => r,
+                (true, true) => 0.0,
+                (true, false) => r.clamp(0.0, 1.0),
+            };
             Ok(canon32(if ftz { flush32(r) } else { r }))
         }
         (Kind::Float, 64) => {
-            let (x, y) = (f64::from_bits(a), f64::from_bits(b));
-            let r = match base {
-                "add" => x + y,
-                "sub" => x - y,
-                "mul" => x * y,
-                "div" => x / y,
-                b => return unsupported(format!("{b}.f64")),
-            };
-            Ok(canon64(r))
+            if let Some(r) = directed(BINARY64, base, a, b, c, dir) {
+                return Ok(r);
+            }
+            unsupported(format!("{base}.f64"))
         }
         (Kind::Float, 16) => {
             // `.ftz` flushes f16 subnormal inputs and results too (PTX ISA, add.f16).
@@ -2513,10 +2484,45 @@ fn convert(dt: Ty, st: Ty, v: u64, d: &Decoded) -> R<u64> {
     let (Some(to), Some(from)) = (num(dt), num(st)) else {
         return unsupported(what());
     };
-    match crate::interp::exec::cvt(to, from, mode, v as u128) {
-        Some(r) => Ok(r as u64),
-        None => unsupported(what()),
+    let r = match to {
+        NumTy::F16 => to_half(from, mode, v),
+        _ => crate::interp::exec::cvt(to, from, mode, v as u128).map(|r| r as u64),
+    };
+    r.map_or_else(|| unsupported(what()), Ok)
+}
+
+/// `cvt{.rn,.rz,.rm,.rp}{.sat}.f16.{f16,f32,f64,s*,u*,b*}`: one rounding to binary16
+/// in the named direction (nearest when none is named).
+fn to_half(from: NumTy, mode: u32, v: u64) -> Option<u64> {
+    use crate::interp::float::cvt_mode as m;
+    let dir = FRound::from_mode(mode)?;
+    let h = match from {
+        NumTy::F16 if mode & m::BASE_MASK == m::NONE => v & 0xffff,
+        NumTy::F16 => return None,
+        NumTy::F32 => {
+            let x = f32::from_bits(v as u32);
+            let x = if mode & m::FTZ != 0 { flush32(x) } else { x };
+            float::convert_dir(BINARY16, BINARY32, x.to_bits().into(), dir)
+        }
+        NumTy::F64 => float::convert_dir(BINARY16, BINARY64, v, dir),
+        NumTy::Int { signed, bits } => {
+            let x = if signed {
+                sext(v, bits) as i64 as i128
+            } else {
+                (v & mask(bits)) as i128
+            };
+            float::int_to_format(BINARY16, x, dir)
+        }
+    };
+    if mode & m::SAT == 0 {
+        return Some(h);
     }
+    // `.sat`: NaN and negatives to +0 (a −0 stays), above 1.0 to 1.0.
+    Some(match h {
+        0x8000 => h,
+        _ if h > 0x7c00 || h & 0x8000 != 0 => 0,
+        _ => h.min(0x3c00),
+    })
 }
 
 /// Runs a compiled program.
@@ -2685,16 +2691,16 @@ fn ptx_with(m: &ptx::Module, name: &str, inputs: &Inputs, cfg: &Config, g: bool)
 }
 
 /// Finds an ORI function by name and runs it, linked and laid out as [`run_ptx`] does.
-pub fn run_ori(m: &super::Module, name: &str, inputs: &Inputs, cfg: &Config) -> R<Outcome> {
+pub fn run_ori(m: &crate::ori::Module, name: &str, inputs: &Inputs, cfg: &Config) -> R<Outcome> {
     ori_with(m, name, inputs, cfg, false)
 }
 
 /// [`run_ori`] with module-scope `.global` / `.const` variables, as [`run_ptx_module`].
-pub fn run_ori_module(m: &super::Module, name: &str, inputs: &Inputs, cfg: &Config) -> R<Outcome> {
+pub fn run_ori_module(m: &crate::ori::Module, name: &str, inputs: &Inputs, cfg: &Config) -> R<Outcome> {
     ori_with(m, name, inputs, cfg, true)
 }
 
-fn ori_with(m: &super::Module, name: &str, inputs: &Inputs, cfg: &Config, g: bool) -> R<Outcome> {
+fn ori_with(m: &crate::ori::Module, name: &str, inputs: &Inputs, cfg: &Config, g: bool) -> R<Outcome> {
     let f = m
         .functions()
         .find(|f| f.name == name && !f.is_decl)
@@ -2707,7 +2713,7 @@ fn ori_with(m: &super::Module, name: &str, inputs: &Inputs, cfg: &Config, g: boo
         calls::link(&mut p, &g.name, compile_ori_as(g, true)?)?;
     }
     let vars = m.items.iter().filter_map(|i| match i {
-        super::Item::Var(v) => Some(v),
+        crate::ori::Item::Var(v) => Some(v),
         _ => None,
     });
     module_vars::lay_out(&mut p, vars, g)?;
@@ -2866,9 +2872,14 @@ mod tests {
             (0x3f80_0001, 0x3f80_0000),
             (0x4120_0000, 0x404a_62c2),
         ] {
-            assert_eq!(sqrt32(f32::from_bits(x)).to_bits(), r, "sqrt of {x:#x}");
+            let root = float::sqrt_dir(BINARY32, x.into(), FRound::Nearest);
+            assert_eq!(root, u64::from(r), "sqrt of {x:#x}");
         }
-        assert!(sqrt32(-1.0).is_nan());
+        let minus_one = u64::from((-1f32).to_bits());
+        assert_eq!(
+            float::sqrt_dir(BINARY32, minus_one, FRound::Nearest),
+            0x7fff_ffff
+        );
     }
 
     /// One kernel, one thread: the two words it stores.
