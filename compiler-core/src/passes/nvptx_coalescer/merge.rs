@@ -20,11 +20,11 @@ impl<R: Recorder> Nvptx<'_, '_, R> {
     /// Tries a candidate; true when merged.
     pub(crate) fn try_candidate(&mut self, c: &Candidate, block_level: bool) -> bool {
         let inst = Inst::new(c.inst as usize);
-        if !self.ed.f.layout.is_inserted(inst) {
+        if !self.cx.ed.f.layout.is_inserted(inst) {
             return false;
         }
         // Earlier merges may have renamed its registers: read the record afresh.
-        let Some(fresh) = super::classify::classify(&self.ed.f.insts[inst], inst) else {
+        let Some(fresh) = super::classify::classify(&self.cx.ed.f.insts[inst], inst) else {
             return false;
         };
         let c = &fresh;
@@ -34,8 +34,8 @@ impl<R: Recorder> Nvptx<'_, '_, R> {
             return false;
         }
         // Same-class rule (a tuple lane counts as its lane class).
-        let dc = side_class(self.ed.f, d.0, d.1.map(SubReg::of_lane));
-        let sc = side_class(self.ed.f, s.0, s.1.map(SubReg::of_lane));
+        let dc = side_class(self.cx.ed.f, d.0, d.1.map(SubReg::of_lane));
+        let sc = side_class(self.cx.ed.f, s.0, s.1.map(SubReg::of_lane));
         if dc != sc || dc.is_none() {
             self.step(|| Step::new("class_mismatch", format!("{dn} and {sn} are in different register classes: the NVPTX coalescer only merges within one class.")).focus(Focus::inst(inst)));
             return false;
@@ -48,11 +48,11 @@ impl<R: Recorder> Nvptx<'_, '_, R> {
             _ => (d, s),
         };
         if gone.1.is_some()
-            || self.ed.f.vreg_class(gone.0).is_some_and(|c| c.lanes() > 1) && keep.1.is_some()
+            || self.cx.ed.f.vreg_class(gone.0).is_some_and(|c| c.lanes() > 1) && keep.1.is_some()
         {
             return false;
         }
-        if keep.1.is_some() && (self.du.defs[gone.0].len() != 1 || self.uses_subregs(gone.0)) {
+        if keep.1.is_some() && (self.cx.du.defs[gone.0].len() != 1 || self.uses_subregs(gone.0)) {
             self.step(|| Step::new("validate", format!("{dn} = COPY {sn}: the scalar has several defs or sub-register uses, so it cannot become one lane.")).focus(Focus::inst(inst)));
             return false;
         }
@@ -83,22 +83,22 @@ impl<R: Recorder> Nvptx<'_, '_, R> {
     /// would drop the merged value: it is cleared wherever lane `l` is live into the
     /// instruction, as LLVM's coalescer does when it joins into a sub-register.
     fn revive_undef_defs(&mut self, v: VReg, l: u8) {
-        let defs: Vec<Inst> = self.du.defs[v].to_vec();
+        let defs: Vec<Inst> = self.cx.du.defs[v].to_vec();
         for i in defs {
-            let Some(idx) = self.si.inst_index(i) else {
+            let Some(idx) = self.cx.si.inst_index(i) else {
                 continue;
             };
             if !self.range((v, Some(l))).live_at(idx.base()) {
                 continue;
             }
-            let stale = self.ed.f.insts[i].operands.iter().any(|o| {
+            let stale = self.cx.ed.f.insts[i].operands.iter().any(|o| {
                 o.is_def()
                     && o.vreg_of() == Some(v)
                     && o.has(oflag::UNDEF)
                     && matches!(o.subreg.and_then(SubReg::lane), Some(k) if k != l)
             });
             if stale {
-                self.ed.modify(i, |d| {
+                self.cx.ed.modify(i, |d| {
                     for o in d.operands.iter_mut() {
                         if o.is_def() && o.vreg_of() == Some(v) && o.subreg.is_some() {
                             o.set(oflag::UNDEF, false);
@@ -112,7 +112,7 @@ impl<R: Recorder> Nvptx<'_, '_, R> {
     /// Gives a tuple register one lane range per lane (copies of its main range where
     /// liveness computed none).
     fn materialize_lanes(&mut self, v: VReg) {
-        let n = self.ed.f.vreg_class(v).map_or(0, |c| c.lanes() as usize);
+        let n = self.cx.ed.f.vreg_class(v).map_or(0, |c| c.lanes() as usize);
         let i = v.index();
         while self.lanes[i].len() < n {
             let main = self.main[i].clone();
@@ -121,11 +121,11 @@ impl<R: Recorder> Nvptx<'_, '_, R> {
     }
 
     fn uses_subregs(&self, v: VReg) -> bool {
-        self.du.defs[v]
+        self.cx.du.defs[v]
             .iter()
-            .chain(self.du.uses[v].iter())
+            .chain(self.cx.du.uses[v].iter())
             .any(|&i| {
-                self.ed.f.insts[i]
+                self.cx.ed.f.insts[i]
                     .operands
                     .iter()
                     .any(|o| o.vreg_of() == Some(v) && o.subreg.is_some())
@@ -196,24 +196,24 @@ impl<R: Recorder> Nvptx<'_, '_, R> {
         // instruction order and other registers' use lists stay as they are, so a merge
         // costs the renamed operands rather than a remove and re-add of every operand of
         // every instruction `from` appears in.
-        let (_, mut from_uses) = self.du.take(from);
+        let (_, mut from_uses) = self.cx.du.take(from);
         for &i in touched {
-            self.du.remove_defs(self.ed.f, i);
+            self.cx.du.remove_defs(self.cx.ed.f, i);
             // A def renamed into a lane writes only that lane: where the tuple holds
             // nothing yet it is `undef` (the other lanes are not read), as LLVM's
             // coalescer marks a sub-register def that does not read the register.
             let fresh_lane = new_sub.is_some() && {
-                let reads = self.ed.f.insts[i]
+                let reads = self.cx.ed.f.insts[i]
                     .operands
                     .iter()
                     .any(|o| o.is_use() && o.vreg_of() == Some(from));
                 let live = self
-                    .si
+                    .cx.si
                     .inst_index(i)
                     .is_some_and(|at| self.main[keep.0.index()].live_at(at.base()));
                 !reads && !live
             };
-            self.ed.modify(i, |d| {
+            self.cx.ed.modify(i, |d| {
                 for o in d.operands.iter_mut() {
                     if o.vreg_of() == Some(from) {
                         o.set_reg(Reg::Virt(to));
@@ -226,10 +226,10 @@ impl<R: Recorder> Nvptx<'_, '_, R> {
                     }
                 }
             });
-            self.du.add_defs(self.ed.f, i);
+            self.cx.du.add_defs(self.cx.ed.f, i);
         }
         crate::sort::sort_by_key(&mut from_uses, |i| i.as_u32().into());
-        self.du.push_uses(to, &from_uses);
+        self.cx.du.push_uses(to, &from_uses);
     }
 
     /// The survivor's ranges after a join of `gone` into `keep`: the union, stored where
@@ -286,15 +286,15 @@ impl<R: Recorder> Nvptx<'_, '_, R> {
         } else {
             (gone.0, keep.0)
         };
-        let mut touched: InstList = self.du.defs[from]
+        let mut touched: InstList = self.cx.du.defs[from]
             .iter()
-            .chain(self.du.uses[from].iter())
+            .chain(self.cx.du.uses[from].iter())
             .copied()
             .collect();
         crate::sort::sort_by_key(&mut touched, |i| i.as_u32().into());
         touched.dedup();
         let named_gone: Vec<bool> = if swap {
-            let f = &*self.ed.f;
+            let f = &*self.cx.ed.f;
             touched
                 .iter()
                 .map(|&i| {
@@ -314,7 +314,7 @@ impl<R: Recorder> Nvptx<'_, '_, R> {
         let doomed: InstList = if swap {
             self.doomed_after_swap(&touched, &named_gone, gone.0)
         } else {
-            let f = &*self.ed.f;
+            let f = &*self.cx.ed.f;
             touched
                 .iter()
                 .copied()
@@ -326,17 +326,17 @@ impl<R: Recorder> Nvptx<'_, '_, R> {
             .iter()
             .filter_map(|&i| {
                 Some((
-                    self.si.inst_index(i)?,
+                    self.cx.si.inst_index(i)?,
                     self.last_touch_before(i, to, &doomed)?,
                 ))
             })
             .collect();
 
         for i in doomed {
-            erased_at.extend(self.si.inst_index(i));
-            self.du.remove_inst(self.ed.f, i);
-            self.si.remove_inst(i);
-            self.ed.erase(i);
+            erased_at.extend(self.cx.si.inst_index(i));
+            self.cx.du.remove_inst(self.cx.ed.f, i);
+            self.cx.si.remove_inst(i);
+            self.cx.ed.erase(i);
         }
         self.join_ranges(keep, gone, swap);
         // The erased copies' values are the values they read (`values.rs`).
@@ -365,8 +365,8 @@ impl<R: Recorder> Nvptx<'_, '_, R> {
             self.revive_undef_defs(keep.0, l);
         }
         self.revive_undef_lane_defs(to);
-        if let Some(cl) = self.ed.f.vreg_class(keep.0) {
-            self.ed.set_class(to, Some(cl));
+        if let Some(cl) = self.cx.ed.f.vreg_class(keep.0) {
+            self.cx.ed.set_class(to, Some(cl));
         }
         self.stats.joined += 1;
         let merged = recorded_segments::<R>(&self.main[to.index()]);
@@ -396,12 +396,12 @@ impl<R: Recorder> Nvptx<'_, '_, R> {
             core::iter::once((v, None)).chain((0..n as u8).map(move |l| (v, Some(l))))
         };
         let n = self
-            .ed
+            .cx.ed
             .f
             .vreg_class(keep.0)
             .map_or(0, |c| c.lanes() as usize);
         let m = self
-            .ed
+            .cx.ed
             .f
             .vreg_class(gone.0)
             .map_or(0, |c| c.lanes() as usize);

@@ -46,13 +46,14 @@ use heap::CandidateHeap;
 use interval_tree::{Interval, IntervalTree, TreeEvent};
 
 use crate::entity::{dense_map, EntityRef, SecondaryMap};
-use crate::liveness::{LiveIntervals, LiveRange, SlotIndexes};
+use crate::liveness::{LiveIntervals, LiveRange};
 use crate::mir::cfg::Cfg;
 use crate::mir::{Block, Function, Inst, InstData, RegClass, VReg};
 use crate::passes::register_coalescer::order::loop_depths;
+use crate::passes::register_coalescer::Cx;
 use crate::passes::uses::DefUse;
 use crate::stats::Stats;
-use crate::trace::{Editor, Focus, Payload, Recorder, Step};
+use crate::trace::{Focus, Payload, Recorder, Step};
 use alloc::format;
 use alloc::string::String;
 use alloc::vec::Vec;
@@ -132,12 +133,9 @@ const SNAPSHOT_MAX: u32 = 256;
 pub(crate) type Unit = (VReg, Option<u8>);
 
 pub(crate) struct Nvptx<'f, 'r, R: Recorder> {
-    pub ed: Editor<'f>,
-    pub rec: &'r mut R,
+    pub cx: Cx<'f, 'r, R>,
     pub opts: NvptxCoalescerOptions,
     pub stats: NvptxStats,
-    pub du: DefUse,
-    pub si: SlotIndexes,
     pub main: Vec<LiveRange>,
     pub lanes: Vec<Vec<LiveRange>>,
     pub tree: IntervalTree,
@@ -235,12 +233,9 @@ pub fn run_with_classes<R: Recorder>(
     stats.copies_before = copies_before;
     let cfg = Cfg::new(f);
     let mut p = Nvptx {
-        ed: Editor::new(f, R::ENABLED),
-        rec,
+        cx: Cx::new(f, rec, du, si),
         opts: opts.clone(),
         stats,
-        du,
-        si,
         main,
         lanes,
         tree: IntervalTree::new(R::ENABLED),
@@ -269,9 +264,9 @@ pub fn run_with_classes<R: Recorder>(
     p.apply_names();
     p.rejoin_unmerged(&pairs);
     let after =
-        p.ed.f
+        p.cx.ed.f
             .all_insts()
-            .filter(|&(_, i)| classify(&p.ed.f.insts[i], i).is_some())
+            .filter(|&(_, i)| classify(&p.cx.ed.f.insts[i], i).is_some())
             .count() as u64;
     p.stats.copies_after = after;
     p.stats.rb_rotations = p.tree.rotations;
@@ -298,7 +293,7 @@ fn add_weights(w: &mut SecondaryMap<VReg, u32>, d: &InstData, depth: u32) {
 
 impl<R: Recorder> Nvptx<'_, '_, R> {
     pub(crate) fn step(&mut self, make: impl FnOnce() -> Step) {
-        crate::trace::record(self.rec, &mut self.ed, make);
+        crate::trace::record(self.cx.rec, &mut self.cx.ed, make);
     }
 
     /// `%v` or `%v.subL`, for narration (empty with tracing off: nobody reads it, and
@@ -335,7 +330,7 @@ impl<R: Recorder> Nvptx<'_, '_, R> {
     }
 
     fn participates(&self, v: VReg) -> bool {
-        match self.ed.f.vreg_class(v) {
+        match self.cx.ed.f.vreg_class(v) {
             Some(RegClass::Scalar(c)) | Some(RegClass::Tuple { base: c, .. }) => {
                 operand_type(c).constraint_flags & PARTICIPATES != 0
             }
@@ -359,7 +354,7 @@ impl<R: Recorder> Nvptx<'_, '_, R> {
                 CopyKind::Layout => {
                     self.stats.kept_layout += 1;
                     let dn = self.unit_name(c.dst);
-                    let ty = families::copy_type(self.ed.f.insts[inst].opcode);
+                    let ty = families::copy_type(self.cx.ed.f.insts[inst].opcode);
                     let (n, what) = (ty.number, ty.row.what);
                     self.step(|| Step::new("kept_layout", format!("{dn} is defined by a {what} (copy type {n}): it changes how the value is laid out in registers, so it is no candidate and stays as written.")).focus(Focus::inst(inst)));
                     continue;
@@ -386,12 +381,12 @@ impl<R: Recorder> Nvptx<'_, '_, R> {
 
     /// Candidates whose registers live entirely inside the copy's block go first.
     fn block_level_pass(&mut self, cands: &[Candidate]) {
-        let blocks: Vec<Block> = self.ed.f.layout.blocks().collect();
+        let blocks: Vec<Block> = self.cx.ed.f.layout.blocks().collect();
         // Candidates by the block they start in, in candidate order (merges erase
         // copies but never move one to another block, so each block re-checks its own).
         let mut by_block: SecondaryMap<Block, Vec<usize>> = SecondaryMap::new();
         for (k, c) in cands.iter().enumerate() {
-            if let Some(b) = self.ed.f.layout.inst_block(Inst::new(c.inst as usize)) {
+            if let Some(b) = self.cx.ed.f.layout.inst_block(Inst::new(c.inst as usize)) {
                 by_block[b].push(k);
             }
         }
@@ -399,7 +394,7 @@ impl<R: Recorder> Nvptx<'_, '_, R> {
             let here: Vec<&Candidate> = core::mem::take(&mut by_block[b])
                 .into_iter()
                 .map(|k| &cands[k])
-                .filter(|c| self.ed.f.layout.inst_block(Inst::new(c.inst as usize)) == Some(b))
+                .filter(|c| self.cx.ed.f.layout.inst_block(Inst::new(c.inst as usize)) == Some(b))
                 .collect();
             for c in here {
                 if self.limit_reached() {
@@ -419,10 +414,10 @@ impl<R: Recorder> Nvptx<'_, '_, R> {
     fn is_local(&self, c: &Candidate, b: Block) -> bool {
         [c.dst.reg, c.src.reg].iter().all(|&r| {
             let v = VReg::new(r as usize);
-            self.du.defs[v]
+            self.cx.du.defs[v]
                 .iter()
-                .chain(self.du.uses[v].iter())
-                .all(|&i| self.ed.f.layout.inst_block(i) == Some(b))
+                .chain(self.cx.du.uses[v].iter())
+                .all(|&i| self.cx.ed.f.layout.inst_block(i) == Some(b))
         })
     }
 
@@ -494,7 +489,7 @@ impl<R: Recorder> Nvptx<'_, '_, R> {
 
     fn build_tree(&mut self) {
         let vregs: Vec<VReg> = self
-            .ed
+            .cx.ed
             .f
             .vreg_list()
             .filter(|&v| self.participates(v))
@@ -521,16 +516,16 @@ impl<R: Recorder> Nvptx<'_, '_, R> {
     fn worklist(&mut self, cands: Vec<Candidate>) {
         let mut heap = CandidateHeap::default();
         // Loop depths only order candidates under `block-frequency`.
-        let depth = self.opts.block_frequency.then(|| loop_depths(self.ed.f));
+        let depth = self.opts.block_frequency.then(|| loop_depths(self.cx.ed.f));
         for c in cands {
             let inst = Inst::new(c.inst as usize);
-            if !self.ed.f.layout.is_inserted(inst) {
+            if !self.cx.ed.f.layout.is_inserted(inst) {
                 continue;
             }
             let w = self.weights[VReg::new(c.dst.reg as usize)]
                 .max(self.weights[VReg::new(c.src.reg as usize)]);
             let hot = match &depth {
-                Some(depth) => self.ed.f.layout.inst_block(inst).map_or(0, |b| depth[b]),
+                Some(depth) => self.cx.ed.f.layout.inst_block(inst).map_or(0, |b| depth[b]),
                 None => 0,
             };
             let hint = c.tied && !self.opts.ignore_hints;
@@ -547,13 +542,13 @@ impl<R: Recorder> Nvptx<'_, '_, R> {
                     return;
                 }
                 let inst = Inst::new(c.inst as usize);
-                if !self.ed.f.layout.is_inserted(inst) {
+                if !self.cx.ed.f.layout.is_inserted(inst) {
                     continue;
                 }
                 // An entry whose registers a merge renamed since it was pushed is stale:
                 // it goes back under the names the copy has now (lazy re-keying).
                 // (Keys are the numbers registers carry when the pass ends, `names.rs`.)
-                let Some(mut fresh) = classify(&self.ed.f.insts[inst], inst) else {
+                let Some(mut fresh) = classify(&self.cx.ed.f.insts[inst], inst) else {
                     // Merges gave both sides lanes: `classify` has no merge for a
                     // lane-to-lane copy, so the entry leaves the heap here, said so.
                     self.step(|| {
@@ -608,8 +603,8 @@ impl<R: Recorder> Nvptx<'_, '_, R> {
                 }
                 if self.try_candidate(&c, false) {
                     joined_this_round += 1;
-                } else if self.ed.f.layout.is_inserted(inst)
-                    && classify(&self.ed.f.insts[inst], inst).is_some()
+                } else if self.cx.ed.f.layout.is_inserted(inst)
+                    && classify(&self.cx.ed.f.insts[inst], inst).is_some()
                 {
                     secondary.push_ranked(c, w, 0, hint, class);
                 }

@@ -51,9 +51,9 @@ impl<R: Recorder> Nvptx<'_, '_, R> {
         }
         let scalar = |v: VReg| {
             self.lanes[v.index()].is_empty()
-                && self.ed.f.vreg_class(v).is_none_or(|c| c.lanes() <= 1)
+                && self.cx.ed.f.vreg_class(v).is_none_or(|c| c.lanes() <= 1)
         };
-        let size = |v: VReg| self.du.defs[v].len() + self.du.uses[v].len();
+        let size = |v: VReg| self.cx.du.defs[v].len() + self.cx.du.uses[v].len();
         self.self_copies.len() <= SELF_COPIES_MAX
             && scalar(keep.0)
             && scalar(gone.0)
@@ -72,7 +72,7 @@ impl<R: Recorder> Nvptx<'_, '_, R> {
         named_gone: &[bool],
         gone: VReg,
     ) -> InstList {
-        let f = &*self.ed.f;
+        let f = &*self.cx.ed.f;
         let mut out: InstList = touched
             .iter()
             .zip(named_gone)
@@ -94,7 +94,7 @@ impl<R: Recorder> Nvptx<'_, '_, R> {
     /// `survivor` now holds what `named` held, under `named`'s final number.
     pub(crate) fn carry_name(&mut self, survivor: VReg, named: VReg) {
         if self.names.is_empty() {
-            self.names = (0..self.ed.f.vreg_end).collect();
+            self.names = (0..self.cx.ed.f.vreg_end).collect();
         }
         self.names[survivor.index()] = self.name_of(named);
         self.shortcuts.renamed_smaller_side += 1;
@@ -108,7 +108,7 @@ impl<R: Recorder> Nvptx<'_, '_, R> {
         }
         let names = core::mem::take(&mut self.names);
         let rename = |v: VReg| VReg::new(names[v.index()] as usize);
-        let f = &mut *self.ed.f;
+        let f = &mut *self.cx.ed.f;
         let insts: Vec<_> = f.all_insts().map(|(_, i)| i).collect();
         for i in insts {
             for o in f.insts[i].operands.iter_mut() {
@@ -126,8 +126,8 @@ impl<R: Recorder> Nvptx<'_, '_, R> {
         debug_assert!((0..names.len()).all(|p| {
             let (p, n) = (VReg::new(p), VReg::new(names[p] as usize));
             p == n
-                || self.du.defs[p].is_empty() && self.du.uses[p].is_empty()
-                || self.ed.f.vreg_class(p) == self.ed.f.vreg_class(n)
+                || self.cx.du.defs[p].is_empty() && self.cx.du.uses[p].is_empty()
+                || self.cx.ed.f.vreg_class(p) == self.cx.ed.f.vreg_class(n)
         }));
     }
 }

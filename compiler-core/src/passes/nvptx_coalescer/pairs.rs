@@ -234,7 +234,7 @@ impl<R: Recorder> Nvptx<'_, '_, R> {
             return true;
         };
         let low = Inst::new(ph.partner as usize);
-        let low_merged = !self.ed.f.layout.is_inserted(low);
+        let low_merged = !self.cx.ed.f.layout.is_inserted(low);
         let (dn, w) = (self.unit_name(c.dst), ph.wide);
         let inst = Inst::new(c.inst as usize);
         if low_merged {
@@ -255,10 +255,10 @@ impl<R: Recorder> Nvptx<'_, '_, R> {
             let Some((pack, unpack)) = self.rejoined(lo, hi, p, u, ph.wide) else {
                 continue;
             };
-            self.ed.insert_before(lo, pack);
-            let at = self.ed.insert_before(lo, unpack);
-            self.ed.erase(lo);
-            self.ed.erase(hi);
+            self.cx.ed.insert_before(lo, pack);
+            let at = self.cx.ed.insert_before(lo, unpack);
+            self.cx.ed.erase(lo);
+            self.cx.ed.erase(hi);
             crate::stats::bump(&mut self.stats.pairs_rejoined, 1);
             let w = ph.wide;
             self.step(|| Step::new("pair_rejoined", format!("The low half of the pair moved through %{w} never coalesced, so neither did the high half that follows it: the two half moves become the pair move again, as written before decomposition.")).focus(Focus::inst(at)));
@@ -276,7 +276,7 @@ impl<R: Recorder> Nvptx<'_, '_, R> {
         u: Inst,
         wide: u32,
     ) -> Option<(InstData, InstData)> {
-        let f = &*self.ed.f;
+        let f = &*self.cx.ed.f;
         let l = &f.layout;
         if !l.is_inserted(lo) || !l.is_inserted(hi) || l.next_inst(lo) != Some(hi) {
             return None;

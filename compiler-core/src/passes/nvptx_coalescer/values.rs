@@ -145,22 +145,22 @@ impl<R: Recorder> Nvptx<'_, '_, R> {
     /// value of `v` starts right there); every other read is not.
     pub(crate) fn fix_kill_flags(&mut self, v: VReg) {
         self.fix_dead_flags(v);
-        let mut insts: Vec<Inst> = self.du.uses[v].to_vec();
+        let mut insts: Vec<Inst> = self.cx.du.uses[v].to_vec();
         crate::sort::sort_by_key(&mut insts, |i| i.as_u32().into());
         insts.dedup();
         for i in insts {
-            let Some(at) = self.si.inst_index(i) else {
+            let Some(at) = self.cx.si.inst_index(i) else {
                 continue;
             };
             let r = &self.main[v.index()];
             // A lane def (not `undef`) keeps the other lanes: the register lives on.
-            let partial_def = self.ed.f.insts[i].operands.iter().any(|o| {
+            let partial_def = self.cx.ed.f.insts[i].operands.iter().any(|o| {
                 o.is_def() && o.vreg_of() == Some(v) && o.subreg.is_some() && !o.has(oflag::UNDEF)
             });
             // A tuple's lane defs without `undef` read it as a whole (LLVM's verifier
             // counts them as reads), which its lane-wise range does not show: a merged
             // tuple carries no kill flags (they are optional; a wrong one is an error).
-            let tuple = self.ed.f.vreg_class(v).is_some_and(|c| c.lanes() > 1);
+            let tuple = self.cx.ed.f.vreg_class(v).is_some_and(|c| c.lanes() > 1);
             let ends = match r.value_at(at.reg_slot()) {
                 None => true,
                 Some(x) => {
@@ -169,7 +169,7 @@ impl<R: Recorder> Nvptx<'_, '_, R> {
                 }
             };
             let wrong = {
-                let d = &self.ed.f.insts[i];
+                let d = &self.cx.ed.f.insts[i];
                 let mut first = true;
                 d.operands.iter().any(|o| {
                     if !(o.is_use() && o.vreg_of() == Some(v) && !o.has(oflag::UNDEF)) {
@@ -182,7 +182,7 @@ impl<R: Recorder> Nvptx<'_, '_, R> {
             if !wrong {
                 continue;
             }
-            self.ed.modify(i, |d| {
+            self.cx.ed.modify(i, |d| {
                 let mut first = true;
                 for o in d.operands.iter_mut() {
                     if o.is_use() && o.vreg_of() == Some(v) && !o.has(oflag::UNDEF) {
@@ -197,11 +197,11 @@ impl<R: Recorder> Nvptx<'_, '_, R> {
     /// A whole-register def of `v` is `dead` exactly when its value is not live past
     /// the instruction; a lane def loses `dead` when the register lives on.
     fn fix_dead_flags(&mut self, v: VReg) {
-        let mut insts: Vec<Inst> = self.du.defs[v].to_vec();
+        let mut insts: Vec<Inst> = self.cx.du.defs[v].to_vec();
         crate::sort::sort_by_key(&mut insts, |i| i.as_u32().into());
         insts.dedup();
         for i in insts {
-            let Some(at) = self.si.inst_index(i) else {
+            let Some(at) = self.cx.si.inst_index(i) else {
                 continue;
             };
             let live_on = self.main[v.index()].live_at(at.dead_slot());
@@ -213,12 +213,12 @@ impl<R: Recorder> Nvptx<'_, '_, R> {
                 }
             };
             let mine = |o: &crate::mir::Operand| o.is_def() && o.vreg_of() == Some(v);
-            let wrong = self.ed.f.insts[i]
+            let wrong = self.cx.ed.f.insts[i]
                 .operands
                 .iter()
                 .any(|o| mine(o) && o.has(oflag::DEAD) != want(o));
             if wrong {
-                self.ed.modify(i, |d| {
+                self.cx.ed.modify(i, |d| {
                     for o in d.operands.iter_mut().filter(|o| mine(o)) {
                         let w = want(o);
                         o.set(oflag::DEAD, w);
@@ -236,13 +236,13 @@ impl<R: Recorder> Nvptx<'_, '_, R> {
         if self.lanes[k].len() < 2 {
             return;
         }
-        let defs: Vec<Inst> = self.du.defs[v].to_vec();
+        let defs: Vec<Inst> = self.cx.du.defs[v].to_vec();
         for i in defs {
-            let Some(at) = self.si.inst_index(i) else {
+            let Some(at) = self.cx.si.inst_index(i) else {
                 continue;
             };
             let lanes = &self.lanes[k];
-            let stale = self.ed.f.insts[i].operands.iter().any(|o| {
+            let stale = self.cx.ed.f.insts[i].operands.iter().any(|o| {
                 o.is_def()
                     && o.vreg_of() == Some(v)
                     && o.has(oflag::UNDEF)
@@ -256,7 +256,7 @@ impl<R: Recorder> Nvptx<'_, '_, R> {
                         })
             });
             if stale {
-                self.ed.modify(i, |d| {
+                self.cx.ed.modify(i, |d| {
                     for o in d.operands.iter_mut() {
                         if o.is_def() && o.vreg_of() == Some(v) && o.subreg.is_some() {
                             o.set(oflag::UNDEF, false);
@@ -270,7 +270,7 @@ impl<R: Recorder> Nvptx<'_, '_, R> {
     /// Kill flags for every register a merge produced (see the module header).
     pub(crate) fn fix_all_kill_flags(&mut self, merged: &SecondaryMap<VReg, bool>) {
         let regs: Vec<VReg> = self
-            .ed
+            .cx.ed
             .f
             .vreg_list()
             .filter(|&v| merged.get(v).copied().unwrap_or(false))
@@ -285,12 +285,12 @@ impl<R: Recorder> Nvptx<'_, '_, R> {
     /// that names `v` (its def's dead slot when it defines `v`, else its read slot);
     /// None when no such instruction precedes it.
     pub(crate) fn last_touch_before(&self, i: Inst, v: VReg, doomed: &[Inst]) -> Option<SlotIndex> {
-        let f = &*self.ed.f;
+        let f = &*self.cx.ed.f;
         let mut cur = f.layout.prev_inst(i);
         while let Some(p) = cur {
             if !doomed.contains(&p) {
                 let d = &f.insts[p];
-                let at = self.si.inst_index(p)?;
+                let at = self.cx.si.inst_index(p)?;
                 if d.operands
                     .iter()
                     .any(|o| o.is_def() && o.vreg_of() == Some(v))
@@ -312,7 +312,7 @@ impl<R: Recorder> Nvptx<'_, '_, R> {
     /// `v`'s ranges (whole and lanes) recomputed from the code as it stands: a merge
     /// erased a use that an in-block trim cannot account for.
     pub(crate) fn shrink_to_uses(&mut self, v: VReg) {
-        let li = crate::liveness::LiveIntervals::recompute_intervals(self.ed.f, &self.si, &[v])
+        let li = crate::liveness::LiveIntervals::recompute_intervals(self.cx.ed.f, &self.cx.si, &[v])
             .pop()
             .expect("one interval");
         let k = v.index();
@@ -339,9 +339,9 @@ impl<R: Recorder> Nvptx<'_, '_, R> {
             return;
         }
         let k = v.index();
-        fold_erased_values(&mut self.main[k], erased, &self.si, &self.cfg);
+        fold_erased_values(&mut self.main[k], erased, &self.cx.si, &self.cfg);
         for lane in self.lanes[k].iter_mut() {
-            fold_erased_values(lane, erased, &self.si, &self.cfg);
+            fold_erased_values(lane, erased, &self.cx.si, &self.cfg);
         }
     }
 
@@ -352,8 +352,8 @@ impl<R: Recorder> Nvptx<'_, '_, R> {
     pub(crate) fn erase_self_copies(&mut self) {
         let copies = core::mem::take(&mut self.self_copies);
         for i in copies {
-            let d = &self.ed.f.insts[i];
-            let (Some(v), Some(at)) = (d.operands[0].vreg_of(), self.si.inst_index(i)) else {
+            let d = &self.cx.ed.f.insts[i];
+            let (Some(v), Some(at)) = (d.operands[0].vreg_of(), self.cx.si.inst_index(i)) else {
                 continue;
             };
             if !self.main[v.index()].live_at(at.base()) {
@@ -364,18 +364,18 @@ impl<R: Recorder> Nvptx<'_, '_, R> {
                 let mut t = alloc::string::String::new();
                 crate::mir::print::write_inst(
                     &mut t,
-                    self.ed.f,
+                    self.cx.ed.f,
                     d,
-                    &crate::mir::print::defined_vregs(self.ed.f),
+                    &crate::mir::print::defined_vregs(self.cx.ed.f),
                 );
                 t
             } else {
                 alloc::string::String::new()
             };
             let trim = self.last_touch_before(i, v, &[]);
-            self.du.remove_inst(self.ed.f, i);
-            self.si.remove_inst(i);
-            self.ed.erase(i);
+            self.cx.du.remove_inst(self.cx.ed.f, i);
+            self.cx.si.remove_inst(i);
+            self.cx.ed.erase(i);
             self.fold_values(v, &[at]);
             if let Some(to) = trim {
                 self.trim_ends(v, &[(at, to)]);

@@ -26,10 +26,10 @@ impl<R: Recorder> Coalescer<'_, '_, R> {
     /// An early-clobber def's segment starts at the early-clobber slot, before the
     /// uses are read, not at the register slot.
     fn def_is_dead(&self, i: Inst, v: VReg) -> bool {
-        let Some(at) = self.si.inst_index(i) else {
+        let Some(at) = self.cx.si.inst_index(i) else {
             return false;
         };
-        let early = self.ed.f.insts[i]
+        let early = self.cx.ed.f.insts[i]
             .operands
             .iter()
             .any(|o| o.is_def() && o.vreg_of() == Some(v) && o.has(oflag::EARLY_CLOBBER));
@@ -46,7 +46,7 @@ impl<R: Recorder> Coalescer<'_, '_, R> {
 
     /// Every register `i` defines is dead there (MachineInstr::allDefsAreDead).
     fn all_defs_dead(&self, i: Inst) -> bool {
-        let d = &self.ed.f.insts[i];
+        let d = &self.cx.ed.f.insts[i];
         d.operands.iter().all(|o| {
             !o.is_def()
                 || match o.vreg_of() {
@@ -58,7 +58,7 @@ impl<R: Recorder> Coalescer<'_, '_, R> {
 
     /// isSafeToMove: nothing but its results would be lost by deleting `i`.
     fn safe_to_delete(&self, i: Inst) -> bool {
-        let d = &self.ed.f.insts[i];
+        let d = &self.cx.ed.f.insts[i];
         let unsafe_flags = flag::SIDE_EFFECTS | flag::MAY_LOAD | flag::MAY_STORE | flag::TERMINATOR;
         d.is(Op::COPY)
             || d.is(Op::IMPLICIT_DEF)
@@ -74,10 +74,10 @@ impl<R: Recorder> Coalescer<'_, '_, R> {
         let mut dead = alloc::vec![copy];
         let mut erased = 0u64;
         while let Some(i) = dead.pop() {
-            if !self.ed.f.layout.is_inserted(i) || !self.safe_to_delete(i) {
+            if !self.cx.ed.f.layout.is_inserted(i) || !self.safe_to_delete(i) {
                 continue;
             }
-            let ops = &self.ed.f.insts[i].operands;
+            let ops = &self.cx.ed.f.insts[i].operands;
             let mut read: Vec<VReg> = ops
                 .iter()
                 .filter(|o| o.is_use())
@@ -93,7 +93,7 @@ impl<R: Recorder> Coalescer<'_, '_, R> {
             erased += 1;
             self.refresh(&touched);
             for v in read {
-                let defs: Vec<Inst> = self.du.defs[v].to_vec();
+                let defs: Vec<Inst> = self.cx.du.defs[v].to_vec();
                 for d in defs {
                     if !self.def_is_dead(d, v) {
                         continue;
@@ -112,14 +112,14 @@ impl<R: Recorder> Coalescer<'_, '_, R> {
 
     /// addRegisterDead: the def of `v` at `i` carries the `dead` flag.
     fn mark_dead(&mut self, i: Inst, v: VReg) {
-        let d = &self.ed.f.insts[i];
+        let d = &self.cx.ed.f.insts[i];
         if d.operands
             .iter()
             .all(|o| !o.is_def() || o.vreg_of() != Some(v) || o.has(oflag::DEAD))
         {
             return;
         }
-        self.ed.modify(i, |d| {
+        self.cx.ed.modify(i, |d| {
             for o in d.operands.iter_mut() {
                 if o.is_def() && o.vreg_of() == Some(v) {
                     o.set(oflag::DEAD, true);
@@ -132,8 +132,8 @@ impl<R: Recorder> Coalescer<'_, '_, R> {
         if !R::ENABLED {
             return;
         }
-        let op = self.ed.f.insts[i].desc().name;
-        let regs: Vec<alloc::string::String> = self.ed.f.insts[i]
+        let op = self.cx.ed.f.insts[i].desc().name;
+        let regs: Vec<alloc::string::String> = self.cx.ed.f.insts[i]
             .vreg_defs()
             .map(|(_, v)| self.name(v))
             .collect();

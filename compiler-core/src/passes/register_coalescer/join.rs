@@ -35,10 +35,10 @@ impl<R: Recorder> Coalescer<'_, '_, R> {
             if info.is_phi_def {
                 return (Some((info.def, true)), v);
             }
-            let Some(mi) = self.si.inst_at(info.def) else {
+            let Some(mi) = self.cx.si.inst_at(info.def) else {
                 return (Some((info.def, false)), v);
             };
-            let Some((_, src)) = full_copy(self.ed.f, mi) else {
+            let Some((_, src)) = full_copy(self.cx.ed.f, mi) else {
                 return (Some((info.def, false)), v);
             };
             match self.value_in(src, info.def) {
@@ -69,9 +69,9 @@ impl<R: Recorder> Coalescer<'_, '_, R> {
     /// identity copy that is erased (LLVM's coalescable-copy case, CR_Erase), whatever
     /// value numbers the ranges hold there.
     fn copies_other(&self, def: SlotIndex, x: VReg, y: VReg) -> bool {
-        self.si
+        self.cx.si
             .inst_at(def)
-            .and_then(|i| full_copy(self.ed.f, i))
+            .and_then(|i| full_copy(self.cx.ed.f, i))
             .is_some_and(|(d, s)| d == x && s == y)
     }
 
@@ -83,10 +83,10 @@ impl<R: Recorder> Coalescer<'_, '_, R> {
     fn undefined_value(&self, x: VReg, y: VReg, w: ValNo, at: SlotIndex) -> bool {
         let own = self.ranges[y.index()].valnos[w as usize].def;
         let own_implicit = self
-            .si
+            .cx.si
             .inst_at(own)
-            .is_some_and(|i| self.ed.f.insts[i].is(crate::mir::Op::IMPLICIT_DEF));
-        if own_implicit && self.si.block_of(own) != self.si.block_of(at) {
+            .is_some_and(|i| self.cx.ed.f.insts[i].is(crate::mir::Op::IMPLICIT_DEF));
+        if own_implicit && self.cx.si.block_of(own) != self.cx.si.block_of(at) {
             return false;
         }
         let (Some((d, false)), r) = self.follow_copy_chain(y, w) else {
@@ -94,9 +94,9 @@ impl<R: Recorder> Coalescer<'_, '_, R> {
         };
         (r == x || r == y)
             && self
-                .si
+                .cx.si
                 .inst_at(d)
-                .is_some_and(|i| self.ed.f.insts[i].is(crate::mir::Op::IMPLICIT_DEF))
+                .is_some_and(|i| self.cx.ed.f.insts[i].is(crate::mir::Op::IMPLICIT_DEF))
     }
 
     /// Ok when `a` and `b` never hold different values at once; otherwise the points
@@ -170,25 +170,25 @@ impl<R: Recorder> Coalescer<'_, '_, R> {
         );
         self.renames.push((gone, keep));
         // Rename every operand of `gone`.
-        let mut touched: Vec<Inst> = self.du.defs[gone]
+        let mut touched: Vec<Inst> = self.cx.du.defs[gone]
             .iter()
-            .chain(self.du.uses[gone].iter())
+            .chain(self.cx.du.uses[gone].iter())
             .copied()
             .collect();
         crate::sort::sort_by_key(&mut touched, |i| i.as_u32().into());
         touched.dedup();
         for &i in &touched {
-            self.du.remove_inst(self.ed.f, i);
-            self.ed.modify(i, |d| {
+            self.cx.du.remove_inst(self.cx.ed.f, i);
+            self.cx.ed.modify(i, |d| {
                 for o in d.operands.iter_mut() {
                     if o.vreg_of() == Some(gone) {
                         o.set_reg(Reg::Virt(keep));
                     }
                 }
             });
-            self.du.add_inst(self.ed.f, i);
+            self.cx.du.add_inst(self.cx.ed.f, i);
         }
-        self.ed.set_class(keep, class);
+        self.cx.ed.set_class(keep, class);
         // Merge the ranges: the union of both, values of identity copies folded into
         // the value they copy.
         let gone_range = core::mem::take(&mut self.ranges[gone.index()]);
@@ -197,9 +197,9 @@ impl<R: Recorder> Coalescer<'_, '_, R> {
         // `keep.subK = COPY keep.subK`: the join checked that value too): erase them.
         let mut erased = 0;
         for &i in &touched {
-            if self.ed.f.layout.is_inserted(i)
-                && (full_copy(self.ed.f, i).is_some_and(|(d, s)| d == s)
-                    || same_lane_copy(self.ed.f, i, keep))
+            if self.cx.ed.f.layout.is_inserted(i)
+                && (full_copy(self.cx.ed.f, i).is_some_and(|(d, s)| d == s)
+                    || same_lane_copy(self.cx.ed.f, i, keep))
             {
                 self.erase_copy(i);
                 erased += 1;
@@ -221,7 +221,7 @@ impl<R: Recorder> Coalescer<'_, '_, R> {
         let r = &self.ranges[v.index()];
         let mut map: Vec<ValNo> = (0..r.valnos.len() as ValNo).collect();
         for (k, info) in r.valnos.iter().enumerate() {
-            if info.is_phi_def || self.si.inst_at(info.def).is_some() {
+            if info.is_phi_def || self.cx.si.inst_at(info.def).is_some() {
                 continue;
             }
             if let Some(w) = r.value_at(info.def.base()) {

@@ -108,13 +108,31 @@ crate::stats::coalescer_stats! {
     }
 }
 
-pub(crate) struct Coalescer<'f, 'r, R: Recorder> {
+/// What both coalescers (this one and NVPTX's) work on: the function through its editor,
+/// the recorder of steps, the def/use lists and the slot indexes the live ranges are
+/// measured in (LLVM's RegisterCoalescer keeps them as members: MF, MRI, LIS).
+pub(crate) struct Cx<'f, 'r, R: Recorder> {
     pub ed: Editor<'f>,
     pub rec: &'r mut R,
-    pub opts: CoalescerOptions,
-    pub stats: CoalescerStats,
     pub du: DefUse,
     pub si: SlotIndexes,
+}
+
+impl<'f, 'r, R: Recorder> Cx<'f, 'r, R> {
+    pub fn new(f: &'f mut Function, rec: &'r mut R, du: DefUse, si: SlotIndexes) -> Self {
+        Cx {
+            ed: Editor::new(f, R::ENABLED),
+            rec,
+            du,
+            si,
+        }
+    }
+}
+
+pub(crate) struct Coalescer<'f, 'r, R: Recorder> {
+    pub cx: Cx<'f, 'r, R>,
+    pub opts: CoalescerOptions,
+    pub stats: CoalescerStats,
     /// Current live range of every register (moved into the survivor on a join).
     pub ranges: Vec<LiveRange>,
     /// Join attempts made with each large register (LargeLIVisitCounter).
@@ -198,12 +216,9 @@ pub fn run_renaming<R: Recorder>(
     let order = order::block_priority(f, opts.join_splitedges);
     let preds = f.predecessors();
     let mut c = Coalescer {
-        ed: Editor::new(f, R::ENABLED),
-        rec,
+        cx: Cx::new(f, rec, du, si),
         opts: opts.clone(),
         stats,
-        du,
-        si,
         ranges,
         join_count: SecondaryMap::new(),
         to_be_updated: Vec::new(),
@@ -229,8 +244,8 @@ pub fn run_renaming<R: Recorder>(
         }
         let (mut list, mut terminals, mut local_list, mut local_terms) =
             (Vec::new(), Vec::new(), Vec::new(), Vec::new());
-        for i in c.ed.f.layout.block_insts(b) {
-            if !c.ed.f.insts[i].is(Op::COPY) {
+        for i in c.cx.ed.f.layout.block_insts(b) {
+            if !c.cx.ed.f.insts[i].is(Op::COPY) {
                 continue;
             }
             let terminal = c.apply_terminal_rule(i);
@@ -245,7 +260,7 @@ pub fn run_renaming<R: Recorder>(
         let deferred = terminals.len() + local_terms.len();
         if deferred > 0 {
             c.stats.terminal_deferred += deferred as u64;
-            let bn = c.ed.f.blocks[b].number;
+            let bn = c.cx.ed.f.blocks[b].number;
             c.step(|| Step::new("terminal_rule", format!("In %bb.{bn}, {deferred} COPY(s) go to the end of the list (terminal rule): each one's destination has no other copy, while another copy of its source in this block pairs the source with a register that has more copies and is live where the destination is.")));
         }
         local_list.extend(local_terms);
@@ -261,7 +276,7 @@ pub fn run_renaming<R: Recorder>(
     c.coalesce_locals(&mut locals, &mut worklist);
     // Joins can make other joins possible: retry until a round makes no progress.
     loop {
-        worklist.retain(|&i| c.ed.f.layout.is_inserted(i));
+        worklist.retain(|&i| c.cx.ed.f.layout.is_inserted(i));
         if worklist.is_empty() {
             break;
         }
@@ -279,7 +294,7 @@ pub fn run_renaming<R: Recorder>(
         let before = c.progress;
         let list = core::mem::take(&mut worklist);
         for i in list {
-            if c.ed.f.layout.is_inserted(i) && !c.try_join(i) {
+            if c.cx.ed.f.layout.is_inserted(i) && !c.try_join(i) {
                 worklist.push(i);
             }
         }
@@ -292,8 +307,8 @@ pub fn run_renaming<R: Recorder>(
     // same walk counts the COPYs left.
     let mut after = 0;
     let mut killing = Vec::new();
-    for (_, i) in c.ed.f.all_insts() {
-        let d = &c.ed.f.insts[i];
+    for (_, i) in c.cx.ed.f.all_insts() {
+        let d = &c.cx.ed.f.insts[i];
         after += u64::from(d.is(Op::COPY));
         if d.operands
             .iter()
@@ -303,7 +318,7 @@ pub fn run_renaming<R: Recorder>(
         }
     }
     for i in killing {
-        c.ed.modify(i, |d| {
+        c.cx.ed.modify(i, |d| {
             for o in d.operands.iter_mut() {
                 if o.vreg_of().is_some() && o.is_use() {
                     o.set(oflag::KILL, false);
@@ -328,7 +343,7 @@ fn count_copies(f: &Function) -> u64 {
 
 impl<R: Recorder> Coalescer<'_, '_, R> {
     pub(crate) fn step(&mut self, make: impl FnOnce() -> Step) {
-        crate::trace::record(self.rec, &mut self.ed, make);
+        crate::trace::record(self.cx.rec, &mut self.cx.ed, make);
     }
 
     /// Tries the local copies collected so far; the ones that fail join the global list.
@@ -344,7 +359,7 @@ impl<R: Recorder> Coalescer<'_, '_, R> {
             )
         });
         for i in core::mem::take(locals) {
-            if self.ed.f.layout.is_inserted(i) && !self.try_join(i) {
+            if self.cx.ed.f.layout.is_inserted(i) && !self.try_join(i) {
                 worklist.push(i);
             }
         }
@@ -353,7 +368,7 @@ impl<R: Recorder> Coalescer<'_, '_, R> {
     /// isLocalCopy: a virtual COPY (source not undef) one of whose registers lives
     /// inside a single block (LLVM tests either register, not both).
     fn is_local_copy(&self, copy: Inst) -> bool {
-        let d = &self.ed.f.insts[copy];
+        let d = &self.cx.ed.f.insts[copy];
         if d.operands.len() < 2 || d.operands[1].has(oflag::UNDEF) {
             return false;
         }
@@ -375,12 +390,12 @@ impl<R: Recorder> Coalescer<'_, '_, R> {
             return false;
         }
         let last = crate::liveness::SlotIndex::from_raw(e.raw() - 1);
-        self.si.block_of(a).is_some() && self.si.block_of(a) == self.si.block_of(last)
+        self.cx.si.block_of(a).is_some() && self.cx.si.block_of(a) == self.cx.si.block_of(last)
     }
 
     /// verify-coalescing: the verifier's verdict as a step (and a stat on failure).
     fn verify_step(&mut self, when: &'static str) {
-        let errs = crate::mir::verify(self.ed.f, crate::mir::VerifyLevel::PostTwoAddress);
+        let errs = crate::mir::verify(self.cx.ed.f, crate::mir::VerifyLevel::PostTwoAddress);
         let n = errs.len();
         if n > 0 {
             crate::stats::bump(&mut self.stats.verify_errors, n as u64);
@@ -412,7 +427,7 @@ impl<R: Recorder> Coalescer<'_, '_, R> {
         }
         let names: Vec<String> = order
             .iter()
-            .map(|&b| format!("%bb.{}", self.ed.f.blocks[b].number))
+            .map(|&b| format!("%bb.{}", self.cx.ed.f.blocks[b].number))
             .collect();
         self.step(|| {
             Step::new(
@@ -445,10 +460,10 @@ impl<R: Recorder> Coalescer<'_, '_, R> {
 
     /// isTerminalReg: `dst` has no copy other than `copy`.
     fn is_terminal(&self, dst: VReg, copy: Inst) -> bool {
-        self.du.defs[dst]
+        self.cx.du.defs[dst]
             .iter()
-            .chain(self.du.uses[dst].iter())
-            .all(|&i| i == copy || !self.ed.f.insts[i].is(Op::COPY))
+            .chain(self.cx.du.uses[dst].iter())
+            .all(|&i| i == copy || !self.cx.ed.f.insts[i].is(Op::COPY))
     }
 
     /// applyTerminalRule: `dst` is terminal (this is its only copy) and another copy
@@ -459,25 +474,25 @@ impl<R: Recorder> Coalescer<'_, '_, R> {
         if !self.opts.terminal_rule {
             return false;
         }
-        let Some((dst, src)) = copy_regs(self.ed.f, copy) else {
+        let Some((dst, src)) = copy_regs(self.cx.ed.f, copy) else {
             return false;
         };
         if !self.is_terminal(dst, copy) {
             return false;
         }
-        let block = self.ed.f.layout.inst_block(copy);
+        let block = self.cx.ed.f.layout.inst_block(copy);
         let dst_range = &self.ranges[dst.index()];
-        let others = self.du.defs[src].iter().chain(self.du.uses[src].iter());
+        let others = self.cx.du.defs[src].iter().chain(self.cx.du.uses[src].iter());
         for &mi in others {
             if mi == copy
-                || !self.ed.f.insts[mi].is(Op::COPY)
-                || self.ed.f.layout.inst_block(mi) != block
+                || !self.cx.ed.f.insts[mi].is(Op::COPY)
+                || self.cx.ed.f.layout.inst_block(mi) != block
             {
                 continue;
             }
             // The other copy's partner of `src` (a physical partner is never terminal
             // material: skipped).
-            let Some((od, os)) = copy_regs(self.ed.f, mi) else {
+            let Some((od, os)) = copy_regs(self.cx.ed.f, mi) else {
                 continue;
             };
             let other = if od == src { os } else { od };
@@ -494,10 +509,10 @@ impl<R: Recorder> Coalescer<'_, '_, R> {
     /// Tries one COPY; true when it is gone (joined or erased) or can never be joined.
     fn try_join(&mut self, copy: Inst) -> bool {
         // An earlier join may already have erased it (a copy made redundant).
-        if !self.ed.f.layout.is_inserted(copy) {
+        if !self.cx.ed.f.layout.is_inserted(copy) {
             return true;
         }
-        let d = &self.ed.f.insts[copy];
+        let d = &self.cx.ed.f.insts[copy];
         let (Some(dst_reg), Some(src_reg)) = (
             d.operands.first().and_then(|o| o.get_reg()),
             d.operands.get(1).and_then(|o| o.get_reg()),
@@ -517,11 +532,11 @@ impl<R: Recorder> Coalescer<'_, '_, R> {
         // Dead code first (joinCopy's allDefsAreDead check, for copies whose classes
         // meet): a COPY nobody reads goes, with what only it kept alive.
         let classes_meet =
-            common_class(self.ed.f.vreg_class(dst), self.ed.f.vreg_class(src)).is_ok();
+            common_class(self.cx.ed.f.vreg_class(dst), self.cx.ed.f.vreg_class(src)).is_ok();
         if classes_meet && self.erase_dead_copy(copy) {
             return true;
         }
-        let d = &self.ed.f.insts[copy];
+        let d = &self.cx.ed.f.insts[copy];
         if d.operands[0].subreg.is_some() || d.operands[1].subreg.is_some() {
             let (dn, sn) = (self.name(dst), self.name(src));
             self.step(|| {
@@ -539,7 +554,7 @@ impl<R: Recorder> Coalescer<'_, '_, R> {
             self.step(|| Step::new("identity", format!("{dn} = COPY {dn} copies a register onto itself after earlier joins: erased.")).focus(Focus::inst(copy)));
             return true;
         }
-        let (dc, sc) = (self.ed.f.vreg_class(dst), self.ed.f.vreg_class(src));
+        let (dc, sc) = (self.cx.ed.f.vreg_class(dst), self.cx.ed.f.vreg_class(src));
         let Ok(class) = common_class(dc, sc) else {
             self.stats.class_rejections += 1;
             let (dn, sn) = (self.name(dst), self.name(src));
@@ -623,26 +638,26 @@ impl<R: Recorder> Coalescer<'_, '_, R> {
     }
 
     pub(crate) fn erase_copy(&mut self, copy: Inst) {
-        self.du.remove_inst(self.ed.f, copy);
-        self.si.remove_inst(copy);
-        self.ed.erase(copy);
+        self.cx.du.remove_inst(self.cx.ed.f, copy);
+        self.cx.si.remove_inst(copy);
+        self.cx.ed.erase(copy);
     }
 
     /// Whether a new instruction fits before `before` (or at the end of `b`) without
     /// renumbering: a free index between its neighbours.
     pub(crate) fn has_room(&self, b: crate::mir::Block, before: Option<Inst>) -> bool {
-        let f = &self.ed.f;
+        let f = &self.cx.ed.f;
         let prev = match before {
             Some(i) => f.layout.prev_inst(i),
             None => f.layout.last_inst(b),
         };
         let lo = match prev {
-            Some(p) => self.si.inst_index(p),
-            None => self.si.block_start(b),
+            Some(p) => self.cx.si.inst_index(p),
+            None => self.cx.si.block_start(b),
         };
         let hi = match before {
-            Some(i) => self.si.inst_index(i),
-            None => self.si.block_end(b),
+            Some(i) => self.cx.si.inst_index(i),
+            None => self.cx.si.block_end(b),
         };
         matches!((lo, hi), (Some(l), Some(h)) if h.index() > l.index() + 1)
     }
@@ -654,16 +669,16 @@ impl<R: Recorder> Coalescer<'_, '_, R> {
         before: Option<Inst>,
         data: crate::mir::InstData,
     ) -> Inst {
-        let i = self.ed.insert_at(b, before, data);
-        self.si.insert_inst(self.ed.f, i);
-        self.du.add_inst(self.ed.f, i);
+        let i = self.cx.ed.insert_at(b, before, data);
+        self.cx.si.insert_inst(self.cx.ed.f, i);
+        self.cx.du.add_inst(self.cx.ed.f, i);
         i
     }
 
     /// Recomputes the live ranges of `regs` from the code as it stands (after an edit
     /// that is not a join: LLVM's shrinkToUses / extendToIndices).
     pub(crate) fn refresh(&mut self, regs: &[VReg]) {
-        let fresh = crate::liveness::LiveIntervals::recompute_ranges(self.ed.f, &self.si, regs);
+        let fresh = crate::liveness::LiveIntervals::recompute_ranges(self.cx.ed.f, &self.cx.si, regs);
         for (&v, r) in regs.iter().zip(fresh) {
             self.ranges[v.index()] = r;
         }

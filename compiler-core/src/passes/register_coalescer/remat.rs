@@ -42,15 +42,15 @@ impl<R: Recorder> Coalescer<'_, '_, R> {
     /// repeated there: as cheap as a move, one full def of `src`, no register read, no
     /// memory access or other side effect.
     fn trivial_def(&self, copy: Inst, src: VReg) -> Result<Inst, Remat> {
-        let at = self.si.inst_index(copy).ok_or(Remat::No)?;
+        let at = self.cx.si.inst_index(copy).ok_or(Remat::No)?;
         let r = &self.ranges[src.index()];
         let val = r.value_at(at.base()).ok_or(Remat::No)?;
         let info = r.valnos[val as usize];
         if info.is_phi_def {
             return Err(Remat::No);
         }
-        let def = self.si.inst_at(info.def).ok_or(Remat::No)?;
-        let d = &self.ed.f.insts[def];
+        let def = self.cx.si.inst_at(info.def).ok_or(Remat::No)?;
+        let d = &self.cx.ed.f.insts[def];
         if d.is(Op::COPY) {
             return Err(Remat::DefIsCopy);
         }
@@ -91,29 +91,29 @@ impl<R: Recorder> Coalescer<'_, '_, R> {
             Ok(d) => d,
             Err(e) => return e,
         };
-        let Some(block) = self.ed.f.layout.inst_block(copy) else {
+        let Some(block) = self.cx.ed.f.layout.inst_block(copy) else {
             return Remat::No;
         };
-        let after = self.ed.f.layout.next_inst(copy);
+        let after = self.cx.ed.f.layout.next_inst(copy);
         if !self.has_room(block, after) {
             return Remat::No;
         }
-        let mut data = self.ed.f.insts[def].clone();
+        let mut data = self.cx.ed.f.insts[def].clone();
         let o = &mut data.operands[0];
         o.set_reg(Reg::Virt(dst));
         o.subreg = None;
         o.set(oflag::UNDEF | oflag::DEAD, false);
         let new = self.insert_inst(block, after, data);
         self.erase_copy(copy);
-        let class = super::common_class(self.ed.f.vreg_class(dst), self.ed.f.vreg_class(src));
+        let class = super::common_class(self.cx.ed.f.vreg_class(dst), self.cx.ed.f.vreg_class(src));
         if let Ok(c) = class {
-            self.ed.set_class(dst, c);
+            self.cx.ed.set_class(dst, c);
         }
         self.refresh(&[dst]);
         self.stats.rematerialized += 1;
         let (dn, sn) = (self.name(dst), self.name(src));
         let op = if R::ENABLED {
-            self.ed.f.insts[def].desc().name.into()
+            self.cx.ed.f.insts[def].desc().name.into()
         } else {
             alloc::string::String::new()
         };
@@ -131,9 +131,9 @@ impl<R: Recorder> Coalescer<'_, '_, R> {
         if self.to_be_updated.contains(&src) {
             return;
         }
-        let copy_uses = self.du.uses[src]
+        let copy_uses = self.cx.du.uses[src]
             .iter()
-            .filter(|&&i| self.ed.f.insts[i].is(Op::COPY))
+            .filter(|&&i| self.cx.ed.f.insts[i].is(Op::COPY))
             .count() as u32;
         if copy_uses < self.opts.late_remat_update_threshold {
             self.shrink_and_drop_dead(src);
@@ -161,7 +161,7 @@ impl<R: Recorder> Coalescer<'_, '_, R> {
     /// def of it that no longer reaches a use is erased.
     fn shrink_and_drop_dead(&mut self, v: VReg) {
         self.refresh(&[v]);
-        let dead: Vec<Inst> = self.du.defs[v]
+        let dead: Vec<Inst> = self.cx.du.defs[v]
             .iter()
             .copied()
             .filter(|&i| self.is_dead_trivial_def(i, v))
@@ -169,7 +169,7 @@ impl<R: Recorder> Coalescer<'_, '_, R> {
         for i in dead {
             let vn = self.name(v);
             let op = if R::ENABLED {
-                self.ed.f.insts[i].desc().name.into()
+                self.cx.ed.f.insts[i].desc().name.into()
             } else {
                 alloc::string::String::new()
             };
@@ -186,7 +186,7 @@ impl<R: Recorder> Coalescer<'_, '_, R> {
     }
 
     fn is_dead_trivial_def(&self, i: Inst, v: VReg) -> bool {
-        let Some(at) = self.si.inst_index(i) else {
+        let Some(at) = self.cx.si.inst_index(i) else {
             return false;
         };
         let def = at.reg_slot();
@@ -194,7 +194,7 @@ impl<R: Recorder> Coalescer<'_, '_, R> {
             .segments
             .iter()
             .any(|s| s.start == def && s.end > def.dead_slot());
-        let d = &self.ed.f.insts[i];
+        let d = &self.cx.ed.f.insts[i];
         let reads_reg = d
             .operands
             .iter()

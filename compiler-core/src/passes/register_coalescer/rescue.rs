@@ -35,7 +35,7 @@ impl<R: Recorder> Coalescer<'_, '_, R> {
     /// block and `b` is not live between that end and this COPY, `b` can simply keep
     /// its old value up to here: the COPY is erased.
     pub(super) fn adjust_copies_back_from(&mut self, copy: Inst, b: VReg, a: VReg) -> bool {
-        let Some(at) = self.si.inst_index(copy) else {
+        let Some(at) = self.cx.si.inst_index(copy) else {
             return false;
         };
         let (rb, ra) = (&self.ranges[b.index()], &self.ranges[a.index()]);
@@ -50,20 +50,20 @@ impl<R: Recorder> Coalescer<'_, '_, R> {
         };
         let adef = ra.valnos[aval as usize];
         let Some(acopy) = (!adef.is_phi_def)
-            .then(|| self.si.inst_at(adef.def))
+            .then(|| self.cx.si.inst_at(adef.def))
             .flatten()
         else {
             return false;
         };
-        if full_copy(self.ed.f, acopy) != Some((a, b)) {
+        if full_copy(self.cx.ed.f, acopy) != Some((a, b)) {
             return false;
         }
         let Some(vals) = rb.find(prev_slot(adef.def)) else {
             return false;
         };
-        let end_inst = self.si.inst_at(prev_slot(rb.segments[vals].end));
-        let block = self.ed.f.layout.inst_block(copy);
-        if end_inst.and_then(|i| self.ed.f.layout.inst_block(i)) != block || vals + 1 != bs {
+        let end_inst = self.cx.si.inst_at(prev_slot(rb.segments[vals].end));
+        let block = self.cx.ed.f.layout.inst_block(copy);
+        if end_inst.and_then(|i| self.cx.ed.f.layout.inst_block(i)) != block || vals + 1 != bs {
             return false;
         }
         self.erase_copy(copy);
@@ -80,7 +80,7 @@ impl<R: Recorder> Coalescer<'_, '_, R> {
     /// The value of `a` reaching the end of `pred` comes from `a = COPY b` in `pred`
     /// and `b` is not redefined after it there.
     fn reverse_copy_in(&self, pred: Block, a: VReg, b: VReg) -> bool {
-        let Some(end) = self.si.block_end(pred) else {
+        let Some(end) = self.cx.si.block_end(pred) else {
             return false;
         };
         let ra = &self.ranges[a.index()];
@@ -89,13 +89,13 @@ impl<R: Recorder> Coalescer<'_, '_, R> {
         };
         let pdef = ra.valnos[pval as usize];
         let Some(def) = (!pdef.is_phi_def)
-            .then(|| self.si.inst_at(pdef.def))
+            .then(|| self.cx.si.inst_at(pdef.def))
             .flatten()
         else {
             return false;
         };
-        if full_copy(self.ed.f, def) != Some((a, b))
-            || self.ed.f.layout.inst_block(def) != Some(pred)
+        if full_copy(self.cx.ed.f, def) != Some((a, b))
+            || self.cx.ed.f.layout.inst_block(def) != Some(pred)
         {
             return false;
         }
@@ -111,7 +111,7 @@ impl<R: Recorder> Coalescer<'_, '_, R> {
     /// into the other predecessor (if that one has a single successor, so it is no
     /// hotter) or, when both predecessors hold the reverse copy, simply goes.
     pub(super) fn remove_partial_redundancy(&mut self, copy: Inst, b: VReg, a: VReg) -> bool {
-        let (Some(at), Some(mbb)) = (self.si.inst_index(copy), self.ed.f.layout.inst_block(copy))
+        let (Some(at), Some(mbb)) = (self.cx.si.inst_index(copy), self.cx.ed.f.layout.inst_block(copy))
         else {
             return false;
         };
@@ -126,7 +126,7 @@ impl<R: Recorder> Coalescer<'_, '_, R> {
         {
             return false;
         }
-        let Some(start) = self.si.block_start(mbb) else {
+        let Some(start) = self.cx.si.block_start(mbb) else {
             return false;
         };
         if overlaps(&self.ranges[b.index()], start, use_at) {
@@ -146,13 +146,13 @@ impl<R: Recorder> Coalescer<'_, '_, R> {
         }
         let mut placed = None;
         if let Some(p) = left {
-            if self.ed.f.blocks[p].succs.len() > 1 {
+            if self.cx.ed.f.blocks[p].succs.len() > 1 {
                 return false;
             }
-            let ins = self.ed.f.first_terminator(p);
+            let ins = self.cx.ed.f.first_terminator(p);
             if let (Some(t), Some(end)) = (
-                ins.and_then(|t| self.si.inst_index(t)),
-                self.si.block_end(p),
+                ins.and_then(|t| self.cx.si.inst_index(t)),
+                self.cx.si.block_end(p),
             ) {
                 if overlaps(&self.ranges[b.index()], t.early_clobber_slot(), end) {
                     return false;
@@ -175,8 +175,8 @@ impl<R: Recorder> Coalescer<'_, '_, R> {
         self.refresh(&[a, b]);
         self.stats.partial_redundancy += 1;
         let (an, bn) = (self.name(a), self.name(b));
-        let mn = self.ed.f.blocks[mbb].number;
-        let placed = placed.map(|(p, new)| (self.ed.f.blocks[p].number, new));
+        let mn = self.cx.ed.f.blocks[mbb].number;
+        let placed = placed.map(|(p, new)| (self.cx.ed.f.blocks[p].number, new));
         self.step(|| match placed {
             Some((pn, new)) => {
                 Step::new("partial_redundancy", format!("{bn} = COPY {an} in %bb.{mn} is redundant on the edge whose predecessor ends with {an} = COPY {bn}: it moves to the end of %bb.{pn}, the other predecessor, which has no other successor."))
