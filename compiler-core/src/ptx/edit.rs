@@ -111,9 +111,9 @@ pub fn none<L: core::ops::Deref<Target = [PtxEdit]>>(edits: &L) -> bool {
     edits.is_empty()
 }
 
-/// Why an edit could not be applied (the module is not the one it was made for).
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct ReplayError(pub String);
+/// Why an edit could not be applied (the module is not the one it was made for): the
+/// one replay error MIR and ORI edits report too.
+pub use crate::error::ReplayError;
 
 /// The module's last item, which must be a function.
 fn last_func(m: &mut Module) -> Result<&mut Function, ReplayError> {
