@@ -1091,12 +1091,14 @@ fn ori_marks(
     for f in &s.focus {
         match f {
             Focus::Inst { inst } => {
-                put(&mut before, pa.inst(*inst), MarkKind::Focus);
-                put(&mut after, pb.inst(*inst), MarkKind::Focus);
+                let inst = ori::InstId::from_u32(*inst);
+                put(&mut before, pa.inst(inst), MarkKind::Focus);
+                put(&mut after, pb.inst(inst), MarkKind::Focus);
             }
             Focus::Block { block } => {
-                put(&mut before, pa.block(*block), MarkKind::Focus);
-                put(&mut after, pb.block(*block), MarkKind::Focus);
+                let block = ori::BlockId::from_u32(*block);
+                put(&mut before, pa.block(block), MarkKind::Focus);
+                put(&mut after, pb.block(block), MarkKind::Focus);
             }
             Focus::VReg { .. } | Focus::DagNode { .. } => {}
         }
@@ -1110,10 +1112,9 @@ fn ori_marks(
 }
 
 /// An ORI instruction as one line (its PTX, without the annotation comment).
-fn ori_inst_text(f: &ori::Function, inst: u32) -> String {
-    let id = <ori::InstId as EntityRef>::new(inst as usize);
+fn ori_inst_text(f: &ori::Function, id: ori::InstId) -> String {
     if f.insts.get(id).is_none() {
-        return format!("i{inst}");
+        return format!("{id}");
     }
     let line = ori::print::inst_line(f, id, &Default::default());
     line.split('\t')

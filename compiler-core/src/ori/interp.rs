@@ -606,7 +606,7 @@ fn compile_ori_as(f: &super::Function, callee: bool) -> R<Program> {
     }
     let mut starts = Vec::new();
     let mut n = 0usize;
-    for b in &f.blocks {
+    for b in f.blocks.values() {
         starts.push(n);
         n += b
             .insts
@@ -678,7 +678,7 @@ fn ori_view(o: &super::Operand, starts: &[usize]) -> R<VOp> {
         OpKind::Special(s) => V::Special(s.to_string()),
         OpKind::Block(b) => V::Label(
             *starts
-                .get(*b as usize)
+                .get(b.index())
                 .ok_or_else(|| InterpError::Malformed(format!("no block {b}")))?,
         ),
         OpKind::Addr(a) => V::Addr {

@@ -22,7 +22,8 @@
 //! (docs/general-optimize.md, "Phase 13").
 
 use super::{ent, inst_regs, text};
-use crate::ori::{Class, Function, InstId, OpKind, Operand, RegId};
+use crate::entity::EntityRef;
+use crate::ori::{BlockId, Class, Function, InstId, OpKind, Operand, RegId};
 use super::{GoStats, Options};
 use crate::trace::{Focus, Recorder, Step};
 use alloc::format;
@@ -32,7 +33,7 @@ use alloc::vec::Vec;
 /// One matched link: the redundant exit of `block` and the chain feeding it.
 #[derive(Debug)]
 pub struct Link {
-    pub block: usize,
+    pub block: BlockId,
     pub exit: InstId,
     pub chain: Vec<InstId>,
     pub by_dag: bool,
@@ -145,7 +146,7 @@ pub fn equivalent(f: &Function, x: RegId, y: RegId, depth: u32, renaming: bool) 
 pub struct Targets(Option<Vec<bool>>);
 
 impl Targets {
-    fn contains(&mut self, f: &Function, b: usize) -> bool {
+    fn contains(&mut self, f: &Function, b: BlockId) -> bool {
         let marks = self.0.get_or_insert_with(|| {
             let mut marks = vec![false; f.blocks.len()];
             for (_, i) in f.layout() {
@@ -155,7 +156,7 @@ impl Targets {
                 }
                 for o in &inst.operands {
                     if let OpKind::Block(t) = o.kind {
-                        if let Some(m) = marks.get_mut(t as usize) {
+                        if let Some(m) = marks.get_mut(t.index()) {
                             *m = true;
                         }
                     }
@@ -163,7 +164,7 @@ impl Targets {
             }
             marks
         });
-        marks.get(b).copied().unwrap_or(false)
+        marks.get(b.index()).copied().unwrap_or(false)
     }
 }
 
@@ -171,16 +172,17 @@ impl Targets {
 /// and the first exit of `b + 1`; the second pair detection (`sub_753570`) follows the
 /// chain one block further when `b + 1` holds nothing but that link, so that removing
 /// it leaves a bare anchor falling through to `b + 2`.
-pub fn find(f: &Function, b: usize, opts: &Options, targets: &mut Targets) -> Option<ChainMatch> {
+pub fn find(f: &Function, b: BlockId, opts: &Options, targets: &mut Targets) -> Option<ChainMatch> {
     let t = *f.blocks[b].insts.last()?;
     if f.insts[t].class != Class::Exit {
         return None;
     }
-    let first = link(f, b, t, b + 1, opts, targets)?;
+    let after = |n: usize| BlockId::new(b.index() + n);
+    let first = link(f, b, t, after(1), opts, targets)?;
     let bare = f.blocks[first.block].insts.len() == first.chain.len() + 2
         && f.blocks[first.block].insts.last() == Some(&first.exit);
     let second = (opts.pair_detection && bare)
-        .then(|| link(f, b, t, b + 2, opts, targets))
+        .then(|| link(f, b, t, after(2), opts, targets))
         .flatten();
     Some(ChainMatch { first, second })
 }
@@ -190,9 +192,9 @@ pub fn find(f: &Function, b: usize, opts: &Options, targets: &mut Targets) -> Op
 /// single-use pure instructions, and an exit `U` that repeats `t`.
 fn link(
     f: &Function,
-    b: usize,
+    b: BlockId,
     t: InstId,
-    nb: usize,
+    nb: BlockId,
     opts: &Options,
     targets: &mut Targets,
 ) -> Option<Link> {
@@ -271,7 +273,7 @@ fn link(
 /// One round's detection on block `b` (`sub_753600`).
 pub fn detect(
     f: &mut Function,
-    b: usize,
+    b: BlockId,
     opts: &Options,
     targets: &mut Targets,
     counters: &mut super::Counters,
@@ -290,7 +292,7 @@ pub fn detect(
 /// and, when the second pair detection found one, the next link's leave `b + 2`.
 pub fn apply<R: Recorder>(
     f: &mut Function,
-    b: usize,
+    b: BlockId,
     opts: &Options,
     targets: &mut Targets,
     tally: &mut super::Tally,
@@ -308,7 +310,7 @@ pub fn apply<R: Recorder>(
 
 fn remove_link<R: Recorder>(
     f: &mut Function,
-    b: usize,
+    b: BlockId,
     l: &Link,
     second: bool,
     tally: &mut super::Tally,
@@ -328,7 +330,7 @@ fn remove_link<R: Recorder>(
             "its guard is the first exit's guard"
         };
         let via = if second {
-            format!(" Second pair (our reading of the spec's sub_753570): block {} held only the first redundant exit and its chain, so it is a bare link and block {} is reached only through it.", l.block - 1, l.block)
+            format!(" Second pair (our reading of the spec's sub_753570): block {} held only the first redundant exit and its chain, so it is a bare link and block {} is reached only through it.", l.block.index() - 1, l.block.index())
         } else {
             alloc::string::String::new()
         };
