@@ -17,9 +17,10 @@
 //!           same condition was already false (or T always left); likewise V.
 //! ```
 //!
-//! The spec's "opcode 93" chain-link marker has no ORI counterpart; the second pair
-//! and the copy step are our readings of `sub_753570` and `sub_753E30`
-//! (docs/general-optimize.md, "Phase 13").
+//! The spec's "opcode 93" chain-link marker has no ORI counterpart and the spec gives
+//! no operand rule for it: a gap we fill ([`opcode_93_classes`]). The second pair and
+//! the copy step are our readings of `sub_753570` and `sub_753E30`
+//! (docs/general-optimize.md, "Phase 13"). Narrations label all three.
 
 use super::{ent, inst_regs, text};
 use crate::entity::EntityRef;
@@ -29,6 +30,25 @@ use crate::trace::{Focus, Recorder, Step};
 use alloc::format;
 use alloc::vec;
 use alloc::vec::Vec;
+
+/// The ORI classes that stand for the spec's opcode 93 (`sub_753520`'s gate: the
+/// chain walk must end at an opcode-93 instruction, "OUT_FINAL", which the spec reads
+/// as an internal chain-link marker, whose use chain is empty). The spec names no
+/// PTX or ORI form of opcode 93 and no operand rule for it, so this is a gap we fill:
+/// our reading is the class-95 exit, which the gate then takes only without operands
+/// (so no value of it can be used: its use chain is empty) and repeating the first
+/// exit's opcode. With [`Options::opcode_93_reading`] off the map is empty: no chain
+/// ever ends at an opcode-93 instruction and phase 13 removes nothing.
+pub fn opcode_93_classes(opts: &Options) -> &'static [Class] {
+    if opts.opcode_93_reading {
+        &[Class::Exit]
+    } else {
+        &[]
+    }
+}
+
+/// The narration's label of the opcode-93 gap.
+const OPCODE_93_LABEL: &str = "the chain ends at an exit, our reading of the spec's opcode-93 chain-link marker (a gap we fill)";
 
 /// One matched link: the redundant exit of `block` and the chain feeding it.
 #[derive(Debug)]
@@ -203,12 +223,14 @@ fn link(
     if f.insts[next.insts[0]].class != Class::Anchor || targets.contains(f, nb) {
         return None;
     }
-    // Chain walker: single-def, single-use, intra-block, up to the first exit.
+    // Chain walker: single-def, single-use, intra-block, up to the first instruction
+    // of an opcode-93 class (the gate).
+    let marker = opcode_93_classes(opts);
     let mut chain = Vec::new();
     let mut exit = None;
     for &i in &next.insts[1..] {
         let inst = &f.insts[i];
-        if inst.class == Class::Exit {
+        if marker.contains(&inst.class) {
             exit = Some(i);
             break;
         }
@@ -337,7 +359,7 @@ fn remove_link<R: Recorder>(
         rec.ori_step(f, || {
             Step::new(
                 "exit_chain",
-                format!("Block {}: `{t}` repeats the exit that ends block {b} ({how}); it and its {n}-instruction chain are removed.{via}", l.block),
+                format!("Block {}: `{t}` repeats the exit that ends block {b} ({how}; {OPCODE_93_LABEL}); it and its {n}-instruction chain are removed.{via}", l.block),
             )
             .focus(Focus::Inst { inst: ent(l.exit) })
         });

@@ -8,7 +8,7 @@
 //!        destination: use count == 1, no aliasing bits, same register class as the first,
 //!        single definitions ─▶ its one use reads the first destination, the MOV goes
 //!      no slot ─▶ insert at the slot index, index = (index + 1) % 6 (evicting the oldest);
-//!                option 605 (restricted): only into an empty slot, never evicting
+//!                option 605 (restricted): no insert at all — only what the buffer holds matches
 //!    any write to a slot's source or destination empties that slot
 //! ```
 //!
@@ -248,10 +248,10 @@ pub fn run_block<R: Recorder>(
                 } else {
                     c[5] += 1;
                 }
-            } else if !opts.option_605 || slots[index].is_none() {
-                if opts.option_605 {
-                    // Restricted mode: fill an empty slot only.
-                } else if slots[index].is_some() {
+            } else if !opts.option_605 {
+                // Option 605 (restricted mode) matches only what the buffer holds and
+                // adds nothing to it.
+                if slots[index].is_some() {
                     c[3] += 1;
                 }
                 slots[index] = Some(Slot {

@@ -160,6 +160,12 @@ pub struct Options {
     /// equal to 0x20 skip the phase; bit 2 (& 4) lets MOVs of an immediate into the
     /// MOV-pair buffer, bit 3 (& 8) MOVs of a register.
     pub ctx_1396: u32,
+    /// Phase 13's opcode-93 gate (`sub_753520`), our reading: ORI's class 95 exit
+    /// without operands stands for the spec's opcode-93 chain-link marker (see
+    /// [`early::opcode_93_classes`]). Off, no ORI class is opcode 93 — the spec taken
+    /// literally — and the gate, hence phase 13, never passes. On unless a test
+    /// switches it off.
+    pub opcode_93_reading: bool,
     /// Phase 13's second pair detection (`sub_753570`): after the first redundant exit,
     /// follow the chain one more block (see `early.rs`). On unless a test switches it off.
     pub pair_detection: bool,
@@ -191,6 +197,7 @@ impl Options {
             limit_fold_fp: k.flag(Knob::LimitFoldFp),
             convert_memory_to_register: k.flag(Knob::ConvertMemoryToRegisterOrUniform),
             ctx_1396: CTX_1396_DEFAULT,
+            opcode_93_reading: true,
             pair_detection: true,
             secondary_chain: true,
         }
