@@ -1,9 +1,12 @@
 // Issue 29's "every step carries its IR edits", as a reader of the page meets it: on the
-// GeneralOptimize gallery examples, stepping through the phase one step at a time, the
-// "After" pane differs from "Before" exactly at the steps that change the IR (the JS
-// API's `changes` for the step), each step's "Before" is the previous step's "After",
-// the first "Before" is the stage input and the last "After" the stage output (both
-// shown at step 0), and the IR does change somewhere in the phase.
+// GeneralOptimize gallery examples, and on ptx-lower and ptx-emit (whose steps carry
+// ORI / PTX edits the engine replays), stepping through the stage one step at a time,
+// the "After" pane differs from "Before" exactly at the steps that change the IR (the
+// JS API's `changes` for the step), each step's "Before" is the previous step's
+// "After", the last "After" is the stage output shown at step 0, and the IR does change
+// somewhere in the stage. The first "Before" is what step 0 shows as the input, except
+// for ptx-emit, whose step 0 shows the MIR it reads and whose first step starts from
+// an empty PTX module.
 
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
@@ -53,10 +56,15 @@ async function panes(page, step) {
   };
 }
 
-for (const [example, stage] of [
-  ['iteration-cap', 'general-optimize'],
-  ['predicate-known', 'general-optimize'],
-  ['local-array', 'general-optimize-mid'],
+// [example, stage, whether step 1's "Before" is step 0's input pane]. The examples
+// here hold one function (ptx-lower's replay starts each function from its empty body).
+for (const [example, stage, fromInput] of [
+  ['iteration-cap', 'general-optimize', true],
+  ['predicate-known', 'general-optimize', true],
+  ['local-array', 'general-optimize-mid', true],
+  ['predicate-known', 'ptx-lower', true],
+  ['iteration-cap', 'ptx-lower', true],
+  ['commute', 'ptx-emit', false],
 ]) {
   test(`${example} at ${stage}: "After" differs from "Before" exactly at the steps that change the IR`, async () => {
     const { page, errors } = await openApp(browser.context, `${url()}#example=${example}&stage=${stage}&step=0`);
@@ -73,12 +81,12 @@ for (const [example, stage] of [
     const total = Number((await stepCounter(page)).match(/of (\d+)/)[1]);
     assert.equal(total, steps.length);
     const start = await panes(page, 0);
-    let prev = start.before;
+    let prev = fromInput ? start.before : null;
     const changing = [];
     for (let k = 1; k <= total; k++) {
       await page.getByRole('button', { name: 'Next step', exact: true }).click();
       const { before: b, after: a } = await panes(page, k);
-      assert.equal(b, prev, `step ${k}: "Before" is what step ${k - 1} left`);
+      if (prev !== null) assert.equal(b, prev, `step ${k}: "Before" is what step ${k - 1} left`);
       assert.equal(a !== b, steps[k - 1], `step ${k}: the panes ${a !== b ? 'differ' : 'agree'}, the step ${steps[k - 1] ? 'changes' : 'does not change'} the IR`);
       if (a !== b) changing.push(k);
       prev = a;

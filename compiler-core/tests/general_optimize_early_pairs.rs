@@ -1,6 +1,7 @@
-//! Phase 13's second pair detection (`sub_753570`) and secondary chain matcher
-//! (`sub_753E30`), each switched off by its `Options` field and shown to decide
-//! something on a named input (`tests/fixtures/go_early/`). Expected bodies are
+//! Phase 13's opcode-93 gate (`sub_753520`, our reading: a gap we fill), second pair
+//! detection (`sub_753570`) and secondary chain matcher (`sub_753E30`), each switched
+//! off by its `Options` field and shown to decide something on a named input
+//! (`tests/fixtures/go_early/`). Expected bodies are
 //! derived from the spec's description (docs/general-optimize.md, "Phase 13"), and
 //! ptxas 13.0.88 assembles both inputs.
 //!
@@ -67,6 +68,21 @@ fn second_pair_removes_the_exit_one_block_further() {
     assert_eq!(stats.get("exits_removed"), 2);
 }
 
+/// Without our reading of opcode 93 no ORI instruction is opcode 93: no chain walk
+/// reaches the gate, and both repeated exits stay (the body is the input's).
+#[test]
+fn without_the_opcode_93_reading_no_exit_goes() {
+    let (body, stats) = phase_13(EXIT_PAIRS, |o| o.opcode_93_reading = false);
+    let kept = [
+        "setp.eq.s32 %p2, %r1, 0;",
+        "@%p2 ret;",
+        "setp.eq.s32 %p3, %r1, 0;",
+        "@%p3 ret;",
+    ];
+    assert_eq!(body, lines(&[&HEAD[..], &kept[..], &TAIL[..]].concat()));
+    assert_eq!(stats.get("exits_removed"), 0);
+}
+
 #[test]
 fn without_second_pair_the_third_exit_stays() {
     let (body, stats) = phase_13(EXIT_PAIRS, |o| o.pair_detection = false);
@@ -123,10 +139,15 @@ fn narrations_and_assembles(src: &str, tag: &str) -> Vec<String> {
         .collect()
 }
 
+/// What every exit-chain narration says of the opcode-93 gate.
+const OPCODE_93_LABEL: &str =
+    "our reading of the spec's opcode-93 chain-link marker (a gap we fill)";
+
 #[test]
-fn narration_names_the_second_pair_and_the_copy_step() {
+fn narration_names_the_opcode_93_reading_the_second_pair_and_the_copy_step() {
     let n = narrations_and_assembles(EXIT_PAIRS, "exit_pairs");
     assert_eq!(n.len(), 2, "{n:#?}");
+    assert!(n.iter().all(|s| s.contains(OPCODE_93_LABEL)), "{n:#?}");
     assert!(!n[0].contains("Second pair"), "{n:#?}");
     assert!(
         n[1].starts_with("Block 2:") && n[1].contains("Second pair (our reading"),
@@ -134,6 +155,7 @@ fn narration_names_the_second_pair_and_the_copy_step() {
     );
     let n = narrations_and_assembles(EXIT_RENAMED, "exit_renamed");
     assert_eq!(n.len(), 1, "{n:#?}");
+    assert!(n[0].contains(OPCODE_93_LABEL), "{n:#?}");
     assert!(
         n[0].contains("secondary chain matcher, our reading"),
         "{n:#?}"

@@ -40,11 +40,16 @@ const LATE_PAIRS: &str = ".version 8.0
 /// Phase 58 alone on `late_pairs` with ctx+1396 = `ctx`: the body's instructions
 /// (whitespace collapsed) and the stats.
 fn phase_58(ctx: u32) -> (Vec<String>, Stats) {
+    phase_58_with(|o| o.ctx_1396 = ctx)
+}
+
+/// Phase 58 alone on `late_pairs`, its options changed by `tweak`.
+fn phase_58_with(tweak: impl Fn(&mut Options)) -> (Vec<String>, Stats) {
     let p = ptx::parse(LATE_PAIRS).unwrap();
     let (mut m, _) =
         ptx_lower::run(&p, &PtxLowerOptions::default(), &mut NoTrace::default()).unwrap();
     let mut opts = Options::from_knobs(Phase::Late, &Knobs::default());
-    opts.ctx_1396 = ctx;
+    tweak(&mut opts);
     let stats = go::run_module(&mut m, &opts, &mut NoTrace::default());
     let text = ori::print::print(&m);
     let body = text
@@ -113,4 +118,22 @@ fn bits_4_5_of_ctx_1396_skip_the_phase() {
     assert_eq!(body, untouched);
     assert!(has(&body, "mov.b32 %r3, %r1;") && has(&body, "mov.b32 %r6, 7;"));
     assert_eq!(phase_58(0x1C).1.get("gated"), 0, "0x10 in bits 4-5 runs");
+}
+
+/// Option 605 (restricted mode, the spec's "no new entries added during walk"): a MOV
+/// that hits no slot stays out of the buffer; the buffer starts empty in the block, so
+/// no MOV ever hits and the body is the input's, instruction for instruction.
+#[test]
+fn option_605_adds_nothing_to_the_buffer_so_nothing_merges() {
+    let (body, stats) = phase_58_with(|o| o.option_605 = true);
+    let input: Vec<String> = LATE_PAIRS
+        .lines()
+        .filter(|l| l.starts_with('\t') && !l.trim_start().starts_with('.'))
+        .map(|l| l.split_whitespace().collect::<Vec<_>>().join(" "))
+        .collect();
+    assert_eq!(body, input);
+    assert_eq!(stats.get("movs_seen"), 6);
+    assert_eq!(stats.get("buffer_inserts"), 0);
+    assert_eq!(stats.get("buffer_hits"), 0);
+    assert_eq!(stats.get("pair_movs_removed"), 0);
 }

@@ -6,9 +6,10 @@
 
 mod support;
 
+use compiler_core::entity::EntityRef;
 use compiler_core::examples;
 use compiler_core::ori::edit::apply_ori_edit;
-use compiler_core::ori::{self, Function};
+use compiler_core::ori::{self, BlockId, Function};
 use compiler_core::pipeline::{self, Ir, Observer, RunOptions};
 use compiler_core::stages::Stage;
 
@@ -65,14 +66,14 @@ fn the_ori_verifier_names_each_broken_rule() {
     assert_eq!(rules(&f), ["counts"]);
     // The anchor of block 1 gone.
     let mut f = f0.clone();
-    f.blocks[1].insts.remove(0);
+    f.blocks[BlockId::new(1)].insts.remove(0);
     assert!(rules(&f).contains(&"anchor"), "{:?}", rules(&f));
     // A branch to a block that does not exist.
     let mut f = f0.clone();
     let bra = find(&f, Class::Branch);
     for o in f.insts[bra].operands.iter_mut() {
         if let OpKind::Block(b) = &mut o.kind {
-            *b = 9;
+            *b = BlockId::new(9);
         }
     }
     assert_eq!(rules(&f), ["branch-target"]);
@@ -83,7 +84,7 @@ fn the_ori_verifier_names_each_broken_rule() {
     // An instruction placed twice.
     let mut f = f0.clone();
     let add = find(&f, Class::IntAdd);
-    f.blocks[0].insts.insert(1, add);
+    f.blocks[BlockId::ENTRY].insts.insert(1, add);
     assert!(rules(&f).contains(&"layout"), "{:?}", rules(&f));
     // An unguarded branch in the middle of a block.
     let mut f = f0.clone();
@@ -93,8 +94,8 @@ fn the_ori_verifier_names_each_broken_rule() {
         ["counts"],
         "the branch ends its block: fine but for the count"
     );
-    f.blocks[0].insts.retain(|&i| i != bra);
-    f.blocks[0].insts.insert(1, bra);
+    f.blocks[BlockId::ENTRY].insts.retain(|&i| i != bra);
+    f.blocks[BlockId::ENTRY].insts.insert(1, bra);
     assert!(rules(&f).contains(&"terminator"), "{:?}", rules(&f));
 }
 
@@ -136,7 +137,7 @@ fn own_edit(name: &str, s: &compiler_core::trace::Step) {
     assert!(
         s.ori_edits
             .iter()
-            .any(|e| e.inst() == Some(*inst) && want.contains(&e.op())),
+            .any(|e| e.inst().map(|i| i.index() as u32) == Some(*inst) && want.contains(&e.op())),
         "{name}: step `{}` ({}) does not carry its {want:?} of i{inst}: {:?}",
         s.kind,
         s.narration,

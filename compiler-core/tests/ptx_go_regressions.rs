@@ -193,10 +193,9 @@ fn labels_and_registers_of_asm_scopes_stay_apart() {
     let m = lower(&input("h10b_mbarrier2.ptx"));
     let f = m.functions().next().unwrap();
     assert_eq!(f.regs.values().filter(|r| r.name == "P1").count(), 2);
-    let waits: Vec<usize> = f
+    let waits: Vec<compiler_core::ori::BlockId> = f
         .blocks
         .iter()
-        .enumerate()
         .filter(|(_, b)| b.label.as_deref() == Some("LAB_WAIT"))
         .map(|(k, _)| k)
         .collect();
@@ -207,7 +206,7 @@ fn labels_and_registers_of_asm_scopes_stay_apart() {
         let i = &f.insts[id];
         if i.opcode == "bra.uni" && i.guard.is_none() {
             if let compiler_core::ori::OpKind::Block(t) = i.operands[0].kind {
-                targets.push(t as usize);
+                targets.push(t);
             }
         }
     }

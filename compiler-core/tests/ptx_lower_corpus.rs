@@ -62,7 +62,7 @@ fn check_file(
     );
     // Every block starts with its anchor; only anchors are class 97.
     for f in o.functions() {
-        for (b, blk) in f.blocks.iter().enumerate() {
+        for (b, blk) in f.blocks.iter() {
             assert_eq!(
                 f.insts[blk.insts[0]].class,
                 ori::Class::Anchor,

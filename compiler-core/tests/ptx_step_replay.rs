@@ -71,10 +71,15 @@ fn check_lower(name: &str, steps: &[Step], out: &ori::Module) -> usize {
     // A function's steps begin with the one that adds its block 0.
     let starts: Vec<usize> = (0..steps.len())
         .filter(|&k| {
-            steps[k]
-                .ori_edits
-                .iter()
-                .any(|e| matches!(e, OriEdit::AddBlock { block: 0, .. }))
+            steps[k].ori_edits.iter().any(|e| {
+                matches!(
+                    e,
+                    OriEdit::AddBlock {
+                        block: ori::BlockId::ENTRY,
+                        ..
+                    }
+                )
+            })
         })
         .chain([steps.len()])
         .collect();

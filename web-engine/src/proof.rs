@@ -137,7 +137,7 @@ fn is_store(name: &str) -> bool {
 
 /// Erases the last store of an ORI function; says what it erased.
 pub fn break_ori(f: &mut ori::Function) -> Option<String> {
-    for b in f.blocks.iter_mut().rev() {
+    for b in f.blocks.values_mut().rev() {
         if let Some(k) = b
             .insts
             .iter()

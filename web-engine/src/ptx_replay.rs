@@ -35,10 +35,15 @@ pub fn lowering_start(m: &ori::Module) -> ori::Module {
 pub fn lowering_ranges(steps: &[Step], m: &ori::Module) -> Vec<FunctionSteps> {
     let starts: Vec<usize> = (0..steps.len())
         .filter(|&k| {
-            steps[k]
-                .ori_edits
-                .iter()
-                .any(|e| matches!(e, OriEdit::AddBlock { block: 0, .. }))
+            steps[k].ori_edits.iter().any(|e| {
+                matches!(
+                    e,
+                    OriEdit::AddBlock {
+                        block: ori::BlockId::ENTRY,
+                        ..
+                    }
+                )
+            })
         })
         .collect();
     let mut ranges: Vec<FunctionSteps> = Vec::new();

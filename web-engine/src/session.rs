@@ -770,10 +770,10 @@ impl LineOf for Printed {
 
 impl LineOf for ori::print::PrintedFunction {
     fn inst_line(&self, index: u32) -> Option<u32> {
-        self.inst(index)
+        self.inst(ori::InstId::from_u32(index))
     }
     fn block_line(&self, index: u32) -> Option<u32> {
-        self.block(index)
+        self.block(ori::BlockId::from_u32(index))
     }
 }
 
@@ -1118,10 +1118,9 @@ fn ori_marks(
 }
 
 /// An ORI instruction as one line (its PTX, without the annotation comment).
-fn ori_inst_text(f: &ori::Function, inst: u32) -> String {
-    let id = <ori::InstId as EntityRef>::new(inst as usize);
+fn ori_inst_text(f: &ori::Function, id: ori::InstId) -> String {
     if f.insts.get(id).is_none() {
-        return format!("i{inst}");
+        return format!("{id}");
     }
     let line = ori::print::inst_line(f, id, &Default::default());
     line.split('\t')

@@ -197,7 +197,14 @@ fn go_grid_cells_equal_the_go_round_payloads() {
                         changed,
                         capped,
                         ..
-                    } => Some((i, *block, *iteration, counters.clone(), *changed, *capped)),
+                    } => Some((
+                        i,
+                        block.as_u32(),
+                        *iteration,
+                        counters.clone(),
+                        *changed,
+                        *capped,
+                    )),
                     _ => None,
                 })
                 .collect();

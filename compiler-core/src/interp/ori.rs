@@ -611,7 +611,7 @@ fn compile_ori_as(f: &crate::ori::Function, callee: bool) -> R<Program> {
     }
     let mut starts = Vec::new();
     let mut n = 0usize;
-    for b in &f.blocks {
+    for b in f.blocks.values() {
         starts.push(n);
         n += b
             .insts
@@ -683,7 +683,7 @@ fn ori_view(o: &crate::ori::Operand, starts: &[usize]) -> R<VOp> {
         OpKind::Special(s) => V::Special(s.to_string()),
         OpKind::Block(b) => V::Label(
             *starts
-                .get(*b as usize)
+                .get(b.index())
                 .ok_or_else(|| InterpError::Malformed(format!("no block {b}")))?,
         ),
         OpKind::Addr(a) => V::Addr {

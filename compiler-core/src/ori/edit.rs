@@ -15,7 +15,7 @@
 //! was recorded ([`diff`] then [`apply_ori_edit`] is exact; tests replay every step of
 //! every ORI stage and compare).
 
-use super::{Block, Function, Inst, InstId, Operand, RegId, RegInfo};
+use super::{Block, BlockId, Function, Inst, InstId, Operand, RegId, RegInfo};
 use crate::entity::EntityRef;
 use crate::error::ReplayError;
 use alloc::format;
@@ -23,25 +23,25 @@ use alloc::vec::Vec;
 use serde::Serialize;
 
 /// One change to an ORI function. Instructions, blocks and registers are named by
-/// index.
+/// their typed index (serialized as the plain number).
 #[derive(Clone, Debug, PartialEq, Serialize)]
 #[serde(tag = "op", rename_all = "snake_case")]
 pub enum OriEdit {
     /// Instruction `inst` (new in storage, or re-placed) goes at position `index` of
     /// block `block`.
     Insert {
-        inst: u32,
-        block: u32,
+        inst: InstId,
+        block: BlockId,
         index: u32,
         #[serde(skip)]
         data: Inst,
     },
     /// Instruction `inst` leaves block `block` (it stays in storage).
-    Erase { inst: u32, block: u32 },
+    Erase { inst: InstId, block: BlockId },
     /// Operand `operand` of `inst` now refers to something else (another register, an
     /// immediate, a modifier).
     RewriteOperand {
-        inst: u32,
+        inst: InstId,
         operand: u32,
         #[serde(skip)]
         old: Operand,
@@ -51,7 +51,7 @@ pub enum OriEdit {
     /// Only the marks (0x100 / 0x200 / 0x400, see [`super::flag`]) or the type field of
     /// an operand changed: `before` and `after` are its mark bits.
     SetMark {
-        inst: u32,
+        inst: InstId,
         operand: u32,
         before: u32,
         after: u32,
@@ -60,23 +60,23 @@ pub enum OriEdit {
     },
     /// The instruction as a whole changed (opcode, class, guard, operand count).
     Replace {
-        inst: u32,
+        inst: InstId,
         #[serde(skip)]
         old: Inst,
         #[serde(skip)]
         new: Inst,
     },
     /// A block's instruction order, when it changed other than by inserts and erases.
-    SetLayout { block: u32, insts: Vec<u32> },
+    SetLayout { block: BlockId, insts: Vec<InstId> },
     /// A new block (ptx-lower builds the function block by block).
     AddBlock {
-        block: u32,
+        block: BlockId,
         #[serde(skip)]
         label: Option<alloc::string::String>,
     },
     /// Register-table entry `reg` set (created when `reg` is the table's length).
     SetReg {
-        reg: u32,
+        reg: RegId,
         #[serde(skip)]
         info: RegInfo,
     },
@@ -97,7 +97,7 @@ impl OriEdit {
         }
     }
     /// The instruction the edit touches, if any.
-    pub fn inst(&self) -> Option<u32> {
+    pub fn inst(&self) -> Option<InstId> {
         match self {
             OriEdit::Insert { inst, .. }
             | OriEdit::Erase { inst, .. }
@@ -113,10 +113,10 @@ impl OriEdit {
 /// the signature, declarations and scopes are the stage's input and never change).
 pub fn diff(old: &Function, new: &Function) -> Vec<OriEdit> {
     let mut out = Vec::new();
-    for b in old.blocks.len()..new.blocks.len() {
+    for (b, nb) in new.blocks.iter().skip(old.blocks.len()) {
         out.push(OriEdit::AddBlock {
-            block: b as u32,
-            label: new.blocks[b].label.clone(),
+            block: b,
+            label: nb.label.clone(),
         });
     }
     for (id, n) in new.insts.iter() {
@@ -124,23 +124,23 @@ pub fn diff(old: &Function, new: &Function) -> Vec<OriEdit> {
             continue;
         };
         if o != n {
-            diff_inst(id.index() as u32, o, n, &mut out);
+            diff_inst(id, o, n, &mut out);
         }
     }
     let empty = Block {
         label: None,
         insts: Vec::new(),
     };
-    for (b, nb) in new.blocks.iter().enumerate() {
+    for (b, nb) in new.blocks.iter() {
         let ob = old.blocks.get(b).unwrap_or(&empty);
         if ob.insts != nb.insts {
-            diff_layout(b as u32, &ob.insts, &nb.insts, new, &mut out);
+            diff_layout(b, &ob.insts, &nb.insts, new, &mut out);
         }
     }
     for (r, info) in new.regs.iter() {
         if old.regs.get(r) != Some(info) {
             out.push(OriEdit::SetReg {
-                reg: r.index() as u32,
+                reg: r,
                 info: info.clone(),
             });
         }
@@ -148,7 +148,7 @@ pub fn diff(old: &Function, new: &Function) -> Vec<OriEdit> {
     out
 }
 
-fn diff_inst(inst: u32, o: &Inst, n: &Inst, out: &mut Vec<OriEdit>) {
+fn diff_inst(inst: InstId, o: &Inst, n: &Inst, out: &mut Vec<OriEdit>) {
     let same_shape = o.class == n.class
         && o.opcode == n.opcode
         && o.ndst == n.ndst
@@ -193,7 +193,13 @@ fn diff_inst(inst: u32, o: &Inst, n: &Inst, out: &mut Vec<OriEdit>) {
 
 /// Erases, then inserts in increasing position; a reordering of the instructions both
 /// lists hold is a [`OriEdit::SetLayout`].
-fn diff_layout(block: u32, old: &[InstId], new: &[InstId], f: &Function, out: &mut Vec<OriEdit>) {
+fn diff_layout(
+    block: BlockId,
+    old: &[InstId],
+    new: &[InstId],
+    f: &Function,
+    out: &mut Vec<OriEdit>,
+) {
     // Membership by instruction number (a flag table, not a set: no sort in the wasm).
     let marks = |ids: &[InstId]| {
         let n = old
@@ -214,15 +220,12 @@ fn diff_layout(block: u32, old: &[InstId], new: &[InstId], f: &Function, out: &m
     if kept_old != kept_new {
         out.push(OriEdit::SetLayout {
             block,
-            insts: new.iter().map(|i| i.index() as u32).collect(),
+            insts: new.to_vec(),
         });
         return;
     }
     for i in old.iter().filter(|i| !in_new[i.index()]) {
-        out.push(OriEdit::Erase {
-            inst: i.index() as u32,
-            block,
-        });
+        out.push(OriEdit::Erase { inst: *i, block });
     }
     for (k, i) in new.iter().enumerate() {
         if !in_old[i.index()] {
@@ -231,7 +234,7 @@ fn diff_layout(block: u32, old: &[InstId], new: &[InstId], f: &Function, out: &m
             // at all, by the edits made above).
             let data = f.insts[*i].clone();
             out.push(OriEdit::Insert {
-                inst: i.index() as u32,
+                inst: *i,
                 block,
                 index: k as u32,
                 data,
@@ -240,12 +243,25 @@ fn diff_layout(block: u32, old: &[InstId], new: &[InstId], f: &Function, out: &m
     }
 }
 
-fn inst_id(f: &Function, inst: u32) -> Result<InstId, ReplayError> {
-    let id = InstId::new(inst as usize);
-    if f.insts.get(id).is_none() {
-        return Err(ReplayError(format!("no instruction i{inst}")));
+fn inst_id(f: &Function, inst: InstId) -> Result<InstId, ReplayError> {
+    match f.insts.get(inst) {
+        Some(_) => Ok(inst),
+        None => Err(ReplayError(format!("no instruction {inst}"))),
     }
-    Ok(id)
+}
+
+fn block_mut(f: &mut Function, block: BlockId) -> Result<&mut Block, ReplayError> {
+    f.blocks
+        .get_mut(block)
+        .ok_or_else(|| ReplayError(format!("no block {}", block.index())))
+}
+
+fn operand_mut(f: &mut Function, inst: InstId, k: u32) -> Result<&mut Operand, ReplayError> {
+    let id = inst_id(f, inst)?;
+    f.insts[id]
+        .operands
+        .get_mut(k as usize)
+        .ok_or_else(|| ReplayError(format!("{inst} has no operand {k}")))
 }
 
 /// Applies one edit to `f`.
@@ -257,47 +273,34 @@ pub fn apply_ori_edit(f: &mut Function, e: &OriEdit) -> Result<(), ReplayError> 
             index,
             data,
         } => {
-            let id = InstId::new(*inst as usize);
-            if f.insts.get(id).is_none() {
-                if id.index() != f.insts.len() {
+            if f.insts.get(*inst).is_none() {
+                if inst.index() != f.insts.len() {
                     return Err(ReplayError(format!(
-                        "insert of i{inst}, storage has {}",
+                        "insert of {inst}, storage has {}",
                         f.insts.len()
                     )));
                 }
                 f.insts.push(data.clone());
             }
-            let b = f
-                .blocks
-                .get_mut(*block as usize)
-                .ok_or_else(|| ReplayError(format!("no block {block}")))?;
+            let b = block_mut(f, *block)?;
             if *index as usize > b.insts.len() {
-                return Err(ReplayError(format!("insert at {index} of block {block}")));
+                return Err(ReplayError(format!(
+                    "insert at {index} of block {}",
+                    block.index()
+                )));
             }
-            b.insts.insert(*index as usize, id);
+            b.insts.insert(*index as usize, *inst);
         }
         OriEdit::Erase { inst, block } => {
-            let b = f
-                .blocks
-                .get_mut(*block as usize)
-                .ok_or_else(|| ReplayError(format!("no block {block}")))?;
-            let id = InstId::new(*inst as usize);
-            let k =
-                b.insts.iter().position(|&x| x == id).ok_or_else(|| {
-                    ReplayError(format!("erase of i{inst}, not in block {block}"))
-                })?;
+            let b = block_mut(f, *block)?;
+            let k = b.insts.iter().position(|x| x == inst).ok_or_else(|| {
+                ReplayError(format!("erase of {inst}, not in block {}", block.index()))
+            })?;
             b.insts.remove(k);
         }
         OriEdit::RewriteOperand {
             inst, operand, new, ..
-        } => {
-            let id = inst_id(f, *inst)?;
-            let o = f.insts[id]
-                .operands
-                .get_mut(*operand as usize)
-                .ok_or_else(|| ReplayError(format!("i{inst} has no operand {operand}")))?;
-            *o = new.clone();
-        }
+        } => *operand_mut(f, *inst, *operand)? = new.clone(),
         OriEdit::SetMark {
             inst,
             operand,
@@ -305,11 +308,7 @@ pub fn apply_ori_edit(f: &mut Function, e: &OriEdit) -> Result<(), ReplayError> 
             ty,
             ..
         } => {
-            let id = inst_id(f, *inst)?;
-            let o = f.insts[id]
-                .operands
-                .get_mut(*operand as usize)
-                .ok_or_else(|| ReplayError(format!("i{inst} has no operand {operand}")))?;
+            let o = operand_mut(f, *inst, *operand)?;
             o.flags = *after;
             o.ty = *ty;
         }
@@ -317,17 +316,12 @@ pub fn apply_ori_edit(f: &mut Function, e: &OriEdit) -> Result<(), ReplayError> 
             let id = inst_id(f, *inst)?;
             f.insts[id] = new.clone();
         }
-        OriEdit::SetLayout { block, insts } => {
-            let b = f
-                .blocks
-                .get_mut(*block as usize)
-                .ok_or_else(|| ReplayError(format!("no block {block}")))?;
-            b.insts = insts.iter().map(|&i| InstId::new(i as usize)).collect();
-        }
+        OriEdit::SetLayout { block, insts } => block_mut(f, *block)?.insts.clone_from(insts),
         OriEdit::AddBlock { block, label } => {
-            if *block as usize != f.blocks.len() {
+            if block.index() != f.blocks.len() {
                 return Err(ReplayError(format!(
-                    "add block {block}, the function has {}",
+                    "add block {}, the function has {}",
+                    block.index(),
                     f.blocks.len()
                 )));
             }
@@ -337,14 +331,13 @@ pub fn apply_ori_edit(f: &mut Function, e: &OriEdit) -> Result<(), ReplayError> 
             });
         }
         OriEdit::SetReg { reg, info } => {
-            let r = RegId::new(*reg as usize);
-            if f.regs.get(r).is_some() {
-                f.regs[r] = info.clone();
-            } else if r.index() == f.regs.len() {
+            if f.regs.get(*reg).is_some() {
+                f.regs[*reg] = info.clone();
+            } else if reg.index() == f.regs.len() {
                 f.regs.push(info.clone());
             } else {
                 return Err(ReplayError(format!(
-                    "register R{reg}, the table has {}",
+                    "register {reg}, the table has {}",
                     f.regs.len()
                 )));
             }

@@ -60,16 +60,40 @@ pub use smol_str::SmolStr;
 
 /// An instruction, by storage index.
 #[derive(Copy, Clone, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(transparent)]
 pub struct InstId(u32);
 entity_impl!(InstId, "i");
 
 /// A register, by table index.
 #[derive(Copy, Clone, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(transparent)]
 pub struct RegId(u32);
 entity_impl!(RegId, "R");
 
-/// A block, by layout index (block 0 is the entry).
-pub type BlockId = u32;
+/// A block, by layout index (block 0 is the entry). Serialized, displayed and
+/// debug-printed as the plain number, as narrations and annotations have always
+/// named blocks ("block 3", "bb 3").
+#[derive(Copy, Clone, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(transparent)]
+pub struct BlockId(u32);
+entity_impl!(BlockId);
+
+impl BlockId {
+    /// Block 0, the function's entry.
+    pub const ENTRY: BlockId = BlockId(0);
+}
+
+impl core::fmt::Display for BlockId {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        core::fmt::Display::fmt(&self.0, f)
+    }
+}
+
+impl core::fmt::Debug for BlockId {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        core::fmt::Debug::fmt(&self.0, f)
+    }
+}
 
 /// Opcode classes. `number()` is the spec's number where the spec names one.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
@@ -467,7 +491,8 @@ pub struct Function {
     /// `reg_decls` and `locals`).
     pub scopes: Vec<Scope>,
     pub regs: PrimaryMap<RegId, RegInfo>,
-    pub blocks: Vec<Block>,
+    /// Blocks in layout order (block 0 is the entry).
+    pub blocks: PrimaryMap<BlockId, Block>,
     pub insts: PrimaryMap<InstId, Inst>,
     /// A declaration without a body.
     pub is_decl: bool,
@@ -478,8 +503,7 @@ impl Function {
     pub fn layout(&self) -> impl Iterator<Item = (BlockId, InstId)> + '_ {
         self.blocks
             .iter()
-            .enumerate()
-            .flat_map(|(b, blk)| blk.insts.iter().map(move |&i| (b as BlockId, i)))
+            .flat_map(|(b, blk)| blk.insts.iter().map(move |&i| (b, i)))
     }
     /// True when register `r` can be named by an instruction of scope `s`: it is
     /// declared in `s` or a scope around it, and no scope in between declares the

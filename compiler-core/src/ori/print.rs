@@ -14,7 +14,9 @@
 //! (`Inst::line`, [`crate::ptx::ast::Lines`]) when the text before it leaves room, so
 //! unchanged PTX keeps the original's line layout.
 
-use super::{AddrBase, Function, Inst, InstId, Item, Module, OpKind, Operand, Origin};
+use super::{
+    AddrBase, BlockId, Function, Inst, InstId, Item, Module, OpKind, Operand, Origin, RegId,
+};
 use crate::entity::EntityRef;
 use crate::ptx::ast::{self as ptx, Stmt};
 use crate::ptx::print::LineCounter;
@@ -26,20 +28,20 @@ use core::fmt::Write;
 
 /// Labels for blocks that had none but are branched to (cannot happen for lowered
 /// PTX; kept so that any ORI prints).
-fn block_label(f: &Function, b: u32, k: usize) -> String {
-    match f.blocks.get(b as usize).and_then(|x| x.label.clone()) {
+fn block_label(f: &Function, b: BlockId, k: usize) -> String {
+    match f.blocks.get(b).and_then(|x| x.label.clone()) {
         Some(l) => l,
-        None => format!("$L__ORI{k}_{b}"),
+        None => format!("$L__ORI{k}_{}", b.index()),
     }
 }
 
 fn needs_label(f: &Function) -> Vec<bool> {
-    let mut v: Vec<bool> = f.blocks.iter().map(|b| b.label.is_some()).collect();
+    let mut v: Vec<bool> = f.blocks.values().map(|b| b.label.is_some()).collect();
     for i in f.insts.values() {
         for o in &i.operands {
             if let OpKind::Block(b) = o.kind {
                 if i.class != super::Class::Anchor {
-                    if let Some(x) = v.get_mut(b as usize) {
+                    if let Some(x) = v.get_mut(b.index()) {
                         *x = true;
                     }
                 }
@@ -117,7 +119,7 @@ pub fn annotation(i: &Inst) -> String {
     }
     if i.class == super::Class::Anchor {
         if let Some(OpKind::Block(b)) = i.operands.first().map(|o| &o.kind) {
-            let _ = write!(s, " bb {b}");
+            let _ = write!(s, " bb {}", b.index());
         }
         return s;
     }
@@ -264,15 +266,15 @@ pub struct PrintedFunction {
 }
 
 impl PrintedFunction {
-    pub fn inst(&self, index: u32) -> Option<u32> {
-        self.inst_line.get(index as usize).copied().flatten()
+    pub fn inst(&self, inst: InstId) -> Option<u32> {
+        self.inst_line.get(inst.index()).copied().flatten()
     }
-    pub fn block(&self, index: u32) -> Option<u32> {
-        self.block_line.get(index as usize).copied().flatten()
+    pub fn block(&self, block: BlockId) -> Option<u32> {
+        self.block_line.get(block.index()).copied().flatten()
     }
     /// The register table's comment line for register `reg`.
-    pub fn reg(&self, reg: u32) -> Option<u32> {
-        let prefix = format!("// R{reg} ");
+    pub fn reg(&self, reg: RegId) -> Option<u32> {
+        let prefix = format!("// {reg} ");
         self.text
             .lines()
             .position(|l| l.starts_with(&prefix))
@@ -395,11 +397,11 @@ fn print_function_mapped(
         open: Vec::new(),
         asm: None,
     };
-    for (b, blk) in f.blocks.iter().enumerate() {
+    for (b, blk) in f.blocks.iter() {
         for &id in &blk.insts {
             let i = &f.insts[id];
             if i.class == super::Class::Anchor {
-                if labels[b] {
+                if labels[b.index()] {
                     // A label sits in the scope that declares it; inside an asm
                     // scope it belongs to that asm block.
                     let asm = f.scopes.get(i.scope as usize).and_then(|s| s.asm);
@@ -408,25 +410,20 @@ fn print_function_mapped(
                     if let Some(m) = map.as_deref_mut() {
                         let l = m.here(out);
                         m.inst[id.index()] = Some(l);
-                        m.block[b] = Some(l);
+                        m.block[b.index()] = Some(l);
                     }
                     if annotate {
-                        let _ = writeln!(
-                            out,
-                            "{}:\t// {}",
-                            block_label(f, b as u32, k),
-                            annotation(i)
-                        );
+                        let _ = writeln!(out, "{}:\t// {}", block_label(f, b, k), annotation(i));
                     } else {
-                        let _ = writeln!(out, "{}:", block_label(f, b as u32, k));
+                        let _ = writeln!(out, "{}:", block_label(f, b, k));
                     }
                 } else if annotate {
                     if let Some(m) = map.as_deref_mut() {
                         let l = m.here(out);
                         m.inst[id.index()] = Some(l);
-                        m.block[b] = Some(l);
+                        m.block[b.index()] = Some(l);
                     }
-                    let _ = writeln!(out, "// bb {b}: {}", annotation(i));
+                    let _ = writeln!(out, "// bb {}: {}", b.index(), annotation(i));
                 }
                 continue;
             }

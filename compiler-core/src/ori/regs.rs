@@ -118,7 +118,7 @@ pub fn refresh(f: &mut Function) {
         regs,
         ..
     } = f;
-    for blk in blocks.iter() {
+    for blk in blocks.values() {
         for &i in &blk.insts {
             for_each_reg(&insts[i], |r, def| count(&mut regs[r], def, i));
         }

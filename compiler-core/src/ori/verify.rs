@@ -28,7 +28,7 @@
 //! The verifier never panics, whatever the function holds (rules that need valid
 //! indexes are skipped when an earlier rule found them invalid).
 
-use super::{Class, Function, InstId, OpKind, Operand};
+use super::{BlockId, Class, Function, InstId, OpKind, Operand};
 use crate::entity::EntityRef;
 use alloc::format;
 use alloc::string::String;
@@ -40,8 +40,8 @@ use core::fmt;
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct OriVerifyError {
     pub rule: &'static str,
-    pub block: Option<u32>,
-    pub inst: Option<u32>,
+    pub block: Option<BlockId>,
+    pub inst: Option<InstId>,
     pub message: String,
 }
 
@@ -49,10 +49,10 @@ impl fmt::Display for OriVerifyError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "[{}]", self.rule)?;
         if let Some(b) = self.block {
-            write!(f, " block {b}")?;
+            write!(f, " block {}", b.index())?;
         }
         if let Some(i) = self.inst {
-            write!(f, " i{i}")?;
+            write!(f, " {i}")?;
         }
         write!(f, ": {}", self.message)
     }
@@ -64,11 +64,11 @@ struct Out<'a> {
 }
 
 impl Out<'_> {
-    fn err(&mut self, rule: &'static str, block: Option<usize>, inst: Option<InstId>, m: String) {
+    fn err(&mut self, rule: &'static str, block: Option<BlockId>, inst: Option<InstId>, m: String) {
         self.errors.push(OriVerifyError {
             rule,
-            block: block.map(|b| b as u32),
-            inst: inst.map(|i| i.index() as u32),
+            block,
+            inst,
             message: m,
         });
     }
@@ -94,7 +94,7 @@ pub fn verify(f: &Function) -> Vec<OriVerifyError> {
     }
     check_scopes(&mut o);
     let layout_ok = check_layout(&mut o);
-    for (b, blk) in f.blocks.iter().enumerate() {
+    for (b, blk) in f.blocks.iter() {
         for (k, &id) in blk.insts.iter().enumerate() {
             if f.insts.get(id).is_some() {
                 check_inst(&mut o, b, k, id);
@@ -139,7 +139,7 @@ fn check_layout(o: &mut Out) -> bool {
     let f = o.f;
     let mut placed = vec![false; f.insts.len()];
     let mut ok = true;
-    for (b, blk) in f.blocks.iter().enumerate() {
+    for (b, blk) in f.blocks.iter() {
         for (k, &id) in blk.insts.iter().enumerate() {
             let Some(i) = f.insts.get(id) else {
                 o.err(
@@ -157,7 +157,7 @@ fn check_layout(o: &mut Out) -> bool {
             }
             let anchor = i.class == Class::Anchor;
             if k == 0 {
-                let own = matches!(i.operands.first().map(|x| &x.kind), Some(OpKind::Block(n)) if *n as usize == b);
+                let own = matches!(i.operands.first().map(|x| &x.kind), Some(OpKind::Block(n)) if *n == b);
                 if !anchor || !own {
                     o.err(
                         "anchor",
@@ -182,7 +182,7 @@ fn check_layout(o: &mut Out) -> bool {
     ok
 }
 
-fn check_inst(o: &mut Out, b: usize, k: usize, id: InstId) {
+fn check_inst(o: &mut Out, b: BlockId, k: usize, id: InstId) {
     let f = o.f;
     let i = &f.insts[id];
     if i.ndst as usize > i.operands.len() {
@@ -205,11 +205,11 @@ fn check_inst(o: &mut Out, b: usize, k: usize, id: InstId) {
     for op in &i.operands {
         walk(op, &mut |x| match &x.kind {
             OpKind::Reg(r) => regs.push(*r),
-            OpKind::Block(t) if *t as usize >= f.blocks.len() => o.err(
+            OpKind::Block(t) if f.blocks.get(*t).is_none() => o.err(
                 "branch-target",
                 Some(b),
                 Some(id),
-                format!("block {t} does not exist"),
+                format!("block {} does not exist", t.index()),
             ),
             OpKind::Addr(a) => {
                 if let super::AddrBase::Reg(r) = a.base {
@@ -237,7 +237,7 @@ fn check_inst(o: &mut Out, b: usize, k: usize, id: InstId) {
                 "register",
                 Some(b),
                 Some(id),
-                format!("R{} is not in the register table", r.index()),
+                format!("{r} is not in the register table"),
             ),
             Some(info) if (i.scope as usize) < f.scopes.len().max(1) && !f.visible(r, i.scope) => o
                 .err(
@@ -284,8 +284,7 @@ fn check_counts(o: &mut Out) {
     for (r, info) in o.f.regs.iter() {
         let want = &fresh.regs[r];
         if (info.defs, info.uses, info.def_anchor) != (want.defs, want.uses, want.def_anchor) {
-            let anchor =
-                |a: Option<InstId>| a.map_or(String::from("none"), |a| format!("i{}", a.index()));
+            let anchor = |a: Option<InstId>| a.map_or(String::from("none"), |a| format!("{a}"));
             o.err(
                 "counts",
                 None,

@@ -29,8 +29,8 @@
 use crate::entity::EntityRef;
 use crate::ori::edit::OriEdit;
 use crate::ori::{
-    self, constraint, imm_constraint, ty, AddrBase, Address, Block, Class, InstId, OpKind, Operand,
-    Origin, RegId, RegInfo, SmolStr,
+    self, constraint, imm_constraint, ty, AddrBase, Address, Block, BlockId, Class, InstId, OpKind,
+    Operand, Origin, RegId, RegInfo, SmolStr,
 };
 use crate::ori::regs::is_special;
 use crate::ptx::ast::{self as ptx, Stmt};
@@ -358,7 +358,7 @@ struct Lowerer<'a> {
     /// of this kind: a lookup costs an index, not a string comparison per tree level).
     by_number: BTreeMap<String, Vec<Option<RegId>>>,
     /// Labels by (declaring scope, name).
-    labels: BTreeMap<(u32, &'a str), u32>,
+    labels: BTreeMap<(u32, &'a str), BlockId>,
     /// Declarations of inner scopes, and the registers met under them by (declaring
     /// scope, name).
     scoped: Vec<Decls>,
@@ -379,7 +379,7 @@ impl Lowerer<'_> {
     /// Places instruction `id` at the end of the last block; under tracing, notes the
     /// registers it brought into the table and its insertion for the next step.
     fn place(&mut self, id: InstId) {
-        let b = self.f.blocks.len() - 1;
+        let b = BlockId::new(self.f.blocks.len() - 1);
         let index = self.f.blocks[b].insts.len();
         self.f.blocks[b].insts.push(id);
         if !self.tracing {
@@ -388,14 +388,14 @@ impl Lowerer<'_> {
         for r in self.regs_noted..self.f.regs.len() {
             let reg = RegId::new(r);
             self.edits.push(OriEdit::SetReg {
-                reg: r as u32,
+                reg,
                 info: self.f.regs[reg].clone(),
             });
         }
         self.regs_noted = self.f.regs.len();
         self.edits.push(OriEdit::Insert {
-            inst: id.index() as u32,
-            block: b as u32,
+            inst: id,
+            block: b,
             index: index as u32,
             data: self.f.insts[id].clone(),
         });
@@ -499,7 +499,7 @@ impl Lowerer<'_> {
     }
 
     /// The block of label `l` as seen from the current scope.
-    fn label(&self, l: &str) -> Option<u32> {
+    fn label(&self, l: &str) -> Option<BlockId> {
         let mut s = self.scope;
         loop {
             if let Some(&b) = self.labels.get(&(s, l)) {
@@ -676,7 +676,7 @@ fn lower_function<R: Recorder>(
         close_line: pf.body.as_ref().map_or(0, |b| pf.lines.get(b.len())),
         scopes: vec![ori::Scope::default()],
         regs: Default::default(),
-        blocks: Vec::new(),
+        blocks: Default::default(),
         insts: Default::default(),
         is_decl: pf.body.is_none(),
     };
@@ -772,9 +772,9 @@ type Start<'a> = (usize, Option<&'a str>, u32);
 #[allow(clippy::type_complexity)]
 fn block_starts<'a>(
     flat: &[Flat<'a>],
-) -> Result<(Vec<Start<'a>>, BTreeMap<(u32, &'a str), u32>), String> {
+) -> Result<(Vec<Start<'a>>, BTreeMap<(u32, &'a str), BlockId>), String> {
     let mut starts: Vec<Start<'a>> = vec![(0, None, 0)];
-    let mut labels: BTreeMap<(u32, &str), u32> = BTreeMap::new();
+    let mut labels: BTreeMap<(u32, &str), BlockId> = BTreeMap::new();
     let mut after_branch = false;
     for (k, it) in flat.iter().enumerate() {
         match it {
@@ -784,7 +784,7 @@ fn block_starts<'a>(
                     starts.pop();
                 }
                 starts.push((k, Some(l), *sc));
-                if labels.insert((*sc, l), (starts.len() - 1) as u32).is_some() {
+                if labels.insert((*sc, l), BlockId::new(starts.len() - 1)).is_some() {
                     return Err(format!("label `{l}` is declared twice in one scope"));
                 }
                 after_branch = false;
@@ -818,22 +818,22 @@ fn lower_blocks<R: Recorder>(
     stats: &mut PtxLowerStats,
 ) -> Result<(), String> {
     let (flat, flat_lines) = (&c.flat, &c.flat_lines);
-    for (b, &(start, label, label_scope)) in starts.iter().enumerate() {
-        let end = starts.get(b + 1).map_or(flat.len(), |s| s.0);
-        lw.f.blocks.push(Block {
+    for (k, &(start, label, label_scope)) in starts.iter().enumerate() {
+        let end = starts.get(k + 1).map_or(flat.len(), |s| s.0);
+        let b = lw.f.blocks.push(Block {
             label: label.map(String::from),
             insts: Vec::new(),
         });
         if lw.tracing {
             lw.edits.push(OriEdit::AddBlock {
-                block: b as u32,
+                block: b,
                 label: label.map(String::from),
             });
         }
         let anchor = lw.f.insts.push(ori::Inst {
             class: Class::Anchor,
             opcode: "anchor".into(),
-            operands: smallvec::smallvec![Operand::new(OpKind::Block(b as u32), ty::UNTYPED)],
+            operands: smallvec::smallvec![Operand::new(OpKind::Block(b), ty::UNTYPED)],
             ndst: 0,
             guard: None,
             origin: Origin::Lowering,
@@ -849,14 +849,14 @@ fn lower_blocks<R: Recorder>(
         if R::ENABLED {
             let why = match label {
                 Some(l) => format!("label {l}"),
-                None if b == 0 => "the function entry".into(),
+                None if k == 0 => "the function entry".into(),
                 None => "the instruction after a branch or exit".into(),
             };
             let s = lw.step(Step::new(
                 "block",
                 format!(
-                    "Block {b} starts at {why}; its definition anchor (class 97) carries \
-                     the block index {b}."
+                    "Block {k} starts at {why}; its definition anchor (class 97) carries \
+                     the block index {k}."
                 ),
             ));
             rec.step(|| s);
@@ -895,7 +895,7 @@ fn register_table<R: Recorder>(
         regs,
         ..
     } = &mut lw.f;
-    for &i in blocks.iter().flat_map(|blk| &blk.insts) {
+    for &i in blocks.values().flat_map(|blk| &blk.insts) {
         let asm = matches!(insts[i].origin, Origin::InlineAsm(_));
         crate::ori::regs::for_each_reg(&insts[i], |r, def| {
             if asm {
@@ -923,7 +923,7 @@ fn register_table<R: Recorder>(
             .regs
             .iter()
             .map(|(r, info)| OriEdit::SetReg {
-                reg: r.index() as u32,
+                reg: r,
                 info: info.clone(),
             })
             .collect();
@@ -1119,15 +1119,16 @@ mod tests {
         );
         let f = m.functions().next().unwrap();
         assert_eq!(f.blocks.len(), 3);
-        for b in &f.blocks {
+        for b in f.blocks.values() {
             assert_eq!(f.insts[b.insts[0]].class, Class::Anchor);
         }
-        let bra = f.blocks[0].insts.last().copied().unwrap();
+        let b0 = BlockId::new(0);
+        let bra = f.blocks[b0].insts.last().copied().unwrap();
         assert_eq!(f.insts[bra].opcode_word(), 0x1000 | 313);
-        assert_eq!(f.insts[bra].operands[0].kind, OpKind::Block(2));
-        let setp = f.blocks[0].insts[2];
+        assert_eq!(f.insts[bra].operands[0].kind, OpKind::Block(BlockId::new(2)));
+        let setp = f.blocks[b0].insts[2];
         assert_eq!(f.insts[setp].class.number(), 18);
-        let mov = f.blocks[0].insts[1];
+        let mov = f.blocks[b0].insts[1];
         assert_eq!(f.insts[mov].class.number(), 110);
         let r1 = f.reg_by_name("%r1").unwrap();
         assert_eq!(f.regs[r1].def_anchor, Some(mov));
@@ -1137,10 +1138,11 @@ mod tests {
     fn float_sub_and_neg_become_modifiers() {
         let m = lower("\t.reg .f32 %f<4>;\n\tsub.f32 %f3, %f1, %f2;\n\tneg.f32 %f1, %f3;\n\tret;");
         let f = m.functions().next().unwrap();
-        let sub = &f.insts[f.blocks[0].insts[1]];
+        let b0 = BlockId::new(0);
+        let sub = &f.insts[f.blocks[b0].insts[1]];
         assert_eq!(sub.opcode, "add.f32");
         assert!(sub.operands[2].neg && sub.operands[2].flag_word() & 0x10 != 0);
-        let neg = &f.insts[f.blocks[0].insts[2]];
+        let neg = &f.insts[f.blocks[b0].insts[2]];
         assert_eq!((neg.class.number(), neg.opcode.as_str()), (139, "mov.f32"));
         assert!(neg.operands[1].neg);
         let printed = crate::ori::print::print(&m);

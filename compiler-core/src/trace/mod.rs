@@ -204,7 +204,7 @@ pub enum Payload {
     /// option-464 budget stopped the loop there.
     GoRound {
         phase: u16,
-        block: u32,
+        block: crate::ori::BlockId,
         iteration: u32,
         counters: Vec<(String, u64)>,
         changed: bool,
@@ -213,7 +213,7 @@ pub enum Payload {
     /// GeneralOptimize: a flag bit (0x100 / 0x200 / 0x400) set on an operand, with the
     /// operand's flag word before and after.
     GoMark {
-        inst: u32,
+        inst: crate::ori::InstId,
         operand: u32,
         class: u16,
         mask: u32,
@@ -231,7 +231,7 @@ pub enum Payload {
     /// GeneralOptimize phase 58: the six-slot circular buffer (first and second MOV of
     /// each slot, printed) and the slot index, with the seven counters.
     GoBuffer {
-        block: u32,
+        block: crate::ori::BlockId,
         index: u32,
         slots: Vec<Option<(String, Option<String>)>>,
         counters: Vec<(String, u64)>,

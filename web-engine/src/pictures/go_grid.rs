@@ -115,7 +115,7 @@ pub fn build(steps: &[Step], step: usize) -> Option<GoPicture> {
                 p.phase.get_or_insert(*phase);
                 if shown {
                     p.cells.push(GoCell {
-                        block: *block,
+                        block: block.as_u32(),
                         iteration: *iteration,
                         counters: counters.clone(),
                         changed: *changed,
@@ -153,7 +153,7 @@ pub fn build(steps: &[Step], step: usize) -> Option<GoPicture> {
                 any = true;
                 if shown {
                     p.buffer = Some(GoBufferView {
-                        block: *block,
+                        block: block.as_u32(),
                         index: *index,
                         slots: slots.clone(),
                         counters: counters.clone(),
@@ -173,7 +173,7 @@ pub fn build(steps: &[Step], step: usize) -> Option<GoPicture> {
                 p.total_marks += 1;
                 if shown {
                     p.marks.push(GoMarkView {
-                        inst: *inst,
+                        inst: inst.as_u32(),
                         operand: *operand,
                         class: *class,
                         mask: *mask,

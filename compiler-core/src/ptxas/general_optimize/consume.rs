@@ -18,7 +18,7 @@
 
 use super::forward::{known_predicate, simplify_predicate};
 use super::{dce_block, ent, text, Options, Seen, Tally};
-use crate::ori::{flag, ty, Class, Function, InstId, OpKind, Operand, Origin, RegId};
+use crate::ori::{flag, ty, BlockId, Class, Function, InstId, OpKind, Operand, Origin, RegId};
 use crate::ptx::ast::Imm;
 use super::GoStats;
 use crate::trace::{Focus, Recorder, Step};
@@ -77,7 +77,7 @@ fn reads_reg(o: &Operand, d: RegId) -> bool {
 
 /// Announces a rewrite of block `b` before the first change of a step (`done` is how
 /// many changes the step made so far): the tally must see the block as it was.
-fn announce_first(tally: &mut Tally, f: &Function, b: usize, done: u64) {
+fn announce_first(tally: &mut Tally, f: &Function, b: BlockId, done: u64) {
     if done == 0 {
         tally.will_change(f, b);
     }
@@ -88,7 +88,7 @@ fn announce_first(tally: &mut Tally, f: &Function, b: usize, done: u64) {
 /// operand changes, and not at all when none does.
 fn propagate_move<R: Recorder>(
     f: &mut Function,
-    b: usize,
+    b: BlockId,
     k: usize,
     tally: &mut Tally,
     rec: &mut R,
@@ -164,7 +164,7 @@ fn propagate_move<R: Recorder>(
 /// deferred to a later pass, which we do not model: it stays a select.
 fn fold_select<R: Recorder>(
     f: &mut Function,
-    b: usize,
+    b: BlockId,
     id: InstId,
     tally: &mut Tally,
     rec: &mut R,
@@ -259,7 +259,7 @@ fn resolve_guard(f: &Function, id: InstId) -> Option<bool> {
 /// marking walk that filled `seen`.
 pub fn apply_block<R: Recorder>(
     f: &mut Function,
-    b: usize,
+    b: BlockId,
     _opts: &Options,
     tally: &mut Tally,
     seen: &Seen,

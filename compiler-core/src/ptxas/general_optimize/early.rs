@@ -17,22 +17,43 @@
 //!           same condition was already false (or T always left); likewise V.
 //! ```
 //!
-//! The spec's "opcode 93" chain-link marker has no ORI counterpart; the second pair
-//! and the copy step are our readings of `sub_753570` and `sub_753E30`
-//! (docs/general-optimize.md, "Phase 13").
+//! The spec's "opcode 93" chain-link marker has no ORI counterpart and the spec gives
+//! no operand rule for it: a gap we fill ([`opcode_93_classes`]). The second pair and
+//! the copy step are our readings of `sub_753570` and `sub_753E30`
+//! (docs/general-optimize.md, "Phase 13"). Narrations label all three.
 
 use super::{ent, inst_regs, text};
-use crate::ori::{Class, Function, InstId, OpKind, Operand, RegId};
+use crate::entity::EntityRef;
+use crate::ori::{BlockId, Class, Function, InstId, OpKind, Operand, RegId};
 use super::{GoStats, Options};
 use crate::trace::{Focus, Recorder, Step};
 use alloc::format;
 use alloc::vec;
 use alloc::vec::Vec;
 
+/// The ORI classes that stand for the spec's opcode 93 (`sub_753520`'s gate: the
+/// chain walk must end at an opcode-93 instruction, "OUT_FINAL", which the spec reads
+/// as an internal chain-link marker, whose use chain is empty). The spec names no
+/// PTX or ORI form of opcode 93 and no operand rule for it, so this is a gap we fill:
+/// our reading is the class-95 exit, which the gate then takes only without operands
+/// (so no value of it can be used: its use chain is empty) and repeating the first
+/// exit's opcode. With [`Options::opcode_93_reading`] off the map is empty: no chain
+/// ever ends at an opcode-93 instruction and phase 13 removes nothing.
+pub fn opcode_93_classes(opts: &Options) -> &'static [Class] {
+    if opts.opcode_93_reading {
+        &[Class::Exit]
+    } else {
+        &[]
+    }
+}
+
+/// The narration's label of the opcode-93 gap.
+const OPCODE_93_LABEL: &str = "the chain ends at an exit, our reading of the spec's opcode-93 chain-link marker (a gap we fill)";
+
 /// One matched link: the redundant exit of `block` and the chain feeding it.
 #[derive(Debug)]
 pub struct Link {
-    pub block: usize,
+    pub block: BlockId,
     pub exit: InstId,
     pub chain: Vec<InstId>,
     pub by_dag: bool,
@@ -145,7 +166,7 @@ pub fn equivalent(f: &Function, x: RegId, y: RegId, depth: u32, renaming: bool) 
 pub struct Targets(Option<Vec<bool>>);
 
 impl Targets {
-    fn contains(&mut self, f: &Function, b: usize) -> bool {
+    fn contains(&mut self, f: &Function, b: BlockId) -> bool {
         let marks = self.0.get_or_insert_with(|| {
             let mut marks = vec![false; f.blocks.len()];
             for (_, i) in f.layout() {
@@ -155,7 +176,7 @@ impl Targets {
                 }
                 for o in &inst.operands {
                     if let OpKind::Block(t) = o.kind {
-                        if let Some(m) = marks.get_mut(t as usize) {
+                        if let Some(m) = marks.get_mut(t.index()) {
                             *m = true;
                         }
                     }
@@ -163,7 +184,7 @@ impl Targets {
             }
             marks
         });
-        marks.get(b).copied().unwrap_or(false)
+        marks.get(b.index()).copied().unwrap_or(false)
     }
 }
 
@@ -171,16 +192,17 @@ impl Targets {
 /// and the first exit of `b + 1`; the second pair detection (`sub_753570`) follows the
 /// chain one block further when `b + 1` holds nothing but that link, so that removing
 /// it leaves a bare anchor falling through to `b + 2`.
-pub fn find(f: &Function, b: usize, opts: &Options, targets: &mut Targets) -> Option<ChainMatch> {
+pub fn find(f: &Function, b: BlockId, opts: &Options, targets: &mut Targets) -> Option<ChainMatch> {
     let t = *f.blocks[b].insts.last()?;
     if f.insts[t].class != Class::Exit {
         return None;
     }
-    let first = link(f, b, t, b + 1, opts, targets)?;
+    let after = |n: usize| BlockId::new(b.index() + n);
+    let first = link(f, b, t, after(1), opts, targets)?;
     let bare = f.blocks[first.block].insts.len() == first.chain.len() + 2
         && f.blocks[first.block].insts.last() == Some(&first.exit);
     let second = (opts.pair_detection && bare)
-        .then(|| link(f, b, t, b + 2, opts, targets))
+        .then(|| link(f, b, t, after(2), opts, targets))
         .flatten();
     Some(ChainMatch { first, second })
 }
@@ -190,9 +212,9 @@ pub fn find(f: &Function, b: usize, opts: &Options, targets: &mut Targets) -> Op
 /// single-use pure instructions, and an exit `U` that repeats `t`.
 fn link(
     f: &Function,
-    b: usize,
+    b: BlockId,
     t: InstId,
-    nb: usize,
+    nb: BlockId,
     opts: &Options,
     targets: &mut Targets,
 ) -> Option<Link> {
@@ -201,12 +223,14 @@ fn link(
     if f.insts[next.insts[0]].class != Class::Anchor || targets.contains(f, nb) {
         return None;
     }
-    // Chain walker: single-def, single-use, intra-block, up to the first exit.
+    // Chain walker: single-def, single-use, intra-block, up to the first instruction
+    // of an opcode-93 class (the gate).
+    let marker = opcode_93_classes(opts);
     let mut chain = Vec::new();
     let mut exit = None;
     for &i in &next.insts[1..] {
         let inst = &f.insts[i];
-        if inst.class == Class::Exit {
+        if marker.contains(&inst.class) {
             exit = Some(i);
             break;
         }
@@ -271,7 +295,7 @@ fn link(
 /// One round's detection on block `b` (`sub_753600`).
 pub fn detect(
     f: &mut Function,
-    b: usize,
+    b: BlockId,
     opts: &Options,
     targets: &mut Targets,
     counters: &mut super::Counters,
@@ -290,7 +314,7 @@ pub fn detect(
 /// and, when the second pair detection found one, the next link's leave `b + 2`.
 pub fn apply<R: Recorder>(
     f: &mut Function,
-    b: usize,
+    b: BlockId,
     opts: &Options,
     targets: &mut Targets,
     tally: &mut super::Tally,
@@ -308,7 +332,7 @@ pub fn apply<R: Recorder>(
 
 fn remove_link<R: Recorder>(
     f: &mut Function,
-    b: usize,
+    b: BlockId,
     l: &Link,
     second: bool,
     tally: &mut super::Tally,
@@ -328,14 +352,14 @@ fn remove_link<R: Recorder>(
             "its guard is the first exit's guard"
         };
         let via = if second {
-            format!(" Second pair (our reading of the spec's sub_753570): block {} held only the first redundant exit and its chain, so it is a bare link and block {} is reached only through it.", l.block - 1, l.block)
+            format!(" Second pair (our reading of the spec's sub_753570): block {} held only the first redundant exit and its chain, so it is a bare link and block {} is reached only through it.", l.block.index() - 1, l.block.index())
         } else {
             alloc::string::String::new()
         };
         rec.ori_step(f, || {
             Step::new(
                 "exit_chain",
-                format!("Block {}: `{t}` repeats the exit that ends block {b} ({how}); it and its {n}-instruction chain are removed.{via}", l.block),
+                format!("Block {}: `{t}` repeats the exit that ends block {b} ({how}; {OPCODE_93_LABEL}); it and its {n}-instruction chain are removed.{via}", l.block),
             )
             .focus(Focus::Inst { inst: ent(l.exit) })
         });

@@ -19,7 +19,7 @@
 //! or float destination, and on SM > 20479 none of the 0x1C00 constraint bits.
 
 use super::{mark, Counters, Options, Seen};
-use crate::ori::{self, constraint, flag, ty, Class, Function, InstId, OpKind, Origin};
+use crate::ori::{self, constraint, flag, ty, BlockId, Class, Function, InstId, OpKind, Origin};
 use crate::ptx::ast::Imm;
 use super::GoStats;
 use crate::trace::{Recorder, Step};
@@ -296,7 +296,7 @@ pub fn known_predicate(f: &Function, p: ori::RegId) -> Option<bool> {
 /// block. Returns (hit, partial): hit when the select provably picks one source (its
 /// sources are equal or its predicate is known); partial when the definition was found
 /// but decides nothing, so the other direction need not look.
-pub fn simplify_predicate(f: &Function, b: usize, id: InstId, forward: bool) -> (bool, bool) {
+pub fn simplify_predicate(f: &Function, b: BlockId, id: InstId, forward: bool) -> (bool, bool) {
     let i = &f.insts[id];
     let srcs = i.srcs();
     if srcs.len() != 3 {
@@ -342,51 +342,38 @@ fn bump(c: &mut Counters, k: &'static str) {
     }
 }
 
-/// One round of phase 29 on block `b`: the marking walk, which also finds the dead
-/// instructions (marking changes nothing the liveness check reads). Returns whether
-/// anything fired; `seen` keeps what the walk saw for apply-changes.
-pub fn detect<R: Recorder>(
-    f: &mut Function,
-    b: usize,
-    opts: &Options,
-    stats: &mut GoStats,
-    counters: &mut Counters,
-    seen: &mut Seen,
-    rec: &mut R,
-) -> bool {
-    for k in [
-        "marks_0x100",
-        "marks_0x200",
-        "marks_0x400",
-        "simplifier_hits",
-        "dead_found",
-    ] {
-        counters.push((k, 0));
-    }
-    let mut changed = mark_block(f, b, opts, stats, counters, seen, rec);
-    if seen.dead > 0 {
-        counters[4].1 += seen.dead;
-        changed = true;
-    }
-    changed
-}
+/// The counters of a marking round, in the order its payload lists them.
+const ROUND_COUNTERS: [&str; 5] = [
+    "marks_0x100",
+    "marks_0x200",
+    "marks_0x400",
+    "simplifier_hits",
+    "dead_found",
+];
 
-/// The marking walk over one block, noting each instruction in `seen` once it is
-/// marked. Returns whether a new mark was set.
+/// The marking walk over block `b` (one round of phase 29's detection, and phase 46's
+/// round), noting each instruction in `seen` once it is marked. The walk also finds
+/// the dead instructions (marking changes nothing the liveness check reads): `seen`
+/// keeps them for apply-changes and `dead_found` counts them. Returns whether a new
+/// mark was set.
 pub fn mark_block<R: Recorder>(
     f: &mut Function,
-    b: usize,
+    b: BlockId,
     opts: &Options,
     stats: &mut GoStats,
     counters: &mut Counters,
     seen: &mut Seen,
     rec: &mut R,
 ) -> bool {
+    counters.extend(ROUND_COUNTERS.iter().map(|&k| (k, 0)));
     let mut marker = Marker::new(opts);
     // Marking changes flags and type nibbles only, never the block's list.
     for k in 0..f.blocks[b].insts.len() {
         marker.visit(f, b, k, opts, stats, counters, rec);
         seen.note(f, f.blocks[b].insts[k]);
+    }
+    if let Some(c) = counters.iter_mut().find(|c| c.0 == "dead_found") {
+        c.1 += seen.dead;
     }
     marker.changed
 }
@@ -417,7 +404,7 @@ impl Marker {
     pub fn visit<R: Recorder>(
         &mut self,
         f: &mut Function,
-        b: usize,
+        b: BlockId,
         k: usize,
         opts: &Options,
         stats: &mut GoStats,

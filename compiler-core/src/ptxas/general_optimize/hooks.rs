@@ -9,9 +9,7 @@
 //!  generation ≥ 8 (sm_90, sm_100)    one mark + consume round per block    phase 58's MOV-pair window, then the sweep
 //! ```
 
-use super::{consume, dce_block, forward, late, Options, Phase};
-use crate::ori::Function;
-use super::GoStats;
+use super::{consume, dce_block, forward, late, Phase, Run};
 use crate::trace::{Recorder, Step};
 use alloc::format;
 
@@ -30,13 +28,7 @@ pub fn late2_body(sm: u32) -> &'static str {
 }
 
 /// Runs the hook of phase 46 or 65.
-pub fn run<R: Recorder>(
-    f: &mut Function,
-    opts: &Options,
-    tally: &mut super::Tally,
-    stats: &mut GoStats,
-    rec: &mut R,
-) {
+pub fn run<R: Recorder>(Run(f, opts, tally, stats, rec): Run<'_, R>) {
     let body = match opts.phase {
         Phase::Mid2 => mid2_body(opts.sm).unwrap_or("the no-op sentinel"),
         _ => late2_body(opts.sm),
@@ -50,7 +42,7 @@ pub fn run<R: Recorder>(
     });
     match opts.phase {
         Phase::Mid2 => {
-            for b in 0..f.blocks.len() {
+            for b in f.blocks.keys() {
                 stats.iterations += 1;
                 let mut counters = super::Counters::new();
                 let d0 = stats.dead_removed;
@@ -64,9 +56,9 @@ pub fn run<R: Recorder>(
         }
         _ => {
             if opts.sm >> 12 >= 8 {
-                late::run(f, opts, tally, stats, rec);
+                late::run(Run(f, opts, tally, stats, rec));
             }
-            for b in 0..f.blocks.len() {
+            for b in f.blocks.keys() {
                 if opts.sm >> 12 < 8 {
                     stats.iterations += 1;
                 }

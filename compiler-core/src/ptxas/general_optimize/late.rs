@@ -8,7 +8,7 @@
 //!        destination: use count == 1, no aliasing bits, same register class as the first,
 //!        single definitions ─▶ its one use reads the first destination, the MOV goes
 //!      no slot ─▶ insert at the slot index, index = (index + 1) % 6 (evicting the oldest);
-//!                option 605 (restricted): only into an empty slot, never evicting
+//!                option 605 (restricted): no insert at all — only what the buffer holds matches
 //!    any write to a slot's source or destination empties that slot
 //! ```
 //!
@@ -21,9 +21,8 @@
 //! The seven counters (the context's seven 56-byte groups) are, in order: movs seen,
 //! inserts, hits, evictions, uses rewritten, rejected by the checks, dead removed.
 
-use super::{ent, for_each_reg, text, Options, Tally};
-use crate::ori::{constraint, Class, Function, InstId, OpKind, Origin, RegId};
-use super::GoStats;
+use super::{ent, for_each_reg, text, Options, Run, Tally};
+use crate::ori::{constraint, BlockId, Class, Function, InstId, OpKind, Origin, RegId};
 use crate::trace::{Focus, Payload, Recorder, Step};
 use alloc::format;
 use alloc::string::String;
@@ -50,14 +49,8 @@ struct Slot {
 }
 
 /// Phase 58 over the function.
-pub fn run<R: Recorder>(
-    f: &mut Function,
-    opts: &Options,
-    tally: &mut Tally,
-    stats: &mut GoStats,
-    rec: &mut R,
-) {
-    for b in 0..f.blocks.len() {
+pub fn run<R: Recorder>(Run(f, opts, tally, stats, rec): Run<'_, R>) {
+    for b in f.blocks.keys() {
         stats.iterations += 1;
         let counters = run_block(f, b, opts, tally, rec);
         if R::ENABLED {
@@ -77,7 +70,7 @@ pub fn run<R: Recorder>(
                 )
                 .payload(Payload::GoRound {
                     phase: 58,
-                    block: b as u32,
+                    block: b,
                     iteration: 1,
                     counters: cells,
                     changed,
@@ -145,7 +138,7 @@ pub fn reg_class(info: &crate::ori::RegInfo) -> u32 {
 }
 
 /// Rewrites the single use of `d2` after position `k` to `d1`; true when done.
-fn rewrite_single_use(f: &mut Function, b: usize, k: usize, d2: RegId, d1: RegId) -> bool {
+fn rewrite_single_use(f: &mut Function, b: BlockId, k: usize, d2: RegId, d1: RegId) -> bool {
     for j in k + 1..f.blocks[b].insts.len() {
         let u = f.blocks[b].insts[j];
         let (mut uses, mut writes_d1) = (0, false);
@@ -192,7 +185,7 @@ fn rewrite_single_use(f: &mut Function, b: usize, k: usize, d2: RegId, d1: RegId
 /// Phase 58 on one block; returns the seven counters.
 pub fn run_block<R: Recorder>(
     f: &mut Function,
-    b: usize,
+    b: BlockId,
     opts: &Options,
     tally: &mut Tally,
     rec: &mut R,
@@ -255,10 +248,10 @@ pub fn run_block<R: Recorder>(
                 } else {
                     c[5] += 1;
                 }
-            } else if !opts.option_605 || slots[index].is_none() {
-                if opts.option_605 {
-                    // Restricted mode: fill an empty slot only.
-                } else if slots[index].is_some() {
+            } else if !opts.option_605 {
+                // Option 605 (restricted mode) matches only what the buffer holds and
+                // adds nothing to it.
+                if slots[index].is_some() {
                     c[3] += 1;
                 }
                 slots[index] = Some(Slot {
@@ -293,7 +286,7 @@ pub fn run_block<R: Recorder>(
                 };
                 rec.ori_step(f, || {
                     Step::new("buffer", narr).payload(Payload::GoBuffer {
-                        block: b as u32,
+                        block: b,
                         index: idx,
                         slots: view,
                         counters,

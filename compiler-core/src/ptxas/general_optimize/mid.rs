@@ -18,9 +18,10 @@
 //! promoted value and the load's destination have the same width and no vector or asm
 //! constraint before a load becomes a move.
 
-use super::{ent, for_each_reg, forward, hard_round_cap, text, Options, Seen, Tally};
-use crate::ori::{constraint, AddrBase, Class, Function, InstId, OpKind, Operand, Origin};
+use super::{ent, for_each_reg, forward, hard_round_cap, text, Options, Run, Seen, Tally};
+use crate::ori::{constraint, AddrBase, BlockId, Class, Function, InstId, OpKind, Operand, Origin};
 use super::GoStats;
+use crate::entity::EntityRef;
 use crate::trace::{Focus, Payload, Recorder, Step};
 use alloc::format;
 use alloc::string::String;
@@ -224,7 +225,7 @@ impl Promoter {
     fn visit<R: Recorder>(
         &mut self,
         f: &mut Function,
-        b: usize,
+        b: BlockId,
         k: usize,
         tally: &mut Tally,
         stats: &mut GoStats,
@@ -368,7 +369,7 @@ fn drop_dead_local_stores<R: Recorder>(f: &mut Function, rec: &mut R) -> u64 {
         .collect();
     let mut removed = 0;
     for s in locals {
-        let layout: Vec<(u32, InstId)> = f.layout().collect();
+        let layout: Vec<(BlockId, InstId)> = f.layout().collect();
         let mut stores = Vec::new();
         let mut other = false;
         for &(b, id) in &layout {
@@ -391,7 +392,7 @@ fn drop_dead_local_stores<R: Recorder>(f: &mut Function, rec: &mut R) -> u64 {
         }
         let n = stores.len();
         for (b, id) in stores {
-            f.blocks[b as usize].insts.retain(|x| *x != id);
+            f.blocks[b].insts.retain(|x| *x != id);
             removed += 1;
         }
         rec.ori_step(f, || {
@@ -417,7 +418,7 @@ fn drop_dead_local_stores<R: Recorder>(f: &mut Function, rec: &mut R) -> u64 {
 #[allow(clippy::too_many_arguments)]
 fn promote_and_mark<R: Recorder>(
     f: &mut Function,
-    b: usize,
+    b: BlockId,
     opts: &Options,
     tally: &mut Tally,
     seen: &mut Seen,
@@ -444,15 +445,9 @@ fn promote_and_mark<R: Recorder>(
 }
 
 /// Phase 37 over the function.
-pub fn run<R: Recorder>(
-    f: &mut Function,
-    opts: &Options,
-    tally: &mut Tally,
-    stats: &mut GoStats,
-    rec: &mut R,
-) {
+pub fn run<R: Recorder>(Run(f, opts, tally, stats, rec): Run<'_, R>) {
     let threshold = opts.option_135.map_or(opts.option_474, |v| v as f64);
-    let total: usize = f.blocks.iter().map(|b| b.insts.len()).sum();
+    let total: usize = f.blocks.values().map(|b| b.insts.len()).sum();
     let cap = hard_round_cap(total);
     let (mut weighted, mut unweighted) = (0.0f64, 0.0f64);
     let mut changed_blocks = alloc::vec![false; f.blocks.len()];
@@ -464,8 +459,7 @@ pub fn run<R: Recorder>(
         round_changed = false;
         stats.iterations += 1;
         let (w0, u0) = (weighted, unweighted);
-        #[allow(clippy::needless_range_loop)]
-        for b in 0..f.blocks.len() {
+        for b in f.blocks.keys() {
             tally.recount(f, b);
             let mut seen = Seen::new(tally);
             let mut counters = super::Counters::new();
@@ -480,7 +474,7 @@ pub fn run<R: Recorder>(
             }
             let block_changed = !folds.is_empty() || stats.dead_removed > dead_before;
             if block_changed {
-                changed_blocks[b] = true;
+                changed_blocks[b.index()] = true;
                 round_changed = true;
             }
             if R::ENABLED {
@@ -499,7 +493,7 @@ pub fn run<R: Recorder>(
                     )
                     .payload(Payload::GoRound {
                         phase: 37,
-                        block: b as u32,
+                        block: b,
                         iteration: round,
                         counters: cells,
                         changed: block_changed,
@@ -549,7 +543,7 @@ pub fn run<R: Recorder>(
     // rewrote nothing and no store went, each block's own sweep in that round already
     // saw the final function, and this one would find nothing.
     if round_changed || gone > 0 {
-        for b in 0..f.blocks.len() {
+        for b in f.blocks.keys() {
             super::dce_block(f, b, tally, stats, rec);
         }
     }

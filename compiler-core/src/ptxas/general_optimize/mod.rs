@@ -42,7 +42,7 @@ pub use tally::Tally;
 pub use crate::ori::regs::{for_each_reg, refresh};
 
 use crate::knobs::{Knob, Knobs};
-use crate::ori::{self, constraint, Class, Function, InstId, OpKind, Origin, RegId};
+use crate::ori::{self, constraint, BlockId, Class, Function, InstId, OpKind, Origin, RegId};
 use crate::stats::Stats;
 use crate::trace::{Payload, Recorder, Step};
 use alloc::format;
@@ -160,6 +160,12 @@ pub struct Options {
     /// equal to 0x20 skip the phase; bit 2 (& 4) lets MOVs of an immediate into the
     /// MOV-pair buffer, bit 3 (& 8) MOVs of a register.
     pub ctx_1396: u32,
+    /// Phase 13's opcode-93 gate (`sub_753520`), our reading: ORI's class 95 exit
+    /// without operands stands for the spec's opcode-93 chain-link marker (see
+    /// [`early::opcode_93_classes`]). Off, no ORI class is opcode 93 — the spec taken
+    /// literally — and the gate, hence phase 13, never passes. On unless a test
+    /// switches it off.
+    pub opcode_93_reading: bool,
     /// Phase 13's second pair detection (`sub_753570`): after the first redundant exit,
     /// follow the chain one more block (see `early.rs`). On unless a test switches it off.
     pub pair_detection: bool,
@@ -191,6 +197,7 @@ impl Options {
             limit_fold_fp: k.flag(Knob::LimitFoldFp),
             convert_memory_to_register: k.flag(Knob::ConvertMemoryToRegisterOrUniform),
             ctx_1396: CTX_1396_DEFAULT,
+            opcode_93_reading: true,
             pair_detection: true,
             secondary_chain: true,
         }
@@ -318,6 +325,16 @@ pub fn hard_round_cap(block_len: usize) -> u32 {
     (block_len.min(2040) as u32) * 2 + 16
 }
 
+/// What a phase's body works on: the function, the instance's options, the register
+/// table's tally, the run's statistics and the trace (each phase's `run` takes one).
+pub struct Run<'a, R>(
+    pub &'a mut Function,
+    pub &'a Options,
+    pub &'a mut Tally,
+    pub &'a mut GoStats,
+    pub &'a mut R,
+);
+
 /// Runs one instance over one function.
 pub fn run<R: Recorder>(f: &mut Function, opts: &Options, rec: &mut R) -> Stats {
     let mut stats = GoStats::default();
@@ -331,11 +348,12 @@ pub fn run<R: Recorder>(f: &mut Function, opts: &Options, rec: &mut R) -> Stats 
     }
     let tally = &mut Tally::new(f);
     rec.ori_begin(f);
+    let body = Run(f, opts, tally, &mut stats, rec);
     match opts.phase {
-        Phase::Early | Phase::Standard => variant_a(f, opts, tally, &mut stats, rec),
-        Phase::Mid => mid::run(f, opts, tally, &mut stats, rec),
-        Phase::Late => late::run(f, opts, tally, &mut stats, rec),
-        Phase::Mid2 | Phase::Late2 => hooks::run(f, opts, tally, &mut stats, rec),
+        Phase::Early | Phase::Standard => variant_a(body),
+        Phase::Mid => mid::run(body),
+        Phase::Late => late::run(body),
+        Phase::Mid2 | Phase::Late2 => hooks::run(body),
     }
     tally.settle(f);
     rec.ori_end(f);
@@ -362,16 +380,10 @@ pub fn run_module<R: Recorder>(m: &mut ori::Module, opts: &Options, rec: &mut R)
 ///           if !budget_464.take() { step "cap"; break }   // the emergency brake
 ///           apply(block) }                                 // apply-changes between rounds
 /// ```
-fn variant_a<R: Recorder>(
-    f: &mut Function,
-    opts: &Options,
-    tally: &mut Tally,
-    stats: &mut GoStats,
-    rec: &mut R,
-) {
+fn variant_a<R: Recorder>(Run(f, opts, tally, stats, rec): Run<'_, R>) {
     let phase = opts.phase.number();
     let mut targets = early::Targets::default();
-    for b in 0..f.blocks.len() {
+    for b in f.blocks.keys() {
         let mut budget = opts.option_464;
         let cap = hard_round_cap(f.blocks[b].insts.len());
         let mut block_changed = false;
@@ -383,7 +395,10 @@ fn variant_a<R: Recorder>(
             let mut seen = Seen::new(tally);
             let changed = match opts.phase {
                 Phase::Early => early::detect(f, b, opts, &mut targets, &mut counters),
-                _ => forward::detect(f, b, opts, stats, &mut counters, &mut seen, rec),
+                _ => {
+                    forward::mark_block(f, b, opts, stats, &mut counters, &mut seen, rec)
+                        || seen.dead > 0
+                }
             };
             let budget_ok = match &mut budget {
                 None => true,
@@ -409,7 +424,7 @@ fn variant_a<R: Recorder>(
                     Step::new(if capped { "cap" } else { "round" }, narr).payload(
                         Payload::GoRound {
                             phase,
-                            block: b as u32,
+                            block: b,
                             iteration: it,
                             counters: c,
                             changed,
@@ -584,7 +599,7 @@ impl Seen {
 /// removal is made at its own step, so that the step carries it).
 pub fn dce_block<R: Recorder>(
     f: &mut Function,
-    b: usize,
+    b: BlockId,
     tally: &mut Tally,
     stats: &mut GoStats,
     rec: &mut R,
@@ -696,7 +711,7 @@ pub fn mark<R: Recorder>(
             )
             .focus(crate::trace::Focus::Inst { inst: ent(id) })
             .payload(Payload::GoMark {
-                inst: ent(id),
+                inst: id,
                 operand: k as u32,
                 class,
                 mask,

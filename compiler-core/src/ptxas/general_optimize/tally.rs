@@ -23,8 +23,8 @@
 //! every recount, skipped or not, and when the instance settles.
 
 use super::{for_each_reg, refresh};
-use crate::entity::SecondaryMap;
-use crate::ori::{constraint, Function, InstId, RegId};
+use crate::entity::{PrimaryMap, SecondaryMap};
+use crate::ori::{constraint, BlockId, Function, InstId, RegId};
 use alloc::vec::Vec;
 
 /// What one block adds to the table: (register, is a definition, instruction).
@@ -34,9 +34,9 @@ type Share = Vec<(RegId, bool, InstId)>;
 pub struct Tally {
     /// Per block: what the table holds for it, when that was taken; `None` while the
     /// block is exactly as the table counted it and no rewrite was announced.
-    shares: Vec<Option<Share>>,
+    shares: PrimaryMap<BlockId, Option<Share>>,
     /// Per block: a rewrite was announced since the block was last counted.
-    stale: Vec<bool>,
+    stale: PrimaryMap<BlockId, bool>,
     /// Rewrites announced so far ([`Tally::changes`]).
     changes: u64,
     /// Registers and instructions [`Tally::forget`] took out since the last recount.
@@ -65,8 +65,8 @@ impl Tally {
             "the register table came in unsettled"
         );
         Tally {
-            shares: alloc::vec![None; f.blocks.len()],
-            stale: alloc::vec![false; f.blocks.len()],
+            shares: f.blocks.keys().map(|_| None).collect(),
+            stale: f.blocks.keys().map(|_| false).collect(),
             changes: 0,
             forgotten: Vec::new(),
             spare: Vec::new(),
@@ -87,9 +87,9 @@ impl Tally {
     /// Announces a rewrite inside block `b` (an operand, a guard or an instruction
     /// will change, come or go), before it is made: the block's share is taken now if
     /// it was not, and its next [`Tally::recount`] counts it again.
-    pub fn will_change(&mut self, f: &Function, b: usize) {
+    pub fn will_change(&mut self, f: &Function, b: BlockId) {
         self.changes += 1;
-        if b >= self.shares.len() {
+        if self.shares.get(b).is_none() {
             return;
         }
         if self.shares[b].is_none() {
@@ -107,7 +107,7 @@ impl Tally {
     /// Recounts every block with a rewrite not yet counted: afterwards the table is
     /// what [`refresh`] would compute.
     pub fn settle(&mut self, f: &mut Function) {
-        for b in 0..f.blocks.len() {
+        for b in f.blocks.keys() {
             if self.stale.get(b) != Some(&false) {
                 self.recount(f, b);
             }
@@ -119,7 +119,7 @@ impl Tally {
     }
 
     /// Brings the table up to date after the rewrites reported inside block `b`.
-    pub fn recount(&mut self, f: &mut Function, b: usize) {
+    pub fn recount(&mut self, f: &mut Function, b: BlockId) {
         if self.shares.len() != f.blocks.len() {
             // Blocks came or went: nothing can be taken back, so count everything.
             *self = Tally::recounted(f);
@@ -224,8 +224,8 @@ impl Tally {
     /// backward walk sees the values it used lose a use at once. Anchors are settled by
     /// the next [`Tally::recount`] of the block, which must follow. Costs the
     /// instruction's size: the block's share is trimmed at that recount.
-    pub fn forget(&mut self, f: &mut Function, b: usize, id: InstId) {
-        if b >= self.shares.len() {
+    pub fn forget(&mut self, f: &mut Function, b: BlockId, id: InstId) {
+        if self.shares.get(b).is_none() {
             return;
         }
         self.will_change(f, b);
@@ -243,9 +243,9 @@ impl Tally {
 
     /// The definition of `r` in a block other than `skip`: from the block's share
     /// when one was taken, else from its instructions (unchanged since counted).
-    fn find_def(&self, f: &Function, r: RegId, skip: usize) -> Option<InstId> {
+    fn find_def(&self, f: &Function, r: RegId, skip: BlockId) -> Option<InstId> {
         let mut found = None;
-        for (b, share) in self.shares.iter().enumerate() {
+        for (b, share) in self.shares.iter() {
             if b == skip || found.is_some() {
                 continue;
             }
@@ -282,13 +282,13 @@ fn agrees(f: &Function) -> bool {
         })
 }
 
-fn share_of(f: &Function, b: usize) -> Share {
+fn share_of(f: &Function, b: BlockId) -> Share {
     let mut out = Vec::new();
     share_into(f, b, &mut out);
     out
 }
 
-fn share_into(f: &Function, b: usize, out: &mut Share) {
+fn share_into(f: &Function, b: BlockId, out: &mut Share) {
     for &i in &f.blocks[b].insts {
         for_each_reg(&f.insts[i], |r, def| out.push((r, def, i)));
     }
