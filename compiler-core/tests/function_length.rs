@@ -53,7 +53,10 @@ fn code_only(src: &str) -> String {
             (i..b.len()).find(|&j| b[j] == '\n').unwrap_or(b.len())
         } else if c == '/' && next == Some('*') {
             block_comment_end(&b, i)
-        } else if c == 'r' && matches!(next, Some('"') | Some('#')) && !ident_char(b.get(i.wrapping_sub(1))) {
+        } else if c == 'r'
+            && matches!(next, Some('"') | Some('#'))
+            && !ident_char(b.get(i.wrapping_sub(1)))
+        {
             raw_string_end(&b, i).unwrap_or(i + 1)
         } else if c == '"' {
             string_end(&b, i)
@@ -115,7 +118,14 @@ fn raw_string_end(b: &[char], start: usize) -> Option<usize> {
     }
     let mut i = start + 2 + hashes;
     while i < b.len() {
-        if b[i] == '"' && b[i + 1..].iter().take(hashes).filter(|&&c| c == '#').count() == hashes {
+        if b[i] == '"'
+            && b[i + 1..]
+                .iter()
+                .take(hashes)
+                .filter(|&&c| c == '#')
+                .count()
+                == hashes
+        {
             return Some(i + 1 + hashes);
         }
         i += 1;
@@ -165,8 +175,10 @@ fn fn_name(line: &str) -> Option<String> {
     let words: Vec<&str> = line.split_whitespace().collect();
     let at = words.iter().position(|w| *w == "fn")?;
     let before_ok = words[..at].iter().all(|w| {
-        matches!(*w, "pub" | "const" | "async" | "unsafe" | "default" | "extern")
-            || w.starts_with("pub(")
+        matches!(
+            *w,
+            "pub" | "const" | "async" | "unsafe" | "default" | "extern"
+        ) || w.starts_with("pub(")
             || w.starts_with('"')
     });
     let name: String = words
@@ -198,8 +210,15 @@ fn no_function_over_150_lines() {
         }
     }
     println!("{counted} functions in {} files", files.len());
-    assert!(files.len() > 100 && counted > 1000, "the scan found too little");
-    assert!(long.is_empty(), "functions over {MAX_LINES} lines:\n{}", long.join("\n"));
+    assert!(
+        files.len() > 100 && counted > 1000,
+        "the scan found too little"
+    );
+    assert!(
+        long.is_empty(),
+        "functions over {MAX_LINES} lines:\n{}",
+        long.join("\n")
+    );
 }
 
 /// The measure itself: braces in strings, raw strings, chars and comments do not
