@@ -255,6 +255,16 @@ impl Operand {
     }
 }
 
+/// INLINEASM extra-info bits besides `sideeffect` (1), in the order MIR names them
+/// (LLVM's `InlineAsm::getExtraInfoNames`, which ends with the dialect, `attdialect`).
+pub const ASM_EXTRA_NAMES: [(u8, &str); 5] = [
+    (8, "mayload"),
+    (16, "maystore"),
+    (32, "isconvergent"),
+    (2, "alignstack"),
+    (64, "unwind"),
+];
+
 /// The opcodes the emitter dispatches on; everything else is a machine opcode.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum DagOp {
@@ -267,10 +277,16 @@ pub enum DagOp {
     LifetimeStart,
     LifetimeEnd,
     PseudoProbe,
+    /// ISD::EXTRACT_VECTOR_ELT left unselected: NVPTX's selector merges the two
+    /// extractions of a 2-element packed vector into one `I32toV2I16` and only
+    /// redirects their users (`ReplaceUses`), so both stay in the DAG, dead, still
+    /// reading the vector. The scheduler never reaches them (it walks from the root);
+    /// their reads only make the vector's value multi-use (no kill flag).
+    ExtractVectorElt,
     Machine(Op),
 }
 
-pub const SPECIAL_OPS: [(DagOp, &str); 9] = [
+pub const SPECIAL_OPS: [(DagOp, &str); 10] = [
     (DagOp::EntryToken, "EntryToken"),
     (DagOp::TokenFactor, "TokenFactor"),
     (DagOp::CopyToReg, "CopyToReg"),
@@ -280,6 +296,7 @@ pub const SPECIAL_OPS: [(DagOp, &str); 9] = [
     (DagOp::LifetimeStart, "LIFETIME_START"),
     (DagOp::LifetimeEnd, "LIFETIME_END"),
     (DagOp::PseudoProbe, "PSEUDO_PROBE"),
+    (DagOp::ExtractVectorElt, "extract_vector_elt"),
 ];
 
 impl DagOp {
@@ -351,6 +368,11 @@ pub struct Attrs {
     pub inline_fold: bool,
     /// `sideeffect`: an inline asm statement with side effects.
     pub side_effect: bool,
+    /// INLINEASM's other extra-info bits (`mayload`, `maystore`, `isconvergent`,
+    /// `alignstack`, `unwind`; see [`ASM_EXTRA_NAMES`]), as LLVM's InlineAsm encodes them.
+    pub asm_extra: u8,
+    /// `srcloc !N`: INLINEASM's `!srcloc` metadata operand, by its MIR number.
+    pub srcloc: Option<u32>,
     /// `mem "..."`: the memory operand MIR prints after `::`.
     pub mem: Option<String>,
     /// `flags "contract nsw"`: the node's flags, which the emitter copies onto its

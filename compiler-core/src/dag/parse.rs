@@ -640,6 +640,17 @@ fn attributes(c: &mut Cursor<'_>) -> Result<Attrs, SourceError> {
             "debug-value" => a.debug_value = dup(a.debug_value)?,
             "inline-fold" => a.inline_fold = dup(a.inline_fold)?,
             "sideeffect" => a.side_effect = dup(a.side_effect)?,
+            "srcloc" => {
+                dup(a.srcloc.is_some())?;
+                c.skip_ws();
+                c.expect("!", "`!N` (the metadata number) after srcloc")?;
+                a.srcloc = Some(c.number_u32("a metadata number after `!`")?);
+            }
+            w if super::ASM_EXTRA_NAMES.iter().any(|e| e.1 == w) => {
+                let bit = super::ASM_EXTRA_NAMES.iter().find(|e| e.1 == w).map_or(0, |e| e.0);
+                dup(a.asm_extra & bit != 0)?;
+                a.asm_extra |= bit;
+            }
             "mem" => {
                 dup(a.mem.is_some())?;
                 c.skip_ws();
@@ -656,7 +667,7 @@ fn attributes(c: &mut Cursor<'_>) -> Result<Attrs, SourceError> {
                     a.mi_flags |= 1 << bit;
                 }
             }
-            _ => return Err(c.err_at(col, format!("unknown attribute `{w}`: expected divergent, implicit-glue-consumer, tied, debug-value, inline-fold, sideeffect, mem \"...\" or flags \"...\""))),
+            _ => return Err(c.err_at(col, format!("unknown attribute `{w}`: expected divergent, implicit-glue-consumer, tied, debug-value, inline-fold, sideeffect, mayload, maystore, isconvergent, alignstack, unwind, srcloc !N, mem \"...\" or flags \"...\""))),
         }
         c.skip_ws();
         if c.eat("]") {
@@ -947,6 +958,21 @@ fn find_cycle(dag: &Dag) -> Result<(), SourceError> {
 
 fn check_shape(dag: &Dag, n: Node) -> Result<(), SourceError> {
     let sh = Shape::new(dag, n);
+    let a = &sh.d.attrs;
+    if sh.d.op != DagOp::InlineAsm && (a.asm_extra != 0 || a.srcloc.is_some()) {
+        return Err(sh.err(
+            None,
+            "the inline-asm attributes (mayload, maystore, isconvergent, alignstack, unwind, srcloc) belong on INLINEASM only",
+        ));
+    }
+    for (k, op) in sh.ops().iter().enumerate() {
+        if op
+            .value()
+            .is_some_and(|v| dag.nodes[v.node].op == DagOp::ExtractVectorElt)
+        {
+            return Err(sh.err(Some(k), "an extract_vector_elt is an unselected node instruction selection left dead: nothing reads it (its users were moved to the split that replaced it)"));
+        }
+    }
     match sh.d.op {
         DagOp::EntryToken => {
             sh.want_types(&[&[Vt::Ch], &[Vt::Ch, Vt::Glue]])?;
@@ -972,6 +998,7 @@ fn check_shape(dag: &Dag, n: Node) -> Result<(), SourceError> {
         DagOp::EhLabel | DagOp::LifetimeStart | DagOp::LifetimeEnd | DagOp::PseudoProbe => {
             sh.marker()
         }
+        DagOp::ExtractVectorElt => sh.extract_vector_elt(),
         DagOp::Machine(op) => check_machine(dag, n, op),
     }
 }
@@ -1130,6 +1157,30 @@ impl<'a> Shape<'a> {
             ));
         }
         self.want_types(&[&[*rty, Vt::Ch], &[*rty, Vt::Ch, Vt::Glue]])
+    }
+
+    /// extract_vector_elt: `vector, Constant:<int><0 or 1>`, one result of half the
+    /// vector's width (a lane of a 2-element packed vector).
+    fn extract_vector_elt(&self) -> Result<(), SourceError> {
+        let ops = self.ops();
+        let shape = "extract_vector_elt takes `vector, Constant:<type><0 or 1>` and gives one lane";
+        let (Some(v), Some(Operand::Const { value: 0 | 1, .. }), 2) =
+            (ops.first().and_then(Operand::value), ops.get(1), ops.len())
+        else {
+            return Err(self.err(Some(ops.len().min(1)).filter(|&k| k < ops.len()), shape));
+        };
+        let vt = self.dag.value_type(v);
+        let lane = match self.d.types.as_slice() {
+            [t] => t.bits(),
+            _ => None,
+        };
+        match (vt.bits(), lane) {
+            (Some(w), Some(l)) if w == 2 * l => Ok(()),
+            _ => Err(self.err(
+                Some(0),
+                format!("type mismatch: {shape} (half the width of the vector's {vt})"),
+            )),
+        }
     }
 
     /// EH_LABEL, LIFETIME_START/END and PSEUDO_PROBE: a chain out, a chain and the

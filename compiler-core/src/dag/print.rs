@@ -118,6 +118,14 @@ pub fn print_dag(dag: &Dag) -> String {
                     list.push(name.into());
                 }
             }
+            for (bit, name) in super::ASM_EXTRA_NAMES {
+                if a.asm_extra & bit != 0 {
+                    list.push(name.into());
+                }
+            }
+            if let Some(m) = a.srcloc {
+                list.push(alloc::format!("srcloc !{m}"));
+            }
             if let Some(m) = &a.mem {
                 let mut s = String::from("mem ");
                 write_str(&mut s, m);

@@ -167,6 +167,7 @@ fn opcode(c: &mut Cursor<'_>) -> Result<DagOp, SourceError> {
         "lifetime.start" => Some(DagOp::LifetimeStart),
         "lifetime.end" => Some(DagOp::LifetimeEnd),
         "pseudoprobe" => Some(DagOp::PseudoProbe),
+        "extract_vector_elt" => Some(DagOp::ExtractVectorElt),
         "inlineasm" | "inlineasm_br" => {
             return Err(c.err_at(col, format!("`{w}` in LLVM's dump form is not read: write the inline asm node in CopyScope's form (docs/formats.md, \"Inline-asm constraint groups\")")))
         }
@@ -176,7 +177,7 @@ fn opcode(c: &mut Cursor<'_>) -> Result<DagOp, SourceError> {
         c.err_at(col, if w.is_empty() {
             format!("expected an opcode, found {}", c.found())
         } else {
-            format!("unknown opcode `{w}`: a selected DAG holds machine opcodes of the NVPTX instruction description and EntryToken, TokenFactor, CopyToReg, CopyFromReg, eh_label, lifetime.start, lifetime.end, pseudoprobe")
+            format!("unknown opcode `{w}`: a selected DAG holds machine opcodes of the NVPTX instruction description and EntryToken, TokenFactor, CopyToReg, CopyFromReg, eh_label, lifetime.start, lifetime.end, pseudoprobe, extract_vector_elt (dead)")
         })
     })
 }

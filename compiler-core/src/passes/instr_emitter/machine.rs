@@ -314,8 +314,9 @@ impl<R: Recorder> Emitter<'_, '_, '_, R> {
     }
 
     /// llc-22's kill flag for an operand reading `v` (AddRegisterOperand): `killed` when
-    /// `v` has exactly one use and is not read out of a CopyFromReg (the emitter
-    /// coalesces those with their register, which lives on). CICC's model sets none.
+    /// `v` has exactly one use, dead users (`extract_vector_elt`) included, and is not
+    /// read out of a CopyFromReg (the emitter coalesces those with their register,
+    /// which lives on). CICC's model sets none.
     pub(crate) fn kill_flag(&self, v: Value) -> u16 {
         if !self.opts.llc22 || self.dag.nodes[v.node].op == DagOp::CopyFromReg {
             return 0;
