@@ -236,14 +236,9 @@ impl<'f> Lifter<'f> {
     fn add(&mut self, types: Vec<Vt>, op: DagOp, operands: Vec<Operand>, attrs: Attrs) -> Node {
         let block = self.cur.expect("in a block");
         let number = self.nodes.len() as u32;
-        let n = self.nodes.push(NodeData {
-            number,
-            block,
-            types,
-            op,
-            operands,
-            attrs,
-        });
+        let n = self
+            .nodes
+            .push(NodeData::new(number, block, types, op, operands, attrs));
         self.blocks[block].schedule.push(n);
         n
     }
@@ -392,10 +387,7 @@ impl<'f> Lifter<'f> {
             let v = self.plain_vreg(&d.operands[0], op)?;
             let ty = self.vt[v].expect("every def has a type");
             if let Some(&value) = self.undef.get(&ty) {
-                self.local.insert(v, value);
-                if self.live_out[v] {
-                    self.copy_to_reg(v, value);
-                }
+                self.define(v, value);
                 return Ok(());
             }
         }
@@ -456,10 +448,7 @@ impl<'f> Lifter<'f> {
                 node: n,
                 res: k as u16,
             };
-            self.local.insert(v, value);
-            if self.live_out[v] {
-                self.copy_to_reg(v, value);
-            }
+            self.define(v, value);
         }
         Ok(())
     }
@@ -660,11 +649,7 @@ impl<'f> Lifter<'f> {
                     ],
                     Attrs::default(),
                 );
-                let value = Value { node: n, res: 0 };
-                self.local.insert(dst, value);
-                if self.live_out[dst] {
-                    self.copy_to_reg(dst, value);
-                }
+                self.define(dst, Value { node: n, res: 0 });
                 Ok(())
             }
             Some(Reg::Virt(s)) => {
@@ -684,14 +669,19 @@ impl<'f> Lifter<'f> {
                     vec![Operand::Value(value)],
                     Attrs::default(),
                 );
-                let value = Value { node: n, res: 0 };
-                self.local.insert(dst, value);
-                if self.live_out[dst] {
-                    self.copy_to_reg(dst, value);
-                }
+                self.define(dst, Value { node: n, res: 0 });
                 Ok(())
             }
             _ => fail("COPY shape", String::from("a COPY of a non-register")),
+        }
+    }
+
+    /// `v` is `value` from here on in this block, and is copied to its register when
+    /// other blocks read it.
+    fn define(&mut self, v: VReg, value: Value) {
+        self.local.insert(v, value);
+        if self.live_out[v] {
+            self.copy_to_reg(v, value);
         }
     }
 

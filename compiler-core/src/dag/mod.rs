@@ -29,6 +29,7 @@ pub mod semantics;
 pub mod target;
 
 pub use lift::{lift, LiftError};
+pub(crate) use parse::check_input_size;
 pub use parse::{
     asm_groups, fp_bits, letter_type, parse_dag, AsmConstraint, AsmGroup, MAX_INPUT_BYTES,
 };
@@ -392,6 +393,23 @@ pub struct NodeData {
 }
 
 impl NodeData {
+    pub fn new(
+        number: u32,
+        block: DagBlock,
+        types: Vec<Vt>,
+        op: DagOp,
+        operands: Vec<Operand>,
+        attrs: Attrs,
+    ) -> NodeData {
+        NodeData {
+            number,
+            block,
+            types,
+            op,
+            operands,
+            attrs,
+        }
+    }
     /// Indices of the data results (not chain or glue).
     pub fn value_results(&self) -> impl Iterator<Item = usize> + '_ {
         self.types

@@ -761,15 +761,35 @@ impl<'d, 'f, 'r, R: Recorder> Emitter<'d, 'f, 'r, R> {
         i
     }
 
+    /// The register a result goes to: a CopyToReg user's register it may write
+    /// directly (`reuse`), or a fresh one of class `rc`.
+    pub(crate) fn reuse_or_new_vreg(&mut self, reuse: Option<VReg>, rc: RegClass) -> VReg {
+        if let Some(v) = reuse {
+            self.stats.copy_to_reg_reused += 1;
+            return v;
+        }
+        self.stats.vregs_created += 1;
+        self.ed.new_vreg(Some(rc))
+    }
+
     /// Appends `dst = COPY src` for node `n` and keeps its result record (`kind`: why
     /// the copy exists, what dead copy elimination later judges it by).
     pub(crate) fn append_copy(&mut self, n: Node, dst: VReg, src: Reg, kind: RecordKind) -> Inst {
+        let def = crate::mir::Operand::vreg(dst, crate::mir::oflag::DEF);
+        self.append_copy_to(n, def, src, kind)
+    }
+
+    /// [`Self::append_copy`] with the def operand given (a physical register, flags).
+    pub(crate) fn append_copy_to(
+        &mut self,
+        n: Node,
+        def: crate::mir::Operand,
+        src: Reg,
+        kind: RecordKind,
+    ) -> Inst {
         let mut data = crate::mir::InstData::new(
             crate::mir::Opcode::Known(crate::mir::Op::COPY),
-            alloc::vec![
-                crate::mir::Operand::vreg(dst, crate::mir::oflag::DEF),
-                crate::mir::Operand::reg(src, 0)
-            ],
+            alloc::vec![def, crate::mir::Operand::reg(src, 0)],
         );
         data.lhs_defs = 1;
         let i = self.append(n, data);
