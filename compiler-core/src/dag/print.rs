@@ -75,7 +75,7 @@ fn write_operand(out: &mut String, dag: &Dag, op: &Operand, names: &Interner) {
                 }
             }
             if let Some(c) = class {
-                let _ = write!(out, ":{}", c.display(&names));
+                let _ = write!(out, ":{}", c.display(names));
             }
         }
         Operand::Const { ty, value } => {
@@ -112,7 +112,7 @@ fn write_operand(out: &mut String, dag: &Dag, op: &Operand, names: &Interner) {
             let _ = write!(out, "SubReg:sub{l}");
         }
         Operand::Class(c) => {
-            let _ = write!(out, "RegClass:{}", c.display(&names));
+            let _ = write!(out, "RegClass:{}", c.display(names));
         }
     }
 }
