@@ -75,19 +75,29 @@ fn lift_names_what_it_cannot_hold() {
     let o = copyscope(&["lift", phis.to_str().unwrap()], None);
     assert_eq!(o.code, 0, "{}", o.stderr);
     assert!(o.stdout.contains("  PHI:i32 %"), "{}", o.stdout);
-    // Inline asm lifts (ll_asm_rw); clang's `isconvergent` extra-info does not yet.
+    // Inline asm lifts (ll_asm_rw), clang's `isconvergent` extra-info and the
+    // `!srcloc` metadata too (cu_asm_rw: `33 /* sideeffect isconvergent attdialect */`
+    // and `32`, each with `!N`).
     let asm = corpus_dir().join("ll_asm_rw/1-isel.mir");
     let o = copyscope(&["lift", asm.to_str().unwrap()], None);
     assert_eq!(o.code, 0, "{}", o.stderr);
     let path = corpus_dir().join("cu_asm_rw/1-isel.mir");
     let p = path.to_str().unwrap();
     let o = copyscope(&["lift", p], None);
+    assert_eq!(o.code, 0, "{}", o.stderr);
+    assert!(
+        o.stdout.contains("[sideeffect, isconvergent, srcloc !11]")
+            && o.stdout.contains("[isconvergent, srcloc !12]"),
+        "{}",
+        o.stdout
+    );
+    // Another target's MIR is named as such.
+    let other = corpus_dir().join("xtra_amdgpu_regseq/1-isel.mir");
+    let o = copyscope(&["lift", other.to_str().unwrap()], None);
     assert_eq!(o.code, 1);
     assert!(
-        o.stderr.contains(
-            "error: function `_Z6asm_rwPjj`: not lifted: inline asm: INLINEASM extra-info \
-             flags other than sideeffect"
-        ),
+        o.stderr
+            .contains("error: function `regseq`: not lifted: not NVPTX"),
         "{}",
         o.stderr
     );

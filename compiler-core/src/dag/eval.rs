@@ -177,7 +177,9 @@ impl<'a> Thread<'a> {
             | DagOp::EhLabel
             | DagOp::LifetimeStart
             | DagOp::LifetimeEnd
-            | DagOp::PseudoProbe => {}
+            | DagOp::PseudoProbe
+            // Dead, never read (the parser checks): nothing to compute.
+            | DagOp::ExtractVectorElt => {}
             DagOp::CopyToReg => {
                 let v = self.val(d, 2)?;
                 write_reg(&d.operands[1], v, &mut self.vregs, &mut self.phys)

@@ -42,7 +42,7 @@
 //! needs only the width, the evaluator reads the opcode.
 //!
 //! Not lifted (an error naming the construct): PHIs that are not all at the block's
-//! head or read a sub-register, inline asm with `isconvergent` or `!srcloc` or 128-bit
+//! head or read a sub-register, inline asm in the Intel dialect or with 128-bit
 //! operands, opcodes outside the instruction description (`mir/nvptx.isa`, the one
 //! table the DAG's machine nodes use), sub-register operands, implicit or
 //! physical-register operands, tied or undef operands (inline asm aside), `bfloat` immediates, fixed stack
@@ -50,6 +50,7 @@
 
 use super::{
     Attrs, BlockData, Dag, DagBlock, DagOp, Node, NodeData, Operand, Phi, RegRef, Spans, Value, Vt,
+    ASM_EXTRA_NAMES,
 };
 use crate::entity::{EntityRef, PrimaryMap, SecondaryMap};
 use crate::mir::operand::Sigil;
@@ -235,14 +236,9 @@ impl<'f> Lifter<'f> {
     fn add(&mut self, types: Vec<Vt>, op: DagOp, operands: Vec<Operand>, attrs: Attrs) -> Node {
         let block = self.cur.expect("in a block");
         let number = self.nodes.len() as u32;
-        let n = self.nodes.push(NodeData {
-            number,
-            block,
-            types,
-            op,
-            operands,
-            attrs,
-        });
+        let n = self
+            .nodes
+            .push(NodeData::new(number, block, types, op, operands, attrs));
         self.blocks[block].schedule.push(n);
         n
     }
@@ -391,10 +387,7 @@ impl<'f> Lifter<'f> {
             let v = self.plain_vreg(&d.operands[0], op)?;
             let ty = self.vt[v].expect("every def has a type");
             if let Some(&value) = self.undef.get(&ty) {
-                self.local.insert(v, value);
-                if self.live_out[v] {
-                    self.copy_to_reg(v, value);
-                }
+                self.define(v, value);
                 return Ok(());
             }
         }
@@ -438,6 +431,9 @@ impl<'f> Lifter<'f> {
             ..Attrs::default()
         };
         let n = self.add(types, DagOp::Machine(op), operands, attrs);
+        if op == Op::I32toV2I16 {
+            self.merged_extracts(n);
+        }
         if op == Op::IMPLICIT_DEF {
             if let Some(&t) = self.nodes[n].types.first() {
                 self.undef.insert(t, Value { node: n, res: 0 });
@@ -452,12 +448,29 @@ impl<'f> Lifter<'f> {
                 node: n,
                 res: k as u16,
             };
-            self.local.insert(v, value);
-            if self.live_out[v] {
-                self.copy_to_reg(v, value);
-            }
+            self.define(v, value);
         }
         Ok(())
+    }
+
+    /// The two `extract_vector_elt` nodes an `I32toV2I16` replaced. NVPTX makes that
+    /// split only where both lanes of a 16x2 vector are extracted
+    /// (`tryEXTRACT_VECTOR_ELEMENT`), and it moves the extractions' users to the split
+    /// without deleting them: they stay in the DAG, dead, reading the vector, so the
+    /// vector has more than one use and llc-22 does not kill it at the split.
+    fn merged_extracts(&mut self, split: Node) {
+        let Some(Operand::Value(vector)) = self.nodes[split].operands.first().cloned() else {
+            return;
+        };
+        for lane in 0..2 {
+            let ty = self.nodes[split].types[lane];
+            let index = Operand::Const {
+                ty: Vt::I64,
+                value: lane as i64,
+            };
+            let ops = vec![Operand::Value(vector), index];
+            self.add(vec![ty], DagOp::ExtractVectorElt, ops, Attrs::default());
+        }
     }
 
     /// `INLINEASM &"text", extra, (flag word, operand)...` as the DAG's INLINEASM node
@@ -479,21 +492,30 @@ impl<'f> Lifter<'f> {
             } => super::llvm_unescape(self.f.sym(sym)),
             _ => return asm_fail("text is not `&\"...\"`"),
         };
-        let side_effect = match extra.kind {
-            OperandKind::Imm(0) => false,
-            OperandKind::Imm(1) => true,
-            _ => {
-                return asm_fail(
-                    "extra-info flags other than sideeffect (isconvergent, mayload, ...)",
-                )
-            }
+        // Extra-info bits: sideeffect (1), then mayload, maystore, isconvergent,
+        // alignstack, unwind; bit 4 (the Intel dialect) has no NVPTX form.
+        let known = ASM_EXTRA_NAMES.iter().fold(1i64, |m, e| m | i64::from(e.0));
+        let extra_word = match extra.kind {
+            OperandKind::Imm(w) if w >= 0 && w & !known == 0 => w,
+            _ => return asm_fail("extra-info word with the Intel dialect or unknown bits"),
         };
         let mut operands = vec![
             Operand::Value(self.chain.expect("in a block")),
             Operand::Str(text),
         ];
         let mut outputs: Vec<VReg> = Vec::new();
-        let mut rest = d.operands[2..].iter();
+        let mut body = &d.operands[2..];
+        let mut srcloc = None;
+        if let Some((last, init)) = body.split_last() {
+            if let OperandKind::Verbatim(m) = last.kind {
+                let Some(k) = self.f.sym(m).strip_prefix('!').and_then(|k| k.parse().ok()) else {
+                    return asm_fail("trailing operand that is not `!N` metadata");
+                };
+                srcloc = Some(k);
+                body = init;
+            }
+        }
+        let mut rest = body.iter();
         while let Some(w) = rest.next() {
             let (OperandKind::Imm(word), Some(o)) = (w.kind, rest.next()) else {
                 return asm_fail("operand that is not a flag word and its operand (metadata, ...)");
@@ -525,7 +547,9 @@ impl<'f> Lifter<'f> {
             operands.push(self.asm_operand(o, kind, &mut outputs)?);
         }
         let attrs = Attrs {
-            side_effect,
+            side_effect: extra_word & 1 != 0,
+            asm_extra: (extra_word & !1) as u8,
+            srcloc,
             ..Attrs::default()
         };
         let n = self.add(vec![Vt::Ch], DagOp::InlineAsm, operands, attrs);
@@ -625,11 +649,7 @@ impl<'f> Lifter<'f> {
                     ],
                     Attrs::default(),
                 );
-                let value = Value { node: n, res: 0 };
-                self.local.insert(dst, value);
-                if self.live_out[dst] {
-                    self.copy_to_reg(dst, value);
-                }
+                self.define(dst, Value { node: n, res: 0 });
                 Ok(())
             }
             Some(Reg::Virt(s)) => {
@@ -649,14 +669,19 @@ impl<'f> Lifter<'f> {
                     vec![Operand::Value(value)],
                     Attrs::default(),
                 );
-                let value = Value { node: n, res: 0 };
-                self.local.insert(dst, value);
-                if self.live_out[dst] {
-                    self.copy_to_reg(dst, value);
-                }
+                self.define(dst, Value { node: n, res: 0 });
                 Ok(())
             }
             _ => fail("COPY shape", String::from("a COPY of a non-register")),
+        }
+    }
+
+    /// `v` is `value` from here on in this block, and is copied to its register when
+    /// other blocks read it.
+    fn define(&mut self, v: VReg, value: Value) {
+        self.local.insert(v, value);
+        if self.live_out[v] {
+            self.copy_to_reg(v, value);
         }
     }
 

@@ -29,6 +29,7 @@ pub mod semantics;
 pub mod target;
 
 pub use lift::{lift, LiftError};
+pub(crate) use parse::check_input_size;
 pub use parse::{
     asm_groups, fp_bits, letter_type, parse_dag, AsmConstraint, AsmGroup, MAX_INPUT_BYTES,
 };
@@ -255,6 +256,16 @@ impl Operand {
     }
 }
 
+/// INLINEASM extra-info bits besides `sideeffect` (1), in the order MIR names them
+/// (LLVM's `InlineAsm::getExtraInfoNames`, which ends with the dialect, `attdialect`).
+pub const ASM_EXTRA_NAMES: [(u8, &str); 5] = [
+    (8, "mayload"),
+    (16, "maystore"),
+    (32, "isconvergent"),
+    (2, "alignstack"),
+    (64, "unwind"),
+];
+
 /// The opcodes the emitter dispatches on; everything else is a machine opcode.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum DagOp {
@@ -267,10 +278,16 @@ pub enum DagOp {
     LifetimeStart,
     LifetimeEnd,
     PseudoProbe,
+    /// ISD::EXTRACT_VECTOR_ELT left unselected: NVPTX's selector merges the two
+    /// extractions of a 2-element packed vector into one `I32toV2I16` and only
+    /// redirects their users (`ReplaceUses`), so both stay in the DAG, dead, still
+    /// reading the vector. The scheduler never reaches them (it walks from the root);
+    /// their reads only make the vector's value multi-use (no kill flag).
+    ExtractVectorElt,
     Machine(Op),
 }
 
-pub const SPECIAL_OPS: [(DagOp, &str); 9] = [
+pub const SPECIAL_OPS: [(DagOp, &str); 10] = [
     (DagOp::EntryToken, "EntryToken"),
     (DagOp::TokenFactor, "TokenFactor"),
     (DagOp::CopyToReg, "CopyToReg"),
@@ -280,6 +297,7 @@ pub const SPECIAL_OPS: [(DagOp, &str); 9] = [
     (DagOp::LifetimeStart, "LIFETIME_START"),
     (DagOp::LifetimeEnd, "LIFETIME_END"),
     (DagOp::PseudoProbe, "PSEUDO_PROBE"),
+    (DagOp::ExtractVectorElt, "extract_vector_elt"),
 ];
 
 impl DagOp {
@@ -351,6 +369,11 @@ pub struct Attrs {
     pub inline_fold: bool,
     /// `sideeffect`: an inline asm statement with side effects.
     pub side_effect: bool,
+    /// INLINEASM's other extra-info bits (`mayload`, `maystore`, `isconvergent`,
+    /// `alignstack`, `unwind`; see [`ASM_EXTRA_NAMES`]), as LLVM's InlineAsm encodes them.
+    pub asm_extra: u8,
+    /// `srcloc !N`: INLINEASM's `!srcloc` metadata operand, by its MIR number.
+    pub srcloc: Option<u32>,
     /// `mem "..."`: the memory operand MIR prints after `::`.
     pub mem: Option<String>,
     /// `flags "contract nsw"`: the node's flags, which the emitter copies onto its
@@ -370,6 +393,23 @@ pub struct NodeData {
 }
 
 impl NodeData {
+    pub fn new(
+        number: u32,
+        block: DagBlock,
+        types: Vec<Vt>,
+        op: DagOp,
+        operands: Vec<Operand>,
+        attrs: Attrs,
+    ) -> NodeData {
+        NodeData {
+            number,
+            block,
+            types,
+            op,
+            operands,
+            attrs,
+        }
+    }
     /// Indices of the data results (not chain or glue).
     pub fn value_results(&self) -> impl Iterator<Item = usize> + '_ {
         self.types

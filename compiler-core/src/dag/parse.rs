@@ -45,28 +45,81 @@ enum Raw {
     BlockName(String),
 }
 
+/// Refuses an input of more than `limit` bytes up front, at 1:1 (the DAG and PTX
+/// readers share it).
+pub(crate) fn check_input_size(text: &str, limit: usize) -> Result<(), SourceError> {
+    if text.len() <= limit {
+        return Ok(());
+    }
+    let msg = format!("input is {} bytes; the limit is {limit} bytes", text.len());
+    Err(SourceError::new(1, 1, msg))
+}
+
+/// A node as read: its data without operands, which name `tN` numbers until resolved.
 struct RawNode {
+    data: NodeData,
+    operands: Vec<(Raw, Pos)>,
+    pos: Pos,
+}
+
+impl RawNode {
+    fn new(head: NodeHead, op: DagOp, operands: Vec<(Raw, Pos)>, attrs: Attrs) -> RawNode {
+        let NodeHead {
+            pos,
+            number,
+            block,
+            types,
+        } = head;
+        let data = NodeData::new(number, block, types, op, Vec::new(), attrs);
+        RawNode {
+            data,
+            operands,
+            pos,
+        }
+    }
+}
+
+/// `tN: types =` read, in either syntax.
+struct NodeHead {
+    pos: Pos,
     number: u32,
     block: DagBlock,
     types: Vec<Vt>,
-    op: DagOp,
-    operands: Vec<(Raw, Pos)>,
-    attrs: Attrs,
-    pos: Pos,
+}
+
+/// Reads `tN: t1,t2,... =`, each type with `read_type`.
+fn node_head(
+    c: &mut Cursor<'_>,
+    block: DagBlock,
+    read_type: fn(&mut Cursor<'_>) -> Result<Vt, SourceError>,
+) -> Result<NodeHead, SourceError> {
+    let pos = (c.line, c.col());
+    c.pos += 1;
+    let number = c.number_u32("a node number after `t`")?;
+    c.expect(":", "`:` after the node name")?;
+    c.skip_ws();
+    let mut types = Vec::new();
+    loop {
+        types.push(read_type(c)?);
+        c.skip_ws();
+        if !c.eat(",") {
+            break;
+        }
+        c.skip_ws();
+    }
+    c.expect("=", "`=` after the result types")?;
+    c.skip_ws();
+    Ok(NodeHead {
+        pos,
+        number,
+        block,
+        types,
+    })
 }
 
 /// Parses a whole DAG file (one function).
 pub fn parse_dag(text: &str) -> Result<Dag, SourceError> {
-    if text.len() > MAX_INPUT_BYTES {
-        return Err(SourceError::new(
-            1,
-            1,
-            format!(
-                "input is {} bytes; the limit is {MAX_INPUT_BYTES} bytes",
-                text.len()
-            ),
-        ));
-    }
+    check_input_size(text, MAX_INPUT_BYTES)?;
     let text = text.strip_prefix('\u{feff}').unwrap_or(text);
     let mut name: Option<String> = None;
     let mut blocks: PrimaryMap<DagBlock, BlockData> = PrimaryMap::new();
@@ -122,7 +175,7 @@ pub fn parse_dag(text: &str) -> Result<Dag, SourceError> {
             };
             if blocks[cur].succs.is_some()
                 || !blocks[cur].phis.is_empty()
-                || raw.last().is_some_and(|r| r.block == cur)
+                || raw.last().is_some_and(|r| r.data.block == cur)
             {
                 return Err(c.err("`successors:` comes once per block, right after its header"));
             }
@@ -131,7 +184,7 @@ pub fn parse_dag(text: &str) -> Result<Dag, SourceError> {
             let Some(cur) = blocks.keys().next_back() else {
                 return Err(c.err("a PHI line before any block header"));
             };
-            if raw.last().is_some_and(|r| r.block == cur) || !inline.pending.is_empty() {
+            if raw.last().is_some_and(|r| r.data.block == cur) || !inline.pending.is_empty() {
                 return Err(c.err("PHI lines come at the block's head, before its first node line"));
             }
             let at = (ln, c.start_col());
@@ -273,27 +326,11 @@ fn is_name_char(ch: char) -> bool {
 
 /// `tN: types = Opcode operands [attributes]`.
 fn node_line(c: &mut Cursor<'_>, block: DagBlock) -> Result<RawNode, SourceError> {
-    let pos = (c.line, c.col());
-    c.pos += 1;
-    let number = c.number_u32("a node number after `t`")?;
-    c.expect(":", "`:` after the node name")?;
-    c.skip_ws();
-    let mut types = Vec::new();
-    loop {
+    let head = node_head(c, block, |c| {
         let col = c.col();
         let w = c.word();
-        let Some(t) = Vt::by_name(w) else {
-            return Err(c.err_at(col, format!("expected a value type (i1 i16 i32 i64 i128 f16 v2f16 f32 f64 untyped ch glue), found `{w}`")));
-        };
-        types.push(t);
-        c.skip_ws();
-        if !c.eat(",") {
-            break;
-        }
-        c.skip_ws();
-    }
-    c.expect("=", "`=` after the result types")?;
-    c.skip_ws();
+        Vt::by_name(w).ok_or_else(|| c.err_at(col, format!("expected a value type (i1 i16 i32 i64 i128 f16 v2f16 f32 f64 untyped ch glue), found `{w}`")))
+    })?;
     let op_col = c.col();
     let w = c.word();
     let Some(op) = DagOp::by_name(w) else {
@@ -323,15 +360,7 @@ fn node_line(c: &mut Cursor<'_>, block: DagBlock) -> Result<RawNode, SourceError
         Attrs::default()
     };
     c.end()?;
-    Ok(RawNode {
-        number,
-        block,
-        types,
-        op,
-        operands,
-        attrs,
-        pos,
-    })
+    Ok(RawNode::new(head, op, operands, attrs))
 }
 
 fn operand(c: &mut Cursor<'_>) -> Result<Raw, SourceError> {
@@ -640,6 +669,17 @@ fn attributes(c: &mut Cursor<'_>) -> Result<Attrs, SourceError> {
             "debug-value" => a.debug_value = dup(a.debug_value)?,
             "inline-fold" => a.inline_fold = dup(a.inline_fold)?,
             "sideeffect" => a.side_effect = dup(a.side_effect)?,
+            "srcloc" => {
+                dup(a.srcloc.is_some())?;
+                c.skip_ws();
+                c.expect("!", "`!N` (the metadata number) after srcloc")?;
+                a.srcloc = Some(c.number_u32("a metadata number after `!`")?);
+            }
+            w if super::ASM_EXTRA_NAMES.iter().any(|e| e.1 == w) => {
+                let bit = super::ASM_EXTRA_NAMES.iter().find(|e| e.1 == w).map_or(0, |e| e.0);
+                dup(a.asm_extra & bit != 0)?;
+                a.asm_extra |= bit;
+            }
             "mem" => {
                 dup(a.mem.is_some())?;
                 c.skip_ws();
@@ -656,7 +696,7 @@ fn attributes(c: &mut Cursor<'_>) -> Result<Attrs, SourceError> {
                     a.mi_flags |= 1 << bit;
                 }
             }
-            _ => return Err(c.err_at(col, format!("unknown attribute `{w}`: expected divergent, implicit-glue-consumer, tied, debug-value, inline-fold, sideeffect, mem \"...\" or flags \"...\""))),
+            _ => return Err(c.err_at(col, format!("unknown attribute `{w}`: expected divergent, implicit-glue-consumer, tied, debug-value, inline-fold, sideeffect, mayload, maystore, isconvergent, alignstack, unwind, srcloc !N, mem \"...\" or flags \"...\""))),
         }
         c.skip_ws();
         if c.eat("]") {
@@ -678,12 +718,15 @@ fn resolve(
     let scope = |b: DagBlock| if per_block { b.index() } else { 0 };
     let mut by_number: BTreeMap<(usize, u32), (Node, Pos)> = BTreeMap::new();
     for (i, r) in raw.iter().enumerate() {
-        let key = (scope(r.block), r.number);
+        let key = (scope(r.data.block), r.data.number);
         if let Some(&(_, p)) = by_number.get(&key) {
             return Err(SourceError::new(
                 r.pos.0,
                 r.pos.1,
-                format!("t{} is defined twice (first on line {})", r.number, p.0),
+                format!(
+                    "t{} is defined twice (first on line {})",
+                    r.data.number, p.0
+                ),
             ));
         }
         by_number.insert(key, (Node::new(i), r.pos));
@@ -706,14 +749,14 @@ fn resolve(
                     Operand::Block(target.number)
                 }
                 Raw::Ref { number, res } => {
-                    let Some(&(node, _)) = by_number.get(&(scope(r.block), *number)) else {
+                    let Some(&(node, _)) = by_number.get(&(scope(r.data.block), *number)) else {
                         return Err(SourceError::new(
                             p.0,
                             p.1,
                             format!("t{number} is not defined anywhere in this DAG"),
                         ));
                     };
-                    let target = &raw[node.index()];
+                    let target = &raw[node.index()].data;
                     if *res as usize >= target.types.len() {
                         let types: Vec<&str> = target.types.iter().map(|t| t.name()).collect();
                         return Err(SourceError::new(
@@ -732,17 +775,12 @@ fn resolve(
             });
             pos.push(*p);
         }
-        let n = nodes.push(NodeData {
-            number: r.number,
-            block: r.block,
-            types: r.types.clone(),
-            op: r.op,
-            operands,
-            attrs: r.attrs.clone(),
-        });
+        let mut data = r.data.clone();
+        data.operands = operands;
+        let n = nodes.push(data);
         spans.nodes[n] = r.pos;
         spans.operands[n] = pos;
-        blocks[r.block].schedule.push(n);
+        blocks[r.data.block].schedule.push(n);
     }
     Ok(Dag {
         name,
@@ -947,6 +985,21 @@ fn find_cycle(dag: &Dag) -> Result<(), SourceError> {
 
 fn check_shape(dag: &Dag, n: Node) -> Result<(), SourceError> {
     let sh = Shape::new(dag, n);
+    let a = &sh.d.attrs;
+    if sh.d.op != DagOp::InlineAsm && (a.asm_extra != 0 || a.srcloc.is_some()) {
+        return Err(sh.err(
+            None,
+            "the inline-asm attributes (mayload, maystore, isconvergent, alignstack, unwind, srcloc) belong on INLINEASM only",
+        ));
+    }
+    for (k, op) in sh.ops().iter().enumerate() {
+        if op
+            .value()
+            .is_some_and(|v| dag.nodes[v.node].op == DagOp::ExtractVectorElt)
+        {
+            return Err(sh.err(Some(k), "an extract_vector_elt is an unselected node instruction selection left dead: nothing reads it (its users were moved to the split that replaced it)"));
+        }
+    }
     match sh.d.op {
         DagOp::EntryToken => {
             sh.want_types(&[&[Vt::Ch], &[Vt::Ch, Vt::Glue]])?;
@@ -972,6 +1025,7 @@ fn check_shape(dag: &Dag, n: Node) -> Result<(), SourceError> {
         DagOp::EhLabel | DagOp::LifetimeStart | DagOp::LifetimeEnd | DagOp::PseudoProbe => {
             sh.marker()
         }
+        DagOp::ExtractVectorElt => sh.extract_vector_elt(),
         DagOp::Machine(op) => check_machine(dag, n, op),
     }
 }
@@ -1130,6 +1184,30 @@ impl<'a> Shape<'a> {
             ));
         }
         self.want_types(&[&[*rty, Vt::Ch], &[*rty, Vt::Ch, Vt::Glue]])
+    }
+
+    /// extract_vector_elt: `vector, Constant:<int><0 or 1>`, one result of half the
+    /// vector's width (a lane of a 2-element packed vector).
+    fn extract_vector_elt(&self) -> Result<(), SourceError> {
+        let ops = self.ops();
+        let shape = "extract_vector_elt takes `vector, Constant:<type><0 or 1>` and gives one lane";
+        let (Some(v), Some(Operand::Const { value: 0 | 1, .. }), 2) =
+            (ops.first().and_then(Operand::value), ops.get(1), ops.len())
+        else {
+            return Err(self.err(Some(ops.len().min(1)).filter(|&k| k < ops.len()), shape));
+        };
+        let vt = self.dag.value_type(v);
+        let lane = match self.d.types.as_slice() {
+            [t] => t.bits(),
+            _ => None,
+        };
+        match (vt.bits(), lane) {
+            (Some(w), Some(l)) if w == 2 * l => Ok(()),
+            _ => Err(self.err(
+                Some(0),
+                format!("type mismatch: {shape} (half the width of the vector's {vt})"),
+            )),
+        }
     }
 
     /// EH_LABEL, LIFETIME_START/END and PSEUDO_PROBE: a chain out, a chain and the

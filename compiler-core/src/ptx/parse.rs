@@ -1234,16 +1234,7 @@ fn tok_text(t: &Tok) -> String {
 
 /// Parses PTX text.
 pub fn parse(text: &str) -> Result<Module, SourceError> {
-    if text.len() > MAX_INPUT_BYTES {
-        return Err(SourceError::new(
-            1,
-            1,
-            format!(
-                "input is {} bytes; the limit is {MAX_INPUT_BYTES} bytes",
-                text.len()
-            ),
-        ));
-    }
+    crate::dag::check_input_size(text, MAX_INPUT_BYTES)?;
     let toks = lex(text)?;
     let mut m = Parser {
         toks,

@@ -33,7 +33,7 @@
 //!   `RegisterMask` (calls), `undef` leaves, metadata, and types CopyScope's DAG does
 //!   not have (`i8`, `bf16`, vectors other than `v2f16`).
 
-use super::{Cursor, Pos, Raw, RawNode};
+use super::{node_head, Cursor, NodeHead, Pos, Raw, RawNode};
 use crate::dag::{Attrs, Dag, DagBlock, DagOp, Node, Operand, Vt};
 use crate::entity::{EntityRef, SecondaryMap};
 use crate::error::SourceError;
@@ -89,21 +89,7 @@ pub(super) fn node_line(
     block: DagBlock,
     inline: &mut InlineNodes,
 ) -> Result<RawNode, SourceError> {
-    let pos = (c.line, c.col());
-    c.pos += 1;
-    let number = c.number_u32("a node number after `t`")?;
-    c.expect(":", "`:` after the node name")?;
-    c.skip_ws();
-    let mut types = Vec::new();
-    loop {
-        types.push(value_type(c)?);
-        if !c.eat(",") {
-            break;
-        }
-    }
-    c.skip_ws();
-    c.expect("=", "`=` after the result types")?;
-    c.skip_ws();
+    let head = node_head(c, block, value_type)?;
     let op = opcode(c)?;
     let mut attrs = Attrs::default();
     details(c, &mut attrs)?;
@@ -125,15 +111,7 @@ pub(super) fn node_line(
         }
     }
     c.end()?;
-    Ok(RawNode {
-        number,
-        block,
-        types,
-        op,
-        operands,
-        attrs,
-        pos,
-    })
+    Ok(RawNode::new(head, op, operands, attrs))
 }
 
 /// An EVT as LLVM prints it.
@@ -167,6 +145,7 @@ fn opcode(c: &mut Cursor<'_>) -> Result<DagOp, SourceError> {
         "lifetime.start" => Some(DagOp::LifetimeStart),
         "lifetime.end" => Some(DagOp::LifetimeEnd),
         "pseudoprobe" => Some(DagOp::PseudoProbe),
+        "extract_vector_elt" => Some(DagOp::ExtractVectorElt),
         "inlineasm" | "inlineasm_br" => {
             return Err(c.err_at(col, format!("`{w}` in LLVM's dump form is not read: write the inline asm node in CopyScope's form (docs/formats.md, \"Inline-asm constraint groups\")")))
         }
@@ -176,7 +155,7 @@ fn opcode(c: &mut Cursor<'_>) -> Result<DagOp, SourceError> {
         c.err_at(col, if w.is_empty() {
             format!("expected an opcode, found {}", c.found())
         } else {
-            format!("unknown opcode `{w}`: a selected DAG holds machine opcodes of the NVPTX instruction description and EntryToken, TokenFactor, CopyToReg, CopyFromReg, eh_label, lifetime.start, lifetime.end, pseudoprobe")
+            format!("unknown opcode `{w}`: a selected DAG holds machine opcodes of the NVPTX instruction description and EntryToken, TokenFactor, CopyToReg, CopyFromReg, eh_label, lifetime.start, lifetime.end, pseudoprobe, extract_vector_elt (dead)")
         })
     })
 }
@@ -392,15 +371,15 @@ fn inline_node(
             let n = INLINE_BASE + inline.next;
             inline.next += 1;
             inline.known.insert(key, n);
-            inline.pending.push(RawNode {
+            let head = NodeHead {
+                pos,
                 number: n,
                 block,
                 types,
-                op,
-                operands: Vec::new(),
-                attrs,
-                pos,
-            });
+            };
+            inline
+                .pending
+                .push(RawNode::new(head, op, Vec::new(), attrs));
             n
         }
     };

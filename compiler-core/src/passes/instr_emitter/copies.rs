@@ -64,15 +64,7 @@ impl<R: Recorder> Emitter<'_, '_, '_, R> {
         if d.attrs.inline_fold {
             def.flags |= oflag::INLINE_FOLD;
         }
-        let mut data = InstData::new(Opcode::Known(Op::COPY), vec![def, MOp::reg(src_reg, 0)]);
-        data.lhs_defs = 1;
-        let i = self.append(n, data);
-        self.stats.copies_emitted += 1;
-        self.records.push(ResultRecord {
-            node: n,
-            inst: i,
-            kind: RecordKind::CopyToReg,
-        });
+        let i = self.append_copy_to(n, def, src_reg, RecordKind::CopyToReg);
         let fold = if d.attrs.inline_fold {
             " The node carries the inline-fold mark, so the COPY's def gets bit 0x10: its consumer folded the copy away."
         } else {
@@ -179,16 +171,7 @@ impl<R: Recorder> Emitter<'_, '_, '_, R> {
             self.node_step(n, "copy_from_reg", vec![], format!("{name} reads {sn}, whose {vt} value has no register class to copy into (copying it is impossible or too expensive): users read {sn} directly."), "copy_from_reg_direct");
             return Ok(());
         };
-        let v = match reuse {
-            Some(v) => {
-                self.stats.copy_to_reg_reused += 1;
-                v
-            }
-            None => {
-                self.stats.vregs_created += 1;
-                self.ed.new_vreg(Some(class))
-            }
-        };
+        let v = self.reuse_or_new_vreg(reuse, class);
         let i = self.append_copy(n, v, src, RecordKind::CopyFromReg);
         self.vr_map.insert(value, Reg::Virt(v));
         let vn = self.reg_name(Reg::Virt(v));

@@ -9,7 +9,9 @@
 //! `B32` (4) and `B64` (6) are the values llc-22 prints; the other widths use our own.
 
 use super::{Emitter, RecordKind, ResultRecord};
-use crate::dag::{asm_groups, letter_type, target, AsmConstraint, Dag, Node, Operand};
+use crate::dag::{
+    asm_groups, letter_type, target, AsmConstraint, Attrs, Dag, Node, Operand, ASM_EXTRA_NAMES,
+};
 use crate::error::SourceError;
 use crate::mir::operand::Sigil;
 use crate::mir::{oflag, Family, InstData, Op, Opcode, Operand as MOp, OperandKind, Reg};
@@ -51,15 +53,8 @@ impl<R: Recorder> Emitter<'_, '_, '_, R> {
             sigil: Sigil::AmpQuoted,
             offset: 0,
         }));
-        let extra = d.attrs.side_effect as i64;
-        ops.push(self.flagged(
-            extra,
-            if extra == 1 {
-                "sideeffect attdialect"
-            } else {
-                "attdialect"
-            },
-        ));
+        let (extra, names) = extra_info(&d.attrs);
+        ops.push(self.flagged(extra, &names));
         // MIR index of each output slot's def operand.
         let mut def_at: Vec<Option<usize>> = Vec::new();
         let mut appended: Vec<(usize, usize, usize)> = Vec::new(); // (slot, def index, operand k)
@@ -160,6 +155,11 @@ impl<R: Recorder> Emitter<'_, '_, '_, R> {
             ));
             ops.push(u);
         }
+        // The `!srcloc` metadata comes last, as EmitSpecialNode adds it after the operands.
+        if let Some(m) = d.attrs.srcloc {
+            let sym = self.ed.intern(&format!("!{m}"));
+            ops.push(MOp::new(OperandKind::Verbatim(sym)));
+        }
         let mut data = InstData::new(Opcode::Known(Op::INLINEASM), ops);
         data.lhs_defs = 0;
         let i = self.append(n, data);
@@ -211,6 +211,22 @@ impl<R: Recorder> Emitter<'_, '_, '_, R> {
             _ => unreachable!("checked by the parser"),
         }
     }
+}
+
+/// The extra-info word and the names MIR prints after it (`sideeffect isconvergent
+/// attdialect`): the node's `sideeffect` and other asm attributes; the dialect is AT&T.
+fn extra_info(a: &Attrs) -> (i64, String) {
+    let mut names: Vec<&str> = Vec::new();
+    if a.side_effect {
+        names.push("sideeffect");
+    }
+    for (bit, name) in ASM_EXTRA_NAMES {
+        if a.asm_extra & bit != 0 {
+            names.push(name);
+        }
+    }
+    names.push("attdialect");
+    (a.side_effect as i64 | a.asm_extra as i64, names.join(" "))
 }
 
 /// An output's operand index as a tie (operands hold it in a byte).

@@ -314,8 +314,9 @@ impl<R: Recorder> Emitter<'_, '_, '_, R> {
     }
 
     /// llc-22's kill flag for an operand reading `v` (AddRegisterOperand): `killed` when
-    /// `v` has exactly one use and is not read out of a CopyFromReg (the emitter
-    /// coalesces those with their register, which lives on). CICC's model sets none.
+    /// `v` has exactly one use, dead users (`extract_vector_elt`) included, and is not
+    /// read out of a CopyFromReg (the emitter coalesces those with their register,
+    /// which lives on). CICC's model sets none.
     pub(crate) fn kill_flag(&self, v: Value) -> u16 {
         if !self.opts.llc22 || self.dag.nodes[v.node].op == DagOp::CopyFromReg {
             return 0;
@@ -366,16 +367,7 @@ impl<R: Recorder> Emitter<'_, '_, '_, R> {
             res: r as u16,
         };
         let reuse = self.copy_to_reg_target(value, rc);
-        let v = match reuse {
-            Some(v) => {
-                self.stats.copy_to_reg_reused += 1;
-                v
-            }
-            None => {
-                self.stats.vregs_created += 1;
-                self.ed.new_vreg(Some(rc))
-            }
-        };
+        let v = self.reuse_or_new_vreg(reuse, rc);
         self.vr_map.insert(value, Reg::Virt(v));
         let (vn, name) = (self.reg_name(Reg::Virt(v)), dag.value_name(value));
         let (ic, tc, cc) = (
@@ -627,18 +619,7 @@ impl<R: Recorder> Emitter<'_, '_, '_, R> {
             let v = self.ed.new_vreg(class);
             self.stats.vregs_created += 1;
             let p = self.ed.intern(reg);
-            let mut data = InstData::new(
-                Opcode::Known(Op::COPY),
-                vec![MOp::vreg(v, oflag::DEF), MOp::reg(Reg::Phys(p), 0)],
-            );
-            data.lhs_defs = 1;
-            let i = self.append(n, data);
-            self.stats.copies_emitted += 1;
-            self.records.push(ResultRecord {
-                node: n,
-                inst: i,
-                kind: RecordKind::ImplicitCapture,
-            });
+            let i = self.append_copy(n, v, Reg::Phys(p), RecordKind::ImplicitCapture);
             self.vr_map.insert(value, Reg::Virt(v));
             self.captured.insert(reg.into(), (v, n));
             let (vn, name) = (self.reg_name(Reg::Virt(v)), dag.value_name(value));
@@ -716,16 +697,7 @@ impl<R: Recorder> Emitter<'_, '_, '_, R> {
             .and_then(|t| target::common_subclass(base, t))
             .unwrap_or(base);
         let reuse = self.copy_to_reg_target(value, rc);
-        let v = match reuse {
-            Some(v) => {
-                self.stats.copy_to_reg_reused += 1;
-                v
-            }
-            None => {
-                self.stats.vregs_created += 1;
-                self.ed.new_vreg(Some(rc))
-            }
-        };
+        let v = self.reuse_or_new_vreg(reuse, rc);
         let hint_tied = k > 0;
         let hint_early = k > 0 && r == results[k - 1] + 1;
         let mut def = MOp::vreg(v, oflag::DEF);

@@ -69,7 +69,8 @@
 //! - Kill flags: in CICC's model this emitter sets none, so CICC's clearKillFlags calls
 //!   have nothing to clear; the passes after it get their kill flags from
 //!   LiveVariables. With `EmitterOptions::llc22` it sets llc-22's: a single-use value
-//!   not read out of a CopyFromReg is `killed` where it is read.
+//!   (dead `extract_vector_elt` users count) not read out of a CopyFromReg is
+//!   `killed` where it is read.
 //! - `EmitterOptions::llc22` emits as llc-22's InstrEmitter: width classes from the
 //!   value types, a result written into the register of any CopyToReg user of that
 //!   class, kill flags; no dead copy elimination (tests/lift_emit.rs compares it with
@@ -117,8 +118,9 @@ pub struct EmitterOptions {
 
 impl EmitterOptions {
     /// llc-22's InstrEmitter, for DAGs lifted from its MIR (`dag::lift`): llc-22
-    /// classes and kill flags, every scheduled node emitted (LLVM removes dead nodes
-    /// before scheduling, so none is left to skip), no dead copy elimination (CICC's).
+    /// classes and kill flags, every scheduled node emitted (LLVM schedules what the
+    /// root reaches; the only dead nodes a lifted DAG holds, `extract_vector_elt`, are
+    /// never emitted), no dead copy elimination (CICC's).
     pub fn llc22() -> Self {
         EmitterOptions {
             force_emit: true,
@@ -612,6 +614,13 @@ impl<'d, 'f, 'r, R: Recorder> Emitter<'d, 'f, 'r, R> {
         self.stats.nodes_visited += 1;
         let dag = self.dag;
         let d = &dag.nodes[n];
+        if d.op == DagOp::ExtractVectorElt {
+            // Never emitted, even with forceEmit: LLVM schedules what the root reaches.
+            self.stats.dead_nodes_skipped += 1;
+            let (name, vector) = (dag.name_of(n), dag.value_name(d.operands[0].value().expect("checked by the parser")));
+            self.node_step(n, "skipped", Vec::new(), format!("{name} is an extract_vector_elt of {vector} that instruction selection merged into one split of both lanes and left dead: the scheduler walks from the root and never reaches it, so nothing is emitted. It still reads {vector}, which therefore has more than one use and gets no kill flag."), "dead_node");
+            return Ok(());
+        }
         if !self.opts.force_emit && !self.node_has_uses(n) && !has_side_effects(d.op) {
             self.stats.dead_nodes_skipped += 1;
             let name = dag.name_of(n);
@@ -635,6 +644,7 @@ impl<'d, 'f, 'r, R: Recorder> Emitter<'d, 'f, 'r, R> {
                 self.label(n)
             }
             DagOp::Machine(op) => self.emit_machine(n, op)?,
+            DagOp::ExtractVectorElt => unreachable!("skipped above"),
         }
         Ok(())
     }
@@ -751,15 +761,35 @@ impl<'d, 'f, 'r, R: Recorder> Emitter<'d, 'f, 'r, R> {
         i
     }
 
+    /// The register a result goes to: a CopyToReg user's register it may write
+    /// directly (`reuse`), or a fresh one of class `rc`.
+    pub(crate) fn reuse_or_new_vreg(&mut self, reuse: Option<VReg>, rc: RegClass) -> VReg {
+        if let Some(v) = reuse {
+            self.stats.copy_to_reg_reused += 1;
+            return v;
+        }
+        self.stats.vregs_created += 1;
+        self.ed.new_vreg(Some(rc))
+    }
+
     /// Appends `dst = COPY src` for node `n` and keeps its result record (`kind`: why
     /// the copy exists, what dead copy elimination later judges it by).
     pub(crate) fn append_copy(&mut self, n: Node, dst: VReg, src: Reg, kind: RecordKind) -> Inst {
+        let def = crate::mir::Operand::vreg(dst, crate::mir::oflag::DEF);
+        self.append_copy_to(n, def, src, kind)
+    }
+
+    /// [`Self::append_copy`] with the def operand given (a physical register, flags).
+    pub(crate) fn append_copy_to(
+        &mut self,
+        n: Node,
+        def: crate::mir::Operand,
+        src: Reg,
+        kind: RecordKind,
+    ) -> Inst {
         let mut data = crate::mir::InstData::new(
             crate::mir::Opcode::Known(crate::mir::Op::COPY),
-            alloc::vec![
-                crate::mir::Operand::vreg(dst, crate::mir::oflag::DEF),
-                crate::mir::Operand::reg(src, 0)
-            ],
+            alloc::vec![def, crate::mir::Operand::reg(src, 0)],
         );
         data.lhs_defs = 1;
         let i = self.append(n, data);
@@ -866,7 +896,10 @@ impl<'d, 'f, 'r, R: Recorder> Emitter<'d, 'f, 'r, R> {
 fn has_side_effects(op: DagOp) -> bool {
     use crate::mir::flag;
     match op {
-        DagOp::EntryToken | DagOp::TokenFactor | DagOp::CopyFromReg => false,
+        DagOp::EntryToken
+        | DagOp::TokenFactor
+        | DagOp::CopyFromReg
+        | DagOp::ExtractVectorElt => false,
         DagOp::CopyToReg
         | DagOp::InlineAsm
         | DagOp::EhLabel
