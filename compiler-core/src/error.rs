@@ -31,6 +31,16 @@ impl fmt::Display for SourceError {
 #[cfg(feature = "std")]
 impl std::error::Error for SourceError {}
 
+/// Refuses an input of more than `limit` bytes up front, at 1:1 (the MIR, DAG and PTX
+/// readers share it).
+pub(crate) fn check_input_size(text: &str, limit: usize) -> Result<(), SourceError> {
+    if text.len() <= limit {
+        return Ok(());
+    }
+    let msg = alloc::format!("input is {} bytes; the limit is {limit} bytes", text.len());
+    Err(SourceError::new(1, 1, msg))
+}
+
 /// Replaying a recorded edit (a MIR [`Edit`](crate::trace::Edit) or an ORI edit) found
 /// the function not in the state the edit expects. It lives here, below both `trace`
 /// and `ori`, so each can report it without importing the other.

@@ -29,7 +29,6 @@ pub mod semantics;
 pub mod target;
 
 pub use lift::{lift, LiftError};
-pub(crate) use parse::check_input_size;
 pub use parse::{
     asm_groups, fp_bits, letter_type, parse_dag, AsmConstraint, AsmGroup, MAX_INPUT_BYTES,
 };

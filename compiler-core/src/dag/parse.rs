@@ -45,16 +45,6 @@ enum Raw {
     BlockName(String),
 }
 
-/// Refuses an input of more than `limit` bytes up front, at 1:1 (the DAG and PTX
-/// readers share it).
-pub(crate) fn check_input_size(text: &str, limit: usize) -> Result<(), SourceError> {
-    if text.len() <= limit {
-        return Ok(());
-    }
-    let msg = format!("input is {} bytes; the limit is {limit} bytes", text.len());
-    Err(SourceError::new(1, 1, msg))
-}
-
 /// A node as read: its data without operands, which name `tN` numbers until resolved.
 struct RawNode {
     data: NodeData,
@@ -119,7 +109,7 @@ fn node_head(
 
 /// Parses a whole DAG file (one function).
 pub fn parse_dag(text: &str) -> Result<Dag, SourceError> {
-    check_input_size(text, MAX_INPUT_BYTES)?;
+    crate::error::check_input_size(text, MAX_INPUT_BYTES)?;
     let text = text.strip_prefix('\u{feff}').unwrap_or(text);
     let mut name: Option<String> = None;
     let mut blocks: PrimaryMap<DagBlock, BlockData> = PrimaryMap::new();

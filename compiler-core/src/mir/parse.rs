@@ -72,17 +72,7 @@ pub fn parse_module(text: &str) -> Result<Module, SourceError> {
 /// Parses a whole MIR file and also returns, per function, where every instruction and
 /// operand was written (for diagnostics that point into the input).
 pub fn parse_module_with_spans(text: &str) -> Result<(Module, Vec<FunctionSpans>), SourceError> {
-    if text.len() > MAX_INPUT_BYTES {
-        return Err(SourceError::new(
-            1,
-            1,
-            format!(
-                "input is {} bytes; the limit is {} bytes",
-                text.len(),
-                MAX_INPUT_BYTES
-            ),
-        ));
-    }
+    crate::error::check_input_size(text, MAX_INPUT_BYTES)?;
     let docs = split_documents(text)?;
     let mut module = Module::default();
     let mut spans = Vec::new();

@@ -1234,7 +1234,7 @@ fn tok_text(t: &Tok) -> String {
 
 /// Parses PTX text.
 pub fn parse(text: &str) -> Result<Module, SourceError> {
-    crate::dag::check_input_size(text, MAX_INPUT_BYTES)?;
+    crate::error::check_input_size(text, MAX_INPUT_BYTES)?;
     let toks = lex(text)?;
     let mut m = Parser {
         toks,
