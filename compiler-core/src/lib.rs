@@ -94,6 +94,10 @@ pub mod mir_interp {
 /// it: a kernel of a PTX or ORI module run on a launch, global memory afterwards.
 pub use interp::ori as ori_interp;
 
+/// The DAG evaluator (`interp::dag`): a selected DAG run on inputs, its stores and
+/// return value (what the emitter's MIR must reproduce).
+pub use interp::dag as dag_eval;
+
 pub use error::SourceError;
 pub use knobs::{Knob, Knobs};
 pub use liveness::SlotIndex;

@@ -13,8 +13,8 @@
 
 mod support;
 
-use compiler_core::dag::eval::{self, Inputs};
 use compiler_core::dag::{parse_dag, print_dag, print_dag_llvm, Dag};
+use compiler_core::dag_eval::{self as eval, Inputs};
 use compiler_core::pipeline::{run, RunOptions};
 use compiler_core::stages::Stage;
 use std::collections::BTreeMap;

@@ -5,8 +5,8 @@
 #[path = "emitter_support/mod.rs"]
 mod support;
 
-use compiler_core::dag::eval::{self, Inputs};
 use compiler_core::dag::{parse_dag, print_dag};
+use compiler_core::dag_eval::{self as eval, Inputs};
 use compiler_core::mir::print_function;
 use compiler_core::passes::instr_emitter::{self, EmitterOptions};
 use compiler_core::trace::NoTrace;

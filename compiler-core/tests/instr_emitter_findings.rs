@@ -5,8 +5,8 @@
 #[path = "emitter_support/mod.rs"]
 mod support;
 
-use compiler_core::dag::eval::{self, Inputs, Store};
 use compiler_core::dag::{parse_dag, Dag};
+use compiler_core::dag_eval::{self as eval, Inputs, Store};
 use compiler_core::mir::{parse_module, print_function, Function};
 use compiler_core::passes::instr_emitter::{self, EmitterOptions};
 use compiler_core::stats::Stats;

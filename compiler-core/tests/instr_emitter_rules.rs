@@ -4,8 +4,8 @@
 #[path = "emitter_support/mod.rs"]
 mod support;
 
-use compiler_core::dag::eval::{self, Inputs};
 use compiler_core::dag::parse_dag;
+use compiler_core::dag_eval::{self as eval, Inputs};
 use compiler_core::mir::{parse_module, print_function, Function};
 use compiler_core::passes::instr_emitter::{self, EmitterOptions};
 use compiler_core::stats::Stats;

@@ -4,7 +4,7 @@
 //!  text ──parse──▶ Dag { blocks: [BlockData { schedule: [Node] }], nodes: [NodeData] } ──print──▶ text
 //!                   │  nodes: storage, named by `Node`; each block's schedule: the order
 //!                   │  (line order in the text) in which the emitter visits them
-//!                   └─ eval::run(dag, inputs) ──▶ stores and return value (the reference
+//!                   └─ interp::dag::run(dag, inputs) ──▶ stores and return value (the reference
 //!                      the emitted machine code is checked against)
 //! ```
 //!
@@ -20,12 +20,10 @@
 //! the operand shapes `docs/formats.md` lists, with matching types.
 //! `print(parse(text))` is a fixpoint and `parse(print(dag)) == dag`.
 
-pub mod eval;
 pub mod lift;
 mod parse;
 mod print;
 mod print_llvm;
-pub mod semantics;
 pub mod target;
 
 pub use lift::{lift, LiftError};

@@ -122,6 +122,9 @@ pub(crate) mod exec;
 #[cfg(feature = "testgen")]
 pub(crate) use asm::split_args;
 pub(crate) use compile::NumTy;
+/// The DAG evaluator: a selected DAG run on its own (the reference the emitter's MIR is
+/// compared with).
+pub mod dag;
 pub mod float;
 pub mod matrix;
 pub mod memory;

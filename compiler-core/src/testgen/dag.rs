@@ -1,4 +1,4 @@
-//! Random selected DAGs for the agreement of the DAG evaluator (`dag::eval`) and the MIR
+//! Random selected DAGs for the agreement of the DAG evaluator (`interp::dag`, public as `dag_eval`) and the MIR
 //! interpreter (`interp`) on what the emitter makes of them (issue 27).
 //!
 //! ```text

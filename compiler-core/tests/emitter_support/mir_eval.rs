@@ -1,10 +1,10 @@
 //! A one-thread evaluator of machine IR for the opcodes the DAG examples use (COPY,
 //! IMPLICIT_DEF, EXTRACT_SUBREG with N pairs, REG_SEQUENCE, INLINEASM, branches and
-//! every opcode `dag::semantics::exec` models). Sub-register defs and uses, tuples and
+//! every opcode `dag_eval::semantics::exec` models). Sub-register defs and uses, tuples and
 //! implicit physical defs are followed; kill/dead/tie flags are ignored.
 
-use compiler_core::dag::eval::{Inputs, Outcome};
-use compiler_core::dag::semantics::{exec, exec_asm, Arg, Lanes, Mem};
+use compiler_core::dag_eval::semantics::{exec, exec_asm, Arg, Lanes, Mem};
+use compiler_core::dag_eval::{Inputs, Outcome};
 use compiler_core::entity::EntityRef;
 use compiler_core::mir::{oflag, Block, Function, Op, OperandKind, Reg, SubReg, VReg};
 use std::collections::BTreeMap;

@@ -2,9 +2,9 @@
 //! Shared helpers of the emitter tests: a small evaluator of machine IR for the opcodes
 //! the DAG examples use, and text normalisation for comparing functions.
 //!
-//! Why not `crate::interp` here: the DAG side is checked with `dag::eval`, and the two
+//! Why not `crate::interp` here: the DAG side is checked with `dag_eval`, and the two
 //! sides can only be compared when they share one set of opcode models
-//! (`dag::semantics`); the reference interpreter models textures, TMA and wgmma
+//! (`dag_eval::semantics`); the reference interpreter models textures, TMA and wgmma
 //! differently. `instr_emitter_gallery.rs` uses `crate::interp` for the MIR-to-MIR checks
 //! (emitted MIR vs the `.mir` twins, vs two-address). A DAG → interp bridge would let
 //! `mir_eval` go.

@@ -14,8 +14,12 @@
 //!
 //! The observable outcome is the list of stores in program order.
 
-use super::semantics::{exec, exec_asm, Arg, Lanes, Mem};
-use super::{asm_groups, AsmConstraint, Dag, DagBlock, DagOp, Node, NodeData, Operand, RegRef, Vt};
+pub mod semantics;
+
+use crate::dag::{
+    asm_groups, AsmConstraint, Dag, DagBlock, DagOp, Node, NodeData, Operand, RegRef, Vt,
+};
+use semantics::{exec, exec_asm, Arg, Lanes, Mem};
 use crate::entity::SecondaryMap;
 use crate::mir::Op;
 use alloc::collections::BTreeMap;
@@ -329,7 +333,7 @@ impl<'a> Thread<'a> {
                 }
                 Operand::Const { value, .. } => args.push(Arg::Imm(*value)),
                 Operand::ConstFp { ty, text } => {
-                    args.push(Arg::Imm(super::fp_bits(*ty, text) as i64))
+                    args.push(Arg::Imm(crate::dag::fp_bits(*ty, text) as i64))
                 }
                 Operand::Symbol(s) => args.push(Arg::Sym(s)),
                 Operand::Block(b) => args.push(Arg::Block(*b)),
@@ -351,7 +355,7 @@ impl<'a> Thread<'a> {
         results: &mut [Lanes],
     ) -> Result<(), String> {
         let explicit = op.desc().defs as usize;
-        for (i, reg) in super::target::instr_info(op)
+        for (i, reg) in crate::dag::target::instr_info(op)
             .implicit_defs
             .iter()
             .enumerate()

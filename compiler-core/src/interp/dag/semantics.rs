@@ -15,7 +15,7 @@
 //! Floating point goes through `f32` arithmetic; NaNs are made canonical so results
 //! never depend on the host.
 
-use super::eval::{Inputs, Store};
+use super::{Inputs, Store};
 use crate::mir::Op;
 use alloc::collections::BTreeMap;
 use alloc::format;
