@@ -18,14 +18,10 @@
 mod support;
 
 use compiler_core::knobs::Knobs;
-use compiler_core::ori;
-use compiler_core::passes::ptx_lower::{self, PtxLowerOptions};
 use compiler_core::pipeline::{self, InputFormat, RunOptions};
-use compiler_core::ptx;
-use compiler_core::ptxas::general_optimize::{self as go, Options, Phase};
+use compiler_core::ptxas::general_optimize::{Options, Phase};
 use compiler_core::stages::IrKind;
 use compiler_core::stats::Stats;
-use compiler_core::trace::NoTrace;
 
 const EXIT_PAIRS: &str = include_str!("fixtures/go_early/exit_pairs.ptx");
 const EXIT_RENAMED: &str = include_str!("fixtures/go_early/exit_renamed.ptx");
@@ -33,20 +29,7 @@ const EXIT_RENAMED: &str = include_str!("fixtures/go_early/exit_renamed.ptx");
 /// Phase 13 alone on `src`, with `tweak` applied to its options: the body's
 /// instructions (whitespace collapsed) and the stats.
 fn phase_13(src: &str, tweak: impl Fn(&mut Options)) -> (Vec<String>, Stats) {
-    let p = ptx::parse(src).unwrap();
-    let (mut m, _) =
-        ptx_lower::run(&p, &PtxLowerOptions::default(), &mut NoTrace::default()).unwrap();
-    let mut opts = Options::from_knobs(Phase::Early, &Knobs::default());
-    tweak(&mut opts);
-    let stats = go::run_module(&mut m, &opts, &mut NoTrace::default());
-    let text = ori::print::print(&m);
-    let body = text
-        .lines()
-        .map(|l| l.split("//").next().unwrap_or(""))
-        .map(|l| l.split_whitespace().collect::<Vec<_>>().join(" "))
-        .filter(|l| l.ends_with(';') && !l.starts_with('.'))
-        .collect();
-    (body, stats)
+    support::ori::phase_body(src, Phase::Early, tweak)
 }
 
 fn lines(v: &[&str]) -> Vec<String> {

@@ -4,13 +4,10 @@
 //! are refused; ours: predicates are class 2). `late_pairs` below has one MOV pair of
 //! each kind: register source, immediate source, predicate register.
 
-use compiler_core::knobs::Knobs;
-use compiler_core::ori;
-use compiler_core::passes::ptx_lower::{self, PtxLowerOptions};
-use compiler_core::ptx;
-use compiler_core::ptxas::general_optimize::{self as go, Options, Phase, CTX_1396_DEFAULT};
+mod support;
+
+use compiler_core::ptxas::general_optimize::{Options, Phase, CTX_1396_DEFAULT};
 use compiler_core::stats::Stats;
-use compiler_core::trace::NoTrace;
 
 const LATE_PAIRS: &str = ".version 8.0
 .target sm_90
@@ -45,20 +42,7 @@ fn phase_58(ctx: u32) -> (Vec<String>, Stats) {
 
 /// Phase 58 alone on `late_pairs`, its options changed by `tweak`.
 fn phase_58_with(tweak: impl Fn(&mut Options)) -> (Vec<String>, Stats) {
-    let p = ptx::parse(LATE_PAIRS).unwrap();
-    let (mut m, _) =
-        ptx_lower::run(&p, &PtxLowerOptions::default(), &mut NoTrace::default()).unwrap();
-    let mut opts = Options::from_knobs(Phase::Late, &Knobs::default());
-    tweak(&mut opts);
-    let stats = go::run_module(&mut m, &opts, &mut NoTrace::default());
-    let text = ori::print::print(&m);
-    let body = text
-        .lines()
-        .map(|l| l.split("//").next().unwrap_or(""))
-        .map(|l| l.split_whitespace().collect::<Vec<_>>().join(" "))
-        .filter(|l| l.ends_with(';') && !l.starts_with('.'))
-        .collect();
-    (body, stats)
+    support::ori::phase_body(LATE_PAIRS, Phase::Late, tweak)
 }
 
 fn has(body: &[String], line: &str) -> bool {

@@ -378,6 +378,20 @@ pub struct Attrs {
     pub mi_flags: u16,
 }
 
+impl Attrs {
+    /// The boolean properties other than `divergent`, each with its name in our syntax
+    /// (none of them has a form in LLVM's dump).
+    pub fn properties(&self) -> [(bool, &'static str); 5] {
+        [
+            (self.glue_consumer, "implicit-glue-consumer"),
+            (self.tied, "tied"),
+            (self.debug_value, "debug-value"),
+            (self.inline_fold, "inline-fold"),
+            (self.side_effect, "sideeffect"),
+        ]
+    }
+}
+
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct NodeData {
     /// The `N` of `tN`.

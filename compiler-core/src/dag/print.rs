@@ -120,14 +120,8 @@ fn write_operand(out: &mut String, dag: &Dag, op: &Operand, names: &Interner) {
 /// The bracketed attribute list, if any attribute is set.
 fn write_attrs(out: &mut String, a: &Attrs) {
     let mut list: alloc::vec::Vec<String> = alloc::vec::Vec::new();
-    for (on, name) in [
-        (a.divergent, "divergent"),
-        (a.glue_consumer, "implicit-glue-consumer"),
-        (a.tied, "tied"),
-        (a.debug_value, "debug-value"),
-        (a.inline_fold, "inline-fold"),
-        (a.side_effect, "sideeffect"),
-    ] {
+    let divergent = [(a.divergent, "divergent")];
+    for (on, name) in divergent.into_iter().chain(a.properties()) {
         if on {
             list.push(name.into());
         }

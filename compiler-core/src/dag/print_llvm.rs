@@ -128,13 +128,7 @@ impl Printer<'_> {
     fn head(&self, n: Node) -> Result<(&'static str, String), String> {
         let d = &self.dag.nodes[n];
         let a = &d.attrs;
-        for (on, what) in [
-            (a.glue_consumer, "implicit-glue-consumer"),
-            (a.tied, "tied"),
-            (a.debug_value, "debug-value"),
-            (a.inline_fold, "inline-fold"),
-            (a.side_effect, "sideeffect"),
-        ] {
+        for (on, what) in a.properties() {
             if on {
                 return Err(format!(
                     "t{}: the `{what}` property has no form in LLVM's dump",

@@ -2,8 +2,14 @@
 //! order, and the MIR interpreter's inputs in the ORI interpreter's terms.
 
 use compiler_core::interp;
+use compiler_core::knobs::Knobs;
+use compiler_core::ori;
 use compiler_core::ori_interp;
-use compiler_core::ptxas::general_optimize::Phase;
+use compiler_core::passes::ptx_lower::{self, PtxLowerOptions};
+use compiler_core::ptx;
+use compiler_core::ptxas::general_optimize::{self as go, Options, Phase};
+use compiler_core::stats::Stats;
+use compiler_core::trace::NoTrace;
 
 /// The six GeneralOptimize instances in pipeline order (13, 29, 37, 46, 58, 65).
 pub const PHASES: [Phase; 6] = [
@@ -29,4 +35,23 @@ pub fn convert(i: &interp::Inputs) -> ori_interp::Inputs {
             })
             .collect(),
     }
+}
+
+/// One GeneralOptimize phase alone on the PTX `src` (lowered first), its knob-default
+/// options changed by `tweak`: the body's instructions (comments dropped, whitespace
+/// collapsed, directives left out) and the stats.
+pub fn phase_body(src: &str, phase: Phase, tweak: impl Fn(&mut Options)) -> (Vec<String>, Stats) {
+    let p = ptx::parse(src).unwrap();
+    let (mut m, _) =
+        ptx_lower::run(&p, &PtxLowerOptions::default(), &mut NoTrace::default()).unwrap();
+    let mut opts = Options::from_knobs(phase, &Knobs::default());
+    tweak(&mut opts);
+    let stats = go::run_module(&mut m, &opts, &mut NoTrace::default());
+    let body = ori::print::print(&m)
+        .lines()
+        .map(|l| l.split("//").next().unwrap_or(""))
+        .map(|l| l.split_whitespace().collect::<Vec<_>>().join(" "))
+        .filter(|l| l.ends_with(';') && !l.starts_with('.'))
+        .collect();
+    (body, stats)
 }
