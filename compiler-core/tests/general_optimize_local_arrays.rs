@@ -27,21 +27,8 @@ use compiler_core::{ori, ori_interp as interp};
 type Runs = Vec<Result<Vec<interp::Buffer>, String>>;
 
 fn evaluate(m: &ori::Module) -> Runs {
-    let mut out = Vec::new();
-    for f in m.functions() {
-        if f.is_decl || f.kind != ptx::ast::FuncKind::Entry {
-            continue;
-        }
-        for seed in 0..3u64 {
-            let inputs = interp::random_inputs(f.params.as_deref().unwrap_or(&[]), seed);
-            out.push(
-                interp::run_ori_module(m, &f.name, &inputs, &interp::Config::default())
-                    .map(|o| o.buffers)
-                    .map_err(|e| format!("{e}")),
-            );
-        }
-    }
-    out
+    let runs = support::ori::entry_runs(m, true);
+    runs.into_iter().map(|(_, _, r)| r).collect()
 }
 
 /// One file: each phase's counters, runs compared, refusals by reason.

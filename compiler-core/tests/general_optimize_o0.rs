@@ -42,21 +42,8 @@ fn o0_files() -> Vec<PathBuf> {
 type Runs = Vec<Result<Vec<interp::Buffer>, String>>;
 
 fn evaluate(m: &ori::Module) -> Runs {
-    let mut out = Vec::new();
-    for f in m.functions() {
-        if f.is_decl || f.kind != ptx::ast::FuncKind::Entry {
-            continue;
-        }
-        for seed in 0..3u64 {
-            let inputs = interp::random_inputs(f.params.as_deref().unwrap_or(&[]), seed);
-            out.push(
-                interp::run_ori(m, &f.name, &inputs, &interp::Config::default())
-                    .map(|o| o.buffers)
-                    .map_err(|e| format!("{e}")),
-            );
-        }
-    }
-    out
+    let runs = support::ori::entry_runs(m, false);
+    runs.into_iter().map(|(_, _, r)| r).collect()
 }
 
 /// What one file gave: the six phases' counters summed, runs compared, and why the

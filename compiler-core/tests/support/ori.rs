@@ -55,3 +55,31 @@ pub fn phase_body(src: &str, phase: Phase, tweak: impl Fn(&mut Options)) -> (Vec
         .collect();
     (body, stats)
 }
+
+/// One entry point's outcome on one seed: its name, the seed, and global memory
+/// afterwards or the interpreter's message (`unsupported: …` when it models too little).
+pub type EntryRun = (String, u64, Result<Vec<ori_interp::Buffer>, String>);
+
+/// Every kernel of `m` run by the ORI interpreter on three seeded random launches
+/// (with module-scope variables when `module_vars`), in function order.
+pub fn entry_runs(m: &ori::Module, module_vars: bool) -> Vec<EntryRun> {
+    let run = if module_vars {
+        ori_interp::run_ori_module
+    } else {
+        ori_interp::run_ori
+    };
+    let mut out = Vec::new();
+    for f in m.functions() {
+        if f.is_decl || f.kind != ptx::ast::FuncKind::Entry {
+            continue;
+        }
+        for seed in 0..3u64 {
+            let inputs = ori_interp::random_inputs(f.params.as_deref().unwrap_or(&[]), seed);
+            let r = run(m, &f.name, &inputs, &ori_interp::Config::default())
+                .map(|o| o.buffers)
+                .map_err(|e| format!("{e}"));
+            out.push((f.name.clone(), seed, r));
+        }
+    }
+    out
+}
