@@ -30,7 +30,7 @@ use std::path::Path;
 
 const SEEDS: u64 = 3;
 
-/// Opcodes the evaluator computes with a formula of its own (`dag/semantics.rs`), not
+/// Opcodes the evaluator computes with a formula of its own (`interp/dag/semantics.rs`), not
 /// the interpreter's: comparing them would compare two models.
 const OWN_MODELS: &[Op] = &[
     Op::TEX_2D_V4F32_F32,
@@ -130,7 +130,7 @@ fn own_model(dag: &Dag) -> Option<Op> {
 fn agree(t: &mut Tally, tag: &str, dag: &Dag, f: &Function) {
     if let Some(op) = own_model(dag) {
         return t.skip(format!(
-            "the evaluator's own model of {} (dag/semantics.rs)",
+            "the evaluator's own model of {} (interp/dag/semantics.rs)",
             op.name()
         ));
     }
