@@ -11,11 +11,11 @@ use support::ptx_files;
 use support::ori::PHASES;
 
 use compiler_core::knobs::Knobs;
+use compiler_core::ori;
 use compiler_core::passes::ptx_lower::{self, PtxLowerOptions};
 use compiler_core::ptx;
 use compiler_core::ptxas::general_optimize::{self as go, Options};
 use compiler_core::trace::{NoTrace, StepLog};
-use compiler_core::ori;
 
 fn arch_of(m: &ptx::Module) -> u32 {
     m.target
