@@ -601,10 +601,28 @@ fn breakdown(family: &str, size: usize, stage: Stage, steps: &[compiler_core::tr
         }
         before.saturating_sub(LIVE.load(Ordering::Relaxed)) / n
     };
-    let payload = part(&mut |s| s.payload = PayloadBox::default());
-    let edits = part(&mut |s| s.edits = List::new());
-    let ori = part(&mut |s| s.ori_edits = List::new());
-    let focus = part(&mut |s| s.focus = List::new());
+    // Only steps that hold a part are written to (writing one makes the parts' box).
+    let parts = copy.iter().map(|s| s.parts_box_bytes()).sum::<usize>() / n;
+    let payload = part(&mut |s| {
+        if !matches!(*s.payload, compiler_core::trace::Payload::None) {
+            s.payload = PayloadBox::default();
+        }
+    });
+    let edits = part(&mut |s| {
+        if !s.edits.is_empty() {
+            s.edits = List::new();
+        }
+    });
+    let ori = part(&mut |s| {
+        if !s.ori_edits.is_empty() {
+            s.ori_edits = List::new();
+        }
+    });
+    let focus = part(&mut |s| {
+        if !s.focus.is_empty() {
+            s.focus = List::new();
+        }
+    });
     let args = part(&mut |s| s.narration = blank.clone());
     let inline = std::mem::size_of::<compiler_core::trace::Step>();
     let mut seen = std::collections::BTreeSet::new();
@@ -631,7 +649,7 @@ fn breakdown(family: &str, size: usize, stage: Stage, steps: &[compiler_core::tr
         .map(|(k, c, b)| format!("{k} ×{c} {} B/step", b / c))
         .collect();
     println!(
-        "\n{family} {size} {stage}: {} steps; heap bytes/step: step {inline}, payload {payload}, edits {edits}, ori_edits {ori}, focus {focus}, narration numbers {args}, templates {} ({} distinct, {} B); JSON by kind: {}",
+        "\n{family} {size} {stage}: {} steps; heap bytes/step: step {inline}, parts box {parts}, payload {payload}, edits {edits}, ori_edits {ori}, focus {focus}, narration numbers {args}, templates {} ({} distinct, {} B); JSON by kind: {}",
         steps.len(),
         templates / n,
         seen.len(),

@@ -57,7 +57,7 @@ fn emit(body: &str) -> (Function, Stats, StepLog, String) {
 }
 
 fn kinds(log: &StepLog) -> Vec<&'static str> {
-    log.steps.iter().map(|s| s.kind).collect()
+    log.steps.iter().map(|s| s.kind.as_str()).collect()
 }
 
 #[test]

@@ -311,7 +311,7 @@ fn replay_and_check(what: &str, steps: &[Step]) -> usize {
             }
             let fixup_goes_on = steps
                 .get(i + 1)
-                .is_some_and(|n| matches!(n.kind, "tree_rotate" | "tree_recolor"));
+                .is_some_and(|n| matches!(n.kind.as_str(), "tree_rotate" | "tree_recolor"));
             let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
                 t.validate_with(!fixup_goes_on);
                 if let Some(snap) = tree {

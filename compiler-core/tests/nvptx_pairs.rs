@@ -81,7 +81,7 @@ fn count(f: &Function, op: Op) -> usize {
 }
 
 fn kinds(log: &StepLog) -> Vec<&'static str> {
-    log.steps.iter().map(|s| s.kind).collect()
+    log.steps.iter().map(|s| s.kind.as_str()).collect()
 }
 
 fn agrees(before: &Function, after: &Function, m: &Module) {

@@ -116,7 +116,7 @@ thread_local! {
 /// A step that narrates a change to its focus instruction carries that change: the
 /// edit of the right kind naming that instruction (not a neighbour step's).
 fn own_edit(name: &str, s: &compiler_core::trace::Step) {
-    let want: &[&str] = match s.kind {
+    let want: &[&str] = match s.kind.as_str() {
         "dead" | "exit_chain" | "mov_pair" => &["erase"],
         "fold_select" | "promote_load" => &["replace"],
         "resolve_guard" => &["replace", "erase"],
@@ -189,7 +189,7 @@ fn check(name: &str, text: &str, knobs: &[&str]) -> usize {
             {
                 with_edits += usize::from(!s.ori_edits.is_empty());
                 own_edit(name, s);
-                CHECKED.with(|c| c.borrow_mut().insert(s.kind));
+                CHECKED.with(|c| c.borrow_mut().insert(s.kind.as_str()));
                 for e in &s.ori_edits {
                     apply_ori_edit(&mut f, e).unwrap_or_else(|e| {
                         panic!(

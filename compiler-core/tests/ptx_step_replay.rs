@@ -52,7 +52,7 @@ fn check_emit(name: &str, steps: &[Step], out: &compiler_core::ptx::Module, text
             assert_ne!(compiler_core::ptx::print(&m), before, "{name} step {k}");
         }
         if matches!(
-            s.kind,
+            s.kind.as_str(),
             "instruction" | "copy_to_mov" | "label" | "register_file"
         ) {
             assert!(
@@ -93,7 +93,7 @@ fn check_lower(name: &str, steps: &[Step], out: &ori::Module) -> usize {
                 apply_ori_edit(&mut g, e).unwrap_or_else(|e| panic!("{name}: {}", e.0));
             }
             with += usize::from(!s.ori_edits.is_empty());
-            if matches!(s.kind, "lower" | "block" | "register_table") {
+            if matches!(s.kind.as_str(), "lower" | "block" | "register_table") {
                 assert!(!s.ori_edits.is_empty(), "{name}: {} adds nothing", s.kind);
             }
         }

@@ -358,7 +358,7 @@ async fn interval_bars_match_the_intervals() {
         let mut picks = random_steps(steps.len() as u32, 5);
         let conflict = steps
             .iter()
-            .position(|s| matches!(s.kind, "conflict" | "interference"))
+            .position(|s| matches!(s.kind.as_str(), "conflict" | "interference"))
             .expect("phi-loop has a conflict") as u32
             + 1;
         picks.push(conflict);

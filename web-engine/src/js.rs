@@ -200,7 +200,7 @@ pub fn run(source: &str, options: JsValue) -> Result<JsValue, JsValue> {
                 s.steps
                     .iter()
                     .map(|s| StepApi {
-                        kind: s.kind,
+                        kind: s.kind.as_str(),
                         narration: s.narration.text(),
                         changes: !s.is_noop(),
                     })

@@ -519,7 +519,7 @@ impl Session {
                 format!("{stage}: its input and output (this IR has no step replay yet).");
             if step > 0 {
                 let s = &run.steps[step as usize - 1];
-                view.kind = s.kind.into();
+                view.kind = s.kind.as_str().into();
                 view.narration = s.narration.text();
             }
             return Ok(view);
@@ -559,7 +559,7 @@ impl Session {
         let s = &self.result.stages[k].steps[i];
         let (before_marks, after_marks) = marks(s, pa, pb);
         view.function = range.function.clone();
-        view.kind = s.kind.into();
+        view.kind = s.kind.as_str().into();
         view.narration = s.narration.text();
         view.focus_regs = s
             .focus
@@ -830,7 +830,7 @@ fn edit_rows(s: &Step, fa: &Function, fb: &Function) -> Vec<EditRow> {
             Edit::Replace { inst, change } => {
                 let (old, new) = match change {
                     Change::Whole(b) => b.as_ref().clone(),
-                    Change::Operands(_) => {
+                    Change::Operands(_) | Change::Flags(_) => {
                         let old = match cur.get(inst).or_else(|| fa.insts.get(*inst)) {
                             Some(d) => d.clone(),
                             None => fb.insts[*inst].clone(),
@@ -966,7 +966,7 @@ impl Session {
         let pb = ori::print::print_function_with_lines(&b, j);
         let (before_marks, after_marks) = ori_marks(s, &pa, &pb);
         view.function = range.function.clone();
-        view.kind = s.kind.into();
+        view.kind = s.kind.as_str().into();
         view.narration = s.narration.text();
         view.edits = ori_edit_rows(s, &a, &b);
         let (kind, rows) = payload::rows(&s.payload);
@@ -1229,7 +1229,7 @@ impl Session {
             Some(compiler_core::ptx::Item::Func(f)) => f.name.clone(),
             _ => String::new(),
         };
-        view.kind = s.kind.into();
+        view.kind = s.kind.as_str().into();
         view.narration = s.narration.text();
         view.edits = crate::ptx_replay::ptx_edit_rows(s);
         let (kind, rows) = payload::rows(&s.payload);

@@ -82,7 +82,7 @@ fn want(segs: &[SegmentView]) -> Vec<(u32, u32, u32)> {
 fn fixup_goes_on(steps: &[Step], i: usize) -> bool {
     steps
         .get(i + 1)
-        .is_some_and(|n| matches!(n.kind, "tree_rotate" | "tree_recolor"))
+        .is_some_and(|n| matches!(n.kind.as_str(), "tree_rotate" | "tree_recolor"))
 }
 
 #[test]

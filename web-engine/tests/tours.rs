@@ -51,7 +51,7 @@ fn every_stop_of_every_tour_resolves_to_a_step_of_its_kind() {
             assert!(got.step as usize <= stage.steps.len());
             let kind = match stop.select {
                 Select::Input => None,
-                Select::End => Some(stage.steps.last().unwrap().kind),
+                Select::End => Some(stage.steps.last().unwrap().kind.as_str()),
                 Select::First(k)
                 | Select::Nth(k, _)
                 | Select::Last(k)

@@ -78,6 +78,10 @@ static NO_PAYLOAD: Payload = Payload::None;
 #[derive(Clone, PartialEq, Default)]
 pub struct PayloadBox(Option<Box<Payload>>);
 
+impl PayloadBox {
+    pub const NONE: PayloadBox = PayloadBox(None);
+}
+
 impl Deref for PayloadBox {
     type Target = Payload;
     fn deref(&self) -> &Payload {

@@ -72,6 +72,9 @@ pub enum Edit {
 pub enum Change {
     /// Only operands: each changed one's index, old and new value.
     Operands(super::List<(u32, Operand, Operand)>),
+    /// Only operands' flags (a kill or dead flag set or cleared, ...): each changed
+    /// operand's index, old and new flag word (8 bytes an operand instead of 72).
+    Flags(super::List<(u32, u16, u16)>),
     /// Anything else (opcode, operand count, flags, ...): the whole old and new data.
     Whole(alloc::boxed::Box<(InstData, InstData)>),
 }
@@ -88,14 +91,26 @@ impl Change {
         if !same_shape {
             return Change::Whole(alloc::boxed::Box::new((old.clone(), new)));
         }
-        let ops: alloc::vec::Vec<_> = old
-            .operands
-            .iter()
-            .zip(&new.operands)
-            .enumerate()
-            .filter(|(_, (a, b))| a != b)
-            .map(|(k, (a, b))| (k as u32, *a, *b))
-            .collect();
+        let changed = || {
+            old.operands
+                .iter()
+                .zip(&new.operands)
+                .enumerate()
+                .filter(|(_, (a, b))| a != b)
+        };
+        let only_flags = changed().all(|(_, (a, b))| {
+            Operand {
+                flags: b.flags,
+                ..*a
+            } == *b
+        });
+        if only_flags {
+            let flags: alloc::vec::Vec<_> = changed()
+                .map(|(k, (a, b))| (k as u32, a.flags, b.flags))
+                .collect();
+            return Change::Flags(flags.into());
+        }
+        let ops: alloc::vec::Vec<_> = changed().map(|(k, (a, b))| (k as u32, *a, *b)).collect();
         Change::Operands(ops.into())
     }
 
@@ -106,6 +121,9 @@ impl Change {
             Change::Operands(ops) => ops
                 .iter()
                 .all(|(k, old, _)| d.operands.get(*k as usize) == Some(old)),
+            Change::Flags(ops) => ops
+                .iter()
+                .all(|(k, old, _)| d.operands.get(*k as usize).map(|o| o.flags) == Some(*old)),
         }
     }
 
@@ -119,6 +137,14 @@ impl Change {
                         return Err(ReplayError(format!("replace of missing operand {k}")));
                     };
                     *o = if undo { *old } else { *new };
+                }
+            }
+            Change::Flags(ops) => {
+                for (k, old, new) in ops.iter() {
+                    let Some(o) = d.operands.get_mut(*k as usize) else {
+                        return Err(ReplayError(format!("replace of missing operand {k}")));
+                    };
+                    o.flags = if undo { *old } else { *new };
                 }
             }
         }

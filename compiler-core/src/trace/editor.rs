@@ -181,7 +181,9 @@ pub fn record<R: super::Recorder>(
         let edits = ed.take_edits();
         rec.step(move || {
             let mut s = make();
-            s.edits = edits.into();
+            if !(edits.is_empty() && s.edits.is_empty()) {
+                s.edits = edits.into();
+            }
             s
         });
     }

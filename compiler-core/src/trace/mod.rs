@@ -19,7 +19,7 @@ mod narration;
 mod player;
 
 pub use compact::{List, PayloadBox};
-pub use narration::{Narration, Templates};
+pub use narration::{Kind, Narration, Templates};
 
 pub use crate::error::ReplayError;
 pub use edit::{apply_edit, Change, Edit};
@@ -65,15 +65,24 @@ impl Focus {
     }
 }
 
-/// One recorded step of a pass. Stored compactly (a trace holds every step): the
-/// narration as a shared template and its numbers ([`Narration`]), lists as one-word
-/// [`List`]s, the payload behind a pointer ([`PayloadBox`], read as `&*step.payload`).
-#[derive(Clone, Debug, Serialize)]
+/// One recorded step of a pass. Stored compactly (a trace holds every step): the kind
+/// as a shared string ([`Kind`]), the narration as a shared template and its numbers
+/// inline ([`Narration`]), and the rest ([`StepParts`]: lists and payload, which most
+/// steps have few of) behind one optional box. The parts read and write as fields of
+/// the step (`step.edits`, `step.payload`, ...: `Step` derefs to [`StepParts`]; writing
+/// one makes the box).
+#[derive(Clone)]
 pub struct Step {
     /// A stable snake_case id of what happened (`extract_subreg_copy`, `commute`, ...).
-    pub kind: &'static str,
+    pub kind: Kind,
     /// One sentence for a reader, in our own words (`narration.text()`).
     pub narration: Narration,
+    parts: Option<alloc::boxed::Box<StepParts>>,
+}
+
+/// What a step holds besides its kind and sentence (see [`Step`]).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct StepParts {
     pub focus: List<Focus>,
     /// The IR edits this step made, in order.
     pub edits: List<Edit>,
@@ -82,26 +91,52 @@ pub struct Step {
     pub ori_edits: List<crate::ori::edit::OriEdit>,
     /// The same for ptx-emit: what the step added to the PTX output
     /// ([`crate::ptx::edit`]); left out of the JSON when empty.
-    #[serde(skip_serializing_if = "crate::ptx::edit::none")]
     pub ptx_edits: List<crate::ptx::edit::PtxEdit>,
     /// Pass-specific data for the pictures, as JSON-ready values.
     pub payload: PayloadBox,
 }
 
-// The step array holds one of these per step: kind 16, narration 24, the four lists
-// and the payload one word each.
-const _: () = assert!(core::mem::size_of::<Step>() <= 80);
+impl StepParts {
+    const NONE: StepParts = StepParts {
+        focus: List::new(),
+        edits: List::new(),
+        ori_edits: List::new(),
+        ptx_edits: List::new(),
+        payload: PayloadBox::NONE,
+    };
+    fn is_empty(&self) -> bool {
+        self.focus.is_empty()
+            && self.edits.is_empty()
+            && self.ori_edits.is_empty()
+            && self.ptx_edits.is_empty()
+            && matches!(*self.payload, Payload::None)
+    }
+}
+
+static NO_PARTS: StepParts = StepParts::NONE;
+
+// The step array holds one of these per step: kind 8, narration 16, parts 8.
+const _: () = assert!(core::mem::size_of::<Step>() <= 32);
+
+impl core::ops::Deref for Step {
+    type Target = StepParts;
+    fn deref(&self) -> &StepParts {
+        self.parts.as_deref().unwrap_or(&NO_PARTS)
+    }
+}
+
+impl core::ops::DerefMut for Step {
+    fn deref_mut(&mut self) -> &mut StepParts {
+        self.parts.get_or_insert_with(Default::default)
+    }
+}
 
 impl Step {
     pub fn new(kind: &'static str, narration: impl Into<String>) -> Self {
         Step {
-            kind,
+            kind: Kind::new(kind),
             narration: Narration::new(&narration.into()),
-            focus: List::new(),
-            edits: List::new(),
-            ori_edits: List::new(),
-            ptx_edits: List::new(),
-            payload: PayloadBox::default(),
+            parts: None,
         }
     }
     pub fn focus(mut self, f: Focus) -> Self {
@@ -113,12 +148,62 @@ impl Step {
         self
     }
     pub fn payload(mut self, p: impl Into<Payload>) -> Self {
-        self.payload = p.into().into();
+        let p: PayloadBox = p.into().into();
+        if self.parts.is_some() || !matches!(*p, Payload::None) {
+            self.payload = p;
+        }
         self
     }
     /// True when the step changed nothing in the IR.
     pub fn is_noop(&self) -> bool {
         self.edits.is_empty() && self.ori_edits.is_empty() && self.ptx_edits.is_empty()
+    }
+    /// Heap bytes of the parts' box itself (not what its lists and payload hold).
+    pub fn parts_box_bytes(&self) -> usize {
+        self.parts
+            .as_ref()
+            .map_or(0, |_| core::mem::size_of::<StepParts>())
+    }
+    /// Drops the parts' box when nothing is in it (a step that wrote an empty list).
+    fn settle(&mut self) {
+        if self.parts.as_deref().is_some_and(StepParts::is_empty) {
+            self.parts = None;
+        }
+    }
+}
+
+impl core::fmt::Debug for Step {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct("Step")
+            .field("kind", &self.kind)
+            .field("narration", &self.narration)
+            .field("focus", &self.focus)
+            .field("edits", &self.edits)
+            .field("ori_edits", &self.ori_edits)
+            .field("ptx_edits", &self.ptx_edits)
+            .field("payload", &self.payload)
+            .finish()
+    }
+}
+
+/// The JSON of a step: its fields in order, `ptx_edits` only when there are some.
+impl Serialize for Step {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeStruct;
+        let ptx = !crate::ptx::edit::none(&self.ptx_edits);
+        let mut st = s.serialize_struct("Step", 6 + usize::from(ptx))?;
+        st.serialize_field("kind", &self.kind)?;
+        st.serialize_field("narration", &self.narration)?;
+        st.serialize_field("focus", &self.focus)?;
+        st.serialize_field("edits", &self.edits)?;
+        st.serialize_field("ori_edits", &self.ori_edits)?;
+        if ptx {
+            st.serialize_field("ptx_edits", &self.ptx_edits)?;
+        } else {
+            st.skip_field("ptx_edits")?;
+        }
+        st.serialize_field("payload", &self.payload)?;
+        st.end()
     }
 }
 
@@ -535,6 +620,8 @@ pub struct StepLog {
 impl StepLog {
     fn keep(&mut self, mut s: Step) {
         self.templates.share(&mut s.narration);
+        self.templates.share_kind(&mut s.kind);
+        s.settle();
         // Grow by half rather than double: a trace is the biggest thing a traced run
         // holds, and its spare room is part of the run's peak.
         if self.steps.len() == self.steps.capacity() {
@@ -575,7 +662,9 @@ impl Recorder for StepLog {
     fn ori_step(&mut self, f: &crate::ori::Function, make: impl FnOnce() -> Step) {
         let edits = self.ori_edits(f);
         let mut s = make();
-        s.ori_edits = edits.into();
+        if !(edits.is_empty() && s.ori_edits.is_empty()) {
+            s.ori_edits = edits.into();
+        }
         self.keep(s);
     }
     fn ori_end(&mut self, f: &crate::ori::Function) {

@@ -11,10 +11,14 @@
 //! numbers. [`Narration::text`] puts the sentence back together byte for byte: a number
 //! becomes an argument only when printing it gives the same digits back (no leading
 //! zero, at most nine digits), and a `\u{1}` of the sentence itself is kept as an
-//! argument of its own ([`LITERAL_MARK`]).
+//! argument of its own ([`LITERAL_MARK`]). The numbers' bytes live inline in the step
+//! (eight of them); a sentence whose numbers need more is kept whole, as a template of
+//! its own with no numbers taken out (still shared with equal sentences).
+//!
+//! A step's [`Kind`] is shared the same way.
 
 use alloc::boxed::Box;
-use alloc::collections::BTreeMap;
+use alloc::collections::BTreeSet;
 use alloc::string::String;
 use alloc::sync::Arc;
 use alloc::vec::Vec;
@@ -24,32 +28,57 @@ use core::fmt;
 const MARK: char = '\u{1}';
 /// The argument that stands for a `\u{1}` of the sentence itself.
 const LITERAL_MARK: u32 = u32::MAX;
+/// The numbers' LEB128 bytes kept inline in a step; a sentence whose numbers need more
+/// is kept whole instead ([`Template::verbatim`]).
+const INLINE_ARGS: usize = 8;
 
-/// One step's sentence: a shared template and the numbers that fill it.
+/// A sentence with its numbers taken out, shared by the steps that use it; or, for a
+/// sentence whose numbers do not fit inline, the whole sentence (`verbatim`).
+#[derive(Clone, PartialEq, Eq, PartialOrd, Ord)]
+struct Template {
+    verbatim: bool,
+    text: Box<str>,
+}
+
+/// One step's sentence: a shared template and the numbers that fill it (16 bytes: the
+/// step array holds one per step).
 #[derive(Clone)]
 pub struct Narration {
-    /// Thin (one word): the step array holds one per step.
-    #[allow(clippy::redundant_allocation)]
-    template: Arc<Box<str>>,
-    /// The numbers in order, LEB128; `None` when there are none.
-    args: Option<alloc::boxed::Box<[u8]>>,
+    template: Arc<Template>,
+    /// The numbers in order, LEB128 (self-delimiting: the template says how many),
+    /// zero-padded.
+    args: [u8; INLINE_ARGS],
 }
 
 impl Narration {
     /// Splits `text` into a template (not yet shared) and its numbers.
     pub fn new(text: &str) -> Self {
         let (template, args) = split(text);
+        let mut inline = [0u8; INLINE_ARGS];
+        let (text, verbatim) = match inline.get_mut(..args.len()) {
+            Some(slot) => {
+                slot.copy_from_slice(&args);
+                (template, false)
+            }
+            None => (String::from(text), true),
+        };
         Narration {
-            template: Arc::new(template.into_boxed_str()),
-            args: (!args.is_empty()).then(|| args.into_boxed_slice()),
+            template: Arc::new(Template {
+                verbatim,
+                text: text.into_boxed_str(),
+            }),
+            args: inline,
         }
     }
 
     /// The sentence, as it was written.
     pub fn text(&self) -> String {
-        let mut out = String::with_capacity(self.template.len() + 8);
-        let mut args = self.args.as_deref().unwrap_or(&[]);
-        for c in self.template.chars() {
+        if self.template.verbatim {
+            return String::from(&*self.template.text);
+        }
+        let mut out = String::with_capacity(self.template.text.len() + 8);
+        let mut args = &self.args[..];
+        for c in self.template.text.chars() {
             if c != MARK {
                 out.push(c);
                 continue;
@@ -72,12 +101,13 @@ impl Narration {
         self.text().starts_with(pat)
     }
     pub fn is_empty(&self) -> bool {
-        self.template.is_empty()
+        self.template.text.is_empty()
     }
 
-    /// Heap bytes this step holds of its own (the template is shared).
+    /// Heap bytes this step holds of its own (the template is shared; the numbers are
+    /// inline).
     pub fn own_bytes(&self) -> usize {
-        self.args.as_ref().map_or(0, |a| a.len())
+        0
     }
     /// Where the shared template lives (equal for steps sharing it) and its length:
     /// for counting a trace's templates once.
@@ -85,11 +115,12 @@ impl Narration {
         Arc::as_ptr(&self.template) as *const u8 as usize
     }
     pub fn template_len(&self) -> usize {
-        self.template.len()
+        self.template.text.len()
     }
-    /// The template: the sentence with each stored number as `\u{1}`.
+    /// The template: the sentence with each stored number as `\u{1}` (or the whole
+    /// sentence, when its numbers do not fit inline).
     pub fn template(&self) -> &str {
-        &self.template
+        &self.template.text
     }
 }
 
@@ -141,18 +172,118 @@ impl serde::Serialize for Narration {
     }
 }
 
-/// The templates one recorder has seen: each is stored once, and every step with the
-/// same template points at that one copy.
+/// A step's kind (`commute`, `join`, ...): a `&'static str` behind one shared pointer
+/// (8 bytes inline instead of 16; a recorder's [`Templates`] hands every step of a kind
+/// the same copy). Compares with, prints and serializes as the string.
+#[derive(Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Kind(Arc<&'static str>);
+
+impl Kind {
+    pub fn new(kind: &'static str) -> Self {
+        Kind(Arc::new(kind))
+    }
+    pub fn as_str(&self) -> &'static str {
+        *self.0
+    }
+}
+
+impl core::ops::Deref for Kind {
+    type Target = str;
+    fn deref(&self) -> &str {
+        *self.0
+    }
+}
+impl From<&'static str> for Kind {
+    fn from(s: &'static str) -> Self {
+        Kind::new(s)
+    }
+}
+impl From<Kind> for &'static str {
+    fn from(k: Kind) -> Self {
+        k.as_str()
+    }
+}
+impl From<Kind> for String {
+    fn from(k: Kind) -> Self {
+        String::from(k.as_str())
+    }
+}
+impl PartialEq<str> for Kind {
+    fn eq(&self, o: &str) -> bool {
+        *self.0 == o
+    }
+}
+impl PartialEq<&str> for Kind {
+    fn eq(&self, o: &&str) -> bool {
+        *self.0 == *o
+    }
+}
+impl PartialEq<Kind> for &str {
+    fn eq(&self, o: &Kind) -> bool {
+        *self == *o.0
+    }
+}
+impl PartialEq<Kind> for str {
+    fn eq(&self, o: &Kind) -> bool {
+        self == *o.0
+    }
+}
+impl PartialEq<String> for Kind {
+    fn eq(&self, o: &String) -> bool {
+        *self.0 == o.as_str()
+    }
+}
+impl PartialEq<Kind> for String {
+    fn eq(&self, o: &Kind) -> bool {
+        self.as_str() == *o.0
+    }
+}
+impl fmt::Display for Kind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+impl fmt::Debug for Kind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Debug::fmt(*self.0, f)
+    }
+}
+impl serde::Serialize for Kind {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(&self.0)
+    }
+}
+
+/// The templates and kinds one recorder has seen: each is stored once, and every step
+/// with the same template (kind) points at that one copy.
 #[derive(Default, Debug)]
-pub struct Templates(BTreeMap<Box<str>, Arc<Box<str>>>);
+pub struct Templates {
+    templates: BTreeSet<Arc<Template>>,
+    kinds: BTreeSet<Kind>,
+}
+
+impl fmt::Debug for Template {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Debug::fmt(&self.text, f)
+    }
+}
 
 impl Templates {
     /// Points `n` at the shared copy of its template (adding it when new).
     pub fn share(&mut self, n: &mut Narration) {
-        match self.0.get(&**n.template) {
+        match self.templates.get(&n.template) {
             Some(t) => n.template = t.clone(),
             None => {
-                self.0.insert((*n.template).clone(), n.template.clone());
+                self.templates.insert(n.template.clone());
+            }
+        }
+    }
+    /// Points `k` at the shared copy of its kind (adding it when new).
+    pub fn share_kind(&mut self, k: &mut Kind) {
+        match self.kinds.get(k) {
+            Some(t) => *k = t.clone(),
+            None => {
+                self.kinds.insert(k.clone());
             }
         }
     }
@@ -269,6 +400,26 @@ mod tests {
         t.share(&mut b);
         assert!(Arc::ptr_eq(&a.template, &b.template));
         assert_eq!(b.text(), "Joined %3 into %400.");
-        assert_eq!(a.own_bytes(), 2);
+        assert_eq!(core::mem::size_of::<Narration>(), 16);
+    }
+
+    /// Numbers needing more than eight LEB128 bytes: the sentence is kept whole, still
+    /// printed byte for byte and shared between equal sentences.
+    #[test]
+    fn a_sentence_with_many_numbers_is_kept_whole() {
+        let s = "%100000 = COPY %200000 at 300000, before 400000";
+        let mut t = Templates::default();
+        let (mut a, mut b) = (Narration::new(s), Narration::new(s));
+        assert!(a.template.verbatim);
+        assert_eq!(a.text(), s);
+        t.share(&mut a);
+        t.share(&mut b);
+        assert!(Arc::ptr_eq(&a.template, &b.template));
+        let short = Narration::new("%100000 = COPY %2");
+        assert!(!short.template.verbatim && short.text() == "%100000 = COPY %2");
+        let mut k = (Kind::new("join"), Kind::new("join"));
+        t.share_kind(&mut k.0);
+        t.share_kind(&mut k.1);
+        assert!(Arc::ptr_eq(&k.0 .0, &k.1 .0) && k.0 == "join" && "join" == k.1);
     }
 }
