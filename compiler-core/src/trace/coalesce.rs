@@ -2,8 +2,9 @@
 //!
 //! ```text
 //!  CoalesceDecision { copy, dst, src, verdict, dst_lane, packed: [u8] }
-//!  packed = dst range · src range · merged segments · conflicts · conflict spans
-//!           (LEB128 numbers; segment starts and value defs as deltas)
+//!  packed = dst range · src range · merged segments · conflicts with their spans
+//!           (LEB128 numbers; segment starts and value defs as deltas; the merged
+//!           range as the segments it does not share at either end with dst's)
 //!  Serialize / accessors ──▶ the ranges printed as LLVM prints them, the conflicts'
 //!                            texts, the segment lists: the same JSON as when each
 //!                            step held them as strings and vectors
@@ -113,8 +114,8 @@ impl DecisionRanges {
     /// Both ranges as they are now.
     pub fn of(dst: &LiveRange, src: &LiveRange) -> Self {
         let mut b = Vec::new();
-        put_range(&mut b, Some(dst), true);
-        put_range(&mut b, Some(src), true);
+        put_range(&mut b, Some(dst));
+        put_range(&mut b, Some(src));
         DecisionRanges(b)
     }
     /// Ranges given as numbers (a picture's test).
@@ -129,8 +130,8 @@ impl DecisionRanges {
     /// No ranges (a decision taken before looking at them).
     pub fn none() -> Self {
         let mut b = Vec::new();
-        put_range(&mut b, None, true);
-        put_range(&mut b, None, true);
+        put_range(&mut b, None);
+        put_range(&mut b, None);
         DecisionRanges(b)
     }
 }
@@ -139,15 +140,41 @@ impl CoalesceDecision {
     /// The decision with the ranges read before it, the surviving range after a join
     /// (`merged`), and the conflicts with the raw `[start, end)` both cover at each.
     pub fn new(
-        (copy, dst, src): (u32, u32, u32),
+        ids: (u32, u32, u32),
         verdict: &'static str,
         dst_lane: Option<u8>,
         ranges: DecisionRanges,
         merged: Option<&LiveRange>,
         conflicts: &[(ConflictAt, (u32, u32))],
     ) -> Self {
+        let merged: Option<Vec<SegmentView>> = merged.map(super::segments_of);
+        Self::assemble(ids, verdict, dst_lane, ranges, merged.as_deref(), conflicts)
+    }
+
+    /// [`CoalesceDecision::new`] with the merged segments as numbers.
+    pub fn with_merged_segments(
+        ids: (u32, u32, u32),
+        verdict: &'static str,
+        ranges: DecisionRanges,
+        merged: &[SegmentView],
+    ) -> Self {
+        Self::assemble(ids, verdict, None, ranges, Some(merged), &[])
+    }
+
+    fn assemble(
+        (copy, dst, src): (u32, u32, u32),
+        verdict: &'static str,
+        dst_lane: Option<u8>,
+        ranges: DecisionRanges,
+        merged: Option<&[SegmentView]>,
+        conflicts: &[(ConflictAt, (u32, u32))],
+    ) -> Self {
         let mut b = ranges.0;
-        put_range(&mut b, merged, false);
+        let before = Reader(&b)
+            .range(true)
+            .map(|r| r.segments)
+            .unwrap_or_default();
+        put_merged(&mut b, &before, merged);
         put(&mut b, conflicts.len() as u64);
         for (c, (s, e)) in conflicts {
             put_conflict(&mut b, c);
@@ -164,32 +191,13 @@ impl CoalesceDecision {
         }
     }
 
-    /// [`CoalesceDecision::new`] with the merged segments as numbers.
-    pub fn with_merged_segments(
-        ids: (u32, u32, u32),
-        verdict: &'static str,
-        ranges: DecisionRanges,
-        merged: &[SegmentView],
-    ) -> Self {
-        let mut d = CoalesceDecision::new(ids, verdict, None, ranges, None, &[]);
-        let mut b = Vec::new();
-        let mut r = Reader(&d.packed);
-        for _ in 0..2 {
-            r.range(true);
-        }
-        b.extend_from_slice(&d.packed[..d.packed.len() - r.0.len()]);
-        put_segments(&mut b, merged.len(), merged.iter().copied());
-        put(&mut b, 0);
-        d.packed = b.into_boxed_slice();
-        d
-    }
-
     /// Every part, decoded.
     fn unpack(&self) -> Unpacked {
         let mut r = Reader(&self.packed);
         let dst = r.range(true);
         let src = r.range(true);
-        let merged = r.range(false).map(|m| m.segments).unwrap_or_default();
+        let before = dst.as_ref().map_or(&[][..], |d| &d.segments[..]);
+        let merged = r.merged(before);
         let n = r.next() as usize;
         let mut conflicts = Vec::with_capacity(n);
         for _ in 0..n {
@@ -301,9 +309,9 @@ fn unzigzag(z: u64) -> i64 {
 }
 
 /// A range: 0 when absent, else its segment count + 1; the segments (start as a delta
-/// from the previous end, length, value); with `values`, their count and defs (delta
-/// from the previous def, the phi flag in the low bit).
-fn put_range(b: &mut Vec<u8>, r: Option<&LiveRange>, values: bool) {
+/// from the previous end, length, value); its values' count and defs (delta from the
+/// previous def, the phi flag in the low bit).
+fn put_range(b: &mut Vec<u8>, r: Option<&LiveRange>) {
     let Some(r) = r else {
         put(b, 0);
         return;
@@ -314,15 +322,17 @@ fn put_range(b: &mut Vec<u8>, r: Option<&LiveRange>, values: bool) {
         valno: s.valno,
     });
     put_segments(b, r.segments.len(), segs);
-    if values {
-        let defs = r.valnos.iter().map(|v| (v.def.raw(), v.is_phi_def));
-        put_values(b, r.valnos.len(), defs);
-    }
+    let defs = r.valnos.iter().map(|v| (v.def.raw(), v.is_phi_def));
+    put_values(b, r.valnos.len(), defs);
 }
 
 fn put_segments(b: &mut Vec<u8>, n: usize, segs: impl Iterator<Item = SegmentView>) {
     put(b, n as u64 + 1);
-    let mut prev = 0i64;
+    put_run(b, 0, segs);
+}
+
+/// Segments as deltas, the first from `prev` (an end).
+fn put_run(b: &mut Vec<u8>, mut prev: i64, segs: impl Iterator<Item = SegmentView>) {
     for s in segs {
         let (start, end) = (i64::from(s.start), i64::from(s.end));
         put(b, zigzag(start - prev));
@@ -330,6 +340,25 @@ fn put_segments(b: &mut Vec<u8>, n: usize, segs: impl Iterator<Item = SegmentVie
         put(b, u64::from(s.valno));
         prev = end;
     }
+}
+
+/// The range after a join, against `before` (the survivor's range before it, which a
+/// join of a smaller range mostly keeps): 0 when absent, else its segment count + 1,
+/// how many leading and trailing segments equal `before`'s, and the others as deltas.
+fn put_merged(b: &mut Vec<u8>, before: &[SegmentView], merged: Option<&[SegmentView]>) {
+    let Some(m) = merged else {
+        put(b, 0);
+        return;
+    };
+    let head = m.iter().zip(before).take_while(|(x, y)| x == y).count();
+    let rest = (m.len() - head).min(before.len() - head);
+    let tail = m.iter().rev().zip(before.iter().rev()).take(rest);
+    let tail = tail.take_while(|(x, y)| x == y).count();
+    put(b, m.len() as u64 + 1);
+    put(b, head as u64);
+    put(b, tail as u64);
+    let prev = head.checked_sub(1).map_or(0, |k| i64::from(m[k].end));
+    put_run(b, prev, m[head..m.len() - tail].iter().copied());
 }
 
 fn put_values(b: &mut Vec<u8>, n: usize, defs: impl Iterator<Item = (u32, bool)>) {
@@ -388,15 +417,9 @@ impl Reader<'_> {
         let mut r = RangeNumbers::default();
         let mut prev = 0i64;
         for _ in 0..n {
-            let start = prev + unzigzag(self.next());
-            let end = start + unzigzag(self.next());
-            let valno = self.u32();
-            r.segments.push(SegmentView {
-                start: start as u32,
-                end: end as u32,
-                valno,
-            });
-            prev = end;
+            let s = self.segment(prev);
+            prev = i64::from(s.end);
+            r.segments.push(s);
         }
         if values {
             let mut prev = 0i64;
@@ -408,6 +431,33 @@ impl Reader<'_> {
             }
         }
         Some(r)
+    }
+
+    /// What [`put_merged`] wrote against `before`.
+    fn merged(&mut self, before: &[SegmentView]) -> Vec<SegmentView> {
+        let Some(n) = (self.next() as usize).checked_sub(1) else {
+            return Vec::new();
+        };
+        let (head, tail) = (self.next() as usize, self.next() as usize);
+        let mut out: Vec<SegmentView> = before[..head].to_vec();
+        let mut prev = out.last().map_or(0, |s| i64::from(s.end));
+        for _ in head..n - tail {
+            let s = self.segment(prev);
+            prev = i64::from(s.end);
+            out.push(s);
+        }
+        out.extend_from_slice(&before[before.len() - tail..]);
+        out
+    }
+
+    fn segment(&mut self, prev: i64) -> SegmentView {
+        let start = prev + unzigzag(self.next());
+        let end = start + unzigzag(self.next());
+        SegmentView {
+            start: start as u32,
+            end: end as u32,
+            valno: self.u32(),
+        }
     }
 
     fn conflict(&mut self) -> ConflictAt {
@@ -507,6 +557,31 @@ mod tests {
             &[],
         );
         assert_eq!((empty.dst_range(), empty.merged()), (None, Vec::new()));
+        let a = range(
+            &[(0, 10, 0), (20, 30, 1), (40, 50, 2)],
+            &[(0, false), (20, false), (40, false)],
+        );
+        let b = range(&[(12, 18, 0)], &[(12, false)]);
+        for m in [
+            &[(0, 10, 0), (12, 30, 1), (40, 50, 2)][..],
+            &[(0, 10, 0), (20, 30, 1), (40, 50, 2)],
+            &[(0, 10, 0), (20, 30, 1), (40, 50, 2), (60, 70, 3)],
+            &[(1, 10, 0), (20, 30, 1)],
+            &[(0, 50, 0)],
+            &[],
+        ] {
+            let merged = range(m, &[]);
+            let d = CoalesceDecision::new(
+                (1, 2, 3),
+                "joined",
+                None,
+                DecisionRanges::of(&a, &b),
+                Some(&merged),
+                &[],
+            );
+            assert_eq!(d.merged(), crate::trace::segments_of(&merged), "{m:?}");
+            assert_eq!(d.dst_segments(), crate::trace::segments_of(&a));
+        }
         let e = range(&[], &[]);
         let d = CoalesceDecision::new(
             (1, 2, 3),
