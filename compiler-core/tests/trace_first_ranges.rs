@@ -42,7 +42,7 @@ fn check(what: &str, input: &Function, steps: &[Step]) -> usize {
             }
             Payload::CoalesceDecision(d) if d.dst_lane.is_none() => {
                 let (dst, src) = (&d.dst, &d.src);
-                let (dst_segments, src_segments) = (&d.dst_segments, &d.src_segments);
+                let (dst_segments, src_segments) = (d.dst_segments(), d.src_segments());
                 // A decision that reports no ranges (a class or sub-register refusal)
                 // has nothing to compare.
                 for (reg, segs) in [(dst, dst_segments), (src, src_segments)] {

@@ -334,7 +334,10 @@ fn trace_ranges(steps: &[Step], first: &[RangeView]) -> Bars {
                 out.remove(&c.src);
                 out.insert(
                     c.dst,
-                    c.merged.iter().map(|g| (g.start, g.end, g.valno)).collect(),
+                    c.merged()
+                        .iter()
+                        .map(|g| (g.start, g.end, g.valno))
+                        .collect(),
                 );
             }
             _ => {}
@@ -374,7 +377,7 @@ async fn interval_bars_match_the_intervals() {
             // The next decision saw exactly these ranges.
             let next = steps[k as usize..].iter().find_map(|s| match &*s.payload {
                 Payload::CoalesceDecision(c) if c.dst_lane.is_none() && c.verdict != "partial" => {
-                    Some((c.dst, c.src, c.dst_segments.clone(), c.src_segments.clone()))
+                    Some((c.dst, c.src, c.dst_segments(), c.src_segments()))
                 }
                 _ => None,
             });
@@ -388,7 +391,7 @@ async fn interval_bars_match_the_intervals() {
                 assert_eq!(drawn.get(&s), Some(&want(&ss)), "{stage} step {k}: %{s}");
             }
             if let Payload::CoalesceDecision(c) = &*steps[k as usize - 1].payload {
-                let (dst, src, conflict_spans) = (&c.dst, &c.src, &c.conflict_spans);
+                let (dst, src, conflict_spans) = (&c.dst, &c.src, c.conflict_spans());
                 // After a join only the survivor's row is left.
                 for reg in [dst, src] {
                     let Some(row) = all(&m.root, &format!(".bar-row[data-reg='{reg}']")).pop()

@@ -76,3 +76,42 @@ pub struct SnapshotNode {
     pub right: Option<NodeId>,
     pub max_end: u32,
 }
+
+/// The events of one tree step: at most one (each insert, removal, rotation and
+/// recolouring is its own step; a summary step has none), kept inline in the payload
+/// rather than in a list of its own. Reads and serializes as a slice.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct TreeEvents(Option<TreeEvent>);
+
+impl TreeEvents {
+    pub fn one(e: TreeEvent) -> Self {
+        TreeEvents(Some(e))
+    }
+    pub fn none() -> Self {
+        TreeEvents(None)
+    }
+    pub fn as_slice(&self) -> &[TreeEvent] {
+        self.0.as_slice()
+    }
+}
+
+impl core::ops::Deref for TreeEvents {
+    type Target = [TreeEvent];
+    fn deref(&self) -> &[TreeEvent] {
+        self.as_slice()
+    }
+}
+
+impl<'a> IntoIterator for &'a TreeEvents {
+    type Item = &'a TreeEvent;
+    type IntoIter = core::slice::Iter<'a, TreeEvent>;
+    fn into_iter(self) -> Self::IntoIter {
+        self.as_slice().iter()
+    }
+}
+
+impl Serialize for TreeEvents {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        self.as_slice().serialize(s)
+    }
+}

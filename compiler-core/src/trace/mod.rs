@@ -11,6 +11,7 @@
 //! output exactly (tests check this for every pass); with [`NoTrace`] the closures passed
 //! to [`Recorder::step`] are never called, so tracing off costs nothing.
 
+mod coalesce;
 mod compact;
 mod edit;
 mod editor;
@@ -18,6 +19,7 @@ pub mod interval_tree;
 mod narration;
 mod player;
 
+pub use coalesce::{CoalesceDecision, ConflictAt, DecisionRanges, RangeNumbers};
 pub use compact::{List, PayloadBox};
 pub use narration::{Kind, Narration, Templates};
 
@@ -235,9 +237,9 @@ pub enum Payload {
         /// Every step of the chain as it ran, with what it did (counted or not).
         lv_steps: Vec<String>,
     },
-    /// Coalescing: one decision about a copy, with both live ranges as printed.
-    /// (Boxed: the payload of every step is as large as its largest variant.)
-    CoalesceDecision(alloc::boxed::Box<CoalesceDecision>),
+    /// Coalescing: one decision about a copy, with both live ranges as numbers (the
+    /// JSON prints them as LLVM does: [`CoalesceDecision`]).
+    CoalesceDecision(CoalesceDecision),
     /// NVPTX coalescer: the two halves of a decomposed register pair side by side: the
     /// half copies (dst, src) and the live ranges of their registers, low half first
     /// (low dst, low src, high dst, high src). Apart from `LiveRanges`, so the bars of
@@ -263,7 +265,7 @@ pub enum Payload {
     /// NVPTX coalescer: the interval tree changed (events in order, and the tree after,
     /// when it is small enough to copy into every step).
     TreeChange {
-        events: Vec<interval_tree::TreeEvent>,
+        events: interval_tree::TreeEvents,
         tree: Option<alloc::boxed::Box<interval_tree::TreeSnapshot>>,
         rotations: u64,
     },
@@ -359,31 +361,6 @@ pub enum Payload {
     },
 }
 
-/// Coalescing: one decision about a copy, with both live ranges as printed.
-#[derive(Clone, Debug, PartialEq, Serialize)]
-pub struct CoalesceDecision {
-    pub copy: u32,
-    pub dst: u32,
-    pub src: u32,
-    /// `joined`, `identity`, `conflict`, `remat`, `class`, `deferred` ...
-    pub verdict: &'static str,
-    pub dst_range: String,
-    pub src_range: String,
-    /// Where the two ranges are live at once with different values.
-    pub conflicts: Vec<(String, String)>,
-    /// When `dst` joins as one lane of a tuple (NVPTX coalescer): that lane; the
-    /// `dst_*` ranges are then the lane's, `merged` the whole register's.
-    pub dst_lane: Option<u8>,
-    /// The two ranges again as numbers (before the decision), for the bars.
-    pub dst_segments: Vec<SegmentView>,
-    pub src_segments: Vec<SegmentView>,
-    /// After a join: the surviving register's whole range (`src` is then empty).
-    pub merged: Vec<SegmentView>,
-    /// The conflicting overlaps as raw `[start, end)` slot pairs (one per entry of
-    /// `conflicts`, where both registers are live around the conflicting def).
-    pub conflict_spans: Vec<(u32, u32)>,
-}
-
 /// Two-address: a tied (use, def) pair and what was tried for it.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct TiedPair {
@@ -466,7 +443,7 @@ pub struct EmitterRecord {
 
 impl From<CoalesceDecision> for Payload {
     fn from(p: CoalesceDecision) -> Self {
-        Payload::CoalesceDecision(alloc::boxed::Box::new(p))
+        Payload::CoalesceDecision(p)
     }
 }
 impl From<TiedPair> for Payload {

@@ -225,10 +225,10 @@ impl Ranges {
                 self.first_extent = start.zip(end);
             }
             Payload::CoalesceDecision(c) if is_join(c.verdict) => {
-                let (dst, src, merged) = (&c.dst, &c.src, &c.merged);
+                let (dst, src, merged) = (&c.dst, &c.src, c.merged());
                 let (s, d) = (self.slot(*src), self.slot(*dst));
                 self.rows[s] = None;
-                self.rows[d] = Some(merged.clone());
+                self.rows[d] = Some(merged);
                 let mut folded = core::mem::take(&mut self.joined[s]);
                 self.joined[d].push(*src);
                 self.joined[d].append(&mut folded);
@@ -301,9 +301,9 @@ pub fn picture(steps: &[Step], first: &[RangeView]) -> Option<CoalescePicture> {
     let verdict = match &*last.payload {
         Payload::CoalesceDecision(c) => {
             let (verdict, dst, src, conflict_spans) =
-                (&c.verdict, &c.dst, &c.src, &c.conflict_spans);
+                (&c.verdict, &c.dst, &c.src, c.conflict_spans());
             // Both directions of the check may find the same overlap: draw it once.
-            let spans = distinct_spans(conflict_spans);
+            let spans = distinct_spans(&conflict_spans);
             Some(Verdict {
                 verdict: verdict.to_string(),
                 dst: *dst,
@@ -555,6 +555,7 @@ fn caption(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use compiler_core::trace::{DecisionRanges, RangeNumbers};
 
     #[test]
     fn axis_ticks_are_whole_indexes_within_the_extent() {
@@ -570,6 +571,10 @@ mod tests {
             start,
             end,
             valno: 0,
+        };
+        let numbers = |s: SegmentView| RangeNumbers {
+            segments: vec![s],
+            values: vec![(s.start, false)],
         };
         let mut r = Ranges::default();
         // The step carries no rows: they come from the stage's input.
@@ -591,20 +596,14 @@ mod tests {
             &first,
         );
         r.apply(
-            &Payload::from(compiler_core::trace::CoalesceDecision {
-                copy: 0,
-                dst: 1,
-                src: 2,
-                verdict: "joined",
-                dst_range: String::new(),
-                src_range: String::new(),
-                conflicts: Vec::new(),
-                dst_lane: None,
-                dst_segments: vec![seg(10, 20)],
-                src_segments: vec![seg(20, 30)],
-                merged: vec![seg(10, 30)],
-                conflict_spans: Vec::new(),
-            }),
+            &Payload::from(
+                compiler_core::trace::CoalesceDecision::with_merged_segments(
+                    (0, 1, 2),
+                    "joined",
+                    DecisionRanges::of_numbers(&numbers(seg(10, 20)), &numbers(seg(20, 30))),
+                    &[seg(10, 30)],
+                ),
+            ),
             &[],
         );
         assert_eq!(r.regs().collect::<Vec<_>>(), [1]);

@@ -7,7 +7,7 @@ use crate::entity::EntityRef;
 use crate::liveness::{LiveRange, SlotIndex};
 use crate::mir::instr::InstList;
 use crate::mir::{oflag, CopyFamily, Function, Inst, InstData, Op, Reg, SubReg, VReg};
-use crate::trace::{recorded_segments, Focus, Recorder, Step};
+use crate::trace::{CoalesceDecision, ConflictAt, DecisionRanges, Focus, Recorder, Step};
 use alloc::format;
 use alloc::string::String;
 use alloc::vec::Vec;
@@ -60,17 +60,13 @@ impl<R: Recorder> Nvptx<'_, '_, R> {
         let conflicts = self.interference(keep, gone);
         if !conflicts.is_empty() {
             self.stats.interference_rejections += 1;
-            let (kr, gr) = self.range_texts(keep, gone);
-            let (ks, gs) = (
-                recorded_segments::<R>(self.range(keep)),
-                recorded_segments::<R>(self.range(gone)),
-            );
-            let (conflicts, conflict_spans): (Vec<_>, Vec<_>) = conflicts.into_iter().unzip();
-            let first = conflicts[0].0.clone();
+            let ranges = self.decision_ranges(keep, gone);
             self.step(|| {
+                let first = conflicts[0].0.texts().0;
+                let ids = (c.inst, keep.0.index() as u32, gone.0.index() as u32);
                 Step::new("interference", format!("The tree finds a live segment of one of {dn} and {sn} overlapping the other's at {first}: this pass counts any overlap as interference, whatever values they hold (the spec's rule; the generic coalescer compares values), so the candidate goes to the secondary heap."))
                     .focus(Focus::inst(inst))
-                    .payload(crate::trace::CoalesceDecision { copy: c.inst, dst: keep.0.index() as u32, src: gone.0.index() as u32, verdict: "interference", dst_range: kr, src_range: gr, conflicts, dst_lane: keep.1, dst_segments: ks, src_segments: gs, merged: Vec::new(), conflict_spans })
+                    .payload(CoalesceDecision::new(ids, "interference", keep.1, ranges.unwrap_or_default(), None, &conflicts))
             });
             return false;
         }
@@ -138,7 +134,7 @@ impl<R: Recorder> Nvptx<'_, '_, R> {
     /// at a program point, whatever values they hold). Each conflict comes with the raw
     /// `[start, end)` both cover.
     #[allow(clippy::type_complexity)]
-    fn interference(&mut self, a: Unit, b: Unit) -> Vec<((String, String), (u32, u32))> {
+    fn interference(&mut self, a: Unit, b: Unit) -> Vec<(ConflictAt, (u32, u32))> {
         self.stats.interference_checks += 1;
         if self.opts.no_tree_queries {
             return Vec::new();
@@ -158,31 +154,20 @@ impl<R: Recorder> Nvptx<'_, '_, R> {
         let hits = self.tree.overlapping_key(&spans, self.unit_key(target), 4);
         hits.into_iter()
             .map(|(iv, span)| {
-                // The texts are for the trace only.
-                let text = if R::ENABLED {
-                    (
-                        format!("{}", SlotIndex::from_raw(span.0)),
-                        format!(
-                            "[{},{})",
-                            SlotIndex::from_raw(iv.start),
-                            SlotIndex::from_raw(iv.end)
-                        ),
-                    )
-                } else {
-                    (String::new(), String::new())
+                let at = ConflictAt::Overlap {
+                    at: span.0,
+                    start: iv.start,
+                    end: iv.end,
                 };
-                (text, span)
+                (at, span)
             })
             .collect()
     }
 
-    /// Both ranges as LLVM prints them, for a step's payload (empty with tracing off).
-    fn range_texts(&self, a: Unit, b: Unit) -> (String, String) {
-        if R::ENABLED {
-            (format!("{}", self.range(a)), format!("{}", self.range(b)))
-        } else {
-            (String::new(), String::new())
-        }
+    /// Both ranges as they are now, for a step's decision payload (None with tracing
+    /// off, where nobody reads them).
+    fn decision_ranges(&self, a: Unit, b: Unit) -> Option<DecisionRanges> {
+        R::ENABLED.then(|| DecisionRanges::of(self.range(a), self.range(b)))
     }
 
     /// Renames every operand of `from` in `touched` to `to` (into `keep`'s lane for a
@@ -273,11 +258,7 @@ impl<R: Recorder> Nvptx<'_, '_, R> {
     }
 
     fn merge(&mut self, copy: Inst, keep: Unit, gone: Unit, block_level: bool, dn: &str, sn: &str) {
-        let (kr, gr) = self.range_texts(keep, gone);
-        let (ks, gs) = (
-            recorded_segments::<R>(self.range(keep)),
-            recorded_segments::<R>(self.range(gone)),
-        );
+        let before = self.decision_ranges(keep, gone);
         // The register whose operands are rewritten, and the one they now name: cicc
         // renames `gone`; an untraced run may rename the smaller side (`names.rs`).
         let swap = self.rename_keep_instead(keep, gone);
@@ -369,7 +350,10 @@ impl<R: Recorder> Nvptx<'_, '_, R> {
             self.cx.ed.set_class(to, Some(cl));
         }
         self.stats.joined += 1;
-        let merged = recorded_segments::<R>(&self.main[to.index()]);
+        let decision = before.map(|b| {
+            let ids = (copy.index() as u32, keep.0.index() as u32, gone.0.index() as u32);
+            CoalesceDecision::new(ids, "merged", keep.1, b, Some(&self.main[to.index()]), &[])
+        });
         let level = if block_level {
             "Block-level merge"
         } else {
@@ -382,7 +366,7 @@ impl<R: Recorder> Nvptx<'_, '_, R> {
             };
             Step::new("merge", format!("{level}: {dn} ← {sn} — the tree holds no segment of one overlapping the other's, so they become one register and the copy is erased.{lane_note}"))
                 .focus(Focus::vreg(keep.0))
-                .payload(crate::trace::CoalesceDecision { copy: copy.index() as u32, dst: keep.0.index() as u32, src: gone.0.index() as u32, verdict: "merged", dst_range: kr, src_range: gr, conflicts: Vec::new(), dst_lane: keep.1, dst_segments: ks, src_segments: gs, merged, conflict_spans: Vec::new() })
+                .payload(decision.map_or(crate::trace::Payload::None, Into::into))
         });
         self.update_tree(keep, gone, to);
         let (n, rot) = (self.tree.len(), self.tree.rotations);

@@ -54,6 +54,7 @@ use crate::passes::register_coalescer::Cx;
 use crate::passes::uses::DefUse;
 use crate::stats::Stats;
 use crate::trace::{Focus, Payload, Recorder, Step};
+use crate::trace::interval_tree::TreeEvents;
 use alloc::format;
 use alloc::string::String;
 use alloc::vec::Vec;
@@ -463,7 +464,7 @@ impl<R: Recorder> Nvptx<'_, '_, R> {
             let (kind, text) = event_text(&e);
             self.step(|| {
                 Step::new(kind, text).payload(Payload::TreeChange {
-                    events: alloc::vec![e],
+                    events: TreeEvents::one(e),
                     tree: None,
                     rotations,
                 })
@@ -480,7 +481,7 @@ impl<R: Recorder> Nvptx<'_, '_, R> {
         let snap = (self.tree.len() <= SNAPSHOT_MAX).then(|| self.tree.snapshot());
         self.step(|| {
             Step::new(kind, text).payload(Payload::TreeChange {
-                events: Vec::new(),
+                events: TreeEvents::none(),
                 tree: snap.map(alloc::boxed::Box::new),
                 rotations: rot,
             })

@@ -17,7 +17,7 @@ use super::{full_copy, Coalescer};
 use crate::entity::EntityRef;
 use crate::liveness::{LiveRange, SlotIndex, ValNo};
 use crate::mir::{Inst, Reg, RegClass, VReg};
-use crate::trace::{recorded_segments, Focus, Recorder, Step};
+use crate::trace::{CoalesceDecision, ConflictAt, Focus, Recorder, SegmentView, Step};
 use alloc::format;
 use alloc::string::String;
 use alloc::vec::Vec;
@@ -108,9 +108,8 @@ impl<R: Recorder> Coalescer<'_, '_, R> {
         &self,
         a: VReg,
         b: VReg,
-    ) -> Result<(), (Vec<(String, String)>, Vec<(u32, u32)>)> {
+    ) -> Result<(), Vec<(ConflictAt, (u32, u32))>> {
         let mut conflicts = Vec::new();
-        let mut spans = Vec::new();
         for (x, y) in [(a, b), (b, a)] {
             let (rx, ry) = (&self.ranges[x.index()], &self.ranges[y.index()]);
             for (vi, v) in rx.valnos.iter().enumerate() {
@@ -131,31 +130,28 @@ impl<R: Recorder> Coalescer<'_, '_, R> {
                 {
                     continue;
                 }
-                // The texts are for the trace only; with tracing off the count matters.
-                if R::ENABLED {
-                    let seg = ry
-                        .segments
-                        .iter()
-                        .find(|s| s.contains(v.def))
-                        .map(|s| format!("{s}"))
-                        .unwrap_or_default();
-                    conflicts.push((
-                        format!("{} ({} defines a value)", v.def, self.name(x)),
-                        format!("{} {}", self.name(y), seg),
-                    ));
-                } else {
-                    conflicts.push((String::new(), String::new()));
-                }
-                spans.push(conflict_span(rx, ry, v.def));
+                // As numbers: the trace prints them (`ConflictAt::texts`).
+                let seg = ry.segments.iter().find(|s| s.contains(v.def));
+                let at = ConflictAt::Value {
+                    def: v.def.raw(),
+                    x: x.index() as u32,
+                    y: y.index() as u32,
+                    seg: seg.map(|s| SegmentView {
+                        start: s.start.raw(),
+                        end: s.end.raw(),
+                        valno: s.valno,
+                    }),
+                };
+                conflicts.push((at, conflict_span(rx, ry, v.def)));
                 if conflicts.len() >= 4 {
-                    return Err((conflicts, spans));
+                    return Err(conflicts);
                 }
             }
         }
         if conflicts.is_empty() {
             Ok(())
         } else {
-            Err((conflicts, spans))
+            Err(conflicts)
         }
     }
 
@@ -163,11 +159,7 @@ impl<R: Recorder> Coalescer<'_, '_, R> {
     /// onto itself).
     pub(crate) fn join(&mut self, copy: Inst, keep: VReg, gone: VReg, class: Option<RegClass>) {
         let (kn, gn) = (self.name(keep), self.name(gone));
-        let (kr, gr) = (self.range_text(keep), self.range_text(gone));
-        let (ks, gs) = (
-            recorded_segments::<R>(&self.ranges[keep.index()]),
-            recorded_segments::<R>(&self.ranges[gone.index()]),
-        );
+        let before = self.decision_ranges(keep, gone);
         self.renames.push((gone, keep));
         // Rename every operand of `gone`.
         let mut touched: Vec<Inst> = self.cx.du.defs[gone]
@@ -207,12 +199,15 @@ impl<R: Recorder> Coalescer<'_, '_, R> {
         }
         self.fold_erased_values(keep);
         self.stats.joined += 1;
-        let merged = recorded_segments::<R>(&self.ranges[keep.index()]);
+        let decision = before.map(|b| {
+            let ids = (copy.index() as u32, keep.index() as u32, gone.index() as u32);
+            CoalesceDecision::new(ids, "joined", None, b, Some(&self.ranges[keep.index()]), &[])
+        });
         self.step(|| {
             let extra = if erased > 1 { format!(" {} other copies between them became self-copies and are erased too.", erased - 1) } else { String::new() };
             Step::new("join", format!("Join: {gn} and {kn} never hold different values at once, so {gn} is renamed to {kn} and the COPY disappears.{extra}"))
                 .focus(Focus::vreg(keep))
-                .payload(crate::trace::CoalesceDecision { copy: copy.index() as u32, dst: keep.index() as u32, src: gone.index() as u32, verdict: "joined", dst_range: kr, src_range: gr, conflicts: Vec::new(), dst_lane: None, dst_segments: ks, src_segments: gs, merged, conflict_spans: Vec::new() })
+                .payload(decision.map_or(crate::trace::Payload::None, Into::into))
         });
     }
 

@@ -39,7 +39,7 @@ use crate::liveness::{LiveRange, SlotIndexes};
 use crate::mir::{oflag, Function, Inst, Op, Reg, RegClass, VReg};
 use crate::passes::uses::DefUse;
 use crate::stats::Stats;
-use crate::trace::{recorded_segments, Editor, Focus, Payload, Recorder, Step};
+use crate::trace::{CoalesceDecision, DecisionRanges, Editor, Focus, Payload, Recorder, Step};
 use alloc::format;
 use alloc::string::String;
 use alloc::vec::Vec;
@@ -449,13 +449,10 @@ impl<R: Recorder> Coalescer<'_, '_, R> {
         }
     }
 
-    /// The range as LLVM prints it, for a step's payload (empty with tracing off).
-    pub(crate) fn range_text(&self, v: VReg) -> String {
-        if R::ENABLED {
-            format!("{}", self.ranges[v.index()])
-        } else {
-            String::new()
-        }
+    /// Both ranges as they are now, for a step's decision payload (None with tracing
+    /// off, where nobody reads them).
+    pub(crate) fn decision_ranges(&self, a: VReg, b: VReg) -> Option<DecisionRanges> {
+        R::ENABLED.then(|| DecisionRanges::of(&self.ranges[a.index()], &self.ranges[b.index()]))
     }
 
     /// isTerminalReg: `dst` has no copy other than `copy`.
@@ -542,7 +539,7 @@ impl<R: Recorder> Coalescer<'_, '_, R> {
             self.step(|| {
                 Step::new("partial", format!("{dn} = COPY {sn} reads or writes one lane of a tuple; lane joins are the NVPTX coalescer's job."))
                     .focus(Focus::inst(copy))
-                    .payload(crate::trace::CoalesceDecision { copy: copy.index() as u32, dst: dst.index() as u32, src: src.index() as u32, verdict: "partial", dst_range: String::new(), src_range: String::new(), conflicts: Vec::new(), dst_lane: None, dst_segments: Vec::new(), src_segments: Vec::new(), merged: Vec::new(), conflict_spans: Vec::new() })
+                    .payload(CoalesceDecision::new((copy.index() as u32, dst.index() as u32, src.index() as u32), "partial", None, DecisionRanges::none(), None, &[]))
             });
             return true;
         }
@@ -589,19 +586,16 @@ impl<R: Recorder> Coalescer<'_, '_, R> {
                 true
             }
             Err(None) => false,
-            Err(Some((conflicts, conflict_spans))) => {
+            Err(Some(conflicts)) => {
                 self.stats.interference_rejections += 1;
                 let (kn, gn) = (self.name(keep), self.name(gone));
-                let (kr, gr) = (self.range_text(keep), self.range_text(gone));
-                let (ks, gs) = (
-                    recorded_segments::<R>(&self.ranges[keep.index()]),
-                    recorded_segments::<R>(&self.ranges[gone.index()]),
-                );
-                let first = conflicts.first().map(|c| c.0.clone()).unwrap_or_default();
+                let ranges = self.decision_ranges(keep, gone);
                 self.step(|| {
+                    let first = conflicts.first().map(|c| c.0.texts().0).unwrap_or_default();
+                    let ids = (copy.index() as u32, keep.index() as u32, gone.index() as u32);
                     Step::new("conflict", format!("{kn} and {gn} are both live at {first} holding different values: they cannot share a register, so this COPY stays (for now)."))
                         .focus(Focus::inst(copy))
-                        .payload(crate::trace::CoalesceDecision { copy: copy.index() as u32, dst: keep.index() as u32, src: gone.index() as u32, verdict: "conflict", dst_range: kr, src_range: gr, conflicts, dst_lane: None, dst_segments: ks, src_segments: gs, merged: Vec::new(), conflict_spans })
+                        .payload(CoalesceDecision::new(ids, "conflict", None, ranges.unwrap_or_default(), None, &conflicts))
                 });
                 false
             }
