@@ -4,11 +4,11 @@
 use crate::entity::SecondaryMap;
 use crate::liveness::intervals::LiveIntervals;
 use crate::mir::{Function, Inst, InstData, Operand, VReg};
-use alloc::boxed::Box;
+use alloc::vec::Vec;
 use alloc::collections::BTreeMap;
 
 /// Lists longer than this get a position index once removals have scanned them enough
-/// ([`Index`]), so removing an instruction from the list of a register with thousands
+/// ([`Indexes`]), so removing an instruction from the list of a register with thousands
 /// of uses (a kernel's base pointer) costs a lookup, not a scan.
 const INDEX_AFTER: usize = 16;
 
@@ -16,24 +16,20 @@ const INDEX_AFTER: usize = 16;
 /// instruction rarely names one register more often, so an entry allocates nothing).
 type Positions = BTreeMap<Inst, smallvec::SmallVec<[u32; 2]>>;
 
-/// A list's position index, built lazily: removals scan the list until they have
-/// scanned twice its length in all, then the index is built and kept current. A list
-/// that only grows (a register renamed into by merge after merge) never pays for one,
-/// and a list that sees many removals pays its scans at most twice over.
-#[derive(Clone, Debug)]
-enum Index {
-    /// Entries scanned by removals so far (saturating).
-    Off(u32),
-    /// Boxed: the index is rare, and the table holds two of these per register, so an
-    /// inline tree would double its size.
-    On(Box<Positions>),
+/// The position indexes of one kind of list (defs or uses), built lazily per register:
+/// removals scan a list until they have scanned twice its length in all, then its index
+/// is built and kept current. A list that only grows (a register renamed into by merge
+/// after merge) never pays for one, and a list that sees many removals pays its scans
+/// at most twice over. Four bytes a register (the scan count, or [`INDEXED`]), sized
+/// only when a removal first reaches a register; the built indexes, rare, in a side map.
+#[derive(Clone, Debug, Default)]
+struct Indexes {
+    scanned: SecondaryMap<VReg, u32>,
+    built: BTreeMap<VReg, Positions>,
 }
 
-impl Default for Index {
-    fn default() -> Self {
-        Index::Off(0)
-    }
-}
+/// The scan count of a register whose index is built.
+const INDEXED: u32 = u32::MAX;
 
 pub use crate::mir::instr::InstList;
 
@@ -47,8 +43,8 @@ pub use crate::mir::instr::InstList;
 pub struct DefUse {
     pub defs: SecondaryMap<VReg, InstList>,
     pub uses: SecondaryMap<VReg, InstList>,
-    def_index: SecondaryMap<VReg, Index>,
-    use_index: SecondaryMap<VReg, Index>,
+    def_index: Indexes,
+    use_index: Indexes,
 }
 
 impl DefUse {
@@ -72,23 +68,29 @@ impl DefUse {
     /// The live intervals of `f` and its def/use lists, from one walk over the
     /// operands (a pass needing both would otherwise fetch every operand twice).
     pub fn with_intervals(f: &Function) -> (LiveIntervals, DefUse) {
+        Self::with_intervals_on(f, &crate::mir::cfg::Cfg::new(f))
+    }
+
+    /// [`DefUse::with_intervals`] on `cfg`, the caller's control flow graph of `f`.
+    pub fn with_intervals_on(f: &Function, cfg: &crate::mir::cfg::Cfg) -> (LiveIntervals, DefUse) {
         let mut du = DefUse::for_function(f);
-        let lis = LiveIntervals::compute_visiting(f, |_, i, d| du.note_inst(i, d));
+        let lis = LiveIntervals::compute_visiting_on(f, cfg, |_, i, d| du.note_inst(i, d));
         (lis, du)
     }
 
     /// Empty lists for every register of `f`, to be filled by [`DefUse::note_operand`]
     /// on a walk in layout order. (An entry for every register up front: a map indexed
     /// past its end grows by one entry at a time through a slow path, which cost a
-    /// million calls on a 100k-instruction function.)
+    /// million calls on a 100k-instruction function. Built from a vector rather than
+    /// by `resize`, which clones the empty list once per register.)
     pub fn for_function(f: &Function) -> Self {
         let n = f.vreg_end as usize;
-        let mut du = DefUse::default();
-        du.defs.resize(n);
-        du.uses.resize(n);
-        du.def_index.resize(n);
-        du.use_index.resize(n);
-        du
+        let empty = || SecondaryMap::from((0..n).map(|_| InstList::new()).collect::<Vec<_>>());
+        DefUse {
+            defs: empty(),
+            uses: empty(),
+            ..DefUse::default()
+        }
     }
 
     /// Records every operand of `i`, whose data is `d` (for a walk that already holds
@@ -103,9 +105,9 @@ impl DefUse {
     pub fn note_operand(&mut self, i: Inst, o: &Operand) {
         let Some(v) = o.vreg_of() else { return };
         if o.is_def() {
-            push(&mut self.defs[v], &mut self.def_index[v], i);
+            push(&mut self.defs[v], &mut self.def_index, v, i);
         } else if o.is_use() {
-            push(&mut self.uses[v], &mut self.use_index[v], i);
+            push(&mut self.uses[v], &mut self.use_index, v, i);
         }
     }
 
@@ -117,31 +119,31 @@ impl DefUse {
     /// Forgets every operand of `i` (call before changing or erasing it).
     pub fn remove_inst(&mut self, f: &Function, i: Inst) {
         for (_, v) in f.insts[i].vreg_defs() {
-            remove_one(&mut self.defs[v], &mut self.def_index[v], i);
+            remove_one(&mut self.defs[v], &mut self.def_index, v, i);
         }
         for (_, v) in f.insts[i].vreg_uses() {
-            remove_one(&mut self.uses[v], &mut self.use_index[v], i);
+            remove_one(&mut self.uses[v], &mut self.use_index, v, i);
         }
     }
 
     /// Forgets the defs of `i` only ([`DefUse::remove_inst`] for the def lists).
     pub fn remove_defs(&mut self, f: &Function, i: Inst) {
         for (_, v) in f.insts[i].vreg_defs() {
-            remove_one(&mut self.defs[v], &mut self.def_index[v], i);
+            remove_one(&mut self.defs[v], &mut self.def_index, v, i);
         }
     }
 
     /// Records the defs of `i` only ([`DefUse::add_inst`] for the def lists).
     pub fn add_defs(&mut self, f: &Function, i: Inst) {
         for (_, v) in f.insts[i].vreg_defs() {
-            push(&mut self.defs[v], &mut self.def_index[v], i);
+            push(&mut self.defs[v], &mut self.def_index, v, i);
         }
     }
 
     /// Empties both lists of `v`, returning them as (defs, uses).
     pub fn take(&mut self, v: VReg) -> (InstList, InstList) {
-        self.def_index[v] = Index::default();
-        self.use_index[v] = Index::default();
+        self.def_index.forget(v);
+        self.use_index.forget(v);
         (
             core::mem::take(&mut self.defs[v]),
             core::mem::take(&mut self.uses[v]),
@@ -151,7 +153,7 @@ impl DefUse {
     /// Appends `insts` to the use list of `v`, in order.
     pub fn push_uses(&mut self, v: VReg, insts: &[Inst]) {
         for &i in insts {
-            push(&mut self.uses[v], &mut self.use_index[v], i);
+            push(&mut self.uses[v], &mut self.use_index, v, i);
         }
     }
 
@@ -168,20 +170,36 @@ impl DefUse {
     }
 }
 
-fn push(list: &mut InstList, index: &mut Index, i: Inst) {
-    list.push(i);
-    if let Index::On(ix) = index {
-        ix.entry(i).or_default().push((list.len() - 1) as u32);
+impl Indexes {
+    /// Drops `v`'s index and scan count (its lists were emptied).
+    fn forget(&mut self, v: VReg) {
+        if self.scanned.get(v).is_some_and(|&n| n != 0) {
+            self.scanned[v] = 0;
+            self.built.remove(&v);
+        }
     }
 }
 
-/// Removes the first occurrence of `i`, moving the last entry into its place.
-fn remove_one(list: &mut InstList, index: &mut Index, i: Inst) {
-    if let Index::Off(scanned) = index {
+/// Appends `i` to `list`, the list of `v`.
+fn push(list: &mut InstList, index: &mut Indexes, v: VReg, i: Inst) {
+    list.push(i);
+    if index.scanned[v] == INDEXED {
+        if let Some(ix) = index.built.get_mut(&v) {
+            ix.entry(i).or_default().push((list.len() - 1) as u32);
+        }
+    }
+}
+
+/// Removes the first occurrence of `i` from `list`, the list of `v`, moving the last
+/// entry into its place.
+fn remove_one(list: &mut InstList, index: &mut Indexes, v: VReg, i: Inst) {
+    let scanned = &mut index.scanned[v];
+    if *scanned != INDEXED {
         if list.len() <= INDEX_AFTER || (*scanned as usize) < 2 * list.len() {
             let p = list.iter().position(|&x| x == i);
             // (A list holds fewer than 2^32 entries: `Inst` is a u32.)
-            *scanned = scanned.saturating_add(p.map_or(list.len(), |p| p + 1) as u32);
+            let n = p.map_or(list.len(), |p| p + 1) as u32;
+            *scanned = scanned.saturating_add(n).min(INDEXED - 1);
             if let Some(p) = p {
                 list.swap_remove(p);
             }
@@ -191,9 +209,10 @@ fn remove_one(list: &mut InstList, index: &mut Index, i: Inst) {
         for (p, &x) in list.iter().enumerate() {
             ix.entry(x).or_default().push(p as u32);
         }
-        *index = Index::On(Box::new(ix));
+        *scanned = INDEXED;
+        index.built.insert(v, ix);
     }
-    let Index::On(ix) = index else {
+    let Some(ix) = index.built.get_mut(&v) else {
         return;
     };
     let Some(ps) = ix.get_mut(&i) else {
@@ -233,7 +252,8 @@ mod tests {
         };
         for round in 0..200 {
             let (mut a, mut b): (InstList, Vec<Inst>) = (InstList::new(), Vec::new());
-            let mut ix = Index::default();
+            let mut ix = Indexes::default();
+            let v = VReg::new(3);
             let distinct = 1 + round % 40;
             for _ in 0..400 {
                 let i = Inst::new(rnd(distinct));
@@ -241,10 +261,10 @@ mod tests {
                     if let Some(p) = b.iter().position(|&x| x == i) {
                         b.swap_remove(p);
                     }
-                    remove_one(&mut a, &mut ix, i);
+                    remove_one(&mut a, &mut ix, v, i);
                 } else {
                     b.push(i);
-                    push(&mut a, &mut ix, i);
+                    push(&mut a, &mut ix, v, i);
                 }
                 assert_eq!(a.as_slice(), b.as_slice());
             }

@@ -162,7 +162,7 @@ impl<R: Recorder> Coalescer<'_, '_, R> {
         let before = self.decision_ranges(keep, gone);
         self.renames.push((gone, keep));
         // Rename every operand of `gone`.
-        let mut touched: Vec<Inst> = self.cx.du.defs[gone]
+        let mut touched: smallvec::SmallVec<[Inst; 8]> = self.cx.du.defs[gone]
             .iter()
             .chain(self.cx.du.uses[gone].iter())
             .copied()
@@ -214,19 +214,22 @@ impl<R: Recorder> Coalescer<'_, '_, R> {
     /// Values whose defining instruction was erased take the value flowing into it.
     fn fold_erased_values(&mut self, v: VReg) {
         let r = &self.ranges[v.index()];
-        let mut map: Vec<ValNo> = (0..r.valnos.len() as ValNo).collect();
-        for (k, info) in r.valnos.iter().enumerate() {
+        // The value flowing into an erased def, where it differs from the value itself.
+        let folded = |k: usize, info: &crate::liveness::intervals::VNInfo| {
             if info.is_phi_def || self.cx.si.inst_at(info.def).is_some() {
-                continue;
+                return None;
             }
-            if let Some(w) = r.value_at(info.def.base()) {
-                if w as usize != k {
-                    map[k] = w;
-                }
-            }
-        }
-        if map.iter().enumerate().all(|(k, &m)| k as ValNo == m) {
+            r.value_at(info.def.base()).filter(|&w| w as usize != k)
+        };
+        // Most joins erase no def another value flows into: nothing to map then.
+        let Some(first) = r.valnos.iter().enumerate().position(|(k, info)| folded(k, info).is_some()) else {
             return;
+        };
+        let mut map: Vec<ValNo> = (0..r.valnos.len() as ValNo).collect();
+        for (k, info) in r.valnos.iter().enumerate().skip(first) {
+            if let Some(w) = folded(k, info) {
+                map[k] = w;
+            }
         }
         // Resolve chains, then renumber.
         for k in 0..map.len() {

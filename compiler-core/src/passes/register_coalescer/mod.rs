@@ -211,10 +211,14 @@ pub fn run_renaming<R: Recorder>(
         stats.copies_after = copies_before;
         return (stats.into(), Vec::new());
     }
-    let (lis, du) = DefUse::with_intervals(f);
+    // One control flow graph and one set of predecessor lists serve the intervals,
+    // the block order and the pass.
+    let cfg = crate::mir::cfg::Cfg::new(f);
+    let (lis, du) = DefUse::with_intervals_on(f, &cfg);
     let (si, ranges, _) = lis.into_parts();
-    let order = order::block_priority(f, opts.join_splitedges);
     let preds = f.predecessors();
+    let order = order::block_priority(f, &cfg, &preds, opts.join_splitedges);
+    drop(cfg);
     let mut c = Coalescer {
         cx: Cx::new(f, rec, du, si),
         opts: opts.clone(),

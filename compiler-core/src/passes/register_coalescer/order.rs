@@ -10,8 +10,12 @@ use alloc::vec::Vec;
 
 /// Loop depth of every block: how many natural loops contain it.
 pub fn loop_depths(f: &Function) -> SecondaryMap<Block, u32> {
-    let cfg = Cfg::new(f);
-    let dom = DomTree::new(&cfg);
+    loop_depths_on(f, &Cfg::new(f))
+}
+
+/// [`loop_depths`] on `cfg`, the caller's control flow graph of `f`.
+pub fn loop_depths_on(f: &Function, cfg: &Cfg) -> SecondaryMap<Block, u32> {
+    let dom = DomTree::new(cfg);
     let mut depth: SecondaryMap<Block, u32> = SecondaryMap::new();
     // Headers in layout order, each with all its back edges. `seen[b]` holds the
     // number of the last loop that took `b` in, so one map serves every loop and each
@@ -20,7 +24,7 @@ pub fn loop_depths(f: &Function) -> SecondaryMap<Block, u32> {
     let mut seen: SecondaryMap<Block, u32> = SecondaryMap::new();
     for (n, &h) in blocks.iter().enumerate() {
         let stamp = n as u32 + 1;
-        let latches = dom.latches(&cfg, h);
+        let latches = dom.latches(cfg, h);
         if latches.is_empty() {
             continue;
         }
@@ -56,17 +60,22 @@ pub fn is_split_edge(f: &Function, preds: &SecondaryMap<Block, Vec<Block>>, b: B
         })
 }
 
-/// Blocks in coalescing order, each with its loop depth.
-pub fn block_priority(f: &Function, join_splitedges: bool) -> Vec<(Block, u32)> {
-    let depth = loop_depths(f);
-    let preds = f.predecessors();
+/// Blocks in coalescing order, each with its loop depth, from `cfg` and `preds` (the
+/// control flow graph and predecessor lists of `f`, which the caller keeps).
+pub fn block_priority(
+    f: &Function,
+    cfg: &Cfg,
+    preds: &SecondaryMap<Block, Vec<Block>>,
+    join_splitedges: bool,
+) -> Vec<(Block, u32)> {
+    let depth = loop_depths_on(f, cfg);
     let mut blocks: Vec<(u32, bool, usize, u32, Block)> = f
         .layout
         .blocks()
         .map(|b| {
             (
                 depth[b],
-                join_splitedges && is_split_edge(f, &preds, b),
+                join_splitedges && is_split_edge(f, preds, b),
                 preds[b].len() + f.blocks[b].succs.len(),
                 f.blocks[b].number,
                 b,
