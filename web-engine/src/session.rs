@@ -16,7 +16,9 @@
 //! (1-based) shows the IR before and after the k-th recorded step. Memory stays bounded on large functions:
 //! the checkpoint spacing grows with `steps × instructions` (see [`checkpoint_spacing`]),
 //! and between the copies a MIR seek moves the cursor's function by redoing or undoing
-//! steps from where it stands (`Checkpoints::seek_from`).
+//! steps from where it stands (`Checkpoints::seek_from`). Copies are held to their budget
+//! as a function grows (`trace::Copies`), and only the stage on screen keeps its tables
+//! ([`TABLE_STAGES`]).
 
 use crate::diff;
 use crate::lines::{print_with_lines, Printed};
