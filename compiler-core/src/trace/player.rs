@@ -74,7 +74,7 @@ impl<T: Clone> Copies<T> {
     /// Called after the first `done` steps were applied to `state` (of `size` units):
     /// keeps a copy when one is due, then thins the copies to the budget.
     pub fn after_step(&mut self, done: usize, state: &T, size: usize) {
-        if done % self.every != 0 {
+        if !done.is_multiple_of(self.every) {
             return;
         }
         self.saved.push(state.clone());
