@@ -795,7 +795,7 @@ fn seek_section(md: &mut String, pick: Option<(Function, Vec<compiler_core::trac
     let every = web_spacing(n, input.insts.len());
     let base = reset_peak();
     let t = Cpu::start();
-    let cp = Checkpoints::build(&input, &steps, every).unwrap();
+    let cp = Checkpoints::build_within(&input, &steps, every, 1 << 16).unwrap();
     let build = t.elapsed();
     let mem = LIVE.load(Ordering::Relaxed).saturating_sub(base);
     let mut times = [(Duration::ZERO, Duration::ZERO); 3];
@@ -841,7 +841,8 @@ fn seek_section(md: &mut String, pick: Option<(Function, Vec<compiler_core::trac
 }
 
 /// The web engine's spacing rule (web-engine/src/session.rs `checkpoint_spacing`):
-/// at least every 64 steps, wider so the copies hold at most 2^16 instructions.
+/// at least every 64 steps, wider so the copies hold at most 2^16 instructions (and
+/// `build_within` widens it again if the function grows past that).
 fn web_spacing(steps: usize, insts: usize) -> usize {
     CHECKPOINT_EVERY.max(steps.saturating_mul(insts.max(1)).div_ceil(1 << 16))
 }

@@ -16,7 +16,9 @@
 //! (1-based) shows the IR before and after the k-th recorded step. Memory stays bounded on large functions:
 //! the checkpoint spacing grows with `steps × instructions` (see [`checkpoint_spacing`]),
 //! and between the copies a MIR seek moves the cursor's function by redoing or undoing
-//! steps from where it stands (`Checkpoints::seek_from`).
+//! steps from where it stands (`Checkpoints::seek_from`). Copies are held to their budget
+//! as a function grows (`trace::Copies`), and only the stage on screen keeps its tables
+//! ([`TABLE_STAGES`]).
 
 use crate::diff;
 use crate::lines::{print_with_lines, Printed};
@@ -33,16 +35,26 @@ use compiler_core::pipeline::{
     run_observed, FunctionSteps, Ir, Observer, PipelineError, RunResult,
 };
 use compiler_core::trace::{
-    first_range_rows, redo_edit, Change, Checkpoints, Edit, Focus, RangeView, Step,
+    first_range_rows, redo_edit, Change, Checkpoints, Copies, Edit, Focus, RangeView, Step,
     CHECKPOINT_EVERY,
 };
 use compiler_core::{InputFormat, RunOptions, Stage};
 use std::collections::BTreeMap;
 
-/// Instruction copies all checkpoints of one function may hold together. Between the
-/// copies a seek redoes or undoes steps ([`Checkpoints::seek_from`]), so the copies can
-/// be few: 2^16 instructions are about 23 MB on a native 64-bit build.
+/// Instruction copies all checkpoints of one function may hold together (besides the
+/// input's). Between the copies a seek redoes or undoes steps
+/// ([`Checkpoints::seek_from`]), so the copies can be few: 2^16 instructions are about
+/// 23 MB on a native 64-bit build. The spacing starts at [`checkpoint_spacing`] and
+/// doubles while the copies hold more (a function that grows along its steps).
 pub const CHECKPOINT_BUDGET: usize = 1 << 16;
+
+/// Stages whose seek tables (checkpoints, ORI copies, first live ranges) are kept at
+/// once: the one on screen. Building a table replays the stage's steps once (under a
+/// second in the browser for a 20,000-instruction input); a view of another stage drops
+/// the tables of the stage used least recently, so the tables never hold more than
+/// this many stages' copies (issue 31: views of every stage of a 20,000-instruction
+/// run held them all, and linear memory never shrinks).
+pub const TABLE_STAGES: usize = 1;
 /// Edit rows a view lists at most.
 pub const MAX_EDIT_ROWS: usize = 200;
 
@@ -73,9 +85,15 @@ pub struct Session {
     /// Parallel to `result.stages`, then per function: the ORI function every `.0`
     /// steps (the first is the input), built on first use.
     ori_replays: Vec<Vec<Option<OriCheckpoints>>>,
+    /// ORI function `.1` of stage `.0` after `.2` of its steps (the last ORI seek): the
+    /// next seek forward goes on from it instead of from a stored copy.
+    ori_cursor: Option<(usize, usize, usize, ori::Function)>,
     /// Parallel to `result.stages`, then per function: the coalescers' first live
     /// ranges, computed from the stage's input on first use.
     first_ranges: Vec<Vec<Option<Vec<RangeView>>>>,
+    /// The stages whose tables (`replays`, `ori_replays`, `first_ranges`) may be built,
+    /// the most recently used last: at most [`TABLE_STAGES`].
+    table_stages: Vec<usize>,
     /// The last step viewed, kept so that the next one (most often the step after it)
     /// costs one step of edits and one printing instead of two seeks and two.
     cursor: Option<Cursor>,
@@ -92,9 +110,8 @@ pub struct Session {
     ptx_cursor: Option<(usize, usize, compiler_core::ptx::Module)>,
 }
 
-/// The spacing of an ORI function's stored copies, and the copies (the first is the
-/// stage's input).
-type OriCheckpoints = (usize, Vec<ori::Function>);
+/// An ORI function's stored copies (the first is the stage's input).
+type OriCheckpoints = Copies<ori::Function>;
 
 /// Function `at.1` of stage `at.0` before (`a`) and after (`b`) its step `at.2`, printed.
 struct Cursor {
@@ -276,7 +293,9 @@ impl Session {
             replays,
             ori_inputs: watch.ori_inputs,
             ori_replays,
+            ori_cursor: None,
             first_ranges,
+            table_stages: Vec::new(),
             cursor: None,
             proofs: vec![None; n_stages],
             proof_asked: vec![false; n_stages],
@@ -378,6 +397,7 @@ impl Session {
     /// (what its `live_ranges` step stands for), computed from the stage's input on
     /// first use and kept.
     fn first_ranges(&mut self, k: usize, j: usize) -> &[RangeView] {
+        self.use_tables(k);
         if self.first_ranges[k][j].is_none() {
             let rows = self.inputs[k]
                 .as_ref()
@@ -402,6 +422,7 @@ impl Session {
     /// The checkpoints of function `j` of stage `k` (built on first use) and the steps
     /// they were built over.
     fn checkpoints(&mut self, k: usize, j: usize) -> Result<(&Checkpoints, &[Step]), String> {
+        self.use_tables(k);
         let input = &self.inputs[k]
             .as_ref()
             .ok_or("stage cannot be replayed")?
@@ -411,9 +432,30 @@ impl Session {
         let slot = &mut self.replays[k][j];
         if slot.is_none() {
             let every = checkpoint_spacing(steps.len(), input.insts.len());
-            *slot = Some(Checkpoints::build(input, steps, every).map_err(|e| e.0)?);
+            let cp = Checkpoints::build_within(input, steps, every, CHECKPOINT_BUDGET);
+            *slot = Some(cp.map_err(|e| e.0)?);
         }
         Ok((slot.as_ref().expect("built above"), steps))
+    }
+
+    /// Stage `k`'s tables are about to be used: it becomes the most recent of
+    /// `table_stages`, and the tables of the stage used least recently go when that
+    /// makes more than [`TABLE_STAGES`].
+    fn use_tables(&mut self, k: usize) {
+        if self.table_stages.last() == Some(&k) {
+            return;
+        }
+        self.table_stages.retain(|&s| s != k);
+        self.table_stages.push(k);
+        while self.table_stages.len() > TABLE_STAGES {
+            let old = self.table_stages.remove(0);
+            self.replays[old].iter_mut().for_each(|t| *t = None);
+            self.ori_replays[old].iter_mut().for_each(|t| *t = None);
+            self.first_ranges[old].iter_mut().for_each(|t| *t = None);
+            if self.ori_cursor.as_ref().is_some_and(|c| c.0 == old) {
+                self.ori_cursor = None;
+            }
+        }
     }
 
     /// Moves the cursor to function `j` of stage `k` around its own step `l`: from the
@@ -898,6 +940,7 @@ fn edit_rows(s: &Step, fa: &Function, fb: &Function) -> Vec<EditRow> {
 impl Session {
     /// The ORI function `j` of stage `k` after `n` of its own steps.
     fn ori_seek(&mut self, k: usize, j: usize, n: usize) -> Result<ori::Function, String> {
+        self.use_tables(k);
         let range = self.result.stages[k].functions[j].clone();
         let steps = &self.result.stages[k].steps[range.first..range.first + range.count];
         if self.ori_replays[k][j].is_none() {
@@ -910,26 +953,30 @@ impl Session {
                     .div_ceil(ORI_CHECKPOINT_BUDGET),
             );
             let mut f = input.clone();
-            let mut saved = vec![f.clone()];
+            let budget = ORI_CHECKPOINT_BUDGET;
+            let mut saved = Copies::new(&f, f.insts.len(), every, budget);
             for (i, s) in steps.iter().enumerate() {
                 for e in &s.ori_edits {
                     apply_ori_edit(&mut f, e).map_err(|e| e.0)?;
                 }
-                if (i + 1) % every == 0 {
-                    saved.push(f.clone());
-                }
+                saved.after_step(i + 1, &f, f.insts.len());
             }
-            self.ori_replays[k][j] = Some((every, saved));
+            self.ori_replays[k][j] = Some(saved);
         }
-        let (every, saved) = self.ori_replays[k][j].as_ref().expect("built above");
+        let saved = self.ori_replays[k][j].as_ref().expect("built above");
         let n = n.min(steps.len());
-        let c = (n / every).min(saved.len() - 1);
-        let mut f = saved[c].clone();
-        for s in &steps[c * every..n] {
+        let (c, copy) = saved.at_or_before(n);
+        let from = c * saved.every();
+        let (from, mut f) = match self.ori_cursor.take() {
+            Some((ck, cj, m, g)) if (ck, cj) == (k, j) && (from..=n).contains(&m) => (m, g),
+            _ => (from, copy.clone()),
+        };
+        for s in &steps[from..n] {
             for e in &s.ori_edits {
                 apply_ori_edit(&mut f, e).map_err(|e| e.0)?;
             }
         }
+        self.ori_cursor = Some((k, j, n, f.clone()));
         Ok(f)
     }
 

@@ -3,6 +3,7 @@
 
 use compiler_core::examples::{find, EXAMPLES};
 use compiler_core::stages::IrKind;
+use compiler_core::trace::Copies;
 use compiler_core::Stage;
 use web_engine::protocol::*;
 use web_engine::session::{checkpoint_spacing, CHECKPOINT_BUDGET};
@@ -381,6 +382,56 @@ fn views_do_not_depend_on_the_order_they_are_asked_in() {
         }
     }
     assert!(compared > 1000, "{compared} views compared");
+}
+
+/// The session keeps the seek tables of one stage at a time (`TABLE_STAGES`): a view
+/// of another stage drops them, and coming back builds them again. The views must not
+/// notice: the middle and last step of every stage, asked in stage order, then again in
+/// reverse order (each one after a view of another stage), then once more.
+#[test]
+fn views_are_the_same_after_their_stage_tables_were_dropped() {
+    let generated = generated_mir(40);
+    let inputs = ["phi-loop", "iteration-cap", "tex-v4f32"]
+        .into_iter()
+        .map(|n| (n, example(n)))
+        .chain([("generated", generated.as_str())]);
+    for (name, source) in inputs {
+        let (mut s, summary) = run(source);
+        let asks: Vec<(Stage, u32)> = summary
+            .stages
+            .iter()
+            .filter(|st| st.replayable)
+            .flat_map(|st| [(st.stage, st.steps.div_ceil(2)), (st.stage, st.steps)])
+            .collect();
+        assert!(asks.len() >= 4, "{name}");
+        let first: Vec<_> = asks.iter().map(|&(st, n)| s.view(st, n).unwrap()).collect();
+        for (k, &(st, n)) in asks.iter().enumerate().rev() {
+            assert_eq!(s.view(st, n).unwrap(), first[k], "{name} {st} {n}");
+        }
+    }
+}
+
+/// Copies of a state that grows along the steps stay within their budget: the spacing
+/// doubles and every other copy goes, each kept copy still the state after
+/// `k * every()` steps.
+#[test]
+fn copies_of_a_growing_state_stay_within_their_budget() {
+    let mut state: Vec<usize> = Vec::new();
+    let mut copies = Copies::new(&state, 0, 4, 2000);
+    for done in 1..=1000 {
+        state.push(done);
+        copies.after_step(done, &state, state.len());
+        let held: usize = (1..copies.len()).map(|k| copies.get(k).len()).sum();
+        assert!(held <= 2000, "after {done} steps the copies hold {held}");
+        for k in 0..copies.len() {
+            assert_eq!(copies.get(k).len(), k * copies.every(), "copy {k}");
+        }
+    }
+    // Copies at e, 2e, ... up to 1000 hold e * m(m+1)/2 (m = 1000 / e): 3584 at
+    // e = 128, 1536 at e = 256.
+    assert_eq!((copies.every(), copies.len()), (256, 4));
+    let (k, c) = copies.at_or_before(999);
+    assert_eq!((k, c.len()), (3, 768));
 }
 
 fn gcd(a: u32, b: u32) -> u32 {

@@ -26,7 +26,7 @@ pub use narration::{Kind, Narration, Templates};
 pub use crate::error::ReplayError;
 pub use edit::{apply_edit, Change, Edit};
 pub use editor::{record, Editor};
-pub use player::{redo_edit, Checkpoints, Player, CHECKPOINT_EVERY};
+pub use player::{redo_edit, Checkpoints, Copies, Player, CHECKPOINT_EVERY};
 
 use crate::liveness::LiveRange;
 use crate::mir::{Inst, VReg};

@@ -10,7 +10,8 @@
 //!                       ─ the copy after n, undone backward
 //! ```
 //!
-//! Memory is the copies (the caller picks `every` to bound them) plus the undo records,
+//! Memory is the copies (the caller picks `every`, and may cap the instructions they hold
+//! together: [`Copies`] then doubles the spacing as the function grows) plus the undo records,
 //! which grow with the edits, not with the function. A step whose edits cannot be undone
 //! (a split edge adds a block) is a wall: backward moves never cross it. Undoing an
 //! insert leaves the instruction's storage slot behind, unplaced (storage only grows);
@@ -46,13 +47,86 @@ enum Undo {
     SetLiveins(Vec<(Reg, Option<VReg>)>, Vec<Reg>),
 }
 
-/// Stored copies of a function along a list of steps, with undo records: `saved[k]` is
-/// the function after `k * every` steps. The steps themselves are passed to each call.
+/// Copies of a state that steps change, one every `every` steps (`saved[k]` is the state
+/// after `k * every` steps), held to a budget measured in the copies' own sizes: when
+/// the copies after the first hold more than `budget` units, every other one goes and
+/// the spacing doubles. So a state that grows along the steps (a lowering that adds the
+/// function instruction by instruction) keeps as few copies as one that starts large.
+#[derive(Clone, Debug)]
+pub struct Copies<T> {
+    every: usize,
+    budget: usize,
+    saved: Vec<T>,
+    sizes: Vec<usize>,
+}
+
+impl<T: Clone> Copies<T> {
+    /// The first copy (the state before any step), of `size` units.
+    pub fn new(first: &T, size: usize, every: usize, budget: usize) -> Self {
+        Copies {
+            every: every.max(1),
+            budget,
+            saved: alloc::vec![first.clone()],
+            sizes: alloc::vec![size],
+        }
+    }
+
+    /// Called after the first `done` steps were applied to `state` (of `size` units):
+    /// keeps a copy when one is due, then thins the copies to the budget.
+    pub fn after_step(&mut self, done: usize, state: &T, size: usize) {
+        if !done.is_multiple_of(self.every) {
+            return;
+        }
+        self.saved.push(state.clone());
+        self.sizes.push(size);
+        while self.saved.len() > 1 && self.sizes[1..].iter().sum::<usize>() > self.budget {
+            keep_even(&mut self.saved);
+            keep_even(&mut self.sizes);
+            self.every = self.every.saturating_mul(2);
+        }
+    }
+
+    /// Steps between two copies.
+    pub fn every(&self) -> usize {
+        self.every
+    }
+
+    /// How many copies are kept (the first included).
+    pub fn len(&self) -> usize {
+        self.saved.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.saved.is_empty()
+    }
+
+    /// Copy `k`: the state after `k * every()` steps.
+    pub fn get(&self, k: usize) -> &T {
+        &self.saved[k]
+    }
+
+    /// The last copy at or before step `n`, and its index.
+    pub fn at_or_before(&self, n: usize) -> (usize, &T) {
+        let k = (n / self.every).min(self.saved.len() - 1);
+        (k, &self.saved[k])
+    }
+}
+
+/// Keeps the items at even places (the first, the third, ...).
+fn keep_even<U>(v: &mut Vec<U>) {
+    let mut k = 0;
+    v.retain(|_| {
+        k += 1;
+        k % 2 == 1
+    });
+}
+
+/// Stored copies of a function along a list of steps, with undo records. The steps
+/// themselves are passed to each call.
 #[derive(Clone, Debug)]
 pub struct Checkpoints {
-    every: usize,
     len: usize,
-    saved: Vec<Function>,
+    saved: Copies<Function>,
     /// One record per edit, steps in order; step `s`'s start at `starts[s]`.
     undo: Vec<Undo>,
     starts: Vec<u32>,
@@ -68,10 +142,19 @@ impl Checkpoints {
     /// Replays every step once from `input`, keeping a copy every `every` steps (at least
     /// 1) and the undo record of every edit.
     pub fn build(input: &Function, steps: &[Step], every: usize) -> Result<Self, ReplayError> {
-        let every = every.max(1);
-        let mut saved = Vec::with_capacity(steps.len() / every + 1);
+        Self::build_within(input, steps, every, usize::MAX)
+    }
+
+    /// [`build`](Self::build), with the copies after the input's held to `budget`
+    /// instructions together ([`Copies`]: the spacing doubles as often as needed).
+    pub fn build_within(
+        input: &Function,
+        steps: &[Step],
+        every: usize,
+        budget: usize,
+    ) -> Result<Self, ReplayError> {
+        let mut saved = Copies::new(input, input.insts.len(), every, budget);
         let mut f = input.clone();
-        saved.push(f.clone());
         let edits: usize = steps.iter().map(|s| s.edits.len()).sum();
         let mut undo = Vec::with_capacity(edits);
         let mut starts = Vec::with_capacity(steps.len() + 1);
@@ -91,15 +174,12 @@ impl Checkpoints {
             }
             n_edits += s.edits.len() as u32;
             n_walls += wall as u32;
-            if (k + 1) % every == 0 {
-                saved.push(f.clone());
-            }
+            saved.after_step(k + 1, &f, f.insts.len());
         }
         starts.push(undo.len() as u32);
         edits_before.push(n_edits);
         walls_before.push(n_walls);
         Ok(Checkpoints {
-            every,
             len: steps.len(),
             saved,
             undo,
@@ -112,7 +192,7 @@ impl Checkpoints {
 
     /// The spacing between stored copies.
     pub fn every(&self) -> usize {
-        self.every
+        self.saved.every()
     }
 
     /// How many steps the checkpoints were built over.
@@ -146,8 +226,8 @@ impl Checkpoints {
         self.check(steps)?;
         let n = n.min(self.len);
         let (k, _) = self.nearest_copy(n);
-        let mut f = self.saved[k].clone();
-        self.walk(steps, k * self.every, n, &mut f)?;
+        let mut f = self.saved.get(k).clone();
+        self.walk(steps, k * self.every(), n, &mut f)?;
         Ok(f)
     }
 
@@ -162,8 +242,8 @@ impl Checkpoints {
         self.check(steps)?;
         let n = n.min(self.len);
         let (k, _) = self.nearest_copy(n);
-        out.assign_from(&self.saved[k]);
-        self.walk(steps, k * self.every, n, out)
+        out.assign_from(self.saved.get(k));
+        self.walk(steps, k * self.every(), n, out)
     }
 
     /// Moves `f`, the function after `at` steps (as an earlier seek left it), to step
@@ -182,8 +262,8 @@ impl Checkpoints {
         match self.cost(at, n) {
             Some(direct) if direct <= cost => self.walk(steps, at, n, f),
             _ => {
-                f.assign_from(&self.saved[k]);
-                self.walk(steps, k * self.every, n, f)
+                f.assign_from(self.saved.get(k));
+                self.walk(steps, k * self.every(), n, f)
             }
         }
     }
@@ -201,13 +281,14 @@ impl Checkpoints {
     /// The stored copy cheapest to reach step `n` from, and the cost (restoring it plus
     /// the walk).
     fn nearest_copy(&self, n: usize) -> (usize, u64) {
-        let below = (n / self.every).min(self.saved.len() - 1);
+        let every = self.every();
+        let (below, _) = self.saved.at_or_before(n);
         let mut best = (
             below,
-            self.restore_cost + self.cost(below * self.every, n).unwrap_or(0),
+            self.restore_cost + self.cost(below * every, n).unwrap_or(0),
         );
         if below + 1 < self.saved.len() {
-            if let Some(c) = self.cost((below + 1) * self.every, n) {
+            if let Some(c) = self.cost((below + 1) * every, n) {
                 if self.restore_cost + c < best.1 {
                     best = (below + 1, self.restore_cost + c);
                 }
