@@ -2,18 +2,22 @@
 //! phases), as [`crate::trace::Edit`] is for MIR.
 //!
 //! ```text
-//!  pass ── rec.ori_step(f, step) ──▶ StepLog: diff(function at the previous step, f) = [OriEdit]
-//!                                     attached to the step, then applied to its copy
+//!  GeneralOptimize: f.touch_inst / touch_block / touch_reg (before each rewrite)
+//!                     ──▶ Journal keeps the first state of each since the last step
+//!  rec.ori_step(f, step) ──▶ take_edits: the touched parts, compared with f = [OriEdit]
+//!                            attached to the step; the journal starts over
+//!  ptx-lower: builds its edits as it places instructions (AddBlock, Insert, SetReg)
 //!  replay: input function ── apply_ori_edit × edits of steps 1..k ──▶ the function at step k
 //! ```
 //!
-//! The edits are what changed, found by comparing the function with the copy taken at
-//! the previous step: operands rewritten, flag marks set, instructions replaced
-//! (opcode, class, guard), removed from or placed into a block, register-table entries
-//! (def / use counts, defining instruction) set. Invariant: applying a step's edits to
-//! the function as it was before the step gives the function as it was when the step
-//! was recorded ([`diff`] then [`apply_ori_edit`] is exact; tests replay every step of
-//! every ORI stage and compare).
+//! The edits are what changed since the previous step: operands rewritten, flag marks
+//! set, instructions replaced (opcode, class, guard), removed from or placed into a
+//! block, register-table entries (def / use counts, defining instruction) set. The
+//! journal holds only what the pass touched, never a copy of the function; it gives
+//! the edits [`diff`] gives when comparing whole copies (a test compares the two at
+//! every step). Invariant: applying a step's edits to the function as it was before
+//! the step gives the function as it was when the step was recorded (tests replay
+//! every step of every ORI stage and compare).
 
 use super::{Block, BlockId, Function, Inst, InstId, Operand, RegId, RegInfo};
 use crate::entity::EntityRef;
