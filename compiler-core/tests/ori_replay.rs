@@ -190,6 +190,7 @@ fn check(name: &str, text: &str, knobs: &[&str]) -> usize {
                 with_edits += usize::from(!s.ori_edits.is_empty());
                 own_edit(name, s);
                 CHECKED.with(|c| c.borrow_mut().insert(s.kind.as_str()));
+                let before = f.clone();
                 for e in &s.ori_edits {
                     apply_ori_edit(&mut f, e).unwrap_or_else(|e| {
                         panic!(
@@ -197,6 +198,19 @@ fn check(name: &str, text: &str, knobs: &[&str]) -> usize {
                             run.stage, f.name, s.kind, e.0
                         )
                     });
+                }
+                // GeneralOptimize's steps carry what its journal saw: exactly the
+                // edits a comparison of the whole function before and after the step
+                // gives (ptx-lower builds its edits itself).
+                if run.stage != Stage::PtxLower {
+                    assert_eq!(
+                        &*s.ori_edits,
+                        &ori::edit::diff(&before, &f)[..],
+                        "{name} {} {} step {l} ({})",
+                        run.stage,
+                        f.name,
+                        s.kind
+                    );
                 }
             }
             assert!(
@@ -258,6 +272,24 @@ fn corpus_ori_steps_replay_to_each_stage_output() {
         let m = compiler_core::ptx::parse_bytes(&bytes).unwrap();
         let text = compiler_core::ptx::print(&m);
         total += check(&f.display().to_string(), &text, &[]);
+    }
+    assert!(total > 0);
+}
+
+/// The bench's synthetic families (small sizes), from MIR through ptx-emit to PTX,
+/// then through ptx-lower and the six GeneralOptimize phases: every ORI step replays.
+#[test]
+fn synthetic_family_ori_steps_replay_to_each_stage_output() {
+    use compiler_core::testgen::synthetic::FAMILIES;
+    let mut total = 0;
+    for &(name, make) in FAMILIES {
+        let opts = RunOptions {
+            until: Some(Stage::PtxEmit),
+            trace: false,
+            ..Default::default()
+        };
+        let r = pipeline::run(&make(400), &opts).unwrap_or_else(|e| panic!("{name}: {e}"));
+        total += check(name, &r.output, &[]);
     }
     assert!(total > 0);
 }

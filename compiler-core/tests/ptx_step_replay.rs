@@ -179,3 +179,17 @@ fn every_ptx_emit_and_ptx_lower_step_of_the_gallery_replays() {
     );
     assert!(total[1] > 300 && total[3] > 500, "{total:?}");
 }
+
+/// The bench's synthetic families (small sizes): every ptx-emit and ptx-lower step
+/// replays to what the stage returned.
+#[test]
+fn every_ptx_emit_and_ptx_lower_step_of_the_synthetic_families_replays() {
+    for &(name, make) in compiler_core::testgen::synthetic::FAMILIES {
+        let text = make(400);
+        let format = compiler_core::pipeline::parse_input(&text, None)
+            .unwrap_or_else(|e| panic!("{name}: {e}"))
+            .0;
+        let n = check(name, format, &text);
+        assert!(n[1] > 0 && n[3] > 0, "{name}: {n:?}");
+    }
+}

@@ -201,7 +201,10 @@ fn go_grid_cells_equal_the_go_round_payloads() {
                         i,
                         block.as_u32(),
                         *iteration,
-                        counters.clone(),
+                        counters
+                            .iter()
+                            .map(|c| (c.name().to_string(), c.value()))
+                            .collect(),
                         *changed,
                         *capped,
                     )),

@@ -2,22 +2,27 @@
 //! phases), as [`crate::trace::Edit`] is for MIR.
 //!
 //! ```text
-//!  pass ── rec.ori_step(f, step) ──▶ StepLog: diff(function at the previous step, f) = [OriEdit]
-//!                                     attached to the step, then applied to its copy
+//!  GeneralOptimize: f.touch_inst / touch_block / touch_reg (before each rewrite)
+//!                     ──▶ Journal keeps the first state of each since the last step
+//!  rec.ori_step(f, step) ──▶ take_edits: the touched parts, compared with f = [OriEdit]
+//!                            attached to the step; the journal starts over
+//!  ptx-lower: builds its edits as it places instructions (AddBlock, Insert, SetReg)
 //!  replay: input function ── apply_ori_edit × edits of steps 1..k ──▶ the function at step k
 //! ```
 //!
-//! The edits are what changed, found by comparing the function with the copy taken at
-//! the previous step: operands rewritten, flag marks set, instructions replaced
-//! (opcode, class, guard), removed from or placed into a block, register-table entries
-//! (def / use counts, defining instruction) set. Invariant: applying a step's edits to
-//! the function as it was before the step gives the function as it was when the step
-//! was recorded ([`diff`] then [`apply_ori_edit`] is exact; tests replay every step of
-//! every ORI stage and compare).
+//! The edits are what changed since the previous step: operands rewritten, flag marks
+//! set, instructions replaced (opcode, class, guard), removed from or placed into a
+//! block, register-table entries (def / use counts, defining instruction) set. The
+//! journal holds only what the pass touched, never a copy of the function; it gives
+//! the edits [`diff`] gives when comparing whole copies (a test compares the two at
+//! every step). Invariant: applying a step's edits to the function as it was before
+//! the step gives the function as it was when the step was recorded (tests replay
+//! every step of every ORI stage and compare).
 
 use super::{Block, BlockId, Function, Inst, InstId, Operand, RegId, RegInfo};
 use crate::entity::EntityRef;
 use crate::error::ReplayError;
+use alloc::boxed::Box;
 use alloc::format;
 use alloc::vec::Vec;
 use serde::Serialize;
@@ -34,7 +39,7 @@ pub enum OriEdit {
         block: BlockId,
         index: u32,
         #[serde(skip)]
-        data: Inst,
+        data: Box<Inst>,
     },
     /// Instruction `inst` leaves block `block` (it stays in storage).
     Erase { inst: InstId, block: BlockId },
@@ -44,9 +49,7 @@ pub enum OriEdit {
         inst: InstId,
         operand: u32,
         #[serde(skip)]
-        old: Operand,
-        #[serde(skip)]
-        new: Operand,
+        new: Box<Operand>,
     },
     /// Only the marks (0x100 / 0x200 / 0x400, see [`super::flag`]) or the type field of
     /// an operand changed: `before` and `after` are its mark bits.
@@ -62,25 +65,31 @@ pub enum OriEdit {
     Replace {
         inst: InstId,
         #[serde(skip)]
-        old: Inst,
-        #[serde(skip)]
-        new: Inst,
+        new: Box<Inst>,
     },
     /// A block's instruction order, when it changed other than by inserts and erases.
-    SetLayout { block: BlockId, insts: Vec<InstId> },
+    SetLayout {
+        block: BlockId,
+        insts: Box<[InstId]>,
+    },
     /// A new block (ptx-lower builds the function block by block).
     AddBlock {
         block: BlockId,
         #[serde(skip)]
-        label: Option<alloc::string::String>,
+        label: Option<Box<str>>,
     },
     /// Register-table entry `reg` set (created when `reg` is the table's length).
     SetReg {
         reg: RegId,
         #[serde(skip)]
-        info: RegInfo,
+        info: Box<RegInfo>,
     },
 }
+
+// A step holds its edits in one array: each edit is as large as the largest, so the
+// large parts (a whole instruction, an operand, a register entry) sit behind a box.
+// Only what replay applies is kept (a rewrite's new value, not its old one).
+const _: () = assert!(core::mem::size_of::<OriEdit>() <= 24);
 
 impl OriEdit {
     /// The edit's kind as the rows of a view name it.
@@ -116,7 +125,7 @@ pub fn diff(old: &Function, new: &Function) -> Vec<OriEdit> {
     for (b, nb) in new.blocks.iter().skip(old.blocks.len()) {
         out.push(OriEdit::AddBlock {
             block: b,
-            label: nb.label.clone(),
+            label: nb.label.as_deref().map(Box::from),
         });
     }
     for (id, n) in new.insts.iter() {
@@ -141,7 +150,7 @@ pub fn diff(old: &Function, new: &Function) -> Vec<OriEdit> {
         if old.regs.get(r) != Some(info) {
             out.push(OriEdit::SetReg {
                 reg: r,
-                info: info.clone(),
+                info: Box::new(info.clone()),
             });
         }
     }
@@ -159,8 +168,7 @@ fn diff_inst(inst: InstId, o: &Inst, n: &Inst, out: &mut Vec<OriEdit>) {
     if !same_shape {
         out.push(OriEdit::Replace {
             inst,
-            old: o.clone(),
-            new: n.clone(),
+            new: Box::new(n.clone()),
         });
         return;
     }
@@ -184,8 +192,7 @@ fn diff_inst(inst: InstId, o: &Inst, n: &Inst, out: &mut Vec<OriEdit>) {
             OriEdit::RewriteOperand {
                 inst,
                 operand: k as u32,
-                old: a.clone(),
-                new: b.clone(),
+                new: Box::new(b.clone()),
             }
         });
     }
@@ -220,7 +227,7 @@ fn diff_layout(
     if kept_old != kept_new {
         out.push(OriEdit::SetLayout {
             block,
-            insts: new.to_vec(),
+            insts: new.into(),
         });
         return;
     }
@@ -232,7 +239,7 @@ fn diff_layout(
             // New in storage, or placed again: the data travels with the edit (replay
             // uses it only for a new one; an instruction already in storage changed, if
             // at all, by the edits made above).
-            let data = f.insts[*i].clone();
+            let data = Box::new(f.insts[*i].clone());
             out.push(OriEdit::Insert {
                 inst: *i,
                 block,
@@ -280,7 +287,7 @@ pub fn apply_ori_edit(f: &mut Function, e: &OriEdit) -> Result<(), ReplayError> 
                         f.insts.len()
                     )));
                 }
-                f.insts.push(data.clone());
+                f.insts.push((**data).clone());
             }
             let b = block_mut(f, *block)?;
             if *index as usize > b.insts.len() {
@@ -300,7 +307,7 @@ pub fn apply_ori_edit(f: &mut Function, e: &OriEdit) -> Result<(), ReplayError> 
         }
         OriEdit::RewriteOperand {
             inst, operand, new, ..
-        } => *operand_mut(f, *inst, *operand)? = new.clone(),
+        } => *operand_mut(f, *inst, *operand)? = (**new).clone(),
         OriEdit::SetMark {
             inst,
             operand,
@@ -314,9 +321,13 @@ pub fn apply_ori_edit(f: &mut Function, e: &OriEdit) -> Result<(), ReplayError> 
         }
         OriEdit::Replace { inst, new, .. } => {
             let id = inst_id(f, *inst)?;
-            f.insts[id] = new.clone();
+            f.insts[id] = (**new).clone();
         }
-        OriEdit::SetLayout { block, insts } => block_mut(f, *block)?.insts.clone_from(insts),
+        OriEdit::SetLayout { block, insts } => {
+            let b = block_mut(f, *block)?;
+            b.insts.clear();
+            b.insts.extend_from_slice(insts);
+        }
         OriEdit::AddBlock { block, label } => {
             if block.index() != f.blocks.len() {
                 return Err(ReplayError(format!(
@@ -326,15 +337,15 @@ pub fn apply_ori_edit(f: &mut Function, e: &OriEdit) -> Result<(), ReplayError> 
                 )));
             }
             f.blocks.push(Block {
-                label: label.clone(),
+                label: label.as_deref().map(alloc::string::String::from),
                 insts: Vec::new(),
             });
         }
         OriEdit::SetReg { reg, info } => {
             if f.regs.get(*reg).is_some() {
-                f.regs[*reg] = info.clone();
+                f.regs[*reg] = (**info).clone();
             } else if reg.index() == f.regs.len() {
-                f.regs.push(info.clone());
+                f.regs.push((**info).clone());
             } else {
                 return Err(ReplayError(format!(
                     "register {reg}, the table has {}",
@@ -344,4 +355,205 @@ pub fn apply_ori_edit(f: &mut Function, e: &OriEdit) -> Result<(), ReplayError> 
         }
     }
     Ok(())
+}
+
+/// What a traced ORI pass changed since its last step, kept without a copy of the
+/// function: before each rewrite the pass touches what it is about to change
+/// ([`Function::touch_inst`], [`Function::touch_block`], [`Function::touch_reg`]), and
+/// the journal keeps the first state it saw of each since the previous step (an
+/// instruction, a block's order, a register's counts). [`take_edits`] compares those
+/// with the function as it is now: the edits [`diff`] would give against a whole copy,
+/// in the same order, at the cost of what changed.
+///
+/// Of a register entry only the counts are kept (defs, uses, defining instruction,
+/// constraint word): the GeneralOptimize passes change nothing else in the table, and
+/// add neither registers, blocks nor instructions to storage (what is new since the
+/// last step is found by the sizes).
+#[derive(Clone, Debug, Default)]
+pub struct Journal {
+    /// The sizes of the block list, storage and register table at the last step.
+    blocks_len: usize,
+    insts_len: usize,
+    regs_len: usize,
+    insts: Vec<(InstId, Inst)>,
+    layouts: Vec<(BlockId, Vec<InstId>)>,
+    regs: Vec<(RegId, RegCounts)>,
+    /// Which instructions, blocks and registers were touched since the last step.
+    inst_bits: Vec<u64>,
+    block_bits: Vec<u64>,
+    reg_bits: Vec<u64>,
+}
+
+/// The part of a register entry a pass rewrites (through its tally).
+#[derive(Clone, Debug, PartialEq)]
+struct RegCounts {
+    defs: u32,
+    uses: u32,
+    def_anchor: Option<InstId>,
+    constraint: u32,
+}
+
+impl RegCounts {
+    fn of(r: &RegInfo) -> Self {
+        RegCounts {
+            defs: r.defs,
+            uses: r.uses,
+            def_anchor: r.def_anchor,
+            constraint: r.constraint,
+        }
+    }
+}
+
+/// Sets bit `i`; true when it was clear.
+fn first_touch(bits: &mut Vec<u64>, i: usize) -> bool {
+    let (w, b) = (i / 64, 1u64 << (i % 64));
+    if bits.len() <= w {
+        bits.resize(w + 1, 0);
+    }
+    let fresh = bits[w] & b == 0;
+    bits[w] |= b;
+    fresh
+}
+
+/// Clears the bits of `ids` and empties the list, giving back a large list's room.
+fn forget_touched<T>(bits: &mut [u64], list: &mut Vec<T>, id: impl Fn(&T) -> usize) {
+    for e in list.iter() {
+        let i = id(e);
+        bits[i / 64] &= !(1u64 << (i % 64));
+    }
+    if list.capacity() > 64 {
+        *list = Vec::new();
+    } else {
+        list.clear();
+    }
+}
+
+impl Journal {
+    /// The edits since the last step, in [`diff`]'s order.
+    fn edits(&mut self, f: &Function) -> Vec<OriEdit> {
+        let mut out = Vec::new();
+        for (b, nb) in f.blocks.iter().skip(self.blocks_len) {
+            out.push(OriEdit::AddBlock {
+                block: b,
+                label: nb.label.as_deref().map(Box::from),
+            });
+        }
+        self.insts.sort_unstable_by_key(|e| e.0);
+        for (id, o) in &self.insts {
+            let n = &f.insts[*id];
+            if o != n {
+                diff_inst(*id, o, n, &mut out);
+            }
+        }
+        self.layouts.sort_unstable_by_key(|e| e.0);
+        for (b, old) in &self.layouts {
+            let Some(nb) = f.blocks.get(*b) else { continue };
+            if *old != nb.insts {
+                diff_layout(*b, old, &nb.insts, f, &mut out);
+            }
+        }
+        for (b, nb) in f.blocks.iter().skip(self.blocks_len) {
+            if !nb.insts.is_empty() {
+                diff_layout(b, &[], &nb.insts, f, &mut out);
+            }
+        }
+        self.regs.sort_unstable_by_key(|e| e.0);
+        let changed = self
+            .regs
+            .iter()
+            .filter(|(r, old)| f.regs.get(*r).is_some_and(|n| RegCounts::of(n) != *old))
+            .map(|(r, _)| *r);
+        let added = f.regs.keys().skip(self.regs_len);
+        for r in changed.chain(added) {
+            out.push(OriEdit::SetReg {
+                reg: r,
+                info: Box::new(f.regs[r].clone()),
+            });
+        }
+        out
+    }
+
+    /// Starts over from `f` as it is now.
+    fn restart(&mut self, f: &Function) {
+        forget_touched(&mut self.inst_bits, &mut self.insts, |e| e.0.index());
+        forget_touched(&mut self.block_bits, &mut self.layouts, |e| e.0.index());
+        forget_touched(&mut self.reg_bits, &mut self.regs, |e| e.0.index());
+        self.blocks_len = f.blocks.len();
+        self.insts_len = f.insts.len();
+        self.regs_len = f.regs.len();
+    }
+}
+
+/// The edits since the last step of the pass journaling `f` (none when it is not);
+/// the journal starts over from `f` as it is now.
+pub fn take_edits(f: &mut Function) -> Vec<OriEdit> {
+    let Some(mut j) = f.journal.take() else {
+        return Vec::new();
+    };
+    let out = j.edits(f);
+    j.restart(f);
+    f.journal = Some(j);
+    out
+}
+
+impl Function {
+    /// A traced pass starts changing the function: from here, what it touches is
+    /// journaled ([`Journal`]), until [`Function::end_journal`].
+    pub fn start_journal(&mut self) {
+        let mut j = Journal::default();
+        j.restart(self);
+        self.journal = Some(Box::new(j));
+    }
+
+    /// The pass is done: the edits since its last step, and no journal any more.
+    pub fn end_journal(&mut self) -> Vec<OriEdit> {
+        let out = take_edits(self);
+        self.journal = None;
+        out
+    }
+
+    /// Instruction `id` is about to change (an operand, its guard, the whole of it).
+    #[inline]
+    pub fn touch_inst(&mut self, id: InstId) {
+        if let Some(j) = self.journal.as_deref_mut() {
+            if id.index() < j.insts_len && first_touch(&mut j.inst_bits, id.index()) {
+                j.insts.push((id, self.insts[id].clone()));
+            }
+        }
+    }
+
+    /// Block `b`'s instruction list is about to change (an instruction leaves it).
+    #[inline]
+    pub fn touch_block(&mut self, b: BlockId) {
+        if let Some(j) = self.journal.as_deref_mut() {
+            if b.index() < j.blocks_len && first_touch(&mut j.block_bits, b.index()) {
+                j.layouts.push((b, self.blocks[b].insts.clone()));
+            }
+        }
+    }
+
+    /// Register `r`'s counts are about to change.
+    #[inline]
+    pub fn touch_reg(&mut self, r: RegId) {
+        if let Some(j) = self.journal.as_deref_mut() {
+            if r.index() < j.regs_len && first_touch(&mut j.reg_bits, r.index()) {
+                j.regs.push((r, RegCounts::of(&self.regs[r])));
+            }
+        }
+    }
+
+    /// Every register's counts are about to change (a full recount).
+    pub fn touch_all_regs(&mut self) {
+        if self.journal.is_some() {
+            for k in 0..self.regs.len() {
+                self.touch_reg(RegId::new(k));
+            }
+        }
+    }
+
+    /// True while a traced pass journals the function's changes.
+    #[inline]
+    pub fn journaling(&self) -> bool {
+        self.journal.is_some()
+    }
 }

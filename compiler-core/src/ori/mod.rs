@@ -496,6 +496,10 @@ pub struct Function {
     pub insts: PrimaryMap<InstId, Inst>,
     /// A declaration without a body.
     pub is_decl: bool,
+    /// While a traced pass runs: what it changed since its last step
+    /// ([`edit::Journal`]); none otherwise.
+    #[serde(skip)]
+    pub journal: Option<Box<edit::Journal>>,
 }
 
 impl Function {

@@ -389,7 +389,7 @@ impl Lowerer<'_> {
             let reg = RegId::new(r);
             self.edits.push(OriEdit::SetReg {
                 reg,
-                info: self.f.regs[reg].clone(),
+                info: alloc::boxed::Box::new(self.f.regs[reg].clone()),
             });
         }
         self.regs_noted = self.f.regs.len();
@@ -397,7 +397,7 @@ impl Lowerer<'_> {
             inst: id,
             block: b,
             index: index as u32,
-            data: self.f.insts[id].clone(),
+            data: alloc::boxed::Box::new(self.f.insts[id].clone()),
         });
     }
 
@@ -679,6 +679,7 @@ fn lower_function<R: Recorder>(
         blocks: Default::default(),
         insts: Default::default(),
         is_decl: pf.body.is_none(),
+        journal: None,
     };
     let Some(body) = &pf.body else {
         return Ok(f);
@@ -827,7 +828,7 @@ fn lower_blocks<R: Recorder>(
         if lw.tracing {
             lw.edits.push(OriEdit::AddBlock {
                 block: b,
-                label: label.map(String::from),
+                label: label.map(alloc::boxed::Box::from),
             });
         }
         let anchor = lw.f.insts.push(ori::Inst {
@@ -924,7 +925,7 @@ fn register_table<R: Recorder>(
             .iter()
             .map(|(r, info)| OriEdit::SetReg {
                 reg: r,
-                info: info.clone(),
+                info: alloc::boxed::Box::new(info.clone()),
             })
             .collect();
         lw.edits.extend(entries);
@@ -1086,11 +1087,9 @@ fn lower_inst<R: Recorder>(
                 )
             }
         };
-        let s = lw.step(Step::new("lower", narration).payload(crate::trace::Lowered {
-            ptx: ptx_text,
-            ori: vec![ori_text],
-            classes: vec![number],
-        }));
+        let s = lw.step(Step::new("lower", narration).payload(crate::trace::Lowered::new(
+            &ptx_text, &ori_text, number,
+        )));
         rec.step(|| s);
     }
     Ok(id)

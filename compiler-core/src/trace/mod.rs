@@ -282,10 +282,7 @@ pub enum Payload {
     /// (Boxed: the payload of every step is as large as its largest variant.)
     TiedPair(alloc::boxed::Box<TiedPair>),
     /// ptx-emit: one MIR instruction and the PTX lines printed for it.
-    Emitted {
-        mir: String,
-        ptx: Vec<String>,
-    },
+    Emitted(Emitted),
     /// GeneralOptimize: one round of one block's loop, a cell of the block × iteration
     /// grid: per-sub-pass counters, whether the round changed anything, and whether the
     /// option-464 budget stopped the loop there.
@@ -293,7 +290,7 @@ pub enum Payload {
         phase: u16,
         block: crate::ori::BlockId,
         iteration: u32,
-        counters: Vec<(String, u64)>,
+        counters: List<GoCounter>,
         changed: bool,
         capped: bool,
     },
@@ -320,13 +317,14 @@ pub enum Payload {
     GoBuffer {
         block: crate::ori::BlockId,
         index: u32,
-        slots: Vec<Option<(String, Option<String>)>>,
-        counters: Vec<(String, u64)>,
+        slots: alloc::boxed::Box<[GoSlot; 6]>,
+        /// The seven counters in [`GO_BUFFER_COUNTERS`]' order, printed with their names.
+        #[serde(serialize_with = "ser_buffer_counters")]
+        counters: [u32; 7],
     },
     /// ptx-lower: one PTX instruction and the ORI instructions it became, with the
     /// ORI opcode class numbers (the spec's where it names them).
-    /// (Boxed: the payload of every step is as large as its largest variant.)
-    Lowered(alloc::boxed::Box<Lowered>),
+    Lowered(Lowered),
     /// Emitter: how one DAG node was dispatched and what it became.
     /// (Boxed: the payload of every step is as large as its largest variant.)
     EmitterNode(alloc::boxed::Box<EmitterNode>),
@@ -361,6 +359,129 @@ pub enum Payload {
     },
 }
 
+/// GeneralOptimize: one counter of a round, printed as `["name", value]`; stored as
+/// the name's place in [`GO_COUNTER_NAMES`] and the value (what one walk of one block
+/// counted: a u32).
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct GoCounter {
+    name: u8,
+    value: u32,
+}
+
+/// Every counter name a GeneralOptimize round reports (the last stands for a name
+/// missing here, which the phases' tests would show).
+pub const GO_COUNTER_NAMES: [&str; 18] = [
+    "marks_0x100",
+    "marks_0x200",
+    "marks_0x400",
+    "simplifier_hits",
+    "dead_found",
+    "exit_chains_matched",
+    "dag_equivalences",
+    "promoted",
+    "folds",
+    "dead_removed",
+    "movs_seen",
+    "buffer_inserts",
+    "buffer_hits",
+    "buffer_evictions",
+    "uses_rewritten",
+    "checks_rejected",
+    "pair_movs_removed",
+    "unnamed",
+];
+
+/// Phase 58's seven counters (the context's seven 56-byte groups), in order.
+pub const GO_BUFFER_COUNTERS: [&str; 7] = [
+    "movs_seen",
+    "buffer_inserts",
+    "buffer_hits",
+    "buffer_evictions",
+    "uses_rewritten",
+    "checks_rejected",
+    "pair_movs_removed",
+];
+
+impl GoCounter {
+    pub fn new(name: &str, value: u64) -> Self {
+        let k = GO_COUNTER_NAMES.iter().position(|n| *n == name);
+        debug_assert!(k.is_some(), "counter {name} is not in GO_COUNTER_NAMES");
+        GoCounter {
+            name: k.unwrap_or(GO_COUNTER_NAMES.len() - 1) as u8,
+            value: value.min(u64::from(u32::MAX)) as u32,
+        }
+    }
+    pub fn name(&self) -> &'static str {
+        GO_COUNTER_NAMES[self.name as usize]
+    }
+    pub fn value(&self) -> u64 {
+        u64::from(self.value)
+    }
+}
+
+impl Serialize for GoCounter {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        (self.name(), self.value()).serialize(s)
+    }
+}
+
+fn ser_buffer_counters<S: serde::Serializer>(c: &[u32; 7], s: S) -> Result<S::Ok, S::Error> {
+    use serde::ser::SerializeSeq;
+    let mut seq = s.serialize_seq(Some(7))?;
+    for (name, v) in GO_BUFFER_COUNTERS.iter().zip(c) {
+        seq.serialize_element(&(name, u64::from(*v)))?;
+    }
+    seq.end()
+}
+
+/// Text shared by the steps that show it (a MOV in phase 58's buffer is printed once
+/// while its text stays the same); printed as a string.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SharedText(alloc::sync::Arc<String>);
+
+impl SharedText {
+    pub fn new(text: String) -> Self {
+        SharedText(alloc::sync::Arc::new(text))
+    }
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+}
+
+impl Serialize for SharedText {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(&self.0)
+    }
+}
+
+/// One slot of phase 58's buffer: the first MOV and, once matched, the second.
+pub type GoSlot = Option<(SharedText, Option<SharedText>)>;
+
+/// Coalescing: one decision about a copy, with both live ranges as printed.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct CoalesceDecision {
+    pub copy: u32,
+    pub dst: u32,
+    pub src: u32,
+    /// `joined`, `identity`, `conflict`, `remat`, `class`, `deferred` ...
+    pub verdict: &'static str,
+    pub dst_range: String,
+    pub src_range: String,
+    /// Where the two ranges are live at once with different values.
+    pub conflicts: Vec<(String, String)>,
+    /// When `dst` joins as one lane of a tuple (NVPTX coalescer): that lane; the
+    /// `dst_*` ranges are then the lane's, `merged` the whole register's.
+    pub dst_lane: Option<u8>,
+    /// The two ranges again as numbers (before the decision), for the bars.
+    pub dst_segments: Vec<SegmentView>,
+    pub src_segments: Vec<SegmentView>,
+    /// After a join: the surviving register's whole range (`src` is then empty).
+    pub merged: Vec<SegmentView>,
+    /// The conflicting overlaps as raw `[start, end)` slot pairs (one per entry of
+    /// `conflicts`, where both registers are live around the conflicting def).
+    pub conflict_spans: Vec<(u32, u32)>,
+}
+
 /// Two-address: a tied (use, def) pair and what was tried for it.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct TiedPair {
@@ -374,13 +495,95 @@ pub struct TiedPair {
     pub resolved_by: &'static str,
 }
 
-/// ptx-lower: one PTX instruction and the ORI instructions it became, with the
-/// ORI opcode class numbers (the spec's where it names them).
-#[derive(Clone, Debug, PartialEq, Serialize)]
+/// ptx-lower: one PTX instruction and the ORI instruction it became, with its ORI
+/// opcode class number (the spec's where it names one). Printed as
+/// `{"ptx": text, "ori": [text], "classes": [number]}`; kept as the two texts in one
+/// allocation.
+#[derive(Clone, Debug, PartialEq)]
 pub struct Lowered {
-    pub ptx: String,
-    pub ori: Vec<String>,
-    pub classes: Vec<u16>,
+    /// The PTX text, then the ORI text.
+    text: alloc::boxed::Box<str>,
+    ptx_len: u32,
+    class: u16,
+}
+
+impl Lowered {
+    pub fn new(ptx: &str, ori: &str, class: u16) -> Self {
+        Lowered {
+            text: alloc::format!("{ptx}{ori}").into(),
+            ptx_len: ptx.len() as u32,
+            class,
+        }
+    }
+    pub fn ptx(&self) -> &str {
+        &self.text[..self.ptx_len as usize]
+    }
+    pub fn ori(&self) -> &str {
+        &self.text[self.ptx_len as usize..]
+    }
+    pub fn class(&self) -> u16 {
+        self.class
+    }
+}
+
+impl Serialize for Lowered {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeStruct;
+        let mut st = s.serialize_struct("Lowered", 3)?;
+        st.serialize_field("ptx", self.ptx())?;
+        st.serialize_field("ori", &[self.ori()])?;
+        st.serialize_field("classes", &[self.class])?;
+        st.end()
+    }
+}
+
+/// ptx-emit: one MIR instruction as printed and the PTX lines printed for it. Printed
+/// as `{"mir": text, "ptx": [line, ...]}`; kept as one text, the MIR first, then each
+/// PTX line after a line break.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Emitted {
+    text: alloc::boxed::Box<str>,
+    mir_len: u32,
+}
+
+impl Emitted {
+    /// `ptx`'s lines must hold no line break.
+    pub fn new(mir: &str, ptx: &[String]) -> Self {
+        let mut text = String::from(mir);
+        for l in ptx {
+            debug_assert!(!l.contains('\n'));
+            text.push('\n');
+            text.push_str(l);
+        }
+        Emitted {
+            text: text.into(),
+            mir_len: mir.len() as u32,
+        }
+    }
+    pub fn mir(&self) -> &str {
+        &self.text[..self.mir_len as usize]
+    }
+    /// The PTX lines.
+    pub fn ptx(&self) -> impl Iterator<Item = &str> {
+        let rest = &self.text[self.mir_len as usize..];
+        rest.split('\n').skip(1)
+    }
+}
+
+impl Serialize for Emitted {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeStruct;
+        struct Lines<'a>(&'a Emitted);
+        impl Serialize for Lines<'_> {
+            fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+                s.collect_seq(self.0.ptx())
+            }
+        }
+        let mut st = s.serialize_struct("Emitted", 2)?;
+        st.serialize_field("mir", self.mir())?;
+        st.serialize_field("ptx", &Lines(self))?;
+        st.end()
+    }
 }
 
 /// Emitter: how one DAG node was dispatched and what it became.
@@ -453,7 +656,7 @@ impl From<TiedPair> for Payload {
 }
 impl From<Lowered> for Payload {
     fn from(p: Lowered) -> Self {
-        Payload::Lowered(alloc::boxed::Box::new(p))
+        Payload::Lowered(p)
     }
 }
 impl From<EmitterNode> for Payload {
@@ -556,17 +759,17 @@ pub trait Recorder {
     /// Remarks (optimization remarks, notes) are kept even with tracing off.
     fn remark(&mut self, text: String);
     /// An ORI pass starts changing `f`: the next [`Recorder::ori_step`] records the
-    /// edits made from here.
-    fn ori_begin(&mut self, _f: &crate::ori::Function) {}
+    /// edits made from here (`f` journals what the pass touches: [`crate::ori::edit::Journal`]).
+    fn ori_begin(&mut self, _f: &mut crate::ori::Function) {}
     /// Records a step of an ORI pass, with the edits that turned the function as it
     /// was at the previous ORI step (or at [`Recorder::ori_begin`]) into `f`. A pass
     /// calls it after the change the step narrates.
-    fn ori_step(&mut self, _f: &crate::ori::Function, make: impl FnOnce() -> Step) {
+    fn ori_step(&mut self, _f: &mut crate::ori::Function, make: impl FnOnce() -> Step) {
         self.step(make)
     }
     /// The ORI pass is done with `f`: changes made after its last step (bookkeeping of
     /// the register table) become one closing `settle` step.
-    fn ori_end(&mut self, _f: &crate::ori::Function) {}
+    fn ori_end(&mut self, _f: &mut crate::ori::Function) {}
 }
 
 /// Tracing off: every call compiles to nothing except remarks.
@@ -590,8 +793,6 @@ pub struct StepLog {
     pub steps: Vec<Step>,
     pub remarks: Vec<String>,
     templates: Templates,
-    /// During an ORI pass: the function as of the last ORI step, to diff against.
-    ori_shadow: Option<alloc::boxed::Box<crate::ori::Function>>,
 }
 
 impl StepLog {
@@ -606,23 +807,6 @@ impl StepLog {
         }
         self.steps.push(s);
     }
-
-    /// The edits since the last ORI step, applied to the copy so that it equals `f`.
-    fn ori_edits(&mut self, f: &crate::ori::Function) -> Vec<crate::ori::edit::OriEdit> {
-        let Some(shadow) = self.ori_shadow.as_mut() else {
-            return Vec::new();
-        };
-        let edits = crate::ori::edit::diff(shadow, f);
-        for e in &edits {
-            if crate::ori::edit::apply_ori_edit(shadow, e).is_err() {
-                // Cannot happen for edits `diff` made against this very copy; start
-                // afresh from `f` rather than diff against a wrong copy.
-                **shadow = f.clone();
-                break;
-            }
-        }
-        edits
-    }
 }
 
 impl Recorder for StepLog {
@@ -633,20 +817,19 @@ impl Recorder for StepLog {
     fn remark(&mut self, text: String) {
         self.remarks.push(text);
     }
-    fn ori_begin(&mut self, f: &crate::ori::Function) {
-        self.ori_shadow = Some(alloc::boxed::Box::new(f.clone()));
+    fn ori_begin(&mut self, f: &mut crate::ori::Function) {
+        f.start_journal();
     }
-    fn ori_step(&mut self, f: &crate::ori::Function, make: impl FnOnce() -> Step) {
-        let edits = self.ori_edits(f);
+    fn ori_step(&mut self, f: &mut crate::ori::Function, make: impl FnOnce() -> Step) {
+        let edits = crate::ori::edit::take_edits(f);
         let mut s = make();
         if !(edits.is_empty() && s.ori_edits.is_empty()) {
             s.ori_edits = edits.into();
         }
         self.keep(s);
     }
-    fn ori_end(&mut self, f: &crate::ori::Function) {
-        let edits = self.ori_edits(f);
-        self.ori_shadow = None;
+    fn ori_end(&mut self, f: &mut crate::ori::Function) {
+        let edits = f.end_journal();
         if edits.is_empty() {
             return;
         }

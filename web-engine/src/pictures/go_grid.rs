@@ -117,7 +117,10 @@ pub fn build(steps: &[Step], step: usize) -> Option<GoPicture> {
                     p.cells.push(GoCell {
                         block: block.as_u32(),
                         iteration: *iteration,
-                        counters: counters.clone(),
+                        counters: counters
+                            .iter()
+                            .map(|c| (c.name().to_string(), c.value()))
+                            .collect(),
                         changed: *changed,
                         capped: *capped,
                         step: at,
@@ -155,8 +158,22 @@ pub fn build(steps: &[Step], step: usize) -> Option<GoPicture> {
                     p.buffer = Some(GoBufferView {
                         block: block.as_u32(),
                         index: *index,
-                        slots: slots.clone(),
-                        counters: counters.clone(),
+                        slots: slots
+                            .iter()
+                            .map(|s| {
+                                s.as_ref().map(|(a, b)| {
+                                    (
+                                        a.as_str().to_string(),
+                                        b.as_ref().map(|b| b.as_str().to_string()),
+                                    )
+                                })
+                            })
+                            .collect(),
+                        counters: compiler_core::trace::GO_BUFFER_COUNTERS
+                            .iter()
+                            .zip(counters)
+                            .map(|(n, v)| (n.to_string(), u64::from(*v)))
+                            .collect(),
                         step: at,
                     });
                 }

@@ -1294,11 +1294,7 @@ fn record_inst<R: Recorder>(
         let narration = e.narration.clone();
         rec.step(|| {
             let mut s = Step::new(e.kind, narration).focus(Focus::inst(i));
-            s.payload = Payload::Emitted {
-                mir,
-                ptx: ptx_lines,
-            }
-            .into();
+            s.payload = Payload::Emitted(crate::trace::Emitted::new(&mir, &ptx_lines)).into();
             s
         });
     }

@@ -114,6 +114,7 @@ fn propagate_move<R: Recorder>(
                 match &src.kind {
                     OpKind::Reg(s) if reads_reg(&f.insts[u].operands[op], d) => {
                         announce_first(tally, f, b, regs + imms);
+                        f.touch_inst(u);
                         regs += u64::from(replace_reg(&mut f.insts[u].operands[op], d, *s));
                     }
                     OpKind::Imm(imm)
@@ -121,6 +122,7 @@ fn propagate_move<R: Recorder>(
                             && takes_immediate(&f.insts[u], op, imm) =>
                     {
                         announce_first(tally, f, b, regs + imms);
+                        f.touch_inst(u);
                         let o = &mut f.insts[u].operands[op];
                         o.kind = OpKind::Imm(*imm);
                         o.imm_constraint = src.imm_constraint;
@@ -132,6 +134,7 @@ fn propagate_move<R: Recorder>(
             if let (Some((g, n)), OpKind::Reg(s)) = (f.insts[u].guard, &src.kind) {
                 if g == d {
                     announce_first(tally, f, b, regs + imms);
+                    f.touch_inst(u);
                     f.insts[u].guard = Some((*s, n));
                     regs += 1;
                 }
@@ -201,6 +204,7 @@ fn fold_select<R: Recorder>(
     };
     let before = text(f, id);
     tally.will_change(f, b);
+    f.touch_inst(id);
     let i = &mut f.insts[id];
     let chosen = if first {
         i.operands[1].clone()
@@ -306,9 +310,11 @@ pub fn apply_block<R: Recorder>(
                 crate::stats::bump(&mut stats.guards_resolved, 1);
                 let t = text(f, id);
                 if keep {
+                    f.touch_inst(id);
                     f.insts[id].guard = None;
                     k += 1;
                 } else {
+                    f.touch_block(b);
                     f.blocks[b].insts.remove(k);
                     stats.dead_removed += 1;
                 }

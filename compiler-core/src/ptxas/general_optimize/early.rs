@@ -341,6 +341,7 @@ fn remove_link<R: Recorder>(
 ) {
     let t = R::ENABLED.then(|| text(f, l.exit));
     tally.will_change(f, l.block);
+    f.touch_block(l.block);
     f.blocks[l.block].insts.retain(|i| *i != l.exit && !l.chain.contains(i));
     if let Some(t) = t {
         let n = l.chain.len();

@@ -483,6 +483,7 @@ impl Marker {
                     }
                     Some(true) => {}
                     Some(false) => {
+                        f.touch_inst(id);
                         f.insts[id].operands[0].ty = ty::INT;
                         if mark(f, id, 0, flag::DEFERRED_CLEANUP, WHY_201, stats, rec) {
                             bump(counters, "marks_0x200");

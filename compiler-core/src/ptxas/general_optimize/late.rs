@@ -23,21 +23,12 @@
 
 use super::{ent, for_each_reg, text, Options, Run, Tally};
 use crate::ori::{constraint, BlockId, Class, Function, InstId, OpKind, Origin, RegId};
-use crate::trace::{Focus, Payload, Recorder, Step};
+use crate::trace::{Focus, GoCounter, GoSlot, Payload, Recorder, SharedText, Step};
 use alloc::format;
-use alloc::string::String;
 use alloc::vec::Vec;
 
 pub const SLOTS: usize = 6;
-pub const COUNTERS: [&str; 7] = [
-    "movs_seen",
-    "buffer_inserts",
-    "buffer_hits",
-    "buffer_evictions",
-    "uses_rewritten",
-    "checks_rejected",
-    "pair_movs_removed",
-];
+pub const COUNTERS: [&str; 7] = crate::trace::GO_BUFFER_COUNTERS;
 
 #[derive(Clone, Debug)]
 struct Slot {
@@ -54,10 +45,10 @@ pub fn run<R: Recorder>(Run(f, opts, tally, stats, rec): Run<'_, R>) {
         stats.iterations += 1;
         let counters = run_block(f, b, opts, tally, rec);
         if R::ENABLED {
-            let cells: Vec<(String, u64)> = COUNTERS
+            let cells: Vec<GoCounter> = COUNTERS
                 .iter()
                 .zip(counters)
-                .map(|(n, v)| (String::from(*n), v))
+                .map(|(n, v)| GoCounter::new(n, v))
                 .collect();
             let changed = counters[4] > 0;
             rec.ori_step(f, || {
@@ -72,7 +63,7 @@ pub fn run<R: Recorder>(Run(f, opts, tally, stats, rec): Run<'_, R>) {
                     phase: 58,
                     block: b,
                     iteration: 1,
-                    counters: cells,
+                    counters: cells.into(),
                     changed,
                     capped: false,
                 })
@@ -83,6 +74,15 @@ pub fn run<R: Recorder>(Run(f, opts, tally, stats, rec): Run<'_, R>) {
             stats.changed_blocks += 1;
             stats.dead_removed += counters[6];
         }
+    }
+}
+
+/// The text of `id`, sharing `was` when it reads the same.
+fn shared_text(f: &Function, id: InstId, was: Option<SharedText>) -> SharedText {
+    let t = text(f, id);
+    match was {
+        Some(w) if w.as_str() == t => w,
+        _ => SharedText::new(t),
     }
 }
 
@@ -155,6 +155,7 @@ fn rewrite_single_use(f: &mut Function, b: BlockId, k: usize, d2: RegId, d1: Reg
         if !matches!(f.insts[u].origin, Origin::Ptx) || !f.visible(d1, f.insts[u].scope) {
             return false;
         }
+        f.touch_inst(u);
         let i = &mut f.insts[u];
         let nd = i.ndst as usize;
         let mut done = 0;
@@ -193,6 +194,9 @@ pub fn run_block<R: Recorder>(
     tally.recount(f, b);
     let mut c = [0u64; 7];
     let mut slots: [Option<Slot>; SLOTS] = Default::default();
+    // Traced: the slots as the last buffer step printed them, whose texts the next
+    // step shares when they did not change.
+    let mut shown: [GoSlot; SLOTS] = Default::default();
     let mut index = 0usize;
     let mut k = 1;
     while k < f.blocks[b].insts.len() {
@@ -230,6 +234,7 @@ pub fn run_block<R: Recorder>(
                     removed = true;
                     // The MOV leaves the block now, so that the step below carries
                     // the removal with the rewrite.
+                    f.touch_block(b);
                     f.blocks[b].insts.remove(k);
                     if R::ENABLED {
                         let t = text(f, id);
@@ -265,18 +270,19 @@ pub fn run_block<R: Recorder>(
                 c[1] += 1;
             }
             if R::ENABLED && (inserted.is_some() || hit.is_some()) {
-                let view: Vec<Option<(String, Option<String>)>> = slots
-                    .iter()
-                    .map(|s| {
-                        s.as_ref()
-                            .map(|s| (text(f, s.first), s.second.map(|x| text(f, x))))
-                    })
-                    .collect();
-                let counters: Vec<(String, u64)> = COUNTERS
-                    .iter()
-                    .zip(c)
-                    .map(|(n, v)| (String::from(*n), v))
-                    .collect();
+                for (s, was) in slots.iter().zip(shown.iter_mut()) {
+                    *was = s.as_ref().map(|s| {
+                        let old = was.take();
+                        let second = old.as_ref().and_then(|o| o.1.clone());
+                        let first = old.map(|o| o.0);
+                        (
+                            shared_text(f, s.first, first),
+                            s.second.map(|x| shared_text(f, x, second)),
+                        )
+                    });
+                }
+                let view = alloc::boxed::Box::new(shown.clone());
+                let counters = c.map(|v| v.min(u64::from(u32::MAX)) as u32);
                 let idx = index as u32;
                 let narr = match inserted {
                     Some(s) => {

@@ -22,7 +22,7 @@ use super::{ent, for_each_reg, forward, hard_round_cap, text, Options, Run, Seen
 use crate::ori::{constraint, AddrBase, BlockId, Class, Function, InstId, OpKind, Operand, Origin};
 use super::GoStats;
 use crate::entity::EntityRef;
-use crate::trace::{Focus, Payload, Recorder, Step};
+use crate::trace::{Focus, GoCounter, Payload, Recorder, Step};
 use alloc::format;
 use alloc::string::String;
 use alloc::vec::Vec;
@@ -301,6 +301,7 @@ impl Promoter {
                     };
                     self.folds.push((Class::LoadLocal, uses));
                     tally.will_change(f, b);
+                    f.touch_inst(id);
                     let i = &mut f.insts[id];
                     i.class = Class::Mov;
                     i.opcode = smol_str::format_smolstr!("mov.b{bits}");
@@ -392,6 +393,7 @@ fn drop_dead_local_stores<R: Recorder>(f: &mut Function, rec: &mut R) -> u64 {
         }
         let n = stores.len();
         for (b, id) in stores {
+            f.touch_block(b);
             f.blocks[b].insts.retain(|x| *x != id);
             removed += 1;
         }
@@ -480,10 +482,10 @@ pub fn run<R: Recorder>(Run(f, opts, tally, stats, rec): Run<'_, R>) {
             if R::ENABLED {
                 let promoted = folds.iter().filter(|f| f.0 == Class::LoadLocal).count() as u64;
                 let dead = stats.dead_removed - dead_before;
-                let mut cells: Vec<(String, u64)> = alloc::vec![
-                    (String::from("promoted"), promoted),
-                    (String::from("folds"), n),
-                    (String::from("dead_removed"), dead),
+                let mut cells = alloc::vec![
+                    GoCounter::new("promoted", promoted),
+                    GoCounter::new("folds", n),
+                    GoCounter::new("dead_removed", dead),
                 ];
                 cells.extend(super::counter_cells(&counters));
                 rec.ori_step(f, || {
@@ -495,7 +497,7 @@ pub fn run<R: Recorder>(Run(f, opts, tally, stats, rec): Run<'_, R>) {
                         phase: 37,
                         block: b,
                         iteration: round,
-                        counters: cells,
+                        counters: cells.into(),
                         changed: block_changed,
                         capped: false,
                     })

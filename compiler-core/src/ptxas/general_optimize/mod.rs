@@ -315,8 +315,10 @@ impl Options {
 pub type Counters = Vec<(&'static str, u64)>;
 
 /// Counters as a trace payload carries them.
-pub fn counter_cells(c: &Counters) -> Vec<(String, u64)> {
-    c.iter().map(|&(k, v)| (String::from(k), v)).collect()
+pub fn counter_cells(c: &Counters) -> Vec<crate::trace::GoCounter> {
+    c.iter()
+        .map(|&(k, v)| crate::trace::GoCounter::new(k, v))
+        .collect()
 }
 
 /// Our hard cap on any loop of these passes, on top of option 464: no block runs more
@@ -426,7 +428,7 @@ fn variant_a<R: Recorder>(Run(f, opts, tally, stats, rec): Run<'_, R>) {
                             phase,
                             block: b,
                             iteration: it,
-                            counters: c,
+                            counters: c.into(),
                             changed,
                             capped,
                         },
@@ -632,6 +634,7 @@ pub fn dce_block<R: Recorder>(
             // Traced, the removal is made here, so that its step carries it (walking
             // backwards, the positions still to visit do not move).
             Some(text) => {
+                f.touch_block(b);
                 f.blocks[b].insts.remove(k);
                 rec.ori_step(f, || {
                     Step::new(
@@ -646,6 +649,7 @@ pub fn dce_block<R: Recorder>(
     }
     stats.dead_removed += removed;
     if !gone.is_empty() {
+        f.touch_block(b);
         let mut pos = 0;
         f.blocks[b].insts.retain(|_| {
             let dead = gone.last() == Some(&pos);
@@ -689,6 +693,7 @@ pub fn mark<R: Recorder>(
     if f.insts[id].operands[k].flags & mask == mask {
         return false;
     }
+    f.touch_inst(id);
     f.insts[id].operands[k].flags |= mask;
     let after = f.insts[id].operands[k].flag_word();
     for (bit, counter) in [

@@ -80,6 +80,7 @@ impl Tally {
     /// Counts the whole function afresh and starts a tally of it: for a function
     /// changed with no announcement (stores dropped across blocks, blocks gone).
     pub fn recounted(f: &mut Function) -> Tally {
+        f.touch_all_regs();
         refresh(f);
         Tally::new(f)
     }
@@ -161,6 +162,14 @@ impl Tally {
         new.clear();
         new.reserve(old.len() + forgotten.len());
         share_into(f, b, &mut new);
+        if f.journaling() {
+            // A traced pass keeps each register's counts as they were before the first
+            // change since its last step.
+            let named = old.iter().chain(&new).map(|e| e.0);
+            for r in named.chain(forgotten.iter().map(|x| x.0)) {
+                f.touch_reg(r);
+            }
+        }
         for &(r, def, i) in &old {
             let info = &mut f.regs[r];
             if def {
@@ -229,6 +238,9 @@ impl Tally {
             return;
         }
         self.will_change(f, b);
+        if f.journaling() {
+            for_each_reg(&f.insts[id].clone(), |r, _| f.touch_reg(r));
+        }
         let Function { insts, regs, .. } = f;
         for_each_reg(&insts[id], |r, def| {
             self.forgotten.push((r, id));
