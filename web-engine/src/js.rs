@@ -1,6 +1,8 @@
 //! The JS API (wasm only): plain functions over `JsValue`, exported under JS names by
-//! the engine binary (`src/main.rs`) and called directly by the wasm tests. Values cross
-//! with serde-wasm-bindgen in its JSON-compatible mode (maps become plain objects).
+//! the engine binary (`src/main.rs`) and called directly by the wasm tests. Results are
+//! laid out as JSON would have them (maps become plain objects, `None` is null) by the
+//! engine's one serde back end, `payload::Tree`, then built as JS values; arguments are
+//! read field by field (`Arg`). No second serde back end (serde-wasm-bindgen) is linked.
 //!
 //! ```text
 //!  run(source, {from, until, only, knobs, verify, steps}) -> {inputFormat, entry, output,
@@ -10,20 +12,38 @@
 //! Errors are thrown as JS `Error`s; a source error carries `errors: [{line, col,
 //! message}]`, a refused link `col`.
 
+use crate::payload::{tree, Value};
 use compiler_core::examples::EXAMPLES;
 use compiler_core::knobs::{format_value, Knobs, KNOBS};
 use compiler_core::pipeline::{run as run_pipeline, PipelineError};
 use compiler_core::share::{self, Link, LinkState};
 use compiler_core::stats::Stats;
 use compiler_core::{InputFormat, RunOptions, Stage, STAGES};
-use serde::{Deserialize, Serialize};
-use std::collections::BTreeMap;
+use js_sys::{Array, Object, Reflect};
+use serde::Serialize;
 use wasm_bindgen::JsValue;
 
 fn to_js<T: Serialize + ?Sized>(value: &T) -> Result<JsValue, JsValue> {
-    value
-        .serialize(&serde_wasm_bindgen::Serializer::json_compatible())
-        .map_err(|e| error(&e.to_string()))
+    Ok(js_value(tree(value).map_err(|e| error(&e))?))
+}
+
+/// A [`Value`] as the JS value JSON.parse would give for it.
+fn js_value(v: Value) -> JsValue {
+    match v {
+        Value::Null => JsValue::NULL,
+        Value::Bool(b) => JsValue::from_bool(b),
+        Value::Int(n) => JsValue::from_f64(n as f64),
+        Value::Float(x) => JsValue::from_f64(x),
+        Value::String(s) => JsValue::from_str(&s),
+        Value::Array(items) => items.into_iter().map(js_value).collect::<Array>().into(),
+        Value::Object(fields) => {
+            let o = Object::new();
+            for (k, v) in fields {
+                let _ = Reflect::set(&o, &JsValue::from_str(&k), &js_value(v));
+            }
+            o.into()
+        }
+    }
 }
 
 /// A JS `Error` with `message`.
@@ -38,9 +58,65 @@ fn error_with(message: &str, key: &str, value: JsValue) -> JsValue {
     e.into()
 }
 
+/// An argument object read field by field; `what` names it in errors (`bad options:
+/// `from` is not a string`). A field left out, `undefined` or `null` is absent.
+struct Arg<'a> {
+    what: &'a str,
+    object: JsValue,
+}
+
+impl Arg<'_> {
+    fn field(&self, key: &str) -> Option<JsValue> {
+        let v = Reflect::get(&self.object, &JsValue::from_str(key)).ok()?;
+        (!v.is_undefined() && !v.is_null()).then_some(v)
+    }
+
+    fn bad(&self, key: &str, wanted: &str) -> JsValue {
+        error(&format!("bad {}: `{key}` is not {wanted}", self.what))
+    }
+
+    fn string(&self, key: &str) -> Result<Option<String>, JsValue> {
+        (self.field(key))
+            .map(|v| v.as_string().ok_or_else(|| self.bad(key, "a string")))
+            .transpose()
+    }
+
+    fn bool(&self, key: &str) -> Result<bool, JsValue> {
+        (self.field(key))
+            .map(|v| v.as_bool().ok_or_else(|| self.bad(key, "a boolean")))
+            .transpose()
+            .map(|b| b.unwrap_or(false))
+    }
+
+    fn strings(&self, key: &str) -> Result<Vec<String>, JsValue> {
+        let Some(v) = self.field(key) else {
+            return Ok(Vec::new());
+        };
+        if !Array::is_array(&v) {
+            return Err(self.bad(key, "an array of strings"));
+        }
+        (Array::from(&v).iter())
+            .map(|s| {
+                s.as_string()
+                    .ok_or_else(|| self.bad(key, "an array of strings"))
+            })
+            .collect()
+    }
+
+    fn u32(&self, key: &str) -> Result<Option<u32>, JsValue> {
+        let whole = |x: f64| x.fract() == 0.0 && (0.0..=f64::from(u32::MAX)).contains(&x);
+        (self.field(key))
+            .map(|v| {
+                (v.as_f64().filter(|&x| whole(x)))
+                    .map(|x| x as u32)
+                    .ok_or_else(|| self.bad(key, "a whole number"))
+            })
+            .transpose()
+    }
+}
+
 /// `run`'s options; every field may be left out.
-#[derive(Deserialize, Default)]
-#[serde(default, rename_all = "camelCase")]
+#[derive(Default)]
 struct RunApiOptions {
     from: Option<String>,
     until: Option<String>,
@@ -51,32 +127,69 @@ struct RunApiOptions {
     steps: bool,
 }
 
-/// Knobs as `"a=1,b=true"` or `{a: 1, b: true}`.
-#[derive(Deserialize)]
-#[serde(untagged)]
+impl RunApiOptions {
+    fn read(options: JsValue) -> Result<RunApiOptions, JsValue> {
+        if options.is_undefined() || options.is_null() {
+            return Ok(RunApiOptions::default());
+        }
+        let a = Arg {
+            what: "options",
+            object: options,
+        };
+        Ok(RunApiOptions {
+            from: a.string("from")?,
+            until: a.string("until")?,
+            only: a.strings("only")?,
+            knobs: a
+                .field("knobs")
+                .map(|k| KnobsArg::read(&a, k))
+                .transpose()?,
+            verify: a.bool("verify")?,
+            steps: a.bool("steps")?,
+        })
+    }
+}
+
+/// Knobs as `"a=1,b=true"` or `{a: 1, b: true}` (read in name order).
 enum KnobsArg {
     Query(String),
-    Map(BTreeMap<String, KnobValue>),
+    Map(Vec<(String, String)>),
 }
 
-#[derive(Deserialize)]
-#[serde(untagged)]
-enum KnobValue {
-    Bool(bool),
-    Number(f64),
-    Text(String),
-}
-
-impl KnobValue {
-    fn text(&self) -> String {
-        match self {
-            KnobValue::Bool(b) => b.to_string(),
-            KnobValue::Number(n) if n.fract() == 0.0 && n.abs() < 9.0e15 => {
-                format!("{}", *n as i64)
-            }
-            KnobValue::Number(n) => n.to_string(),
-            KnobValue::Text(s) => s.clone(),
+impl KnobsArg {
+    fn read(a: &Arg<'_>, k: JsValue) -> Result<KnobsArg, JsValue> {
+        if let Some(q) = k.as_string() {
+            return Ok(KnobsArg::Query(q));
         }
+        if !k.is_object() || Array::is_array(&k) {
+            return Err(a.bad("knobs", "a string or an object"));
+        }
+        let mut map = Vec::new();
+        for entry in Object::entries(&Object::from(k)).iter() {
+            let pair = Array::from(&entry);
+            let name = pair.get(0).as_string().unwrap_or_default();
+            let value = knob_text(&pair.get(1)).ok_or_else(|| {
+                a.bad(&format!("knobs.{name}"), "a boolean, a number or a string")
+            })?;
+            map.push((name, value));
+        }
+        map.sort();
+        Ok(KnobsArg::Map(map))
+    }
+}
+
+/// A knob's value as the text `Knobs::set_from_str` reads.
+fn knob_text(v: &JsValue) -> Option<String> {
+    if let Some(b) = v.as_bool() {
+        Some(b.to_string())
+    } else if let Some(n) = v.as_f64() {
+        Some(if n.fract() == 0.0 && n.abs() < 9.0e15 {
+            format!("{}", n as i64)
+        } else {
+            n.to_string()
+        })
+    } else {
+        v.as_string()
     }
 }
 
@@ -133,11 +246,7 @@ struct StepApi {
 
 /// `run(source, options)`.
 pub fn run(source: &str, options: JsValue) -> Result<JsValue, JsValue> {
-    let o: RunApiOptions = if options.is_undefined() || options.is_null() {
-        RunApiOptions::default()
-    } else {
-        serde_wasm_bindgen::from_value(options).map_err(|e| error(&format!("bad options: {e}")))?
-    };
+    let o = RunApiOptions::read(options)?;
     let from = match o.from.as_deref() {
         None | Some("auto") => None,
         Some(f) => Some(
@@ -154,7 +263,7 @@ pub fn run(source: &str, options: JsValue) -> Result<JsValue, JsValue> {
         Some(KnobsArg::Map(m)) => {
             for (name, value) in m {
                 knobs
-                    .set_from_str(&format!("{name}={}", value.text()))
+                    .set_from_str(&format!("{name}={value}"))
                     .map_err(|e| error(&e.to_string()))?;
             }
         }
@@ -325,8 +434,7 @@ pub fn knobs() -> Result<JsValue, JsValue> {
 }
 
 /// A permalink's state as JS sees it.
-#[derive(Serialize, Deserialize, Default)]
-#[serde(default)]
+#[derive(Serialize, Default)]
 struct LinkApi {
     /// `state` or `example` (decode only).
     kind: String,
@@ -341,10 +449,31 @@ struct LinkApi {
     name: Option<String>,
 }
 
+impl LinkApi {
+    /// The fields `encodeLink` reads (`kind` and `name` are decode's only).
+    fn read(state: JsValue) -> Result<LinkApi, JsValue> {
+        if !state.is_object() {
+            return Err(error("bad state: not an object"));
+        }
+        let a = Arg {
+            what: "state",
+            object: state,
+        };
+        Ok(LinkApi {
+            source: a.string("source")?.unwrap_or_default(),
+            format: a.string("format")?,
+            knobs: a.string("knobs")?.unwrap_or_default(),
+            stage: a.string("stage")?,
+            step: a.u32("step")?,
+            layout: a.string("layout")?,
+            ..LinkApi::default()
+        })
+    }
+}
+
 /// `encodeLink(state)`.
 pub fn encode_link(state: JsValue) -> Result<String, JsValue> {
-    let s: LinkApi =
-        serde_wasm_bindgen::from_value(state).map_err(|e| error(&format!("bad state: {e}")))?;
+    let s = LinkApi::read(state)?;
     let format = match s.format.as_deref() {
         None | Some("auto") => None,
         Some(f) => {

@@ -38,8 +38,10 @@ pub fn rows(p: &Payload) -> (String, Vec<PayloadRow>) {
 }
 
 /// A serialized value, shaped as JSON would have it (objects keep their field order).
+/// The JS API (`js.rs`) builds its JS values from these too: one serde back end for
+/// both.
 #[derive(Debug)]
-enum Value {
+pub(crate) enum Value {
     Null,
     Bool(bool),
     Int(i128),
@@ -53,6 +55,12 @@ enum Value {
 /// and `None` are null, an enum variant with data is a one-entry object named after it,
 /// map keys are strings.
 struct Tree;
+
+/// `v` as a [`Value`], or why it has none.
+#[cfg(target_family = "wasm")]
+pub(crate) fn tree<T: ?Sized + Serialize>(v: &T) -> Result<Value, String> {
+    v.serialize(Tree).map_err(|e| e.0)
+}
 
 #[derive(Debug)]
 struct Unsupported(String);

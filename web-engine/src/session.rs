@@ -39,7 +39,6 @@ use compiler_core::trace::{
     CHECKPOINT_EVERY,
 };
 use compiler_core::{InputFormat, RunOptions, Stage};
-use std::collections::BTreeMap;
 
 /// Instruction copies all checkpoints of one function may hold together (besides the
 /// input's). Between the copies a seek redoes or undoes steps
@@ -733,8 +732,8 @@ fn noop_flags(steps: &[Step], replayable: bool) -> Vec<bool> {
 
 /// Highlighted lines before and after a step: its edits first, then its focus.
 fn marks(s: &Step, pa: &Printed, pb: &Printed) -> (Vec<LineMark>, Vec<LineMark>) {
-    let mut before: BTreeMap<u32, MarkKind> = BTreeMap::new();
-    let mut after: BTreeMap<u32, MarkKind> = BTreeMap::new();
+    let mut before: Marks = Vec::new();
+    let mut after: Marks = Vec::new();
     for e in &s.edits {
         match e {
             Edit::Insert {
@@ -786,12 +785,15 @@ fn marks(s: &Step, pa: &Printed, pb: &Printed) -> (Vec<LineMark>, Vec<LineMark>)
     (line_marks(before), line_marks(after))
 }
 
-/// Marks `line` (when there is one) with `kind`; the strongest mark wins (MarkKind's
-/// order: inserted, erased, changed, moved, focus).
-fn put(m: &mut BTreeMap<u32, MarkKind>, line: Option<u32>, kind: MarkKind) {
+/// Marks as they are found: (line, kind), any order, a line perhaps more than once
+/// (a sorted `Vec`, not a map: one `BTreeMap` instance less in the wasm).
+type Marks = Vec<(u32, MarkKind)>;
+
+/// Marks `line` (when there is one) with `kind`; the strongest mark wins in
+/// [`line_marks`] (MarkKind's order: inserted, erased, changed, moved, focus).
+fn put(m: &mut Marks, line: Option<u32>, kind: MarkKind) {
     if let Some(line) = line {
-        let e = m.entry(line).or_insert(kind);
-        *e = (*e).min(kind);
+        m.push((line, kind));
     }
 }
 
@@ -821,13 +823,7 @@ impl LineOf for ori::print::PrintedFunction {
 
 /// The step's focus (instructions and blocks), on both sides. Registers and DAG nodes
 /// have no line of their own in a function's text.
-fn focus_marks<P: LineOf>(
-    focus: &[Focus],
-    pa: &P,
-    pb: &P,
-    before: &mut BTreeMap<u32, MarkKind>,
-    after: &mut BTreeMap<u32, MarkKind>,
-) {
+fn focus_marks<P: LineOf>(focus: &[Focus], pa: &P, pb: &P, before: &mut Marks, after: &mut Marks) {
     for f in focus {
         let (a, b) = match *f {
             Focus::Inst { inst } => (pa.inst_line(inst), pb.inst_line(inst)),
@@ -839,7 +835,12 @@ fn focus_marks<P: LineOf>(
     }
 }
 
-fn line_marks(m: BTreeMap<u32, MarkKind>) -> Vec<LineMark> {
+/// One mark per line, in line order: the strongest kind put on it.
+fn line_marks(mut m: Marks) -> Vec<LineMark> {
+    compiler_core::sort::sort_by_key(&mut m, |&(line, kind)| {
+        compiler_core::sort::key4(0, 0, line, kind as u32)
+    });
+    m.dedup_by_key(|&mut (line, _)| line);
     (m.into_iter())
         .map(|(line, kind)| LineMark { line, kind })
         .collect()
@@ -861,11 +862,12 @@ fn edit_rows(s: &Step, fa: &Function, fb: &Function) -> Vec<EditRow> {
     let mut rows = Vec::new();
     // Instructions the step's earlier edits made or changed, as they then stood: a
     // Replace that changed only operands carries just those.
-    let mut cur: BTreeMap<Inst, InstData> = BTreeMap::new();
+    // (A short list, latest last: at most MAX_EDIT_ROWS entries.)
+    let mut cur: Vec<(Inst, InstData)> = Vec::new();
     for e in s.edits.iter().take(MAX_EDIT_ROWS) {
         let (op, text) = match e {
             Edit::Insert { inst, data, .. } => {
-                cur.insert(*inst, (**data).clone());
+                cur.push((*inst, (**data).clone()));
                 ("insert", inst_text(fb, &defs_b, data))
             }
             Edit::Erase { inst } => ("erase", inst_text(fa, &defs_a, &fa.insts[*inst])),
@@ -873,7 +875,8 @@ fn edit_rows(s: &Step, fa: &Function, fb: &Function) -> Vec<EditRow> {
                 let (old, new) = match change {
                     Change::Whole(b) => b.as_ref().clone(),
                     Change::Operands(_) | Change::Flags(_) => {
-                        let old = match cur.get(inst).or_else(|| fa.insts.get(*inst)) {
+                        let latest = cur.iter().rev().find(|(i, _)| i == inst);
+                        let old = match latest.map(|(_, d)| d).or_else(|| fa.insts.get(*inst)) {
                             Some(d) => d.clone(),
                             None => fb.insts[*inst].clone(),
                         };
@@ -887,7 +890,7 @@ fn edit_rows(s: &Step, fa: &Function, fb: &Function) -> Vec<EditRow> {
                     inst_text(fa, &defs_a, &old),
                     inst_text(fb, &defs_b, &new)
                 );
-                cur.insert(*inst, new);
+                cur.push((*inst, new));
                 ("replace", text)
             }
             Edit::Move { inst, .. } => ("move", inst_text(fb, &defs_b, &fb.insts[*inst])),
@@ -1135,8 +1138,8 @@ fn ori_marks(
     pa: &ori::print::PrintedFunction,
     pb: &ori::print::PrintedFunction,
 ) -> (Vec<LineMark>, Vec<LineMark>) {
-    let mut before: BTreeMap<u32, MarkKind> = BTreeMap::new();
-    let mut after: BTreeMap<u32, MarkKind> = BTreeMap::new();
+    let mut before: Marks = Vec::new();
+    let mut after: Marks = Vec::new();
     for e in &s.ori_edits {
         match e {
             OriEdit::Insert { inst, .. } => put(&mut after, pb.inst(*inst), MarkKind::Inserted),
