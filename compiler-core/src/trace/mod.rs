@@ -457,31 +457,6 @@ impl Serialize for SharedText {
 /// One slot of phase 58's buffer: the first MOV and, once matched, the second.
 pub type GoSlot = Option<(SharedText, Option<SharedText>)>;
 
-/// Coalescing: one decision about a copy, with both live ranges as printed.
-#[derive(Clone, Debug, PartialEq, Serialize)]
-pub struct CoalesceDecision {
-    pub copy: u32,
-    pub dst: u32,
-    pub src: u32,
-    /// `joined`, `identity`, `conflict`, `remat`, `class`, `deferred` ...
-    pub verdict: &'static str,
-    pub dst_range: String,
-    pub src_range: String,
-    /// Where the two ranges are live at once with different values.
-    pub conflicts: Vec<(String, String)>,
-    /// When `dst` joins as one lane of a tuple (NVPTX coalescer): that lane; the
-    /// `dst_*` ranges are then the lane's, `merged` the whole register's.
-    pub dst_lane: Option<u8>,
-    /// The two ranges again as numbers (before the decision), for the bars.
-    pub dst_segments: Vec<SegmentView>,
-    pub src_segments: Vec<SegmentView>,
-    /// After a join: the surviving register's whole range (`src` is then empty).
-    pub merged: Vec<SegmentView>,
-    /// The conflicting overlaps as raw `[start, end)` slot pairs (one per entry of
-    /// `conflicts`, where both registers are live around the conflicting def).
-    pub conflict_spans: Vec<(u32, u32)>,
-}
-
 /// Two-address: a tied (use, def) pair and what was tried for it.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct TiedPair {
