@@ -196,6 +196,7 @@ impl serde::Serialize for Narration {
 /// (8 bytes inline instead of 16; a recorder's [`Templates`] hands every step of a kind
 /// the same copy). Compares with, prints and serializes as the string.
 #[derive(Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[allow(clippy::redundant_allocation)] // the point: one word inline, where `&str` is two
 pub struct Kind(Arc<&'static str>);
 
 impl Kind {
