@@ -621,6 +621,7 @@ fn breakdown(family: &str, size: usize, stage: Stage, steps: &[compiler_core::tr
     use compiler_core::trace::{List, Narration, PayloadBox};
     let n = steps.len().max(1);
     let mut copy: Vec<_> = steps.to_vec();
+    let parts = steps.iter().map(|s| s.parts_box_bytes()).sum::<usize>() / n;
     let blank = Narration::new("");
     let mut part = |take: &mut dyn FnMut(&mut compiler_core::trace::Step)| {
         let before = LIVE.load(Ordering::Relaxed);
@@ -630,7 +631,6 @@ fn breakdown(family: &str, size: usize, stage: Stage, steps: &[compiler_core::tr
         before.saturating_sub(LIVE.load(Ordering::Relaxed)) / n
     };
     // Only steps that hold a part are written to (writing one makes the parts' box).
-    let parts = copy.iter().map(|s| s.parts_box_bytes()).sum::<usize>() / n;
     let payload = part(&mut |s| {
         if !matches!(*s.payload, compiler_core::trace::Payload::None) {
             s.payload = PayloadBox::default();

@@ -11,9 +11,9 @@
 //! numbers. [`Narration::text`] puts the sentence back together byte for byte: a number
 //! becomes an argument only when printing it gives the same digits back (no leading
 //! zero, at most nine digits), and a `\u{1}` of the sentence itself is kept as an
-//! argument of its own ([`LITERAL_MARK`]). The numbers' bytes live inline in the step
-//! (eight of them); a sentence whose numbers need more is kept whole, as a template of
-//! its own with no numbers taken out (still shared with equal sentences).
+//! argument of its own ([`LITERAL_MARK`]). The numbers' first eight bytes live inline
+//! in the step; a sentence whose numbers need more points at a small node of its own
+//! holding the rest and the shared template.
 //!
 //! A step's [`Kind`] is shared the same way.
 
@@ -29,15 +29,33 @@ const MARK: char = '\u{1}';
 /// The argument that stands for a `\u{1}` of the sentence itself.
 const LITERAL_MARK: u32 = u32::MAX;
 /// The numbers' LEB128 bytes kept inline in a step; a sentence whose numbers need more
-/// is kept whole instead ([`Template::verbatim`]).
+/// keeps the rest next to its template pointer ([`Template::Spill`]).
 const INLINE_ARGS: usize = 8;
 
-/// A sentence with its numbers taken out, shared by the steps that use it; or, for a
-/// sentence whose numbers do not fit inline, the whole sentence (`verbatim`).
+/// A sentence with its numbers taken out, shared by the steps that use it (`Text`); or,
+/// for a sentence whose numbers need more than [`INLINE_ARGS`] bytes, a step's own node
+/// holding the shared text and the numbers' bytes past the inline ones (`Spill`).
 #[derive(Clone, PartialEq, Eq, PartialOrd, Ord)]
-struct Template {
-    verbatim: bool,
-    text: Box<str>,
+enum Template {
+    Text(Box<str>),
+    Spill(Arc<Template>, Box<[u8]>),
+}
+
+/// The shared text node of `t` (itself, or what a spill points at).
+fn text_node(t: &Arc<Template>) -> &Arc<Template> {
+    match &**t {
+        Template::Text(_) => t,
+        Template::Spill(text, _) => text,
+    }
+}
+
+impl Template {
+    fn text(&self) -> &str {
+        match self {
+            Template::Text(t) => t,
+            Template::Spill(t, _) => t.text(),
+        }
+    }
 }
 
 /// One step's sentence: a shared template and the numbers that fill it (16 bytes: the
@@ -46,7 +64,7 @@ struct Template {
 pub struct Narration {
     template: Arc<Template>,
     /// The numbers in order, LEB128 (self-delimiting: the template says how many),
-    /// zero-padded.
+    /// zero-padded; those past these bytes are in the template's spill.
     args: [u8; INLINE_ARGS],
 }
 
@@ -55,30 +73,30 @@ impl Narration {
     pub fn new(text: &str) -> Self {
         let (template, args) = split(text);
         let mut inline = [0u8; INLINE_ARGS];
-        let (text, verbatim) = match inline.get_mut(..args.len()) {
-            Some(slot) => {
-                slot.copy_from_slice(&args);
-                (template, false)
-            }
-            None => (String::from(text), true),
-        };
+        let here = args.len().min(INLINE_ARGS);
+        inline[..here].copy_from_slice(&args[..here]);
+        let mut node = Arc::new(Template::Text(template.into_boxed_str()));
+        if args.len() > INLINE_ARGS {
+            let rest = args[INLINE_ARGS..].to_vec().into_boxed_slice();
+            node = Arc::new(Template::Spill(node, rest));
+        }
         Narration {
-            template: Arc::new(Template {
-                verbatim,
-                text: text.into_boxed_str(),
-            }),
+            template: node,
             args: inline,
         }
     }
 
     /// The sentence, as it was written.
     pub fn text(&self) -> String {
-        if self.template.verbatim {
-            return String::from(&*self.template.text);
-        }
-        let mut out = String::with_capacity(self.template.text.len() + 8);
+        let spilled: Vec<u8>;
         let mut args = &self.args[..];
-        for c in self.template.text.chars() {
+        if let Template::Spill(_, rest) = &*self.template {
+            spilled = self.args.iter().chain(rest.iter()).copied().collect();
+            args = &spilled;
+        }
+        let template = self.template.text();
+        let mut out = String::with_capacity(template.len() + 8);
+        for c in template.chars() {
             if c != MARK {
                 out.push(c);
                 continue;
@@ -101,26 +119,28 @@ impl Narration {
         self.text().starts_with(pat)
     }
     pub fn is_empty(&self) -> bool {
-        self.template.text.is_empty()
+        self.template.text().is_empty()
     }
 
     /// Heap bytes this step holds of its own (the template is shared; the numbers are
-    /// inline).
+    /// inline, or those past [`INLINE_ARGS`] bytes in a spill node of its own).
     pub fn own_bytes(&self) -> usize {
-        0
+        match &*self.template {
+            Template::Text(_) => 0,
+            Template::Spill(_, rest) => 16 + core::mem::size_of::<Template>() + rest.len(),
+        }
     }
     /// Where the shared template lives (equal for steps sharing it) and its length:
     /// for counting a trace's templates once.
     pub fn template_ptr(&self) -> usize {
-        Arc::as_ptr(&self.template) as *const u8 as usize
+        Arc::as_ptr(text_node(&self.template)) as *const u8 as usize
     }
     pub fn template_len(&self) -> usize {
-        self.template.text.len()
+        self.template.text().len()
     }
-    /// The template: the sentence with each stored number as `\u{1}` (or the whole
-    /// sentence, when its numbers do not fit inline).
+    /// The template: the sentence with each stored number as `\u{1}`.
     pub fn template(&self) -> &str {
-        &self.template.text
+        self.template.text()
     }
 }
 
@@ -176,6 +196,7 @@ impl serde::Serialize for Narration {
 /// (8 bytes inline instead of 16; a recorder's [`Templates`] hands every step of a kind
 /// the same copy). Compares with, prints and serializes as the string.
 #[derive(Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[allow(clippy::redundant_allocation)] // the point: one word inline, where `&str` is two
 pub struct Kind(Arc<&'static str>);
 
 impl Kind {
@@ -264,17 +285,30 @@ pub struct Templates {
 
 impl fmt::Debug for Template {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        fmt::Debug::fmt(&self.text, f)
+        fmt::Debug::fmt(self.text(), f)
     }
 }
 
 impl Templates {
     /// Points `n` at the shared copy of its template (adding it when new).
     pub fn share(&mut self, n: &mut Narration) {
-        match self.templates.get(&n.template) {
-            Some(t) => n.template = t.clone(),
+        if let Some(Template::Spill(text, _)) = Arc::get_mut(&mut n.template) {
+            return self.share_text(text);
+        }
+        if let Template::Spill(text, rest) = &*n.template {
+            // A spill node another step also holds: this step gets its own.
+            let (mut text, rest) = (text.clone(), rest.clone());
+            self.share_text(&mut text);
+            n.template = Arc::new(Template::Spill(text, rest));
+            return;
+        }
+        self.share_text(&mut n.template)
+    }
+    fn share_text(&mut self, t: &mut Arc<Template>) {
+        match self.templates.get(t) {
+            Some(shared) => *t = shared.clone(),
             None => {
-                self.templates.insert(n.template.clone());
+                self.templates.insert(t.clone());
             }
         }
     }
@@ -403,20 +437,26 @@ mod tests {
         assert_eq!(core::mem::size_of::<Narration>(), 16);
     }
 
-    /// Numbers needing more than eight LEB128 bytes: the sentence is kept whole, still
-    /// printed byte for byte and shared between equal sentences.
+    /// Numbers needing more than eight LEB128 bytes: the rest goes to a spill node,
+    /// the text is still shared, and the sentence is printed byte for byte.
     #[test]
-    fn a_sentence_with_many_numbers_is_kept_whole() {
+    fn a_sentence_with_many_numbers_spills_the_rest() {
         let s = "%100000 = COPY %200000 at 300000, before 400000";
         let mut t = Templates::default();
-        let (mut a, mut b) = (Narration::new(s), Narration::new(s));
-        assert!(a.template.verbatim);
+        let (mut a, mut b) = (
+            Narration::new(s),
+            Narration::new("%1 = COPY %2 at 3, before 4"),
+        );
+        assert!(matches!(&*a.template, Template::Spill(_, rest) if rest.len() == 4));
         assert_eq!(a.text(), s);
         t.share(&mut a);
         t.share(&mut b);
-        assert!(Arc::ptr_eq(&a.template, &b.template));
+        assert_eq!(a.template_ptr(), b.template_ptr());
+        assert_eq!((a.text().as_str(), a.template()), (s, b.template()));
+        assert_eq!(b.text(), "%1 = COPY %2 at 3, before 4");
         let short = Narration::new("%100000 = COPY %2");
-        assert!(!short.template.verbatim && short.text() == "%100000 = COPY %2");
+        assert!(matches!(&*short.template, Template::Text(_)));
+        assert_eq!(short.text(), "%100000 = COPY %2");
         let mut k = (Kind::new("join"), Kind::new("join"));
         t.share_kind(&mut k.0);
         t.share_kind(&mut k.1);
