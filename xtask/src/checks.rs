@@ -375,8 +375,10 @@ impl std::fmt::Display for TestCounts {
 /// the UI), the engine's (copyscope-engine: the pipeline, in a Web Worker and behind the
 /// JS API) and the proof's (copyscope-proof: the interpreters, loaded when a proof is
 /// wanted). Each guard sits a little above what its file measures, to stop growth.
-/// Issue #28's goal of 450 KB for the engine is NOT reached: 577 KB here (589,295 bytes
-/// by gzip -9), measured 2026-11-27 after the JS API dropped its second serde back end.
+/// Issue #28's goal of 450 KB for the engine is NOT reached: 577 KB (589,295 bytes by
+/// gzip -9) on 2026-11-27 after the JS API dropped its second serde back end, then 593 KB
+/// once issue #31's compact trace storage was merged (ranges kept as numbers and printed
+/// when shown, the ORI edit journal, the 32-byte step with its spilled narration numbers).
 /// Code is ~80% of it; by gzip share of the code before wasm-opt: ptx-emit 55 KB,
 /// BTreeMap instances 34 KB, the DAG reader 29 KB, the instruction emitter 28 KB, the
 /// NVPTX coalescer 24 KB, GeneralOptimize 20 KB. The DAG input path (reader + emitter,
@@ -386,7 +388,7 @@ impl std::fmt::Display for TestCounts {
 /// (larger), wasm-opt `--merge-similar-functions`, `--gufa-optimizing`, `--type-ssa`,
 /// `-iit`, `-tnh` (under 0.1 KB each).
 const WASM_GZIP_BUDGET_PAGE: u64 = 300 * 1024;
-const WASM_GZIP_BUDGET_ENGINE: u64 = 580 * 1024;
+const WASM_GZIP_BUDGET_ENGINE: u64 = 596 * 1024;
 const WASM_GZIP_BUDGET_PROOF: u64 = 210 * 1024;
 
 fn wasm_budget(file: &str) -> u64 {
@@ -406,8 +408,9 @@ fn wasm_budget(file: &str) -> u64 {
 /// (Raised from 750 KB with the engine's guard, measured 778 KB; then to 820 KB,
 /// measured 812 KB; then to 940 KB with the interpreters, measured 926 KB; lowered to
 /// 870 KB when the interpreters moved to the proof's wasm, measured 856 KB; raised to
-/// 880 KB with the engine's guard, measured 869 KB; lowered to 870 KB, measured 866 KB.)
-const WASM_GZIP_BUDGET_TOTAL: u64 = 870 * 1024;
+/// 880 KB with the engine's guard, measured 869 KB; lowered to 870 KB, measured 866 KB;
+/// raised to 886 KB with the engine's guard, measured 883 KB.)
+const WASM_GZIP_BUDGET_TOTAL: u64 = 886 * 1024;
 
 fn trunk_build(ctx: &Ctx) -> Outcome {
     let (ok, _) = proc::tee(&mut ctx.command("trunk", &["build", "--release"]));
