@@ -391,16 +391,17 @@ pub const GO_COUNTER_NAMES: [&str; 18] = [
     "unnamed",
 ];
 
-/// Phase 58's seven counters (the context's seven 56-byte groups), in order.
-pub const GO_BUFFER_COUNTERS: [&str; 7] = [
-    "movs_seen",
-    "buffer_inserts",
-    "buffer_hits",
-    "buffer_evictions",
-    "uses_rewritten",
-    "checks_rejected",
-    "pair_movs_removed",
-];
+/// Phase 58's seven counters (the context's seven 56-byte groups), in order: the
+/// names from `movs_seen` to `pair_movs_removed` in [`GO_COUNTER_NAMES`].
+pub const GO_BUFFER_COUNTERS: [&str; 7] = {
+    let mut names = [""; 7];
+    let mut k = 0;
+    while k < 7 {
+        names[k] = GO_COUNTER_NAMES[10 + k];
+        k += 1;
+    }
+    names
+};
 
 impl GoCounter {
     pub fn new(name: &str, value: u64) -> Self {
