@@ -35,7 +35,7 @@ use compiler_core::pipeline::{
     run_observed, FunctionSteps, Ir, Observer, PipelineError, RunResult,
 };
 use compiler_core::trace::{
-    first_range_rows, redo_edit, Change, Checkpoints, Copies, Edit, Focus, RangeView, Step,
+    first_range_rows, redo_edit, Change, Checkpoints, Copies, Edit, EditRef, Focus, RangeView, Step,
     CHECKPOINT_EVERY,
 };
 use compiler_core::{InputFormat, RunOptions, Stage};
@@ -752,6 +752,12 @@ fn marks(s: &Step, pa: &Printed, pb: &Printed) -> (Vec<LineMark>, Vec<LineMark>)
                 put(&mut before, pa.inst(inst.index() as u32), MarkKind::Changed);
                 put(&mut after, pb.inst(inst.index() as u32), MarkKind::Changed);
             }
+            Edit::LiveFlags { insts } => {
+                for inst in insts.iter() {
+                    put(&mut before, pa.inst(inst.index() as u32), MarkKind::Changed);
+                    put(&mut after, pb.inst(inst.index() as u32), MarkKind::Changed);
+                }
+            }
             Edit::Move { inst, .. } => {
                 put(&mut before, pa.inst(inst.index() as u32), MarkKind::Moved);
                 put(&mut after, pb.inst(inst.index() as u32), MarkKind::Moved);
@@ -864,11 +870,29 @@ fn edit_rows(s: &Step, fa: &Function, fb: &Function) -> Vec<EditRow> {
     // Replace that changed only operands carries just those.
     // (A short list, latest last: at most MAX_EDIT_ROWS entries.)
     let mut cur: Vec<(Inst, InstData)> = Vec::new();
-    for e in s.edits.iter().take(MAX_EDIT_ROWS) {
+    for e in s.edits.iter().flat_map(Edit::each).take(MAX_EDIT_ROWS) {
+        let e = match e {
+            EditRef::Edit(e) => e,
+            // A LiveFlags rule: the instruction before and after the step.
+            EditRef::Flags(inst) => {
+                let text = format!(
+                    "{}  ⟶  {}",
+                    inst_text(fa, &defs_a, &fa.insts[inst]),
+                    inst_text(fb, &defs_b, &fb.insts[inst])
+                );
+                rows.push(EditRow {
+                    op: "replace".into(),
+                    text,
+                });
+                continue;
+            }
+        };
         let (op, text) = match e {
             Edit::Insert { inst, data, .. } => {
-                cur.push((*inst, (**data).clone()));
-                ("insert", inst_text(fb, &defs_b, data))
+                let data = data.unpack();
+                let text = inst_text(fb, &defs_b, &data);
+                cur.push((*inst, data));
+                ("insert", text)
             }
             Edit::Erase { inst } => ("erase", inst_text(fa, &defs_a, &fa.insts[*inst])),
             Edit::Replace { inst, change } => {
@@ -909,6 +933,8 @@ fn edit_rows(s: &Step, fa: &Function, fb: &Function) -> Vec<EditRow> {
                 format!("{} function live-ins", liveins.len()),
             ),
             Edit::Intern { name, .. } => ("intern", format!("name `{name}`")),
+            // Given above, instruction by instruction (`Edit::each`).
+            Edit::LiveFlags { .. } => continue,
             Edit::SplitEdge { pred, succ, .. } => {
                 let num = |b: &u32| {
                     fb.blocks
@@ -930,10 +956,11 @@ fn edit_rows(s: &Step, fa: &Function, fb: &Function) -> Vec<EditRow> {
             text,
         });
     }
-    if s.edits.len() > MAX_EDIT_ROWS {
+    let total: usize = s.edits.iter().map(Edit::count).sum();
+    if total > MAX_EDIT_ROWS {
         rows.push(EditRow {
             op: "more".into(),
-            text: format!("… and {} more edits", s.edits.len() - MAX_EDIT_ROWS),
+            text: format!("… and {} more edits", total - MAX_EDIT_ROWS),
         });
     }
     rows

@@ -301,6 +301,7 @@ impl LiveVariables {
 
     /// Clears every `killed` on vreg uses and `dead` on vreg defs of `f`, then sets
     /// them from this analysis.
+    #[cfg(any(feature = "testkit", feature = "testgen"))]
     pub fn apply_flags(&self, f: &mut Function) {
         let marks = self.flag_marks(f);
         let mut at = 0;

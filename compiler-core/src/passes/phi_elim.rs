@@ -234,7 +234,7 @@ pub fn run_keeping_live_variables<R: Recorder>(
     let edits = ed.take_edits();
     let n = stats.phis_lowered;
     rec.step(move || {
-        let mut s = Step::new("done", format!("PHI elimination finished: {n} PHIs lowered; the function is marked noPhis and leaves SSA form."));
+        let mut s = Step::numbered("done", "PHI elimination finished: \u{1} PHIs lowered; the function is marked noPhis and leaves SSA form.", &[n as u64]);
         s.edits = edits.into();
         s
     });
@@ -244,21 +244,11 @@ pub fn run_keeping_live_variables<R: Recorder>(
 /// LiveVariables, when it runs, writes its kill and dead flags (LLVM's does): through
 /// the editor, so the trace replays them, with a step when any changed.
 fn write_live_flags<R: Recorder>(ed: &mut Editor<'_>, rec: &mut R, lv: &LiveVariables) {
-    let mut flagged = ed.f.clone();
-    lv.apply_flags(&mut flagged);
-    let insts: Vec<Inst> = ed.f.all_insts().map(|(_, i)| i).collect();
-    let mut changed = 0;
-    for i in insts {
-        if ed.f.insts[i].operands != flagged.insts[i].operands {
-            let want = flagged.insts[i].operands.clone();
-            ed.modify(i, |d| d.operands = want);
-            changed += 1;
-        }
-    }
+    let changed = ed.write_live_flags(&lv.flag_marks(ed.f));
     if changed > 0 {
         let edits = ed.take_edits();
         rec.step(|| {
-            let mut s = Step::new("live_flags", format!("LiveVariables is computed first and rewrites the kill and dead flags of {changed} instructions to match it."));
+            let mut s = Step::numbered("live_flags", "LiveVariables is computed first and rewrites the kill and dead flags of \u{1} instructions to match it.", &[changed as u64]);
             s.edits = edits.into();
             s
         });

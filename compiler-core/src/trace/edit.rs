@@ -19,9 +19,10 @@ pub enum Edit {
         #[serde(serialize_with = "ser_opt_inst")]
         before: Option<Inst>,
         block: u32,
-        /// Boxed: most edits are small, and every edit is as large as the largest.
+        /// Packed (one word inline, a few bytes an operand): most edits are small, and
+        /// every edit is as large as the largest.
         #[serde(skip)]
-        data: alloc::boxed::Box<InstData>,
+        data: super::PackedInst,
     },
     /// An instruction unlinked from the layout.
     Erase {
@@ -65,6 +66,145 @@ pub enum Edit {
     /// A new name entered the function's name table (a symbol, a register name, a
     /// memory operand's text) and received index `sym`.
     Intern { sym: u32, name: String },
+    /// LiveVariables' kill and dead flags written into `insts` (each changed), a rule
+    /// instead of a list of flag changes: replay computes LiveVariables on the function
+    /// as it stands and writes the flags it implies into these instructions, which gives
+    /// what the pass wrote (the pass records this form only after checking that a fresh
+    /// computation gives its own marks: [`super::Editor::write_live_flags`]). Printed as
+    /// one `replace` per instruction, as the list it stands for.
+    #[serde(skip)]
+    LiveFlags { insts: InstSeq },
+}
+
+impl Edit {
+    /// The edits this one stands for, one per changed instruction for
+    /// [`Edit::LiveFlags`] (without their changes: for printing and counting).
+    pub fn each(&self) -> impl Iterator<Item = EditRef<'_>> + '_ {
+        let (one, many) = match self {
+            Edit::LiveFlags { insts } => (None, Some(insts.iter())),
+            e => (Some(EditRef::Edit(e)), None),
+        };
+        one.into_iter()
+            .chain(many.into_iter().flatten().map(EditRef::Flags))
+    }
+    /// How many edits [`Edit::each`] gives.
+    pub fn count(&self) -> usize {
+        match self {
+            Edit::LiveFlags { insts } => insts.len(),
+            _ => 1,
+        }
+    }
+}
+
+/// One of the edits an [`Edit`] stands for ([`Edit::each`]): itself, or the kill and
+/// dead flags of one instruction of a [`Edit::LiveFlags`] (printed as a `replace`).
+#[derive(Clone, Copy, Debug)]
+pub enum EditRef<'e> {
+    Edit(&'e Edit),
+    Flags(Inst),
+}
+
+impl Serialize for EditRef<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        match self {
+            EditRef::Edit(e) => e.serialize(s),
+            EditRef::Flags(inst) => Edit::Replace {
+                inst: *inst,
+                change: Change::Flags(super::List::new()),
+            }
+            .serialize(s),
+        }
+    }
+}
+
+/// A step's edits as the JSON lists them: a [`Edit::LiveFlags`] as the `replace` of
+/// each instruction it names.
+pub struct EditsJson<'a>(pub &'a [Edit]);
+
+impl Serialize for EditsJson<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_seq(self.0.iter().flat_map(Edit::each))
+    }
+}
+
+/// Instruction numbers in a given order, stored as runs: each group is the gap from
+/// where the previous run ended to where the next starts, the run's length, and how
+/// many times that (gap, length) repeats, as LEB128 numbers after the count of
+/// instructions. A list of every instruction is a few bytes; every other one, or two
+/// of every four, too.
+#[derive(Clone, PartialEq, Eq)]
+pub struct InstSeq(alloc::boxed::Box<[u8]>);
+
+impl InstSeq {
+    pub fn new(insts: &[Inst]) -> Self {
+        let mut runs: alloc::vec::Vec<(u32, u32)> = alloc::vec::Vec::new();
+        let mut next = 0u32;
+        let mut k = 0;
+        while k < insts.len() {
+            let start = insts[k].index() as u32;
+            let mut len = 1;
+            while k + (len as usize) < insts.len()
+                && insts[k + len as usize].index() as u32 == start.wrapping_add(len)
+            {
+                len += 1;
+            }
+            runs.push((start.wrapping_sub(next), len));
+            next = start.wrapping_add(len);
+            k += len as usize;
+        }
+        let mut bytes = alloc::vec::Vec::new();
+        super::narration::write_leb(&mut bytes, insts.len() as u32);
+        let mut r = 0;
+        while r < runs.len() {
+            let mut repeat = 1;
+            while r + repeat < runs.len() && runs[r + repeat] == runs[r] {
+                repeat += 1;
+            }
+            for v in [runs[r].0, runs[r].1, repeat as u32] {
+                super::narration::write_leb(&mut bytes, v);
+            }
+            r += repeat;
+        }
+        InstSeq(bytes.into_boxed_slice())
+    }
+    pub fn len(&self) -> usize {
+        super::narration::read_leb(&self.0).0 as usize
+    }
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+    /// Heap bytes held.
+    pub fn bytes(&self) -> usize {
+        self.0.len()
+    }
+    /// The instructions, in order.
+    pub fn iter(&self) -> impl Iterator<Item = Inst> + '_ {
+        let (_, mut rest) = super::narration::read_leb(&self.0);
+        let mut next = 0u32;
+        core::iter::from_fn(move || {
+            if rest.is_empty() {
+                return None;
+            }
+            let (gap, r) = super::narration::read_leb(rest);
+            let (len, r) = super::narration::read_leb(r);
+            let (repeat, r) = super::narration::read_leb(r);
+            rest = r;
+            let mut out = alloc::vec::Vec::with_capacity((len * repeat) as usize);
+            for _ in 0..repeat {
+                let start = next.wrapping_add(gap);
+                out.extend((0..len).map(|j| Inst::new(start.wrapping_add(j) as usize)));
+                next = start.wrapping_add(len);
+            }
+            Some(out)
+        })
+        .flatten()
+    }
+}
+
+impl core::fmt::Debug for InstSeq {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_list().entries(self.iter()).finish()
+    }
 }
 
 /// What a [`Edit::Replace`] changed in its instruction.
@@ -174,7 +314,7 @@ pub fn apply_edit(f: &mut Function, e: &Edit) -> Result<(), ReplayError> {
             block,
             data,
         } => {
-            let got = f.make_inst((**data).clone());
+            let got = f.make_inst(data.unpack());
             if got != *inst {
                 return Err(ReplayError(format!(
                     "insert expected {inst:?}, storage gave {got:?}"
@@ -255,6 +395,7 @@ pub fn apply_edit(f: &mut Function, e: &Edit) -> Result<(), ReplayError> {
                 )));
             }
         }
+        Edit::LiveFlags { insts } => write_live_flags(f, insts)?,
         Edit::Intern { sym, name } => {
             let got = f.names.intern(name);
             if got.index() as u32 != *sym {
@@ -264,6 +405,23 @@ pub fn apply_edit(f: &mut Function, e: &Edit) -> Result<(), ReplayError> {
                 )));
             }
         }
+    }
+    Ok(())
+}
+
+/// Replays [`Edit::LiveFlags`]: LiveVariables computed on `f` as it stands, its kill and
+/// dead flags written into `insts`.
+fn write_live_flags(f: &mut Function, insts: &InstSeq) -> Result<(), ReplayError> {
+    use crate::liveness::live_variables::{marks_at, write_inst_flags};
+    let marks = crate::liveness::LiveVariables::compute(f).flag_marks(f);
+    for i in insts.iter() {
+        if !f.layout.is_inserted(i) {
+            return Err(ReplayError(format!(
+                "live flags of {i:?}, which is not placed"
+            )));
+        }
+        let mut at = marks.partition_point(|m| m.0.index() < i.index());
+        write_inst_flags(&mut f.insts[i], marks_at(&marks, &mut at, i));
     }
     Ok(())
 }

@@ -37,14 +37,14 @@ impl<'f> Editor<'f> {
             .layout
             .inst_block(before)
             .expect("insert_before: anchor placed");
-        let logged = self.tracing.then(|| data.clone());
+        let logged = self.tracing.then(|| super::PackedInst::pack(&data));
         let i = self.f.insert_before(before, data);
         if let Some(data) = logged {
             self.log.push(Edit::Insert {
                 inst: i,
                 before: Some(before),
                 block: block.index() as u32,
-                data: alloc::boxed::Box::new(data),
+                data,
             });
         }
         i
@@ -55,14 +55,14 @@ impl<'f> Editor<'f> {
         match before {
             Some(b) => self.insert_before(b, data),
             None => {
-                let logged = self.tracing.then(|| data.clone());
+                let logged = self.tracing.then(|| super::PackedInst::pack(&data));
                 let i = self.f.append_inst(block, data);
                 if let Some(data) = logged {
                     self.log.push(Edit::Insert {
                         inst: i,
                         before: None,
                         block: block.index() as u32,
-                        data: alloc::boxed::Box::new(data),
+                        data,
                     });
                 }
                 i
@@ -152,6 +152,42 @@ impl<'f> Editor<'f> {
             });
         }
         self.f.set_liveins(liveins);
+    }
+
+    /// Writes the kill and dead flags of LiveVariables' `marks` ([`crate::liveness::LiveVariables::flag_marks`])
+    /// into every placed instruction whose flags differ, in layout order, as
+    /// LiveVariables does when it runs. Returns how many instructions changed. When
+    /// tracing, the change is logged as one [`Edit::LiveFlags`] rule when LiveVariables
+    /// computed afresh on the function gives the same marks (so replay, which computes
+    /// it, writes the same flags), else as the flag changes themselves.
+    pub fn write_live_flags(&mut self, marks: &[(Inst, VReg)]) -> usize {
+        use crate::liveness::live_variables::{inst_flags_differ, marks_at, write_inst_flags};
+        let here = |i: Inst| {
+            let mut at = marks.partition_point(|m| m.0.index() < i.index());
+            marks_at(marks, &mut at, i)
+        };
+        let changed: Vec<Inst> = self
+            .f
+            .all_insts()
+            .map(|(_, i)| i)
+            .filter(|&i| inst_flags_differ(&self.f.insts[i], here(i)))
+            .collect();
+        let rule = self.tracing
+            && !changed.is_empty()
+            && crate::liveness::LiveVariables::compute(self.f).flag_marks(self.f) == marks;
+        if !rule {
+            for &i in &changed {
+                self.modify(i, |d| write_inst_flags(d, here(i)));
+            }
+            return changed.len();
+        }
+        for &i in &changed {
+            write_inst_flags(&mut self.f.insts[i], here(i));
+        }
+        self.log.push(Edit::LiveFlags {
+            insts: super::edit::InstSeq::new(&changed),
+        });
+        changed.len()
     }
 
     /// Interns `name` in the function's name table, logging it when it is new.

@@ -17,14 +17,16 @@ mod edit;
 mod editor;
 pub mod interval_tree;
 mod narration;
+mod packed;
 mod player;
 
 pub use coalesce::{CoalesceDecision, ConflictAt, DecisionRanges, RangeNumbers};
 pub use compact::{List, PayloadBox};
 pub use narration::{Kind, Narration, Templates};
+pub use packed::PackedInst;
 
 pub use crate::error::ReplayError;
-pub use edit::{apply_edit, Change, Edit};
+pub use edit::{apply_edit, Change, Edit, EditRef, InstSeq};
 pub use editor::{record, Editor};
 pub use player::{redo_edit, Checkpoints, Copies, Player, CHECKPOINT_EVERY};
 
@@ -141,6 +143,23 @@ impl Step {
             parts: None,
         }
     }
+    /// A step whose sentence is written in the program ([`Narration::fixed`]).
+    pub fn fixed(kind: &'static str, narration: &'static str) -> Self {
+        Step {
+            kind: Kind::new(kind),
+            narration: Narration::fixed(narration),
+            parts: None,
+        }
+    }
+    /// A step whose sentence is a template written in the program with its numbers
+    /// ([`Narration::numbered`]: each `\u{1}` of `template` is the next of `args`).
+    pub fn numbered(kind: &'static str, template: &'static str, args: &[u64]) -> Self {
+        Step {
+            kind: Kind::new(kind),
+            narration: Narration::numbered(template, args),
+            parts: None,
+        }
+    }
     pub fn focus(mut self, f: Focus) -> Self {
         self.focus.push(f);
         self
@@ -197,7 +216,7 @@ impl Serialize for Step {
         st.serialize_field("kind", &self.kind)?;
         st.serialize_field("narration", &self.narration)?;
         st.serialize_field("focus", &self.focus)?;
-        st.serialize_field("edits", &self.edits)?;
+        st.serialize_field("edits", &edit::EditsJson(&self.edits))?;
         st.serialize_field("ori_edits", &self.ori_edits)?;
         if ptx {
             st.serialize_field("ptx_edits", &self.ptx_edits)?;

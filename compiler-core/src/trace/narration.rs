@@ -38,13 +38,16 @@ const INLINE_ARGS: usize = 8;
 #[derive(Clone, PartialEq, Eq, PartialOrd, Ord)]
 enum Template {
     Text(Box<str>),
+    /// A template written in the program ([`Narration::fixed`], [`Narration::numbered`]):
+    /// its text costs no heap.
+    Static(&'static str),
     Spill(Arc<Template>, Box<[u8]>),
 }
 
 /// The shared text node of `t` (itself, or what a spill points at).
 fn text_node(t: &Arc<Template>) -> &Arc<Template> {
     match &**t {
-        Template::Text(_) => t,
+        Template::Text(_) | Template::Static(_) => t,
         Template::Spill(text, _) => text,
     }
 }
@@ -53,6 +56,7 @@ impl Template {
     fn text(&self) -> &str {
         match self {
             Template::Text(t) => t,
+            Template::Static(t) => t,
             Template::Spill(t, _) => t.text(),
         }
     }
@@ -79,6 +83,53 @@ impl Narration {
         if args.len() > INLINE_ARGS {
             let rest = args[INLINE_ARGS..].to_vec().into_boxed_slice();
             node = Arc::new(Template::Spill(node, rest));
+        }
+        Narration {
+            template: node,
+            args: inline,
+        }
+    }
+
+    /// A sentence written in the program: its template is the text itself (digits
+    /// included; a text holding a `\u{1}` is split as [`Narration::new`] does).
+    pub fn fixed(text: &'static str) -> Self {
+        if text.bytes().any(|b| b == 1) {
+            return Narration::new(text);
+        }
+        Narration {
+            template: Arc::new(Template::Static(text)),
+            args: [0; INLINE_ARGS],
+        }
+    }
+
+    /// A sentence written in the program with each number as `\u{1}` in `template`,
+    /// filled by `args` in order: the same text as formatting the numbers into it, kept
+    /// as the template (no heap for its text) and the numbers.
+    pub fn numbered(template: &'static str, args: &[u64]) -> Self {
+        let marks = template.bytes().filter(|&b| b == 1).count();
+        if marks != args.len() || args.iter().any(|&v| v >= u64::from(LITERAL_MARK)) {
+            let mut text = String::new();
+            let mut rest = args.iter();
+            for c in template.chars() {
+                if c != MARK {
+                    text.push(c);
+                    continue;
+                }
+                let v = rest.next().copied().unwrap_or(0);
+                let _ = fmt::Write::write_fmt(&mut text, format_args!("{v}"));
+            }
+            return Narration::new(&text);
+        }
+        let mut bytes = Vec::new();
+        for &v in args {
+            write_leb(&mut bytes, v as u32);
+        }
+        let mut inline = [0u8; INLINE_ARGS];
+        let here = bytes.len().min(INLINE_ARGS);
+        inline[..here].copy_from_slice(&bytes[..here]);
+        let mut node = Arc::new(Template::Static(template));
+        if bytes.len() > INLINE_ARGS {
+            node = Arc::new(Template::Spill(node, bytes[INLINE_ARGS..].into()));
         }
         Narration {
             template: node,
@@ -126,7 +177,7 @@ impl Narration {
     /// inline, or those past [`INLINE_ARGS`] bytes in a spill node of its own).
     pub fn own_bytes(&self) -> usize {
         match &*self.template {
-            Template::Text(_) => 0,
+            Template::Text(_) | Template::Static(_) => 0,
             Template::Spill(_, rest) => 16 + core::mem::size_of::<Template>() + rest.len(),
         }
     }
@@ -137,6 +188,14 @@ impl Narration {
     }
     pub fn template_len(&self) -> usize {
         self.template.text().len()
+    }
+    /// Heap bytes of the shared template's text (none for a template written in the
+    /// program).
+    pub fn template_heap(&self) -> usize {
+        match &**text_node(&self.template) {
+            Template::Text(t) => t.len(),
+            _ => 0,
+        }
     }
     /// The template: the sentence with each stored number as `\u{1}`.
     pub fn template(&self) -> &str {
@@ -358,7 +417,11 @@ fn split(text: &str) -> (String, Vec<u8>) {
     (template, args)
 }
 
-fn write_leb(out: &mut Vec<u8>, mut v: u32) {
+pub(super) fn write_leb(out: &mut Vec<u8>, v: u32) {
+    write_leb64(out, u64::from(v))
+}
+
+pub(super) fn write_leb64(out: &mut Vec<u8>, mut v: u64) {
     loop {
         let byte = (v & 0x7f) as u8;
         v >>= 7;
@@ -370,10 +433,15 @@ fn write_leb(out: &mut Vec<u8>, mut v: u32) {
     }
 }
 
-fn read_leb(b: &[u8]) -> (u32, &[u8]) {
-    let (mut v, mut shift) = (0u32, 0);
+pub(super) fn read_leb(b: &[u8]) -> (u32, &[u8]) {
+    let (v, rest) = read_leb64(b);
+    (v as u32, rest)
+}
+
+pub(super) fn read_leb64(b: &[u8]) -> (u64, &[u8]) {
+    let (mut v, mut shift) = (0u64, 0);
     for (k, &byte) in b.iter().enumerate() {
-        v |= ((byte & 0x7f) as u32) << shift;
+        v |= ((byte & 0x7f) as u64) << shift;
         if byte & 0x80 == 0 {
             return (v, &b[k + 1..]);
         }
@@ -423,6 +491,25 @@ mod tests {
                 .collect();
             assert_eq!(Narration::new(&s).text(), s, "{s:?}");
         }
+    }
+
+    /// Templates written in the program give the same sentences as formatting them.
+    #[test]
+    fn program_templates_read_back_as_formatted() {
+        let n = Narration::numbered("Joined %\u{1} into %\u{1}: bit 36 set.", &[12, 70000]);
+        assert_eq!(n.text(), "Joined %12 into %70000: bit 36 set.");
+        assert_eq!(n.own_bytes() + n.template_heap(), 0);
+        let long = Narration::numbered("\u{1} \u{1} \u{1}", &[300000, 400000, 500000]);
+        assert_eq!(long.text(), "300000 400000 500000");
+        let odd = Narration::numbered("a \u{1} b \u{1}", &[u32::MAX.into(), 1 << 40]);
+        assert_eq!(odd.text(), "a 4294967295 b 1099511627776");
+        assert_eq!(Narration::fixed("No numbers 0 here.").text(), "No numbers 0 here.");
+        assert_eq!(Narration::fixed("a \u{1} mark").text(), "a \u{1} mark");
+        let mut t = Templates::default();
+        let (mut a, mut b) = (Narration::fixed("Same."), Narration::fixed("Same."));
+        t.share(&mut a);
+        t.share(&mut b);
+        assert!(Arc::ptr_eq(&a.template, &b.template));
     }
 
     #[test]

@@ -366,7 +366,8 @@ fn undo_record(f: &Function, e: &Edit) -> (Undo, bool) {
                 .unwrap_or_default();
             (Undo::SetLiveins(f.liveins.clone(), entry), true)
         }
-        Edit::SplitEdge { .. } => (Undo::None, false),
+        // The flags before a LiveFlags rule are not kept: a wall.
+        Edit::SplitEdge { .. } | Edit::LiveFlags { .. } => (Undo::None, false),
     }
 }
 
@@ -391,7 +392,7 @@ pub fn redo_edit(f: &mut Function, e: &Edit) -> Result<(), ReplayError> {
                 None if blk.index() < f.blocks.len() => {}
                 _ => return Err(ReplayError(format!("insert of {inst:?} has no place"))),
             }
-            f.insts[*inst] = (**data).clone();
+            f.insts[*inst] = data.unpack();
             f.layout.insert_at(*inst, blk, *before);
             return Ok(());
         }

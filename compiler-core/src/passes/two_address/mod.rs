@@ -45,7 +45,6 @@ use crate::passes::uses::DefUse;
 use crate::stats::Stats;
 use crate::trace::{Editor, Recorder, Step};
 use alloc::collections::BTreeMap;
-use alloc::format;
 use alloc::vec::Vec;
 
 /// Options of the pass (knobs `twoaddr-reschedule`, `dataflow-edge-limit`, `optnone`).
@@ -206,10 +205,10 @@ pub fn run_with_live_variables<R: Recorder>(
     let edits = p.ed.take_edits();
     let stats = p.stats.clone();
     p.rec.step(move || {
-        let mut s = Step::new("done", format!(
-            "Two-address finished: {} COPYs inserted, {} EXTRACT_SUBREG pairs split, {} REG_SEQUENCE and {} INSERT_SUBREG lowered; the function is no longer in SSA form.",
-            stats.copies_inserted, stats.extract_subreg_copies, stats.reg_sequence_eliminated, stats.insert_subreg_rewritten
-        ));
+        let mut s = Step::numbered("done",
+            "Two-address finished: \u{1} COPYs inserted, \u{1} EXTRACT_SUBREG pairs split, \u{1} REG_SEQUENCE and \u{1} INSERT_SUBREG lowered; the function is no longer in SSA form.",
+            &[stats.copies_inserted as u64, stats.extract_subreg_copies as u64, stats.reg_sequence_eliminated as u64, stats.insert_subreg_rewritten as u64],
+        );
         s.edits = edits.into();
         s
     });
@@ -254,26 +253,29 @@ pub(crate) struct TwoAddr<'f, 'r, R: Recorder> {
 
 impl<R: Recorder> TwoAddr<'_, '_, R> {
     fn gate_step(&mut self, flags_changed: usize) {
-        let optnone = self.opts.optnone;
-        let from_attr = self.ed.f.props.optnone;
-        self.step(|| {
-            let lv_txt = if flags_changed > 0 {
-                format!(" LiveVariables was computed for the pass and rewrote the kill and dead flags of {flags_changed} instructions to match it.")
-            } else {
-                alloc::string::String::new()
+        // The sentences are written out in full (each a template of the program's).
+        macro_rules! gate_texts {
+            ($($mode:literal),*) => {
+                [$(($mode, concat!($mode, " LiveVariables was computed for the pass and rewrote the kill and dead flags of \u{1} instructions to match it."))),*]
             };
-            Step::new(
-                "gate",
-                alloc::format!("{}{lv_txt}", if optnone {
-                    if from_attr {
-                        "The function carries the optnone attribute: the optimization level is forced to None, so ties are met by COPYs only — no commuting, no rescheduling."
-                    } else {
-                        "optnone / fast-compile gate is on (knob): the optimization level is forced to None, so ties are met by COPYs only — no commuting, no rescheduling."
-                    }
-                } else {
-                    "Optimizing mode: a tie may be met by commuting or rescheduling before a COPY is inserted. Three-address conversion is tried too, but NVPTX has no three-address forms to convert to."
-                }),
-            )
+        }
+        const TEXTS: [(&str, &str); 3] = gate_texts!(
+            "The function carries the optnone attribute: the optimization level is forced to None, so ties are met by COPYs only — no commuting, no rescheduling.",
+            "optnone / fast-compile gate is on (knob): the optimization level is forced to None, so ties are met by COPYs only — no commuting, no rescheduling.",
+            "Optimizing mode: a tie may be met by commuting or rescheduling before a COPY is inserted. Three-address conversion is tried too, but NVPTX has no three-address forms to convert to."
+        );
+        let mode = match (self.opts.optnone, self.ed.f.props.optnone) {
+            (true, true) => 0,
+            (true, false) => 1,
+            (false, _) => 2,
+        };
+        self.step(|| {
+            let (plain, with_flags) = TEXTS[mode];
+            if flags_changed > 0 {
+                Step::numbered("gate", with_flags, &[flags_changed as u64])
+            } else {
+                Step::fixed("gate", plain)
+            }
         });
     }
 
