@@ -657,7 +657,7 @@ fn breakdown(family: &str, size: usize, stage: Stage, steps: &[compiler_core::tr
     let templates: usize = steps
         .iter()
         .filter(|s| seen.insert(s.narration.template_ptr()))
-        .map(|s| s.narration.template_len() + 16)
+        .map(|s| s.narration.template_heap() + 16)
         .sum();
     let mut kinds: Vec<(String, usize, usize)> = Vec::new();
     for s in steps {

@@ -23,7 +23,11 @@ fn replay(what: &str, input: &Function, steps: &[Step], output: &Function) -> us
         cp.seek_from(steps, at, n, &mut back).unwrap();
         at = n;
         let fresh = cp.seek(steps, n).unwrap();
-        assert_eq!(print_function(&back), print_function(&fresh), "{what} step {n}");
+        assert_eq!(
+            print_function(&back),
+            print_function(&fresh),
+            "{what} step {n}"
+        );
     }
     steps
         .iter()

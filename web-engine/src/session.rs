@@ -35,8 +35,8 @@ use compiler_core::pipeline::{
     run_observed, FunctionSteps, Ir, Observer, PipelineError, RunResult,
 };
 use compiler_core::trace::{
-    first_range_rows, redo_edit, Change, Checkpoints, Copies, Edit, EditRef, Focus, RangeView, Step,
-    CHECKPOINT_EVERY,
+    first_range_rows, redo_edit, Change, Checkpoints, Copies, Edit, EditRef, Focus, RangeView,
+    Step, CHECKPOINT_EVERY,
 };
 use compiler_core::{InputFormat, RunOptions, Stage};
 
@@ -741,7 +741,7 @@ fn marks(s: &Step, pa: &Printed, pb: &Printed) -> (Vec<LineMark>, Vec<LineMark>)
             } => {
                 put(&mut after, pb.inst(inst.index() as u32), MarkKind::Inserted);
                 // Where it goes, seen from before the step.
-                if let Some(at) = at {
+                if let Some(at) = at.expand() {
                     put(&mut before, pa.inst(at.index() as u32), MarkKind::Focus);
                 }
             }
@@ -898,7 +898,7 @@ fn edit_rows(s: &Step, fa: &Function, fb: &Function) -> Vec<EditRow> {
             Edit::Replace { inst, change } => {
                 let (old, new) = match change {
                     Change::Whole(b) => b.as_ref().clone(),
-                    Change::Operands(_) | Change::Flags(_) => {
+                    Change::Operands(_) | Change::Flags(_) | Change::Flag(..) => {
                         let latest = cur.iter().rev().find(|(i, _)| i == inst);
                         let old = match latest.map(|(_, d)| d).or_else(|| fa.insts.get(*inst)) {
                             Some(d) => d.clone(),

@@ -4,7 +4,7 @@ use crate::entity::EntityRef;
 use crate::error::ReplayError;
 use crate::mir::{Function, Inst, InstData, Operand, RegClass, VReg};
 use alloc::format;
-use alloc::string::String;
+use cranelift_entity::packed_option::PackedOption;
 use serde::{Serialize, Serializer};
 
 /// One change to a function. Instructions are named by storage index; an inserted
@@ -16,8 +16,9 @@ pub enum Edit {
     Insert {
         #[serde(serialize_with = "ser_inst")]
         inst: Inst,
-        #[serde(serialize_with = "ser_opt_inst")]
-        before: Option<Inst>,
+        /// (Packed in four bytes: `before.expand()` is the `Option`.)
+        #[serde(serialize_with = "ser_packed_inst")]
+        before: PackedOption<Inst>,
         block: u32,
         /// Packed (one word inline, a few bytes an operand): most edits are small, and
         /// every edit is as large as the largest.
@@ -58,14 +59,17 @@ pub enum Edit {
     /// into), also listed on the entry block.
     SetLiveins {
         #[serde(skip)]
-        liveins: alloc::vec::Vec<(crate::mir::Reg, Option<VReg>)>,
+        liveins: alloc::boxed::Box<[(crate::mir::Reg, Option<VReg>)]>,
     },
     /// A new block on the edge `pred` → `succ` received index `block`
     /// (`Function::split_edge_block`).
     SplitEdge { pred: u32, succ: u32, block: u32 },
     /// A new name entered the function's name table (a symbol, a register name, a
     /// memory operand's text) and received index `sym`.
-    Intern { sym: u32, name: String },
+    Intern {
+        sym: u32,
+        name: alloc::boxed::Box<str>,
+    },
     /// LiveVariables' kill and dead flags written into `insts` (each changed), a rule
     /// instead of a list of flag changes: replay computes LiveVariables on the function
     /// as it stands and writes the flags it implies into these instructions, which gives
@@ -117,6 +121,9 @@ impl Serialize for EditRef<'_> {
     }
 }
 
+// Every edit is stored at this size (the step's list holds them side by side).
+const _: () = assert!(core::mem::size_of::<Edit>() <= 24);
+
 /// A step's edits as the JSON lists them: a [`Edit::LiveFlags`] as the `replace` of
 /// each instruction it names.
 pub struct EditsJson<'a>(pub &'a [Edit]);
@@ -127,13 +134,17 @@ impl Serialize for EditsJson<'_> {
     }
 }
 
-/// Instruction numbers in a given order, stored as runs: each group is the gap from
-/// where the previous run ended to where the next starts, the run's length, and how
-/// many times that (gap, length) repeats, as LEB128 numbers after the count of
-/// instructions. A list of every instruction is a few bytes; every other one, or two
-/// of every four, too.
+/// Instruction numbers in a given order, stored as runs of consecutive numbers: each
+/// run is the gap from where the previous run ended to where it starts and its length;
+/// a stretch of runs that repeats the `p` runs before it `k` times is stored as (p, k).
+/// LEB128 numbers after the count of instructions (a run's gap shifted left one, a
+/// repeat's `p` shifted left one and tagged by the low bit). A list of every
+/// instruction, or of the same few of every block of a regular function, is a few bytes.
 #[derive(Clone, PartialEq, Eq)]
 pub struct InstSeq(alloc::boxed::Box<[u8]>);
+
+/// The longest stretch a repeat looks back over.
+const MAX_PERIOD: usize = 256;
 
 impl InstSeq {
     pub fn new(insts: &[Inst]) -> Self {
@@ -156,14 +167,16 @@ impl InstSeq {
         super::narration::write_leb(&mut bytes, insts.len() as u32);
         let mut r = 0;
         while r < runs.len() {
-            let mut repeat = 1;
-            while r + repeat < runs.len() && runs[r + repeat] == runs[r] {
-                repeat += 1;
+            let (period, times) = best_repeat(&runs, r);
+            if period * times >= 2 {
+                super::narration::write_leb64(&mut bytes, (period as u64) << 1 | 1);
+                super::narration::write_leb(&mut bytes, times as u32);
+                r += period * times;
+                continue;
             }
-            for v in [runs[r].0, runs[r].1, repeat as u32] {
-                super::narration::write_leb(&mut bytes, v);
-            }
-            r += repeat;
+            super::narration::write_leb64(&mut bytes, u64::from(runs[r].0) << 1);
+            super::narration::write_leb(&mut bytes, runs[r].1);
+            r += 1;
         }
         InstSeq(bytes.into_boxed_slice())
     }
@@ -180,25 +193,44 @@ impl InstSeq {
     /// The instructions, in order.
     pub fn iter(&self) -> impl Iterator<Item = Inst> + '_ {
         let (_, mut rest) = super::narration::read_leb(&self.0);
-        let mut next = 0u32;
-        core::iter::from_fn(move || {
-            if rest.is_empty() {
-                return None;
-            }
-            let (gap, r) = super::narration::read_leb(rest);
-            let (len, r) = super::narration::read_leb(r);
-            let (repeat, r) = super::narration::read_leb(r);
+        let mut runs: alloc::vec::Vec<(u32, u32)> = alloc::vec::Vec::new();
+        while !rest.is_empty() {
+            let (head, r) = super::narration::read_leb64(rest);
+            let (second, r) = super::narration::read_leb(r);
             rest = r;
-            let mut out = alloc::vec::Vec::with_capacity((len * repeat) as usize);
-            for _ in 0..repeat {
-                let start = next.wrapping_add(gap);
-                out.extend((0..len).map(|j| Inst::new(start.wrapping_add(j) as usize)));
-                next = start.wrapping_add(len);
+            if head & 1 == 0 {
+                runs.push(((head >> 1) as u32, second));
+                continue;
             }
-            Some(out)
+            let period = ((head >> 1) as usize).min(runs.len());
+            for _ in 0..second {
+                let from = runs.len() - period;
+                runs.extend_from_within(from..);
+            }
+        }
+        let mut next = 0u32;
+        runs.into_iter().flat_map(move |(gap, len)| {
+            let start = next.wrapping_add(gap);
+            next = start.wrapping_add(len);
+            (0..len).map(move |j| Inst::new(start.wrapping_add(j) as usize))
         })
-        .flatten()
     }
+}
+
+/// At run `r`: the period `p` (at most [`MAX_PERIOD`]) and count `k` such that the `k`
+/// stretches of `p` runs from `r` on repeat the `p` runs before `r`, covering most runs.
+fn best_repeat(runs: &[(u32, u32)], r: usize) -> (usize, usize) {
+    let mut best = (0, 0);
+    for p in 1..=MAX_PERIOD.min(r) {
+        let mut k = 0;
+        while r + (k + 1) * p <= runs.len() && runs[r + k * p..r + (k + 1) * p] == runs[r - p..r] {
+            k += 1;
+        }
+        if p * k > best.0 * best.1 {
+            best = (p, k);
+        }
+    }
+    best
 }
 
 impl core::fmt::Debug for InstSeq {
@@ -215,6 +247,8 @@ pub enum Change {
     /// Only operands' flags (a kill or dead flag set or cleared, ...): each changed
     /// operand's index, old and new flag word (8 bytes an operand instead of 72).
     Flags(super::List<(u32, u16, u16)>),
+    /// The same for one operand (a kill flag set, ...), kept inline: no heap.
+    Flag(u32, u16, u16),
     /// Anything else (opcode, operand count, flags, ...): the whole old and new data.
     Whole(alloc::boxed::Box<(InstData, InstData)>),
 }
@@ -248,6 +282,9 @@ impl Change {
             let flags: alloc::vec::Vec<_> = changed()
                 .map(|(k, (a, b))| (k as u32, a.flags, b.flags))
                 .collect();
+            if let [(k, old, new)] = flags[..] {
+                return Change::Flag(k, old, new);
+            }
             return Change::Flags(flags.into());
         }
         let ops: alloc::vec::Vec<_> = changed().map(|(k, (a, b))| (k as u32, *a, *b)).collect();
@@ -264,6 +301,7 @@ impl Change {
             Change::Flags(ops) => ops
                 .iter()
                 .all(|(k, old, _)| d.operands.get(*k as usize).map(|o| o.flags) == Some(*old)),
+            Change::Flag(k, old, _) => d.operands.get(*k as usize).map(|o| o.flags) == Some(*old),
         }
     }
 
@@ -280,15 +318,23 @@ impl Change {
                 }
             }
             Change::Flags(ops) => {
-                for (k, old, new) in ops.iter() {
-                    let Some(o) = d.operands.get_mut(*k as usize) else {
-                        return Err(ReplayError(format!("replace of missing operand {k}")));
-                    };
-                    o.flags = if undo { *old } else { *new };
+                for &(k, old, new) in ops.iter() {
+                    set_flags(d, k, if undo { old } else { new })?;
                 }
             }
+            Change::Flag(k, old, new) => set_flags(d, *k, if undo { *old } else { *new })?,
         }
         Ok(())
+    }
+}
+
+fn set_flags(d: &mut InstData, k: u32, flags: u16) -> Result<(), ReplayError> {
+    match d.operands.get_mut(k as usize) {
+        Some(o) => {
+            o.flags = flags;
+            Ok(())
+        }
+        None => Err(ReplayError(format!("replace of missing operand {k}"))),
     }
 }
 
@@ -300,6 +346,9 @@ fn ser_opt_inst<S: Serializer>(i: &Option<Inst>, s: S) -> Result<S::Ok, S::Error
         Some(i) => s.serialize_some(&(i.index() as u32)),
         None => s.serialize_none(),
     }
+}
+fn ser_packed_inst<S: Serializer>(i: &PackedOption<Inst>, s: S) -> Result<S::Ok, S::Error> {
+    ser_opt_inst(&i.expand(), s)
 }
 fn ser_vreg<S: Serializer>(v: &VReg, s: S) -> Result<S::Ok, S::Error> {
     s.serialize_u32(v.index() as u32)
@@ -320,8 +369,8 @@ pub fn apply_edit(f: &mut Function, e: &Edit) -> Result<(), ReplayError> {
                     "insert expected {inst:?}, storage gave {got:?}"
                 )));
             }
-            match before {
-                Some(b) if f.layout.is_inserted(*b) => f.layout.insert_before(got, *b),
+            match before.expand() {
+                Some(b) if f.layout.is_inserted(b) => f.layout.insert_before(got, b),
                 Some(b) => {
                     return Err(ReplayError(format!(
                         "insert before {b:?}, which is not placed"
@@ -376,7 +425,7 @@ pub fn apply_edit(f: &mut Function, e: &Edit) -> Result<(), ReplayError> {
             f.props.no_phis = *no_phis;
             f.props.is_ssa = *is_ssa;
         }
-        Edit::SetLiveins { liveins } => f.set_liveins(liveins.clone()),
+        Edit::SetLiveins { liveins } => f.set_liveins(liveins.to_vec()),
         Edit::SplitEdge { pred, succ, block } => {
             let (p, s) = (
                 crate::mir::Block::new(*pred as usize),
@@ -424,4 +473,43 @@ fn write_live_flags(f: &mut Function, insts: &InstSeq) -> Result<(), ReplayError
         write_inst_flags(&mut f.insts[i], marks_at(&marks, &mut at, i));
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use alloc::vec::Vec;
+
+    fn seq(v: &[usize]) -> Vec<Inst> {
+        v.iter().map(|&i| Inst::new(i)).collect()
+    }
+
+    /// Any list comes back as it was, in its order; regular ones take a few bytes.
+    #[test]
+    fn instruction_lists_come_back_in_order() {
+        let mut x: u64 = 0x9e37_79b9_7f4a_7c15;
+        for n in 0..400usize {
+            let mut v = Vec::new();
+            for _ in 0..n % 97 {
+                x ^= x << 13;
+                x ^= x >> 7;
+                x ^= x << 17;
+                v.push((x % 50) as usize + v.last().copied().unwrap_or(0) * (x as usize & 1));
+            }
+            let s = InstSeq::new(&seq(&v));
+            assert_eq!(s.iter().collect::<Vec<_>>(), seq(&v), "{v:?}");
+            assert_eq!(s.len(), v.len());
+        }
+        let every: Vec<usize> = (0..100_000).collect();
+        let two_of_four: Vec<usize> = (0..100_000).filter(|i| i % 4 >= 2).collect();
+        // Blocks of 61 with the same irregular few taken from each.
+        let blocks: Vec<usize> = (0..100_000)
+            .filter(|i| [1, 2, 5, 9, 10, 11, 30, 44, 60].contains(&(i % 61)))
+            .collect();
+        for v in [every, two_of_four, blocks] {
+            let s = InstSeq::new(&seq(&v));
+            assert!(s.bytes() < 40, "{} bytes", s.bytes());
+            assert!(s.iter().eq(seq(&v)));
+        }
+    }
 }

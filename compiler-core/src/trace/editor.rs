@@ -42,7 +42,7 @@ impl<'f> Editor<'f> {
         if let Some(data) = logged {
             self.log.push(Edit::Insert {
                 inst: i,
-                before: Some(before),
+                before: Some(before).into(),
                 block: block.index() as u32,
                 data,
             });
@@ -60,7 +60,7 @@ impl<'f> Editor<'f> {
                 if let Some(data) = logged {
                     self.log.push(Edit::Insert {
                         inst: i,
-                        before: None,
+                        before: None.into(),
                         block: block.index() as u32,
                         data,
                     });
@@ -148,7 +148,7 @@ impl<'f> Editor<'f> {
     pub fn set_liveins(&mut self, liveins: Vec<(crate::mir::Reg, Option<VReg>)>) {
         if self.tracing {
             self.log.push(Edit::SetLiveins {
-                liveins: liveins.clone(),
+                liveins: liveins.clone().into_boxed_slice(),
             });
         }
         self.f.set_liveins(liveins);

@@ -584,15 +584,20 @@ impl Serialize for Emitted {
 /// Emitter: how one DAG node was dispatched and what it became.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct EmitterNode {
-    /// `tN`.
-    pub node: String,
-    pub opcode: String,
+    /// The node's number `N`, printed `tN`.
+    #[serde(serialize_with = "ser_node_name")]
+    pub node: u32,
+    pub opcode: &'static str,
     /// The spec's ISD number for the special opcodes (0x0E CopyToReg, ...).
     pub isd: Option<u16>,
     /// Which handler took it (`copy_to_reg`, `generic`, `skipped`, ...).
     pub handler: &'static str,
     /// Instructions it produced.
-    pub insts: Vec<u32>,
+    pub insts: List<u32>,
+}
+
+fn ser_node_name<S: serde::Serializer>(n: &u32, s: S) -> Result<S::Ok, S::Error> {
+    s.collect_str(&format_args!("t{n}"))
 }
 
 /// Emitter: the class of a new virtual register and where it came from.
@@ -626,7 +631,7 @@ pub struct EmitterBit36 {
 pub struct EmitterRecord {
     pub index: u32,
     pub inst: u32,
-    pub opcode: String,
+    pub opcode: &'static str,
     /// Which target hook looked at it (vtable 0xF0 for CopyFromReg copies, 0x350 otherwise).
     pub hook: &'static str,
     pub src: Option<String>,
@@ -636,7 +641,8 @@ pub struct EmitterRecord {
     pub uses: u32,
     /// `keep`, `erase_now` or `defer`.
     pub verdict: &'static str,
-    pub reason: String,
+    /// Most reasons are sentences of the program (no heap).
+    pub reason: alloc::borrow::Cow<'static, str>,
 }
 
 impl From<CoalesceDecision> for Payload {

@@ -503,7 +503,10 @@ mod tests {
         assert_eq!(long.text(), "300000 400000 500000");
         let odd = Narration::numbered("a \u{1} b \u{1}", &[u32::MAX.into(), 1 << 40]);
         assert_eq!(odd.text(), "a 4294967295 b 1099511627776");
-        assert_eq!(Narration::fixed("No numbers 0 here.").text(), "No numbers 0 here.");
+        assert_eq!(
+            Narration::fixed("No numbers 0 here.").text(),
+            "No numbers 0 here."
+        );
         assert_eq!(Narration::fixed("a \u{1} mark").text(), "a \u{1} mark");
         let mut t = Templates::default();
         let (mut a, mut b) = (Narration::fixed("Same."), Narration::fixed("Same."));

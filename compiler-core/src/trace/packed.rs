@@ -14,7 +14,9 @@
 use super::narration::{read_leb, read_leb64, write_leb, write_leb64};
 use crate::entity::{EntityRef, Sym};
 use crate::mir::operand::{FpImm, Sigil};
-use crate::mir::{Block, InstData, Op, Opcode, Operand, OperandKind, Reg, SubReg, SubRegKind, VReg};
+use crate::mir::{
+    Block, InstData, Op, Opcode, Operand, OperandKind, Reg, SubReg, SubRegKind, VReg,
+};
 use alloc::boxed::Box;
 use alloc::vec::Vec;
 
@@ -159,7 +161,10 @@ fn write_operand(out: &mut Vec<u8>, o: &Operand) {
         OperandKind::Block(b) => write_leb(out, b.index() as u32),
         OperandKind::Global { sym, sigil, offset } => {
             write_leb(out, sym.index() as u32);
-            write_leb(out, SIGILS.iter().position(|s| *s == sigil).unwrap_or(0) as u32);
+            write_leb(
+                out,
+                SIGILS.iter().position(|s| *s == sigil).unwrap_or(0) as u32,
+            );
             write_leb64(out, zigzag(offset));
         }
         OperandKind::Stack { fixed, index } => {

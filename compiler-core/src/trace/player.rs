@@ -387,13 +387,13 @@ pub fn redo_edit(f: &mut Function, e: &Edit) -> Result<(), ReplayError> {
                 return Err(ReplayError(format!("insert of {inst:?}, which is placed")));
             }
             let blk = Block::new(*block as usize);
-            match before {
-                Some(b) if f.layout.is_inserted(*b) => {}
+            match before.expand() {
+                Some(b) if f.layout.is_inserted(b) => {}
                 None if blk.index() < f.blocks.len() => {}
                 _ => return Err(ReplayError(format!("insert of {inst:?} has no place"))),
             }
             f.insts[*inst] = data.unpack();
-            f.layout.insert_at(*inst, blk, *before);
+            f.layout.insert_at(*inst, blk, before.expand());
             return Ok(());
         }
     }

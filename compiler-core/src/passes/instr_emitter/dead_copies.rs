@@ -34,6 +34,7 @@ use crate::dag::DagOp;
 use crate::entity::{EntityRef, SecondaryMap};
 use crate::mir::{flag, oflag, Inst, Op, Reg, VReg};
 use crate::trace::{Focus, Payload, Recorder, Step};
+use alloc::borrow::Cow;
 use alloc::format;
 use alloc::string::String;
 use alloc::vec::Vec;
@@ -157,25 +158,25 @@ impl<R: Recorder> Emitter<'_, '_, '_, R> {
             .has(flag::SIDE_EFFECTS | flag::MAY_STORE | flag::TERMINATOR | flag::CONVERGENT)
             || d.is(Op::INLINEASM);
         let (verdict, reason) = if !simple && !folded {
-            (Verdict::Keep, String::from("not a copy-like instruction (descriptor bit 20 clear) and not tied: not a candidate"))
+            (Verdict::Keep, Cow::Borrowed("not a copy-like instruction (descriptor bit 20 clear) and not tied: not a candidate"))
         } else if effects {
             (
                 Verdict::Keep,
-                String::from("it has side effects (it stores, branches, synchronizes the warp or is otherwise observable), and an instruction with side effects is never erased, whatever its flags say"),
+                Cow::Borrowed("it has side effects (it stores, branches, synchronizes the warp or is otherwise observable), and an instruction with side effects is never erased, whatever its flags say"),
             )
         } else if folded {
             self.mark_dead(readers, src_phys, true, d.is(Op::COPY))
         } else if dst_phys {
             (
                 Verdict::Keep,
-                String::from("it writes a physical register, whose readers this pass cannot see"),
+                Cow::Borrowed("it writes a physical register, whose readers this pass cannot see"),
             )
         } else if readers > 0 {
-            (Verdict::Keep, format!("live: {readers} reader(s)"))
+            (Verdict::Keep, Cow::Owned(format!("live: {readers} reader(s)")))
         } else if !src_phys {
             (
                 Verdict::EraseNow,
-                String::from(
+                Cow::Borrowed(
                     "nobody reads it and operand 1 is not a machine register: erased at once",
                 ),
             )
@@ -208,7 +209,7 @@ impl<R: Recorder> Emitter<'_, '_, '_, R> {
             }
             _ => String::new(),
         };
-        let opname = String::from(d.desc().name);
+        let opname: &'static str = d.desc().name;
         let fold_txt = if folded {
             " Its def carries the inline-fold bit (0x10)."
         } else {
@@ -221,7 +222,7 @@ impl<R: Recorder> Emitter<'_, '_, '_, R> {
         };
         let what = match &names.1 {
             Some(dn) => format!("{opname} defining {dn}"),
-            None => opname.clone(),
+            None => String::from(opname),
         };
         let hook_txt = if hook.starts_with("copy_from_reg") {
             "the spec first asks the target's CopyFromReg hook (vtable 0xF0), which CopyScope does not model"
@@ -240,7 +241,7 @@ impl<R: Recorder> Emitter<'_, '_, '_, R> {
                 .payload(crate::trace::EmitterRecord {
                     index: idx as u32,
                     inst: i.index() as u32,
-                    opcode: opname.clone(),
+                    opcode: opname,
                     hook,
                     src: names.0.clone(),
                     dst: names.1.clone(),
@@ -265,16 +266,16 @@ impl<R: Recorder> Emitter<'_, '_, '_, R> {
         src_phys: bool,
         folded: bool,
         is_copy: bool,
-    ) -> (Verdict, String) {
+    ) -> (Verdict, Cow<'static, str>) {
         if folded && readers > 0 && !is_copy {
             (
                 Verdict::Keep,
-                format!("folded, but {readers} reader(s) still read the whole tuple it builds; a REG_SEQUENCE has one source per lane and no single register its readers could read instead, so it stays"),
+                Cow::Owned(format!("folded, but {readers} reader(s) still read the whole tuple it builds; a REG_SEQUENCE has one source per lane and no single register its readers could read instead, so it stays")),
             )
         } else if readers == 0 && !src_phys {
             (
                 Verdict::EraseNow,
-                String::from(if folded {
+                Cow::Borrowed(if folded {
                     "folded and unread: erased at once"
                 } else {
                     "unread: erased at once"
@@ -283,12 +284,12 @@ impl<R: Recorder> Emitter<'_, '_, '_, R> {
         } else if folded && readers > 0 {
             (
                 Verdict::Defer,
-                format!("folded, but {readers} reader(s) still name it; they move to its source when the dead list is flushed"),
+                Cow::Owned(format!("folded, but {readers} reader(s) still name it; they move to its source when the dead list is flushed")),
             )
         } else {
             (
                 Verdict::Defer,
-                String::from("unread, but it reads a live-in physical register; erasing it retires that live-in, which is done for all such copies at once when the dead list is flushed"),
+                Cow::Borrowed("unread, but it reads a live-in physical register; erasing it retires that live-in, which is done for all such copies at once when the dead list is flushed"),
             )
         }
     }

@@ -663,23 +663,22 @@ impl<'d, 'f, 'r, R: Recorder> Emitter<'d, 'f, 'r, R> {
         kind: &'static str,
     ) {
         let d = &self.dag.nodes[n];
-        let (name, opcode, isd, number) = (
-            self.dag.name_of(n),
-            String::from(d.op.name()),
-            d.op.spec_number(),
-            d.number,
-        );
+        let (opcode, isd, number) = (d.op.name(), d.op.spec_number(), d.number);
         self.step(|| {
             let mut s = Step::new(kind, narration).focus(Focus::DagNode { number });
             for &i in &insts {
                 s = s.focus(Focus::inst(i));
             }
             s.payload(crate::trace::EmitterNode {
-                node: name,
+                node: number,
                 opcode,
                 isd,
                 handler,
-                insts: insts.iter().map(|i| i.index() as u32).collect(),
+                insts: insts
+                    .iter()
+                    .map(|i| i.index() as u32)
+                    .collect::<Vec<_>>()
+                    .into(),
             })
         });
     }
