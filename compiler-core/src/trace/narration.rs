@@ -17,6 +17,7 @@
 //!
 //! A step's [`Kind`] is shared the same way.
 
+use super::compact::varint;
 use alloc::boxed::Box;
 use alloc::collections::BTreeSet;
 use alloc::string::String;
@@ -96,13 +97,13 @@ impl Narration {
         }
         let template = self.template.text();
         let mut out = String::with_capacity(template.len() + 8);
+        let mut pos = 0;
         for c in template.chars() {
             if c != MARK {
                 out.push(c);
                 continue;
             }
-            let (v, rest) = read_leb(args);
-            args = rest;
+            let v = varint::read_u32(args, &mut pos);
             if v == LITERAL_MARK {
                 out.push(MARK);
             } else {
@@ -340,7 +341,7 @@ fn split(text: &str) -> (String, Vec<u8>) {
             match digits.parse::<u32>() {
                 Ok(v) if round_trips => {
                     template.push(MARK);
-                    write_leb(&mut args, v);
+                    varint::put_u32(&mut args, v);
                 }
                 _ => template.push_str(digits),
             }
@@ -349,37 +350,13 @@ fn split(text: &str) -> (String, Vec<u8>) {
         let c = text[i..].chars().next().unwrap_or(MARK);
         if c == MARK {
             template.push(MARK);
-            write_leb(&mut args, LITERAL_MARK);
+            varint::put_u32(&mut args, LITERAL_MARK);
         } else {
             template.push(c);
         }
         i += c.len_utf8();
     }
     (template, args)
-}
-
-fn write_leb(out: &mut Vec<u8>, mut v: u32) {
-    loop {
-        let byte = (v & 0x7f) as u8;
-        v >>= 7;
-        if v == 0 {
-            out.push(byte);
-            return;
-        }
-        out.push(byte | 0x80);
-    }
-}
-
-fn read_leb(b: &[u8]) -> (u32, &[u8]) {
-    let (mut v, mut shift) = (0u32, 0);
-    for (k, &byte) in b.iter().enumerate() {
-        v |= ((byte & 0x7f) as u32) << shift;
-        if byte & 0x80 == 0 {
-            return (v, &b[k + 1..]);
-        }
-        shift += 7;
-    }
-    (v, &[])
 }
 
 #[cfg(test)]
