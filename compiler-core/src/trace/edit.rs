@@ -77,6 +77,15 @@ pub enum Change {
     Flags(super::List<(u32, u16, u16)>),
     /// Anything else (opcode, operand count, flags, ...): the whole old and new data.
     Whole(alloc::boxed::Box<(InstData, InstData)>),
+    /// Only registers renamed: the operands at the set bits of `ops` held virtual
+    /// register `from` and now hold `to` (a coalescer's join renames every operand of
+    /// the register it merges away). Stored in place, nothing allocated; undone by
+    /// renaming those operands back.
+    Rename { ops: u32, from: u32, to: u32 },
+    /// Only flag bits: the operands at the set bits of `ops` had every bit of `bits`
+    /// clear and now have them set, or (`set` false) the other way round (a pass
+    /// dropping the kill flags of an instruction's uses). Stored in place.
+    FlagBits { ops: u32, bits: u16, set: bool },
 }
 
 impl Change {
@@ -104,6 +113,9 @@ impl Change {
                 ..*a
             } == *b
         });
+        if let Some(c) = Self::compact(old, &new) {
+            return c;
+        }
         if only_flags {
             let flags: alloc::vec::Vec<_> = changed()
                 .map(|(k, (a, b))| (k as u32, a.flags, b.flags))
@@ -112,6 +124,56 @@ impl Change {
         }
         let ops: alloc::vec::Vec<_> = changed().map(|(k, (a, b))| (k as u32, *a, *b)).collect();
         Change::Operands(ops.into())
+    }
+
+    /// The change from `old` to `new` (same shape) as a [`Change::Rename`] or
+    /// [`Change::FlagBits`] when it is one: the changed operands are among the first
+    /// 32 and each changed the same way.
+    fn compact(old: &InstData, new: &InstData) -> Option<Change> {
+        let (mut ops, mut rename, mut flags) = (0u32, None, None);
+        for (k, (a, b)) in old.operands.iter().zip(&new.operands).enumerate() {
+            if a == b {
+                continue;
+            }
+            if k >= 32 {
+                return None;
+            }
+            ops |= 1 << k;
+            if a.flags != b.flags {
+                let (set, bits) = (b.flags & !a.flags, a.flags & !b.flags);
+                let this = if bits == 0 {
+                    (set, true)
+                } else {
+                    (bits, false)
+                };
+                let same = Operand {
+                    flags: b.flags,
+                    ..*a
+                } == *b;
+                if !same || (set != 0 && bits != 0) || *flags.get_or_insert(this) != this {
+                    return None;
+                }
+            } else {
+                let (Some(x), Some(y)) = (a.vreg_of(), b.vreg_of()) else {
+                    return None;
+                };
+                let same = Operand { kind: b.kind, ..*a } == *b;
+                let this = (x.index() as u32, y.index() as u32);
+                if !same || *rename.get_or_insert(this) != this {
+                    return None;
+                }
+            }
+        }
+        match (rename, flags) {
+            (Some((from, to)), None) => Some(Change::Rename { ops, from, to }),
+            (None, Some((bits, set))) => Some(Change::FlagBits { ops, bits, set }),
+            _ => None,
+        }
+    }
+
+    /// The indices of the operands at the set bits of `ops`.
+    fn bits(ops: u32) -> impl Iterator<Item = usize> {
+        (0..32).filter(move |k| ops & (1 << k) != 0)
     }
 
     /// Does `d` hold what the change expects to find (its old contents)?
@@ -124,6 +186,14 @@ impl Change {
             Change::Flags(ops) => ops
                 .iter()
                 .all(|(k, old, _)| d.operands.get(*k as usize).map(|o| o.flags) == Some(*old)),
+            Change::Rename { ops, from, .. } => Self::bits(*ops).all(|k| {
+                d.operands.get(k).and_then(|o| o.vreg_of()) == Some(VReg::new(*from as usize))
+            }),
+            Change::FlagBits { ops, bits, set } => Self::bits(*ops).all(|k| {
+                d.operands
+                    .get(k)
+                    .is_some_and(|o| o.flags & bits == if *set { 0 } else { *bits })
+            }),
         }
     }
 
@@ -145,6 +215,27 @@ impl Change {
                         return Err(ReplayError(format!("replace of missing operand {k}")));
                     };
                     o.flags = if undo { *old } else { *new };
+                }
+            }
+            Change::Rename { ops, from, to } => {
+                let v = if undo { *from } else { *to };
+                for k in Self::bits(*ops) {
+                    let Some(o) = d.operands.get_mut(k) else {
+                        return Err(ReplayError(format!("rename of missing operand {k}")));
+                    };
+                    o.set_reg(crate::mir::Reg::Virt(VReg::new(v as usize)));
+                }
+            }
+            Change::FlagBits { ops, bits, set } => {
+                for k in Self::bits(*ops) {
+                    let Some(o) = d.operands.get_mut(k) else {
+                        return Err(ReplayError(format!("flags of missing operand {k}")));
+                    };
+                    if *set != undo {
+                        o.flags |= bits;
+                    } else {
+                        o.flags &= !bits;
+                    }
                 }
             }
         }
@@ -266,4 +357,70 @@ pub fn apply_edit(f: &mut Function, e: &Edit) -> Result<(), ReplayError> {
         }
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::mir::{oflag, parse_module, Reg};
+
+    fn add() -> InstData {
+        let text = "---\nname: k\ntracksRegLiveness: true\nnoPhis: true\nbody: |\n  bb.0:\n    %1:int32regs = IMPLICIT_DEF\n    %2:int32regs = ADDi32rr killed %1, killed %1\n    Return\n...\n";
+        let f = parse_module(text).unwrap().functions.remove(0);
+        let (_, i) = f.all_insts().nth(1).unwrap();
+        f.insts[i].clone()
+    }
+
+    /// A join's rename and a kill-flag drop are kept as rules (no operand lists), and
+    /// replaying them forward and back gives exactly the data each side held.
+    #[test]
+    fn renames_and_flag_drops_are_rules_that_replay_both_ways() {
+        let old = add();
+        let mut renamed = old.clone();
+        for o in renamed.operands.iter_mut().skip(1) {
+            o.set_reg(Reg::Virt(VReg::new(7)));
+        }
+        let mut unkilled = old.clone();
+        for o in unkilled.operands.iter_mut() {
+            o.flags &= !oflag::KILL;
+        }
+        let mut both = renamed.clone();
+        both.operands[1].flags &= !oflag::KILL;
+        for (new, want) in [
+            (
+                renamed,
+                Some(Change::Rename {
+                    ops: 0b110,
+                    from: 1,
+                    to: 7,
+                }),
+            ),
+            (
+                unkilled,
+                Some(Change::FlagBits {
+                    ops: 0b110,
+                    bits: oflag::KILL,
+                    set: false,
+                }),
+            ),
+            (both, None),
+        ] {
+            let c = Change::between(&old, new.clone());
+            assert_eq!(
+                want.is_some(),
+                matches!(c, Change::Rename { .. } | Change::FlagBits { .. }),
+                "{c:?}"
+            );
+            if let Some(w) = want {
+                assert_eq!(c, w);
+            }
+            assert!(c.fits_before(&old) && !c.fits_before(&new));
+            let mut d = old.clone();
+            c.apply(&mut d, false).unwrap();
+            assert_eq!(d, new);
+            c.apply(&mut d, true).unwrap();
+            assert_eq!(d, old);
+        }
+        assert!(core::mem::size_of::<Change>() <= 16);
+    }
 }
