@@ -898,7 +898,7 @@ fn edit_rows(s: &Step, fa: &Function, fb: &Function) -> Vec<EditRow> {
             Edit::Replace { inst, change } => {
                 let (old, new) = match change {
                     Change::Whole(b) => b.as_ref().clone(),
-                    Change::Operands(_) | Change::Flags(_) | Change::Flag(..) => {
+                    _ => {
                         let latest = cur.iter().rev().find(|(i, _)| i == inst);
                         let old = match latest.map(|(_, d)| d).or_else(|| fa.insts.get(*inst)) {
                             Some(d) => d.clone(),

@@ -14,6 +14,7 @@
 //! printed form (`[16r,48r:0)[64B,80r:1) 0@16r 1@64B-phi`) says, so the text is
 //! printed from the numbers when a step is shown or serialized, never kept.
 
+use super::compact::varint;
 use super::SegmentView;
 use crate::liveness::{LiveRange, SlotIndex};
 use alloc::boxed::Box;
@@ -170,7 +171,7 @@ impl CoalesceDecision {
         conflicts: &[(ConflictAt, (u32, u32))],
     ) -> Self {
         let mut b = ranges.0;
-        let before = Reader(&b)
+        let before = Reader(&b, 0)
             .range(true)
             .map(|r| r.segments)
             .unwrap_or_default();
@@ -193,7 +194,7 @@ impl CoalesceDecision {
 
     /// Every part, decoded.
     fn unpack(&self) -> Unpacked {
-        let mut r = Reader(&self.packed);
+        let mut r = Reader(&self.packed, 0);
         let dst = r.range(true);
         let src = r.range(true);
         let before = dst.as_ref().map_or(&[][..], |d| &d.segments[..]);
@@ -287,17 +288,8 @@ impl Serialize for CoalesceDecision {
     }
 }
 
-/// LEB128.
-fn put(b: &mut Vec<u8>, mut x: u64) {
-    loop {
-        let byte = (x & 0x7f) as u8;
-        x >>= 7;
-        if x == 0 {
-            b.push(byte);
-            return;
-        }
-        b.push(byte | 0x80);
-    }
+fn put(b: &mut Vec<u8>, x: u64) {
+    varint::put_u64(b, x);
 }
 
 fn zigzag(d: i64) -> u64 {
@@ -393,20 +385,12 @@ fn put_conflict(b: &mut Vec<u8>, c: &ConflictAt) {
     }
 }
 
-struct Reader<'a>(&'a [u8]);
+/// The decision's bytes and the position of the next number.
+struct Reader<'a>(&'a [u8], usize);
 
 impl Reader<'_> {
     fn next(&mut self) -> u64 {
-        let (mut x, mut shift) = (0u64, 0);
-        while let Some((&byte, rest)) = self.0.split_first() {
-            self.0 = rest;
-            x |= u64::from(byte & 0x7f) << shift;
-            shift += 7;
-            if byte & 0x80 == 0 {
-                break;
-            }
-        }
-        x
+        varint::read_u64(self.0, &mut self.1)
     }
     fn u32(&mut self) -> u32 {
         self.next() as u32

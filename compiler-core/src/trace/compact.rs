@@ -107,6 +107,52 @@ impl serde::Serialize for PayloadBox {
     }
 }
 
+/// Unsigned LEB128, the one number encoding the compact trace parts share (narration
+/// numbers, coalescing decisions, rename rules): seven bits a byte, low bits first, the
+/// top bit set on every byte but the last.
+pub mod varint {
+    use alloc::vec::Vec;
+
+    /// Appends `x` (one byte below 128, at most ten).
+    pub fn put_u64(out: &mut Vec<u8>, mut x: u64) {
+        loop {
+            let byte = (x & 0x7f) as u8;
+            x >>= 7;
+            if x == 0 {
+                out.push(byte);
+                return;
+            }
+            out.push(byte | 0x80);
+        }
+    }
+
+    pub fn put_u32(out: &mut Vec<u8>, x: u32) {
+        put_u64(out, u64::from(x));
+    }
+
+    /// Reads the number starting at `*pos` and moves `*pos` past it; a number cut short
+    /// by the end of `b` reads as the bits present (past the end: 0).
+    pub fn read_u64(b: &[u8], pos: &mut usize) -> u64 {
+        let (mut x, mut shift) = (0u64, 0u32);
+        while let Some(&byte) = b.get(*pos) {
+            *pos += 1;
+            if shift < 64 {
+                x |= u64::from(byte & 0x7f) << shift;
+            }
+            shift += 7;
+            if byte & 0x80 == 0 {
+                break;
+            }
+        }
+        x
+    }
+
+    /// As [`read_u64`], keeping the low 32 bits (numbers written by [`put_u32`]).
+    pub fn read_u32(b: &[u8], pos: &mut usize) -> u32 {
+        read_u64(b, pos) as u32
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -128,5 +174,29 @@ mod tests {
         let empty: List<u32> = Vec::new().into();
         assert!(empty.0.is_none(), "an empty list allocates nothing");
         assert_eq!(List::from(vec![1u8, 2]).iter().sum::<u8>(), 3);
+    }
+
+    #[test]
+    fn varints_read_back_what_was_written_and_move_the_position() {
+        let nums = [0u64, 1, 127, 128, 300, u64::from(u32::MAX), u64::MAX];
+        let mut b = Vec::new();
+        for &n in &nums {
+            varint::put_u64(&mut b, n);
+        }
+        assert_eq!(
+            &b[..5],
+            &[0, 1, 0x7f, 0x80, 0x01],
+            "seven bits a byte, low first"
+        );
+        let mut pos = 0;
+        for &n in &nums {
+            assert_eq!(varint::read_u64(&b, &mut pos), n);
+        }
+        assert_eq!(pos, b.len());
+        assert_eq!(varint::read_u64(&b, &mut pos), 0, "past the end reads 0");
+        let mut c = Vec::new();
+        varint::put_u32(&mut c, 624_485);
+        assert_eq!(c, [0xe5, 0x8e, 0x26]);
+        assert_eq!(varint::read_u32(&c, &mut 0), 624_485);
     }
 }

@@ -6,6 +6,7 @@ use crate::mir::{Function, Inst, InstData, Operand, RegClass, VReg};
 use alloc::format;
 use cranelift_entity::packed_option::PackedOption;
 use serde::{Serialize, Serializer};
+use super::compact::varint;
 
 /// One change to a function. Instructions are named by storage index; an inserted
 /// instruction names the index it received so replay can check it gets the same one.
@@ -164,24 +165,24 @@ impl InstSeq {
             k += len as usize;
         }
         let mut bytes = alloc::vec::Vec::new();
-        super::narration::write_leb(&mut bytes, insts.len() as u32);
+        varint::put_u32(&mut bytes, insts.len() as u32);
         let mut r = 0;
         while r < runs.len() {
             let (period, times) = best_repeat(&runs, r);
             if period * times >= 2 {
-                super::narration::write_leb64(&mut bytes, (period as u64) << 1 | 1);
-                super::narration::write_leb(&mut bytes, times as u32);
+                varint::put_u64(&mut bytes, (period as u64) << 1 | 1);
+                varint::put_u32(&mut bytes, times as u32);
                 r += period * times;
                 continue;
             }
-            super::narration::write_leb64(&mut bytes, u64::from(runs[r].0) << 1);
-            super::narration::write_leb(&mut bytes, runs[r].1);
+            varint::put_u64(&mut bytes, u64::from(runs[r].0) << 1);
+            varint::put_u32(&mut bytes, runs[r].1);
             r += 1;
         }
         InstSeq(bytes.into_boxed_slice())
     }
     pub fn len(&self) -> usize {
-        super::narration::read_leb(&self.0).0 as usize
+        varint::read_u32(&self.0, &mut 0) as usize
     }
     pub fn is_empty(&self) -> bool {
         self.len() == 0
@@ -192,12 +193,13 @@ impl InstSeq {
     }
     /// The instructions, in order.
     pub fn iter(&self) -> impl Iterator<Item = Inst> + '_ {
-        let (_, mut rest) = super::narration::read_leb(&self.0);
+        let b = &self.0;
+        let mut pos = 0;
+        varint::read_u32(b, &mut pos);
         let mut runs: alloc::vec::Vec<(u32, u32)> = alloc::vec::Vec::new();
-        while !rest.is_empty() {
-            let (head, r) = super::narration::read_leb64(rest);
-            let (second, r) = super::narration::read_leb(r);
-            rest = r;
+        while pos < b.len() {
+            let head = varint::read_u64(b, &mut pos);
+            let second = varint::read_u32(b, &mut pos);
             if head & 1 == 0 {
                 runs.push(((head >> 1) as u32, second));
                 continue;
@@ -251,6 +253,15 @@ pub enum Change {
     Flag(u32, u16, u16),
     /// Anything else (opcode, operand count, flags, ...): the whole old and new data.
     Whole(alloc::boxed::Box<(InstData, InstData)>),
+    /// Only registers renamed: the operands at the set bits of `ops` held virtual
+    /// register `from` and now hold `to` (a coalescer's join renames every operand of
+    /// the register it merges away). Stored in place, nothing allocated; undone by
+    /// renaming those operands back.
+    Rename { ops: u32, from: u32, to: u32 },
+    /// Only flag bits: the operands at the set bits of `ops` had every bit of `bits`
+    /// clear and now have them set, or (`set` false) the other way round (a pass
+    /// dropping the kill flags of an instruction's uses). Stored in place.
+    FlagBits { ops: u32, bits: u16, set: bool },
 }
 
 impl Change {
@@ -278,6 +289,9 @@ impl Change {
                 ..*a
             } == *b
         });
+        if let Some(c) = Self::compact(old, &new) {
+            return c;
+        }
         if only_flags {
             let flags: alloc::vec::Vec<_> = changed()
                 .map(|(k, (a, b))| (k as u32, a.flags, b.flags))
@@ -291,6 +305,56 @@ impl Change {
         Change::Operands(ops.into())
     }
 
+    /// The change from `old` to `new` (same shape) as a [`Change::Rename`] or
+    /// [`Change::FlagBits`] when it is one: the changed operands are among the first
+    /// 32 and each changed the same way.
+    fn compact(old: &InstData, new: &InstData) -> Option<Change> {
+        let (mut ops, mut rename, mut flags) = (0u32, None, None);
+        for (k, (a, b)) in old.operands.iter().zip(&new.operands).enumerate() {
+            if a == b {
+                continue;
+            }
+            if k >= 32 {
+                return None;
+            }
+            ops |= 1 << k;
+            if a.flags != b.flags {
+                let (set, bits) = (b.flags & !a.flags, a.flags & !b.flags);
+                let this = if bits == 0 {
+                    (set, true)
+                } else {
+                    (bits, false)
+                };
+                let same = Operand {
+                    flags: b.flags,
+                    ..*a
+                } == *b;
+                if !same || (set != 0 && bits != 0) || *flags.get_or_insert(this) != this {
+                    return None;
+                }
+            } else {
+                let (Some(x), Some(y)) = (a.vreg_of(), b.vreg_of()) else {
+                    return None;
+                };
+                let same = Operand { kind: b.kind, ..*a } == *b;
+                let this = (x.index() as u32, y.index() as u32);
+                if !same || *rename.get_or_insert(this) != this {
+                    return None;
+                }
+            }
+        }
+        match (rename, flags) {
+            (Some((from, to)), None) => Some(Change::Rename { ops, from, to }),
+            (None, Some((bits, set))) => Some(Change::FlagBits { ops, bits, set }),
+            _ => None,
+        }
+    }
+
+    /// The indices of the operands at the set bits of `ops`.
+    fn bits(ops: u32) -> impl Iterator<Item = usize> {
+        (0..32).filter(move |k| ops & (1 << k) != 0)
+    }
+
     /// Does `d` hold what the change expects to find (its old contents)?
     pub fn fits_before(&self, d: &InstData) -> bool {
         match self {
@@ -302,6 +366,14 @@ impl Change {
                 .iter()
                 .all(|(k, old, _)| d.operands.get(*k as usize).map(|o| o.flags) == Some(*old)),
             Change::Flag(k, old, _) => d.operands.get(*k as usize).map(|o| o.flags) == Some(*old),
+            Change::Rename { ops, from, .. } => Self::bits(*ops).all(|k| {
+                d.operands.get(k).and_then(|o| o.vreg_of()) == Some(VReg::new(*from as usize))
+            }),
+            Change::FlagBits { ops, bits, set } => Self::bits(*ops).all(|k| {
+                d.operands
+                    .get(k)
+                    .is_some_and(|o| o.flags & bits == if *set { 0 } else { *bits })
+            }),
         }
     }
 
@@ -323,6 +395,27 @@ impl Change {
                 }
             }
             Change::Flag(k, old, new) => set_flags(d, *k, if undo { *old } else { *new })?,
+            Change::Rename { ops, from, to } => {
+                let v = if undo { *from } else { *to };
+                for k in Self::bits(*ops) {
+                    let Some(o) = d.operands.get_mut(k) else {
+                        return Err(ReplayError(format!("rename of missing operand {k}")));
+                    };
+                    o.set_reg(crate::mir::Reg::Virt(VReg::new(v as usize)));
+                }
+            }
+            Change::FlagBits { ops, bits, set } => {
+                for k in Self::bits(*ops) {
+                    let Some(o) = d.operands.get_mut(k) else {
+                        return Err(ReplayError(format!("flags of missing operand {k}")));
+                    };
+                    if *set != undo {
+                        o.flags |= bits;
+                    } else {
+                        o.flags &= !bits;
+                    }
+                }
+            }
         }
         Ok(())
     }
@@ -479,6 +572,7 @@ fn write_live_flags(f: &mut Function, insts: &InstSeq) -> Result<(), ReplayError
 mod tests {
     use super::*;
     use alloc::vec::Vec;
+    use crate::mir::{oflag, parse_module, Reg};
 
     fn seq(v: &[usize]) -> Vec<Inst> {
         v.iter().map(|&i| Inst::new(i)).collect()
@@ -511,5 +605,65 @@ mod tests {
             assert!(s.bytes() < 40, "{} bytes", s.bytes());
             assert!(s.iter().eq(seq(&v)));
         }
+    }
+
+    fn add() -> InstData {
+        let text = "---\nname: k\ntracksRegLiveness: true\nnoPhis: true\nbody: |\n  bb.0:\n    %1:int32regs = IMPLICIT_DEF\n    %2:int32regs = ADDi32rr killed %1, killed %1\n    Return\n...\n";
+        let f = parse_module(text).unwrap().functions.remove(0);
+        let (_, i) = f.all_insts().nth(1).unwrap();
+        f.insts[i].clone()
+    }
+
+    /// A join's rename and a kill-flag drop are kept as rules (no operand lists), and
+    /// replaying them forward and back gives exactly the data each side held.
+    #[test]
+    fn renames_and_flag_drops_are_rules_that_replay_both_ways() {
+        let old = add();
+        let mut renamed = old.clone();
+        for o in renamed.operands.iter_mut().skip(1) {
+            o.set_reg(Reg::Virt(VReg::new(7)));
+        }
+        let mut unkilled = old.clone();
+        for o in unkilled.operands.iter_mut() {
+            o.flags &= !oflag::KILL;
+        }
+        let mut both = renamed.clone();
+        both.operands[1].flags &= !oflag::KILL;
+        for (new, want) in [
+            (
+                renamed,
+                Some(Change::Rename {
+                    ops: 0b110,
+                    from: 1,
+                    to: 7,
+                }),
+            ),
+            (
+                unkilled,
+                Some(Change::FlagBits {
+                    ops: 0b110,
+                    bits: oflag::KILL,
+                    set: false,
+                }),
+            ),
+            (both, None),
+        ] {
+            let c = Change::between(&old, new.clone());
+            assert_eq!(
+                want.is_some(),
+                matches!(c, Change::Rename { .. } | Change::FlagBits { .. }),
+                "{c:?}"
+            );
+            if let Some(w) = want {
+                assert_eq!(c, w);
+            }
+            assert!(c.fits_before(&old) && !c.fits_before(&new));
+            let mut d = old.clone();
+            c.apply(&mut d, false).unwrap();
+            assert_eq!(d, new);
+            c.apply(&mut d, true).unwrap();
+            assert_eq!(d, old);
+        }
+        assert!(core::mem::size_of::<Change>() <= 16);
     }
 }

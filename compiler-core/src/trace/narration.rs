@@ -17,6 +17,7 @@
 //!
 //! A step's [`Kind`] is shared the same way.
 
+use super::compact::varint;
 use alloc::boxed::Box;
 use alloc::collections::BTreeSet;
 use alloc::string::String;
@@ -122,7 +123,7 @@ impl Narration {
         }
         let mut bytes = Vec::new();
         for &v in args {
-            write_leb(&mut bytes, v as u32);
+            varint::put_u32(&mut bytes, v as u32);
         }
         let mut inline = [0u8; INLINE_ARGS];
         let here = bytes.len().min(INLINE_ARGS);
@@ -147,13 +148,13 @@ impl Narration {
         }
         let template = self.template.text();
         let mut out = String::with_capacity(template.len() + 8);
+        let mut pos = 0;
         for c in template.chars() {
             if c != MARK {
                 out.push(c);
                 continue;
             }
-            let (v, rest) = read_leb(args);
-            args = rest;
+            let v = varint::read_u32(args, &mut pos);
             if v == LITERAL_MARK {
                 out.push(MARK);
             } else {
@@ -399,7 +400,7 @@ fn split(text: &str) -> (String, Vec<u8>) {
             match digits.parse::<u32>() {
                 Ok(v) if round_trips => {
                     template.push(MARK);
-                    write_leb(&mut args, v);
+                    varint::put_u32(&mut args, v);
                 }
                 _ => template.push_str(digits),
             }
@@ -408,46 +409,13 @@ fn split(text: &str) -> (String, Vec<u8>) {
         let c = text[i..].chars().next().unwrap_or(MARK);
         if c == MARK {
             template.push(MARK);
-            write_leb(&mut args, LITERAL_MARK);
+            varint::put_u32(&mut args, LITERAL_MARK);
         } else {
             template.push(c);
         }
         i += c.len_utf8();
     }
     (template, args)
-}
-
-pub(super) fn write_leb(out: &mut Vec<u8>, v: u32) {
-    write_leb64(out, u64::from(v))
-}
-
-pub(super) fn write_leb64(out: &mut Vec<u8>, mut v: u64) {
-    loop {
-        let byte = (v & 0x7f) as u8;
-        v >>= 7;
-        if v == 0 {
-            out.push(byte);
-            return;
-        }
-        out.push(byte | 0x80);
-    }
-}
-
-pub(super) fn read_leb(b: &[u8]) -> (u32, &[u8]) {
-    let (v, rest) = read_leb64(b);
-    (v as u32, rest)
-}
-
-pub(super) fn read_leb64(b: &[u8]) -> (u64, &[u8]) {
-    let (mut v, mut shift) = (0u64, 0);
-    for (k, &byte) in b.iter().enumerate() {
-        v |= ((byte & 0x7f) as u64) << shift;
-        if byte & 0x80 == 0 {
-            return (v, &b[k + 1..]);
-        }
-        shift += 7;
-    }
-    (v, &[])
 }
 
 #[cfg(test)]

@@ -11,7 +11,7 @@
 //! Every field is kept ([`PackedInst::unpack`] gives back an equal [`InstData`]); the
 //! numbers are the entities' indices (registers, names, blocks), so nothing is looked up.
 
-use super::narration::{read_leb, read_leb64, write_leb, write_leb64};
+use super::compact::varint::{self, put_u32 as write_leb, put_u64 as write_leb64};
 use crate::entity::{EntityRef, Sym};
 use crate::mir::operand::{FpImm, Sigil};
 use crate::mir::{
@@ -190,13 +190,15 @@ struct Reader<'a>(&'a [u8]);
 
 impl Reader<'_> {
     fn u32(&mut self) -> u32 {
-        let (v, rest) = read_leb(self.0);
-        self.0 = rest;
+        let mut pos = 0;
+        let v = varint::read_u32(self.0, &mut pos);
+        self.0 = &self.0[pos..];
         v
     }
     fn u64(&mut self) -> u64 {
-        let (v, rest) = read_leb64(self.0);
-        self.0 = rest;
+        let mut pos = 0;
+        let v = varint::read_u64(self.0, &mut pos);
+        self.0 = &self.0[pos..];
         v
     }
     fn sym(&mut self) -> Sym {
