@@ -432,10 +432,13 @@ impl Journal {
     /// The edits since the last step, in [`diff`]'s order.
     fn edits(&mut self, f: &Function) -> Vec<OriEdit> {
         let mut out = Vec::new();
-        for (b, nb) in f.blocks.iter().skip(self.blocks_len) {
+        // What is new since the last step, by index: an iterator's `skip` would walk
+        // every older entry at every step (a trace of B block steps costing B²).
+        let new_blocks = (self.blocks_len..f.blocks.len()).map(BlockId::new);
+        for b in new_blocks.clone() {
             out.push(OriEdit::AddBlock {
                 block: b,
-                label: nb.label.as_deref().map(Box::from),
+                label: f.blocks[b].label.as_deref().map(Box::from),
             });
         }
         self.insts.sort_unstable_by_key(|e| e.0);
@@ -452,9 +455,9 @@ impl Journal {
                 diff_layout(*b, old, &nb.insts, f, &mut out);
             }
         }
-        for (b, nb) in f.blocks.iter().skip(self.blocks_len) {
-            if !nb.insts.is_empty() {
-                diff_layout(b, &[], &nb.insts, f, &mut out);
+        for b in new_blocks {
+            if !f.blocks[b].insts.is_empty() {
+                diff_layout(b, &[], &f.blocks[b].insts, f, &mut out);
             }
         }
         self.regs.sort_unstable_by_key(|e| e.0);
@@ -463,7 +466,7 @@ impl Journal {
             .iter()
             .filter(|(r, old)| f.regs.get(*r).is_some_and(|n| RegCounts::of(n) != *old))
             .map(|(r, _)| *r);
-        let added = f.regs.keys().skip(self.regs_len);
+        let added = (self.regs_len..f.regs.len()).map(RegId::new);
         for r in changed.chain(added) {
             out.push(OriEdit::SetReg {
                 reg: r,

@@ -309,7 +309,7 @@ pub enum Payload {
         phase: u16,
         block: crate::ori::BlockId,
         iteration: u32,
-        counters: List<GoCounter>,
+        counters: GoCounters,
         changed: bool,
         capped: bool,
     },
@@ -378,18 +378,60 @@ pub enum Payload {
     },
 }
 
-/// GeneralOptimize: one counter of a round, printed as `["name", value]`; stored as
-/// the name's place in [`GO_COUNTER_NAMES`] and the value (what one walk of one block
-/// counted: a u32).
+/// GeneralOptimize: the name of a round's counter. The names are a closed list, so a
+/// counter cannot be recorded under a name the JSON would not know; printed as
+/// [`GO_COUNTER_NAMES`] spells them.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
+#[repr(u8)]
+pub enum GoCounterName {
+    Marks0x100,
+    Marks0x200,
+    Marks0x400,
+    SimplifierHits,
+    DeadFound,
+    ExitChainsMatched,
+    DagEquivalences,
+    Promoted,
+    Folds,
+    DeadRemoved,
+    MovsSeen,
+    BufferInserts,
+    BufferHits,
+    BufferEvictions,
+    UsesRewritten,
+    ChecksRejected,
+    PairMovsRemoved,
+}
+
+impl GoCounterName {
+    /// Phase 58's seven counters (the context's seven 56-byte groups), in order.
+    pub const BUFFER: [GoCounterName; 7] = [
+        GoCounterName::MovsSeen,
+        GoCounterName::BufferInserts,
+        GoCounterName::BufferHits,
+        GoCounterName::BufferEvictions,
+        GoCounterName::UsesRewritten,
+        GoCounterName::ChecksRejected,
+        GoCounterName::PairMovsRemoved,
+    ];
+    /// The name as printed.
+    pub fn as_str(self) -> &'static str {
+        GO_COUNTER_NAMES[self as usize]
+    }
+}
+
+/// GeneralOptimize: one counter of a round, printed as `["name", value]`. The value is
+/// what one walk of one block counted, which the block's instruction count bounds (a
+/// u32, as instruction numbers are).
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+#[repr(C, packed)]
 pub struct GoCounter {
-    name: u8,
+    name: GoCounterName,
     value: u32,
 }
 
-/// Every counter name a GeneralOptimize round reports (the last stands for a name
-/// missing here, which the phases' tests would show).
-pub const GO_COUNTER_NAMES: [&str; 18] = [
+/// Every counter name a GeneralOptimize round reports, in [`GoCounterName`]'s order.
+pub const GO_COUNTER_NAMES: [&str; 17] = [
     "marks_0x100",
     "marks_0x200",
     "marks_0x400",
@@ -407,35 +449,68 @@ pub const GO_COUNTER_NAMES: [&str; 18] = [
     "uses_rewritten",
     "checks_rejected",
     "pair_movs_removed",
-    "unnamed",
 ];
 
-/// Phase 58's seven counters (the context's seven 56-byte groups), in order: the
-/// names from `movs_seen` to `pair_movs_removed` in [`GO_COUNTER_NAMES`].
+/// Phase 58's seven counters' names, in [`GoCounterName::BUFFER`]'s order.
 pub const GO_BUFFER_COUNTERS: [&str; 7] = {
     let mut names = [""; 7];
     let mut k = 0;
     while k < 7 {
-        names[k] = GO_COUNTER_NAMES[10 + k];
+        names[k] = GO_COUNTER_NAMES[GoCounterName::BUFFER[k] as usize];
         k += 1;
     }
     names
 };
 
 impl GoCounter {
-    pub fn new(name: &str, value: u64) -> Self {
-        let k = GO_COUNTER_NAMES.iter().position(|n| *n == name);
-        debug_assert!(k.is_some(), "counter {name} is not in GO_COUNTER_NAMES");
-        GoCounter {
-            name: k.unwrap_or(GO_COUNTER_NAMES.len() - 1) as u8,
-            value: value.min(u64::from(u32::MAX)) as u32,
-        }
+    pub fn new(name: GoCounterName, value: u32) -> Self {
+        GoCounter { name, value }
     }
     pub fn name(&self) -> &'static str {
-        GO_COUNTER_NAMES[self.name as usize]
+        let name = self.name;
+        name.as_str()
     }
     pub fn value(&self) -> u64 {
         u64::from(self.value)
+    }
+}
+
+/// A round's counters: up to [`GoCounters::INLINE`] kept in the payload itself (a
+/// round names a handful), more in a list of their own. Reads as a slice.
+#[derive(Clone, Debug, PartialEq)]
+pub enum GoCounters {
+    Inline(u8, [GoCounter; GoCounters::INLINE]),
+    More(List<GoCounter>),
+}
+
+impl GoCounters {
+    pub const INLINE: usize = 7;
+}
+
+impl From<Vec<GoCounter>> for GoCounters {
+    fn from(v: Vec<GoCounter>) -> Self {
+        if v.len() > GoCounters::INLINE {
+            return GoCounters::More(v.into());
+        }
+        let mut inline = [GoCounter::new(GoCounterName::Marks0x100, 0); GoCounters::INLINE];
+        inline[..v.len()].copy_from_slice(&v);
+        GoCounters::Inline(v.len() as u8, inline)
+    }
+}
+
+impl core::ops::Deref for GoCounters {
+    type Target = [GoCounter];
+    fn deref(&self) -> &[GoCounter] {
+        match self {
+            GoCounters::Inline(n, cells) => &cells[..*n as usize],
+            GoCounters::More(list) => list,
+        }
+    }
+}
+
+impl Serialize for GoCounters {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        (**self).serialize(s)
     }
 }
 

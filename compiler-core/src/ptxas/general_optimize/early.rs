@@ -25,6 +25,7 @@
 use super::{ent, inst_regs, text};
 use crate::entity::EntityRef;
 use crate::ori::{BlockId, Class, Function, InstId, OpKind, Operand, RegId};
+use crate::trace::GoCounterName;
 use super::{GoStats, Options};
 use crate::trace::{Focus, Recorder, Step};
 use alloc::format;
@@ -302,10 +303,13 @@ pub fn detect(
 ) -> bool {
     let m = find(f, b, opts, targets);
     let links: Vec<&Link> = m.iter().flat_map(|m| core::iter::once(&m.first).chain(&m.second)).collect();
-    counters.push(("exit_chains_matched", links.len() as u64));
     counters.push((
-        "dag_equivalences",
-        links.iter().filter(|l| l.by_dag).count() as u64,
+        GoCounterName::ExitChainsMatched,
+        super::block_count(links.len()),
+    ));
+    counters.push((
+        GoCounterName::DagEquivalences,
+        super::block_count(links.iter().filter(|l| l.by_dag).count()),
     ));
     m.is_some()
 }

@@ -22,7 +22,7 @@ use super::{mark, Counters, Options, Seen};
 use crate::ori::{self, constraint, flag, ty, BlockId, Class, Function, InstId, OpKind, Origin};
 use crate::ptx::ast::Imm;
 use super::GoStats;
-use crate::trace::{Recorder, Step};
+use crate::trace::{GoCounterName, Recorder, Step};
 use alloc::format;
 use alloc::vec::Vec;
 
@@ -335,7 +335,7 @@ pub fn simplify_predicate(f: &Function, b: BlockId, id: InstId, forward: bool) -
     }
 }
 
-fn bump(c: &mut Counters, k: &'static str) {
+fn bump(c: &mut Counters, k: GoCounterName) {
     match c.iter_mut().find(|(n, _)| *n == k) {
         Some((_, v)) => *v += 1,
         None => c.push((k, 1)),
@@ -343,12 +343,12 @@ fn bump(c: &mut Counters, k: &'static str) {
 }
 
 /// The counters of a marking round, in the order its payload lists them.
-const ROUND_COUNTERS: [&str; 5] = [
-    "marks_0x100",
-    "marks_0x200",
-    "marks_0x400",
-    "simplifier_hits",
-    "dead_found",
+const ROUND_COUNTERS: [GoCounterName; 5] = [
+    GoCounterName::Marks0x100,
+    GoCounterName::Marks0x200,
+    GoCounterName::Marks0x400,
+    GoCounterName::SimplifierHits,
+    GoCounterName::DeadFound,
 ];
 
 /// The marking walk over block `b` (one round of phase 29's detection, and phase 46's
@@ -372,8 +372,8 @@ pub fn mark_block<R: Recorder>(
         marker.visit(f, b, k, opts, stats, counters, rec);
         seen.note(f, f.blocks[b].insts[k]);
     }
-    if let Some(c) = counters.iter_mut().find(|c| c.0 == "dead_found") {
-        c.1 += seen.dead;
+    if let Some(c) = counters.iter_mut().find(|c| c.0 == GoCounterName::DeadFound) {
+        c.1 += super::block_count(seen.dead as usize);
     }
     marker.changed
 }
@@ -423,7 +423,7 @@ impl Marker {
                     if self.v21
                         && mark(f, id, 0, flag::PROPAGATED_UNDER_PRED, "an eligible set-predicate on an architecture that marks predicates: propagated under its predicate (0x400).", stats, rec)
                     {
-                        bump(counters, "marks_0x400");
+                        bump(counters, GoCounterName::Marks0x400);
                         self.changed = true;
                     }
                 }
@@ -467,7 +467,7 @@ impl Marker {
                         });
                     }
                     if hit {
-                        bump(counters, "simplifier_hits");
+                        bump(counters, GoCounterName::SimplifierHits);
                     }
                     Some(false)
                 } else {
@@ -478,7 +478,7 @@ impl Marker {
                                        cleanup (0x200) is set, (dst & 0xFFFFFDF0) | 0x201.";
                 match full {
                     Some(true) if mark(f, id, 0, flag::PROPAGATED, WHY_100, stats, rec) => {
-                        bump(counters, "marks_0x100");
+                        bump(counters, GoCounterName::Marks0x100);
                         self.changed = true;
                     }
                     Some(true) => {}
@@ -486,7 +486,7 @@ impl Marker {
                         f.touch_inst(id);
                         f.insts[id].operands[0].ty = ty::INT;
                         if mark(f, id, 0, flag::DEFERRED_CLEANUP, WHY_201, stats, rec) {
-                            bump(counters, "marks_0x200");
+                            bump(counters, GoCounterName::Marks0x200);
                             self.changed = true;
                         }
                     }
@@ -497,7 +497,7 @@ impl Marker {
                 if is_eligible(f, id, opts).is_ok()
                     && mark(f, id, 0, flag::PROPAGATED, "a register or immediate move: its destination's uses will take its source (0x100).", stats, rec)
                 {
-                    bump(counters, "marks_0x100");
+                    bump(counters, GoCounterName::Marks0x100);
                     self.changed = true;
                 }
             }

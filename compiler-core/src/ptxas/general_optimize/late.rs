@@ -23,12 +23,12 @@
 
 use super::{ent, for_each_reg, text, Options, Run, Tally};
 use crate::ori::{constraint, BlockId, Class, Function, InstId, OpKind, Origin, RegId};
-use crate::trace::{Focus, GoCounter, GoSlot, Payload, Recorder, SharedText, Step};
+use crate::trace::{Focus, GoCounter, GoCounterName, GoSlot, Payload, Recorder, SharedText, Step};
 use alloc::format;
 use alloc::vec::Vec;
 
 pub const SLOTS: usize = 6;
-pub const COUNTERS: [&str; 7] = crate::trace::GO_BUFFER_COUNTERS;
+pub const COUNTERS: [GoCounterName; 7] = GoCounterName::BUFFER;
 
 #[derive(Clone, Debug)]
 struct Slot {
@@ -48,7 +48,7 @@ pub fn run<R: Recorder>(Run(f, opts, tally, stats, rec): Run<'_, R>) {
             let cells: Vec<GoCounter> = COUNTERS
                 .iter()
                 .zip(counters)
-                .map(|(n, v)| GoCounter::new(n, v))
+                .map(|(n, v)| GoCounter::new(*n, v))
                 .collect();
             let changed = counters[4] > 0;
             rec.ori_step(f, || {
@@ -72,7 +72,7 @@ pub fn run<R: Recorder>(Run(f, opts, tally, stats, rec): Run<'_, R>) {
         stats.add_late(counters);
         if counters[4] > 0 {
             stats.changed_blocks += 1;
-            stats.dead_removed += counters[6];
+            stats.dead_removed += u64::from(counters[6]);
         }
     }
 }
@@ -190,9 +190,9 @@ pub fn run_block<R: Recorder>(
     opts: &Options,
     tally: &mut Tally,
     rec: &mut R,
-) -> [u64; 7] {
+) -> [u32; 7] {
     tally.recount(f, b);
-    let mut c = [0u64; 7];
+    let mut c = [0u32; 7];
     let mut slots: [Option<Slot>; SLOTS] = Default::default();
     // Traced: the slots as the last buffer step printed them, whose texts the next
     // step shares when they did not change.
@@ -282,7 +282,7 @@ pub fn run_block<R: Recorder>(
                     });
                 }
                 let view = alloc::boxed::Box::new(shown.clone());
-                let counters = c.map(|v| v.min(u64::from(u32::MAX)) as u32);
+                let counters = c;
                 let idx = index as u32;
                 let narr = match inserted {
                     Some(s) => {

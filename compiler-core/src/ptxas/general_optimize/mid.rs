@@ -22,7 +22,7 @@ use super::{ent, for_each_reg, forward, hard_round_cap, text, Options, Run, Seen
 use crate::ori::{constraint, AddrBase, BlockId, Class, Function, InstId, OpKind, Operand, Origin};
 use super::GoStats;
 use crate::entity::EntityRef;
-use crate::trace::{Focus, GoCounter, Payload, Recorder, Step};
+use crate::trace::{Focus, GoCounter, GoCounterName, Payload, Recorder, Step};
 use alloc::format;
 use alloc::string::String;
 use alloc::vec::Vec;
@@ -480,12 +480,12 @@ pub fn run<R: Recorder>(Run(f, opts, tally, stats, rec): Run<'_, R>) {
                 round_changed = true;
             }
             if R::ENABLED {
-                let promoted = folds.iter().filter(|f| f.0 == Class::LoadLocal).count() as u64;
+                let promoted = folds.iter().filter(|f| f.0 == Class::LoadLocal).count();
                 let dead = stats.dead_removed - dead_before;
                 let mut cells = alloc::vec![
-                    GoCounter::new("promoted", promoted),
-                    GoCounter::new("folds", n),
-                    GoCounter::new("dead_removed", dead),
+                    GoCounter::new(GoCounterName::Promoted, super::block_count(promoted)),
+                    GoCounter::new(GoCounterName::Folds, super::block_count(n as usize)),
+                    GoCounter::new(GoCounterName::DeadRemoved, super::block_count(dead as usize)),
                 ];
                 cells.extend(super::counter_cells(&counters));
                 rec.ori_step(f, || {

@@ -44,7 +44,7 @@ pub use crate::ori::regs::{for_each_reg, refresh};
 use crate::knobs::{Knob, Knobs};
 use crate::ori::{self, constraint, BlockId, Class, Function, InstId, OpKind, Origin, RegId};
 use crate::stats::Stats;
-use crate::trace::{Payload, Recorder, Step};
+use crate::trace::{GoCounterName, Payload, Recorder, Step};
 use alloc::format;
 use alloc::string::String;
 use alloc::vec::Vec;
@@ -119,7 +119,7 @@ crate::stats::pass_stats! {
 
 impl GoStats {
     /// Adds phase 58's per-block counters, in [`late::COUNTERS`]' order.
-    fn add_late(&mut self, c: [u64; 7]) {
+    fn add_late(&mut self, c: [u32; 7]) {
         let fields = [
             &mut self.movs_seen,
             &mut self.buffer_inserts,
@@ -130,7 +130,7 @@ impl GoStats {
             &mut self.pair_movs_removed,
         ];
         for (field, v) in fields.into_iter().zip(c) {
-            crate::stats::bump(field, v);
+            crate::stats::bump(field, u64::from(v));
         }
     }
 }
@@ -311,14 +311,23 @@ impl Options {
     }
 }
 
-/// A round's counters, by name, in the order they were first bumped.
-pub type Counters = Vec<(&'static str, u64)>;
+/// A round's counters, by name, in the order they were first bumped. Each counts
+/// events of one walk of one block, at most a few per instruction: a u32, as
+/// instruction numbers are.
+pub type Counters = Vec<(GoCounterName, u32)>;
 
 /// Counters as a trace payload carries them.
 pub fn counter_cells(c: &Counters) -> Vec<crate::trace::GoCounter> {
     c.iter()
         .map(|&(k, v)| crate::trace::GoCounter::new(k, v))
         .collect()
+}
+
+/// The length of a list of one block's instructions as a counter value: instructions
+/// are numbered by u32 ([`InstId`]), so it fits.
+pub fn block_count(n: usize) -> u32 {
+    debug_assert!(n <= u32::MAX as usize);
+    n as u32
 }
 
 /// Our hard cap on any loop of these passes, on top of option 464: no block runs more
@@ -611,11 +620,17 @@ pub fn dce_block<R: Recorder>(
     // front to back first, an order the hardware prefetcher can stream from memory
     // (backwards, block after block, it cannot, and a large function pays a trip to
     // memory per instruction). The backward walk then finds the block in cache.
-    let may_die: Vec<bool> = f.blocks[b]
-        .insts
-        .iter()
-        .map(|&id| pure_kind(&f.insts[id]))
-        .collect();
+    // Traced, the walk reads it as it goes: a run that records steps keeps no table
+    // the size of the block (its heap is the steps it keeps).
+    let may_die: Vec<bool> = if R::ENABLED {
+        Vec::new()
+    } else {
+        f.blocks[b]
+            .insts
+            .iter()
+            .map(|&id| pure_kind(&f.insts[id]))
+            .collect()
+    };
     // Positions of the dead, last first.
     let mut gone: Vec<usize> = Vec::new();
     let mut removed = 0u64;
@@ -624,7 +639,12 @@ pub fn dce_block<R: Recorder>(
         k -= 1;
         let id = f.blocks[b].insts[k];
         let i = &f.insts[id];
-        if !may_die[k] || has_live_uses(f, i) || carries(i) {
+        let pure = if R::ENABLED {
+            pure_kind(i)
+        } else {
+            may_die[k]
+        };
+        if !pure || has_live_uses(f, i) || carries(i) {
             continue;
         }
         let text = R::ENABLED.then(|| ori::print::inst_line(f, id, &Default::default()));
