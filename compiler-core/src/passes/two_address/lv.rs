@@ -68,34 +68,11 @@ impl<R: Recorder> TwoAddr<'_, '_, R> {
     /// dead flags into the function first, as LLVM's LiveVariables does when it runs
     /// (the pass reads flags where LLVM's does). Returns how many instructions changed.
     pub(crate) fn lv_write_flags(&mut self) -> usize {
-        use crate::liveness::live_variables::{inst_flags_differ, marks_at, write_inst_flags};
-        let marks = self.lv.lv.flag_marks(self.ed.f);
-        let mut at = 0;
-        let mut changed = Vec::new();
-        for (i, d) in self.ed.f.insts.iter() {
-            let here = marks_at(&marks, &mut at, i);
-            if self.ed.f.layout.is_inserted(i) && inst_flags_differ(d, here) {
-                changed.push(i);
-            }
-        }
-        if changed.is_empty() {
-            return 0;
-        }
+        use crate::liveness::live_variables::{marks_of, write_inst_flags};
+        let (marks, changed) = self.lv.lv.stale_flags(self.ed.f);
         // The edits go in layout order, as a walk over the function meets them.
-        let mut hit = crate::entity::dense_map(false, self.ed.f.insts.len());
         for &i in &changed {
-            hit[i] = true;
-        }
-        let order: Vec<Inst> = self
-            .ed
-            .f
-            .all_insts()
-            .map(|(_, i)| i)
-            .filter(|&i| hit[i])
-            .collect();
-        for i in order {
-            let mut at = marks.partition_point(|m| m.0.index() < i.index());
-            let here = marks_at(&marks, &mut at, i);
+            let here = marks_of(&marks, i);
             self.ed.modify(i, |d| write_inst_flags(d, here));
         }
         changed.len()
