@@ -322,6 +322,26 @@ impl LiveVariables {
         marks
     }
 
+    /// The instructions of the layout whose kill and dead flags differ from what `marks`
+    /// ([`Self::flag_marks`]) imply, in layout order: found in one walk in storage order
+    /// (the marks are sorted by instruction) and without a copy of the function.
+    pub fn stale_insts(f: &Function, marks: &[(Inst, VReg)]) -> Vec<Inst> {
+        let mut at = 0;
+        let mut hit = crate::entity::dense_map(false, f.insts.len());
+        let mut any = false;
+        for (i, d) in f.insts.iter() {
+            let here = marks_at(marks, &mut at, i);
+            if f.layout.is_inserted(i) && inst_flags_differ(d, here) {
+                hit[i] = true;
+                any = true;
+            }
+        }
+        if !any {
+            return Vec::new();
+        }
+        f.all_insts().map(|(_, i)| i).filter(|&i| hit[i]).collect()
+    }
+
     /// A readable account of one register, for traces and debugging:
     /// `%5: defs [3] alive [bb.1 bb.2] kills [7]` (instruction storage indices).
     #[cfg(feature = "testkit")]
@@ -364,6 +384,12 @@ pub fn marks_at<'m>(marks: &'m [(Inst, VReg)], at: &mut usize, i: Inst) -> Marks
         *at += 1;
     }
     Marks(&marks[start..*at])
+}
+
+/// The registers `marks` (sorted by instruction) kill at `i`, found by halving.
+pub fn marks_of(marks: &[(Inst, VReg)], i: Inst) -> Marks<'_> {
+    let mut at = marks.partition_point(|m| m.0.index() < i.index());
+    marks_at(marks, &mut at, i)
 }
 
 /// The registers one instruction kills, from [`marks_at`].

@@ -252,7 +252,9 @@ impl Function {
 
     /// Predecessors of every block, in layout order of the predecessor.
     pub fn predecessors(&self) -> SecondaryMap<Block, Vec<Block>> {
-        let mut preds: SecondaryMap<Block, Vec<Block>> = SecondaryMap::new();
+        // Sized up front: a map indexed past its end grows one entry at a time.
+        let mut preds: SecondaryMap<Block, Vec<Block>> =
+            crate::entity::dense_map(Vec::new(), self.blocks.len());
         for b in self.layout.blocks() {
             for &(s, _) in &self.blocks[b].succs {
                 // `b`'s own entries are pushed together, so a repeat can only be last.

@@ -161,20 +161,13 @@ impl<'f> Editor<'f> {
     /// computed afresh on the function gives the same marks (so replay, which computes
     /// it, writes the same flags), else as the flag changes themselves.
     pub fn write_live_flags(&mut self, marks: &[(Inst, VReg)]) -> usize {
-        use crate::liveness::live_variables::{inst_flags_differ, marks_at, write_inst_flags};
-        let here = |i: Inst| {
-            let mut at = marks.partition_point(|m| m.0.index() < i.index());
-            marks_at(marks, &mut at, i)
-        };
-        let changed: Vec<Inst> = self
-            .f
-            .all_insts()
-            .map(|(_, i)| i)
-            .filter(|&i| inst_flags_differ(&self.f.insts[i], here(i)))
-            .collect();
+        use crate::liveness::live_variables::{marks_of, write_inst_flags};
+        use crate::liveness::LiveVariables;
+        let here = |i: Inst| marks_of(marks, i);
+        let changed = LiveVariables::stale_insts(self.f, marks);
         let rule = self.tracing
             && !changed.is_empty()
-            && crate::liveness::LiveVariables::compute(self.f).flag_marks(self.f) == marks;
+            && LiveVariables::compute(self.f).flag_marks(self.f) == marks;
         if !rule {
             for &i in &changed {
                 self.modify(i, |d| write_inst_flags(d, here(i)));

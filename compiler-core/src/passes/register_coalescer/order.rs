@@ -16,12 +16,13 @@ pub fn loop_depths(f: &Function) -> SecondaryMap<Block, u32> {
 /// [`loop_depths`] on `cfg`, the caller's control flow graph of `f`.
 pub fn loop_depths_on(f: &Function, cfg: &Cfg) -> SecondaryMap<Block, u32> {
     let dom = DomTree::new(cfg);
-    let mut depth: SecondaryMap<Block, u32> = SecondaryMap::new();
+    // Both maps sized up front (a map indexed past its end grows one entry at a time).
+    let mut depth: SecondaryMap<Block, u32> = crate::entity::dense_map(0, f.blocks.len());
     // Headers in layout order, each with all its back edges. `seen[b]` holds the
     // number of the last loop that took `b` in, so one map serves every loop and each
     // loop costs its own size, not the function's.
     let blocks: Vec<Block> = f.layout.blocks().collect();
-    let mut seen: SecondaryMap<Block, u32> = SecondaryMap::new();
+    let mut seen: SecondaryMap<Block, u32> = crate::entity::dense_map(0, f.blocks.len());
     for (n, &h) in blocks.iter().enumerate() {
         let stamp = n as u32 + 1;
         let latches = dom.latches(cfg, h);
