@@ -515,10 +515,11 @@ impl Session {
     /// `table_stages`, and the tables of the stages used least recently go while all
     /// the tables hold more than the budget.
     fn use_tables(&mut self, k: usize) {
-        if self.table_stages.last() != Some(&k) {
-            self.table_stages.retain(|&s| s != k);
-            self.table_stages.push(k);
+        if self.table_stages.last() == Some(&k) {
+            return; // trimmed when its tables were built
         }
+        self.table_stages.retain(|&s| s != k);
+        self.table_stages.push(k);
         self.trim_tables();
     }
 
