@@ -23,7 +23,7 @@ use compiler_core::mir::{parse_module, Function, Module, Op};
 use compiler_core::pipeline::{parse_input, plan, run_stage, Ir, RunOptions};
 use compiler_core::stages::Stage;
 use compiler_core::testgen::synthetic::{phi_swaps_ll, FAMILIES};
-use compiler_core::trace::{Checkpoints, CHECKPOINT_EVERY};
+use compiler_core::trace::{Checkpoints, Copies, CHECKPOINT_EVERY};
 use mimalloc::MiMalloc as Heap;
 use std::alloc::{GlobalAlloc, Layout};
 use std::fmt::Write;
@@ -195,6 +195,8 @@ struct Row {
     json_bytes: usize,
     peak_off: usize,
     peak_on: usize,
+    /// The web engine's seek tables over the steps ([`checkpoint_memory`]).
+    checkpoints: Option<Checkpointed>,
 }
 
 /// The heap `steps` hold, measured by the counting allocator as what dropping them
@@ -324,6 +326,7 @@ fn bench_input(
             }
             _ => false,
         };
+        let checkpoints = checkpoint_memory(stage, &ir, &run.functions, &steps);
         let trace_bytes = held_by(steps);
         if let (true, Ir::Mir(m)) = (pick, &ir) {
             let again = run_stage(stage, &mut ir.clone(), &knobs, true).unwrap();
@@ -342,6 +345,7 @@ fn bench_input(
             json_bytes,
             peak_off,
             peak_on,
+            checkpoints,
         });
         print!(".");
         let _ = std::io::stdout().flush();
@@ -595,6 +599,7 @@ fn bench() {
 
     dag_read_section(&mut md, &dag_reads);
     trace_budget_section(&mut md, &rows);
+    checkpoint_section(&mut md, &rows);
     seek_section(&mut md, seek_pick);
     if std::env::var("COPYSCOPE_BENCH_LLC").is_ok_and(|v| v == "1") {
         println!("llc-22 side by side");
@@ -837,6 +842,136 @@ fn seek_section(md: &mut String, pick: Option<(Function, Vec<compiler_core::trac
         ms(times[1].1),
         ms(times[2].0) / 200.0,
         ms(times[2].1)
+    );
+}
+
+/// A stage's seek tables as the web engine builds them, over all its functions.
+struct Checkpointed {
+    /// Heap the tables hold (the counting allocator's live bytes with them built).
+    bytes: usize,
+    /// Stored copies, the inputs' included, and the widest spacing.
+    copies: usize,
+    every: usize,
+    build: Duration,
+}
+
+/// The seek tables of a stage that ran on `input` and recorded `steps` (function by
+/// function as `ranges` says), built as the web engine builds them: MIR stages'
+/// [`Checkpoints`] at the engine's spacing and budget, ORI → ORI stages' stored copies
+/// (`Copies`, the same budget). None for the stages without tables (those that change
+/// the IR kind: their views go on from the last seek).
+fn checkpoint_memory(
+    stage: Stage,
+    input: &Ir,
+    ranges: &[compiler_core::pipeline::FunctionSteps],
+    steps: &[compiler_core::trace::Step],
+) -> Option<Checkpointed> {
+    if stage.info().output != input.kind() {
+        return None;
+    }
+    let own = |r: &compiler_core::pipeline::FunctionSteps| &steps[r.first..r.first + r.count];
+    let base = LIVE.load(Ordering::Relaxed);
+    let t = Cpu::start();
+    let (copies, every, held): (usize, usize, Box<dyn std::any::Any>) = match input {
+        Ir::Mir(m) if m.functions.len() == ranges.len() && !steps.is_empty() => {
+            let built: Vec<Checkpoints> = (m.functions.iter().zip(ranges))
+                .map(|(f, r)| {
+                    let every = web_spacing(r.count, f.insts.len());
+                    Checkpoints::build_within(f, own(r), every, 1 << 16).ok()
+                })
+                .collect::<Option<_>>()?;
+            let copies = built.iter().map(Checkpoints::copies).sum();
+            let every = built.iter().map(Checkpoints::every).max().unwrap_or(0);
+            (copies, every, Box::new(built))
+        }
+        Ir::Ori(m) if m.functions().count() == ranges.len() && !steps.is_empty() => {
+            let built: Vec<Copies<compiler_core::ori::Function>> = (m.functions().zip(ranges))
+                .map(|(f, r)| ori_copies(f, own(r)))
+                .collect::<Option<_>>()?;
+            let copies = built.iter().map(Copies::len).sum();
+            let every = built.iter().map(Copies::every).max().unwrap_or(0);
+            (copies, every, Box::new(built))
+        }
+        _ => return None,
+    };
+    let build = t.elapsed();
+    let bytes = LIVE.load(Ordering::Relaxed).saturating_sub(base);
+    drop(held);
+    Some(Checkpointed {
+        bytes,
+        copies,
+        every,
+        build,
+    })
+}
+
+/// An ORI function's stored copies along its steps, as the web engine keeps them
+/// (`Session::ori_seek`): spacing 64 or wider, 2^16 instructions at most.
+fn ori_copies(
+    f: &compiler_core::ori::Function,
+    steps: &[compiler_core::trace::Step],
+) -> Option<Copies<compiler_core::ori::Function>> {
+    let every = web_spacing(steps.len(), f.insts.len());
+    let mut g = f.clone();
+    let mut saved = Copies::new(&g, g.insts.len(), every, 1 << 16);
+    for (i, s) in steps.iter().enumerate() {
+        for e in &s.ori_edits {
+            compiler_core::ori::edit::apply_ori_edit(&mut g, e).ok()?;
+        }
+        saved.after_step(i + 1, &g, g.insts.len());
+    }
+    Some(saved)
+}
+
+/// Issue 31's "checkpoint memory per 10k steps", per stage and family at the largest
+/// size: what the web engine's seek tables for the stage's steps hold.
+fn checkpoint_section(md: &mut String, rows: &[Row]) {
+    let _ = writeln!(md, "
+## Checkpoint memory
+
+Per family and stage at its largest size, the seek tables the web engine builds over the stage's steps (`web-engine/src/session.rs`): MIR stages' checkpoints (stored copies of the function at the engine's spacing, at most 2^16 instructions together besides the input's, and an undo record per edit), ORI → ORI stages' stored copies (the same budget). Not measured: the stages that change the IR kind (ptx-emit keeps no table; ptx-lower's copies start from an empty body). *memory*: the heap the tables hold, the input's copy included; *per 10k steps*: that scaled to 10,000 steps (stages of 1,000 steps or more: below, the input's copy is most of it); *build*: one replay of every step.
+
+| family | N | stage | steps | spacing | copies | memory (KB) | per 10k steps (KB) | build (ms) |
+|---|---:|---|---:|---:|---:|---:|---:|---:|");
+    let mut worst = (0u64, String::new());
+    let total: Duration = rows
+        .iter()
+        .flat_map(|r| &r.checkpoints)
+        .map(|c| c.build)
+        .sum();
+    for r in rows {
+        let largest = (rows.iter())
+            .filter(|o| o.family == r.family && o.stage == r.stage)
+            .all(|o| o.size <= r.size);
+        let Some(c) = r.checkpoints.as_ref().filter(|_| largest && r.steps > 0) else {
+            continue;
+        };
+        // Under 1,000 steps the input's copy is most of it: no per-10k figure.
+        let per_10k = (r.steps >= 1_000).then(|| c.bytes as u64 * 10_000 / r.steps as u64);
+        if let Some(p) = per_10k.filter(|&p| p > worst.0) {
+            worst = (p, format!("{} {} {}", r.family, r.size, r.stage));
+        }
+        let _ = writeln!(
+            md,
+            "| {} | {} | {} | {} | {} | {} | {} | {} | {:.1} |",
+            r.family,
+            r.size,
+            r.stage,
+            r.steps,
+            c.every,
+            c.copies,
+            c.bytes / 1024,
+            per_10k.map_or("–".into(), |p| (p / 1024).to_string()),
+            ms(c.build)
+        );
+    }
+    let _ = writeln!(
+        md,
+        "
+Worst per 10k steps: {} KB ({}). The web engine keeps the tables of the stage on screen, and those of others while all of them stay within 16 MB by its estimate. Building the tables (every size) took {:.1} s of the bench.",
+        worst.0 / 1024,
+        worst.1,
+        total.as_secs_f64()
     );
 }
 

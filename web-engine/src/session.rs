@@ -17,8 +17,8 @@
 //! the checkpoint spacing grows with `steps × instructions` (see [`checkpoint_spacing`]),
 //! and between the copies a MIR seek moves the cursor's function by redoing or undoing
 //! steps from where it stands (`Checkpoints::seek_from`). Copies are held to their budget
-//! as a function grows (`trace::Copies`), and only the stage on screen keeps its tables
-//! ([`TABLE_STAGES`]).
+//! as a function grows (`trace::Copies`), and the tables of stages off screen go once
+//! all stages' tables hold more than [`TABLE_BUDGET`].
 
 use crate::diff;
 use crate::lines::{print_with_lines, Printed};
@@ -36,6 +36,7 @@ use compiler_core::pipeline::{
 };
 use compiler_core::trace::{
     first_range_rows, redo_edit, Change, Checkpoints, Copies, Edit, EditRef, Focus, RangeView,
+    SegmentView,
     Step, CHECKPOINT_EVERY,
 };
 use compiler_core::{InputFormat, RunOptions, Stage};
@@ -47,13 +48,16 @@ use compiler_core::{InputFormat, RunOptions, Stage};
 /// doubles while the copies hold more (a function that grows along its steps).
 pub const CHECKPOINT_BUDGET: usize = 1 << 16;
 
-/// Stages whose seek tables (checkpoints, ORI copies, first live ranges) are kept at
-/// once: the one on screen. Building a table replays the stage's steps once (under a
-/// second in the browser for a 20,000-instruction input); a view of another stage drops
-/// the tables of the stage used least recently, so the tables never hold more than
-/// this many stages' copies (issue 31: views of every stage of a 20,000-instruction
-/// run held them all, and linear memory never shrinks).
-pub const TABLE_STAGES: usize = 1;
+/// Bytes the seek tables (checkpoints, ORI copies, first live ranges) of all stages may
+/// hold together, by their estimates ([`Checkpoints::approx_bytes`]). Building a table
+/// replays the stage's steps once (under a second in the browser for a
+/// 20,000-instruction input); once the tables hold more, those of the stages used least
+/// recently go, never the stage on screen. A small input keeps every stage's tables (a
+/// few hundred KB), so going back to a stage rebuilds nothing; a large one keeps the
+/// stage on screen only, as one stage's copies already hold 2^16 instructions (about
+/// 23 MB; issue 31: views of every stage of a 20,000-instruction run held them all, and
+/// linear memory never shrinks).
+pub const TABLE_BUDGET: usize = 16 << 20;
 /// Edit rows a view lists at most.
 pub const MAX_EDIT_ROWS: usize = 200;
 
@@ -63,6 +67,11 @@ pub const MAX_EDIT_ROWS: usize = 200;
 /// memory after a view of each (issue 31); a seek replays at most one spacing of
 /// steps' ORI edits forward from a copy.
 pub const ORI_CHECKPOINT_BUDGET: usize = 1 << 16;
+
+/// About what one instruction costs in a stored ORI function copy on a 64-bit build (the
+/// instruction, its operands and a share of the register table): the ORI tables'
+/// weight against [`TABLE_BUDGET`].
+const ORI_COPIED_INST_BYTES: usize = 2 * core::mem::size_of::<ori::Inst>();
 
 /// How many steps apart to keep checkpoints for `steps` steps over a function of `insts`
 /// instructions: [`CHECKPOINT_EVERY`], or wider so the copies stay within
@@ -90,9 +99,12 @@ pub struct Session {
     /// Parallel to `result.stages`, then per function: the coalescers' first live
     /// ranges, computed from the stage's input on first use.
     first_ranges: Vec<Vec<Option<Vec<RangeView>>>>,
-    /// The stages whose tables (`replays`, `ori_replays`, `first_ranges`) may be built,
-    /// the most recently used last: at most [`TABLE_STAGES`].
+    /// The stages whose tables (`replays`, `ori_replays`, `first_ranges`) are built,
+    /// the most recently used last; together within `table_budget` bytes, besides the
+    /// last one's.
     table_stages: Vec<usize>,
+    /// [`TABLE_BUDGET`], or what [`Session::set_table_budget`] set.
+    table_budget: usize,
     /// The last step viewed, kept so that the next one (most often the step after it)
     /// costs one step of edits and one printing instead of two seeks and two.
     cursor: Option<Cursor>,
@@ -167,6 +179,17 @@ impl Observer for Watch<'_> {
             total: self.total,
             label: format!("running {stage}"),
         });
+    }
+
+    /// No printed input and output for a MIR → MIR or ORI → ORI stage: its views replay
+    /// the input kept above ([`Session::fill_texts`] prints them when they cannot).
+    fn wants_texts(&mut self, _index: usize, stage: Stage, input: &Ir) -> bool {
+        let out = stage.info().output;
+        !matches!(
+            (input, out),
+            (Ir::Mir(_), compiler_core::stages::IrKind::Mir)
+                | (Ir::Ori(_), compiler_core::stages::IrKind::Ori)
+        )
     }
 
     /// ptx-lower's output, its body taken out: where its steps replay from.
@@ -285,7 +308,7 @@ impl Session {
             .iter()
             .map(|s| vec![None; s.functions.len()])
             .collect();
-        let session = Session {
+        let mut session = Session {
             run_id,
             result,
             inputs: watch.inputs,
@@ -295,6 +318,7 @@ impl Session {
             ori_cursor: None,
             first_ranges,
             table_stages: Vec::new(),
+            table_budget: TABLE_BUDGET,
             cursor: None,
             proofs: vec![None; n_stages],
             proof_asked: vec![false; n_stages],
@@ -302,9 +326,56 @@ impl Session {
             cross_inputs: watch.cross_inputs,
             ptx_cursor: None,
         };
+        session.fill_texts();
         let mut summary = session.summary();
         summary.stopped = stopped;
         Ok((session, summary))
+    }
+
+    /// Prints the input and output of the stages that did not keep them
+    /// ([`Watch::wants_texts`]) but cannot be replayed after all (their function ranges
+    /// do not match the input's functions): the views show these texts instead.
+    fn fill_texts(&mut self) {
+        for k in 0..self.result.stages.len() {
+            if self.result.stages[k].input.is_none() && !self.replayable(k) {
+                let (input, output) = (self.printed_input(k), self.printed_output(k));
+                let run = &mut self.result.stages[k];
+                (run.input, run.output) = (input, output);
+            }
+        }
+    }
+
+    /// `stage`'s input and output as printed: the texts the run kept, or (MIR and ORI
+    /// stages, which keep none) printed now from the IR kept for it and for the stage
+    /// after it (or the run's output, after the last stage). None when it did not run.
+    pub fn stage_texts(&self, stage: Stage) -> Option<(String, String)> {
+        let k = self.stage_index(stage).ok()?;
+        Some((self.printed_input(k)?, self.printed_output(k)?))
+    }
+
+    fn printed_input(&self, k: usize) -> Option<String> {
+        let run = &self.result.stages[k];
+        run.input.clone().or_else(|| self.kept_input_text(k))
+    }
+
+    fn printed_output(&self, k: usize) -> Option<String> {
+        let run = &self.result.stages[k];
+        match (&run.output, k + 1 < self.result.stages.len()) {
+            (Some(text), _) => Some(text.clone()),
+            (None, true) => self.kept_input_text(k + 1),
+            (None, false) => Some(self.result.output.clone()),
+        }
+    }
+
+    /// Stage `k`'s input printed, from the IR kept for it.
+    fn kept_input_text(&self, k: usize) -> Option<String> {
+        if let Some(m) = &self.inputs[k] {
+            return Some(compiler_core::mir::print::print_module(m));
+        }
+        if let Some(ir) = &self.cross_inputs[k] {
+            return Some(ir.print());
+        }
+        self.ori_inputs[k].as_ref().map(ori::print::print)
     }
 
     pub fn run_id(&self) -> u64 {
@@ -404,6 +475,7 @@ impl Session {
                 .map(first_range_rows)
                 .unwrap_or_default();
             self.first_ranges[k][j] = Some(rows);
+            self.trim_tables();
         }
         self.first_ranges[k][j].as_deref().unwrap_or_default()
     }
@@ -428,26 +500,38 @@ impl Session {
             .functions[j];
         let range = &self.result.stages[k].functions[j];
         let steps = &self.result.stages[k].steps[range.first..range.first + range.count];
-        let slot = &mut self.replays[k][j];
-        if slot.is_none() {
+        if self.replays[k][j].is_none() {
             let every = checkpoint_spacing(steps.len(), input.insts.len());
             let cp = Checkpoints::build_within(input, steps, every, CHECKPOINT_BUDGET);
-            *slot = Some(cp.map_err(|e| e.0)?);
+            self.replays[k][j] = Some(cp.map_err(|e| e.0)?);
+            self.trim_tables();
         }
-        Ok((slot.as_ref().expect("built above"), steps))
+        let range = &self.result.stages[k].functions[j];
+        let steps = &self.result.stages[k].steps[range.first..range.first + range.count];
+        let built = self.replays[k][j].as_ref().expect("built above");
+        Ok((built, steps))
     }
 
     /// Stage `k`'s tables are about to be used: it becomes the most recent of
-    /// `table_stages`, and the tables of the stage used least recently go when that
-    /// makes more than [`TABLE_STAGES`].
+    /// `table_stages`, and the tables of the stages used least recently go while all
+    /// the tables hold more than the budget.
     fn use_tables(&mut self, k: usize) {
         if self.table_stages.last() == Some(&k) {
-            return;
+            return; // trimmed when its tables were built
         }
         self.table_stages.retain(|&s| s != k);
         self.table_stages.push(k);
-        while self.table_stages.len() > TABLE_STAGES {
+        self.trim_tables();
+    }
+
+    /// Drops the tables of the stages used least recently (never the last one's) while
+    /// all the tables hold more than the budget. Called before a table is used and after
+    /// one was built.
+    fn trim_tables(&mut self) {
+        let mut held: usize = self.table_stages.iter().map(|&s| self.table_bytes(s)).sum();
+        while held > self.table_budget && self.table_stages.len() > 1 {
             let old = self.table_stages.remove(0);
+            held -= self.table_bytes(old);
             self.replays[old].iter_mut().for_each(|t| *t = None);
             self.ori_replays[old].iter_mut().for_each(|t| *t = None);
             self.first_ranges[old].iter_mut().for_each(|t| *t = None);
@@ -455,6 +539,47 @@ impl Session {
                 self.ori_cursor = None;
             }
         }
+    }
+
+    /// About the bytes stage `k`'s tables hold (estimates: see
+    /// [`Checkpoints::approx_bytes`]).
+    fn table_bytes(&self, k: usize) -> usize {
+        let mir: usize = self.replays[k]
+            .iter()
+            .flatten()
+            .map(Checkpoints::approx_bytes)
+            .sum();
+        let ori: usize = (self.ori_replays[k].iter().flatten())
+            .map(|c| c.units() * ORI_COPIED_INST_BYTES)
+            .sum();
+        let ranges: usize = (self.first_ranges[k].iter().flatten())
+            .flat_map(|rows| rows.iter())
+            .map(|r| {
+                core::mem::size_of::<RangeView>()
+                    + r.segments.capacity() * core::mem::size_of::<SegmentView>()
+            })
+            .sum();
+        mir + ori + ranges
+    }
+
+    /// Sets the bytes all stages' seek tables may hold together ([`TABLE_BUDGET`] until
+    /// then): tests make it small to see tables dropped and built again.
+    pub fn set_table_budget(&mut self, bytes: usize) {
+        self.table_budget = bytes;
+        self.trim_tables();
+    }
+
+    /// Stages whose seek tables are built now, the one used last at the end.
+    pub fn table_stages(&self) -> Vec<Stage> {
+        let built = |k: usize| {
+            self.replays[k].iter().any(Option::is_some)
+                || self.ori_replays[k].iter().any(Option::is_some)
+                || self.first_ranges[k].iter().any(Option::is_some)
+        };
+        (self.table_stages.iter())
+            .filter(|&&k| built(k))
+            .map(|&k| self.result.stages[k].stage)
+            .collect()
     }
 
     /// Moves the cursor to function `j` of stage `k` around its own step `l`: from the
@@ -992,7 +1117,9 @@ impl Session {
                 saved.after_step(i + 1, &f, f.insts.len());
             }
             self.ori_replays[k][j] = Some(saved);
+            self.trim_tables();
         }
+        let steps = &self.result.stages[k].steps[range.first..range.first + range.count];
         let saved = self.ori_replays[k][j].as_ref().expect("built above");
         let n = n.min(steps.len());
         let (c, copy) = saved.at_or_before(n);

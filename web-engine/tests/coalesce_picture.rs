@@ -177,7 +177,7 @@ fn the_first_bars_are_the_live_intervals_of_the_stage_input() {
         let Some(k) = STAGES.iter().position(|&x| x == st.stage) else {
             continue;
         };
-        let input = parse_module(st.input.as_deref().unwrap()).unwrap();
+        let input = parse_module(&s.stage_texts(st.stage).unwrap().0).unwrap();
         let f = &input.functions[0];
         let lis = LiveIntervals::compute(f);
         let p = picture(&st.steps[..1], &firsts[k]).unwrap();

@@ -102,7 +102,8 @@ pub struct StageRun {
     pub remarks: Vec<String>,
     /// None: not verified; Some(empty): verified, ok; else every error found.
     pub verify: Option<Vec<String>>,
-    /// Printed IR before and after the stage (tracing on only).
+    /// Printed IR before and after the stage (tracing on only, and when the run's
+    /// observer wants them: `Observer::wants_texts`).
     pub input: Option<String>,
     pub output: Option<String>,
 }

@@ -34,6 +34,13 @@ pub trait Observer {
     fn stage_start(&mut self, _index: usize, _stage: Stage, _input: &Ir) {}
     /// Stage number `index` left `output` (before it is verified).
     fn stage_end(&mut self, _index: usize, _stage: Stage, _output: &Ir) {}
+    /// With tracing on, whether stage number `index` (about to run on `input`) should
+    /// keep its input and output printed ([`StageRun::input`], [`StageRun::output`]).
+    /// An observer that rebuilds both from the input it keeps and the steps says no:
+    /// on a 20,000-instruction input the texts of every stage are tens of MB.
+    fn wants_texts(&mut self, _index: usize, _stage: Stage, _input: &Ir) -> bool {
+        true
+    }
 }
 
 /// Watching nothing.
@@ -61,7 +68,8 @@ pub fn run_observed(
     let mut runs = Vec::with_capacity(stages.len());
     for (index, &stage) in stages.iter().enumerate() {
         observer.stage_start(index, stage, &ir);
-        let input = opts.trace.then(|| ir.print());
+        let texts = opts.trace && observer.wants_texts(index, stage, &ir);
+        let input = texts.then(|| ir.print());
         let mut run =
             match run_stage_handing_over(stage, &mut ir, &opts.knobs, opts.trace, &mut handover) {
                 Ok(run) => run,
@@ -75,7 +83,7 @@ pub fn run_observed(
             };
         observer.stage_end(index, stage, &ir);
         run.input = input;
-        run.output = opts.trace.then(|| ir.print());
+        run.output = texts.then(|| ir.print());
         run.verify = opts.verify.then(|| verify_after(stage, &ir));
         let failed = run.verify.as_ref().is_some_and(|v| !v.is_empty());
         runs.push(run);

@@ -100,6 +100,11 @@ impl<T: Clone> Copies<T> {
         self.saved.is_empty()
     }
 
+    /// The units all the copies hold together (the first's included).
+    pub fn units(&self) -> usize {
+        self.sizes.iter().sum()
+    }
+
     /// Copy `k`: the state after `k * every()` steps.
     pub fn get(&self, k: usize) -> &T {
         &self.saved[k]
@@ -120,6 +125,11 @@ fn keep_even<U>(v: &mut Vec<U>) {
         k % 2 == 1
     });
 }
+
+/// About what one instruction costs in a stored copy of a function on a 64-bit build
+/// (its data, operands, layout links and a share of the register and block tables):
+/// 2^16 of them are about 23 MB. A wasm build holds less (4-byte pointers).
+pub const COPIED_INST_BYTES: usize = 350;
 
 /// Stored copies of a function along a list of steps, with undo records. The steps
 /// themselves are passed to each call.
@@ -207,6 +217,18 @@ impl Checkpoints {
     /// Stored copies of the function (the input's included).
     pub fn copies(&self) -> usize {
         self.saved.len()
+    }
+
+    /// About the heap the checkpoints hold: the stored copies (the input's included) at
+    /// [`COPIED_INST_BYTES`] per instruction, the undo records and the per-step tables.
+    /// What the web engine weighs its seek tables by (an estimate: counting each copy's
+    /// allocations would cost a walk over every instruction).
+    pub fn approx_bytes(&self) -> usize {
+        let per_step =
+            self.starts.capacity() + self.edits_before.capacity() + self.walls_before.capacity();
+        self.saved.units() * COPIED_INST_BYTES
+            + self.undo.capacity() * core::mem::size_of::<Undo>()
+            + per_step * core::mem::size_of::<u32>()
     }
 
     fn check(&self, steps: &[Step]) -> Result<(), ReplayError> {
