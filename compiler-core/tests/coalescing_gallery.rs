@@ -70,10 +70,12 @@ fn phi_loop_copies_fold_away_and_the_tree_rotates() {
         "PHI elimination made nine copies"
     );
     assert_eq!(count(&f, Op::COPY), 1, "{}", print_function(&f));
-    // Twelve live segments go into the tree in register order, keyed by start: 130, 66,
-    // 194, 834, 578, 640, 770, 258, 514, 640, 706, 1024 (an equal start goes right).
-    // Textbook red-black insertion (CLRS 13.3) of that sequence rotates seven times
-    // (checked with an independent implementation; equal starts to the left would give 6).
+    // Twelve live segments go into the tree in register order, each register's by
+    // start; the tree orders by (register, start), so they arrive in ascending order.
+    // Textbook red-black insertion (CLRS 13.3) of twelve ascending keys rotates seven
+    // times (checked with an independent implementation). (Under the earlier order by
+    // start alone, 130, 66, 194, 834, 578, 640, 770, 258, 514, 640, 706, 1024 with an
+    // equal start going right, it also rotated seven times.)
     assert_eq!(n.get("rb_rotations"), 7);
     // The generic coalescer left one COPY (it found its two registers interfering) and
     // phi-loop has no NVPTX register-to-register move: one copy-like instruction, one
