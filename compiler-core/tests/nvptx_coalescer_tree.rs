@@ -112,8 +112,10 @@ struct Replay {
     root: Option<u32>,
 }
 
+/// The tree's order: by register key, then start (written out here, not borrowed from
+/// the pass, so the replay checks it independently).
 fn before(a: &Interval, b: &Interval) -> bool {
-    (a.start, a.key, a.end) < (b.start, b.key, b.end)
+    (a.key, a.start, a.end) < (b.key, b.start, b.end)
 }
 
 impl Replay {
@@ -266,7 +268,7 @@ impl Replay {
         assert_eq!(order.len(), self.nodes.len(), "unreachable nodes");
         assert!(
             order.windows(2).all(|w| before(&w[0], &w[1])),
-            "in-order walk not sorted by (start, key, end)"
+            "in-order walk not sorted by (key, start, end)"
         );
         order
     }

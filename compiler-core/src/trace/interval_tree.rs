@@ -30,8 +30,19 @@ pub enum Side {
 pub struct Interval {
     pub start: u32,
     pub end: u32,
-    /// The register (or any caller key); ties on `start` are ordered by it.
+    /// The register (or any caller key): the tree's first sort key.
     pub key: u32,
+}
+
+impl Interval {
+    /// The tree's order: by register key, then start (then end). Keying by register
+    /// first is this project's reading of the spec's "live intervals indexed by register
+    /// number" together with its comparator on start positions (`sub_34A0190`): one
+    /// register's segments sit side by side, sorted by start, so a question about one
+    /// register is a range search.
+    pub fn tree_less(&self, other: &Interval) -> bool {
+        (self.key, self.start, self.end) < (other.key, other.start, other.end)
+    }
 }
 
 /// What changed in the tree, in order; the picture animates these.

@@ -2,7 +2,7 @@
 //! [`TreeEvent`]s alone.
 //!
 //! ```text
-//!  insert(node, interval)  ─▶ new red leaf where a plain search by (start, key, end) ends
+//!  insert(node, interval)  ─▶ new red leaf where a plain search by (key, start, end) ends
 //!  remove(node, interval)  ─▶ the splice a red-black delete makes before its fix-up
 //!                             (a node with two children swaps in its in-order successor,
 //!                             which takes the removed node's colour)
@@ -43,7 +43,7 @@ pub struct ReplayTree {
 const MAX_ID_GAP: usize = 1 << 16;
 
 fn less(a: &Interval, b: &Interval) -> bool {
-    (a.start, a.key, a.end) < (b.start, b.key, b.end)
+    a.tree_less(b)
 }
 
 impl ReplayTree {

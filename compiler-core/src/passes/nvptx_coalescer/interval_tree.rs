@@ -1,16 +1,20 @@
 //! The NVPTX coalescer's interval index: a red-black binary search tree of live
-//! intervals ordered by start position, with a count and cached minimum and maximum
-//! (spec: `sub_34A0610`, comparator on interval start, rebalancing by rotation and
-//! recolouring). Each node also carries the largest end in its subtree, so "which
-//! intervals overlap [s, e)?" visits only subtrees that can answer.
+//! intervals, with a count and cached minimum and maximum (spec: `sub_34A0610`,
+//! rebalancing by rotation and recolouring). Nodes are ordered by register key, then
+//! start ([`Interval::tree_less`]): the spec stores "live intervals indexed by register
+//! number" and its comparator (`sub_34A0190`) compares start positions; this project
+//! reads the two together, so one register's segments lie side by side in start order.
+//! Each node also carries the largest end in its subtree, so "which segments of register
+//! K overlap [s, e)?" is a range search: O(log n) nodes on the two boundary paths plus
+//! the segments of K it reports, whatever else the tree holds.
 //!
 //! This structure is one of the things CopyScope shows, so it is written out here rather
 //! than taken from a crate, and every structural change is reported as a [`TreeEvent`].
 //!
 //! Invariants (checked by [`IntervalTree::validate`]): the root is black; a red node has
 //! no red child; every root-to-leaf path has the same number of black nodes; an in-order
-//! walk is sorted by (start, key); parent links agree with child links; each `max_end`
-//! is the largest end in its subtree; `len`, `min` and `max` match the nodes.
+//! walk is sorted by (key, start, end); parent links agree with child links; each
+//! `max_end` is the largest end in its subtree; `len`, `min` and `max` match the nodes.
 
 #[cfg(feature = "testkit")]
 use alloc::format;
@@ -107,7 +111,7 @@ impl IntervalTree {
     }
 
     fn less(a: &Interval, b: &Interval) -> bool {
-        (a.start, a.key, a.end) < (b.start, b.key, b.end)
+        a.tree_less(b)
     }
 
     fn fix_max(&mut self, id: NodeId) {
@@ -429,8 +433,8 @@ impl IntervalTree {
 
     /// One query for a whole live range: the stored intervals with key `key` that
     /// overlap any of `probe` (half-open `[start, end)` spans), each with the span where
-    /// they overlap, at most `max` of them, in probe order. Each probe span walks only
-    /// the subtrees whose largest end lies past its start.
+    /// they overlap, at most `max` of them, in probe order and, within a span, in start
+    /// order. Each span is a range search among `key`'s nodes (see [`Self::walk_key`]).
     pub fn overlapping_key(
         &self,
         probe: &[(u32, u32)],
@@ -440,38 +444,65 @@ impl IntervalTree {
         self.queries.set(self.queries.get() + 1);
         let mut out = Vec::new();
         for &(start, end) in probe {
-            self.walk_overlaps(start, end, |iv| {
-                if iv.key == key && out.len() < max {
-                    out.push((iv, (iv.start.max(start), iv.end.min(end))));
-                }
-                out.len() < max
-            });
             if out.len() >= max {
                 break;
             }
+            self.walk_key(key, start, end, |iv| {
+                out.push((iv, (iv.start.max(start), iv.end.min(end))));
+                out.len() < max
+            });
         }
         out
     }
 
-    /// Calls `visit` on every non-empty stored interval overlapping `[start, end)` until
-    /// it returns false.
-    fn walk_overlaps(&self, start: u32, end: u32, mut visit: impl FnMut(Interval) -> bool) {
+    /// Calls `visit`, in tree order, on every non-empty stored interval of `key` that
+    /// overlaps `[start, end)`, until it returns false. A subtree is entered only if it
+    /// can hold such an interval: its keys reach `key` (the tree is ordered by key
+    /// first), its starts lie before `end`, and its largest end lies past `start`.
+    fn walk_key(&self, key: u32, start: u32, end: u32, mut visit: impl FnMut(Interval) -> bool) {
+        // In-order walk with pruning: (node, its left side already pushed).
+        let mut stack: Vec<(NodeId, bool)> = self.root.into_iter().map(|r| (r, false)).collect();
+        while let Some((c, expanded)) = stack.pop() {
+            let n = self.n(c);
+            if n.max_end <= start {
+                continue;
+            }
+            let (k, s) = (n.iv.key, n.iv.start);
+            if !expanded {
+                // Right subtree: only keys >= this node's, so useful while this node
+                // sorts before (key, end).
+                if let Some(r) = n.right.filter(|_| (k, s) < (key, end)) {
+                    stack.push((r, false));
+                }
+                stack.push((c, true));
+                // Left subtree: only keys <= this node's.
+                if let Some(l) = n.left.filter(|_| k >= key) {
+                    stack.push((l, false));
+                }
+                continue;
+            }
+            let hit = k == key && s < end && n.iv.end > start && s < n.iv.end;
+            if hit && !visit(n.iv) {
+                return;
+            }
+        }
+    }
+
+    /// Calls `visit` on every non-empty stored interval overlapping `[start, end)`,
+    /// whatever its key (the subtree maxima prune; starts do not, as the tree is
+    /// ordered by key first).
+    #[cfg(feature = "testkit")]
+    fn walk_overlaps(&self, start: u32, end: u32, mut visit: impl FnMut(Interval)) {
         let mut stack: Vec<NodeId> = self.root.into_iter().collect();
         while let Some(c) = stack.pop() {
             let n = self.n(c);
             if n.max_end <= start {
                 continue;
             }
-            if let Some(l) = n.left {
-                stack.push(l);
-            }
-            if n.iv.start < end {
-                if n.iv.end > start && n.iv.start < n.iv.end && !visit(n.iv) {
-                    return;
-                }
-                if let Some(r) = n.right {
-                    stack.push(r);
-                }
+            stack.extend(n.left);
+            stack.extend(n.right);
+            if n.iv.start < end && n.iv.end > start && n.iv.start < n.iv.end {
+                visit(n.iv);
             }
         }
     }
@@ -481,10 +512,7 @@ impl IntervalTree {
     pub fn overlapping(&self, start: u32, end: u32) -> Vec<Interval> {
         self.queries.set(self.queries.get() + 1);
         let mut found: Vec<Interval> = Vec::new();
-        self.walk_overlaps(start, end, |iv| {
-            found.push(iv);
-            true
-        });
+        self.walk_overlaps(start, end, |iv| found.push(iv));
         crate::sort::sort_by_key(&mut found, |a| crate::sort::key4(a.start, a.key, a.end, 0));
         found
     }
@@ -604,7 +632,7 @@ pub fn validate_snapshot(s: &TreeSnapshot) -> Result<(), String> {
         ));
     }
     if order.windows(2).any(|w| IntervalTree::less(&w[1], &w[0])) {
-        return Err("in-order walk is not sorted by start".into());
+        return Err("in-order walk is not sorted by (key, start)".into());
     }
     let min_iv = s.min.and_then(get).map(|n| n.interval);
     let max_iv = s.max.and_then(get).map(|n| n.interval);
@@ -669,7 +697,7 @@ mod tests {
                     let victim = live.remove(start as usize % live.len());
                     prop_assert!(t.remove(&victim));
                 } else {
-                    let x = iv(start, len, k as u32);
+                    let x = iv(start, len, k as u32 % 5);
                     t.insert(x);
                     live.push(x);
                 }
@@ -682,6 +710,21 @@ mod tests {
                 let mut want: Vec<Interval> = live.iter().copied().filter(|i| i.start < e && i.end > s).collect();
                 want.sort_by_key(|i| (i.start, i.key, i.end));
                 prop_assert_eq!(t.overlapping(s, e), want);
+            }
+            // Key queries (a range search per probe span) agree with brute force too:
+            // every segment of the key overlapping a span, spans in order, starts in order.
+            let probe = [(10, 40), (35, 36), (120, 180)];
+            for key in 0..200u32 {
+                let mut want = Vec::new();
+                for &(s, e) in &probe {
+                    let mut hits: Vec<Interval> = live.iter().copied()
+                        .filter(|i| i.key == key && i.start < e && i.end > s).collect();
+                    hits.sort_by_key(|i| (i.start, i.end));
+                    want.extend(hits.into_iter().map(|i| (i, (i.start.max(s), i.end.min(e)))));
+                }
+                prop_assert_eq!(t.overlapping_key(&probe, key, usize::MAX), want.clone());
+                want.truncate(1);
+                prop_assert_eq!(t.overlapping_key(&probe, key, 1), want);
             }
         }
     }

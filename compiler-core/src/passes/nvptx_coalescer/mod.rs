@@ -9,7 +9,7 @@
 //!  identity moves (`%a = MOV %a`) erased first; their values are the values they read
 //!  copy-limit: only the first N candidates are considered
 //!  block-level pass: candidates whose registers live in one block are tried first
-//!  interval tree: every taking-part register's live extent, red-black, by start
+//!  interval tree: every taking-part register's live extent, red-black, by (register, start)
 //!  min-heap by register number (ties: higher weight first) ─▶ for each candidate:
 //!     a high half waits until its low half merged (it inherits the low's constraints)
 //!     same class? ─▶ tree query + value check ─▶ interference ─▶ secondary heap
@@ -495,6 +495,7 @@ impl<R: Recorder> Nvptx<'_, '_, R> {
             .vreg_list()
             .filter(|&v| self.participates(v))
             .collect();
+        let mut all: Vec<Interval> = Vec::new();
         for v in vregs {
             let n_lanes = self.lanes[v.index()].len();
             // A tuple is in the tree as a whole and lane by lane.
@@ -502,16 +503,22 @@ impl<R: Recorder> Nvptx<'_, '_, R> {
             units.extend((0..n_lanes as u8).map(|l| (v, Some(l))));
             for u in units {
                 let segs = self.segments(u);
-                for &iv in &segs {
-                    self.tree_insert(iv);
-                }
+                all.extend(segs.iter().copied());
                 if !segs.is_empty() {
                     self.in_tree.insert(key_pair(u), segs);
                 }
             }
         }
+        // `all` is in the tree's order (registers ascending, each one's segments by
+        // start). Inserted in that order, every new node would hang at the right edge
+        // and the fix-ups would recolour about six nodes per insert; inserted middle
+        // first, level by level, each lands where a balanced tree has room: no
+        // rotations, and only the recolourings that keep red nodes apart.
+        for k in middle_first(all.len()) {
+            self.tree_insert(all[k]);
+        }
         let (n, rot) = (self.tree.len(), self.tree.rotations);
-        self.tree_summary("tree_built", format!("The interval tree now holds {n} live segments ordered by start; building it took {rot} rotations to stay balanced. Every interference question from here on is a query on it."));
+        self.tree_summary("tree_built", format!("The interval tree now holds {n} live segments ordered by register, then start (our reading of the spec's intervals \"indexed by register number\" with a comparator on start); building it took {rot} rotations to stay balanced. Every interference question from here on is a query on it."));
     }
 
     fn worklist(&mut self, cands: Vec<Candidate>) {
@@ -632,11 +639,27 @@ fn event_text(e: &TreeEvent) -> (&'static str, String) {
         None => format!("%{}", k >> 6),
     };
     match e {
-        TreeEvent::Insert { node, interval: iv } => ("tree_insert", format!("Tree insert: the live segment [{},{}) of {} becomes node {}, a red leaf where a search by start ends.", crate::liveness::SlotIndex::from_raw(iv.start), crate::liveness::SlotIndex::from_raw(iv.end), unit(iv.key), node.0)),
+        TreeEvent::Insert { node, interval: iv } => ("tree_insert", format!("Tree insert: the live segment [{},{}) of {} becomes node {}, a red leaf where a search by (register, start) ends.", crate::liveness::SlotIndex::from_raw(iv.start), crate::liveness::SlotIndex::from_raw(iv.end), unit(iv.key), node.0)),
         TreeEvent::Remove { node, interval: iv } => ("tree_remove", format!("Tree delete: node {} (the segment [{},{}) of {}) leaves the tree.", node.0, crate::liveness::SlotIndex::from_raw(iv.start), crate::liveness::SlotIndex::from_raw(iv.end), unit(iv.key))),
         TreeEvent::Rotate { pivot, side } => ("tree_rotate", format!("Tree rotation: node {} moves down to the {} and its child rises, keeping every root-to-leaf path equally black.", pivot.0, if *side == interval_tree::Side::Left { "left" } else { "right" })),
         TreeEvent::Recolor { node, color } => ("tree_recolor", format!("Tree recolouring: node {} turns {}.", node.0, if *color == interval_tree::Color::Red { "red" } else { "black" })),
     }
+}
+
+/// The indexes `0..n` with each range's middle first, level by level (breadth first):
+/// the order that builds a balanced binary search tree from sorted keys top down.
+fn middle_first(n: usize) -> Vec<usize> {
+    let mut out = Vec::with_capacity(n);
+    let mut queue = alloc::collections::VecDeque::from([(0, n)]);
+    while let Some((lo, hi)) = queue.pop_front() {
+        if lo < hi {
+            let mid = lo + (hi - lo) / 2;
+            out.push(mid);
+            queue.push_back((lo, mid));
+            queue.push_back((mid + 1, hi));
+        }
+    }
+    out
 }
 
 pub(crate) fn tree_key(u: Unit) -> u32 {
