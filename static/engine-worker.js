@@ -5,40 +5,19 @@
 // loop; that answers "ready" and then every request. Nothing here parses or runs the
 // pipeline itself.
 //
-// The proof's interpreters are a third wasm (copyscope-proof, the web-proof crate),
-// loaded here the first time the engine asks for a proof (after the view it belongs to
-// is shown): `copyscopeProve(job)` takes a stage's proof job as postcard bytes and
-// resolves to the finished proof's bytes (web-engine/src/worker.rs). Like the engine's,
-// its file names carry no hash, so both files are revalidated ("no-cache").
-let prover = null;
+// Two more wasms are loaded here on first use (lazy-wasm.js):
+// - the proof's interpreters (copyscope-proof, the web-proof crate), the first time the
+//   engine asks for a proof (after the view it belongs to is shown): `copyscopeProve(job)`
+//   takes a stage's proof job as postcard bytes and resolves to the finished proof's
+//   bytes (web-engine/src/worker.rs);
+// - the DAG input path (copyscope-dag, the web-dag crate: the DAG reader and
+//   instr-emitter), the first time a SelectionDAG is run: `copyscopeEmit(job)` takes the
+//   DAG job as postcard bytes and resolves to instr-emitter's run and MIR as bytes
+//   (web-engine/src/dag_front.rs).
+import { lazyExport } from './lazy-wasm.js';
 
-function loadProver() {
-  const glue = new URL('./copyscope-proof.js', self.location.href).href;
-  const wasm = new URL('./copyscope-proof_bg.wasm', self.location.href).href;
-  const fetched = (url) =>
-    fetch(url, { cache: 'no-cache' }).then((r) =>
-      r.ok ? r : Promise.reject(new Error(`${url}: HTTP ${r.status}`)));
-  return fetched(glue).then(async () => {
-    const api = await import(glue);
-    await api.default({ module_or_path: fetched(wasm) });
-    return api;
-  });
-}
-
-self.copyscopeProve = (job) => {
-  prover ??= loadProver().catch((error) => {
-    prover = null; // try again for the next proof
-    throw error;
-  });
-  return prover.then((api) => {
-    try {
-      return api.prove(job);
-    } catch (error) {
-      prover = null; // a trapped instance is not used again
-      throw error;
-    }
-  });
-};
+self.copyscopeProve = lazyExport('copyscope-proof', 'prove');
+self.copyscopeEmit = lazyExport('copyscope-dag', 'emit');
 
 self.onmessage = async (event) => {
   self.onmessage = null;
