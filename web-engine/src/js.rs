@@ -10,7 +10,9 @@
 //!  examples() stages() knobs() encodeLink(state) decodeLink(url) version() memoryBytes()
 //! ```
 //! Errors are thrown as JS `Error`s; a source error carries `errors: [{line, col,
-//! message}]`, a refused link `col`.
+//! message}]`, a refused link `col`. In the engine's wasm (built without the `dag`
+//! feature) `run` of a SelectionDAG answers a Promise: its first stage runs in the DAG
+//! wasm (crate::dag_front).
 
 use crate::payload::{tree, Value};
 use compiler_core::examples::EXAMPLES;

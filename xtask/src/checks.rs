@@ -412,8 +412,8 @@ fn wasm_budget(file: &str) -> u64 {
 }
 
 /// A guard on the two files the page loads before it shows a run (the page's and the
-/// engine's; the proof's and the DAG path's come later), against growth that splits evenly. The two share
-/// std, serde, the permalink codec and the gallery's texts, so together they weigh more
+/// engine's; the proof's and the DAG path's come later), against growth that splits
+/// evenly. The two share std, serde, the permalink codec and the gallery's texts, so together they weigh more
 /// than the one file did before the split (568 KB).
 /// (Raised from 750 KB with the engine's guard, measured 778 KB; then to 820 KB,
 /// measured 812 KB; then to 940 KB with the interpreters, measured 926 KB; lowered to

@@ -1,6 +1,8 @@
 //! The runner: parse, plan, check the input, then one loop over the planned stages, each
 //! run over every function of the module with a recorder (traced or not) and verified
-//! after it when asked.
+//! after it when asked. A build may leave the DAG input path out
+//! ([`run_observed_without_dag`]: the web engine); its first stage is then made apart
+//! ([`run_dag_front`], in the DAG wasm) and handed to [`run_after_dag_front`].
 
 use super::detect::parse_input_in;
 use super::options::{emitter_options, ptx_emit_options, ptx_lower_options};
