@@ -14,10 +14,22 @@
 //   instr-emitter), the first time a SelectionDAG is run: `copyscopeEmit(job)` takes the
 //   DAG job as postcard bytes and resolves to instr-emitter's run and MIR as bytes
 //   (web-engine/src/dag_front.rs).
-import { lazyExport } from './lazy-wasm.js';
-
-self.copyscopeProve = lazyExport('copyscope-proof', 'prove');
-self.copyscopeEmit = lazyExport('copyscope-dag', 'emit');
+// lazy-wasm.js itself is imported on first use too, so that nothing delays the
+// `onmessage` below (the page posts the boot message right away).
+const lazy = (name, fn) => {
+  let call = null;
+  return async (arg) => {
+    call ??= import('./lazy-wasm.js')
+      .then((m) => m.lazyExport(name, fn))
+      .catch((error) => {
+        call = null; // try again next time
+        throw error;
+      });
+    return (await call)(arg);
+  };
+};
+self.copyscopeProve = lazy('copyscope-proof', 'prove');
+self.copyscopeEmit = lazy('copyscope-dag', 'emit');
 
 self.onmessage = async (event) => {
   self.onmessage = null;
