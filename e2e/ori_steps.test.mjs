@@ -71,9 +71,9 @@ for (const [example, stage, fromInput] of [
     await runState(page, 'done');
     await waitForApi(page);
     const steps = await page.evaluate(
-      ([name, id]) => {
+      async ([name, id]) => {
         const ex = window.wasmBindings.examples().find((e) => e.name === name);
-        const r = window.wasmBindings.run(ex.source, { steps: true });
+        const r = await window.wasmBindings.run(ex.source, { steps: true }); // a Promise for a DAG
         return r.stages.find((s) => s.id === id).stepList.map((s) => s.changes);
       },
       [example, stage],

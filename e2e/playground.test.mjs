@@ -293,10 +293,11 @@ test('keys act where focus is: IR panes and step controls step, the editor does 
 test('the JS API runs the pipeline headless', async () => {
   const { page, errors } = await open();
   await waitForApi(page);
-  const result = await page.evaluate(() => {
+  const result = await page.evaluate(async () => {
     const api = window.wasmBindings;
     const tex = api.examples().find((e) => e.name === 'tex-v4f32');
-    const r = api.run(tex.source, { until: 'two-address', knobs: { 'copy-limit': 3 } });
+    // A DAG: its first stage runs in the DAG wasm (loaded now), so `run` answers a Promise.
+    const r = await api.run(tex.source, { until: 'two-address', knobs: { 'copy-limit': 3 } });
     let thrown = null;
     try {
       api.run('---\nname: k\nbody: |\n  bb.0:\n    %1:b32 = ADD32rr %0, ,\n...\n');

@@ -5,40 +5,31 @@
 // loop; that answers "ready" and then every request. Nothing here parses or runs the
 // pipeline itself.
 //
-// The proof's interpreters are a third wasm (copyscope-proof, the web-proof crate),
-// loaded here the first time the engine asks for a proof (after the view it belongs to
-// is shown): `copyscopeProve(job)` takes a stage's proof job as postcard bytes and
-// resolves to the finished proof's bytes (web-engine/src/worker.rs). Like the engine's,
-// its file names carry no hash, so both files are revalidated ("no-cache").
-let prover = null;
-
-function loadProver() {
-  const glue = new URL('./copyscope-proof.js', self.location.href).href;
-  const wasm = new URL('./copyscope-proof_bg.wasm', self.location.href).href;
-  const fetched = (url) =>
-    fetch(url, { cache: 'no-cache' }).then((r) =>
-      r.ok ? r : Promise.reject(new Error(`${url}: HTTP ${r.status}`)));
-  return fetched(glue).then(async () => {
-    const api = await import(glue);
-    await api.default({ module_or_path: fetched(wasm) });
-    return api;
-  });
-}
-
-self.copyscopeProve = (job) => {
-  prover ??= loadProver().catch((error) => {
-    prover = null; // try again for the next proof
-    throw error;
-  });
-  return prover.then((api) => {
-    try {
-      return api.prove(job);
-    } catch (error) {
-      prover = null; // a trapped instance is not used again
-      throw error;
-    }
-  });
+// Two more wasms are loaded here on first use (lazy-wasm.js):
+// - the proof's interpreters (copyscope-proof, the web-proof crate), the first time the
+//   engine asks for a proof (after the view it belongs to is shown): `copyscopeProve(job)`
+//   takes a stage's proof job as postcard bytes and resolves to the finished proof's
+//   bytes (web-engine/src/worker.rs);
+// - the DAG input path (copyscope-dag, the web-dag crate: the DAG reader and
+//   instr-emitter), the first time a SelectionDAG is run: `copyscopeEmit(job)` takes the
+//   DAG job as postcard bytes and resolves to instr-emitter's run and MIR as bytes
+//   (web-engine/src/dag_front.rs).
+// lazy-wasm.js itself is imported on first use too, so that nothing delays the
+// `onmessage` below (the page posts the boot message right away).
+const lazy = (name, fn) => {
+  let call = null;
+  return async (arg) => {
+    call ??= import('./lazy-wasm.js')
+      .then((m) => m.lazyExport(name, fn))
+      .catch((error) => {
+        call = null; // try again next time
+        throw error;
+      });
+    return (await call)(arg);
+  };
 };
+self.copyscopeProve = lazy('copyscope-proof', 'prove');
+self.copyscopeEmit = lazy('copyscope-dag', 'emit');
 
 self.onmessage = async (event) => {
   self.onmessage = null;

@@ -24,6 +24,8 @@
 //! Proofs: the engine's worker finishes a stage's proof in a third wasm (copyscope-proof,
 //! loaded by static/engine-worker.js on first use) and then sends the stage's latest
 //! `Response::View` again, now carrying `proof`; the page needs nothing more than views.
+//! A SelectionDAG's first stage (DAG reader + instr-emitter) likewise runs in a fourth
+//! wasm (copyscope-dag) that the worker loads on first use; the page just waits longer.
 //! Natively there is no engine (the reducer's tests drive `web_engine` directly).
 
 use web_engine::protocol::{Request, Response};

@@ -10,12 +10,14 @@
 //!  examples() stages() knobs() encodeLink(state) decodeLink(url) version() memoryBytes()
 //! ```
 //! Errors are thrown as JS `Error`s; a source error carries `errors: [{line, col,
-//! message}]`, a refused link `col`.
+//! message}]`, a refused link `col`. In the engine's wasm (built without the `dag`
+//! feature) `run` of a SelectionDAG answers a Promise: its first stage runs in the DAG
+//! wasm (crate::dag_front).
 
 use crate::payload::{tree, Value};
 use compiler_core::examples::EXAMPLES;
 use compiler_core::knobs::{format_value, Knobs, KNOBS};
-use compiler_core::pipeline::{run as run_pipeline, PipelineError};
+use compiler_core::pipeline::PipelineError;
 use compiler_core::share::{self, Link, LinkState};
 use compiler_core::stats::Stats;
 use compiler_core::{InputFormat, RunOptions, Stage, STAGES};
@@ -281,15 +283,79 @@ pub fn run(source: &str, options: JsValue) -> Result<JsValue, JsValue> {
         verify: o.verify,
         ..RunOptions::default()
     };
-    let r = run_pipeline(source, &opts).map_err(|e| pipeline_error(&e))?;
-    let stages = r
-        .stages
-        .iter()
-        .map(|s| StageApiResult {
+    #[cfg(not(feature = "dag"))]
+    if crate::dag_front::is_dag(source, opts.from) {
+        return run_dag(source, opts, o.steps);
+    }
+    #[cfg(feature = "dag")]
+    let r = compiler_core::pipeline::run(source, &opts);
+    #[cfg(not(feature = "dag"))]
+    let r = compiler_core::pipeline::run_observed_without_dag(source, &opts, &mut ());
+    run_result(&r.map_err(|e| pipeline_error(&e))?, o.steps, None)
+}
+
+/// `run` of a DAG input in the engine's wasm: the DAG wasm runs instr-emitter
+/// (crate::dag_front), this wasm the rest; a Promise of the same result.
+#[cfg(not(feature = "dag"))]
+fn run_dag(source: &str, opts: RunOptions, steps: bool) -> Result<JsValue, JsValue> {
+    use crate::dag_front::{read_answer, DagJob};
+    use wasm_bindgen::prelude::Closure;
+    use wasm_bindgen::JsCast;
+    let job = DagJob {
+        source: source.into(),
+        knobs: opts.knobs.to_query(),
+        verify: opts.verify,
+    };
+    let promise = crate::dag_front::emit(&job)?;
+    let finish = move |bytes: JsValue| -> Result<JsValue, JsValue> {
+        let bytes = (bytes.dyn_into::<js_sys::Uint8Array>())
+            .map_err(|_| error("the DAG input path's answer is not bytes"))?;
+        let (front, noop) = read_answer(&bytes.to_vec()).map_err(|e| pipeline_error(&e))?;
+        let r = compiler_core::pipeline::run_after_dag_front(front, &opts, &mut ())
+            .map_err(|e| pipeline_error(&e))?;
+        run_result(&r, steps, Some(&noop))
+    };
+    let mut finish = Some(finish);
+    let result =
+        js_sys::Promise::new(&mut |resolve: js_sys::Function, reject: js_sys::Function| {
+            let Some(finish) = finish.take() else { return };
+            let failed = reject.clone();
+            let ok = Closure::<dyn FnMut(JsValue)>::once(move |bytes: JsValue| {
+                let _ = match finish(bytes) {
+                    Ok(v) => resolve.call1(&JsValue::NULL, &v),
+                    Err(e) => reject.call1(&JsValue::NULL, &e),
+                };
+            });
+            let err = Closure::<dyn FnMut(JsValue)>::once(move |e: JsValue| {
+                let _ = failed.call1(&JsValue::NULL, &e);
+            });
+            let _ = promise.then2(&ok, &err);
+            // Each runs at most once; the other is left.
+            ok.forget();
+            err.forget();
+        });
+    Ok(result.into())
+}
+
+/// `run`'s result; `handed` holds the first stage's no-op flags when its steps came
+/// from the DAG wasm without their edits.
+fn run_result(
+    r: &compiler_core::RunResult,
+    steps: bool,
+    handed: Option<&[bool]>,
+) -> Result<JsValue, JsValue> {
+    let noop = |k: usize, i: usize, s: &compiler_core::trace::Step| match handed {
+        Some(flags) if k == 0 => flags.get(i).copied().unwrap_or(true),
+        _ => s.is_noop(),
+    };
+    let stages = (r.stages.iter().enumerate())
+        .map(|(k, s)| StageApiResult {
             id: s.stage.id(),
             stats: &s.stats,
             steps: s.steps.len(),
-            changing_steps: s.steps.iter().filter(|s| !s.is_noop()).count(),
+            changing_steps: (s.steps.iter().enumerate())
+                .filter(|&(i, st)| !noop(k, i, st))
+                .count(),
             functions: s
                 .functions
                 .iter()
@@ -305,13 +371,12 @@ pub fn run(source: &str, options: JsValue) -> Result<JsValue, JsValue> {
                 Some(v) if v.is_empty() => VerifyApi::Ok("ok"),
                 Some(v) => VerifyApi::Errors(v),
             },
-            step_list: o.steps.then(|| {
-                s.steps
-                    .iter()
-                    .map(|s| StepApi {
-                        kind: s.kind.as_str(),
-                        narration: s.narration.text(),
-                        changes: !s.is_noop(),
+            step_list: steps.then(|| {
+                (s.steps.iter().enumerate())
+                    .map(|(i, st)| StepApi {
+                        kind: st.kind.as_str(),
+                        narration: st.narration.text(),
+                        changes: !noop(k, i, st),
                     })
                     .collect()
             }),

@@ -20,6 +20,7 @@
 //! the session, protocol and diff are tested natively; the page and the engine share
 //! nothing but [`protocol`].
 
+pub mod dag_front;
 pub mod diff;
 pub mod lines;
 pub mod payload;
@@ -59,6 +60,31 @@ pub fn memory_bytes() -> u64 {
     }
 }
 
+/// The engine's answer to a run request; for a DAG input, `front` is what the DAG wasm
+/// made of it ([`Session::run_with`]).
+pub fn run_request(
+    session: &mut Option<Session>,
+    id: u64,
+    run: &RunRequest,
+    front: Option<
+        Result<(compiler_core::pipeline::DagFront, Vec<bool>), compiler_core::PipelineError>,
+    >,
+    progress: &mut dyn FnMut(protocol::Progress),
+    now_ms: &dyn Fn() -> f64,
+) -> Response {
+    *session = None; // free the old run before the new one allocates
+    let start = now_ms();
+    match Session::run_with(id, run, front, progress) {
+        Ok((s, mut summary)) => {
+            summary.elapsed_ms = now_ms() - start;
+            summary.memory_bytes = memory_bytes();
+            *session = Some(s);
+            Response::RunDone(summary)
+        }
+        Err(f) => Response::RunFailed(f),
+    }
+}
+
 /// The engine's answer to one request, given the current session (replaced by a run).
 /// `progress` hears about a run's stages as they start. Used by the worker loop and by
 /// the page's in-process engine in tests.
@@ -69,19 +95,7 @@ pub fn handle(
     now_ms: &dyn Fn() -> f64,
 ) -> Response {
     match req {
-        Request::Run { id, run } => {
-            *session = None; // free the old run before the new one allocates
-            let start = now_ms();
-            match Session::run(id, &run, progress) {
-                Ok((s, mut summary)) => {
-                    summary.elapsed_ms = now_ms() - start;
-                    summary.memory_bytes = memory_bytes();
-                    *session = Some(s);
-                    Response::RunDone(summary)
-                }
-                Err(f) => Response::RunFailed(f),
-            }
-        }
+        Request::Run { id, run } => run_request(session, id, &run, None, progress, now_ms),
         Request::View {
             run_id,
             stage,

@@ -32,7 +32,7 @@ use compiler_core::mir::print::{defined_vregs, print_function, write_inst};
 use compiler_core::mir::{Function, Inst, InstData, Module, VReg};
 use compiler_core::ori::{self, edit::apply_ori_edit, edit::OriEdit};
 use compiler_core::pipeline::{
-    run_observed, FunctionSteps, Ir, Observer, PipelineError, RunResult,
+    run_after_dag_front, DagFront, FunctionSteps, Ir, Observer, PipelineError, RunResult,
 };
 use compiler_core::trace::{
     first_range_rows, redo_edit, Change, Checkpoints, Copies, Edit, EditRef, Focus, RangeView,
@@ -119,6 +119,9 @@ pub struct Session {
     cross_inputs: Vec<Option<Ir>>,
     /// ptx-emit's output as the first `.1` steps of stage `.0` left it (the last seek).
     ptx_cursor: Option<(usize, usize, compiler_core::ptx::Module)>,
+    /// Which of the first stage's steps changed nothing, when the DAG wasm ran it
+    /// (its steps came without their edits).
+    handed_noop: Option<Vec<bool>>,
 }
 
 /// An ORI function's stored copies (the first is the stage's input).
@@ -153,6 +156,19 @@ impl Observer for Watch<'_> {
             done: 1,
             total: self.total,
             label: "source read".into(),
+        });
+    }
+
+    /// instr-emitter, run by the DAG wasm: its input (the DAG) is kept by nobody.
+    fn stage_handed(&mut self, index: usize, stage: Stage) {
+        self.inputs.push(None);
+        self.ori_inputs.push(None);
+        self.cross_inputs.push(None);
+        (self.progress)(Progress {
+            run_id: self.run_id,
+            done: index as u32 + 1,
+            total: self.total,
+            label: format!("{stage} ran in the DAG input path"),
         });
     }
 
@@ -200,6 +216,19 @@ impl Observer for Watch<'_> {
     }
 }
 
+/// The whole pipeline: with the DAG input path when this build has it (the `dag`
+/// feature), else a DAG input needs its front from the DAG wasm ([`Session::run_with`]).
+fn run_inline(
+    text: &str,
+    opts: &RunOptions,
+    watch: &mut Watch,
+) -> Result<RunResult, PipelineError> {
+    #[cfg(feature = "dag")]
+    return compiler_core::pipeline::run_observed(text, opts, watch);
+    #[cfg(not(feature = "dag"))]
+    return compiler_core::pipeline::run_observed_without_dag(text, opts, watch);
+}
+
 fn failure(run_id: u64, message: String, usage: bool) -> RunFailure {
     RunFailure {
         run_id,
@@ -216,6 +245,26 @@ impl Session {
         req: &RunRequest,
         progress: &mut dyn FnMut(Progress),
     ) -> Result<(Session, RunSummary), RunFailure> {
+        Session::run_with(run_id, req, None, progress)
+    }
+
+    /// [`Session::run`]; for a DAG input, `front` is what the DAG wasm made of it
+    /// ([`crate::dag_front`]), with its steps' no-op flags (an error: the run fails with it).
+    pub fn run_with(
+        run_id: u64,
+        req: &RunRequest,
+        front: Option<Result<(DagFront, Vec<bool>), PipelineError>>,
+        progress: &mut dyn FnMut(Progress),
+    ) -> Result<(Session, RunSummary), RunFailure> {
+        let (front, handed_noop) = match front {
+            Some(Ok((f, noop))) => (Some(f), Some(noop)),
+            Some(Err(e)) => return Err(run_failure(run_id, &e)),
+            None => (None, None),
+        };
+        let run_observed = |text: &str, opts: &RunOptions, watch: &mut Watch| match &front {
+            Some(f) => run_after_dag_front(f.clone(), opts, watch),
+            None => run_inline(text, opts, watch),
+        };
         let from = match req.format.as_deref() {
             None | Some("") | Some("auto") => None,
             Some(name) => match InputFormat::parse(name) {
@@ -325,6 +374,7 @@ impl Session {
             fault: req.fault.as_deref().and_then(|id| id.parse().ok()),
             cross_inputs: watch.cross_inputs,
             ptx_cursor: None,
+            handed_noop,
         };
         session.fill_texts();
         let mut summary = session.summary();
@@ -420,7 +470,10 @@ impl Session {
             .map(|(k, s)| StageSummary {
                 stage: s.stage,
                 steps: s.steps.len() as u32,
-                noop: noop_flags(&s.steps, self.replayable(k)),
+                noop: match (k, &self.handed_noop) {
+                    (0, Some(noop)) => handed_noop_flags(noop),
+                    _ => noop_flags(&s.steps, self.replayable(k)),
+                },
                 functions: s
                     .functions
                     .iter()
@@ -853,6 +906,12 @@ fn run_failure(run_id: u64, e: &PipelineError) -> RunFailure {
 fn noop_flags(steps: &[Step], replayable: bool) -> Vec<bool> {
     let known = replayable || steps.iter().any(|s| !s.is_noop());
     steps.iter().map(|s| known && s.is_noop()).collect()
+}
+
+/// [`noop_flags`] of steps handed over with their flags only (the DAG wasm's).
+fn handed_noop_flags(noop: &[bool]) -> Vec<bool> {
+    let known = noop.iter().any(|n| !n);
+    noop.iter().map(|&n| known && n).collect()
 }
 
 /// Highlighted lines before and after a step: its edits first, then its focus.

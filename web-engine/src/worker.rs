@@ -16,13 +16,18 @@
 //! comes without a proof, and once the proof is made the worker posts the latest view
 //! of that stage again, now carrying it (so do later views; the page changes nothing).
 //!
-//! A run is one synchronous call; progress messages are posted from inside it and reach
+//! A DAG input (the engine built without the `dag` feature) first goes to the DAG wasm
+//! (`copyscope-dag`, loaded on first use by static/lazy-wasm.js): `ask_front` posts
+//! the job, and when the front comes back the run goes on as below (crate::dag_front).
+//!
+//! A run is otherwise one synchronous call; progress messages are posted from inside it and reach
 //! the page while the run goes on. Cancelling is the page's job: it terminates this
 //! worker and starts a fresh one.
 
 use crate::proof::{Proof, Status};
-use crate::protocol::{decode, encode, Request, Response};
+use crate::protocol::{decode, encode, Progress, Request, Response, RunRequest};
 use crate::Session;
+use compiler_core::PipelineError;
 use compiler_core::Stage;
 use std::cell::RefCell;
 use wasm_bindgen::prelude::*;
@@ -30,6 +35,8 @@ use wasm_bindgen::JsCast;
 use web_sys::{DedicatedWorkerGlobalScope, MessageEvent};
 
 thread_local! {
+    /// The id of the last run asked for: a DAG wasm's answer for an older run is dropped.
+    static LATEST_RUN: std::cell::Cell<u64> = const { std::cell::Cell::new(0) };
     static SESSION: RefCell<Option<Session>> = const { RefCell::new(None) };
     /// The step of each stage viewed last (run id, stage, step), to post again with its
     /// proof.
@@ -116,6 +123,13 @@ pub fn start() {
             {
                 remember_view(run_id, stage, step);
             }
+            if let Request::Run { id, run } = &request {
+                LATEST_RUN.with(|l| l.set(*id));
+                if !cfg!(feature = "dag") && needs_dag(run) {
+                    ask_front(&scope, *id, run.clone());
+                    return;
+                }
+            }
             let response = SESSION.with(|cell| {
                 let mut session = cell.borrow_mut();
                 let progress_scope = scope.clone();
@@ -133,6 +147,72 @@ pub fn start() {
     scope.set_onmessage(Some(handler.as_ref().unchecked_ref()));
     handler.forget();
     post(&scope, &crate::ready());
+}
+
+/// The run's source is a DAG (named or detected): its first stage runs in the DAG wasm.
+fn needs_dag(run: &RunRequest) -> bool {
+    let format = run
+        .format
+        .as_deref()
+        .and_then(compiler_core::InputFormat::parse);
+    crate::dag_front::is_dag(&run.source, format)
+}
+
+/// Runs a DAG input: hands it to the DAG wasm (static/lazy-wasm.js loads it on first
+/// use), then runs the other stages on what comes back and posts the answer.
+fn ask_front(scope: &DedicatedWorkerGlobalScope, id: u64, run: RunRequest) {
+    let progress = |label: &str| Progress {
+        run_id: id,
+        done: 0,
+        total: 0,
+        label: label.into(),
+    };
+    post(scope, &Response::Progress(progress("reading the DAG")));
+    let job = crate::dag_front::DagJob {
+        source: run.source.clone(),
+        knobs: run.knobs.clone(),
+        verify: run.verify,
+    };
+    let finish = move |front| {
+        let Some(scope) = worker_scope().filter(|_| LATEST_RUN.with(|l| l.get()) == id) else {
+            return;
+        };
+        let response = SESSION.with(|cell| {
+            let progress_scope = scope.clone();
+            let mut progress = move |p| post(&progress_scope, &Response::Progress(p));
+            let session = &mut cell.borrow_mut();
+            crate::run_request(session, id, &run, Some(front), &mut progress, &now_ms)
+        });
+        post(&scope, &response);
+    };
+    let failed = {
+        let finish = finish.clone();
+        move |why: String| {
+            let why = format!("the DAG input path (copyscope-dag) failed: {why}");
+            finish(Err(PipelineError::StageFailed {
+                stage: compiler_core::Stage::InstrEmitter,
+                message: why,
+            }))
+        }
+    };
+    match crate::dag_front::emit(&job) {
+        Ok(p) => {
+            let on_error = failed.clone();
+            let ok =
+                Closure::<dyn FnMut(JsValue)>::once(move |bytes: JsValue| match bytes
+                    .dyn_into::<js_sys::Uint8Array>(
+                ) {
+                    Ok(a) => finish(crate::dag_front::read_answer(&a.to_vec())),
+                    Err(_) => on_error("its answer is not bytes".into()),
+                });
+            let err = Closure::<dyn FnMut(JsValue)>::once(move |e: JsValue| failed(message(&e)));
+            let _ = p.then2(&ok, &err);
+            // Each runs at most once; the other is left (two small closures per DAG run).
+            ok.forget();
+            err.forget();
+        }
+        Err(e) => failed(message(&e)),
+    }
 }
 
 fn remember_view(run_id: u64, stage: Stage, step: u32) {

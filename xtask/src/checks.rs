@@ -373,27 +373,37 @@ impl std::fmt::Display for TestCounts {
 
 /// What each of the site's wasm files may weigh, gzip-compressed: the page's (web-app,
 /// the UI), the engine's (copyscope-engine: the pipeline, in a Web Worker and behind the
-/// JS API) and the proof's (copyscope-proof: the interpreters, loaded when a proof is
-/// wanted). Each guard sits a little above what its file measures, to stop growth.
-/// Issue #28's goal of 450 KB for the engine is NOT reached: 577 KB (589,295 bytes by
-/// gzip -9) on 2026-11-27 after the JS API dropped its second serde back end, then 593 KB
-/// once issue #31's compact trace storage was merged (ranges kept as numbers and printed
-/// when shown, the ORI edit journal, the 32-byte step with its spilled narration numbers).
-/// Code is ~80% of it; by gzip share of the code before wasm-opt: ptx-emit 55 KB,
-/// BTreeMap instances 34 KB, the DAG reader 29 KB, the instruction emitter 28 KB, the
-/// NVPTX coalescer 24 KB, GeneralOptimize 20 KB. The DAG input path (reader + emitter,
-/// 76 KB of the gzip) is the one piece a lazily loaded wasm could take, but the pipeline
-/// would have to take the emitter's stage from another wasm and the JS API's synchronous
-/// `run` wait for it. Tried without gain: `opt-level = "s"` and a compact ISA table
-/// (larger), wasm-opt `--merge-similar-functions`, `--gufa-optimizing`, `--type-ssa`,
-/// `-iit`, `-tnh` (under 0.1 KB each).
+/// JS API) and the two loaded on demand: the proof's (copyscope-proof: the interpreters)
+/// and the DAG input path's (copyscope-dag: the DAG reader and instr-emitter). Each guard
+/// sits a little above what its file measures, to stop growth.
+/// Issue #28's goal of 450 KB for the engine is NOT reached: 533 KB (gzip -9) on
+/// 2026-11-27 once the DAG input path moved to its own wasm (593 KB before; the DAG wasm
+/// weighs 193 KB). History: 577 KB after the JS API dropped its second serde back end,
+/// 593 KB once issue #31's compact trace storage was merged. What is left, by gzip
+/// share of the code before wasm-opt (measured before the DAG split): ptx-emit 55 KB,
+/// BTreeMap instances 32 KB, the NVPTX coalescer 24 KB, GeneralOptimize 20 KB; data
+/// ~116 KB (ISA strings, gallery texts 9 KB, panic locations: `-Zlocation-detail=none`
+/// needs a nightly compiler, the project builds on stable 1.95). Tried without gain:
+/// `opt-level = "s"` and a compact ISA table (larger), wasm-opt
+/// `--merge-similar-functions`, `--gufa-optimizing`, `--type-ssa`, `-iit`, `-tnh` (under
+/// 0.1 KB each).
 const WASM_GZIP_BUDGET_PAGE: u64 = 300 * 1024;
-const WASM_GZIP_BUDGET_ENGINE: u64 = 596 * 1024;
+const WASM_GZIP_BUDGET_ENGINE: u64 = 536 * 1024;
 const WASM_GZIP_BUDGET_PROOF: u64 = 210 * 1024;
+/// The DAG input path's wasm (copyscope-dag: the DAG reader and instr-emitter, loaded
+/// the first time a SelectionDAG is run); measured 193 KB.
+const WASM_GZIP_BUDGET_DAG: u64 = 196 * 1024;
+
+/// The wasms the page loads only on demand (the proof's and the DAG path's).
+fn is_lazy(file: &str) -> bool {
+    file.starts_with("copyscope-proof") || file.starts_with("copyscope-dag")
+}
 
 fn wasm_budget(file: &str) -> u64 {
     if file.starts_with("copyscope-engine") {
         WASM_GZIP_BUDGET_ENGINE
+    } else if file.starts_with("copyscope-dag") {
+        WASM_GZIP_BUDGET_DAG
     } else if file.starts_with("copyscope-proof") {
         WASM_GZIP_BUDGET_PROOF
     } else {
@@ -402,15 +412,16 @@ fn wasm_budget(file: &str) -> u64 {
 }
 
 /// A guard on the two files the page loads before it shows a run (the page's and the
-/// engine's; the proof's comes later), against growth that splits evenly. The two share
-/// std, serde, the permalink codec and the gallery's texts, so together they weigh more
+/// engine's; the proof's and the DAG path's come later), against growth that splits
+/// evenly. The two share std, serde, the permalink codec and the gallery's texts, so together they weigh more
 /// than the one file did before the split (568 KB).
 /// (Raised from 750 KB with the engine's guard, measured 778 KB; then to 820 KB,
 /// measured 812 KB; then to 940 KB with the interpreters, measured 926 KB; lowered to
 /// 870 KB when the interpreters moved to the proof's wasm, measured 856 KB; raised to
 /// 880 KB with the engine's guard, measured 869 KB; lowered to 870 KB, measured 866 KB;
-/// raised to 886 KB with the engine's guard, measured 883 KB.)
-const WASM_GZIP_BUDGET_TOTAL: u64 = 886 * 1024;
+/// raised to 886 KB with the engine's guard, measured 883 KB; lowered to 826 KB when the
+/// DAG input path left the engine, measured 822 KB.)
+const WASM_GZIP_BUDGET_TOTAL: u64 = 826 * 1024;
 
 fn trunk_build(ctx: &Ctx) -> Outcome {
     let (ok, _) = proc::tee(&mut ctx.command("trunk", &["build", "--release"]));
@@ -430,10 +441,7 @@ fn trunk_build(ctx: &Ctx) -> Outcome {
     }
     let raw: u64 = files.iter().map(|f| f.1).sum();
     let gz: u64 = files.iter().map(|f| f.2).sum();
-    let eager: u64 = (files.iter())
-        .filter(|f| !f.0.starts_with("copyscope-proof"))
-        .map(|f| f.2)
-        .sum();
+    let eager: u64 = (files.iter()).filter(|f| !is_lazy(&f.0)).map(|f| f.2).sum();
     let over: Vec<&str> = files
         .iter()
         .filter(|f| f.2 > wasm_budget(&f.0))
@@ -446,7 +454,7 @@ fn trunk_build(ctx: &Ctx) -> Outcome {
         detail: format!(
             "dist/ wasm {} KB, {} KB gzip in {} files, largest {} KB gzip, page + engine {} KB \
              gzip (budget {} KB for the engine, {} KB for the page, {} KB for the proof, {} KB \
-             for page + engine){}",
+             for the DAG path, {} KB for page + engine){}",
             raw.div_ceil(1024),
             gz.div_ceil(1024),
             files.len(),
@@ -455,6 +463,7 @@ fn trunk_build(ctx: &Ctx) -> Outcome {
             WASM_GZIP_BUDGET_ENGINE / 1024,
             WASM_GZIP_BUDGET_PAGE / 1024,
             WASM_GZIP_BUDGET_PROOF / 1024,
+            WASM_GZIP_BUDGET_DAG / 1024,
             WASM_GZIP_BUDGET_TOTAL / 1024,
             if within {
                 String::new()

@@ -59,8 +59,9 @@ pub struct VRegInfo {
     pub exists: bool,
 }
 
-/// A machine function.
-#[derive(Clone, Debug)]
+/// A machine function. (Serde: the web engine receives instr-emitter's output from the
+/// DAG wasm, arena indices and all.)
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct Function {
     pub name: String,
     pub target: Target,
@@ -289,7 +290,7 @@ impl Function {
 }
 
 /// A MIR file: the optional embedded LLVM IR module and the functions.
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
 pub struct Module {
     /// The `--- |` document, verbatim (without its indentation).
     pub ir: Option<String>,

@@ -6,15 +6,16 @@ use super::entities::{Block, Inst};
 use crate::entity::{EntityRef, SecondaryMap};
 use alloc::vec::Vec;
 use cranelift_entity::packed_option::PackedOption;
+use serde::{Deserialize, Serialize};
 
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 struct BlockNode {
     first: PackedOption<Inst>,
     last: PackedOption<Inst>,
     len: u32,
 }
 
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 struct InstNode {
     block: PackedOption<Block>,
     prev: PackedOption<Inst>,
@@ -22,7 +23,7 @@ struct InstNode {
 }
 
 /// The order of blocks and of the instructions in each block.
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
 pub struct Layout {
     order: Vec<Block>,
     blocks: SecondaryMap<Block, BlockNode>,

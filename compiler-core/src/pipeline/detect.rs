@@ -114,6 +114,15 @@ pub fn parse_input(
     text: &str,
     from: Option<InputFormat>,
 ) -> Result<(InputFormat, Ir, Vec<FunctionSpans>), PipelineError> {
+    parse_input_in::<true>(text, from)
+}
+
+/// [`parse_input`]; with `DAG` false the DAG reader is left out of the build and a DAG
+/// is refused (`run_observed_without_dag`).
+pub(super) fn parse_input_in<const DAG: bool>(
+    text: &str,
+    from: Option<InputFormat>,
+) -> Result<(InputFormat, Ir, Vec<FunctionSpans>), PipelineError> {
     let format = from
         .or_else(|| detect_format(text))
         .unwrap_or(InputFormat::Mir);
@@ -126,9 +135,14 @@ pub fn parse_input(
             let m = crate::ptx::parse(text).map_err(PipelineError::Parse)?;
             Ok((format, Ir::Ptx(m), Vec::new()))
         }
-        InputFormat::Dag => {
+        InputFormat::Dag if DAG => {
             let d = parse_dag(text).map_err(PipelineError::Parse)?;
             Ok((format, Ir::Dag(d), Vec::new()))
         }
+        InputFormat::Dag => Err(PipelineError::Parse(crate::error::SourceError::new(
+            1,
+            1,
+            "a SelectionDAG is read by the DAG input path, which this build leaves out",
+        ))),
     }
 }

@@ -47,7 +47,8 @@ pub use options::{
 };
 pub use registry::{entry_stage, plan, stage_impl, MirPass, OriPass, PassRecorder, StageImpl};
 pub use runner::{
-    run, run_bytes, run_observed, run_stage, run_stage_handing_over, Handover, Observer,
+    run, run_after_dag_front, run_bytes, run_dag_front, run_observed, run_observed_without_dag,
+    run_stage, run_stage_handing_over, DagFront, Handover, Observer,
 };
 pub use verify::input_level;
 

@@ -1,8 +1,10 @@
 //! The runner: parse, plan, check the input, then one loop over the planned stages, each
 //! run over every function of the module with a recorder (traced or not) and verified
-//! after it when asked.
+//! after it when asked. A build may leave the DAG input path out
+//! ([`run_observed_without_dag`]: the web engine); its first stage is then made apart
+//! ([`run_dag_front`], in the DAG wasm) and handed to [`run_after_dag_front`].
 
-use super::detect::parse_input;
+use super::detect::parse_input_in;
 use super::options::{emitter_options, ptx_emit_options, ptx_lower_options};
 use super::registry::{check_kinds, entry_stage, plan, stage_impl, Handed, StageImpl};
 use super::verify::{check_input, ptx_refusal, verify_after};
@@ -41,6 +43,9 @@ pub trait Observer {
     fn wants_texts(&mut self, _index: usize, _stage: Stage, _input: &Ir) -> bool {
         true
     }
+    /// Stage number `index` was run elsewhere and handed over ([`run_after_dag_front`]:
+    /// instr-emitter); `stage_end` follows with its output.
+    fn stage_handed(&mut self, _index: usize, _stage: Stage) {}
 }
 
 /// Watching nothing.
@@ -57,47 +62,167 @@ pub fn run_observed(
     opts: &RunOptions,
     observer: &mut dyn Observer,
 ) -> Result<RunResult, PipelineError> {
-    let (input_format, mut ir, spans) = parse_input(text, opts.from)?;
+    run_observed_in::<true>(text, opts, observer)
+}
+
+/// [`run_observed`] for a build that leaves the DAG input path out (the web engine's
+/// wasm; its DAG path is a wasm of its own, which runs [`run_dag_front`] and hands the
+/// result to [`run_after_dag_front`]): a DAG input is refused, and neither the DAG
+/// reader nor instr-emitter is reached from here, so neither is linked.
+pub fn run_observed_without_dag(
+    text: &str,
+    opts: &RunOptions,
+    observer: &mut dyn Observer,
+) -> Result<RunResult, PipelineError> {
+    run_observed_in::<false>(text, opts, observer)
+}
+
+fn run_observed_in<const DAG: bool>(
+    text: &str,
+    opts: &RunOptions,
+    observer: &mut dyn Observer,
+) -> Result<RunResult, PipelineError> {
+    let (input_format, mut ir, spans) = parse_input_in::<DAG>(text, opts.from)?;
     let entry = entry_stage(&ir);
     let stages = plan(entry, opts)?;
     check_input(&ir, &spans, &stages, opts.verify)?;
     check_kinds(ir.kind(), &stages, opts.emit)?;
 
     observer.planned(&stages);
+    let from = Start {
+        text,
+        format: input_format,
+        runs: Vec::with_capacity(stages.len()),
+    };
+    let runs = run_stages::<DAG>(from, &mut ir, &stages, opts, observer)?;
+    Ok(RunResult::new(input_format, entry, runs, &ir))
+}
+
+impl RunResult {
+    fn new(input_format: InputFormat, entry: Stage, stages: Vec<StageRun>, ir: &Ir) -> Self {
+        RunResult {
+            input_format,
+            entry,
+            stages,
+            output: ir.print(),
+            output_kind: ir.kind(),
+        }
+    }
+}
+
+/// Where [`run_stages`] starts: the user's text (a PTX refusal points into it), its
+/// format, and the runs of the stages already made.
+struct Start<'a> {
+    text: &'a str,
+    format: InputFormat,
+    runs: Vec<StageRun>,
+}
+
+/// Runs the planned `stages` from the first one `from` has no run of, on `ir`; stops
+/// after a stage whose output fails verification.
+fn run_stages<const DAG: bool>(
+    from: Start,
+    ir: &mut Ir,
+    stages: &[Stage],
+    opts: &RunOptions,
+    observer: &mut dyn Observer,
+) -> Result<Vec<StageRun>, PipelineError> {
     let mut handover = Handover::default();
-    let mut runs = Vec::with_capacity(stages.len());
-    for (index, &stage) in stages.iter().enumerate() {
-        observer.stage_start(index, stage, &ir);
-        let texts = opts.trace && observer.wants_texts(index, stage, &ir);
+    let mut runs = from.runs;
+    for (index, &stage) in stages.iter().enumerate().skip(runs.len()) {
+        observer.stage_start(index, stage, ir);
+        let texts = opts.trace && observer.wants_texts(index, stage, ir);
         let input = texts.then(|| ir.print());
-        let mut run =
-            match run_stage_handing_over(stage, &mut ir, &opts.knobs, opts.trace, &mut handover) {
-                Ok(run) => run,
-                // The first stage read the user's PTX text: point into it.
-                Err(PipelineError::StageFailed { stage, message })
-                    if index == 0 && input_format == InputFormat::Ptx =>
-                {
-                    return Err(ptx_refusal(text, stage, message));
-                }
-                Err(e) => return Err(e),
-            };
-        observer.stage_end(index, stage, &ir);
+        let mut run = match run_stage_in::<DAG>(stage, ir, &opts.knobs, opts.trace, &mut handover) {
+            Ok(run) => run,
+            // The first stage read the user's PTX text: point into it.
+            Err(PipelineError::StageFailed { stage, message })
+                if index == 0 && from.format == InputFormat::Ptx =>
+            {
+                return Err(ptx_refusal(from.text, stage, message));
+            }
+            Err(e) => return Err(e),
+        };
+        observer.stage_end(index, stage, ir);
         run.input = input;
         run.output = texts.then(|| ir.print());
-        run.verify = opts.verify.then(|| verify_after(stage, &ir));
+        run.verify = opts.verify.then(|| verify_after(stage, ir));
         let failed = run.verify.as_ref().is_some_and(|v| !v.is_empty());
         runs.push(run);
         if failed {
             break;
         }
     }
-    Ok(RunResult {
-        input_format,
-        entry,
-        stages: runs,
-        output: ir.print(),
-        output_kind: ir.kind(),
-    })
+    Ok(runs)
+}
+
+/// What the DAG input path makes of a DAG input: instr-emitter's run (its input and
+/// output printed when tracing, verified when asked) and the MIR module it left.
+#[derive(Clone, Debug)]
+pub struct DagFront {
+    pub emitter: StageRun,
+    pub module: Module,
+}
+
+/// The DAG input path alone: reads `text` as a selected DAG and runs instr-emitter on
+/// it, as [`run_observed`] would for its first stage (the web engine's DAG wasm).
+pub fn run_dag_front(text: &str, opts: &RunOptions) -> Result<DagFront, PipelineError> {
+    let (_, ir, spans) = parse_input_in::<true>(text, Some(InputFormat::Dag))?;
+    check_input(&ir, &spans, &[Stage::InstrEmitter], opts.verify)?;
+    let Ir::Dag(d) = &ir else {
+        return Err(failed(
+            Stage::InstrEmitter,
+            "the input is not a selected DAG",
+        ));
+    };
+    let mut emitter = StageRun::empty(Stage::InstrEmitter);
+    let out = emit(d, &opts.knobs, opts.trace, &mut emitter)?;
+    emitter.input = opts.trace.then(|| ir.print());
+    emitter.output = opts.trace.then(|| out.print());
+    emitter.verify = opts.verify.then(|| verify_after(Stage::InstrEmitter, &out));
+    match out {
+        Ir::Mir(module) => Ok(DagFront { emitter, module }),
+        _ => Err(failed(Stage::InstrEmitter, "instr-emitter left no MIR")),
+    }
+}
+
+/// A run of a DAG input whose first stage the DAG input path made (`front`, from
+/// [`run_dag_front`] with the same knobs and `verify`): plans as [`run_observed`] does
+/// and runs the stages after instr-emitter, without the DAG path in the build. `front`'s
+/// input text stands for the DAG when the plan runs nothing.
+pub fn run_after_dag_front(
+    front: DagFront,
+    opts: &RunOptions,
+    observer: &mut dyn Observer,
+) -> Result<RunResult, PipelineError> {
+    let entry = Stage::InstrEmitter;
+    let stages = plan(entry, opts)?;
+    check_kinds(crate::stages::IrKind::Dag, &stages, opts.emit)?;
+    observer.planned(&stages);
+    if stages.is_empty() {
+        return Ok(RunResult {
+            input_format: InputFormat::Dag,
+            entry,
+            stages: Vec::new(),
+            output: front.emitter.input.unwrap_or_default(),
+            output_kind: crate::stages::IrKind::Dag,
+        });
+    }
+    observer.stage_handed(0, entry);
+    let failed = (front.emitter.verify.as_ref()).is_some_and(|v| !v.is_empty());
+    let mut ir = Ir::Mir(front.module);
+    observer.stage_end(0, entry, &ir);
+    let from = Start {
+        text: "",
+        format: InputFormat::Dag,
+        runs: alloc::vec![front.emitter],
+    };
+    let runs = if failed {
+        from.runs
+    } else {
+        run_stages::<false>(from, &mut ir, &stages, opts, observer)?
+    };
+    Ok(RunResult::new(InputFormat::Dag, entry, runs, &ir))
 }
 
 /// Runs `$body` with `$rec` bound to a recorder and evaluates to its result: a
@@ -179,16 +304,19 @@ pub fn run_stage_handing_over(
     trace: bool,
     handover: &mut Handover,
 ) -> Result<StageRun, PipelineError> {
-    let mut out = StageRun {
-        stage,
-        stats: Stats::default(),
-        steps: Vec::new(),
-        functions: Vec::new(),
-        remarks: Vec::new(),
-        verify: None,
-        input: None,
-        output: None,
-    };
+    run_stage_in::<true>(stage, ir, knobs, trace, handover)
+}
+
+/// [`run_stage_handing_over`]; with `DAG` false, instr-emitter is not linked (a DAG
+/// reaches the wrong-input error instead).
+fn run_stage_in<const DAG: bool>(
+    stage: Stage,
+    ir: &mut Ir,
+    knobs: &Knobs,
+    trace: bool,
+    handover: &mut Handover,
+) -> Result<StageRun, PipelineError> {
+    let mut out = StageRun::empty(stage);
     let next = match (stage_impl(stage), &mut *ir) {
         (StageImpl::Mir(pass), Ir::Mir(m)) => {
             for (k, f) in m.functions.iter_mut().enumerate() {
@@ -212,17 +340,7 @@ pub fn run_stage_handing_over(
             }
             None
         }
-        (StageImpl::Emitter, Ir::Dag(d)) => {
-            // An emission error is the input's: it points at the DAG's line:column.
-            let opts = emitter_options(knobs);
-            let (f, stats) = recorded!(trace, out, |rec| passes::instr_emitter::run(d, &opts, rec))
-                .map_err(PipelineError::Parse)?;
-            out.function_done(&f.name, 0, stats);
-            Some(Ir::Mir(Module {
-                ir: None,
-                functions: alloc::vec![f],
-            }))
-        }
+        (StageImpl::Emitter, Ir::Dag(d)) if DAG => Some(emit(d, knobs, trace, &mut out)?),
         (StageImpl::PtxEmit, Ir::Mir(m)) => {
             let opts = ptx_emit_options(knobs);
             let (ptx, stats) = recorded!(trace, out, |rec| passes::ptx_emit::run(m, &opts, rec))
@@ -256,7 +374,38 @@ pub fn run_stage_handing_over(
     Ok(out)
 }
 
+/// instr-emitter on the selected DAG `d`: the MIR module of its one function.
+fn emit(
+    d: &crate::dag::Dag,
+    knobs: &Knobs,
+    trace: bool,
+    out: &mut StageRun,
+) -> Result<Ir, PipelineError> {
+    // An emission error is the input's: it points at the DAG's line:column.
+    let opts = emitter_options(knobs);
+    let (f, stats) = recorded!(trace, out, |rec| passes::instr_emitter::run(d, &opts, rec))
+        .map_err(PipelineError::Parse)?;
+    out.function_done(&f.name, 0, stats);
+    Ok(Ir::Mir(Module {
+        ir: None,
+        functions: alloc::vec![f],
+    }))
+}
+
 impl StageRun {
+    fn empty(stage: Stage) -> StageRun {
+        StageRun {
+            stage,
+            stats: Stats::default(),
+            steps: Vec::new(),
+            functions: Vec::new(),
+            remarks: Vec::new(),
+            verify: None,
+            input: None,
+            output: None,
+        }
+    }
+
     /// Adds one function's counters, and its steps from `first` on.
     fn function_done(&mut self, name: &str, first: usize, stats: Stats) {
         self.stats.merge(&stats);

@@ -24,7 +24,8 @@ mod js_api {
 
     /// `run(source, options?)`: runs the pipeline; returns the stages with their stats,
     /// step counts and remarks, and the output text. Throws on bad input, with `errors`
-    /// (line, col, message) on the thrown Error.
+    /// (line, col, message) on the thrown Error. A SelectionDAG gets a Promise of the
+    /// same (its first stage runs in the DAG wasm, copyscope-dag, loaded on first use).
     #[wasm_bindgen]
     pub fn run(source: &str, options: JsValue) -> Result<JsValue, JsValue> {
         js::run(source, options)
