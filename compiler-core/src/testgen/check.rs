@@ -211,15 +211,16 @@ fn check_trace(
         return Err(fail(what.into(), after, Some(&end)));
     }
     // Back to the input by undoing every step, one at a time (up to a step that
-    // cannot be undone: a split edge).
+    // cannot be undone: a split edge, a LiveFlags rule).
     let mut back = end;
     let cp = player.checkpoints();
     for n in (0..log.steps.len()).rev() {
-        if log.steps[n]
-            .edits
-            .iter()
-            .any(|e| matches!(e, crate::trace::Edit::SplitEdge { .. }))
-        {
+        if log.steps[n].edits.iter().any(|e| {
+            matches!(
+                e,
+                crate::trace::Edit::SplitEdge { .. } | crate::trace::Edit::LiveFlags { .. }
+            )
+        }) {
             break;
         }
         let undone = cp.walk(&log.steps, n + 1, n, &mut back).and_then(|()| {
