@@ -36,8 +36,7 @@ use compiler_core::pipeline::{
 };
 use compiler_core::trace::{
     first_range_rows, redo_edit, Change, Checkpoints, Copies, Edit, EditRef, Focus, RangeView,
-    SegmentView,
-    Step, CHECKPOINT_EVERY,
+    SegmentView, Step, CHECKPOINT_EVERY,
 };
 use compiler_core::{InputFormat, RunOptions, Stage};
 

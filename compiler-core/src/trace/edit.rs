@@ -1,12 +1,12 @@
 //! IR edits: the unit of replay.
 
+use super::compact::varint;
 use crate::entity::EntityRef;
 use crate::error::ReplayError;
 use crate::mir::{Function, Inst, InstData, Operand, RegClass, VReg};
 use alloc::format;
 use cranelift_entity::packed_option::PackedOption;
 use serde::{Serialize, Serializer};
-use super::compact::varint;
 
 /// One change to a function. Instructions are named by storage index; an inserted
 /// instruction names the index it received so replay can check it gets the same one.
@@ -571,8 +571,8 @@ fn write_live_flags(f: &mut Function, insts: &InstSeq) -> Result<(), ReplayError
 #[cfg(test)]
 mod tests {
     use super::*;
-    use alloc::vec::Vec;
     use crate::mir::{oflag, parse_module, Reg};
+    use alloc::vec::Vec;
 
     fn seq(v: &[usize]) -> Vec<Inst> {
         v.iter().map(|&i| Inst::new(i)).collect()
