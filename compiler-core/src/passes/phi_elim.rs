@@ -234,7 +234,7 @@ pub fn run_keeping_live_variables<R: Recorder>(
     let edits = ed.take_edits();
     let n = stats.phis_lowered;
     rec.step(move || {
-        let mut s = Step::numbered("done", "PHI elimination finished: \u{1} PHIs lowered; the function is marked noPhis and leaves SSA form.", &[n as u64]);
+        let mut s = Step::numbered("done", "PHI elimination finished: \u{1} PHIs lowered; the function is marked noPhis and leaves SSA form.", &[n]);
         s.edits = edits.into();
         s
     });

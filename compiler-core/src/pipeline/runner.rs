@@ -133,7 +133,13 @@ fn run_stages<const DAG: bool>(
         observer.stage_start(index, stage, ir);
         let texts = opts.trace && observer.wants_texts(index, stage, ir);
         let input = texts.then(|| ir.print());
-        let mut run = match run_stage_in::<DAG>(stage, ir, &opts.knobs, opts.trace, &mut handover) {
+        let mut run = match run_stage_handing_over::<DAG>(
+            stage,
+            ir,
+            &opts.knobs,
+            opts.trace,
+            &mut handover,
+        ) {
             Ok(run) => run,
             // The first stage read the user's PTX text: point into it.
             Err(PipelineError::StageFailed { stage, message })
@@ -293,23 +299,12 @@ pub fn run_stage(
     knobs: &Knobs,
     trace: bool,
 ) -> Result<StageRun, PipelineError> {
-    run_stage_handing_over(stage, ir, knobs, trace, &mut Handover::default())
+    run_stage_handing_over::<true>(stage, ir, knobs, trace, &mut Handover::default())
 }
 
-/// [`run_stage`], with what earlier stages of the same run handed over.
-pub fn run_stage_handing_over(
-    stage: Stage,
-    ir: &mut Ir,
-    knobs: &Knobs,
-    trace: bool,
-    handover: &mut Handover,
-) -> Result<StageRun, PipelineError> {
-    run_stage_in::<true>(stage, ir, knobs, trace, handover)
-}
-
-/// [`run_stage_handing_over`]; with `DAG` false, instr-emitter is not linked (a DAG
-/// reaches the wrong-input error instead).
-fn run_stage_in<const DAG: bool>(
+/// [`run_stage`], with what earlier stages of the same run handed over; with `DAG`
+/// false, instr-emitter is not linked (a DAG reaches the wrong-input error instead).
+pub fn run_stage_handing_over<const DAG: bool>(
     stage: Stage,
     ir: &mut Ir,
     knobs: &Knobs,

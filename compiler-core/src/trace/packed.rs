@@ -102,7 +102,7 @@ fn subreg_code(s: SubReg) -> u32 {
 }
 
 fn subreg_of(c: u32) -> SubReg {
-    if c % 2 == 0 {
+    if c.is_multiple_of(2) {
         SubReg::of_lane((c / 2) as u8)
     } else {
         SubReg::of_name(sym(c / 2))

@@ -207,7 +207,7 @@ pub fn run_with_live_variables<R: Recorder>(
     p.rec.step(move || {
         let mut s = Step::numbered("done",
             "Two-address finished: \u{1} COPYs inserted, \u{1} EXTRACT_SUBREG pairs split, \u{1} REG_SEQUENCE and \u{1} INSERT_SUBREG lowered; the function is no longer in SSA form.",
-            &[stats.copies_inserted as u64, stats.extract_subreg_copies as u64, stats.reg_sequence_eliminated as u64, stats.insert_subreg_rewritten as u64],
+            &[stats.copies_inserted, stats.extract_subreg_copies, stats.reg_sequence_eliminated, stats.insert_subreg_rewritten],
         );
         s.edits = edits.into();
         s
