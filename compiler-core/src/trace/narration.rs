@@ -36,7 +36,9 @@ const INLINE_ARGS: usize = 8;
 /// A sentence with its numbers taken out, shared by the steps that use it (`Text`); or,
 /// for a sentence whose numbers need more than [`INLINE_ARGS`] bytes, a step's own node
 /// holding the shared text and the numbers' bytes past the inline ones (`Spill`).
-#[derive(Clone, PartialEq, Eq, PartialOrd, Ord)]
+/// Templates compare by what they print: their text and spilled bytes, whether the
+/// text was written in the program or split from a sentence.
+#[derive(Clone)]
 enum Template {
     Text(Box<str>),
     /// A template written in the program ([`Narration::fixed`], [`Narration::numbered`]):
@@ -54,12 +56,35 @@ fn text_node(t: &Arc<Template>) -> &Arc<Template> {
 }
 
 impl Template {
+    fn spilled(&self) -> &[u8] {
+        match self {
+            Template::Spill(_, rest) => rest,
+            _ => &[],
+        }
+    }
     fn text(&self) -> &str {
         match self {
             Template::Text(t) => t,
             Template::Static(t) => t,
             Template::Spill(t, _) => t.text(),
         }
+    }
+}
+
+impl PartialEq for Template {
+    fn eq(&self, o: &Self) -> bool {
+        self.cmp(o) == core::cmp::Ordering::Equal
+    }
+}
+impl Eq for Template {}
+impl PartialOrd for Template {
+    fn partial_cmp(&self, o: &Self) -> Option<core::cmp::Ordering> {
+        Some(self.cmp(o))
+    }
+}
+impl Ord for Template {
+    fn cmp(&self, o: &Self) -> core::cmp::Ordering {
+        (self.text(), self.spilled()).cmp(&(o.text(), o.spilled()))
     }
 }
 
