@@ -378,7 +378,8 @@ impl std::fmt::Display for TestCounts {
 /// sits a little above what its file measures, to stop growth.
 /// Issue #28's goal of 450 KB for the engine is NOT reached: 533 KB (gzip -9) on
 /// 2026-11-27 once the DAG input path moved to its own wasm (593 KB before; the DAG wasm
-/// weighs 193 KB). History: 577 KB after the JS API dropped its second serde back end,
+/// weighs 193 KB), 538 KB once the same day's trace storage (packed instructions,
+/// rules, program-written templates) was merged with it. History: 577 KB after the JS API dropped its second serde back end,
 /// 593 KB once issue #31's compact trace storage was merged. What is left, by gzip
 /// share of the code before wasm-opt (measured before the DAG split): ptx-emit 55 KB,
 /// BTreeMap instances 32 KB, the NVPTX coalescer 24 KB, GeneralOptimize 20 KB; data
@@ -388,7 +389,7 @@ impl std::fmt::Display for TestCounts {
 /// `--merge-similar-functions`, `--gufa-optimizing`, `--type-ssa`, `-iit`, `-tnh` (under
 /// 0.1 KB each).
 const WASM_GZIP_BUDGET_PAGE: u64 = 300 * 1024;
-const WASM_GZIP_BUDGET_ENGINE: u64 = 536 * 1024;
+const WASM_GZIP_BUDGET_ENGINE: u64 = 541 * 1024;
 const WASM_GZIP_BUDGET_PROOF: u64 = 210 * 1024;
 /// The DAG input path's wasm (copyscope-dag: the DAG reader and instr-emitter, loaded
 /// the first time a SelectionDAG is run); measured 193 KB.
@@ -420,8 +421,9 @@ fn wasm_budget(file: &str) -> u64 {
 /// 870 KB when the interpreters moved to the proof's wasm, measured 856 KB; raised to
 /// 880 KB with the engine's guard, measured 869 KB; lowered to 870 KB, measured 866 KB;
 /// raised to 886 KB with the engine's guard, measured 883 KB; lowered to 826 KB when the
-/// DAG input path left the engine, measured 822 KB.)
-const WASM_GZIP_BUDGET_TOTAL: u64 = 826 * 1024;
+/// DAG input path left the engine, measured 822 KB; raised to 831 KB with the engine's
+/// guard, measured 828 KB.)
+const WASM_GZIP_BUDGET_TOTAL: u64 = 831 * 1024;
 
 fn trunk_build(ctx: &Ctx) -> Outcome {
     let (ok, _) = proc::tee(&mut ctx.command("trunk", &["build", "--release"]));
