@@ -42,7 +42,7 @@ function readTree() {
   }));
   // "N extents ordered by start, M drawn; this step: a inserted, b removed, c rotations, d recolourings."
   const desc = svg.querySelector('desc').textContent;
-  const m = desc.match(/(\d+) \w+ ordered by start, (\d+) drawn; this step: (\d+) inserted, (\d+) removed, (\d+) rotations, (\d+) recolourings/);
+  const m = desc.match(/(\d+) \w+ ordered by [^;]*?, (\d+) drawn; this step: (\d+) inserted, (\d+) removed, (\d+) rotations, (\d+) recolourings/);
   const [total, drawn, inserted, removed, rotations, recolors] = m ? m.slice(1).map(Number) : [];
   return { nodes, total, drawn, inserted, removed, rotations, recolors, desc };
 }
