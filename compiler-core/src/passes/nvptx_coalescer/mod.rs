@@ -495,7 +495,6 @@ impl<R: Recorder> Nvptx<'_, '_, R> {
             .vreg_list()
             .filter(|&v| self.participates(v))
             .collect();
-        let mut all: Vec<Interval> = Vec::new();
         for v in vregs {
             let n_lanes = self.lanes[v.index()].len();
             // A tuple is in the tree as a whole and lane by lane.
@@ -503,19 +502,13 @@ impl<R: Recorder> Nvptx<'_, '_, R> {
             units.extend((0..n_lanes as u8).map(|l| (v, Some(l))));
             for u in units {
                 let segs = self.segments(u);
-                all.extend(segs.iter().copied());
+                for &iv in &segs {
+                    self.tree_insert(iv);
+                }
                 if !segs.is_empty() {
                     self.in_tree.insert(key_pair(u), segs);
                 }
             }
-        }
-        // `all` is in the tree's order (registers ascending, each one's segments by
-        // start). Inserted in that order, every new node would hang at the right edge
-        // and the fix-ups would recolour about six nodes per insert; inserted middle
-        // first, level by level, each lands where a balanced tree has room: no
-        // rotations, and only the recolourings that keep red nodes apart.
-        for k in middle_first(all.len()) {
-            self.tree_insert(all[k]);
         }
         let (n, rot) = (self.tree.len(), self.tree.rotations);
         self.tree_summary("tree_built", format!("The interval tree now holds {n} live segments ordered by register, then start (our reading of the spec's intervals \"indexed by register number\" with a comparator on start); building it took {rot} rotations to stay balanced. Every interference question from here on is a query on it."));
@@ -644,22 +637,6 @@ fn event_text(e: &TreeEvent) -> (&'static str, String) {
         TreeEvent::Rotate { pivot, side } => ("tree_rotate", format!("Tree rotation: node {} moves down to the {} and its child rises, keeping every root-to-leaf path equally black.", pivot.0, if *side == interval_tree::Side::Left { "left" } else { "right" })),
         TreeEvent::Recolor { node, color } => ("tree_recolor", format!("Tree recolouring: node {} turns {}.", node.0, if *color == interval_tree::Color::Red { "red" } else { "black" })),
     }
-}
-
-/// The indexes `0..n` with each range's middle first, level by level (breadth first):
-/// the order that builds a balanced binary search tree from sorted keys top down.
-fn middle_first(n: usize) -> Vec<usize> {
-    let mut out = Vec::with_capacity(n);
-    let mut queue = alloc::collections::VecDeque::from([(0, n)]);
-    while let Some((lo, hi)) = queue.pop_front() {
-        if lo < hi {
-            let mid = lo + (hi - lo) / 2;
-            out.push(mid);
-            queue.push_back((lo, mid));
-            queue.push_back((mid + 1, hi));
-        }
-    }
-    out
 }
 
 pub(crate) fn tree_key(u: Unit) -> u32 {
