@@ -80,7 +80,8 @@ function shapeProblems(t) {
   };
   walk(roots[0].id, 0);
   if (order.length !== t.nodes.length) out.push(`in-order walk reaches ${order.length} of ${t.nodes.length} nodes`);
-  const cmp = (a, b) => a.start - b.start || a.key - b.key || a.end - b.end;
+  // The tree's order: by register key, then start, then end (`Interval::tree_less`).
+  const cmp = (a, b) => a.key - b.key || a.start - b.start || a.end - b.end;
   for (let i = 1; i < order.length; i++) {
     if (cmp(order[i - 1], order[i]) >= 0) out.push(`nodes ${order[i - 1].id}, ${order[i].id} out of order`);
   }
