@@ -399,7 +399,7 @@ impl std::fmt::Display for TestCounts {
 /// needs on demand that could leave (the JS API's extras, the DAG handover) weigh ~28 KB.
 /// Tried without gain: `opt-level = "s"` and a compact ISA table (larger), wasm-opt
 /// `--merge-similar-functions`, `--gufa-optimizing`, `--type-ssa`, `-iit`, `-tnh` (under
-/// 0.1 KB each).
+/// 0.1 KB each), `-C llvm-args=-inline-threshold=0` (code 1.8 KB larger before wasm-opt).
 const WASM_GZIP_BUDGET_PAGE: u64 = 300 * 1024;
 const WASM_GZIP_BUDGET_ENGINE: u64 = 541 * 1024;
 const WASM_GZIP_BUDGET_PROOF: u64 = 210 * 1024;
