@@ -236,3 +236,36 @@ fn phase_46_is_the_no_op_sentinel_on_old_profiles() {
     let r = run("select-fold", &["sm=sm_90"]);
     assert_eq!(stat(&r, Stage::GeneralOptimizeMid2, "gated"), 0);
 }
+
+/// Issue 31's step layout on phase 58: a step with a payload and no list holds no list
+/// box (the payload has its own pointer), and each buffer step, kept as the slots that
+/// changed over the previous step's, still shows the slot its sentence says a MOV
+/// entered, with the index moved past it.
+#[test]
+fn phase_58_steps_keep_payloads_apart_and_show_the_slot_entered() {
+    let r = run("mov-pairs", &[]);
+    let s = stage(&r, Stage::GeneralOptimizeLate);
+    let mut bare = 0;
+    let mut entered = 0;
+    for x in &s.steps {
+        let no_lists = x.focus.is_empty()
+            && x.edits.is_empty()
+            && x.ori_edits.is_empty()
+            && x.ptx_edits.is_empty();
+        if no_lists && !matches!(&*x.payload, Payload::None) {
+            assert_eq!(x.parts_box_bytes(), 0, "{}", x.narration);
+            bare += 1;
+        }
+        let Payload::GoBuffer { slots, index, .. } = &*x.payload else {
+            continue;
+        };
+        let text = x.narration.text();
+        if let Some(rest) = text.split("enters slot ").nth(1) {
+            let k: usize = rest.split(';').next().unwrap().parse().unwrap();
+            assert!(slots.get(k).is_some(), "{text}");
+            assert_eq!(*index as usize, (k + 1) % 6, "{text}");
+            entered += 1;
+        }
+    }
+    assert!(bare > 0 && entered > 0, "{bare} {entered}");
+}

@@ -5,6 +5,8 @@
 
 use super::Payload;
 use alloc::boxed::Box;
+use alloc::string::String;
+use alloc::sync::Arc;
 use alloc::vec::Vec;
 use core::fmt;
 use core::ops::Deref;
@@ -107,6 +109,124 @@ impl serde::Serialize for PayloadBox {
     }
 }
 
+/// One slot of phase 58's buffer: the first MOV and, once matched, the second.
+pub type GoSlot = Option<(SharedText, Option<SharedText>)>;
+
+static EMPTY_SLOT: GoSlot = None;
+
+/// Text shared by the steps that show it (a MOV in phase 58's buffer is printed once
+/// while its text stays the same); printed as a string.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SharedText(Arc<str>);
+
+impl SharedText {
+    pub fn new(text: String) -> Self {
+        SharedText(Arc::from(text))
+    }
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+}
+
+impl serde::Serialize for SharedText {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(&self.0)
+    }
+}
+
+/// Phase 58's six slots as one buffer step shows them, recorded as changes: a link
+/// holds one slot that differs from what the step before showed, over that step's
+/// links (shared, not copied), so a step that fills one slot adds one link, not a
+/// copy of the six. Reading a slot walks down to the first link that names it (none:
+/// empty). A chain longer than [`GoSlots::MAX_DEPTH`] links starts over with the slots
+/// written out afresh, which bounds every walk. Reads as the six slots in order;
+/// printed as that list.
+#[derive(Clone, Default)]
+pub struct GoSlots(Option<Arc<SlotLink>>);
+
+struct SlotLink {
+    slot: u8,
+    /// Links below this one.
+    depth: u16,
+    value: GoSlot,
+    under: GoSlots,
+}
+
+impl GoSlots {
+    pub const LEN: usize = 6;
+    /// The longest walk a read makes.
+    pub const MAX_DEPTH: u16 = 48;
+
+    /// Slot `i` (empty past the six).
+    pub fn get(&self, i: usize) -> &GoSlot {
+        let mut at = &self.0;
+        while let Some(link) = at {
+            if usize::from(link.slot) == i {
+                return &link.value;
+            }
+            at = &link.under.0;
+        }
+        &EMPTY_SLOT
+    }
+    pub fn len(&self) -> usize {
+        Self::LEN
+    }
+    pub fn is_empty(&self) -> bool {
+        false
+    }
+    pub fn iter(&self) -> impl Iterator<Item = &GoSlot> {
+        (0..Self::LEN).map(|i| self.get(i))
+    }
+    fn depth(&self) -> u16 {
+        self.0.as_ref().map_or(0, |l| l.depth + 1)
+    }
+    fn link(self, slot: usize, value: GoSlot) -> GoSlots {
+        GoSlots(Some(Arc::new(SlotLink {
+            slot: slot as u8,
+            depth: self.depth(),
+            value,
+            under: self,
+        })))
+    }
+    /// These slots with slot `i` (one of the six) holding `value`: a link over these
+    /// when the value differs, the same slots when not.
+    pub fn with(&self, i: usize, value: GoSlot) -> GoSlots {
+        debug_assert!(i < Self::LEN);
+        if *self.get(i) == value {
+            return self.clone();
+        }
+        if self.depth() < Self::MAX_DEPTH {
+            return self.clone().link(i, value);
+        }
+        // Start over: the other non-empty slots written out, then this one.
+        let mut fresh = GoSlots::default();
+        for k in (0..Self::LEN).filter(|&k| k != i) {
+            if let Some(v) = self.get(k) {
+                fresh = fresh.link(k, Some(v.clone()));
+            }
+        }
+        fresh.link(i, value)
+    }
+}
+
+impl PartialEq for GoSlots {
+    fn eq(&self, o: &Self) -> bool {
+        self.iter().eq(o.iter())
+    }
+}
+
+impl fmt::Debug for GoSlots {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_list().entries(self.iter()).finish()
+    }
+}
+
+impl serde::Serialize for GoSlots {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_seq(self.iter())
+    }
+}
+
 /// Unsigned LEB128, the one number encoding the compact trace parts share (narration
 /// numbers, coalescing decisions, rename rules): seven bits a byte, low bits first, the
 /// top bit set on every byte but the last.
@@ -174,6 +294,49 @@ mod tests {
         let empty: List<u32> = Vec::new().into();
         assert!(empty.0.is_none(), "an empty list allocates nothing");
         assert_eq!(List::from(vec![1u8, 2]).iter().sum::<u8>(), 3);
+    }
+
+    fn slot(first: &str, second: Option<&str>) -> GoSlot {
+        Some((
+            SharedText::new(first.into()),
+            second.map(|t| SharedText::new(t.into())),
+        ))
+    }
+
+    /// Phase 58's slots are kept as changes: a step that fills one slot adds one link
+    /// over the previous step's slots (shared, not copied), an unchanged slot adds
+    /// nothing, and every read gives what a plain array of six would hold, however
+    /// many changes came before (the chain starts over past its longest walk).
+    #[test]
+    fn go_slots_keep_changes_over_the_previous_slots() {
+        let empty = GoSlots::default();
+        assert!(empty.iter().all(Option::is_none) && empty.len() == 6);
+        let a = empty.with(2, slot("mov a", None));
+        let b = a.with(4, slot("mov b", Some("mov b2")));
+        assert_eq!(b.get(2), &slot("mov a", None));
+        assert_eq!(b.get(4), &slot("mov b", Some("mov b2")));
+        assert_eq!(a.get(4), &None, "the earlier step's slots are unchanged");
+        let under = &b.0.as_ref().unwrap().under;
+        assert!(Arc::ptr_eq(
+            under.0.as_ref().unwrap(),
+            a.0.as_ref().unwrap()
+        ));
+        let same = b.with(2, slot("mov a", None));
+        assert!(Arc::ptr_eq(same.0.as_ref().unwrap(), b.0.as_ref().unwrap()));
+        // Against a plain array, over many more changes than one chain holds.
+        let mut plain: [GoSlot; 6] = Default::default();
+        let mut kept = GoSlots::default();
+        for k in 0..1000usize {
+            let (i, v) = (k * 7 % 6, (k % 5 != 0).then(|| alloc::format!("mov {k}")));
+            plain[i] = v.as_deref().and_then(|t| slot(t, None));
+            kept = kept.with(i, plain[i].clone());
+            assert!(kept.depth() <= GoSlots::MAX_DEPTH + 1);
+            assert!(kept.iter().eq(plain.iter()), "after change {k}");
+        }
+        assert_eq!(
+            serde_json::to_string(&a).unwrap(),
+            r#"[null,null,["mov a",null],null,null,null]"#
+        );
     }
 
     #[test]

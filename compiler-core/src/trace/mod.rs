@@ -10,6 +10,16 @@
 //! in the same order, so replaying every edit of a pass from its input reproduces its
 //! output exactly (tests check this for every pass); with [`NoTrace`] the closures passed
 //! to [`Recorder::step`] are never called, so tracing off costs nothing.
+//!
+//! Storage (issue 31, the bytes a trace holds per step): a step is 40 bytes in the
+//! step array (kind, narration, payload pointer, lists pointer); what it has besides
+//! lives behind the two pointers, each allocated only when there is something to hold.
+//!
+//! ```text
+//!  Step { kind: Arc'd &str (shared)  narration: template (shared) + 8 inline number bytes
+//!         payload ─▶ Box<Payload> (64 B) or nothing
+//!         lists   ─▶ Box<StepLists { focus, edits, ori_edits, ptx_edits }> (32 B) or nothing }
+//! ```
 
 mod coalesce;
 mod compact;
@@ -21,7 +31,7 @@ mod packed;
 mod player;
 
 pub use coalesce::{CoalesceDecision, ConflictAt, DecisionRanges, RangeNumbers};
-pub use compact::{List, PayloadBox};
+pub use compact::{GoSlot, GoSlots, List, PayloadBox, SharedText};
 pub use narration::{Kind, Narration, Templates};
 pub use packed::PackedInst;
 
@@ -71,22 +81,27 @@ impl Focus {
 
 /// One recorded step of a pass. Stored compactly (a trace holds every step): the kind
 /// as a shared string ([`Kind`]), the narration as a shared template and its numbers
-/// inline ([`Narration`]), and the rest ([`StepParts`]: lists and payload, which most
-/// steps have few of) behind one optional box. The parts read and write as fields of
-/// the step (`step.edits`, `step.payload`, ...: `Step` derefs to [`StepParts`]; writing
-/// one makes the box).
+/// inline ([`Narration`]), the payload behind a pointer of its own ([`PayloadBox`]:
+/// nothing stored when there is none) and the lists ([`StepLists`]: focus and edits,
+/// which most steps have few of) behind one optional box. The lists read and write as
+/// fields of the step (`step.edits`, ...: `Step` derefs to [`StepLists`]; writing one
+/// makes the box). The payload is apart from the lists so that a step with a payload
+/// and no list (every GeneralOptimize round, most coalescer tree steps) holds no list
+/// box: 8 bytes more in the step, 32 less in the box it no longer needs.
 #[derive(Clone)]
 pub struct Step {
     /// A stable snake_case id of what happened (`extract_subreg_copy`, `commute`, ...).
     pub kind: Kind,
     /// One sentence for a reader, in our own words (`narration.text()`).
     pub narration: Narration,
-    parts: Option<alloc::boxed::Box<StepParts>>,
+    /// Pass-specific data for the pictures, as JSON-ready values.
+    pub payload: PayloadBox,
+    lists: Option<alloc::boxed::Box<StepLists>>,
 }
 
-/// What a step holds besides its kind and sentence (see [`Step`]).
+/// The lists a step holds besides its kind, sentence and payload (see [`Step`]).
 #[derive(Clone, Debug, Default, PartialEq)]
-pub struct StepParts {
+pub struct StepLists {
     pub focus: List<Focus>,
     /// The IR edits this step made, in order.
     pub edits: List<Edit>,
@@ -96,69 +111,61 @@ pub struct StepParts {
     /// The same for ptx-emit: what the step added to the PTX output
     /// ([`crate::ptx::edit`]); left out of the JSON when empty.
     pub ptx_edits: List<crate::ptx::edit::PtxEdit>,
-    /// Pass-specific data for the pictures, as JSON-ready values.
-    pub payload: PayloadBox,
 }
 
-impl StepParts {
-    const NONE: StepParts = StepParts {
+impl StepLists {
+    const NONE: StepLists = StepLists {
         focus: List::new(),
         edits: List::new(),
         ori_edits: List::new(),
         ptx_edits: List::new(),
-        payload: PayloadBox::NONE,
     };
     fn is_empty(&self) -> bool {
         self.focus.is_empty()
             && self.edits.is_empty()
             && self.ori_edits.is_empty()
             && self.ptx_edits.is_empty()
-            && matches!(*self.payload, Payload::None)
     }
 }
 
-static NO_PARTS: StepParts = StepParts::NONE;
+static NO_LISTS: StepLists = StepLists::NONE;
 
-// The step array holds one of these per step: kind 8, narration 16, parts 8.
-const _: () = assert!(core::mem::size_of::<Step>() <= 32);
+// The step array holds one of these per step: kind 8, narration 16, payload 8, lists 8.
+const _: () = assert!(core::mem::size_of::<Step>() <= 40);
 
 impl core::ops::Deref for Step {
-    type Target = StepParts;
-    fn deref(&self) -> &StepParts {
-        self.parts.as_deref().unwrap_or(&NO_PARTS)
+    type Target = StepLists;
+    fn deref(&self) -> &StepLists {
+        self.lists.as_deref().unwrap_or(&NO_LISTS)
     }
 }
 
 impl core::ops::DerefMut for Step {
-    fn deref_mut(&mut self) -> &mut StepParts {
-        self.parts.get_or_insert_with(Default::default)
+    fn deref_mut(&mut self) -> &mut StepLists {
+        self.lists.get_or_insert_with(Default::default)
     }
 }
 
 impl Step {
-    pub fn new(kind: &'static str, narration: impl Into<String>) -> Self {
+    fn with(kind: &'static str, narration: Narration) -> Self {
         Step {
             kind: Kind::new(kind),
-            narration: Narration::new(&narration.into()),
-            parts: None,
+            narration,
+            payload: PayloadBox::NONE,
+            lists: None,
         }
+    }
+    pub fn new(kind: &'static str, narration: impl Into<String>) -> Self {
+        Step::with(kind, Narration::new(&narration.into()))
     }
     /// A step whose sentence is written in the program ([`Narration::fixed`]).
     pub fn fixed(kind: &'static str, narration: &'static str) -> Self {
-        Step {
-            kind: Kind::new(kind),
-            narration: Narration::fixed(narration),
-            parts: None,
-        }
+        Step::with(kind, Narration::fixed(narration))
     }
     /// A step whose sentence is a template written in the program with its numbers
     /// ([`Narration::numbered`]: each `\u{1}` of `template` is the next of `args`).
     pub fn numbered(kind: &'static str, template: &'static str, args: &[u64]) -> Self {
-        Step {
-            kind: Kind::new(kind),
-            narration: Narration::numbered(template, args),
-            parts: None,
-        }
+        Step::with(kind, Narration::numbered(template, args))
     }
     pub fn focus(mut self, f: Focus) -> Self {
         self.focus.push(f);
@@ -169,26 +176,23 @@ impl Step {
         self
     }
     pub fn payload(mut self, p: impl Into<Payload>) -> Self {
-        let p: PayloadBox = p.into().into();
-        if self.parts.is_some() || !matches!(*p, Payload::None) {
-            self.payload = p;
-        }
+        self.payload = p.into().into();
         self
     }
     /// True when the step changed nothing in the IR.
     pub fn is_noop(&self) -> bool {
         self.edits.is_empty() && self.ori_edits.is_empty() && self.ptx_edits.is_empty()
     }
-    /// Heap bytes of the parts' box itself (not what its lists and payload hold).
+    /// Heap bytes of the lists' box itself (not what its lists hold).
     pub fn parts_box_bytes(&self) -> usize {
-        self.parts
+        self.lists
             .as_ref()
-            .map_or(0, |_| core::mem::size_of::<StepParts>())
+            .map_or(0, |_| core::mem::size_of::<StepLists>())
     }
-    /// Drops the parts' box when nothing is in it (a step that wrote an empty list).
+    /// Drops the lists' box when nothing is in it (a step that wrote an empty list).
     fn settle(&mut self) {
-        if self.parts.as_deref().is_some_and(StepParts::is_empty) {
-            self.parts = None;
+        if self.lists.as_deref().is_some_and(StepLists::is_empty) {
+            self.lists = None;
         }
     }
 }
@@ -332,11 +336,12 @@ pub enum Payload {
         threshold: f64,
     },
     /// GeneralOptimize phase 58: the six-slot circular buffer (first and second MOV of
-    /// each slot, printed) and the slot index, with the seven counters.
+    /// each slot, printed) and the slot index, with the seven counters. The slots are
+    /// kept as the changes since the previous buffer step ([`GoSlots`]).
     GoBuffer {
         block: crate::ori::BlockId,
         index: u32,
-        slots: alloc::boxed::Box<[GoSlot; 6]>,
+        slots: GoSlots,
         /// The seven counters in [`GO_BUFFER_COUNTERS`]' order, printed with their names.
         #[serde(serialize_with = "ser_buffer_counters")]
         counters: [u32; 7],
@@ -528,29 +533,6 @@ fn ser_buffer_counters<S: serde::Serializer>(c: &[u32; 7], s: S) -> Result<S::Ok
     }
     seq.end()
 }
-
-/// Text shared by the steps that show it (a MOV in phase 58's buffer is printed once
-/// while its text stays the same); printed as a string.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct SharedText(alloc::sync::Arc<String>);
-
-impl SharedText {
-    pub fn new(text: String) -> Self {
-        SharedText(alloc::sync::Arc::new(text))
-    }
-    pub fn as_str(&self) -> &str {
-        &self.0
-    }
-}
-
-impl Serialize for SharedText {
-    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        s.serialize_str(&self.0)
-    }
-}
-
-/// One slot of phase 58's buffer: the first MOV and, once matched, the second.
-pub type GoSlot = Option<(SharedText, Option<SharedText>)>;
 
 /// Two-address: a tied (use, def) pair and what was tried for it.
 #[derive(Clone, Debug, PartialEq, Serialize)]

@@ -13,33 +13,76 @@ use super::{consume, dce_block, forward, late, Phase, Run};
 use crate::trace::{Recorder, Step};
 use alloc::format;
 
+/// The dispatch step's sentence for each body a hook runs, with the phase, the SM
+/// profile's hex digits and the body's own numbers as its numbers (written here: the
+/// step costs no text of its own; every digit run is a number, as splitting gives).
+macro_rules! dispatch {
+    ($body:literal, $template:literal, $numbers:expr) => {
+        (
+            $body,
+            concat!(
+                "Phase \u{1} dispatches through the target's vtable; SM profile \u{1}x\u{1} runs ",
+                $template,
+                "."
+            ),
+            $numbers,
+        )
+    };
+}
+type Dispatch = (&'static str, &'static str, &'static [u64]);
+const DISPATCH: [Dispatch; 4] = [
+    dispatch!("one mark-and-consume round per block", "one mark-and-consume round per block", &[]),
+    dispatch!("the no-op sentinel", "the no-op sentinel", &[]),
+    dispatch!(
+        "the MOV-pair window of phase 58, then a dead-code sweep",
+        "the MOV-pair window of phase \u{1}, then a dead-code sweep",
+        &[58]
+    ),
+    dispatch!("a dead-code sweep per block", "a dead-code sweep per block", &[]),
+];
+
 /// Phase 46's body for an SM profile, or None for the no-op sentinel.
 pub fn mid2_body(sm: u32) -> Option<&'static str> {
-    (sm >> 12 >= 7).then_some("one mark-and-consume round per block")
+    (sm >> 12 >= 7).then_some(DISPATCH[0].0)
 }
 
 /// Phase 65's body for an SM profile.
 pub fn late2_body(sm: u32) -> &'static str {
     if sm >> 12 >= 8 {
-        "the MOV-pair window of phase 58, then a dead-code sweep"
+        DISPATCH[2].0
     } else {
-        "a dead-code sweep per block"
+        DISPATCH[3].0
+    }
+}
+
+/// The step naming what the hook runs. The profile's hex digits are a number of the
+/// template when they read the same as a decimal number (0x9000); otherwise (0xa000)
+/// the sentence is kept as text.
+fn dispatch_step(n: u16, sm: u32, body: &'static str) -> Step {
+    let hex = format!("{sm:04x}");
+    let known = DISPATCH.iter().find(|d| d.0 == body);
+    match (known, hex.parse::<u64>()) {
+        (Some(&(_, t, more)), Ok(v)) if !hex.starts_with('0') && v <= 999_999_999 => {
+            // `0x9000` splits as the numbers 0 and 9000.
+            let mut args = alloc::vec![n.into(), 0, v];
+            args.extend_from_slice(more);
+            Step::numbered("dispatch", t, &args)
+        }
+        _ => Step::new(
+            "dispatch",
+            format!("Phase {n} dispatches through the target's vtable; SM profile 0x{hex} runs {body}."),
+        ),
     }
 }
 
 /// Runs the hook of phase 46 or 65.
 pub fn run<R: Recorder>(Run(f, opts, tally, stats, rec): Run<'_, R>) {
     let body = match opts.phase {
-        Phase::Mid2 => mid2_body(opts.sm).unwrap_or("the no-op sentinel"),
+        Phase::Mid2 => mid2_body(opts.sm).unwrap_or(DISPATCH[1].0),
         _ => late2_body(opts.sm),
     };
     let (n, sm) = (opts.phase.number(), opts.sm);
-    rec.ori_step(f, || {
-        Step::new(
-            "dispatch",
-            format!("Phase {n} dispatches through the target's vtable; SM profile 0x{sm:04x} runs {body}."),
-        )
-    });
+    rec.ori_step(f, || dispatch_step(n, sm, body));
     match opts.phase {
         Phase::Mid2 => {
             for b in f.blocks.keys() {

@@ -23,7 +23,7 @@
 
 use super::{ent, for_each_reg, text, Options, Run, Tally};
 use crate::ori::{constraint, BlockId, Class, Function, InstId, OpKind, Origin, RegId};
-use crate::trace::{Focus, GoCounter, GoCounterName, GoSlot, Payload, Recorder, SharedText, Step};
+use crate::trace::{Focus, GoCounter, GoCounterName, GoSlots, Payload, Recorder, SharedText, Step};
 use alloc::format;
 use alloc::vec::Vec;
 
@@ -52,12 +52,10 @@ pub fn run<R: Recorder>(Run(f, opts, tally, stats, rec): Run<'_, R>) {
                 .collect();
             let changed = counters[4] > 0;
             rec.ori_step(f, || {
-                Step::new(
+                Step::numbered(
                     "round",
-                    format!(
-                        "Phase 58, block {b}: one pass, no iteration; {} MOV pair(s) merged.",
-                        counters[6]
-                    ),
+                    "Phase \u{1}, block \u{1}: one pass, no iteration; \u{1} MOV pair(s) merged.",
+                    &[58, b.as_u32().into(), counters[6].into()],
                 )
                 .payload(Payload::GoRound {
                     phase: 58,
@@ -194,9 +192,9 @@ pub fn run_block<R: Recorder>(
     tally.recount(f, b);
     let mut c = [0u32; 7];
     let mut slots: [Option<Slot>; SLOTS] = Default::default();
-    // Traced: the slots as the last buffer step printed them, whose texts the next
-    // step shares when they did not change.
-    let mut shown: [GoSlot; SLOTS] = Default::default();
+    // Traced: the slots as the last buffer step showed them; the next step records
+    // only the slots that differ, and shares the texts that did not change.
+    let mut shown = GoSlots::default();
     let mut index = 0usize;
     let mut k = 1;
     while k < f.blocks[b].insts.len() {
@@ -270,28 +268,35 @@ pub fn run_block<R: Recorder>(
                 c[1] += 1;
             }
             if R::ENABLED && (inserted.is_some() || hit.is_some()) {
-                for (s, was) in slots.iter().zip(shown.iter_mut()) {
-                    *was = s.as_ref().map(|s| {
-                        let old = was.take();
-                        let second = old.as_ref().and_then(|o| o.1.clone());
-                        let first = old.map(|o| o.0);
+                for (n, s) in slots.iter().enumerate() {
+                    let was = shown.get(n).clone();
+                    let now = s.as_ref().map(|s| {
+                        let second = was.as_ref().and_then(|o| o.1.clone());
+                        let first = was.map(|o| o.0);
                         (
                             shared_text(f, s.first, first),
                             s.second.map(|x| shared_text(f, x, second)),
                         )
                     });
+                    shown = shown.with(n, now);
                 }
-                let view = alloc::boxed::Box::new(shown.clone());
+                let view = shown.clone();
                 let counters = c;
                 let idx = index as u32;
                 let narr = match inserted {
-                    Some(s) => {
-                        format!("Block {b}: a MOV enters slot {s}; the slot index moves to {idx}.")
-                    }
-                    None => format!("Block {b}: a MOV matches a slot of the buffer."),
+                    Some(s) => Step::numbered(
+                        "buffer",
+                        "Block \u{1}: a MOV enters slot \u{1}; the slot index moves to \u{1}.",
+                        &[b.as_u32().into(), s as u64, idx.into()],
+                    ),
+                    None => Step::numbered(
+                        "buffer",
+                        "Block \u{1}: a MOV matches a slot of the buffer.",
+                        &[b.as_u32().into()],
+                    ),
                 };
                 rec.ori_step(f, || {
-                    Step::new("buffer", narr).payload(Payload::GoBuffer {
+                    narr.payload(Payload::GoBuffer {
                         block: b,
                         index: idx,
                         slots: view,

@@ -489,9 +489,10 @@ pub fn run<R: Recorder>(Run(f, opts, tally, stats, rec): Run<'_, R>) {
                 ];
                 cells.extend(super::counter_cells(&counters));
                 rec.ori_step(f, || {
-                    Step::new(
+                    Step::numbered(
                         "round",
-                        format!("Phase 37, block {b}, round {round}: {promoted} load(s) promoted, {n} fold(s), {dead} dead instruction(s) removed."),
+                        "Phase \u{1}, block \u{1}, round \u{1}: \u{1} load(s) promoted, \u{1} fold(s), \u{1} dead instruction(s) removed.",
+                        &[37, b.as_u32().into(), round.into(), promoted as u64, n, dead],
                     )
                     .payload(Payload::GoRound {
                         phase: 37,

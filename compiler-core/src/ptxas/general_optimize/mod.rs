@@ -422,17 +422,22 @@ fn variant_a<R: Recorder>(Run(f, opts, tally, stats, rec): Run<'_, R>) {
             let capped = changed && (!budget_ok || it >= cap);
             if R::ENABLED {
                 let c = counter_cells(&counters);
-                let narr = if !changed {
-                    format!("Phase {phase}, block {b}, round {it}: no sub-pass fired, the block has converged.")
+                // Templates written here, so a round's sentence costs its numbers only
+                // (every digit run of the sentence is one of them, as splitting it gives).
+                let (p, bl) = (u64::from(phase), u64::from(b.as_u32()));
+                let (template, args) = if !changed {
+                    ("Phase \u{1}, block \u{1}, round \u{1}: no sub-pass fired, the block has converged.", [p, bl, it.into(), 0])
                 } else if capped && !budget_ok {
-                    format!("Phase {phase}, block {b}, round {it}: changes found, but the option-464 budget is spent, so the loop stops here without applying them.")
+                    ("Phase \u{1}, block \u{1}, round \u{1}: changes found, but the option-\u{1} budget is spent, so the loop stops here without applying them.", [p, bl, it.into(), 464])
                 } else if capped {
-                    format!("Phase {phase}, block {b}, round {it}: our hard cap of {cap} rounds stops the loop.")
+                    ("Phase \u{1}, block \u{1}, round \u{1}: our hard cap of \u{1} rounds stops the loop.", [p, bl, it.into(), cap.into()])
                 } else {
-                    format!("Phase {phase}, block {b}, round {it}: sub-passes fired; apply-changes rewrites the block and the loop runs again.")
+                    ("Phase \u{1}, block \u{1}, round \u{1}: sub-passes fired; apply-changes rewrites the block and the loop runs again.", [p, bl, it.into(), 0])
                 };
+                let n = template.matches('\u{1}').count();
                 rec.ori_step(f, || {
-                    Step::new(if capped { "cap" } else { "round" }, narr).payload(
+                    let kind = if capped { "cap" } else { "round" };
+                    Step::numbered(kind, template, &args[..n]).payload(
                         Payload::GoRound {
                             phase,
                             block: b,
