@@ -1165,7 +1165,7 @@ mod tests {
             .collect();
         let ptx = ["sub.f32 \t%f3, %f1, %f2;", "ret;"];
         let ori = [
-            "sub.f32 \t%f3, %f1, %f2;\t// class 304 FADD d:t2 s:t2 s:t2",
+            "sub.f32 \t%f3, %f1, %f2;\t// class 304 FADD d:t2 s:t2 s:t2/0x10",
             "ret;\t// class 95 EXIT",
         ];
         assert_eq!(lowered.len(), 2);

@@ -593,11 +593,11 @@ impl Lowered {
     pub fn ptx(&self) -> &str {
         &self.text[..self.ptx_len as usize]
     }
-    pub fn ori(&self) -> alloc::borrow::Cow<'_, str> {
+    pub fn ori(&self) -> &str {
         if self.ori_extends_ptx {
-            self.text[..].into()
+            &self.text
         } else {
-            self.text[self.ptx_len as usize..].into()
+            &self.text[self.ptx_len as usize..]
         }
     }
     pub fn class(&self) -> u16 {
