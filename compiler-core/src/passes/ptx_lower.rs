@@ -1170,11 +1170,11 @@ mod tests {
         ];
         assert_eq!(lowered.len(), 2);
         for (l, (p, o)) in lowered.iter().zip(ptx.iter().zip(ori)) {
-            assert_eq!((l.ptx(), &*l.ori()), (*p, o));
+            assert_eq!((l.ptx(), l.ori()), (*p, o));
         }
         // An ORI text that does not begin with the PTX text is kept whole.
         let other = crate::trace::Lowered::new("sub.f32 a;", "add.f32 a;", 304);
-        assert_eq!((other.ptx(), &*other.ori()), ("sub.f32 a;", "add.f32 a;"));
+        assert_eq!((other.ptx(), other.ori()), ("sub.f32 a;", "add.f32 a;"));
     }
 
     #[test]

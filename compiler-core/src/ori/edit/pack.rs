@@ -282,7 +282,7 @@ mod tests {
 
     #[test]
     fn instructions_and_register_entries_read_back_equal() {
-        let r = |k: usize| RegId::new(k);
+        let r = RegId::new;
         let add = Inst {
             class: Class::IntAdd,
             opcode: "add.s32".into(),
