@@ -1429,10 +1429,13 @@ fn ori_edit_rows(s: &Step, a: &ori::Function, b: &ori::Function) -> Vec<EditRow>
                 Some(l) => format!("block {block} ({l})"),
                 None => format!("block {block}"),
             },
-            OriEdit::SetReg { reg, info } => format!(
-                "R{reg} {} {}: defs {} uses {}",
-                info.name, info.decl, info.defs, info.uses
-            ),
+            OriEdit::SetReg { reg, info } => {
+                let info = info.get();
+                format!(
+                    "R{reg} {} {}: defs {} uses {}",
+                    info.name, info.decl, info.defs, info.uses
+                )
+            }
         };
         rows.push(EditRow {
             op: e.op().into(),

@@ -19,6 +19,10 @@
 //! the step gives the function as it was when the step was recorded (tests replay
 //! every step of every ORI stage and compare).
 
+mod pack;
+
+pub use pack::{PackedOriInst, PackedReg};
+
 use super::{Block, BlockId, Function, Inst, InstId, Operand, RegId, RegInfo};
 use crate::entity::EntityRef;
 use crate::error::ReplayError;
@@ -39,7 +43,7 @@ pub enum OriEdit {
         block: BlockId,
         index: u32,
         #[serde(skip)]
-        data: Box<Inst>,
+        data: PackedOriInst,
     },
     /// Instruction `inst` leaves block `block` (it stays in storage).
     Erase { inst: InstId, block: BlockId },
@@ -82,12 +86,14 @@ pub enum OriEdit {
     SetReg {
         reg: RegId,
         #[serde(skip)]
-        info: Box<RegInfo>,
+        info: PackedReg,
     },
 }
 
 // A step holds its edits in one array: each edit is as large as the largest, so the
-// large parts (a whole instruction, an operand, a register entry) sit behind a box.
+// large parts (a whole instruction, an operand, a register entry) sit behind a box; a
+// placed instruction and a register entry are kept packed ([`pack`]: ptx-lower adds one
+// of each per instruction it lowers, GeneralOptimize few).
 // Only what replay applies is kept (a rewrite's new value, not its old one).
 const _: () = assert!(core::mem::size_of::<OriEdit>() <= 24);
 
@@ -150,7 +156,7 @@ pub fn diff(old: &Function, new: &Function) -> Vec<OriEdit> {
         if old.regs.get(r) != Some(info) {
             out.push(OriEdit::SetReg {
                 reg: r,
-                info: Box::new(info.clone()),
+                info: PackedReg::new(info),
             });
         }
     }
@@ -239,7 +245,7 @@ fn diff_layout(
             // New in storage, or placed again: the data travels with the edit (replay
             // uses it only for a new one; an instruction already in storage changed, if
             // at all, by the edits made above).
-            let data = Box::new(f.insts[*i].clone());
+            let data = PackedOriInst::new(&f.insts[*i]);
             out.push(OriEdit::Insert {
                 inst: *i,
                 block,
@@ -287,7 +293,7 @@ pub fn apply_ori_edit(f: &mut Function, e: &OriEdit) -> Result<(), ReplayError> 
                         f.insts.len()
                     )));
                 }
-                f.insts.push((**data).clone());
+                f.insts.push(data.get());
             }
             let b = block_mut(f, *block)?;
             if *index as usize > b.insts.len() {
@@ -343,9 +349,9 @@ pub fn apply_ori_edit(f: &mut Function, e: &OriEdit) -> Result<(), ReplayError> 
         }
         OriEdit::SetReg { reg, info } => {
             if f.regs.get(*reg).is_some() {
-                f.regs[*reg] = (**info).clone();
+                f.regs[*reg] = info.get();
             } else if reg.index() == f.regs.len() {
-                f.regs.push((**info).clone());
+                f.regs.push(info.get());
             } else {
                 return Err(ReplayError(format!(
                     "register {reg}, the table has {}",
@@ -470,7 +476,7 @@ impl Journal {
         for r in changed.chain(added) {
             out.push(OriEdit::SetReg {
                 reg: r,
-                info: Box::new(f.regs[r].clone()),
+                info: PackedReg::new(&f.regs[r]),
             });
         }
         out

@@ -389,7 +389,7 @@ impl Lowerer<'_> {
             let reg = RegId::new(r);
             self.edits.push(OriEdit::SetReg {
                 reg,
-                info: alloc::boxed::Box::new(self.f.regs[reg].clone()),
+                info: crate::ori::edit::PackedReg::new(&self.f.regs[reg]),
             });
         }
         self.regs_noted = self.f.regs.len();
@@ -397,7 +397,7 @@ impl Lowerer<'_> {
             inst: id,
             block: b,
             index: index as u32,
-            data: alloc::boxed::Box::new(self.f.insts[id].clone()),
+            data: crate::ori::edit::PackedOriInst::new(&self.f.insts[id]),
         });
     }
 
@@ -925,7 +925,7 @@ fn register_table<R: Recorder>(
             .iter()
             .map(|(r, info)| OriEdit::SetReg {
                 reg: r,
-                info: alloc::boxed::Box::new(info.clone()),
+                info: crate::ori::edit::PackedReg::new(info),
             })
             .collect();
         lw.edits.extend(entries);
@@ -1147,6 +1147,34 @@ mod tests {
         let printed = crate::ori::print::print(&m);
         assert!(printed.contains("sub.f32 \t%f3, %f1, %f2;"), "{printed}");
         assert!(printed.contains("neg.f32 \t%f1, %f3;"), "{printed}");
+    }
+
+    #[test]
+    fn a_lowered_step_prints_both_texts_keeping_the_shared_start_once() {
+        let mut rec = crate::trace::StepLog::default();
+        let text = ".version 7.8\n.target sm_90\n.address_size 64\n.visible .entry k()\n{\n\t.reg .f32 %f<4>;\n\tsub.f32 %f3, %f1, %f2;\n\tret;\n}\n";
+        let m = crate::ptx::parse(text).unwrap();
+        run(&m, &PtxLowerOptions::default(), &mut rec).unwrap();
+        let lowered: Vec<&crate::trace::Lowered> = rec
+            .steps
+            .iter()
+            .filter_map(|s| match &*s.payload {
+                crate::trace::Payload::Lowered(l) => Some(l),
+                _ => None,
+            })
+            .collect();
+        let ptx = ["sub.f32 \t%f3, %f1, %f2;", "ret;"];
+        let ori = [
+            "sub.f32 \t%f3, %f1, %f2;\t// class 304 FADD d:t2 s:t2 s:t2/0x10",
+            "ret;\t// class 95 EXIT",
+        ];
+        assert_eq!(lowered.len(), 2);
+        for (l, (p, o)) in lowered.iter().zip(ptx.iter().zip(ori)) {
+            assert_eq!((l.ptx(), l.ori()), (*p, o));
+        }
+        // An ORI text that does not begin with the PTX text is kept whole.
+        let other = crate::trace::Lowered::new("sub.f32 a;", "add.f32 a;", 304);
+        assert_eq!((other.ptx(), other.ori()), ("sub.f32 a;", "add.f32 a;"));
     }
 
     #[test]

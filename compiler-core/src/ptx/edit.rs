@@ -12,6 +12,8 @@
 //! it. Invariant: applying every edit of a ptx-emit run, in order, to an empty module
 //! gives the module the pass returned (tests compare the printed text).
 
+pub(crate) mod pack;
+
 use super::ast::{Function, Item, Module, Stmt};
 use alloc::boxed::Box;
 use alloc::format;
@@ -19,18 +21,16 @@ use alloc::string::String;
 use alloc::vec::Vec;
 use serde::Serialize;
 
-/// One change to the PTX module being built.
+/// One change to the PTX module being built. Each is two words: what the larger kinds
+/// hold sits behind a box, and a statement is kept packed ([`pack`]: a step of ptx-emit
+/// adds one or two, and a trace holds one step per instruction).
 #[derive(Clone, Debug, PartialEq, Serialize)]
 #[serde(tag = "op", rename_all = "snake_case")]
 pub enum PtxEdit {
     /// `.version`, `.target` and `.address_size`.
     Header {
         #[serde(skip)]
-        version: Option<String>,
-        #[serde(skip)]
-        target: Vec<String>,
-        #[serde(skip)]
-        address_size: Option<u32>,
+        header: Box<Header>,
     },
     /// An item appended to the module.
     Item {
@@ -42,20 +42,54 @@ pub enum PtxEdit {
     Stmt {
         depth: u32,
         #[serde(skip)]
-        stmt: Stmt,
+        stmt: PackedStmt,
     },
     /// The last function's linkage words (`.weak`, none).
     Linkage {
         #[serde(skip)]
-        words: Vec<String>,
+        words: Box<Vec<String>>,
     },
-    /// A performance directive appended to the last function's (`.maxntid 256, 1, 1`).
+    /// A performance directive appended to the last function's (`.maxntid 256, 1, 1`):
+    /// the directive and its values.
     Perf {
         #[serde(skip)]
-        directive: String,
-        #[serde(skip)]
-        values: Vec<u32>,
+        perf: Box<(String, Vec<u32>)>,
     },
+}
+
+// A step holds its edits in one array: each is as large as the largest kind.
+const _: () = assert!(core::mem::size_of::<PtxEdit>() <= 24);
+
+/// The module header a [`PtxEdit::Header`] sets.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Header {
+    pub version: Option<String>,
+    pub target: Vec<String>,
+    pub address_size: Option<u32>,
+}
+
+/// A statement packed ([`pack`]); reads back with [`PackedStmt::stmt`].
+#[derive(Clone, PartialEq)]
+pub struct PackedStmt(Box<[u8]>);
+
+impl PackedStmt {
+    pub fn new(s: &Stmt) -> Self {
+        PackedStmt(pack::pack(s))
+    }
+    /// The statement, as it was packed.
+    pub fn stmt(&self) -> Stmt {
+        pack::unpack(&self.0)
+    }
+    /// Heap bytes held.
+    pub fn heap_bytes(&self) -> usize {
+        self.0.len()
+    }
+}
+
+impl core::fmt::Debug for PackedStmt {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        core::fmt::Debug::fmt(&self.stmt(), f)
+    }
 }
 
 impl PtxEdit {
@@ -74,7 +108,7 @@ impl PtxEdit {
     pub fn stmt(depth: usize, stmt: &Stmt) -> Self {
         PtxEdit::Stmt {
             depth: depth as u32,
-            stmt: stmt.clone(),
+            stmt: PackedStmt::new(stmt),
         }
     }
 
@@ -82,13 +116,11 @@ impl PtxEdit {
     pub fn text(&self) -> String {
         let mut out = String::new();
         match self {
-            PtxEdit::Header {
-                version, target, ..
-            } => {
+            PtxEdit::Header { header } => {
                 out = format!(
                     ".version {} / .target {}",
-                    version.as_deref().unwrap_or("?"),
-                    target.join(", ")
+                    header.version.as_deref().unwrap_or("?"),
+                    header.target.join(", ")
                 )
             }
             PtxEdit::Item { item } => match &**item {
@@ -96,11 +128,9 @@ impl PtxEdit {
                 Item::Var(v) => super::print::print_stmts(&mut out, &[Stmt::Var(v.clone())]),
                 _ => out.push_str("directive"),
             },
-            PtxEdit::Stmt { stmt, .. } => {
-                super::print::print_stmts(&mut out, core::slice::from_ref(stmt))
-            }
+            PtxEdit::Stmt { stmt, .. } => super::print::print_stmts(&mut out, &[stmt.stmt()]),
             PtxEdit::Linkage { words } => out = words.join(" "),
-            PtxEdit::Perf { directive, values } => out = format!("{directive} {values:?}"),
+            PtxEdit::Perf { perf } => out = format!("{} {:?}", perf.0, perf.1),
         }
         String::from(out.lines().next().unwrap_or("").trim())
     }
@@ -144,21 +174,15 @@ fn body_at(m: &mut Module, depth: u32) -> Result<&mut Vec<Stmt>, ReplayError> {
 /// Applies one edit to `m`.
 pub fn apply_ptx_edit(m: &mut Module, e: &PtxEdit) -> Result<(), ReplayError> {
     match e {
-        PtxEdit::Header {
-            version,
-            target,
-            address_size,
-        } => {
-            m.version = version.clone();
-            m.target = target.clone();
-            m.address_size = *address_size;
+        PtxEdit::Header { header } => {
+            m.version = header.version.clone();
+            m.target = header.target.clone();
+            m.address_size = header.address_size;
         }
         PtxEdit::Item { item } => m.items.push((**item).clone()),
-        PtxEdit::Stmt { depth, stmt } => body_at(m, *depth)?.push(stmt.clone()),
-        PtxEdit::Linkage { words } => last_func(m)?.linkage = words.clone(),
-        PtxEdit::Perf { directive, values } => {
-            last_func(m)?.perf.push((directive.clone(), values.clone()))
-        }
+        PtxEdit::Stmt { depth, stmt } => body_at(m, *depth)?.push(stmt.stmt()),
+        PtxEdit::Linkage { words } => last_func(m)?.linkage = (**words).clone(),
+        PtxEdit::Perf { perf } => last_func(m)?.perf.push((**perf).clone()),
     }
     Ok(())
 }

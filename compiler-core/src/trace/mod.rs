@@ -550,28 +550,37 @@ pub struct TiedPair {
 /// ptx-lower: one PTX instruction and the ORI instruction it became, with its ORI
 /// opcode class number (the spec's where it names one). Printed as
 /// `{"ptx": text, "ori": [text], "classes": [number]}`; kept as the two texts in one
-/// allocation.
+/// allocation, the ORI text without its first part when that is the PTX text (nearly
+/// always: the ORI line is the PTX line with its annotation after it).
 #[derive(Clone, Debug, PartialEq)]
 pub struct Lowered {
-    /// The PTX text, then the ORI text.
+    /// The PTX text, then the ORI text or what follows the PTX text in it.
     text: alloc::boxed::Box<str>,
     ptx_len: u32,
     class: u16,
+    /// The ORI text begins with the PTX text, which `text` holds once.
+    ori_extends_ptx: bool,
 }
 
 impl Lowered {
     pub fn new(ptx: &str, ori: &str, class: u16) -> Self {
+        let rest = ori.strip_prefix(ptx);
         Lowered {
-            text: alloc::format!("{ptx}{ori}").into(),
+            text: alloc::format!("{ptx}{}", rest.unwrap_or(ori)).into(),
             ptx_len: ptx.len() as u32,
             class,
+            ori_extends_ptx: rest.is_some(),
         }
     }
     pub fn ptx(&self) -> &str {
         &self.text[..self.ptx_len as usize]
     }
     pub fn ori(&self) -> &str {
-        &self.text[self.ptx_len as usize..]
+        if self.ori_extends_ptx {
+            &self.text
+        } else {
+            &self.text[self.ptx_len as usize..]
+        }
     }
     pub fn class(&self) -> u16 {
         self.class

@@ -222,9 +222,11 @@ fn emit_module<R: Recorder>(
     let sm = opts.sm;
     let explicit = opts.ptx_version.is_some();
     rec.edit(|| PtxEdit::Header {
-        version: out.version.clone(),
-        target: out.target.clone(),
-        address_size: out.address_size,
+        header: alloc::boxed::Box::new(crate::ptx::edit::Header {
+            version: out.version.clone(),
+            target: out.target.clone(),
+            address_size: out.address_size,
+        }),
     });
     let whence = if from_ir.is_some() {
         "the target the IR module's attributes name"
@@ -1143,7 +1145,7 @@ fn linkage_and_directives<R: Recorder>(
             _ => "its IR linkage lets another module's definition replace it",
         };
         rec.edit(|| PtxEdit::Linkage {
-            words: linkage.clone(),
+            words: alloc::boxed::Box::new(linkage.clone()),
         });
         rec.step(|| Step::new("linkage", format!("`{name}` gets {word}: {why}.")));
     }
@@ -1154,8 +1156,7 @@ fn linkage_and_directives<R: Recorder>(
     };
     for (d, nums) in &perf {
         rec.edit(|| PtxEdit::Perf {
-            directive: d.clone(),
-            values: nums.clone(),
+            perf: alloc::boxed::Box::new((d.clone(), nums.clone())),
         });
         let nums: Vec<String> = nums.iter().map(|n| n.to_string()).collect();
         let nums = nums.join(", ");
