@@ -273,7 +273,7 @@ fn param_cascade_erases_every_unused_parameter_copy_through_the_dead_list() {
         .steps
         .iter()
         .filter_map(|s| match &*s.payload {
-            Payload::EmitterRecord(r) => Some((r.verdict, r.src.clone())),
+            Payload::EmitterRecord(r) => Some((r.verdict, r.src.as_ref().map(ToString::to_string))),
             _ => None,
         })
         .collect();

@@ -118,7 +118,7 @@ fn undef_extract_subreg_sources_make_no_kill_updates() {
         .steps
         .iter()
         .filter_map(|s| match &*s.payload {
-            Payload::ExtractSubregPair { lv_steps, .. } => Some(lv_steps.clone()),
+            Payload::ExtractSubregPair { lv_steps, .. } => Some(lv_steps.texts()),
             _ => None,
         })
         .collect();

@@ -224,7 +224,7 @@ fn selection_is_by_kind_and_predicate_not_by_number() {
         tie_marked,
         kill_moved,
         lv_updates: 2,
-        lv_steps: Vec::new(),
+        lv_steps: Default::default(),
     };
     let steps = vec![
         step("gate", Payload::None),

@@ -33,7 +33,7 @@ mod player;
 pub use coalesce::{CoalesceDecision, ConflictAt, DecisionRanges, RangeNumbers};
 pub use compact::{GoSlot, GoSlots, List, PayloadBox, SharedText};
 pub use narration::{Kind, Narration, Templates};
-pub use packed::PackedInst;
+pub use packed::{ClassText, LvStep, LvSteps, NumberedText, PackedInst, RegText, TieAttempt};
 
 pub use crate::error::ReplayError;
 pub use edit::{apply_edit, Change, Edit, EditRef, InstSeq};
@@ -257,8 +257,9 @@ pub enum Payload {
         kill_moved: bool,
         /// LiveVariables updates this COPY's chain made or confirmed (counted).
         lv_updates: u32,
-        /// Every step of the chain as it ran, with what it did (counted or not).
-        lv_steps: Vec<String>,
+        /// Every step of the chain as it ran, with what it did (counted or not); kept as
+        /// numbers, printed as sentences.
+        lv_steps: LvSteps,
     },
     /// Coalescing: one decision about a copy, with both live ranges as numbers (the
     /// JSON prints them as LLVM does: [`CoalesceDecision`]).
@@ -349,9 +350,9 @@ pub enum Payload {
     /// ptx-lower: one PTX instruction and the ORI instructions it became, with the
     /// ORI opcode class numbers (the spec's where it names them).
     Lowered(Lowered),
-    /// Emitter: how one DAG node was dispatched and what it became.
-    /// (Boxed: the payload of every step is as large as its largest variant.)
-    EmitterNode(alloc::boxed::Box<EmitterNode>),
+    /// Emitter: how one DAG node was dispatched and what it became (small enough to
+    /// sit in the payload's box itself).
+    EmitterNode(EmitterNode),
     /// Emitter: the class of a new virtual register and where it came from.
     /// (Boxed: the payload of every step is as large as its largest variant.)
     EmitterVReg(alloc::boxed::Box<EmitterVReg>),
@@ -540,10 +541,10 @@ pub struct TiedPair {
     pub inst: u32,
     pub use_idx: u32,
     pub def_idx: u32,
-    pub src: String,
-    pub dst: String,
-    /// Attempts in order with their outcome (`commute: not commutable`, ...).
-    pub attempts: Vec<String>,
+    pub src: RegText,
+    pub dst: RegText,
+    /// Attempts in order with their outcome (printed `commute: not commutable`, ...).
+    pub attempts: List<TieAttempt>,
     pub resolved_by: &'static str,
 }
 
@@ -671,11 +672,11 @@ fn ser_node_name<S: serde::Serializer>(n: &u32, s: S) -> Result<S::Ok, S::Error>
 pub struct EmitterVReg {
     pub vreg: u32,
     /// The instruction's constraint (TII::getRegClass), if any.
-    pub inst_class: Option<String>,
+    pub inst_class: Option<ClassText>,
     /// The value type's class (TLI::getRegClassFor), if any.
-    pub type_class: Option<String>,
+    pub type_class: Option<ClassText>,
     pub divergent: bool,
-    pub chosen: String,
+    pub chosen: ClassText,
     /// A CopyToReg destination was reused instead of a new register.
     pub reused: bool,
 }
@@ -683,13 +684,15 @@ pub struct EmitterVReg {
 /// Emitter: the bit-36 ("implicit glue consumer", 0x1000000000) test on a node.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct EmitterBit36 {
-    pub node: String,
+    /// The node's number `N`, printed `tN`.
+    #[serde(serialize_with = "ser_node_name")]
+    pub node: u32,
     /// `checked`, or which property bit turned the test off.
     pub guard: &'static str,
     pub flag: bool,
     pub skipped: bool,
     /// The register the node's value was mapped to instead.
-    pub reused: Option<String>,
+    pub reused: Option<RegText>,
 }
 
 /// Emitter: one result record classified by dead copy elimination.
@@ -700,15 +703,15 @@ pub struct EmitterRecord {
     pub opcode: &'static str,
     /// Which target hook looked at it (vtable 0xF0 for CopyFromReg copies, 0x350 otherwise).
     pub hook: &'static str,
-    pub src: Option<String>,
-    pub dst: Option<String>,
+    pub src: Option<RegText>,
+    pub dst: Option<RegText>,
     pub inline_fold: bool,
     pub candidate: bool,
     pub uses: u32,
     /// `keep`, `erase_now` or `defer`.
     pub verdict: &'static str,
-    /// Most reasons are sentences of the program (no heap).
-    pub reason: alloc::borrow::Cow<'static, str>,
+    /// A sentence of the program (no heap), some with the readers' count in it.
+    pub reason: NumberedText,
 }
 
 impl From<CoalesceDecision> for Payload {
@@ -728,7 +731,7 @@ impl From<Lowered> for Payload {
 }
 impl From<EmitterNode> for Payload {
     fn from(p: EmitterNode) -> Self {
-        Payload::EmitterNode(alloc::boxed::Box::new(p))
+        Payload::EmitterNode(p)
     }
 }
 impl From<EmitterVReg> for Payload {

@@ -271,7 +271,7 @@ impl<R: Recorder> Emitter<'_, '_, '_, R> {
             self.step(|| {
                 Step::new("bit36_guard", format!("{name} carries bit 36 (0x1000000000), but {why}: the flag is not read and the node is emitted normally."))
                     .focus(Focus::DagNode { number })
-                    .payload(crate::trace::EmitterBit36 { node: name.clone(), guard, flag: true, skipped: false, reused: None })
+                    .payload(crate::trace::EmitterBit36 { node: number, guard, flag: true, skipped: false, reused: None })
             });
             return Ok(false);
         }
@@ -298,7 +298,7 @@ impl<R: Recorder> Emitter<'_, '_, '_, R> {
             self.step(|| {
                 Step::new("bit36_guard", format!("{name} carries bit 36 and is in a glue chain, but its operand 1 is not a value the glued node before it produced (or that node has not materialized it): it is emitted normally."))
                     .focus(Focus::DagNode { number })
-                    .payload(crate::trace::EmitterBit36 { node: name.clone(), guard: "nothing_materialized", flag: true, skipped: false, reused: None })
+                    .payload(crate::trace::EmitterBit36 { node: number, guard: "nothing_materialized", flag: true, skipped: false, reused: None })
             });
             return Ok(false);
         };
@@ -313,6 +313,7 @@ impl<R: Recorder> Emitter<'_, '_, '_, R> {
         }
         self.stats.bit36_skipped += 1;
         let rn = self.reg_name(r);
+        let reused_t = crate::trace::RegText::of(self.ed.f, r);
         let what = if d.value_results().count() == 0 {
             String::new()
         } else {
@@ -321,7 +322,7 @@ impl<R: Recorder> Emitter<'_, '_, '_, R> {
         self.step(|| {
             Step::new("bit36_skip", format!("{name} carries bit 36 on operand 1 and sits in a glue chain without a tie: the glued instruction before it already put the value in {rn}, so no instruction or COPY is emitted{what} (site {site})."))
                 .focus(Focus::DagNode { number })
-                .payload(crate::trace::EmitterBit36 { node: name.clone(), guard, flag: true, skipped: true, reused: Some(rn.clone()) })
+                .payload(crate::trace::EmitterBit36 { node: number, guard, flag: true, skipped: true, reused: Some(reused_t) })
         });
         Ok(true)
     }

@@ -33,8 +33,7 @@ use super::{Emitter, RecordKind};
 use crate::dag::DagOp;
 use crate::entity::{EntityRef, SecondaryMap};
 use crate::mir::{flag, oflag, Inst, Op, Reg, VReg};
-use crate::trace::{Focus, Payload, Recorder, Step};
-use alloc::borrow::Cow;
+use crate::trace::{Focus, NumberedText, Payload, RegText, Recorder, Step};
 use alloc::format;
 use alloc::string::String;
 use alloc::vec::Vec;
@@ -158,25 +157,31 @@ impl<R: Recorder> Emitter<'_, '_, '_, R> {
             .has(flag::SIDE_EFFECTS | flag::MAY_STORE | flag::TERMINATOR | flag::CONVERGENT)
             || d.is(Op::INLINEASM);
         let (verdict, reason) = if !simple && !folded {
-            (Verdict::Keep, Cow::Borrowed("not a copy-like instruction (descriptor bit 20 clear) and not tied: not a candidate"))
+            (Verdict::Keep, NumberedText::plain("not a copy-like instruction (descriptor bit 20 clear) and not tied: not a candidate"))
         } else if effects {
             (
                 Verdict::Keep,
-                Cow::Borrowed("it has side effects (it stores, branches, synchronizes the warp or is otherwise observable), and an instruction with side effects is never erased, whatever its flags say"),
+                NumberedText::plain("it has side effects (it stores, branches, synchronizes the warp or is otherwise observable), and an instruction with side effects is never erased, whatever its flags say"),
             )
         } else if folded {
             self.mark_dead(readers, src_phys, true, d.is(Op::COPY))
         } else if dst_phys {
             (
                 Verdict::Keep,
-                Cow::Borrowed("it writes a physical register, whose readers this pass cannot see"),
+                NumberedText::plain("it writes a physical register, whose readers this pass cannot see"),
             )
         } else if readers > 0 {
-            (Verdict::Keep, Cow::Owned(format!("live: {readers} reader(s)")))
+            (
+                Verdict::Keep,
+                NumberedText {
+                    template: "live: \u{1} reader(s)",
+                    value: readers,
+                },
+            )
         } else if !src_phys {
             (
                 Verdict::EraseNow,
-                Cow::Borrowed(
+                NumberedText::plain(
                     "nobody reads it and operand 1 is not a machine register: erased at once",
                 ),
             )
@@ -194,6 +199,10 @@ impl<R: Recorder> Emitter<'_, '_, '_, R> {
         let names = (
             src_reg.map(|r| self.reg_name(r)),
             def_reg.map(|r| self.reg_name(r)),
+        );
+        let texts = (
+            src_reg.map(|r| RegText::of(self.ed.f, r)),
+            def_reg.map(|r| RegText::of(self.ed.f, r)),
         );
         // CICC calls clearKillFlags on a physical source or destination here. This
         // emitter sets no kill flags at all (llc-22's isel marks single-use operands
@@ -243,13 +252,13 @@ impl<R: Recorder> Emitter<'_, '_, '_, R> {
                     inst: i.index() as u32,
                     opcode: opname,
                     hook,
-                    src: names.0.clone(),
-                    dst: names.1.clone(),
+                    src: texts.0,
+                    dst: texts.1,
                     inline_fold: folded,
                     candidate: simple || folded,
                     uses: readers,
                     verdict: verdict_name,
-                    reason: reason.clone(),
+                    reason,
                 })
         });
     }
@@ -266,16 +275,16 @@ impl<R: Recorder> Emitter<'_, '_, '_, R> {
         src_phys: bool,
         folded: bool,
         is_copy: bool,
-    ) -> (Verdict, Cow<'static, str>) {
+    ) -> (Verdict, NumberedText) {
         if folded && readers > 0 && !is_copy {
             (
                 Verdict::Keep,
-                Cow::Owned(format!("folded, but {readers} reader(s) still read the whole tuple it builds; a REG_SEQUENCE has one source per lane and no single register its readers could read instead, so it stays")),
+                NumberedText { template: "folded, but \u{1} reader(s) still read the whole tuple it builds; a REG_SEQUENCE has one source per lane and no single register its readers could read instead, so it stays", value: readers },
             )
         } else if readers == 0 && !src_phys {
             (
                 Verdict::EraseNow,
-                Cow::Borrowed(if folded {
+                NumberedText::plain(if folded {
                     "folded and unread: erased at once"
                 } else {
                     "unread: erased at once"
@@ -284,12 +293,12 @@ impl<R: Recorder> Emitter<'_, '_, '_, R> {
         } else if folded && readers > 0 {
             (
                 Verdict::Defer,
-                Cow::Owned(format!("folded, but {readers} reader(s) still name it; they move to its source when the dead list is flushed")),
+                NumberedText { template: "folded, but \u{1} reader(s) still name it; they move to its source when the dead list is flushed", value: readers },
             )
         } else {
             (
                 Verdict::Defer,
-                Cow::Borrowed("unread, but it reads a live-in physical register; erasing it retires that live-in, which is done for all such copies at once when the dead list is flushed"),
+                NumberedText::plain("unread, but it reads a live-in physical register; erasing it retires that live-in, which is done for all such copies at once when the dead list is flushed"),
             )
         }
     }

@@ -186,10 +186,11 @@ impl<R: Recorder> Emitter<'_, '_, '_, R> {
             self.dag.name_of(n),
         );
         let lanes = layout.lanes;
+        let class = self.class_text(t);
         self.step(|| {
             Step::new("create_vreg", format!("{name} has {lanes} results but {} defines a single {tn} register: {vn} is created for the whole tuple; its lanes are handed out below.", op.name()))
                 .focus(Focus::vreg(v))
-                .payload(crate::trace::EmitterVReg { vreg: v.index() as u32, inst_class: Some(tn.clone()), type_class: None, divergent: false, chosen: tn.clone(), reused: false })
+                .payload(crate::trace::EmitterVReg { vreg: v.index() as u32, inst_class: Some(class.clone()), type_class: None, divergent: false, chosen: class, reused: false })
         });
         Ok((vec![MOp::vreg(v, oflag::DEF)], Some(v)))
     }
@@ -407,15 +408,20 @@ impl<R: Recorder> Emitter<'_, '_, '_, R> {
         } else {
             format!("; new register {vn}")
         };
+        let classes = (
+            inst_rc.map(|c| self.class_text(c)),
+            type_rc.map(|c| self.class_text(c)),
+            self.class_text(rc),
+        );
         self.step(|| {
             Step::new("create_vreg", format!("{name}: {why}{reuse_txt}."))
                 .focus(Focus::vreg(v))
                 .payload(crate::trace::EmitterVReg {
                     vreg: v.index() as u32,
-                    inst_class: ic,
-                    type_class: tc,
+                    inst_class: classes.0,
+                    type_class: classes.1,
                     divergent,
-                    chosen: cc,
+                    chosen: classes.2,
                     reused: reuse.is_some(),
                 })
         });

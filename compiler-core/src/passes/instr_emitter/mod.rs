@@ -828,6 +828,11 @@ impl<'d, 'f, 'r, R: Recorder> Emitter<'d, 'f, 'r, R> {
         crate::mir::print::reg_string(self.ed.f, r)
     }
 
+    /// A class as a payload keeps it.
+    pub(crate) fn class_text(&self, c: RegClass) -> crate::trace::ClassText {
+        crate::trace::ClassText::of(c, &self.ed.f.names)
+    }
+
     pub(crate) fn class_name(&self, c: Option<RegClass>) -> String {
         match c {
             Some(c) => format!("{}", c.display(&self.ed.f.names)),

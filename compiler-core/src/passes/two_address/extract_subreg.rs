@@ -134,7 +134,7 @@ impl<R: Recorder> TwoAddr<'_, '_, R> {
             let c = self.ed.insert_before(mi, copy);
             self.du.add_inst(self.ed.f, c);
             // Only this COPY's chain goes into its payload.
-            let _ = self.lv_take_log();
+            self.lv_clear_log();
             let lvn = self.lv_copy_chain(mi, c, dst, src, block, src_killed);
             self.stats.extract_subreg_copies += 1;
             self.stats.remarks += 1;

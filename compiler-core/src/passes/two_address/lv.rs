@@ -21,8 +21,7 @@ use super::TwoAddr;
 use crate::entity::EntityRef;
 use crate::liveness::{LiveVariables, VarInfo};
 use crate::mir::{oflag, Block, Function, Inst, Reg, VReg};
-use crate::trace::Recorder;
-use alloc::format;
+use crate::trace::{LvStep, LvSteps, Recorder};
 use alloc::string::String;
 use alloc::vec::Vec;
 
@@ -30,8 +29,9 @@ use alloc::vec::Vec;
 pub struct LvUpkeep {
     pub enabled: bool,
     pub lv: LiveVariables,
-    /// Updates made since the last step took them (for the step's payload).
-    pub log: Vec<String>,
+    /// Updates made since the last step took them (for the step's payload), as
+    /// [`LvSteps`] bytes.
+    pub log: Vec<u8>,
 }
 
 impl LvUpkeep {
@@ -55,6 +55,11 @@ impl LvUpkeep {
     }
 }
 
+/// An entity's number as the update list keeps it.
+fn num(e: impl EntityRef) -> u32 {
+    e.index() as u32
+}
+
 /// Adds `i` to `list` (kept as a set: finding an instruction's layout position would
 /// cost a walk of its block, and no reader needs the order).
 fn insert_ordered(_f: &Function, list: &mut crate::mir::instr::InstList, i: Inst) {
@@ -73,32 +78,26 @@ impl<R: Recorder> TwoAddr<'_, '_, R> {
     }
 
     /// One update made: counted, and listed for the next step's payload.
-    fn lv_note(&mut self, what: core::fmt::Arguments<'_>) {
+    fn lv_note(&mut self, what: LvStep) {
         self.stats.lv_updates += 1;
-        if R::ENABLED {
-            self.lv.log.push(alloc::fmt::format(what));
-        }
+        self.lv_note_idle(what);
     }
 
     /// One step that ran but found nothing to change: listed, not counted.
-    fn lv_note_idle(&mut self, what: core::fmt::Arguments<'_>) {
+    fn lv_note_idle(&mut self, what: LvStep) {
         if R::ENABLED {
-            self.lv.log.push(alloc::fmt::format(what));
+            LvSteps::log(&mut self.lv.log, &what);
         }
     }
 
     /// The updates listed since the last call.
-    pub(crate) fn lv_take_log(&mut self) -> Vec<String> {
-        core::mem::take(&mut self.lv.log)
+    pub(crate) fn lv_take_log(&mut self) -> LvSteps {
+        LvSteps::from_log(core::mem::take(&mut self.lv.log))
     }
 
-    /// A register's name for the update list (empty, and free, when not tracing).
-    fn vname(&self, v: VReg) -> String {
-        if R::ENABLED {
-            self.reg_name(Reg::Virt(v))
-        } else {
-            String::new()
-        }
+    /// Forgets the updates listed so far.
+    pub(crate) fn lv_clear_log(&mut self) {
+        self.lv.log.clear();
     }
 
     /// The kill of `v` inside block `b`, from its VarInfo (findKill).
@@ -126,11 +125,10 @@ impl<R: Recorder> TwoAddr<'_, '_, R> {
             return had;
         }
         if self.lv.lv.remove_kill(v, inst) {
-            let n = self.vname(v);
-            self.lv_note(format_args!(
-                "removeKill: {n} no longer dies at instruction {}",
-                inst.index()
-            ));
+            self.lv_note(LvStep::RemoveKill {
+                reg: num(v),
+                inst: num(inst),
+            });
             return true;
         }
         false
@@ -152,11 +150,10 @@ impl<R: Recorder> TwoAddr<'_, '_, R> {
         });
         if !self.lv.lv.is_killed_by(v, inst) {
             insert_ordered(self.ed.f, &mut self.lv.lv.vars[v].kills, inst);
-            let n = self.vname(v);
-            self.lv_note(format_args!(
-                "addKill: {n} now dies at instruction {}",
-                inst.index()
-            ));
+            self.lv_note(LvStep::AddKill {
+                reg: num(v),
+                inst: num(inst),
+            });
         }
     }
 
@@ -166,12 +163,11 @@ impl<R: Recorder> TwoAddr<'_, '_, R> {
             return false;
         }
         insert_ordered(self.ed.f, &mut self.lv.lv.vars[v].kills, new);
-        let n = self.vname(v);
-        self.lv_note(format_args!(
-            "replaceKill: {n} dies at instruction {} instead of {}",
-            new.index(),
-            old.index()
-        ));
+        self.lv_note(LvStep::ReplaceKill {
+            reg: num(v),
+            new: num(new),
+            old: num(old),
+        });
         true
     }
 
@@ -195,12 +191,11 @@ impl<R: Recorder> TwoAddr<'_, '_, R> {
         }
         let fresh = self.lv_ensure_var(v);
         insert_ordered(self.ed.f, &mut self.lv.lv.vars[v].defs, inst);
-        let n = self.vname(v);
         if !fresh {
-            self.lv_note(format_args!(
-                "def: {n} is also defined at instruction {}",
-                inst.index()
-            ));
+            self.lv_note(LvStep::AlsoDefined {
+                reg: num(v),
+                inst: num(inst),
+            });
         }
     }
 
@@ -210,10 +205,7 @@ impl<R: Recorder> TwoAddr<'_, '_, R> {
             return false;
         }
         let _ = self.lv.lv.new_var_info(v);
-        let n = self.vname(v);
-        self.lv_note(format_args!(
-            "createNewVarInfo + initVarInfo: {n} gets an empty VarInfo"
-        ));
+        self.lv_note(LvStep::NewVarInfo { reg: num(v) });
         true
     }
 
@@ -232,17 +224,12 @@ impl<R: Recorder> TwoAddr<'_, '_, R> {
         if dead {
             insert_ordered(self.ed.f, &mut self.lv.lv.vars[v].kills, new);
         }
-        let n = self.vname(v);
-        self.lv_note(format_args!(
-            "transfer: {n}'s def moves from instruction {} to {}{}",
-            old.index(),
-            new.index(),
-            if dead {
-                " (a dead def: the kill goes with it)"
-            } else {
-                ""
-            }
-        ));
+        self.lv_note(LvStep::MoveDef {
+            reg: num(v),
+            old: num(old),
+            new: num(new),
+            dead,
+        });
         true
     }
 
@@ -261,16 +248,11 @@ impl<R: Recorder> TwoAddr<'_, '_, R> {
         if dead {
             insert_ordered(self.ed.f, &mut self.lv.lv.vars[v].kills, new);
         }
-        let n = self.vname(v);
-        self.lv_note(format_args!(
-            "def: instruction {} no longer defines {n}{}",
-            old.index(),
-            if dead {
-                format!("; the dead def's kill is at {} now", new.index())
-            } else {
-                String::new()
-            }
-        ));
+        self.lv_note(LvStep::DropDef {
+            reg: num(v),
+            old: num(old),
+            dead_kill_at: dead.then(|| num(new)),
+        });
     }
 
     /// The spec's chain for one EXTRACT_SUBREG COPY `copy` (`dst = COPY src`) replacing
@@ -295,61 +277,47 @@ impl<R: Recorder> TwoAddr<'_, '_, R> {
                 self.lv_ensure_var(d);
                 if !self.lv_move_def(d, pseudo, copy) {
                     insert_ordered(self.ed.f, &mut self.lv.lv.vars[d].defs, copy);
-                    let n = self.vname(d);
-                    self.lv_note(format_args!(
-                        "transfer: {n} is defined at instruction {}",
-                        copy.index()
-                    ));
+                    self.lv_note(LvStep::Defined {
+                        reg: num(d),
+                        inst: num(copy),
+                    });
                 }
             }
             _ => {
-                let n = if R::ENABLED {
+                let name = if R::ENABLED {
                     self.reg_name(dst)
                 } else {
                     String::new()
                 };
-                self.lv_note_idle(format_args!(
-                    "transfer: {n} is a physical register, which LiveVariables does not track here"
-                ))
+                self.lv_note_idle(LvStep::Physical { name })
             }
         }
         let Some(s) = src else {
-            self.lv_note_idle(format_args!(
-                "findKill, add/removeKill, addNewBlock: the source is undef, nothing is read"
-            ));
+            self.lv_note_idle(LvStep::UndefSource);
             return (self.stats.lv_updates - before) as u32;
         };
-        let sn = self.vname(s);
+        let reg = num(s);
         // 4. findKill.
         let kill = self.lv_find_kill(s, b);
         match kill {
-            Some(k) => self.lv_note(format_args!(
-                "findKill: {sn} dies at instruction {} in this block",
-                k.index()
-            )),
-            None => self.lv_note_idle(format_args!("findKill: {sn} does not die in this block")),
+            Some(k) => self.lv_note(LvStep::FindKill { reg, inst: num(k) }),
+            None => self.lv_note_idle(LvStep::NoKill { reg }),
         }
         // 5. add/removeKill: the pseudo's kill moves to the COPY reading the source last.
         if src_killed && kill == Some(pseudo) {
             self.lv_replace_kill(s, pseudo, copy);
         } else {
-            self.lv_note_idle(format_args!(
-                "add/removeKill: {sn}'s kill stays where it is"
-            ));
+            self.lv_note_idle(LvStep::KillStays { reg });
         }
         // 6. addNewBlock: a source read here is not alive straight through this block
         // when it dies in it.
         let dies_here = self.lv_find_kill(s, b).is_some();
-        let num = self.lv.lv.num_of(b);
-        if dies_here && self.lv.lv.vars[s].is_alive_in(num) {
-            self.lv.lv.vars[s].reset_alive(num);
-            self.lv_note(format_args!(
-                "addNewBlock: {sn} dies in this block, so it is no longer alive through it"
-            ));
+        let bn = self.lv.lv.num_of(b);
+        if dies_here && self.lv.lv.vars[s].is_alive_in(bn) {
+            self.lv.lv.vars[s].reset_alive(bn);
+            self.lv_note(LvStep::NotAlive { reg });
         } else {
-            self.lv_note_idle(format_args!(
-                "addNewBlock: {sn}'s alive blocks are unchanged"
-            ));
+            self.lv_note_idle(LvStep::AliveUnchanged { reg });
         }
         (self.stats.lv_updates - before) as u32
     }

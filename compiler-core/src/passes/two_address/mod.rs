@@ -242,7 +242,7 @@ pub(crate) struct TwoAddr<'f, 'r, R: Recorder> {
     /// This block's SrcEqClassMap / DstEqClassMap.
     pub block_classes: CopyClasses,
     /// What try_instruction_transform tried on an instruction, for the COPY's payload.
-    pub attempts: Option<(Inst, Vec<alloc::string::String>)>,
+    pub attempts: Option<(Inst, Vec<crate::trace::TieAttempt>)>,
     /// Instructions whose tied pairs were counted (`tied_pairs`): a rescheduled
     /// instruction is visited again at its new place but its ties count once.
     pub tie_counted: SecondaryMap<Inst, bool>,

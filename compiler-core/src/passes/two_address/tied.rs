@@ -11,11 +11,10 @@
 use super::TwoAddr;
 use crate::entity::EntityRef;
 use crate::mir::{oflag, Function, Inst, InstData, Op, Opcode, Operand, Reg, RegClass, SubReg, VReg};
-use crate::trace::{Focus, Recorder, Step};
+use crate::trace::{Focus, RegText, Recorder, Step};
 use alloc::format;
 use alloc::string::String;
 use alloc::vec;
-use alloc::vec::Vec;
 use smallvec::{smallvec, SmallVec};
 
 /// (use index, def index).
@@ -306,6 +305,7 @@ impl<R: Recorder> TwoAddr<'_, '_, R> {
                 ));
             }
             let attempts = self.attempts_so_far(mi);
+            let (src_t, dst_t) = (RegText::of(self.ed.f, reg_b), RegText::of(self.ed.f, reg_a));
             self.step(|| {
                 Step::new(
                     "tied_copy",
@@ -317,8 +317,8 @@ impl<R: Recorder> TwoAddr<'_, '_, R> {
                     inst: mi.index() as u32,
                     use_idx: src_idx as u32,
                     def_idx: dst_idx as u32,
-                    src: bn,
-                    dst: an,
+                    src: src_t,
+                    dst: dst_t,
                     attempts,
                     resolved_by: "copy",
                 })
@@ -398,10 +398,10 @@ impl<R: Recorder> TwoAddr<'_, '_, R> {
     }
 
     /// The attempts logged for `mi` by try_instruction_transform, for the payload.
-    fn attempts_so_far(&mut self, mi: Inst) -> Vec<String> {
+    fn attempts_so_far(&mut self, mi: Inst) -> crate::trace::List<crate::trace::TieAttempt> {
         match self.attempts.take() {
-            Some((i, a)) if i == mi => a,
-            _ => Vec::new(),
+            Some((i, a)) if i == mi => a.into(),
+            _ => crate::trace::List::new(),
         }
     }
 }

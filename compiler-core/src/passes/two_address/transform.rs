@@ -7,9 +7,8 @@ use super::copies::copy_regs;
 use super::tied::{kills, tied_def_index};
 use super::TwoAddr;
 use crate::mir::{flag, oflag, Block, Inst, Reg, VReg};
-use crate::trace::{Focus, Recorder, Step};
+use crate::trace::{Focus, Recorder, Step, TieAttempt};
 use alloc::format;
-use alloc::string::String;
 use alloc::vec::Vec;
 
 /// getMappedReg: follows `map` from `reg`; the physical register it ends in, if any.
@@ -39,12 +38,9 @@ enum Reschedule {
 }
 
 impl Reschedule {
-    /// How an attempt is logged.
-    fn name(self) -> &'static str {
-        match self {
-            Reschedule::MiBelowKill => "reschedule below kill",
-            Reschedule::KillAboveMi => "reschedule kill above",
-        }
+    /// How an attempt is logged ([`TieAttempt`] prints the name).
+    fn kill_above(self) -> bool {
+        matches!(self, Reschedule::KillAboveMi)
     }
 }
 
@@ -71,9 +67,9 @@ impl<R: Recorder> TwoAddr<'_, '_, R> {
         dst_idx: usize,
         dist: &mut u32,
     ) -> Option<Resume> {
-        let mut attempts: Vec<String> = Vec::new();
+        let mut attempts: Vec<TieAttempt> = Vec::new();
         if self.opts.optnone {
-            attempts.push("all transforms: off (optnone)".into());
+            attempts.push(TieAttempt::Optnone);
             self.attempts = Some((mi, attempts));
             return None;
         }
@@ -95,7 +91,7 @@ impl<R: Recorder> TwoAddr<'_, '_, R> {
         }
         // 2. Three-address conversion.
         self.stats.three_address_attempts += 1;
-        attempts.push("three-address: NVPTX has no three-address form to convert to".into());
+        attempts.push(TieAttempt::ThreeAddress);
         self.step(|| {
             Step::new("three_address", "Three-address conversion is tried next, but every NVPTX instruction is already three-address: convertToThreeAddress returns nothing.")
                 .focus(Focus::inst(mi))
@@ -108,7 +104,7 @@ impl<R: Recorder> TwoAddr<'_, '_, R> {
                 }
             }
         } else {
-            attempts.push("reschedule: off (twoaddr-reschedule=false)".into());
+            attempts.push(TieAttempt::RescheduleOff);
         }
         // 4. Load unfolding: LLVM tries it for a loading instruction whose tied source
         // lives on; NVPTX's instruction info folds no loads, so there is nothing to
@@ -116,10 +112,7 @@ impl<R: Recorder> TwoAddr<'_, '_, R> {
         let loads = matches!(self.ed.f.insts[mi].opcode, crate::mir::Opcode::Known(_))
             && self.ed.f.insts[mi].desc().has(flag::MAY_LOAD);
         if !b_killed && loads {
-            attempts.push(
-                "load unfolding: NVPTX folds no loads into instructions, so none can be unfolded"
-                    .into(),
-            );
+            attempts.push(TieAttempt::LoadUnfolding);
             self.step(|| {
                 Step::new("unfold_load", "The instruction reads memory and its tied source lives on, so LLVM would next try to unfold the load; NVPTX folds no loads into instructions, so there is nothing to unfold and a COPY follows.")
                     .focus(Focus::inst(mi))
@@ -156,11 +149,11 @@ impl<R: Recorder> TwoAddr<'_, '_, R> {
         base_idx: usize,
         mut base_killed: bool,
         dist: u32,
-        attempts: &mut Vec<String>,
+        attempts: &mut Vec<TieAttempt>,
     ) -> bool {
         let desc = self.ed.f.insts[mi].desc();
         let Some((c1, c2)) = desc.commutable else {
-            attempts.push("commute: the opcode is not commutable".into());
+            attempts.push(TieAttempt::NotCommutable);
             return false;
         };
         let (c1, c2) = (c1 as usize, c2 as usize);
@@ -169,9 +162,11 @@ impl<R: Recorder> TwoAddr<'_, '_, R> {
         } else if base_idx == c2 {
             c1
         } else {
-            attempts.push(format!(
-                "commute: operand {base_idx} is not one of the commutable operands {c1} and {c2}"
-            ));
+            attempts.push(TieAttempt::NotCommutableOperand {
+                base: base_idx as u32,
+                c1: c1 as u32,
+                c2: c2 as u32,
+            });
             return false;
         };
         let d = &self.ed.f.insts[mi];
@@ -180,7 +175,7 @@ impl<R: Recorder> TwoAddr<'_, '_, R> {
             d.operands[base_idx].get_reg(),
             d.operands.get(other_idx).and_then(|o| o.get_reg()),
         ) else {
-            attempts.push("commute: the other operand is not a virtual register".into());
+            attempts.push(TieAttempt::OtherNotVirtual);
             return false;
         };
         self.commute_tried = Some(mi);
@@ -199,7 +194,18 @@ impl<R: Recorder> TwoAddr<'_, '_, R> {
             }
         }
         if !do_commute {
-            attempts.push(format!("commute: not profitable ({} dies here: {base_killed}, the other operand dies here: {other_killed}{}{profit_why})", self.reg_name(base), if profit_why.is_empty() { "" } else { "; " }));
+            // The tied source is virtual (try_instruction_transform stops otherwise).
+            debug_assert!(matches!(base, Reg::Virt(_)));
+            let base = match base {
+                Reg::Virt(b) => cranelift_entity::EntityRef::index(b) as u32,
+                _ => u32::MAX,
+            };
+            attempts.push(TieAttempt::NotProfitable {
+                base,
+                base_killed,
+                other_killed,
+                why: profit_why,
+            });
             return false;
         }
         self.du.remove_inst(self.ed.f, mi);
@@ -223,7 +229,7 @@ impl<R: Recorder> TwoAddr<'_, '_, R> {
         } else {
             "the other operand dies here while the tied one does not, so commuting makes the def and the dying value joinable"
         };
-        attempts.push(format!("commute: done ({why})"));
+        attempts.push(TieAttempt::Commuted { why });
         let met = self.ed.f.insts[mi].operands[base_idx].get_reg() == Some(dst);
         self.step(|| {
             Step::new(
@@ -418,7 +424,7 @@ impl<R: Recorder> TwoAddr<'_, '_, R> {
         how: Reschedule,
         mi: Inst,
         reg: VReg,
-        attempts: &mut Vec<String>,
+        attempts: &mut Vec<TieAttempt>,
     ) -> Option<Resume> {
         let moved = self.local_kill(mi, reg).and_then(|(block, kill)| {
             let at = KillSite {
@@ -436,7 +442,10 @@ impl<R: Recorder> TwoAddr<'_, '_, R> {
         let (kill, resume) = match moved {
             Ok(x) => x,
             Err(why) => {
-                attempts.push(format!("{}: {why}", how.name()));
+                attempts.push(TieAttempt::RescheduleFailed {
+                    kill_above: how.kill_above(),
+                    why,
+                });
                 return None;
             }
         };
@@ -444,7 +453,9 @@ impl<R: Recorder> TwoAddr<'_, '_, R> {
         self.lv_remove_kill(reg, kill);
         self.lv_add_kill(reg, mi);
         self.stats.rescheduled += 1;
-        attempts.push(format!("{}: done", how.name()));
+        attempts.push(TieAttempt::Rescheduled {
+            kill_above: how.kill_above(),
+        });
         let rn = self.trace_name(Reg::Virt(reg));
         self.step(|| match how {
             Reschedule::MiBelowKill => Step::new(
