@@ -496,9 +496,21 @@ impl LiveIntervals {
         cfg: &Cfg,
         visit: impl FnMut(Block, Inst, &InstData),
     ) -> Self {
+        Self::build(f, cfg, visit, true)
+    }
+
+    /// [`LiveIntervals::compute_visiting_on`], with or without the shortcut for
+    /// registers local to one block.
+    fn build(
+        f: &Function,
+        cfg: &Cfg,
+        visit: impl FnMut(Block, Inst, &InstData),
+        shortcut: bool,
+    ) -> Self {
         let indexes = SlotIndexes::compute(f);
         let acc = Accesses::collect_visiting(f, visit);
         let mut b = Builder::new(cfg, &indexes);
+        b.shortcut = shortcut;
         let mut intervals = vec![None; f.vreg_end as usize];
         for v in f.vreg_list() {
             intervals[v.index()] = Some(b.interval(f, &acc, v));
@@ -535,16 +547,7 @@ impl LiveIntervals {
     #[cfg(feature = "testkit")]
     #[doc(hidden)]
     pub fn compute_without_shortcut(f: &Function) -> Self {
-        let cfg = Cfg::new(f);
-        let indexes = SlotIndexes::compute(f);
-        let acc = Accesses::collect(f);
-        let mut b = Builder::new(&cfg, &indexes);
-        b.shortcut = false;
-        let mut intervals = vec![None; f.vreg_end as usize];
-        for v in f.vreg_list() {
-            intervals[v.index()] = Some(b.interval(f, &acc, v));
-        }
-        LiveIntervals { indexes, intervals }
+        Self::build(f, &Cfg::new(f), |_, _, _| {}, false)
     }
 
     /// The whole-register ranges of `regs` as `f` stands now, numbered by `si` (which
@@ -863,14 +866,7 @@ impl<'a> Builder<'a> {
             return None;
         }
         let si = self.si;
-        si.block_start(first.block)?;
-        si.block_end(first.block)?;
-        let at = si.inst_index(first.inst)?;
-        let def = if first.early_clobber {
-            at.early_clobber_slot()
-        } else {
-            at.reg_slot()
-        };
+        let def = local_def(si, first.block, first.inst, first.early_clobber)?;
         let mut end = def.dead_slot();
         let mut read = false;
         for e in rest {
@@ -910,14 +906,7 @@ impl<'a> Builder<'a> {
             k += 1;
         }
         let si = self.si;
-        si.block_start(block)?;
-        si.block_end(block)?;
-        let at = si.inst_index(inst)?;
-        let def = if early_clobber {
-            at.early_clobber_slot()
-        } else {
-            at.reg_slot()
-        };
+        let def = local_def(si, block, inst, early_clobber)?;
         let mut end = def.dead_slot();
         let mut read = false;
         for a in &accs[k..] {
@@ -996,6 +985,19 @@ impl<'a> Builder<'a> {
             }
         }
     }
+}
+
+/// Where `inst` of `block` defines a value (its `e` slot for an early-clobber def, else
+/// `r`); None when the block or the instruction has no index.
+fn local_def(si: &SlotIndexes, block: Block, inst: Inst, early_clobber: bool) -> Option<SlotIndex> {
+    si.block_start(block)?;
+    si.block_end(block)?;
+    let at = si.inst_index(inst)?;
+    Some(if early_clobber {
+        at.early_clobber_slot()
+    } else {
+        at.reg_slot()
+    })
 }
 
 /// `[def, end)` holding the one value defined at `def`.
