@@ -19,10 +19,10 @@ impl Stats {
         }
     }
 
-    /// Appends the optional counters of `names`, not reported until counted.
-    pub(crate) fn with_optional(mut self, names: &[&'static str]) -> Self {
-        self.entries.extend(names.iter().map(|&n| (n, None)));
-        self
+    /// The counters as given, in order (names distinct): what [`pass_stats!`]'s
+    /// conversion builds.
+    pub(crate) fn from_entries(entries: Vec<(&'static str, Option<u64>)>) -> Self {
+        Stats { entries }
     }
 
     pub fn add(&mut self, name: &'static str, by: u64) {
@@ -60,8 +60,16 @@ impl Stats {
     /// counter `self` lacks is appended, counted or not, so two stats of one pass merge
     /// into its declared order whichever function counted an optional counter first.
     pub fn merge(&mut self, other: &Stats) {
-        for &(n, v) in &other.entries {
-            match self.entries.iter_mut().find(|(m, _)| same(m, n)) {
+        for (k, &(n, v)) in other.entries.iter().enumerate() {
+            // Stats of one pass list their counters in one order, and no name twice
+            // (every way in finds a name before adding it), so the counter is usually
+            // at the same position here: no search then (a module of many functions
+            // merges once per function).
+            let at = match self.entries.get(k) {
+                Some((m, _)) if same(m, n) => Some(k),
+                _ => self.entries.iter().position(|(m, _)| same(m, n)),
+            };
+            match at.map(|p| &mut self.entries[p]) {
                 Some((_, mine)) => {
                     if let Some(v) = v {
                         *mine = Some(mine.unwrap_or(0) + v);
@@ -127,13 +135,13 @@ macro_rules! pass_stats {
 
         impl From<$name> for $crate::stats::Stats {
             fn from(s: $name) -> Self {
-                let mut out = $crate::stats::Stats::with(&[$(stringify!($field)),*])
-                    .with_optional(&[$($(stringify!($opt)),*)?]);
-                $(out.set(stringify!($field), s.$field);)*
-                $($(if let Some(v) = s.$opt {
-                    out.set(stringify!($opt), v);
-                })*)?
-                out
+                // Every field at zero, the optional ones uncounted, then each field
+                // set (names are distinct): built in one go, without a search per
+                // field, as passes convert once per function.
+                $crate::stats::Stats::from_entries(alloc::vec![
+                    $((stringify!($field), Some(s.$field)),)*
+                    $($((stringify!($opt), s.$opt),)*)?
+                ])
             }
         }
     };
@@ -238,6 +246,29 @@ mod tests {
                 ("own", 0),
                 ("rare", 1)
             ]
+        );
+    }
+
+    /// Counters in another order than the total's (or missing from it) are found by
+    /// name, not by position.
+    #[test]
+    fn merging_stats_in_another_order_adds_by_name() {
+        let mut total: Stats = Demo {
+            first: 1,
+            second: 2,
+            ..Demo::default()
+        }
+        .into();
+        let mut other = Stats::default();
+        other.add("second", 5);
+        other.add("first", 7);
+        other.add("extra", 1);
+        other.add("rare", 4);
+        total.merge(&other);
+        let keys: Vec<(&str, u64)> = total.iter().collect();
+        assert_eq!(
+            keys,
+            [("first", 8), ("second", 7), ("rare", 4), ("extra", 1)]
         );
     }
 

@@ -37,6 +37,7 @@
 //! the total size of its intervals.
 
 use crate::mir::accesses::{class_lanes, inst_effects, Accesses, InstEffect, LaneMask, Solver};
+use crate::mir::accesses::Access;
 use crate::mir::accesses::{ALL_LANES, DEFINES, LIVE_IN, LIVE_OUT};
 use crate::mir::cfg::Cfg;
 use super::slot_indexes::{Slot, SlotIndex, SlotIndexes};
@@ -495,14 +496,58 @@ impl LiveIntervals {
         cfg: &Cfg,
         visit: impl FnMut(Block, Inst, &InstData),
     ) -> Self {
+        Self::build(f, cfg, visit, true)
+    }
+
+    /// [`LiveIntervals::compute_visiting_on`], with or without the shortcut for
+    /// registers local to one block.
+    fn build(
+        f: &Function,
+        cfg: &Cfg,
+        visit: impl FnMut(Block, Inst, &InstData),
+        shortcut: bool,
+    ) -> Self {
         let indexes = SlotIndexes::compute(f);
         let acc = Accesses::collect_visiting(f, visit);
         let mut b = Builder::new(cfg, &indexes);
+        b.shortcut = shortcut;
         let mut intervals = vec![None; f.vreg_end as usize];
         for v in f.vreg_list() {
             intervals[v.index()] = Some(b.interval(f, &acc, v));
         }
         LiveIntervals { indexes, intervals }
+    }
+
+    /// The indexes and every register's whole range (by vreg number; empty for numbers
+    /// no register uses) as [`LiveIntervals::compute_visiting_on`] then
+    /// [`LiveIntervals::into_parts`] give them, for a pass that needs no lane ranges:
+    /// each range goes straight to its place, with no interval kept per register on
+    /// the way (for a module of many small functions that wrapping and unwrapping cost
+    /// about a tenth of the coalescer).
+    pub fn ranges_visiting_on(
+        f: &Function,
+        cfg: &Cfg,
+        visit: impl FnMut(Block, Inst, &InstData),
+    ) -> (SlotIndexes, Vec<LiveRange>) {
+        let indexes = SlotIndexes::compute(f);
+        let acc = Accesses::collect_visiting(f, visit);
+        let mut b = Builder::new(cfg, &indexes);
+        let mut ranges = Vec::with_capacity(f.vreg_end as usize);
+        for v in f.vreg_list() {
+            // Registers come in number order: the numbers between get empty ranges.
+            ranges.resize_with(v.index(), LiveRange::default);
+            ranges.push(b.interval(f, &acc, v).range);
+        }
+        ranges.resize_with(f.vreg_end as usize, LiveRange::default);
+        (indexes, ranges)
+    }
+
+    /// [`LiveIntervals::compute`] with every register through the general path (no
+    /// [`Builder::local_access_range`] shortcut): for the test that it changes nothing.
+    #[cfg(feature = "testkit")]
+    #[doc(hidden)]
+    pub fn compute_without_shortcut(f: &Function) -> Self {
+        Self::build(f, &Cfg::new(f), |_, _, _| {}, false)
     }
 
     /// The whole-register ranges of `regs` as `f` stands now, numbered by `si` (which
@@ -604,6 +649,9 @@ struct Builder<'a> {
     last_def: Vec<u32>,
     /// Reused per unit (one allocation per function, not per register).
     scratch: Scratch,
+    /// Read a register local to one block straight from its accesses
+    /// ([`Builder::local_access_range`]); off only to test that it changes nothing.
+    shortcut: bool,
 }
 
 #[derive(Default)]
@@ -631,11 +679,22 @@ impl<'a> Builder<'a> {
             in_val: vec![TOP; cfg.num_blocks()],
             last_def: vec![TOP; cfg.num_blocks()],
             scratch: Scratch::default(),
+            shortcut: true,
         }
     }
 
     fn interval(&mut self, f: &Function, acc: &Accesses, v: VReg) -> LiveInterval {
         let class = f.vreg_class(v);
+        let tuple = matches!(class, Some(RegClass::Tuple { .. }));
+        if self.shortcut && !tuple && acc.phi_uses_of(v).is_empty() {
+            if let Some(range) = self.local_access_range(acc.of(v)) {
+                return LiveInterval {
+                    reg: v,
+                    range,
+                    subranges: Vec::new(),
+                };
+            }
+        }
         let all = class_lanes(class);
         self.preds.clear();
         self.preds.extend(acc.phi_uses_of(v).iter().map(|p| p.pred));
@@ -807,14 +866,7 @@ impl<'a> Builder<'a> {
             return None;
         }
         let si = self.si;
-        si.block_start(first.block)?;
-        si.block_end(first.block)?;
-        let at = si.inst_index(first.inst)?;
-        let def = if first.early_clobber {
-            at.early_clobber_slot()
-        } else {
-            at.reg_slot()
-        };
+        let def = local_def(si, first.block, first.inst, first.early_clobber)?;
         let mut end = def.dead_slot();
         let mut read = false;
         for e in rest {
@@ -829,18 +881,45 @@ impl<'a> Builder<'a> {
         if read && end <= def {
             return None;
         }
-        let mut segments = Segments::new();
-        segments.push(Segment {
-            start: def,
-            end,
-            valno: 0,
-        });
-        let mut valnos = ValNos::new();
-        valnos.push(VNInfo {
-            def,
-            is_phi_def: false,
-        });
-        Some(LiveRange { segments, valnos })
+        Some(one_segment(def, end))
+    }
+
+    /// [`Builder::local_range`] read straight from the accesses of a register that is
+    /// no tuple and no PHI reads, without folding them into effects first: most
+    /// registers of a function are defined once and read in the same block, and the
+    /// fold cost about as much as the rest of their range. The effects of such
+    /// accesses are one write that keeps nothing (every access of the first
+    /// instruction a def that reads no lane), then reads only, all in its block; on
+    /// those the walk below is `local_range`'s. None when the accesses are not of that
+    /// shape (the caller then takes the general path, which may still find the range
+    /// local).
+    fn local_access_range(&self, accs: &[Access]) -> Option<LiveRange> {
+        let first = accs.first()?;
+        let (block, inst) = (first.block, first.inst);
+        let mut early_clobber = false;
+        let mut k = 0;
+        while let Some(a) = accs.get(k).filter(|a| a.inst == inst) {
+            if !a.is_def || a.reads {
+                return None;
+            }
+            early_clobber |= a.early_clobber;
+            k += 1;
+        }
+        let si = self.si;
+        let def = local_def(si, block, inst, early_clobber)?;
+        let mut end = def.dead_slot();
+        let mut read = false;
+        for a in &accs[k..] {
+            if a.block != block || a.is_def {
+                return None;
+            }
+            end = si.inst_index(a.inst)?.reg_slot();
+            read = true;
+        }
+        if read && end <= def {
+            return None;
+        }
+        Some(one_segment(def, end))
     }
 
     /// The value live into each of `live_in` (a new PHI value at the block start where
@@ -906,6 +985,35 @@ impl<'a> Builder<'a> {
             }
         }
     }
+}
+
+/// Where `inst` of `block` defines a value (its `e` slot for an early-clobber def, else
+/// `r`); None when the block or the instruction has no index.
+fn local_def(si: &SlotIndexes, block: Block, inst: Inst, early_clobber: bool) -> Option<SlotIndex> {
+    si.block_start(block)?;
+    si.block_end(block)?;
+    let at = si.inst_index(inst)?;
+    Some(if early_clobber {
+        at.early_clobber_slot()
+    } else {
+        at.reg_slot()
+    })
+}
+
+/// `[def, end)` holding the one value defined at `def`.
+fn one_segment(def: SlotIndex, end: SlotIndex) -> LiveRange {
+    let mut segments = Segments::new();
+    segments.push(Segment {
+        start: def,
+        end,
+        valno: 0,
+    });
+    let mut valnos = ValNos::new();
+    valnos.push(VNInfo {
+        def,
+        is_phi_def: false,
+    });
+    LiveRange { segments, valnos }
 }
 
 fn block_pos(si: &SlotIndexes, b: Block) -> u32 {

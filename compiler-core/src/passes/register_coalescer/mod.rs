@@ -214,8 +214,10 @@ pub fn run_renaming<R: Recorder>(
     // One control flow graph and one set of predecessor lists serve the intervals,
     // the block order and the pass.
     let cfg = crate::mir::cfg::Cfg::new(f);
-    let (lis, du) = DefUse::with_intervals_on(f, &cfg);
-    let (si, ranges, _) = lis.into_parts();
+    // The def/use lists are filled on the walk that collects the accesses.
+    let mut du = DefUse::for_function(f);
+    let (si, ranges) =
+        crate::liveness::LiveIntervals::ranges_visiting_on(f, &cfg, |_, i, d| du.note_inst(i, d));
     let preds = f.predecessors();
     let order = order::block_priority(f, &cfg, &preds, opts.join_splitedges);
     drop(cfg);
