@@ -25,21 +25,30 @@ pub enum Side {
     Right,
 }
 
-/// One stored interval: `[start, end)` of register `key`.
+/// One stored segment: `[start, end)` of the interval `key` names.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct Interval {
     pub start: u32,
     pub end: u32,
-    /// The register (or any caller key): the tree's first sort key.
+    /// The tree's first sort key: for the NVPTX coalescer an interval number and a
+    /// lane (`interval << 6 | lane code`), the interval being the one the pass's
+    /// register → interval hash map gives a register (numbered like the register until
+    /// a merge files it under the larger side's number); any caller key otherwise.
     pub key: u32,
 }
 
 impl Interval {
-    /// The tree's order: by register key, then start (then end). Keying by register
-    /// first is this project's reading of the spec's "live intervals indexed by register
-    /// number" together with its comparator on start positions (`sub_34A0190`): one
-    /// register's segments sit side by side, sorted by start, so a question about one
-    /// register is a range search.
+    /// The tree's order: by key, then start (then end). Keying by interval first is
+    /// this project's reading of the spec's "live intervals indexed by register number"
+    /// together with its comparator on start positions (`sub_34A0190`): one interval's
+    /// segments sit side by side, sorted by start, so a question about one register is
+    /// a range search under its key.
+    ///
+    /// No decision reads the order between different keys: the coalescer's one query
+    /// (`overlapping_key`) asks for a single key and reports its segments in (start,
+    /// end) order, which does not depend on what number the key has. Which number an
+    /// interval gets (union by size) only changes where nodes sit and how often the
+    /// tree rotates, which the trace draws and `rb_rotations` counts.
     pub fn tree_less(&self, other: &Interval) -> bool {
         (self.key, self.start, self.end) < (other.key, other.start, other.end)
     }

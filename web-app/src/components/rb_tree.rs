@@ -40,7 +40,7 @@ pub fn rb_tree(props: &RbTreeProps) -> Html {
                  style={format!("--w: {}px", t.width)}>
                 <title id="tree-title">{ "Red-black interval tree" }</title>
                 <desc id="tree-desc">{ format!(
-                    "{} extents ordered by register, then start, {} drawn; this step: {} inserted, {} removed, {} rotations, {} recolourings.",
+                    "{} extents ordered by interval, then start, {} drawn; this step: {} inserted, {} removed, {} rotations, {} recolourings.",
                     t.total, t.nodes.len(), t.inserted, t.removed, t.rotations, t.recolors) }</desc>
                 <g class="tree-edges">
                     { for t.nodes.iter().filter_map(|n| {

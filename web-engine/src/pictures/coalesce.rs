@@ -21,6 +21,7 @@ use compiler_core::interval_tree::{Color, TreeEvent};
 use compiler_core::trace::{Payload, RangeView, SegmentView, Step};
 use compiler_core::SlotIndex;
 use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
 
 /// Bar rows drawn at most (the step's candidate registers always among them).
 pub const MAX_ROWS: usize = 40;
@@ -105,7 +106,9 @@ pub struct TreePicture {
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct TreeNode {
     pub id: u32,
-    /// The register, and the tuple lane when the segment is one lane's.
+    /// The register holding the segment's interval now (the key names an interval,
+    /// first numbered like its register, see [`Ranges::holders`]), and the tuple lane
+    /// when the segment is one lane's.
     pub reg: u32,
     pub lane: Option<u8>,
     /// The stored live segment `[start, end)` in raw slot numbers, its tree key, and the
@@ -195,6 +198,19 @@ impl Ranges {
     /// What joined `reg` so far.
     pub fn joined(&self, reg: u32) -> &[u32] {
         self.joined.get(reg as usize).map_or(&[], Vec::as_slice)
+    }
+
+    /// Which register holds each interval now. The NVPTX coalescer files tree nodes
+    /// under intervals: each starts out numbered like its register, and a merge keeps
+    /// the larger side's number, so interval `i` is the survivor's when register `i`
+    /// was merged into it. (A register still live holds the interval numbered like it,
+    /// or did until the merge whose tree steps are deleting it.) Intervals missing
+    /// from the map are their own register's.
+    pub fn holders(&self) -> BTreeMap<u32, u32> {
+        (self.regs())
+            .flat_map(|r| self.joined(r).iter().map(move |&j| (j, r)))
+            .filter(|&(j, _)| self.row(j).is_none())
+            .collect()
     }
 
     fn slot(&mut self, reg: u32) -> usize {
@@ -318,7 +334,10 @@ pub fn picture(steps: &[Step], first: &[RangeView]) -> Option<CoalescePicture> {
         _ => None,
     };
     let (tree, tree_error) = match replay_tree(steps) {
-        Ok(t) => (t.map(|t| layout_tree(&t, &last.payload, candidate)), None),
+        Ok(t) => (
+            t.map(|t| layout_tree(&t, &last.payload, candidate, &ranges)),
+            None,
+        ),
         Err(e) => (None, Some(e)),
     };
     let changed = match &verdict {
@@ -406,7 +425,12 @@ fn axis((start, end): (u32, u32)) -> Axis {
     Axis { start, end, ticks }
 }
 
-fn layout_tree(t: &ReplayTree, payload: &Payload, candidate: Option<(u32, u32)>) -> TreePicture {
+fn layout_tree(
+    t: &ReplayTree,
+    payload: &Payload,
+    candidate: Option<(u32, u32)>,
+    ranges: &Ranges,
+) -> TreePicture {
     let snap = t.snapshot();
     // Snapshot nodes come sorted by id.
     let by_id = |id: u32| {
@@ -449,6 +473,7 @@ fn layout_tree(t: &ReplayTree, payload: &Payload, candidate: Option<(u32, u32)>)
         _ => 0,
     };
     let regs: Vec<u32> = candidate.map(|(a, b)| vec![a, b]).unwrap_or_default();
+    let holders = ranges.holders();
     let max_depth = order.iter().map(|&(_, d)| d).max().unwrap_or(0);
     let mut nodes: Vec<TreeNode> = order
         .iter()
@@ -456,7 +481,7 @@ fn layout_tree(t: &ReplayTree, payload: &Payload, candidate: Option<(u32, u32)>)
         .filter_map(|(i, &(id, depth))| {
             let n = by_id(id)?;
             let key = n.interval.key;
-            let reg = key >> 6;
+            let reg = holders.get(&(key >> 6)).copied().unwrap_or(key >> 6);
             Some(TreeNode {
                 id,
                 reg,

@@ -1,10 +1,12 @@
 //! The NVPTX coalescer's interval index: a red-black binary search tree of live
 //! intervals, with a count and cached minimum and maximum (spec: `sub_34A0610`,
-//! rebalancing by rotation and recolouring). Nodes are ordered by register key, then
-//! start ([`Interval::tree_less`]): the spec stores "live intervals indexed by register
+//! rebalancing by rotation and recolouring). Nodes are ordered by key, then start
+//! ([`Interval::tree_less`]): the spec stores "live intervals indexed by register
 //! number" and its comparator (`sub_34A0190`) compares start positions; this project
-//! reads the two together, so one register's segments lie side by side in start order.
-//! Each node also carries the largest end in its subtree, so "which segments of register
+//! reads the two together, so one interval's segments lie side by side in start order.
+//! The key is an interval's, not a register's: the pass looks a register's interval up
+//! in its hash map (`hash_map.rs`), so a merge can keep the larger side's nodes in place.
+//! Each node also carries the largest end in its subtree, so "which segments of key
 //! K overlap [s, e)?" is a range search: O(log n) nodes on the two boundary paths plus
 //! the segments of K it reports, whatever else the tree holds.
 //!

@@ -1,8 +1,7 @@
 //! One candidate: class check, interference check against the tree, and the merge.
 
 use super::classify::{side_class, Candidate, CopyKind, Side};
-use super::interval_tree::Interval;
-use super::{key_pair, Nvptx, Unit};
+use super::{Nvptx, Unit};
 use crate::entity::EntityRef;
 use crate::liveness::{LiveRange, SlotIndex};
 use crate::mir::instr::InstList;
@@ -368,81 +367,20 @@ impl<R: Recorder> Nvptx<'_, '_, R> {
                 .focus(Focus::vreg(keep.0))
                 .payload(decision.map_or(crate::trace::Payload::None, Into::into))
         });
-        self.update_tree(keep, gone, to);
+        let filed = self.update_tree(keep, gone, to);
+        if !R::ENABLED {
+            return;
+        }
         let (n, rot) = (self.tree.len(), self.tree.rotations);
-        self.tree_summary("tree_update", format!("The interval tree after the merge: the segments the joined range no longer has were deleted and its new ones inserted (the steps before this one); it holds {n} segments and has rotated {rot} times so far."));
-    }
-    /// The tree after a merge of `gone` into `keep` (the joined range now stored at
-    /// `to`), one step per event: the segments of both registers (whole and per lane)
-    /// that the joined range does not keep are deleted, its new ones inserted.
-    fn update_tree(&mut self, keep: Unit, gone: Unit, to: VReg) {
-        let units = |v: VReg, n: usize| {
-            core::iter::once((v, None)).chain((0..n as u8).map(move |l| (v, Some(l))))
+        let (iv, kept, moved) = (filed.interval, filed.kept, filed.moved);
+        let (k, g) = (keep.0.index(), gone.0.index());
+        let why = if self.opts.no_union_by_size {
+            "the survivor's own (union by size switched off)"
+        } else {
+            "the side with more segments in the tree (union by size; a tie keeps the survivor's)"
         };
-        let n = self
-            .cx.ed
-            .f
-            .vreg_class(keep.0)
-            .map_or(0, |c| c.lanes() as usize);
-        let m = self
-            .cx.ed
-            .f
-            .vreg_class(gone.0)
-            .map_or(0, |c| c.lanes() as usize);
-        let mut old: Vec<Interval> = Vec::new();
-        for u in units(keep.0, n).chain(units(gone.0, m)) {
-            old.extend(self.in_tree.remove(&key_pair(u)).unwrap_or_default());
-        }
-        let lanes = if n > 1 { n } else { 0 };
-        let mut new: Vec<Interval> = Vec::new();
-        for u in units(to, lanes) {
-            let segs = self.segments(u);
-            new.extend(segs.iter().copied());
-            if !segs.is_empty() {
-                self.in_tree.insert(key_pair(u), segs);
-            }
-        }
-        let order = |iv: &Interval| crate::sort::key4(iv.key, iv.start, iv.end, 0);
-        crate::sort::sort_by_key(&mut old, order);
-        crate::sort::sort_by_key(&mut new, order);
-        let (gone_ivs, added) = sorted_difference(&old, &new);
-        for iv in &gone_ivs {
-            self.tree_remove(iv);
-        }
-        for iv in added {
-            self.tree_insert(iv);
-        }
+        self.tree_summary("tree_update", format!("The interval tree after the merge: the hash map now sends %{k} and %{g} to interval %{iv}, the key of {why}. Its {kept} segments stay filed there, but for any the union changed; the other side's {moved} were deleted and the joined range's segments the tree lacked were inserted under %{iv} (the steps before this one). It holds {n} segments and has rotated {rot} times so far."));
     }
-}
-
-/// In two lists sorted alike: the entries of `old` not in `new`, and those of `new` not
-/// in `old`.
-fn sorted_difference(old: &[Interval], new: &[Interval]) -> (Vec<Interval>, Vec<Interval>) {
-    let key = |iv: &Interval| (iv.key, iv.start, iv.end);
-    let (mut i, mut j) = (0, 0);
-    let (mut out, mut inn) = (Vec::new(), Vec::new());
-    while i < old.len() || j < new.len() {
-        match (old.get(i), new.get(j)) {
-            (Some(a), Some(b)) if key(a) == key(b) => {
-                i += 1;
-                j += 1;
-            }
-            (Some(a), Some(b)) if key(a) < key(b) => {
-                out.push(*a);
-                i += 1;
-            }
-            (Some(a), None) => {
-                out.push(*a);
-                i += 1;
-            }
-            (_, Some(b)) => {
-                inn.push(*b);
-                j += 1;
-            }
-            (None, None) => break,
-        }
-    }
-    (out, inn)
 }
 
 /// A placed COPY or move whose destination and source are the same register and lane.

@@ -9,14 +9,16 @@
 //!  identity moves (`%a = MOV %a`) erased first; their values are the values they read
 //!  copy-limit: only the first N candidates are considered
 //!  block-level pass: candidates whose registers live in one block are tried first
-//!  interval tree: every taking-part register's live extent, red-black, by (register, start)
+//!  interval tree: every taking-part register's live segments, red-black, keyed by
+//!     (interval, start); the hash map sends each register to its interval (`hash_map.rs`)
 //!  min-heap by register number (ties: higher weight first) ─▶ for each candidate:
 //!     a high half waits until its low half merged (it inherits the low's constraints)
 //!     same class? ─▶ tree query + value check ─▶ interference ─▶ secondary heap
 //!                                              └▶ merge: rename, erase the copy,
 //!                                                 union the ranges, fold the erased
 //!                                                 copies' values (`values.rs`),
-//!                                                 re-insert in the tree
+//!                                                 file the smaller interval's
+//!                                                 segments under the larger's key
 //!     an entry whose registers a merge renamed goes back under its new numbers
 //!     heap empty: swap with the secondary heap and retry while a round joined something
 //!  coalesce-limit: stop after N merges
@@ -34,6 +36,7 @@
 pub mod classify;
 mod eq_classes;
 pub mod families;
+mod hash_map;
 pub mod heap;
 pub mod interval_tree;
 mod merge;
@@ -43,7 +46,7 @@ mod values;
 
 use classify::{classify, operand_type, Candidate, CopyKind, Side, PARTICIPATES};
 use heap::CandidateHeap;
-use interval_tree::{Interval, IntervalTree, TreeEvent};
+use interval_tree::{Interval, IntervalTree};
 
 use crate::entity::{dense_map, EntityRef, SecondaryMap};
 use crate::liveness::{LiveIntervals, LiveRange};
@@ -85,6 +88,12 @@ pub struct NvptxCoalescerOptions {
     /// are not folded into the values they read (`values.rs`).
     #[doc(hidden)]
     pub no_value_renumbering: bool,
+    /// Mutation switch for tests, not a knob: a merge always files the joined
+    /// interval under the surviving register's key, re-inserting the other side's
+    /// segments however many it has (`merge.rs`, union by size). Decisions stay the
+    /// same; the tree does more work.
+    #[doc(hidden)]
+    pub no_union_by_size: bool,
     /// Register-pair decomposition (`pairs.rs`): pair moves are split into their
     /// halves' moves. On by default: a pair whose low half cannot merge is put back
     /// together when the pass ends, so a second run meets the same pair move, splits
@@ -102,6 +111,7 @@ impl Default for NvptxCoalescerOptions {
             ignore_hints: false,
             ignore_eq_classes: false,
             no_value_renumbering: false,
+            no_union_by_size: false,
             pair_decomposition: true,
         }
     }
@@ -140,8 +150,17 @@ pub(crate) struct Nvptx<'f, 'r, R: Recorder> {
     pub main: Vec<LiveRange>,
     pub lanes: Vec<Vec<LiveRange>>,
     pub tree: IntervalTree,
-    /// The tree nodes (live segments) stored for each unit, by `key_pair`.
-    pub in_tree: alloc::collections::BTreeMap<(u32, u8), Vec<Interval>>,
+    /// The tree nodes (live segments) stored under each tree key (`tree_key`: an
+    /// interval and a lane), in start order.
+    pub in_tree: alloc::collections::BTreeMap<u32, Vec<Interval>>,
+    /// The spec's register → interval hash map (`UpdateHashMap` after a merge): the
+    /// interval each register's live segments are filed under in the tree. Every
+    /// register starts with an interval numbered like itself; a merge gives both sides
+    /// the interval of the side with more segments (`merge.rs`, union by size).
+    pub hash_map: Vec<u32>,
+    /// The other way round: the register whose segments an interval holds (the last
+    /// one a merge gave it to), for narration.
+    pub holder: Vec<u32>,
     pub weights: SecondaryMap<VReg, u32>,
     /// Set once the block-level pass is over (the worklist phase has begun).
     pub tree_built: bool,
@@ -233,6 +252,7 @@ pub fn run_with_classes<R: Recorder>(
     let copies_before = cands.len() as u64;
     stats.copies_before = copies_before;
     let cfg = Cfg::new(f);
+    let f_vregs = f.vreg_end;
     let mut p = Nvptx {
         cx: Cx::new(f, rec, du, si),
         opts: opts.clone(),
@@ -241,6 +261,8 @@ pub fn run_with_classes<R: Recorder>(
         lanes,
         tree: IntervalTree::new(R::ENABLED),
         in_tree: alloc::collections::BTreeMap::new(),
+        hash_map: (0..f_vregs).collect(),
+        holder: (0..f_vregs).collect(),
         weights,
         coalesced: SecondaryMap::new(),
         tree_built: false,
@@ -422,9 +444,10 @@ impl<R: Recorder> Nvptx<'_, '_, R> {
         })
     }
 
-    /// The tree key of a unit: its register's final number and lane.
+    /// The tree key of a unit: the interval the hash map gives its register, and
+    /// its lane.
     pub(crate) fn unit_key(&self, u: Unit) -> u32 {
-        tree_key((VReg::new(self.name_of(u.0) as usize), u.1))
+        tree_key(self.interval_of(u.0), u.1)
     }
 
     /// The unit's live segments as tree nodes (raw `[start, end)`, non-empty ones).
@@ -461,7 +484,7 @@ impl<R: Recorder> Nvptx<'_, '_, R> {
         }
         for e in self.tree.take_events() {
             let rotations = self.tree.rotations;
-            let (kind, text) = event_text(&e);
+            let (kind, text) = self.event_text(&e);
             self.step(|| {
                 Step::new(kind, text).payload(Payload::TreeChange {
                     events: TreeEvents::one(e),
@@ -506,12 +529,13 @@ impl<R: Recorder> Nvptx<'_, '_, R> {
                     self.tree_insert(iv);
                 }
                 if !segs.is_empty() {
-                    self.in_tree.insert(key_pair(u), segs);
+                    let key = self.unit_key(u);
+                    self.in_tree.insert(key, segs);
                 }
             }
         }
         let (n, rot) = (self.tree.len(), self.tree.rotations);
-        self.tree_summary("tree_built", format!("The interval tree now holds {n} live segments ordered by register, then start (our reading of the spec's intervals \"indexed by register number\" with a comparator on start); building it took {rot} rotations to stay balanced. Every interference question from here on is a query on it."));
+        self.tree_summary("tree_built", format!("The interval tree now holds {n} live segments ordered by interval, then start (our reading of the spec's intervals \"indexed by register number\" with a comparator on start): each register's segments are filed under its interval, which the hash map sends it to and which starts out numbered like the register. Building it took {rot} rotations to stay balanced. Every interference question from here on is a query on it."));
     }
 
     fn worklist(&mut self, cands: Vec<Candidate>) {
@@ -625,24 +649,8 @@ impl<R: Recorder> Nvptx<'_, '_, R> {
     }
 }
 
-/// A step kind and narration for one tree event.
-fn event_text(e: &TreeEvent) -> (&'static str, String) {
-    let unit = |k: u32| match (k & 63).checked_sub(1) {
-        Some(l) => format!("%{}.sub{l}", k >> 6),
-        None => format!("%{}", k >> 6),
-    };
-    match e {
-        TreeEvent::Insert { node, interval: iv } => ("tree_insert", format!("Tree insert: the live segment [{},{}) of {} becomes node {}, a red leaf where a search by (register, start) ends.", crate::liveness::SlotIndex::from_raw(iv.start), crate::liveness::SlotIndex::from_raw(iv.end), unit(iv.key), node.0)),
-        TreeEvent::Remove { node, interval: iv } => ("tree_remove", format!("Tree delete: node {} (the segment [{},{}) of {}) leaves the tree.", node.0, crate::liveness::SlotIndex::from_raw(iv.start), crate::liveness::SlotIndex::from_raw(iv.end), unit(iv.key))),
-        TreeEvent::Rotate { pivot, side } => ("tree_rotate", format!("Tree rotation: node {} moves down to the {} and its child rises, keeping every root-to-leaf path equally black.", pivot.0, if *side == interval_tree::Side::Left { "left" } else { "right" })),
-        TreeEvent::Recolor { node, color } => ("tree_recolor", format!("Tree recolouring: node {} turns {}.", node.0, if *color == interval_tree::Color::Red { "red" } else { "black" })),
-    }
-}
-
-pub(crate) fn tree_key(u: Unit) -> u32 {
-    ((u.0.index() as u32) << 6) | u.1.map_or(0, |l| l as u32 + 1)
-}
-
-pub(crate) fn key_pair(u: Unit) -> (u32, u8) {
-    (u.0.index() as u32, u.1.map_or(0, |l| l + 1))
+/// A tree key: an interval (the hash map's number for a register) in the high bits,
+/// the lane (0 for the whole register, `l + 1` for lane `l`) in the low six.
+pub(crate) fn tree_key(interval: u32, lane: Option<u8>) -> u32 {
+    (interval << 6) | lane.map_or(0, |l| l as u32 + 1)
 }

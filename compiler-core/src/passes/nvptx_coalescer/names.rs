@@ -12,9 +12,11 @@
 //!
 //! Invariant: between merges, the pass's state is the state of a run that always
 //! renames the source, with register numbers permuted by `names`. Nothing the pass
-//! decides depends on a number except through equality, and the one place where order
-//! matters (interval tree ties) asks [`Nvptx::name_of`], so both runs make the same
-//! decisions, end in the same text and count the same statistics. What a merge erases
+//! decides depends on a number except through equality, and the interval tree, whose
+//! shape (and rotation count) depends on the order of its keys, is keyed by the hash
+//! map's interval numbers (`hash_map.rs`), which follow the ranges and not the names:
+//! both runs make the same decisions, end in the same text and count the same
+//! statistics. What a merge erases
 //! is also chosen as cicc's direction would: every instruction of `gone` that ends up
 //! copying a register onto itself, including such copies from before the pass, and
 //! none of `keep`'s alone ([`Nvptx::doomed_after_swap`]). A traced run never swaps, so
