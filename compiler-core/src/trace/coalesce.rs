@@ -1,10 +1,16 @@
 //! A coalescer's decision about one copy, as a step keeps it: numbers only.
 //!
 //! ```text
-//!  CoalesceDecision { copy, dst, src, verdict, dst_lane, packed: [u8] }
+//!  CoalesceDecision { copy, dst, src, verdict, dst_lane, base, packed: [u8] }
 //!  packed = dst range · src range · merged segments · conflicts with their spans
-//!           (LEB128 numbers; segment starts and value defs as deltas; the merged
-//!           range as the segments it does not share at either end with dst's)
+//!           (LEB128 numbers; segment starts and value defs as deltas; trailing zeros
+//!           left out, as reading past the end gives zeros)
+//!    dst range: whole, or against `base` (an earlier large range of the same register,
+//!               shared by the decisions about it): the segments and values it shares
+//!               with the base at either end, and the others
+//!    merged:    the segments it does not share at either end with the dst range
+//!    conflict:  a register-coalescer conflict the two ranges give back (the other
+//!               register's segment at the def, where both are live) as its def alone
 //!  Serialize / accessors ──▶ the ranges printed as LLVM prints them, the conflicts'
 //!                            texts, the segment lists: the same JSON as when each
 //!                            step held them as strings and vectors
@@ -12,7 +18,9 @@
 //!
 //! A range is stored as its segments and its values' defs, which is everything its
 //! printed form (`[16r,48r:0)[64B,80r:1) 0@16r 1@64B-phi`) says, so the text is
-//! printed from the numbers when a step is shown or serialized, never kept.
+//! printed from the numbers when a step is shown or serialized, never kept. A join
+//! keeps growing one register's range, and each decision about it shows it again:
+//! kept against the shared base, it costs the few segments that changed.
 
 use super::compact::varint;
 use super::SegmentView;
@@ -20,6 +28,7 @@ use crate::liveness::{LiveRange, SlotIndex};
 use alloc::boxed::Box;
 use alloc::format;
 use alloc::string::String;
+use alloc::sync::Arc;
 use alloc::vec::Vec;
 use core::fmt::Write;
 use serde::Serialize;
@@ -27,7 +36,7 @@ use serde::Serialize;
 /// Coalescing: one decision about a copy, with both live ranges (before the decision),
 /// the merged range after a join, and where the ranges conflict. Read the parts through
 /// the accessors; the JSON prints the ranges as LLVM prints them.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug)]
 pub struct CoalesceDecision {
     pub copy: u32,
     pub dst: u32,
@@ -37,6 +46,9 @@ pub struct CoalesceDecision {
     /// When `dst` joins as one lane of a tuple (NVPTX coalescer): that lane; the `dst`
     /// range is then the lane's, `merged` the whole register's.
     pub dst_lane: Option<u8>,
+    /// The base `dst`'s range is kept against, shared with the other decisions about
+    /// that register ([`DecisionRanges::against`]); without one, `packed` holds it whole.
+    base: Option<RangeBase>,
     packed: Box<[u8]>,
 }
 
@@ -107,33 +119,150 @@ impl RangeNumbers {
 }
 
 /// The ranges of a decision before it is made (both are read before a join changes
-/// them): the first half of its packed numbers.
-#[derive(Clone, Debug, Default)]
-pub struct DecisionRanges(Vec<u8>);
+/// them), as numbers. The dst's may be kept against a base: an earlier range of the
+/// same register, shared by the decisions about it ([`DecisionRanges::against`]), as
+/// the segments and values at either end that it shares with the base and the others.
+#[derive(Clone, Debug)]
+pub struct DecisionRanges {
+    base: Option<RangeBase>,
+    /// The dst's range (against `base` when there is one), then the src's.
+    bytes: Vec<u8>,
+    /// Every conflict kept in full, none rebuilt from the ranges (a test's reference).
+    full: bool,
+}
+
+impl Default for DecisionRanges {
+    fn default() -> Self {
+        Self::none()
+    }
+}
+
+/// A register's range that decisions keep theirs against, shared by them: one pointer
+/// in each (a decision is one of the payloads, which all take the size of the largest).
+#[derive(Clone, Debug)]
+#[allow(clippy::redundant_allocation)] // the inner box is a slice: the outer one makes it thin
+struct RangeBase(Arc<Box<[u8]>>);
+
+/// A range kept whole takes at least this many bytes before it becomes a base for the
+/// later decisions about its register (a smaller one is cheaper kept by each).
+const BASE_MIN: usize = 24;
 
 impl DecisionRanges {
+    fn own(bytes: Vec<u8>) -> Self {
+        DecisionRanges {
+            base: None,
+            bytes,
+            full: false,
+        }
+    }
     /// Both ranges as they are now.
     pub fn of(dst: &LiveRange, src: &LiveRange) -> Self {
         let mut b = Vec::new();
         put_range(&mut b, Some(dst));
         put_range(&mut b, Some(src));
-        DecisionRanges(b)
+        Self::own(b)
+    }
+    /// Both ranges as they are now, the dst's against the base of `last` (the ranges
+    /// of an earlier decision about the same dst register, whose base the decisions
+    /// about it share) when that takes at most half the bytes of the whole range; else
+    /// a large range becomes the register's new base, and `last` holds it.
+    pub fn against(dst: &LiveRange, src: &LiveRange, last: &mut Option<DecisionRanges>) -> Self {
+        let mut base = last.take().and_then(|l| l.base);
+        let r = Self::against_base(dst, src, &mut base);
+        *last = base.map(|b| DecisionRanges {
+            base: Some(b),
+            bytes: Vec::new(),
+            full: false,
+        });
+        r
+    }
+
+    fn against_base(dst: &LiveRange, src: &LiveRange, base: &mut Option<RangeBase>) -> Self {
+        let mut whole = Vec::new();
+        put_range(&mut whole, Some(dst));
+        let now = Reader(&whole, 0).range(true).unwrap_or_default();
+        let mut delta = Vec::new();
+        if let Some(a) = base.as_ref() {
+            put_against(
+                &mut delta,
+                &Reader(&a.0, 0).range(true).unwrap_or_default(),
+                &now,
+            );
+        }
+        let keep = base.is_some() && delta.len() * 2 <= whole.len();
+        let rebase = !keep && whole.len() >= BASE_MIN;
+        if rebase {
+            delta.clear();
+            put_against(&mut delta, &now, &now);
+            let whole = core::mem::take(&mut whole).into_boxed_slice();
+            *base = Some(RangeBase(Arc::new(whole)));
+        }
+        let mut r = if keep || rebase {
+            DecisionRanges {
+                base: base.clone(),
+                bytes: delta,
+                full: false,
+            }
+        } else {
+            Self::own(whole)
+        };
+        put_range(&mut r.bytes, Some(src));
+        r
+    }
+    /// These ranges kept by the decision alone, its conflicts in full: what a decision
+    /// holds without any sharing (the reference a test compares the shared form with).
+    pub fn in_full(self) -> Self {
+        let mut r = Reader(&self.bytes, 0);
+        let dst = self.dst_range(&mut r);
+        let src = r.range(true);
+        let mut b = Vec::new();
+        for x in [dst, src] {
+            put_numbers(&mut b, x.as_ref());
+        }
+        DecisionRanges {
+            base: None,
+            bytes: b,
+            full: true,
+        }
     }
     /// Ranges given as numbers (a picture's test).
     pub fn of_numbers(dst: &RangeNumbers, src: &RangeNumbers) -> Self {
         let mut b = Vec::new();
-        for r in [dst, src] {
-            put_segments(&mut b, r.segments.len(), r.segments.iter().copied());
-            put_values(&mut b, r.values.len(), r.values.iter().copied());
-        }
-        DecisionRanges(b)
+        put_numbers(&mut b, Some(dst));
+        put_numbers(&mut b, Some(src));
+        Self::own(b)
     }
     /// No ranges (a decision taken before looking at them).
     pub fn none() -> Self {
         let mut b = Vec::new();
         put_range(&mut b, None);
         put_range(&mut b, None);
-        DecisionRanges(b)
+        Self::own(b)
+    }
+    /// The dst's range, read from `r` (against the base when there is one).
+    fn dst_range(&self, r: &mut Reader) -> Option<RangeNumbers> {
+        read_dst(&self.base, r)
+    }
+}
+
+/// A decision's dst range from `r`: whole, or against `base`.
+fn read_dst(base: &Option<RangeBase>, r: &mut Reader) -> Option<RangeNumbers> {
+    match base {
+        None => r.range(true),
+        Some(a) => {
+            let from = Reader(&a.0, 0).range(true).unwrap_or_default();
+            Some(r.against(&from))
+        }
+    }
+}
+
+/// Decisions are equal when they show the same: where their ranges are kept (shared
+/// or their own) does not count.
+impl PartialEq for CoalesceDecision {
+    fn eq(&self, o: &Self) -> bool {
+        (self.copy, self.dst, self.src, self.verdict, self.dst_lane)
+            == (o.copy, o.dst, o.src, o.verdict, o.dst_lane)
+            && self.unpack() == o.unpack()
     }
 }
 
@@ -170,17 +299,20 @@ impl CoalesceDecision {
         merged: Option<&[SegmentView]>,
         conflicts: &[(ConflictAt, (u32, u32))],
     ) -> Self {
-        let mut b = ranges.0;
-        let before = Reader(&b, 0)
-            .range(true)
-            .map(|r| r.segments)
-            .unwrap_or_default();
-        put_merged(&mut b, &before, merged);
+        let (dst_r, src_r) = {
+            let mut r = Reader(&ranges.bytes, 0);
+            (ranges.dst_range(&mut r), r.range(true))
+        };
+        let sides = Sides::of(&dst_r, &src_r, (dst, src));
+        let (base, mut b) = (ranges.base, ranges.bytes);
+        put_merged(&mut b, sides.dst.1, merged);
         put(&mut b, conflicts.len() as u64);
-        for (c, (s, e)) in conflicts {
-            put_conflict(&mut b, c);
-            put(&mut b, u64::from(*s));
-            put(&mut b, u64::from(*e));
+        for (c, span) in conflicts {
+            put_conflict(&mut b, c, span, &sides, ranges.full);
+        }
+        // Numbers read past the end are zeros: trailing ones need no bytes.
+        while b.last() == Some(&0) {
+            b.pop();
         }
         CoalesceDecision {
             copy,
@@ -188,24 +320,26 @@ impl CoalesceDecision {
             src,
             verdict,
             dst_lane,
+            base,
             packed: b.into_boxed_slice(),
         }
+    }
+
+    /// Whether the two decisions keep their dst ranges against one shared base.
+    pub fn shares_base_with(&self, other: &CoalesceDecision) -> bool {
+        matches!((&self.base, &other.base), (Some(a), Some(b)) if Arc::ptr_eq(&a.0, &b.0))
     }
 
     /// Every part, decoded.
     fn unpack(&self) -> Unpacked {
         let mut r = Reader(&self.packed, 0);
-        let dst = r.range(true);
+        let dst = read_dst(&self.base, &mut r);
         let src = r.range(true);
         let before = dst.as_ref().map_or(&[][..], |d| &d.segments[..]);
         let merged = r.merged(before);
         let n = r.next() as usize;
-        let mut conflicts = Vec::with_capacity(n);
-        for _ in 0..n {
-            let c = r.conflict();
-            let span = (r.next() as u32, r.next() as u32);
-            conflicts.push((c, span));
-        }
+        let sides = Sides::of(&dst, &src, (self.dst, self.src));
+        let conflicts = (0..n).map(|_| r.conflict(&sides)).collect();
         Unpacked {
             dst,
             src,
@@ -240,6 +374,7 @@ impl CoalesceDecision {
     }
 }
 
+#[derive(PartialEq)]
 struct Unpacked {
     dst: Option<RangeNumbers>,
     src: Option<RangeNumbers>,
@@ -353,6 +488,36 @@ fn put_merged(b: &mut Vec<u8>, before: &[SegmentView], merged: Option<&[SegmentV
     put_run(b, prev, m[head..m.len() - tail].iter().copied());
 }
 
+/// A range given as numbers, as [`put_range`] writes one.
+fn put_numbers(b: &mut Vec<u8>, r: Option<&RangeNumbers>) {
+    let Some(r) = r else {
+        put(b, 0);
+        return;
+    };
+    put_segments(b, r.segments.len(), r.segments.iter().copied());
+    put_values(b, r.values.len(), r.values.iter().copied());
+}
+
+/// `now` against `from`: its segments as [`put_merged`] writes them, then its values
+/// the same way (count, how many at each end equal `from`'s, the others as deltas).
+fn put_against(b: &mut Vec<u8>, from: &RangeNumbers, now: &RangeNumbers) {
+    put_merged(b, &from.segments, Some(&now.segments[..]));
+    let (v, w) = (&now.values, &from.values);
+    let head = v.iter().zip(w).take_while(|(x, y)| x == y).count();
+    let rest = (v.len() - head).min(w.len() - head);
+    let tail = v.iter().rev().zip(w.iter().rev()).take(rest);
+    let tail = tail.take_while(|(x, y)| x == y).count();
+    put(b, v.len() as u64);
+    put(b, head as u64);
+    put(b, tail as u64);
+    let mut prev = head.checked_sub(1).map_or(0, |k| i64::from(v[k].0));
+    for &(def, phi) in &v[head..v.len() - tail] {
+        let def = i64::from(def);
+        put(b, (zigzag(def - prev) << 1) | u64::from(phi));
+        prev = def;
+    }
+}
+
 fn put_values(b: &mut Vec<u8>, n: usize, defs: impl Iterator<Item = (u32, bool)>) {
     put(b, n as u64);
     let mut prev = 0i64;
@@ -363,9 +528,20 @@ fn put_values(b: &mut Vec<u8>, n: usize, defs: impl Iterator<Item = (u32, bool)>
     }
 }
 
-fn put_conflict(b: &mut Vec<u8>, c: &ConflictAt) {
+/// A conflict and its span. A register-coalescer conflict between the decision's two
+/// registers whose segment and span are what the decision's own ranges give at its def
+/// (the usual case: [`Sides::derive`]) is stored as its def alone (form 3: `x` is the
+/// decision's dst, 4: its src); any other one in full.
+fn put_conflict(b: &mut Vec<u8>, c: &ConflictAt, span: &(u32, u32), sides: &Sides, full: bool) {
     match *c {
         ConflictAt::Value { def, x, y, seg } => {
+            for (form, x_is_dst) in [(3, true), (4, false)] {
+                if !full && sides.derive(def, x_is_dst) == (*c, *span) {
+                    put(b, form);
+                    put(b, u64::from(def));
+                    return;
+                }
+            }
             put(b, if seg.is_some() { 1 } else { 0 });
             for n in [def, x, y] {
                 put(b, u64::from(n));
@@ -382,6 +558,49 @@ fn put_conflict(b: &mut Vec<u8>, c: &ConflictAt) {
                 put(b, u64::from(n));
             }
         }
+    }
+    put(b, u64::from(span.0));
+    put(b, u64::from(span.1));
+}
+
+/// A decision's two registers with their segments before it, from which a conflict at
+/// a def is rebuilt: the other register's segment holding the def, and where both are
+/// live around it (as the register coalescer's `conflict_span` measures it).
+struct Sides<'a> {
+    dst: (u32, &'a [SegmentView]),
+    src: (u32, &'a [SegmentView]),
+}
+
+impl<'a> Sides<'a> {
+    fn of(
+        dst: &'a Option<RangeNumbers>,
+        src: &'a Option<RangeNumbers>,
+        (d, s): (u32, u32),
+    ) -> Self {
+        let segs = |r: &'a Option<RangeNumbers>| r.as_ref().map_or(&[][..], |r| &r.segments[..]);
+        Sides {
+            dst: (d, segs(dst)),
+            src: (s, segs(src)),
+        }
+    }
+
+    /// The conflict where `x` (the dst, or the src) defines a value at `def`.
+    fn derive(&self, def: u32, x_is_dst: bool) -> (ConflictAt, (u32, u32)) {
+        let ((x, xs), (y, ys)) = if x_is_dst {
+            (self.dst, self.src)
+        } else {
+            (self.src, self.dst)
+        };
+        let holding =
+            |segs: &[SegmentView]| segs.iter().find(|s| s.start <= def && def < s.end).copied();
+        let seg = holding(ys);
+        let span = match (holding(xs), seg) {
+            (Some(a), Some(b)) => (a.start.max(b.start), a.end.min(b.end)),
+            (None, Some(b)) => (def.max(b.start), b.end),
+            (Some(a), None) => (a.start, a.end),
+            (None, None) => (def, def),
+        };
+        (ConflictAt::Value { def, x, y, seg }, span)
     }
 }
 
@@ -434,6 +653,27 @@ impl Reader<'_> {
         out
     }
 
+    /// What [`put_against`] wrote against `from`.
+    fn against(&mut self, from: &RangeNumbers) -> RangeNumbers {
+        let segments = self.merged(&from.segments);
+        let w = &from.values;
+        let (n, head, tail) = (
+            self.next() as usize,
+            self.next() as usize,
+            self.next() as usize,
+        );
+        let mut values = w[..head].to_vec();
+        let mut prev = values.last().map_or(0, |v| i64::from(v.0));
+        for _ in head..n - tail {
+            let z = self.next();
+            let def = prev + unzigzag(z >> 1);
+            values.push((def as u32, z & 1 == 1));
+            prev = def;
+        }
+        values.extend_from_slice(&w[w.len() - tail..]);
+        RangeNumbers { segments, values }
+    }
+
     fn segment(&mut self, prev: i64) -> SegmentView {
         let start = prev + unzigzag(self.next());
         let end = start + unzigzag(self.next());
@@ -444,19 +684,26 @@ impl Reader<'_> {
         }
     }
 
-    fn conflict(&mut self) -> ConflictAt {
+    /// What [`put_conflict`] wrote, with its span.
+    fn conflict(&mut self, sides: &Sides) -> (ConflictAt, (u32, u32)) {
         let form = self.next();
-        if form == 2 {
-            let (at, start, end) = (self.u32(), self.u32(), self.u32());
-            return ConflictAt::Overlap { at, start, end };
-        }
-        let (def, x, y) = (self.u32(), self.u32(), self.u32());
-        let seg = (form == 1).then(|| SegmentView {
-            start: self.u32(),
-            end: self.u32(),
-            valno: self.u32(),
-        });
-        ConflictAt::Value { def, x, y, seg }
+        let c = match form {
+            2 => {
+                let (at, start, end) = (self.u32(), self.u32(), self.u32());
+                ConflictAt::Overlap { at, start, end }
+            }
+            3 | 4 => return sides.derive(self.u32(), form == 3),
+            _ => {
+                let (def, x, y) = (self.u32(), self.u32(), self.u32());
+                let seg = (form == 1).then(|| SegmentView {
+                    start: self.u32(),
+                    end: self.u32(),
+                    valno: self.u32(),
+                });
+                ConflictAt::Value { def, x, y, seg }
+            }
+        };
+        (c, (self.u32(), self.u32()))
     }
 }
 
@@ -541,6 +788,8 @@ mod tests {
             &[],
         );
         assert_eq!((empty.dst_range(), empty.merged()), (None, Vec::new()));
+        // Nothing but zeros: nothing kept.
+        assert!(empty.packed.is_empty());
         let a = range(
             &[(0, 10, 0), (20, 30, 1), (40, 50, 2)],
             &[(0, false), (20, false), (40, false)],
@@ -576,5 +825,35 @@ mod tests {
             &[],
         );
         assert_eq!(d.dst_range().unwrap().text(), "EMPTY");
+    }
+
+    /// A register's large range becomes a base; its later ranges near it are kept
+    /// against it (shared by those decisions), one far from it becomes the next base,
+    /// a small one is kept whole; each reads back as it was, and `in_full` gives the
+    /// same decision with nothing shared.
+    #[test]
+    fn a_dst_range_kept_against_its_base_reads_back_whole() {
+        let segs = |n: u32| (0..n).map(|k| (10 * k, 10 * k + 5, k)).collect::<Vec<_>>();
+        let defs = |n: u32| (0..n).map(|k| (10 * k, k % 2 == 1)).collect::<Vec<_>>();
+        let src = range(&[(3, 4, 0)], &[(3, false)]);
+        let mut last = None;
+        let mut seen = Vec::new();
+        for n in [12, 13, 12, 30, 2, 31] {
+            let dst = range(&segs(n), &defs(n));
+            let ranges = DecisionRanges::against(&dst, &src, &mut last);
+            let whole = ranges.clone().in_full();
+            assert!(whole.base.is_none());
+            let make = |r| CoalesceDecision::new((1, 2, 3), "conflict", None, r, None, &[]);
+            let (d, w) = (make(ranges), make(whole));
+            assert_eq!(d.dst_range().unwrap().text(), dst.to_string(), "{n}");
+            assert_eq!(d.src_range().unwrap().text(), src.to_string(), "{n}");
+            assert_eq!(d, w, "{n}");
+            seen.push(d);
+        }
+        assert!(seen[0].base.is_some());
+        assert!(seen[1].shares_base_with(&seen[0]) && seen[2].shares_base_with(&seen[0]));
+        assert!(seen[3].base.is_some() && !seen[3].shares_base_with(&seen[0]));
+        assert!(seen[4].base.is_none());
+        assert!(seen[5].shares_base_with(&seen[3]));
     }
 }

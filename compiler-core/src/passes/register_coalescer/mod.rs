@@ -69,6 +69,12 @@ pub struct CoalescerOptions {
     /// joined is never rematerialized (`remat.rs`).
     #[doc(hidden)]
     pub no_remat: bool,
+    /// Test switch, not a knob: every decision keeps its ranges and conflicts whole,
+    /// read afresh from the pass's ranges, none kept against a shared base or rebuilt
+    /// from the ranges (the reference `tests/register_coalescer_ranges.rs` compares
+    /// the compact form with).
+    #[doc(hidden)]
+    pub fresh_ranges: bool,
 }
 
 impl Default for CoalescerOptions {
@@ -83,6 +89,7 @@ impl Default for CoalescerOptions {
             large_interval_size_threshold: 100,
             large_interval_freq_threshold: 256,
             no_remat: false,
+            fresh_ranges: false,
         }
     }
 }
@@ -146,6 +153,10 @@ pub(crate) struct Coalescer<'f, 'r, R: Recorder> {
     /// Every join as (gone, keep), in order: the copy-equivalence classes two-address
     /// handed over are renamed with them (`run_renaming_classes`).
     pub renames: Vec<(VReg, VReg)>,
+    /// Recording only: for each register with a base (a large range the decisions
+    /// about it keep theirs against: `DecisionRanges::against`), the last ranges that
+    /// hold it.
+    pub bases: alloc::collections::BTreeMap<VReg, DecisionRanges>,
 }
 
 /// The two virtual registers of a COPY, sub-registers ignored (LLVM's isMoveInstr).
@@ -231,6 +242,7 @@ pub fn run_renaming<R: Recorder>(
         preds,
         progress: 0,
         renames: Vec::new(),
+        bases: alloc::collections::BTreeMap::new(),
     };
     let blocks: Vec<crate::mir::Block> = order.iter().map(|&(b, _)| b).collect();
     c.ranges_step();
@@ -456,9 +468,21 @@ impl<R: Recorder> Coalescer<'_, '_, R> {
     }
 
     /// Both ranges as they are now, for a step's decision payload (None with tracing
-    /// off, where nobody reads them).
-    pub(crate) fn decision_ranges(&self, a: VReg, b: VReg) -> Option<DecisionRanges> {
-        R::ENABLED.then(|| DecisionRanges::of(&self.ranges[a.index()], &self.ranges[b.index()]))
+    /// off, where nobody reads them): `a`'s against its base when that is smaller.
+    pub(crate) fn decision_ranges(&mut self, a: VReg, b: VReg) -> Option<DecisionRanges> {
+        if !R::ENABLED {
+            return None;
+        }
+        let (ra, rb) = (&self.ranges[a.index()], &self.ranges[b.index()]);
+        if self.opts.fresh_ranges {
+            return Some(DecisionRanges::of(ra, rb).in_full());
+        }
+        let mut last = self.bases.remove(&a);
+        let ranges = DecisionRanges::against(ra, rb, &mut last);
+        if let Some(l) = last {
+            self.bases.insert(a, l);
+        }
+        Some(ranges)
     }
 
     /// isTerminalReg: `dst` has no copy other than `copy`.
