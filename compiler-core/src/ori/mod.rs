@@ -95,9 +95,24 @@ impl core::fmt::Debug for BlockId {
     }
 }
 
-/// Opcode classes. `number()` is the spec's number where the spec names one.
-#[derive(Copy, Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
-pub enum Class {
+/// Declares [`Class`] and [`Class::ALL`] (every class in declaration order) from one
+/// list, so the two cannot drift apart.
+macro_rules! classes {
+    ($($(#[$doc:meta])* $name:ident,)*) => {
+        /// Opcode classes. `number()` is the spec's number where the spec names one.
+        #[derive(Copy, Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+        pub enum Class {
+            $($(#[$doc])* $name,)*
+        }
+
+        impl Class {
+            /// Every class, in declaration order (`ALL[c as usize] == c`).
+            pub const ALL: &'static [Class] = &[$(Class::$name,)*];
+        }
+    };
+}
+
+classes! {
     /// 97: definition anchor at the top of every block (operand: the block index).
     Anchor,
     /// 18: set a predicate from a comparison (`setp`).

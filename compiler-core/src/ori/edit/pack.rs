@@ -22,43 +22,6 @@ use crate::ptx::edit::pack::{Bytes, Reader};
 use alloc::boxed::Box;
 use alloc::vec::Vec;
 
-/// Every class, in declaration order (a class is packed as its position).
-const CLASSES: [Class; 30] = {
-    use Class::*;
-    [
-        Anchor,
-        SetPred,
-        Select,
-        Exit,
-        Shuffle,
-        Mov,
-        MovSpecial,
-        LoadLocal,
-        HalfSet2,
-        Nop,
-        IntAdd,
-        IntMul,
-        Logic,
-        Shift,
-        FloatAdd,
-        FloatMul,
-        FloatFma,
-        Convert,
-        ConvertAddress,
-        Load,
-        Store,
-        Texture,
-        Barrier,
-        Branch,
-        Matrix,
-        MinMax,
-        Divide,
-        Call,
-        Directive,
-        Other,
-    ]
-};
-
 /// An ORI instruction, packed (one word inline).
 #[derive(Clone, PartialEq)]
 #[allow(clippy::redundant_allocation)] // the inner box is a slice: the outer one makes it thin
@@ -91,7 +54,7 @@ impl PackedOriInst {
     /// The instruction, as it was packed.
     pub fn get(&self) -> Inst {
         let mut r = Reader::new(&self.0);
-        let class = CLASSES[(r.num() as usize).min(CLASSES.len() - 1)];
+        let class = Class::ALL[(r.num() as usize).min(Class::ALL.len() - 1)];
         let ndst = r.num() as u8;
         let guard = match r.num() {
             0 => None,
@@ -351,7 +314,7 @@ mod tests {
         for i in [&add, &odd] {
             assert_eq!(&PackedOriInst::new(i).get(), i);
         }
-        for (c, class) in CLASSES.iter().enumerate() {
+        for (c, class) in Class::ALL.iter().enumerate() {
             assert_eq!(*class as usize, c, "{class:?} in declaration order");
         }
         let lowering = Inst {
