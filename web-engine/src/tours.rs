@@ -647,7 +647,7 @@ pub static TOURS: &[Tour] = &[
             stop(NvptxCoalescer, Input, "A chain of copies", "Each register copies the one before it, down a long chain.", RC_ALGO),
             stop(NvptxCoalescer, First("tree_built"), "The interval tree", "Every register's live segments go into a red-black tree ordered by interval, then start (a hash map sends each register to its interval, numbered like the register to begin with); each interference question is a range search in it.", RC_TREE),
             stop(NvptxCoalescer, First("merge"), "Block-level merges", "Moves whose registers live inside one block merge first: the tree finds no segment of one overlapping the other's.", RC_ALGO),
-            stop(NvptxCoalescer, Last("merge"), "Across the block edge", "The moves that cross into the second block merge from the worklist; each merge keeps the segments of the interval with more of them where they are and files the other side's under its key, deleting and inserting nodes and rotating as it goes.", RC_PRIO),
+            stop(NvptxCoalescer, Last("merge"), "Across the block edge", "The moves into the second block merge from the worklist; each merge leaves the larger interval's segments in place and files the other side's under its key, deleting and inserting nodes and rotating as it goes.", RC_PRIO),
             stop(NvptxCoalescer, First("done"), "Budgets", "All six moves merged. Run it again with coalesce-limit=3 and the pass stops after three merges; with copy-limit=2 only the first two moves are considered.", RC_KNOBS),
         ],
     },

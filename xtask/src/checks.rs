@@ -379,7 +379,10 @@ impl std::fmt::Display for TestCounts {
 /// Issue #28's goal of 450 KB for the engine is NOT reached: 533 KB (gzip -9) on
 /// 2026-11-27 once the DAG input path moved to its own wasm (593 KB before; the DAG wasm
 /// weighs 193 KB), 538 KB once the same day's trace storage (packed instructions,
-/// rules, program-written templates) was merged with it. History: 577 KB after the JS
+/// rules, program-written templates) was merged with it, 551 KB once the third session's
+/// trace compaction (packed PTX statements and ORI instructions, numbered payloads, shared
+/// coalescer ranges, the phase 58 slot chain) and the interval hash map were merged
+/// (guard raised from 541 KB: the growth is the packing code). History: 577 KB after the JS
 /// API dropped its second serde back end, 593 KB once issue #31's compact trace storage
 /// was merged. Where the bytes are (2026-11-27, the engine's wasm as cargo links it,
 /// before wasm-bindgen and wasm-opt: code 467 KB gzip, data 107 KB gzip; each area's
@@ -401,7 +404,7 @@ impl std::fmt::Display for TestCounts {
 /// `--merge-similar-functions`, `--gufa-optimizing`, `--type-ssa`, `-iit`, `-tnh` (under
 /// 0.1 KB each), `-C llvm-args=-inline-threshold=0` (code 1.8 KB larger before wasm-opt).
 const WASM_GZIP_BUDGET_PAGE: u64 = 300 * 1024;
-const WASM_GZIP_BUDGET_ENGINE: u64 = 541 * 1024;
+const WASM_GZIP_BUDGET_ENGINE: u64 = 554 * 1024;
 const WASM_GZIP_BUDGET_PROOF: u64 = 210 * 1024;
 /// The DAG input path's wasm (copyscope-dag: the DAG reader and instr-emitter, loaded
 /// the first time a SelectionDAG is run); measured 193 KB.
@@ -434,8 +437,8 @@ fn wasm_budget(file: &str) -> u64 {
 /// 880 KB with the engine's guard, measured 869 KB; lowered to 870 KB, measured 866 KB;
 /// raised to 886 KB with the engine's guard, measured 883 KB; lowered to 826 KB when the
 /// DAG input path left the engine, measured 822 KB; raised to 831 KB with the engine's
-/// guard, measured 828 KB.)
-const WASM_GZIP_BUDGET_TOTAL: u64 = 831 * 1024;
+/// guard, measured 828 KB; raised to 844 KB with the engine's guard, measured 841 KB.)
+const WASM_GZIP_BUDGET_TOTAL: u64 = 844 * 1024;
 
 fn trunk_build(ctx: &Ctx) -> Outcome {
     let (ok, _) = proc::tee(&mut ctx.command("trunk", &["build", "--release"]));
