@@ -20,18 +20,22 @@ const browser = await launch();
 try {
   const { page, errors } = await openApp(browser.context, url);
   await waitForApi(page);
-  const result = await page.evaluate((reps) => {
+  const result = await page.evaluate(async (reps) => {
     const api = window.wasmBindings;
     const lines = (s) => s.split('\n').length;
+    // `run` of a DAG source answers with a Promise (the DAG wasm is loaded on demand),
+    // of any other source with the result itself: `await` takes both.
     // The largest example: the most steps in a whole traced run.
-    const stepsOf = (e) => api.run(e.source, {}).stages.reduce((n, s) => n + s.steps, 0);
-    const sized = api.examples().map((e) => ({ e, steps: stepsOf(e) }));
+    const stepsOf = async (e) =>
+      (await api.run(e.source, {})).stages.reduce((n, s) => n + s.steps, 0);
+    const sized = [];
+    for (const e of api.examples()) sized.push({ e, steps: await stepsOf(e) });
     const { e: largest, steps: totalSteps } = sized.reduce((a, b) => (b.steps > a.steps ? b : a));
     const stages = api.stages().map((s) => s.id);
     // performance.now() is coarse in a page (0.1 ms), so each figure is the mean over
     // a batch of runs lasting at least BATCH_MS; the best of `reps` batches.
     const BATCH_MS = 40;
-    const best = (f) => {
+    const best = async (f) => {
       let min = Infinity;
       let out = null;
       for (let i = 0; i < reps; i++) {
@@ -39,7 +43,7 @@ try {
         const t0 = performance.now();
         let t = t0;
         do {
-          out = f();
+          out = await f();
           n += 1;
           t = performance.now();
         } while (t - t0 < BATCH_MS);
@@ -50,16 +54,16 @@ try {
     // The first run after load meets baseline-compiled code (V8 tiers hot functions up
     // later): reported apart, then a second of warm-up before anything is measured.
     const f0 = performance.now();
-    api.run(largest.source, {});
+    await api.run(largest.source, {});
     const firstMs = performance.now() - f0;
     const w0 = performance.now();
-    while (performance.now() - w0 < 1000) api.run(largest.source, {});
-    const whole = best(() => api.run(largest.source, {}));
+    while (performance.now() - w0 < 1000) await api.run(largest.source, {});
+    const whole = await best(() => api.run(largest.source, {}));
     const ran = whole.out.stages.map((s) => s.id);
     const rows = [];
     let before = 0;
     for (const id of ran) {
-      const r = best(() => api.run(largest.source, { until: id }));
+      const r = await best(() => api.run(largest.source, { until: id }));
       const steps = r.out.stages[r.out.stages.length - 1].steps;
       rows.push({ stage: id, cumulativeMs: r.ms, stageMs: Math.max(0, r.ms - before), steps });
       before = r.ms;
