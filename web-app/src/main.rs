@@ -20,8 +20,8 @@ fn main() {
 }
 
 /// The JS API's table and link functions (README, "JS API"): the same code as before
-/// (web_engine::js), linked into the page's wasm, which holds the gallery, the knob and
-/// stage tables and the permalink codec for the page already.
+/// (web-engine's `js` module), linked into the page's wasm, which holds the gallery, the
+/// knob and stage tables and the permalink codec for the page already.
 #[cfg(target_family = "wasm")]
 mod js_api {
     use wasm_bindgen::prelude::*;
