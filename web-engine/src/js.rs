@@ -1,5 +1,8 @@
 //! The JS API (wasm only): plain functions over `JsValue`, exported under JS names by
-//! the engine binary (`src/main.rs`) and called directly by the wasm tests. Results are
+//! the engine binary (`src/bin/copyscope-engine.rs`: `run`, `version`, `memoryBytes`)
+//! and by the page's (`web-app/src/main.rs`: the table and link functions, which read
+//! only what the page's wasm holds anyway; the page joins both into
+//! `window.wasmBindings`), and called directly by the wasm tests. Results are
 //! laid out as JSON would have them (maps become plain objects, `None` is null) by the
 //! engine's one serde back end, `payload::Tree`, then built as JS values; arguments are
 //! read field by field (`Arg`). No second serde back end (serde-wasm-bindgen) is linked.

@@ -13,7 +13,8 @@
 //!                                    tours.rs   guided tours, resolved against the run
 //!                                    proof.rs   verifier + interpreter verdicts per stage
 //!  other pages / tests ──▶ js.rs: run(source, options), examples(), stages(), knobs(),
-//!                                 encodeLink / decodeLink   (exported by bin/copyscope-engine.rs)
+//!                                 encodeLink / decodeLink   (run: bin/copyscope-engine.rs;
+//!                                 the rest: the page's web-app/src/main.rs)
 //! ```
 //!
 //! Rules: the library names no DOM type outside `js` and `worker` (both wasm only), so

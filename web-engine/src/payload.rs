@@ -117,9 +117,17 @@ impl Building {
         Ok(())
     }
 
+    /// Generic only in serializing the value: the push is one function for every type
+    /// (the site's engine wasm holds one copy of it rather than one per field type).
     fn field<T: ?Sized + Serialize>(&mut self, key: &str, v: &T) -> Result<(), Unsupported> {
-        self.fields.push((key.to_string(), v.serialize(Tree)?));
+        let v = v.serialize(Tree)?;
+        self.push_field(key, v);
         Ok(())
+    }
+
+    #[inline(never)]
+    fn push_field(&mut self, key: &str, v: Value) {
+        self.fields.push((key.to_string(), v));
     }
 }
 

@@ -97,56 +97,64 @@ pub fn start() {
     }));
     let handler = {
         let scope = scope.clone();
+        // The body is a function of its own: the closure is called through two shims
+        // (FnMut and FnOnce), and each would otherwise hold a copy of it.
         Closure::<dyn FnMut(MessageEvent)>::new(move |event: MessageEvent| {
-            let bytes = event
-                .data()
-                .dyn_into::<js_sys::Uint8Array>()
-                .map(|a| a.to_vec())
-                .map_err(|_| "not a byte array".to_string());
-            let request: Request = match bytes.and_then(|b| decode(&b)) {
-                Ok(r) => r,
-                Err(e) => {
-                    post(
-                        &scope,
-                        &Response::Crashed {
-                            message: format!("the engine got a message it cannot read: {e}"),
-                        },
-                    );
-                    return;
-                }
-            };
-            if let Request::View {
-                run_id,
-                stage,
-                step,
-            } = request
-            {
-                remember_view(run_id, stage, step);
-            }
-            if let Request::Run { id, run } = &request {
-                LATEST_RUN.with(|l| l.set(*id));
-                if !cfg!(feature = "dag") && needs_dag(run) {
-                    ask_front(&scope, *id, run.clone());
-                    return;
-                }
-            }
-            let response = SESSION.with(|cell| {
-                let mut session = cell.borrow_mut();
-                let progress_scope = scope.clone();
-                let mut progress = move |p| post(&progress_scope, &Response::Progress(p));
-                crate::handle(&mut session, request, &mut progress, &now_ms)
-            });
-            post(&scope, &response);
-            if let Response::View(v) = &response {
-                if v.proof.is_none() {
-                    ask_proof(v.run_id, v.stage);
-                }
-            }
+            on_message(&scope, event)
         })
     };
     scope.set_onmessage(Some(handler.as_ref().unchecked_ref()));
     handler.forget();
     post(&scope, &crate::ready());
+}
+
+/// One message from the page: a request (postcard bytes), answered with a response.
+#[inline(never)]
+fn on_message(scope: &DedicatedWorkerGlobalScope, event: MessageEvent) {
+    let bytes = event
+        .data()
+        .dyn_into::<js_sys::Uint8Array>()
+        .map(|a| a.to_vec())
+        .map_err(|_| "not a byte array".to_string());
+    let request: Request = match bytes.and_then(|b| decode(&b)) {
+        Ok(r) => r,
+        Err(e) => {
+            post(
+                scope,
+                &Response::Crashed {
+                    message: format!("the engine got a message it cannot read: {e}"),
+                },
+            );
+            return;
+        }
+    };
+    if let Request::View {
+        run_id,
+        stage,
+        step,
+    } = request
+    {
+        remember_view(run_id, stage, step);
+    }
+    if let Request::Run { id, run } = &request {
+        LATEST_RUN.with(|l| l.set(*id));
+        if !cfg!(feature = "dag") && needs_dag(run) {
+            ask_front(scope, *id, run.clone());
+            return;
+        }
+    }
+    let response = SESSION.with(|cell| {
+        let mut session = cell.borrow_mut();
+        let progress_scope = scope.clone();
+        let mut progress = move |p| post(&progress_scope, &Response::Progress(p));
+        crate::handle(&mut session, request, &mut progress, &now_ms)
+    });
+    post(scope, &response);
+    if let Response::View(v) = &response {
+        if v.proof.is_none() {
+            ask_proof(v.run_id, v.stage);
+        }
+    }
 }
 
 /// The run's source is a DAG (named or detected): its first stage runs in the DAG wasm.

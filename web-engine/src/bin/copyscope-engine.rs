@@ -31,38 +31,6 @@ mod js_api {
         js::run(source, options)
     }
 
-    /// `examples()`: the gallery, `[{name, stage, format, summary, source}]`.
-    #[wasm_bindgen]
-    pub fn examples() -> Result<JsValue, JsValue> {
-        js::examples()
-    }
-
-    /// `stages()`: every stage in pipeline order, `[{id, phase, input, output, summary,
-    /// spec, implemented}]`.
-    #[wasm_bindgen]
-    pub fn stages() -> Result<JsValue, JsValue> {
-        js::stages()
-    }
-
-    /// `knobs()`: every knob, `[{name, alias, kind, default, help, spec, stages}]`.
-    #[wasm_bindgen]
-    pub fn knobs() -> Result<JsValue, JsValue> {
-        js::knobs()
-    }
-
-    /// `encodeLink(state)`: the `#` fragment (without `#`) of a permalink to `state`
-    /// (`{source, format?, knobs?, stage?, step?, layout?}`).
-    #[wasm_bindgen(js_name = encodeLink)]
-    pub fn encode_link(state: JsValue) -> Result<String, JsValue> {
-        js::encode_link(state)
-    }
-
-    /// `decodeLink(url)`: a permalink's state, or throws with the column and reason.
-    #[wasm_bindgen(js_name = decodeLink)]
-    pub fn decode_link(url: &str) -> Result<JsValue, JsValue> {
-        js::decode_link(url)
-    }
-
     /// `memoryBytes()`: the engine's wasm memory in bytes (never shrinks).
     #[wasm_bindgen(js_name = memoryBytes)]
     pub fn memory_bytes() -> f64 {
