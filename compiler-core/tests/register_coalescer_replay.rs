@@ -176,7 +176,7 @@ fn the_closing_kill_drop_is_one_rule_naming_each_killing_instruction() {
     assert!(want.len() > 500, "{} killing instructions", want.len());
     assert_eq!(insts.iter().collect::<Vec<_>>(), want);
     let json = serde_json::to_value(last).unwrap();
-    let listed: Vec<_> = json["edits"].as_array().unwrap().iter().cloned().collect();
+    let listed = json["edits"].as_array().unwrap().to_vec();
     let each: Vec<_> = want
         .iter()
         .map(|i| serde_json::json!({"op": "replace", "inst": i.index()}))
