@@ -330,7 +330,7 @@ fn trace_ranges(steps: &[Step], first: &[RangeView]) -> Bars {
                     })
                     .collect();
             }
-            Payload::CoalesceDecision(c) if matches!(c.verdict, "joined" | "merged") => {
+            Payload::CoalesceDecision(c) if matches!(c.verdict(), "joined" | "merged") => {
                 out.remove(&c.src);
                 out.insert(
                     c.dst,
@@ -376,7 +376,9 @@ async fn interval_bars_match_the_intervals() {
             );
             // The next decision saw exactly these ranges.
             let next = steps[k as usize..].iter().find_map(|s| match &*s.payload {
-                Payload::CoalesceDecision(c) if c.dst_lane.is_none() && c.verdict != "partial" => {
+                Payload::CoalesceDecision(c)
+                    if c.dst_lane.is_none() && c.verdict() != "partial" =>
+                {
                     Some((c.dst, c.src, c.dst_segments(), c.src_segments()))
                 }
                 _ => None,

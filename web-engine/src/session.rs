@@ -935,7 +935,7 @@ fn marks(s: &Step, pa: &Printed, pb: &Printed) -> (Vec<LineMark>, Vec<LineMark>)
                 put(&mut before, pa.inst(inst.index() as u32), MarkKind::Changed);
                 put(&mut after, pb.inst(inst.index() as u32), MarkKind::Changed);
             }
-            Edit::LiveFlags { insts } => {
+            Edit::LiveFlags { insts } | Edit::DropKills { insts } => {
                 for inst in insts.iter() {
                     put(&mut before, pa.inst(inst.index() as u32), MarkKind::Changed);
                     put(&mut after, pb.inst(inst.index() as u32), MarkKind::Changed);
@@ -1056,7 +1056,7 @@ fn edit_rows(s: &Step, fa: &Function, fb: &Function) -> Vec<EditRow> {
     for e in s.edits.iter().flat_map(Edit::each).take(MAX_EDIT_ROWS) {
         let e = match e {
             EditRef::Edit(e) => e,
-            // A LiveFlags rule: the instruction before and after the step.
+            // A LiveFlags or DropKills rule: the instruction before and after the step.
             EditRef::Flags(inst) => {
                 let text = format!(
                     "{}  ⟶  {}",
@@ -1117,7 +1117,7 @@ fn edit_rows(s: &Step, fa: &Function, fb: &Function) -> Vec<EditRow> {
             ),
             Edit::Intern { name, .. } => ("intern", format!("name `{name}`")),
             // Given above, instruction by instruction (`Edit::each`).
-            Edit::LiveFlags { .. } => continue,
+            Edit::LiveFlags { .. } | Edit::DropKills { .. } => continue,
             Edit::SplitEdge { pred, succ, .. } => {
                 let num = |b: &u32| {
                     fb.blocks

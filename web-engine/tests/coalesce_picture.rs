@@ -121,7 +121,7 @@ fn bars_equal_the_ranges_each_decision_saw() {
             let Payload::CoalesceDecision(c) = &*s.payload else {
                 continue;
             };
-            let (verdict, dst, src, dst_lane) = (&c.verdict, &c.dst, &c.src, &c.dst_lane);
+            let (verdict, dst, src, dst_lane) = (&c.verdict(), &c.dst, &c.src, &c.dst_lane);
             let (dst_segments, src_segments, merged) =
                 (&c.dst_segments(), &c.src_segments(), &c.merged());
             if *verdict == "partial" || i == 0 {

@@ -1,7 +1,8 @@
 //! A coalescer's decision about one copy, as a step keeps it: numbers only.
 //!
 //! ```text
-//!  CoalesceDecision { copy, dst, src, verdict, dst_lane, base, packed: [u8] }
+//!  CoalesceDecision { copy, dst, src, verdict (a number), dst_lane, base, packed: [u8] }
+//!  (packed kept in the decision itself when it is short, else boxed)
 //!  packed = dst range · src range · merged segments · conflicts with their spans
 //!           (LEB128 numbers; segment starts and value defs as deltas; trailing zeros
 //!           left out, as reading past the end gives zeros)
@@ -41,15 +42,51 @@ pub struct CoalesceDecision {
     pub copy: u32,
     pub dst: u32,
     pub src: u32,
-    /// `joined`, `conflict`, `partial`, `merged`, `interference`.
-    pub verdict: &'static str,
+    /// Which of `VERDICTS` ([`CoalesceDecision::verdict`]).
+    verdict: u8,
     /// When `dst` joins as one lane of a tuple (NVPTX coalescer): that lane; the `dst`
     /// range is then the lane's, `merged` the whole register's.
     pub dst_lane: Option<u8>,
     /// The base `dst`'s range is kept against, shared with the other decisions about
     /// that register ([`DecisionRanges::against`]); without one, `packed` holds it whole.
     base: Option<RangeBase>,
-    packed: Box<[u8]>,
+    packed: DecisionBytes,
+}
+
+/// The verdicts a decision gives; it keeps the position of its own.
+pub const VERDICTS: [&str; 5] = ["joined", "conflict", "partial", "merged", "interference"];
+
+/// The most bytes a decision keeps in itself, without an allocation of their own (the
+/// decision then fills the payload's box, which every payload takes at its largest).
+const INLINE_BYTES: usize = 30;
+
+/// A decision's packed numbers: in the decision when they are few (most decisions:
+/// two short ranges, or a delta against the shared base), else boxed.
+#[derive(Clone, Debug)]
+enum DecisionBytes {
+    Inline(u8, [u8; INLINE_BYTES]),
+    Boxed(Box<[u8]>),
+}
+
+impl DecisionBytes {
+    fn new(b: Vec<u8>) -> Self {
+        if b.len() > INLINE_BYTES {
+            return DecisionBytes::Boxed(b.into_boxed_slice());
+        }
+        let mut inline = [0; INLINE_BYTES];
+        inline[..b.len()].copy_from_slice(&b);
+        DecisionBytes::Inline(b.len() as u8, inline)
+    }
+}
+
+impl core::ops::Deref for DecisionBytes {
+    type Target = [u8];
+    fn deref(&self) -> &[u8] {
+        match self {
+            DecisionBytes::Inline(n, b) => &b[..*n as usize],
+            DecisionBytes::Boxed(b) => b,
+        }
+    }
 }
 
 /// Why two ranges cannot share a register at one point, as numbers (the step prints
@@ -256,15 +293,21 @@ fn read_dst(base: &Option<RangeBase>, r: &mut Reader) -> Option<RangeNumbers> {
     }
 }
 
-/// Decisions are equal when they show the same: where their ranges are kept (shared
-/// or their own) does not count.
+/// Written by hand on purpose: this compares what a decision shows (its ids, verdict,
+/// lane and the ranges, merged segments and conflicts read back as numbers), not how it
+/// is stored. Two decisions showing the same ranges are equal whether each keeps them
+/// whole or against a shared base, and whatever bytes that takes; a derived `eq` would
+/// compare the bases' pointers and the packed bytes instead.
 impl PartialEq for CoalesceDecision {
     fn eq(&self, o: &Self) -> bool {
-        (self.copy, self.dst, self.src, self.verdict, self.dst_lane)
-            == (o.copy, o.dst, o.src, o.verdict, o.dst_lane)
+        (self.copy, self.dst, self.src, self.verdict(), self.dst_lane)
+            == (o.copy, o.dst, o.src, o.verdict(), o.dst_lane)
             && self.unpack() == o.unpack()
     }
 }
+
+// Short bytes kept inline still leave a decision no larger than the payload's box.
+const _: () = assert!(core::mem::size_of::<CoalesceDecision>() <= 56);
 
 impl CoalesceDecision {
     /// The decision with the ranges read before it, the surviving range after a join
@@ -318,11 +361,19 @@ impl CoalesceDecision {
             copy,
             dst,
             src,
-            verdict,
+            verdict: VERDICTS
+                .iter()
+                .position(|&v| v == verdict)
+                .expect("a verdict of VERDICTS") as u8,
             dst_lane,
             base,
-            packed: b.into_boxed_slice(),
+            packed: DecisionBytes::new(b),
         }
+    }
+
+    /// `joined`, `conflict`, `partial`, `merged` or `interference` (`VERDICTS`).
+    pub fn verdict(&self) -> &'static str {
+        VERDICTS[self.verdict as usize]
     }
 
     /// Whether the two decisions keep their dst ranges against one shared base.
@@ -409,7 +460,7 @@ impl Serialize for CoalesceDecision {
             copy: self.copy,
             dst: self.dst,
             src: self.src,
-            verdict: self.verdict,
+            verdict: self.verdict(),
             dst_range: text(&u.dst),
             src_range: text(&u.src),
             conflicts: u.conflicts.iter().map(|c| c.0.texts()).collect(),
@@ -855,5 +906,33 @@ mod tests {
         assert!(seen[3].base.is_some() && !seen[3].shares_base_with(&seen[0]));
         assert!(seen[4].base.is_none());
         assert!(seen[5].shares_base_with(&seen[3]));
+    }
+
+    /// A decision's few bytes sit in the decision itself, more in a box of their own;
+    /// either way it reads back the ranges and the verdict it was given.
+    #[test]
+    fn a_short_decision_keeps_its_bytes_inline() {
+        let src = range(&[(3, 4, 0)], &[(3, false)]);
+        let mut kinds = Vec::new();
+        for (n, verdict) in [(1u32, "joined"), (2, "merged"), (30, "interference")] {
+            let segs: Vec<_> = (0..n).map(|k| (10 * k, 10 * k + 5, k)).collect();
+            let defs: Vec<_> = (0..n).map(|k| (10 * k, false)).collect();
+            let dst = range(&segs, &defs);
+            let d = CoalesceDecision::new(
+                (1, 2, 3),
+                verdict,
+                None,
+                DecisionRanges::of(&dst, &src),
+                None,
+                &[],
+            );
+            let inline = matches!(d.packed, DecisionBytes::Inline(..));
+            assert_eq!(inline, d.packed.len() <= INLINE_BYTES, "{n}");
+            kinds.push(inline);
+            assert_eq!(d.dst_range().unwrap().text(), dst.to_string(), "{n}");
+            assert_eq!(d.src_range().unwrap().text(), src.to_string(), "{n}");
+            assert_eq!(d.verdict(), verdict);
+        }
+        assert_eq!(kinds, [true, true, false]);
     }
 }

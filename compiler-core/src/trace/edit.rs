@@ -79,14 +79,22 @@ pub enum Edit {
     /// one `replace` per instruction, as the list it stands for.
     #[serde(skip)]
     LiveFlags { insts: InstSeq },
+    /// The kill flag cleared on every virtual-register use of `insts` (each had one), a
+    /// rule instead of a list of flag changes: what a coalescer does as it finishes
+    /// (LLVM leaves kill flags stale after joining, so it drops them). Replay clears
+    /// them again; the player keeps which operands were killed, to undo it. Printed as
+    /// one `replace` per instruction, as the list it stands for.
+    #[serde(skip)]
+    DropKills { insts: InstSeq },
 }
 
 impl Edit {
     /// The edits this one stands for, one per changed instruction for
-    /// [`Edit::LiveFlags`] (without their changes: for printing and counting).
+    /// [`Edit::LiveFlags`] and [`Edit::DropKills`] (without their changes: for printing
+    /// and counting).
     pub fn each(&self) -> impl Iterator<Item = EditRef<'_>> + '_ {
         let (one, many) = match self {
-            Edit::LiveFlags { insts } => (None, Some(insts.iter())),
+            Edit::LiveFlags { insts } | Edit::DropKills { insts } => (None, Some(insts.iter())),
             e => (Some(EditRef::Edit(e)), None),
         };
         one.into_iter()
@@ -95,14 +103,15 @@ impl Edit {
     /// How many edits [`Edit::each`] gives.
     pub fn count(&self) -> usize {
         match self {
-            Edit::LiveFlags { insts } => insts.len(),
+            Edit::LiveFlags { insts } | Edit::DropKills { insts } => insts.len(),
             _ => 1,
         }
     }
 }
 
 /// One of the edits an [`Edit`] stands for ([`Edit::each`]): itself, or the kill and
-/// dead flags of one instruction of a [`Edit::LiveFlags`] (printed as a `replace`).
+/// dead flags of one instruction of a [`Edit::LiveFlags`] or [`Edit::DropKills`]
+/// (printed as a `replace`).
 #[derive(Clone, Copy, Debug)]
 pub enum EditRef<'e> {
     Edit(&'e Edit),
@@ -125,8 +134,8 @@ impl Serialize for EditRef<'_> {
 // Every edit is stored at this size (the step's list holds them side by side).
 const _: () = assert!(core::mem::size_of::<Edit>() <= 24);
 
-/// A step's edits as the JSON lists them: a [`Edit::LiveFlags`] as the `replace` of
-/// each instruction it names.
+/// A step's edits as the JSON lists them: a [`Edit::LiveFlags`] or [`Edit::DropKills`]
+/// as the `replace` of each instruction it names.
 pub struct EditsJson<'a>(pub &'a [Edit]);
 
 impl Serialize for EditsJson<'_> {
@@ -538,6 +547,16 @@ pub fn apply_edit(f: &mut Function, e: &Edit) -> Result<(), ReplayError> {
             }
         }
         Edit::LiveFlags { insts } => write_live_flags(f, insts)?,
+        Edit::DropKills { insts } => {
+            for i in insts.iter() {
+                if !f.layout.is_inserted(i) {
+                    return Err(ReplayError(format!(
+                        "kill flags of {i:?}, which is not placed"
+                    )));
+                }
+                drop_use_kills(&mut f.insts[i]);
+            }
+        }
         Edit::Intern { sym, name } => {
             let got = f.names.intern(name);
             if got.index() as u32 != *sym {
@@ -549,6 +568,22 @@ pub fn apply_edit(f: &mut Function, e: &Edit) -> Result<(), ReplayError> {
         }
     }
     Ok(())
+}
+
+/// The operands of `d` that are virtual-register uses with a kill flag, by index.
+pub(super) fn killed_uses(d: &InstData) -> impl Iterator<Item = usize> + '_ {
+    (d.operands.iter().enumerate())
+        .filter(|(_, o)| o.vreg_of().is_some() && o.is_use() && o.has(crate::mir::oflag::KILL))
+        .map(|(k, _)| k)
+}
+
+/// Clears the kill flag of every virtual-register use of `d` ([`Edit::DropKills`]).
+pub(super) fn drop_use_kills(d: &mut InstData) {
+    for o in d.operands.iter_mut() {
+        if o.vreg_of().is_some() && o.is_use() {
+            o.set(crate::mir::oflag::KILL, false);
+        }
+    }
 }
 
 /// Replays [`Edit::LiveFlags`]: LiveVariables computed on `f` as it stands, its kill and

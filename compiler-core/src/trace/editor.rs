@@ -183,6 +183,25 @@ impl<'f> Editor<'f> {
         changed.len()
     }
 
+    /// Clears the kill flag of every virtual-register use in `insts`. When tracing, the
+    /// instructions that had one are logged as one [`Edit::DropKills`] rule, not a flag
+    /// change each (a coalescer's last step drops thousands).
+    pub fn drop_kills(&mut self, insts: impl IntoIterator<Item = Inst>) {
+        let mut changed = Vec::new();
+        for i in insts {
+            let d = &mut self.f.insts[i];
+            if super::edit::killed_uses(d).next().is_some() {
+                super::edit::drop_use_kills(d);
+                changed.push(i);
+            }
+        }
+        if self.tracing && !changed.is_empty() {
+            self.log.push(Edit::DropKills {
+                insts: super::edit::InstSeq::new(&changed),
+            });
+        }
+    }
+
     /// Interns `name` in the function's name table, logging it when it is new.
     pub fn intern(&mut self, name: &str) -> crate::entity::Sym {
         if let Some(s) = self.f.names.get(name) {

@@ -45,6 +45,9 @@ enum Undo {
     SetClass(VRegInfo, u32),
     SetProps(bool, bool),
     SetLiveins(Vec<(Reg, Option<VReg>)>, Vec<Reg>),
+    /// DropKills: the killed uses it clears (instruction, operand index), which the
+    /// rule itself does not keep.
+    Kills(Vec<(Inst, u32)>),
 }
 
 /// Copies of a state that steps change, one every `every` steps (`saved[k]` is the state
@@ -182,7 +185,8 @@ impl Checkpoints {
                 undo.push(u);
                 apply_edit(&mut f, e)?;
             }
-            n_edits += s.edits.len() as u32;
+            // A rule counts as the instructions it rewrites.
+            n_edits += s.edits.iter().map(Edit::count).sum::<usize>() as u32;
             n_walls += wall as u32;
             saved.after_step(k + 1, &f, f.insts.len());
         }
@@ -388,6 +392,18 @@ fn undo_record(f: &Function, e: &Edit) -> (Undo, bool) {
                 .unwrap_or_default();
             (Undo::SetLiveins(f.liveins.clone(), entry), true)
         }
+        Edit::DropKills { insts } => {
+            let mut kills = Vec::new();
+            let mut fits = true;
+            for i in insts.iter() {
+                let before = kills.len();
+                if let Some(d) = f.insts.get(i) {
+                    kills.extend(super::edit::killed_uses(d).map(|k| (i, k as u32)));
+                }
+                fits &= kills.len() > before;
+            }
+            (Undo::Kills(kills), fits)
+        }
         // The flags before a LiveFlags rule are not kept: a wall.
         Edit::SplitEdge { .. } | Edit::LiveFlags { .. } => (Undo::None, false),
     }
@@ -468,6 +484,15 @@ fn undo(f: &mut Function, e: &Edit, u: &Undo) -> Result<(), ReplayError> {
             }
         }
         (Edit::Intern { .. }, _) => {}
+        (Edit::DropKills { .. }, Undo::Kills(kills)) => {
+            for &(i, k) in kills {
+                placed(f, i)?;
+                match f.insts[i].operands.get_mut(k as usize) {
+                    Some(o) => o.set(crate::mir::oflag::KILL, true),
+                    None => return Err(ReplayError(format!("undo: {i:?} has no operand {k}"))),
+                }
+            }
+        }
         _ => return Err(ReplayError(format!("undo: no record for {e:?}"))),
     }
     Ok(())

@@ -240,7 +240,7 @@ impl Ranges {
                 let end = all.map(|s| s.end).max();
                 self.first_extent = start.zip(end);
             }
-            Payload::CoalesceDecision(c) if is_join(c.verdict) => {
+            Payload::CoalesceDecision(c) if is_join(c.verdict()) => {
                 let (dst, src, merged) = (&c.dst, &c.src, c.merged());
                 let (s, d) = (self.slot(*src), self.slot(*dst));
                 self.rows[s] = None;
@@ -317,7 +317,7 @@ pub fn picture(steps: &[Step], first: &[RangeView]) -> Option<CoalescePicture> {
     let verdict = match &*last.payload {
         Payload::CoalesceDecision(c) => {
             let (verdict, dst, src, conflict_spans) =
-                (&c.verdict, &c.dst, &c.src, c.conflict_spans());
+                (&c.verdict(), &c.dst, &c.src, c.conflict_spans());
             // Both directions of the check may find the same overlap: draw it once.
             let spans = distinct_spans(&conflict_spans);
             Some(Verdict {

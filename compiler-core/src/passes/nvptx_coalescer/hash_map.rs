@@ -41,9 +41,29 @@ pub(crate) struct Filed {
     pub moved: usize,
 }
 
+/// The bit of a hash-map entry that marks a register merged away (it left the IR).
+/// `UpdateHashMap` rewrites only a merge's two registers: a register merged earlier
+/// into what is now the smaller side keeps that side's old number, which a later merge
+/// retires. That is harmless only as long as such a register is never looked up, which
+/// [`Nvptx::interval_of`] asserts; the numbers themselves stay below this bit (they
+/// are register numbers).
+const RETIRED: u32 = 1 << 31;
+
 impl<R: Recorder> Nvptx<'_, '_, R> {
-    /// The interval register `v`'s segments are filed under.
+    /// The interval register `v`'s segments are filed under. `v` must still be in the
+    /// IR: the entry of a register merged away may be stale ([`RETIRED`]).
     pub(crate) fn interval_of(&self, v: VReg) -> u32 {
+        let e = self.hash_entry(v);
+        debug_assert!(
+            e & RETIRED == 0,
+            "%{} was merged away: its hash-map entry may be stale",
+            v.index()
+        );
+        e & !RETIRED
+    }
+
+    /// `v`'s hash-map entry as stored, the [`RETIRED`] bit included.
+    fn hash_entry(&self, v: VReg) -> u32 {
         let i = v.index();
         self.hash_map.get(i).copied().unwrap_or(i as u32)
     }
@@ -55,13 +75,14 @@ impl<R: Recorder> Nvptx<'_, '_, R> {
     }
 
     /// `UpdateHashMap`: both registers of a merge now map to `interval`, which the
-    /// register left in the IR (`to`) holds.
+    /// register left in the IR (`to`) holds; the other one is marked [`RETIRED`].
     fn update_hash_map(&mut self, a: VReg, b: VReg, to: VReg, interval: u32) {
+        debug_assert!(interval & RETIRED == 0);
         for v in [a, b] {
             let i = v.index();
             let len = self.hash_map.len() as u32;
             self.hash_map.extend(len..=i as u32);
-            self.hash_map[i] = interval;
+            self.hash_map[i] = interval | if v == to { 0 } else { RETIRED };
         }
         let k = interval as usize;
         let len = self.holder.len() as u32;
@@ -130,7 +151,8 @@ impl<R: Recorder> Nvptx<'_, '_, R> {
             Some(l) => format!("%{reg}.sub{l}"),
             None => format!("%{reg}"),
         };
-        let current = self.interval_of(VReg::new(reg as usize)) == interval;
+        // The holder may have been merged away since: its entry read as stored.
+        let current = self.hash_entry(VReg::new(reg as usize)) & !RETIRED == interval;
         match (current, reg == interval) {
             (true, true) => unit,
             (true, false) => format!("{unit} (filed under interval %{interval}, the key the larger side of a merge brought: the hash map sends %{reg} there)"),

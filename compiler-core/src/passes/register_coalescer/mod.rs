@@ -324,26 +324,12 @@ pub fn run_renaming<R: Recorder>(
     // llc-22 prints no kill flags after coalescing: they are not kept current. The
     // same walk counts the COPYs left.
     let mut after = 0;
-    let mut killing = Vec::new();
+    let mut placed = Vec::new();
     for (_, i) in c.cx.ed.f.all_insts() {
-        let d = &c.cx.ed.f.insts[i];
-        after += u64::from(d.is(Op::COPY));
-        if d.operands
-            .iter()
-            .any(|o| o.vreg_of().is_some() && o.is_use() && o.has(oflag::KILL))
-        {
-            killing.push(i);
-        }
+        after += u64::from(c.cx.ed.f.insts[i].is(Op::COPY));
+        placed.push(i);
     }
-    for i in killing {
-        c.cx.ed.modify(i, |d| {
-            for o in d.operands.iter_mut() {
-                if o.vreg_of().is_some() && o.is_use() {
-                    o.set(oflag::KILL, false);
-                }
-            }
-        });
-    }
+    c.cx.ed.drop_kills(placed);
     if c.opts.verify_coalescing {
         c.verify_step("after");
     }
