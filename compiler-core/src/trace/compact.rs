@@ -1,7 +1,9 @@
 //! The small containers a [`super::Step`] keeps its parts in: a step holds a few short
 //! and mostly empty lists and usually no payload, and the step array holds one step per
 //! recorded step, so each part is one word inline and allocates nothing when empty
-//! (a `Vec` is three words and its spare room, a boxed slice two).
+//! (a `Vec` is three words and its spare room, a boxed slice two). Also the one byte
+//! writer and reader ([`Bytes`], [`Reader`], LEB128 numbers by [`varint`]) the packed
+//! parts of steps share: PTX statements, ORI instructions, MIR instructions.
 
 use super::Payload;
 use alloc::boxed::Box;
@@ -273,6 +275,92 @@ pub mod varint {
     }
 }
 
+/// A byte string being written: LEB128 numbers ([`varint`]), length-prefixed texts and
+/// lists. The packed forms of PTX statements, ORI instructions and MIR instructions
+/// write with it; [`Reader`] reads them back in the same order.
+#[derive(Default)]
+pub(crate) struct Bytes(pub(crate) Vec<u8>);
+
+impl Bytes {
+    pub(crate) fn num(&mut self, x: u64) {
+        varint::put_u64(&mut self.0, x);
+    }
+    /// A signed number, zigzag-coded (small magnitudes stay one byte).
+    pub(crate) fn signed(&mut self, v: i64) {
+        self.num(((v << 1) ^ (v >> 63)) as u64);
+    }
+    pub(crate) fn text(&mut self, s: &str) {
+        self.num(s.len() as u64);
+        self.0.extend_from_slice(s.as_bytes());
+    }
+    /// `None` as 0, `Some(v)` as `v + 1`.
+    pub(crate) fn opt(&mut self, v: Option<u32>) {
+        self.num(v.map_or(0, |v| u64::from(v) + 1));
+    }
+    /// `items`' count, then each as `put` writes it.
+    pub(crate) fn list<T>(&mut self, items: &[T], mut put: impl FnMut(&mut Self, &T)) {
+        self.num(items.len() as u64);
+        for x in items {
+            put(self, x);
+        }
+    }
+    pub(crate) fn texts(&mut self, words: &[String]) {
+        self.list(words, |w, s| w.text(s));
+    }
+}
+
+/// Reads what [`Bytes`] wrote, in the same order; past the end every number reads 0 and
+/// every text and list empty (the bytes are the program's own, so that never happens on
+/// data it wrote, and a cut-short string never panics).
+pub(crate) struct Reader<'a> {
+    b: &'a [u8],
+    pos: usize,
+}
+
+impl<'a> Reader<'a> {
+    pub(crate) fn new(b: &'a [u8]) -> Self {
+        Reader { b, pos: 0 }
+    }
+    /// True when every byte has been read.
+    pub(crate) fn at_end(&self) -> bool {
+        self.pos >= self.b.len()
+    }
+    pub(crate) fn num(&mut self) -> u64 {
+        varint::read_u64(self.b, &mut self.pos)
+    }
+    pub(crate) fn u32(&mut self) -> u32 {
+        self.num() as u32
+    }
+    /// A count, bounded by the bytes left (each counted element takes one at least).
+    pub(crate) fn count(&mut self) -> usize {
+        (self.num() as usize).min(self.b.len().saturating_sub(self.pos))
+    }
+    pub(crate) fn signed(&mut self) -> i64 {
+        let v = self.num();
+        ((v >> 1) as i64) ^ -((v & 1) as i64)
+    }
+    pub(crate) fn str(&mut self) -> &'a str {
+        let n = self.count();
+        let bytes = &self.b[self.pos..self.pos + n];
+        self.pos += n;
+        core::str::from_utf8(bytes).unwrap_or("")
+    }
+    pub(crate) fn text(&mut self) -> String {
+        String::from(self.str())
+    }
+    pub(crate) fn opt(&mut self) -> Option<u32> {
+        self.u32().checked_sub(1)
+    }
+    /// A list [`Bytes::list`] wrote, each item as `get` reads it.
+    pub(crate) fn list<T>(&mut self, mut get: impl FnMut(&mut Self) -> T) -> Vec<T> {
+        let n = self.count();
+        (0..n).map(|_| get(self)).collect()
+    }
+    pub(crate) fn texts(&mut self) -> Vec<String> {
+        self.list(Self::text)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -337,6 +425,30 @@ mod tests {
             serde_json::to_string(&a).unwrap(),
             r#"[null,null,["mov a",null],null,null,null]"#
         );
+    }
+
+    #[test]
+    fn bytes_read_back_in_order_and_a_cut_short_string_reads_empty() {
+        let mut w = Bytes::default();
+        w.signed(-3);
+        w.opt(None);
+        w.opt(Some(0));
+        w.list(&[300u64, 1], |w, &x| w.num(x));
+        w.texts(&["ab".into(), String::new()]);
+        // -3 zigzags to 5; None 0; Some(0) 1; [2, 300 (2 bytes), 1]; [2, "ab", ""].
+        assert_eq!(w.0, [5, 0, 1, 2, 0xac, 0x02, 1, 2, 2, b'a', b'b', 0]);
+        let mut r = Reader::new(&w.0);
+        assert_eq!((r.signed(), r.opt(), r.opt()), (-3, None, Some(0)));
+        assert_eq!(r.list(Reader::num), vec![300, 1]);
+        assert_eq!(r.texts(), vec![String::from("ab"), String::new()]);
+        assert_eq!((r.num(), r.str()), (0, ""), "past the end");
+        let mut cut = Reader::new(&[200, 1, b'x']);
+        assert_eq!(
+            cut.str(),
+            "x",
+            "a length past the end is cut to what is there"
+        );
+        assert!(Reader::new(&[9]).list(Reader::num).is_empty());
     }
 
     #[test]
