@@ -228,7 +228,7 @@ impl Serialize for Step {
         } else {
             st.skip_field("ptx_edits")?;
         }
-        st.serialize_field("payload", &self.payload)?;
+        st.serialize_field("payload", &self.payload_json())?;
         st.end()
     }
 }
@@ -306,7 +306,10 @@ pub enum Payload {
     /// Two-address: a tied (use, def) pair and what was tried for it.
     /// (Boxed: the payload of every step is as large as its largest variant.)
     TiedPair(alloc::boxed::Box<TiedPair>),
-    /// ptx-emit: one MIR instruction and the PTX lines printed for it.
+    /// ptx-emit: one MIR instruction and the PTX lines printed for it. Its lines are
+    /// the step's PTX edits: it prints only as part of its step
+    /// ([`Step::payload_json`]; alone, serializing it is an error).
+    #[serde(skip_serializing)]
     Emitted(Emitted),
     /// GeneralOptimize: one round of one block's loop, a cell of the block × iteration
     /// grid: per-sub-pass counters, whether the round changed anything, and whether the
@@ -601,51 +604,74 @@ impl Serialize for Lowered {
 }
 
 /// ptx-emit: one MIR instruction as printed and the PTX lines printed for it. Printed
-/// as `{"mir": text, "ptx": [line, ...]}`; kept as one text, the MIR first, then each
-/// PTX line after a line break.
+/// as `{"mir": text, "ptx": [line, ...]}`; kept as the MIR text and where the
+/// instruction's statements sit among the step's PTX edits, which hold them already
+/// (`count` statement edits from `first`): the lines are printed from those when the
+/// step is read ([`Step::payload_json`]), not stored a second time.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Emitted {
-    text: alloc::boxed::Box<str>,
-    mir_len: u32,
+    mir: alloc::boxed::Box<str>,
+    first: u32,
+    count: u32,
 }
 
 impl Emitted {
-    /// `ptx`'s lines must hold no line break.
-    pub fn new(mir: &str, ptx: &[String]) -> Self {
-        let mut text = String::from(mir);
-        for l in ptx {
-            debug_assert!(!l.contains('\n'));
-            text.push('\n');
-            text.push_str(l);
-        }
+    /// The MIR instruction `mir`, printed as the `count` statements the step's PTX edits
+    /// add from edit `first` on.
+    pub fn new(mir: &str, first: usize, count: usize) -> Self {
         Emitted {
-            text: text.into(),
-            mir_len: mir.len() as u32,
+            mir: mir.into(),
+            first: first as u32,
+            count: count as u32,
         }
     }
     pub fn mir(&self) -> &str {
-        &self.text[..self.mir_len as usize]
+        &self.mir
     }
-    /// The PTX lines.
-    pub fn ptx(&self) -> impl Iterator<Item = &str> {
-        let rest = &self.text[self.mir_len as usize..];
-        rest.split('\n').skip(1)
+    /// The PTX lines, printed from `edits` (the PTX edits of the step this payload is
+    /// in), each trimmed.
+    pub fn ptx(&self, edits: &[crate::ptx::edit::PtxEdit]) -> Vec<String> {
+        let (first, count) = (self.first as usize, self.count as usize);
+        let stmts: Vec<crate::ptx::ast::Stmt> = edits
+            .iter()
+            .skip(first)
+            .take(count)
+            .filter_map(|e| match e {
+                crate::ptx::edit::PtxEdit::Stmt { stmt, .. } => Some(stmt.stmt()),
+                _ => None,
+            })
+            .collect();
+        let mut text = String::new();
+        crate::ptx::print::print_stmts(&mut text, &stmts);
+        text.lines().map(|l| String::from(l.trim())).collect()
     }
 }
 
-impl Serialize for Emitted {
+/// A step's payload as its JSON prints it ([`Step::payload_json`]).
+pub struct PayloadJson<'a>(&'a Step);
+
+impl Step {
+    /// The payload as the step's JSON prints it: the payload itself, with what it reads
+    /// from the rest of the step filled in (an [`Emitted`]'s PTX lines, from the step's
+    /// PTX edits). Every reader of a payload's fields by name goes through this.
+    pub fn payload_json(&self) -> PayloadJson<'_> {
+        PayloadJson(self)
+    }
+}
+
+impl Serialize for PayloadJson<'_> {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
-        struct Lines<'a>(&'a Emitted);
-        impl Serialize for Lines<'_> {
-            fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-                s.collect_seq(self.0.ptx())
+        match &*self.0.payload {
+            Payload::Emitted(e) => {
+                let mut st = s.serialize_struct("Emitted", 3)?;
+                st.serialize_field("type", "emitted")?;
+                st.serialize_field("mir", e.mir())?;
+                st.serialize_field("ptx", &e.ptx(&self.0.ptx_edits))?;
+                st.end()
             }
+            p => p.serialize(s),
         }
-        let mut st = s.serialize_struct("Emitted", 2)?;
-        st.serialize_field("mir", self.mir())?;
-        st.serialize_field("ptx", &Lines(self))?;
-        st.end()
     }
 }
 
