@@ -14,12 +14,20 @@ use core::fmt;
 use core::ops::Deref;
 
 /// A list fixed once recorded: one word inline, nothing allocated when empty; otherwise
-/// a box holding the boxed slice of exactly its elements (16 bytes more than the
-/// elements: most steps have an empty list or two, which a two-word boxed slice would
-/// cost 8 bytes each). Reads as a slice.
+/// a box holding its one item, or the boxed slice of its items (16 bytes more than the
+/// items: most steps have an empty list or two, which a two-word boxed slice would cost
+/// 8 bytes each). A list of one, the most common after none (one focus, one edit), is
+/// a box of about the item's size (an item with a spare tag value holds the slice's
+/// two words in the same room). Reads as a slice.
 #[derive(Clone, PartialEq)]
-#[allow(clippy::redundant_allocation)] // the inner box is a slice: the outer one makes it thin
-pub struct List<T>(Option<Box<Box<[T]>>>);
+pub struct List<T>(Option<Box<Items<T>>>);
+
+/// What a non-empty [`List`] holds: `Many` only for two items or more.
+#[derive(Clone, PartialEq)]
+enum Items<T> {
+    One(T),
+    Many(Box<[T]>),
+}
 
 impl<T> List<T> {
     pub const fn new() -> Self {
@@ -32,7 +40,11 @@ impl<T> List<T> {
         *self = v.into();
     }
     pub fn into_vec(self) -> Vec<T> {
-        self.0.map_or_else(Vec::new, |b| b.into_vec())
+        match self.0.map(|b| *b) {
+            None => Vec::new(),
+            Some(Items::One(x)) => alloc::vec![x],
+            Some(Items::Many(v)) => v.into_vec(),
+        }
     }
 }
 
@@ -45,13 +57,21 @@ impl<T> Default for List<T> {
 impl<T> Deref for List<T> {
     type Target = [T];
     fn deref(&self) -> &[T] {
-        self.0.as_deref().map_or(&[], |b| &**b)
+        match self.0.as_deref() {
+            None => &[],
+            Some(Items::One(x)) => core::slice::from_ref(x),
+            Some(Items::Many(v)) => v,
+        }
     }
 }
 
 impl<T> From<Vec<T>> for List<T> {
-    fn from(v: Vec<T>) -> Self {
-        List((!v.is_empty()).then(|| Box::new(v.into_boxed_slice())))
+    fn from(mut v: Vec<T>) -> Self {
+        List(match v.len() {
+            0 => None,
+            1 => v.pop().map(|x| Box::new(Items::One(x))),
+            _ => Some(Box::new(Items::Many(v.into_boxed_slice()))),
+        })
     }
 }
 
@@ -375,6 +395,7 @@ mod tests {
         let mut l: List<u32> = List::new();
         assert!(l.is_empty() && l.0.is_none());
         l.push(7);
+        assert_eq!(&*l, &[7]);
         l.push(9);
         assert_eq!(&*l, &[7, 9]);
         assert_eq!(l.clone(), l);
@@ -382,6 +403,19 @@ mod tests {
         let empty: List<u32> = Vec::new().into();
         assert!(empty.0.is_none(), "an empty list allocates nothing");
         assert_eq!(List::from(vec![1u8, 2]).iter().sum::<u8>(), 3);
+        let one = List::from(vec![5u32]);
+        assert!(
+            matches!(one.0.as_deref(), Some(Items::One(5))),
+            "one item, no slice"
+        );
+        assert_eq!((&*one, one.clone().into_vec()), (&[5][..], vec![5]));
+        // The box of a one-item list is the item's size when the item has a spare tag
+        // value (a focus: 8 bytes; before, 16 for the slice's words and 8 for the item).
+        assert_eq!(core::mem::size_of::<Items<super::super::Focus>>(), 16);
+        assert_eq!(
+            core::mem::size_of::<Items<crate::ptx::edit::PtxEdit>>(),
+            core::mem::size_of::<crate::ptx::edit::PtxEdit>()
+        );
     }
 
     fn slot(first: &str, second: Option<&str>) -> GoSlot {
