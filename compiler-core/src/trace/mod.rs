@@ -352,7 +352,10 @@ pub enum Payload {
         counters: [u32; 7],
     },
     /// ptx-lower: one PTX instruction and the ORI instructions it became, with the
-    /// ORI opcode class numbers (the spec's where it names them).
+    /// ORI opcode class numbers (the spec's where it names them). Its ORI text may be
+    /// read from the step's ORI edits: it prints only as part of its step
+    /// ([`Step::payload_json`]; alone, serializing it is an error).
+    #[serde(skip_serializing)]
     Lowered(Lowered),
     /// Emitter: how one DAG node was dispatched and what it became (small enough to
     /// sit in the payload's box itself).
@@ -554,52 +557,73 @@ pub struct TiedPair {
 
 /// ptx-lower: one PTX instruction and the ORI instruction it became, with its ORI
 /// opcode class number (the spec's where it names one). Printed as
-/// `{"ptx": text, "ori": [text], "classes": [number]}`; kept as the two texts in one
-/// allocation, the ORI text without its first part when that is the PTX text (nearly
-/// always: the ORI line is the PTX line with its annotation after it).
+/// `{"ptx": text, "ori": [text], "classes": [number]}`. The ORI text is nearly always
+/// the PTX text, a tab and the instruction's annotation (`// class 139 MOV d:t1 s:t1`):
+/// then only the PTX text is kept, and the annotation is printed, when the step is read
+/// ([`Step::payload_json`]), from the instruction the step's last ORI edit inserts.
+/// Otherwise the ORI text is kept too, after the PTX text (without its first part when
+/// that is the PTX text).
 #[derive(Clone, Debug, PartialEq)]
 pub struct Lowered {
     /// The PTX text, then the ORI text or what follows the PTX text in it.
     text: alloc::boxed::Box<str>,
     ptx_len: u32,
     class: u16,
-    /// The ORI text begins with the PTX text, which `text` holds once.
-    ori_extends_ptx: bool,
+    ori: OriText,
+}
+
+/// Where a [`Lowered`] finds its ORI text.
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum OriText {
+    /// The PTX text, a tab, `// ` and the annotation of the inserted instruction.
+    Annotated,
+    /// The PTX text and the rest of `text`.
+    ExtendsPtx,
+    /// The rest of `text`.
+    Whole,
 }
 
 impl Lowered {
-    pub fn new(ptx: &str, ori: &str, class: u16) -> Self {
+    /// `annotation`: the lowered instruction's ([`crate::ori::print::annotation`]), the
+    /// one the step's last ORI edit must insert for the ORI text to be rebuilt from it.
+    pub fn new(ptx: &str, ori: &str, class: u16, annotation: &str) -> Self {
+        let annotated = ori
+            .strip_prefix(ptx)
+            .and_then(|r| r.strip_prefix("\t// "))
+            .is_some_and(|r| r == annotation);
         let rest = ori.strip_prefix(ptx);
+        let (kept, how) = match rest {
+            _ if annotated => ("", OriText::Annotated),
+            Some(r) => (r, OriText::ExtendsPtx),
+            None => (ori, OriText::Whole),
+        };
         Lowered {
-            text: alloc::format!("{ptx}{}", rest.unwrap_or(ori)).into(),
+            text: alloc::format!("{ptx}{kept}").into(),
             ptx_len: ptx.len() as u32,
             class,
-            ori_extends_ptx: rest.is_some(),
+            ori: how,
         }
     }
     pub fn ptx(&self) -> &str {
         &self.text[..self.ptx_len as usize]
     }
-    pub fn ori(&self) -> &str {
-        if self.ori_extends_ptx {
-            &self.text
-        } else {
-            &self.text[self.ptx_len as usize..]
+    /// The ORI text; `edits` are the ORI edits of the step this payload is in.
+    pub fn ori(&self, edits: &[crate::ori::edit::OriEdit]) -> String {
+        match self.ori {
+            OriText::Annotated => {
+                let inst = edits.iter().rev().find_map(|e| match e {
+                    crate::ori::edit::OriEdit::Insert { data, .. } => Some(data.get()),
+                    _ => None,
+                });
+                let note = inst.map_or_else(String::new, |i| crate::ori::print::annotation(&i));
+                alloc::format!("{}\t// {note}", self.ptx())
+            }
+            OriText::ExtendsPtx => String::from(&*self.text),
+            OriText::Whole => String::from(&self.text[self.ptx_len as usize..]),
         }
     }
     pub fn class(&self) -> u16 {
         self.class
-    }
-}
-
-impl Serialize for Lowered {
-    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        use serde::ser::SerializeStruct;
-        let mut st = s.serialize_struct("Lowered", 3)?;
-        st.serialize_field("ptx", self.ptx())?;
-        st.serialize_field("ori", &[self.ori()])?;
-        st.serialize_field("classes", &[self.class])?;
-        st.end()
     }
 }
 
@@ -653,7 +677,8 @@ pub struct PayloadJson<'a>(&'a Step);
 impl Step {
     /// The payload as the step's JSON prints it: the payload itself, with what it reads
     /// from the rest of the step filled in (an [`Emitted`]'s PTX lines, from the step's
-    /// PTX edits). Every reader of a payload's fields by name goes through this.
+    /// PTX edits; a [`Lowered`]'s ORI annotation, from the instruction its ORI edits
+    /// insert). Every reader of a payload's fields by name goes through this.
     pub fn payload_json(&self) -> PayloadJson<'_> {
         PayloadJson(self)
     }
@@ -668,6 +693,14 @@ impl Serialize for PayloadJson<'_> {
                 st.serialize_field("type", "emitted")?;
                 st.serialize_field("mir", e.mir())?;
                 st.serialize_field("ptx", &e.ptx(&self.0.ptx_edits))?;
+                st.end()
+            }
+            Payload::Lowered(l) => {
+                let mut st = s.serialize_struct("Lowered", 4)?;
+                st.serialize_field("type", "lowered")?;
+                st.serialize_field("ptx", l.ptx())?;
+                st.serialize_field("ori", &[l.ori(&self.0.ori_edits)])?;
+                st.serialize_field("classes", &[l.class])?;
                 st.end()
             }
             p => p.serialize(s),
