@@ -31,7 +31,6 @@ mod packed;
 mod player;
 
 pub use coalesce::{CoalesceDecision, ConflictAt, DecisionRanges, RangeNumbers};
-pub(crate) use compact::{Bytes, Reader};
 pub use compact::{GoSlot, GoSlots, List, PayloadBox, SharedText};
 pub use narration::{Kind, Narration, Templates};
 pub use packed::{ClassText, LvStep, LvSteps, NumberedText, PackedInst, RegText, TieAttempt};

@@ -18,12 +18,12 @@
 //! step is shown or written as JSON, the text the pass used to store.
 
 use super::compact::varint::{put_u32 as write_leb, put_u64 as write_leb64};
-use super::Reader;
 use crate::entity::{EntityRef, Sym};
 use crate::mir::operand::{FpImm, Sigil};
 use crate::mir::{
     Block, InstData, Op, Opcode, Operand, OperandKind, Reg, SubReg, SubRegKind, VReg,
 };
+use crate::packing::Reader;
 use alloc::boxed::Box;
 use alloc::vec::Vec;
 

@@ -1,5 +1,5 @@
 //! An ORI instruction or register-table entry as an edit keeps it: LEB128 numbers and
-//! length-prefixed text in one byte string ([`crate::trace`]'s writer and reader).
+//! length-prefixed text in one byte string ([`crate::packing`]'s writer and reader).
 //!
 //! ```text
 //!  add.s32 R3, R1, R2  (class 300)   Inst: 144 bytes in its box (three operands
@@ -18,8 +18,8 @@ use super::super::{
     RegInfo,
 };
 use crate::entity::EntityRef;
+use crate::packing::{Bytes, Reader};
 use crate::ptx::edit::pack::{put_imm, read_imm};
-use crate::trace::{Bytes, Reader};
 use alloc::boxed::Box;
 use alloc::vec::Vec;
 

@@ -9,11 +9,11 @@
 //! ```
 //!
 //! Every field is kept ([`unpack`] gives back an equal statement; `pack` checks that in
-//! debug builds). The bytes are written and read with [`crate::trace`]'s [`Bytes`] and
+//! debug builds). The bytes are written and read with [`crate::packing`]'s [`Bytes`] and
 //! [`Reader`], as the ORI edits' and MIR instructions' packed forms are.
 
+use crate::packing::{Bytes, Reader};
 use crate::ptx::ast::{AddrBase, Guard, Imm, Inst, Operand, RegDecl, Stmt, VarDecl};
-use crate::trace::{Bytes, Reader};
 use alloc::boxed::Box;
 
 /// An immediate: its kind, then its bits.
