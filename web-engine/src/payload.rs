@@ -2,14 +2,15 @@
 //! pass pictures until they land (the page's picture panel shows these rows).
 
 use crate::protocol::PayloadRow;
-use compiler_core::trace::Payload;
 use serde::ser::{self, Serialize};
 
 /// Longest value text in a row.
 const MAX_VALUE: usize = 2000;
 
-/// The payload's type name and one row per field, in declaration order.
-pub fn rows(p: &Payload) -> (String, Vec<PayloadRow>) {
+/// The payload's type name and one row per field, in declaration order, from the
+/// payload as its step's JSON prints it (`step.payload_json()`: some payloads read
+/// parts of their step).
+pub fn rows(p: &impl Serialize) -> (String, Vec<PayloadRow>) {
     let Ok(Value::Object(map)) = p.serialize(Tree) else {
         return ("none".into(), Vec::new());
     };
@@ -383,6 +384,7 @@ fn write_value(out: &mut String, v: &Value, top: bool) {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use compiler_core::trace::Payload;
 
     #[test]
     fn fields_become_rows_in_order() {

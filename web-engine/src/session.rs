@@ -788,7 +788,7 @@ impl Session {
             })
             .collect();
         view.edits = edit_rows(s, fa, fb);
-        let (kind, rows) = payload::rows(&s.payload);
+        let (kind, rows) = payload::rows(&s.payload_json());
         view.payload_type = kind;
         view.payload = rows;
         if matches!(stage, Stage::RegisterCoalescer | Stage::NvptxCoalescer) {
@@ -1231,7 +1231,7 @@ impl Session {
         view.kind = s.kind.as_str().into();
         view.narration = s.narration.text();
         view.edits = ori_edit_rows(s, &a, &b);
-        let (kind, rows) = payload::rows(&s.payload);
+        let (kind, rows) = payload::rows(&s.payload_json());
         view.payload_type = kind;
         view.payload = rows;
         view.before = IrText {
@@ -1497,7 +1497,7 @@ impl Session {
         view.kind = s.kind.as_str().into();
         view.narration = s.narration.text();
         view.edits = crate::ptx_replay::ptx_edit_rows(s);
-        let (kind, rows) = payload::rows(&s.payload);
+        let (kind, rows) = payload::rows(&s.payload_json());
         view.payload_type = kind;
         view.payload = rows;
         view.before = IrText {

@@ -1087,8 +1087,9 @@ fn lower_inst<R: Recorder>(
                 )
             }
         };
+        let note = crate::ori::print::annotation(&lw.f.insts[id]);
         let s = lw.step(Step::new("lower", narration).payload(crate::trace::Lowered::new(
-            &ptx_text, &ori_text, number,
+            &ptx_text, &ori_text, number, &note,
         )));
         rec.step(|| s);
     }
@@ -1155,11 +1156,11 @@ mod tests {
         let text = ".version 7.8\n.target sm_90\n.address_size 64\n.visible .entry k()\n{\n\t.reg .f32 %f<4>;\n\tsub.f32 %f3, %f1, %f2;\n\tret;\n}\n";
         let m = crate::ptx::parse(text).unwrap();
         run(&m, &PtxLowerOptions::default(), &mut rec).unwrap();
-        let lowered: Vec<&crate::trace::Lowered> = rec
+        let lowered: Vec<(&crate::trace::Lowered, &crate::trace::Step)> = rec
             .steps
             .iter()
             .filter_map(|s| match &*s.payload {
-                crate::trace::Payload::Lowered(l) => Some(l),
+                crate::trace::Payload::Lowered(l) => Some((l, s)),
                 _ => None,
             })
             .collect();
@@ -1169,12 +1170,20 @@ mod tests {
             "ret;\t// class 95 EXIT",
         ];
         assert_eq!(lowered.len(), 2);
-        for (l, (p, o)) in lowered.iter().zip(ptx.iter().zip(ori)) {
-            assert_eq!((l.ptx(), l.ori()), (*p, o));
+        for ((l, s), (p, o)) in lowered.iter().zip(ptx.iter().zip(ori)) {
+            assert_eq!((l.ptx(), l.ori(&s.ori_edits).as_str()), (*p, o));
+            let json = serde_json::to_value(s).unwrap();
+            assert_eq!(json["payload"]["ori"], serde_json::json!([o]));
+            // Only the PTX text is kept: the annotation comes from the inserted
+            // instruction (without the step's edits, it cannot be printed).
+            assert_eq!(l.ori(&[]), format!("{p}\t// "));
         }
-        // An ORI text that does not begin with the PTX text is kept whole.
-        let other = crate::trace::Lowered::new("sub.f32 a;", "add.f32 a;", 304);
-        assert_eq!((other.ptx(), other.ori()), ("sub.f32 a;", "add.f32 a;"));
+        // An ORI text that does not begin with the PTX text is kept whole; one that
+        // does but ends otherwise than the annotation keeps its rest.
+        let other = crate::trace::Lowered::new("sub.f32 a;", "add.f32 a;", 304, "x");
+        assert_eq!((other.ptx(), other.ori(&[]).as_str()), ("sub.f32 a;", "add.f32 a;"));
+        let longer = crate::trace::Lowered::new("mov a;", "mov a;\t// y z", 139, "y");
+        assert_eq!(longer.ori(&[]), "mov a;\t// y z");
     }
 
     #[test]

@@ -1,7 +1,9 @@
 //! The small containers a [`super::Step`] keeps its parts in: a step holds a few short
 //! and mostly empty lists and usually no payload, and the step array holds one step per
 //! recorded step, so each part is one word inline and allocates nothing when empty
-//! (a `Vec` is three words and its spare room, a boxed slice two).
+//! (a `Vec` is three words and its spare room, a boxed slice two). Also the one byte
+//! writer and reader ([`Bytes`], [`Reader`], LEB128 numbers by [`varint`]) the packed
+//! parts of steps share: PTX statements, ORI instructions, MIR instructions.
 
 use super::Payload;
 use alloc::boxed::Box;
@@ -12,12 +14,20 @@ use core::fmt;
 use core::ops::Deref;
 
 /// A list fixed once recorded: one word inline, nothing allocated when empty; otherwise
-/// a box holding the boxed slice of exactly its elements (16 bytes more than the
-/// elements: most steps have an empty list or two, which a two-word boxed slice would
-/// cost 8 bytes each). Reads as a slice.
+/// a box holding its one item, or the boxed slice of its items (16 bytes more than the
+/// items: most steps have an empty list or two, which a two-word boxed slice would cost
+/// 8 bytes each). A list of one, the most common after none (one focus, one edit), is
+/// a box of about the item's size (an item with a spare tag value holds the slice's
+/// two words in the same room). Reads as a slice.
 #[derive(Clone, PartialEq)]
-#[allow(clippy::redundant_allocation)] // the inner box is a slice: the outer one makes it thin
-pub struct List<T>(Option<Box<Box<[T]>>>);
+pub struct List<T>(Option<Box<Items<T>>>);
+
+/// What a non-empty [`List`] holds: `Many` only for two items or more.
+#[derive(Clone, PartialEq)]
+enum Items<T> {
+    One(T),
+    Many(Box<[T]>),
+}
 
 impl<T> List<T> {
     pub const fn new() -> Self {
@@ -30,7 +40,11 @@ impl<T> List<T> {
         *self = v.into();
     }
     pub fn into_vec(self) -> Vec<T> {
-        self.0.map_or_else(Vec::new, |b| b.into_vec())
+        match self.0.map(|b| *b) {
+            None => Vec::new(),
+            Some(Items::One(x)) => alloc::vec![x],
+            Some(Items::Many(v)) => v.into_vec(),
+        }
     }
 }
 
@@ -43,13 +57,21 @@ impl<T> Default for List<T> {
 impl<T> Deref for List<T> {
     type Target = [T];
     fn deref(&self) -> &[T] {
-        self.0.as_deref().map_or(&[], |b| &**b)
+        match self.0.as_deref() {
+            None => &[],
+            Some(Items::One(x)) => core::slice::from_ref(x),
+            Some(Items::Many(v)) => v,
+        }
     }
 }
 
 impl<T> From<Vec<T>> for List<T> {
-    fn from(v: Vec<T>) -> Self {
-        List((!v.is_empty()).then(|| Box::new(v.into_boxed_slice())))
+    fn from(mut v: Vec<T>) -> Self {
+        List(match v.len() {
+            0 => None,
+            1 => v.pop().map(|x| Box::new(Items::One(x))),
+            _ => Some(Box::new(Items::Many(v.into_boxed_slice()))),
+        })
     }
 }
 
@@ -227,55 +249,12 @@ impl serde::Serialize for GoSlots {
     }
 }
 
-/// Unsigned LEB128, the one number encoding the compact trace parts share (narration
-/// numbers, coalescing decisions, rename rules): seven bits a byte, low bits first, the
-/// top bit set on every byte but the last.
-pub mod varint {
-    use alloc::vec::Vec;
-
-    /// Appends `x` (one byte below 128, at most ten).
-    pub fn put_u64(out: &mut Vec<u8>, mut x: u64) {
-        loop {
-            let byte = (x & 0x7f) as u8;
-            x >>= 7;
-            if x == 0 {
-                out.push(byte);
-                return;
-            }
-            out.push(byte | 0x80);
-        }
-    }
-
-    pub fn put_u32(out: &mut Vec<u8>, x: u32) {
-        put_u64(out, u64::from(x));
-    }
-
-    /// Reads the number starting at `*pos` and moves `*pos` past it; a number cut short
-    /// by the end of `b` reads as the bits present (past the end: 0).
-    pub fn read_u64(b: &[u8], pos: &mut usize) -> u64 {
-        let (mut x, mut shift) = (0u64, 0u32);
-        while let Some(&byte) = b.get(*pos) {
-            *pos += 1;
-            if shift < 64 {
-                x |= u64::from(byte & 0x7f) << shift;
-            }
-            shift += 7;
-            if byte & 0x80 == 0 {
-                break;
-            }
-        }
-        x
-    }
-
-    /// As [`read_u64`], keeping the low 32 bits (numbers written by [`put_u32`]).
-    pub fn read_u32(b: &[u8], pos: &mut usize) -> u32 {
-        read_u64(b, pos) as u32
-    }
-}
+pub use crate::packing::varint;
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::packing::{Bytes, Reader};
     use alloc::vec;
 
     #[test]
@@ -287,6 +266,7 @@ mod tests {
         let mut l: List<u32> = List::new();
         assert!(l.is_empty() && l.0.is_none());
         l.push(7);
+        assert_eq!(&*l, &[7]);
         l.push(9);
         assert_eq!(&*l, &[7, 9]);
         assert_eq!(l.clone(), l);
@@ -294,6 +274,19 @@ mod tests {
         let empty: List<u32> = Vec::new().into();
         assert!(empty.0.is_none(), "an empty list allocates nothing");
         assert_eq!(List::from(vec![1u8, 2]).iter().sum::<u8>(), 3);
+        let one = List::from(vec![5u32]);
+        assert!(
+            matches!(one.0.as_deref(), Some(Items::One(5))),
+            "one item, no slice"
+        );
+        assert_eq!((&*one, one.clone().into_vec()), (&[5][..], vec![5]));
+        // The box of a one-item list is the item's size when the item has a spare tag
+        // value (a focus: 8 bytes; before, 16 for the slice's words and 8 for the item).
+        assert_eq!(core::mem::size_of::<Items<super::super::Focus>>(), 16);
+        assert_eq!(
+            core::mem::size_of::<Items<crate::ptx::edit::PtxEdit>>(),
+            core::mem::size_of::<crate::ptx::edit::PtxEdit>()
+        );
     }
 
     fn slot(first: &str, second: Option<&str>) -> GoSlot {
@@ -337,6 +330,30 @@ mod tests {
             serde_json::to_string(&a).unwrap(),
             r#"[null,null,["mov a",null],null,null,null]"#
         );
+    }
+
+    #[test]
+    fn bytes_read_back_in_order_and_a_cut_short_string_reads_empty() {
+        let mut w = Bytes::default();
+        w.signed(-3);
+        w.opt(None);
+        w.opt(Some(0));
+        w.list(&[300u64, 1], |w, &x| w.num(x));
+        w.texts(&["ab".into(), String::new()]);
+        // -3 zigzags to 5; None 0; Some(0) 1; [2, 300 (2 bytes), 1]; [2, "ab", ""].
+        assert_eq!(w.0, [5, 0, 1, 2, 0xac, 0x02, 1, 2, 2, b'a', b'b', 0]);
+        let mut r = Reader::new(&w.0);
+        assert_eq!((r.signed(), r.opt(), r.opt()), (-3, None, Some(0)));
+        assert_eq!(r.list(Reader::num), vec![300, 1]);
+        assert_eq!(r.texts(), vec![String::from("ab"), String::new()]);
+        assert_eq!((r.num(), r.str()), (0, ""), "past the end");
+        let mut cut = Reader::new(&[200, 1, b'x']);
+        assert_eq!(
+            cut.str(),
+            "x",
+            "a length past the end is cut to what is there"
+        );
+        assert!(Reader::new(&[9]).list(Reader::num).is_empty());
     }
 
     #[test]

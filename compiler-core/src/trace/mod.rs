@@ -227,7 +227,7 @@ impl Serialize for Step {
         } else {
             st.skip_field("ptx_edits")?;
         }
-        st.serialize_field("payload", &self.payload)?;
+        st.serialize_field("payload", &self.payload_json())?;
         st.end()
     }
 }
@@ -305,7 +305,10 @@ pub enum Payload {
     /// Two-address: a tied (use, def) pair and what was tried for it.
     /// (Boxed: the payload of every step is as large as its largest variant.)
     TiedPair(alloc::boxed::Box<TiedPair>),
-    /// ptx-emit: one MIR instruction and the PTX lines printed for it.
+    /// ptx-emit: one MIR instruction and the PTX lines printed for it. Its lines are
+    /// the step's PTX edits: it prints only as part of its step
+    /// ([`Step::payload_json`]; alone, serializing it is an error).
+    #[serde(skip_serializing)]
     Emitted(Emitted),
     /// GeneralOptimize: one round of one block's loop, a cell of the block × iteration
     /// grid: per-sub-pass counters, whether the round changed anything, and whether the
@@ -348,7 +351,10 @@ pub enum Payload {
         counters: [u32; 7],
     },
     /// ptx-lower: one PTX instruction and the ORI instructions it became, with the
-    /// ORI opcode class numbers (the spec's where it names them).
+    /// ORI opcode class numbers (the spec's where it names them). Its ORI text may be
+    /// read from the step's ORI edits: it prints only as part of its step
+    /// ([`Step::payload_json`]; alone, serializing it is an error).
+    #[serde(skip_serializing)]
     Lowered(Lowered),
     /// Emitter: how one DAG node was dispatched and what it became (small enough to
     /// sit in the payload's box itself).
@@ -550,37 +556,69 @@ pub struct TiedPair {
 
 /// ptx-lower: one PTX instruction and the ORI instruction it became, with its ORI
 /// opcode class number (the spec's where it names one). Printed as
-/// `{"ptx": text, "ori": [text], "classes": [number]}`; kept as the two texts in one
-/// allocation, the ORI text without its first part when that is the PTX text (nearly
-/// always: the ORI line is the PTX line with its annotation after it).
+/// `{"ptx": text, "ori": [text], "classes": [number]}`. The ORI text is nearly always
+/// the PTX text, a tab and the instruction's annotation (`// class 139 MOV d:t1 s:t1`):
+/// then only the PTX text is kept, and the annotation is printed, when the step is read
+/// ([`Step::payload_json`]), from the instruction the step's last ORI edit inserts.
+/// Otherwise the ORI text is kept too, after the PTX text (without its first part when
+/// that is the PTX text).
 #[derive(Clone, Debug, PartialEq)]
 pub struct Lowered {
     /// The PTX text, then the ORI text or what follows the PTX text in it.
     text: alloc::boxed::Box<str>,
     ptx_len: u32,
     class: u16,
-    /// The ORI text begins with the PTX text, which `text` holds once.
-    ori_extends_ptx: bool,
+    ori: OriText,
+}
+
+/// Where a [`Lowered`] finds its ORI text.
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum OriText {
+    /// The PTX text, a tab, `// ` and the annotation of the inserted instruction.
+    Annotated,
+    /// The PTX text and the rest of `text`.
+    ExtendsPtx,
+    /// The rest of `text`.
+    Whole,
 }
 
 impl Lowered {
-    pub fn new(ptx: &str, ori: &str, class: u16) -> Self {
+    /// `annotation`: the lowered instruction's ([`crate::ori::print::annotation`]), the
+    /// one the step's last ORI edit must insert for the ORI text to be rebuilt from it.
+    pub fn new(ptx: &str, ori: &str, class: u16, annotation: &str) -> Self {
+        let annotated = ori
+            .strip_prefix(ptx)
+            .and_then(|r| r.strip_prefix("\t// "))
+            .is_some_and(|r| r == annotation);
         let rest = ori.strip_prefix(ptx);
+        let (kept, how) = match rest {
+            _ if annotated => ("", OriText::Annotated),
+            Some(r) => (r, OriText::ExtendsPtx),
+            None => (ori, OriText::Whole),
+        };
         Lowered {
-            text: alloc::format!("{ptx}{}", rest.unwrap_or(ori)).into(),
+            text: alloc::format!("{ptx}{kept}").into(),
             ptx_len: ptx.len() as u32,
             class,
-            ori_extends_ptx: rest.is_some(),
+            ori: how,
         }
     }
     pub fn ptx(&self) -> &str {
         &self.text[..self.ptx_len as usize]
     }
-    pub fn ori(&self) -> &str {
-        if self.ori_extends_ptx {
-            &self.text
-        } else {
-            &self.text[self.ptx_len as usize..]
+    /// The ORI text; `edits` are the ORI edits of the step this payload is in.
+    pub fn ori(&self, edits: &[crate::ori::edit::OriEdit]) -> String {
+        match self.ori {
+            OriText::Annotated => {
+                let inst = edits.iter().rev().find_map(|e| match e {
+                    crate::ori::edit::OriEdit::Insert { data, .. } => Some(data.get()),
+                    _ => None,
+                });
+                let note = inst.map_or_else(String::new, |i| crate::ori::print::annotation(&i));
+                alloc::format!("{}\t// {note}", self.ptx())
+            }
+            OriText::ExtendsPtx => String::from(&*self.text),
+            OriText::Whole => String::from(&self.text[self.ptx_len as usize..]),
         }
     }
     pub fn class(&self) -> u16 {
@@ -588,63 +626,84 @@ impl Lowered {
     }
 }
 
-impl Serialize for Lowered {
-    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        use serde::ser::SerializeStruct;
-        let mut st = s.serialize_struct("Lowered", 3)?;
-        st.serialize_field("ptx", self.ptx())?;
-        st.serialize_field("ori", &[self.ori()])?;
-        st.serialize_field("classes", &[self.class])?;
-        st.end()
-    }
-}
-
 /// ptx-emit: one MIR instruction as printed and the PTX lines printed for it. Printed
-/// as `{"mir": text, "ptx": [line, ...]}`; kept as one text, the MIR first, then each
-/// PTX line after a line break.
+/// as `{"mir": text, "ptx": [line, ...]}`; kept as the MIR text and where the
+/// instruction's statements sit among the step's PTX edits, which hold them already
+/// (`count` statement edits from `first`): the lines are printed from those when the
+/// step is read ([`Step::payload_json`]), not stored a second time.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Emitted {
-    text: alloc::boxed::Box<str>,
-    mir_len: u32,
+    mir: alloc::boxed::Box<str>,
+    first: u32,
+    count: u32,
 }
 
 impl Emitted {
-    /// `ptx`'s lines must hold no line break.
-    pub fn new(mir: &str, ptx: &[String]) -> Self {
-        let mut text = String::from(mir);
-        for l in ptx {
-            debug_assert!(!l.contains('\n'));
-            text.push('\n');
-            text.push_str(l);
-        }
+    /// The MIR instruction `mir`, printed as the `count` statements the step's PTX edits
+    /// add from edit `first` on.
+    pub fn new(mir: &str, first: usize, count: usize) -> Self {
         Emitted {
-            text: text.into(),
-            mir_len: mir.len() as u32,
+            mir: mir.into(),
+            first: first as u32,
+            count: count as u32,
         }
     }
     pub fn mir(&self) -> &str {
-        &self.text[..self.mir_len as usize]
+        &self.mir
     }
-    /// The PTX lines.
-    pub fn ptx(&self) -> impl Iterator<Item = &str> {
-        let rest = &self.text[self.mir_len as usize..];
-        rest.split('\n').skip(1)
+    /// The PTX lines, printed from `edits` (the PTX edits of the step this payload is
+    /// in), each trimmed.
+    pub fn ptx(&self, edits: &[crate::ptx::edit::PtxEdit]) -> Vec<String> {
+        let (first, count) = (self.first as usize, self.count as usize);
+        let stmts: Vec<crate::ptx::ast::Stmt> = edits
+            .iter()
+            .skip(first)
+            .take(count)
+            .filter_map(|e| match e {
+                crate::ptx::edit::PtxEdit::Stmt { stmt, .. } => Some(stmt.stmt()),
+                _ => None,
+            })
+            .collect();
+        let mut text = String::new();
+        crate::ptx::print::print_stmts(&mut text, &stmts);
+        text.lines().map(|l| String::from(l.trim())).collect()
     }
 }
 
-impl Serialize for Emitted {
+/// A step's payload as its JSON prints it ([`Step::payload_json`]).
+pub struct PayloadJson<'a>(&'a Step);
+
+impl Step {
+    /// The payload as the step's JSON prints it: the payload itself, with what it reads
+    /// from the rest of the step filled in (an [`Emitted`]'s PTX lines, from the step's
+    /// PTX edits; a [`Lowered`]'s ORI annotation, from the instruction its ORI edits
+    /// insert). Every reader of a payload's fields by name goes through this.
+    pub fn payload_json(&self) -> PayloadJson<'_> {
+        PayloadJson(self)
+    }
+}
+
+impl Serialize for PayloadJson<'_> {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
-        struct Lines<'a>(&'a Emitted);
-        impl Serialize for Lines<'_> {
-            fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-                s.collect_seq(self.0.ptx())
+        match &*self.0.payload {
+            Payload::Emitted(e) => {
+                let mut st = s.serialize_struct("Emitted", 3)?;
+                st.serialize_field("type", "emitted")?;
+                st.serialize_field("mir", e.mir())?;
+                st.serialize_field("ptx", &e.ptx(&self.0.ptx_edits))?;
+                st.end()
             }
+            Payload::Lowered(l) => {
+                let mut st = s.serialize_struct("Lowered", 4)?;
+                st.serialize_field("type", "lowered")?;
+                st.serialize_field("ptx", l.ptx())?;
+                st.serialize_field("ori", &[l.ori(&self.0.ori_edits)])?;
+                st.serialize_field("classes", &[l.class])?;
+                st.end()
+            }
+            p => p.serialize(s),
         }
-        let mut st = s.serialize_struct("Emitted", 2)?;
-        st.serialize_field("mir", self.mir())?;
-        st.serialize_field("ptx", &Lines(self))?;
-        st.end()
     }
 }
 

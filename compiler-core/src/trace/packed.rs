@@ -17,12 +17,13 @@
 //! ([`ClassText`]), a reason with one number ([`NumberedText`]): each prints, when the
 //! step is shown or written as JSON, the text the pass used to store.
 
-use super::compact::varint::{self, put_u32 as write_leb, put_u64 as write_leb64};
+use super::compact::varint::{put_u32 as write_leb, put_u64 as write_leb64};
 use crate::entity::{EntityRef, Sym};
 use crate::mir::operand::{FpImm, Sigil};
 use crate::mir::{
     Block, InstData, Op, Opcode, Operand, OperandKind, Reg, SubReg, SubRegKind, VReg,
 };
+use crate::packing::Reader;
 use alloc::boxed::Box;
 use alloc::vec::Vec;
 
@@ -54,7 +55,7 @@ impl PackedInst {
 
     /// The instruction, as it was packed.
     pub fn unpack(&self) -> InstData {
-        let mut r = Reader(&self.0);
+        let mut r = Reader::new(&self.0);
         let opcode = match r.u32() {
             c if c % 2 == 0 => Opcode::Known(Op::all()[(c / 2) as usize]),
             c => Opcode::Other(sym(c / 2)),
@@ -192,21 +193,7 @@ fn write_operand(out: &mut Vec<u8>, o: &Operand) {
     }
 }
 
-struct Reader<'a>(&'a [u8]);
-
 impl Reader<'_> {
-    fn u32(&mut self) -> u32 {
-        let mut pos = 0;
-        let v = varint::read_u32(self.0, &mut pos);
-        self.0 = &self.0[pos..];
-        v
-    }
-    fn u64(&mut self) -> u64 {
-        let mut pos = 0;
-        let v = varint::read_u64(self.0, &mut pos);
-        self.0 = &self.0[pos..];
-        v
-    }
     fn sym(&mut self) -> Sym {
         sym(self.u32())
     }
@@ -224,7 +211,7 @@ fn read_operand(r: &mut Reader<'_>) -> Operand {
         0 => OperandKind::Reg(Reg::Virt(VReg::new(r.u32() as usize))),
         1 => OperandKind::Reg(Reg::Phys(r.sym())),
         2 => OperandKind::Reg(Reg::NoReg),
-        3 => OperandKind::Imm(unzigzag(r.u64())),
+        3 => OperandKind::Imm(unzigzag(r.num())),
         4 => OperandKind::FpImm(FpImm {
             ty: r.sym(),
             text: r.sym(),
@@ -234,7 +221,7 @@ fn read_operand(r: &mut Reader<'_>) -> Operand {
         7 => OperandKind::Global {
             sym: r.sym(),
             sigil: SIGILS[(r.u32() as usize).min(3)],
-            offset: unzigzag(r.u64()),
+            offset: unzigzag(r.num()),
         },
         8 => OperandKind::Stack {
             fixed: r.u32() != 0,
@@ -431,14 +418,7 @@ impl LvStep {
                 reg: n(),
                 inst: n(),
             },
-            10 => {
-                let len = r.u32() as usize;
-                let (name, rest) = r.0.split_at(len.min(r.0.len()));
-                r.0 = rest;
-                Physical {
-                    name: alloc::string::String::from_utf8_lossy(name).into_owned(),
-                }
-            }
+            10 => Physical { name: r.text() },
             11 => UndefSource,
             12 => FindKill {
                 reg: n(),
@@ -474,8 +454,8 @@ impl LvSteps {
         LvSteps(log.into_boxed_slice())
     }
     pub fn iter(&self) -> impl Iterator<Item = LvStep> + '_ {
-        let mut r = Reader(&self.0);
-        core::iter::from_fn(move || (!r.0.is_empty()).then(|| LvStep::decode(&mut r)))
+        let mut r = Reader::new(&self.0);
+        core::iter::from_fn(move || (!r.at_end()).then(|| LvStep::decode(&mut r)))
     }
     pub fn len(&self) -> usize {
         self.iter().count()

@@ -1,5 +1,5 @@
 //! An ORI instruction or register-table entry as an edit keeps it: LEB128 numbers and
-//! length-prefixed text in one byte string ([`crate::ptx::edit`]'s writer and reader).
+//! length-prefixed text in one byte string ([`crate::packing`]'s writer and reader).
 //!
 //! ```text
 //!  add.s32 R3, R1, R2  (class 300)   Inst: 144 bytes in its box (three operands
@@ -18,7 +18,8 @@ use super::super::{
     RegInfo,
 };
 use crate::entity::EntityRef;
-use crate::ptx::edit::pack::{Bytes, Reader};
+use crate::packing::{Bytes, Reader};
+use crate::ptx::edit::pack::{put_imm, read_imm};
 use alloc::boxed::Box;
 use alloc::vec::Vec;
 
@@ -135,10 +136,7 @@ impl core::fmt::Debug for PackedReg {
 }
 
 fn operands(w: &mut Bytes, v: &[Operand]) {
-    w.num(v.len() as u64);
-    for o in v {
-        operand(w, o);
-    }
+    w.list(v, operand);
 }
 
 /// An operand: a head (its kind's tag, the neg and abs modifiers, and whether marks or
@@ -162,7 +160,7 @@ fn operand(w: &mut Bytes, o: &Operand) {
     w.num(u64::from(o.ty));
     match &o.kind {
         OpKind::Reg(r) => w.num(r.index() as u64),
-        OpKind::Imm(i) => w.imm(*i),
+        OpKind::Imm(i) => put_imm(w, *i),
         OpKind::Sym(s) | OpKind::Special(s) => w.text(s),
         OpKind::Addr(a) => {
             match &a.base {
@@ -191,8 +189,7 @@ fn operand(w: &mut Bytes, o: &Operand) {
 }
 
 fn read_operands(r: &mut Reader<'_>) -> Vec<Operand> {
-    let n = r.count();
-    (0..n).map(|_| read_operand(r)).collect()
+    r.list(read_operand)
 }
 
 fn read_operand(r: &mut Reader<'_>) -> Operand {
@@ -200,7 +197,7 @@ fn read_operand(r: &mut Reader<'_>) -> Operand {
     let ty = r.num() as u8;
     let kind = match head & 15 {
         0 => OpKind::Reg(RegId::new(r.num() as usize)),
-        1 => OpKind::Imm(r.imm()),
+        1 => OpKind::Imm(read_imm(r)),
         2 => OpKind::Sym(r.str().into()),
         3 => OpKind::Special(r.str().into()),
         4 => {

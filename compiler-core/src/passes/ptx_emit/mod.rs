@@ -1272,7 +1272,7 @@ fn record_inst<R: Recorder>(
     f: &Function,
     i: Inst,
     e: &forms::Emitted,
-    rec: &mut R,
+    rec: &mut Out<'_, R>,
     stats: &mut PtxEmitStats,
     has_def: &crate::entity::SecondaryMap<crate::mir::VReg, bool>,
 ) {
@@ -1289,13 +1289,14 @@ fn record_inst<R: Recorder>(
         let mut mir = String::new();
         crate::mir::print::write_inst(&mut mir, f, &f.insts[i], has_def);
         let mir = mir.trim().to_string();
-        let mut lines = String::new();
-        crate::ptx::print::print_stmts(&mut lines, &e.stmts);
-        let ptx_lines: Vec<String> = lines.lines().map(|l| l.trim().to_string()).collect();
+        // The statements are the last edits noted: the payload names them there
+        // rather than holding their text again.
+        let n = e.stmts.len();
+        let first = rec.pending() - n;
         let narration = e.narration.clone();
         rec.step(|| {
             let mut s = Step::new(e.kind, narration).focus(Focus::inst(i));
-            s.payload = Payload::Emitted(crate::trace::Emitted::new(&mir, &ptx_lines)).into();
+            s.payload = Payload::Emitted(crate::trace::Emitted::new(&mir, first, n)).into();
             s
         });
     }

@@ -10,6 +10,8 @@
 //!
 //! A statement printed with no step of its own (a block's `// %bb.N:` comment, the
 //! wgmma staging array) thus shows at the step after it, or at the run's last step.
+//! Edits only ever join a step's list at its end, so an instruction's step can name its
+//! statements by position ([`crate::trace::Emitted`]: the last ones noted before it).
 
 use crate::ptx::edit::PtxEdit;
 use crate::trace::{Recorder, Step};
@@ -36,6 +38,11 @@ impl<'r, R: Recorder> Out<'r, R> {
         if R::ENABLED {
             self.pending.push(make());
         }
+    }
+
+    /// How many edits the next step takes (those noted since the last step).
+    pub(super) fn pending(&self) -> usize {
+        self.pending.len()
     }
 
     /// Passes the last step on, with whatever was added after it.

@@ -46,6 +46,35 @@ fn tuple_lanes_print_in_braces_and_typed_classes_keep_their_types() {
     assert!(out.contains(".param .f32 t_param_1"), "{out}");
 }
 
+/// An instruction's step prints the PTX lines of its own statements, read from the
+/// step's PTX edits (the payload keeps no text of them): the block comment the step's
+/// edits also hold, and the edits of other steps, are not among them.
+#[test]
+fn an_instruction_step_prints_its_own_statements_from_its_edits() {
+    let text = "---\nname: k\nbody: |\n  bb.0:\n    %0:int32regs = MOV_B32_i 7\n    %1:int64regs = MOV_B64_i 1\n    Return\n...\n";
+    let m = parse_module(text).unwrap();
+    let mut log = StepLog::default();
+    run(&m, &PtxEmitOptions::default(), &mut log).unwrap();
+    let emitted: Vec<&crate::trace::Step> = log
+        .steps
+        .iter()
+        .filter(|s| matches!(*s.payload, Payload::Emitted(_)))
+        .collect();
+    let json = |s: &crate::trace::Step| serde_json::to_value(s).unwrap()["payload"].clone();
+    let first = json(emitted[0]);
+    assert_eq!(first["mir"], "%0:int32regs = MOV_B32_i 7");
+    assert_eq!(first["ptx"], serde_json::json!(["mov.u32 \t%r1, 7;"]));
+    assert!(
+        emitted[0].ptx_edits.len() > 1,
+        "the step's edits hold the block comment too"
+    );
+    assert_eq!(json(emitted[1])["ptx"], serde_json::json!(["mov.u64 \t%rd1, 1;"]));
+    assert!(
+        serde_json::to_value(&*emitted[0].payload).is_err(),
+        "alone, the payload has no lines to print"
+    );
+}
+
 #[test]
 fn fallthrough_goto_is_dropped_and_targets_get_labels() {
     let text = "---\nname: b\nbody: |\n  bb.0:\n    successors: %bb.1, %bb.2\n    %0:b32 = LD_i32 0, 0, 101, 3, 32, -1, &b_param_0, 0\n    %1:b1 = SETP_i32ri %0, 0, 0\n    CBranch %1, %bb.2\n    GOTO %bb.1\n  bb.1:\n    successors: %bb.2\n    GOTO %bb.2\n  bb.2:\n    Return\n...\n";

@@ -9,128 +9,42 @@
 //! ```
 //!
 //! Every field is kept ([`unpack`] gives back an equal statement; `pack` checks that in
-//! debug builds). [`Bytes`] and [`Reader`] are the writer and reader the ORI edits'
-//! packing shares.
+//! debug builds). The bytes are written and read with [`crate::packing`]'s [`Bytes`] and
+//! [`Reader`], as the ORI edits' and MIR instructions' packed forms are.
 
+use crate::packing::{Bytes, Reader};
 use crate::ptx::ast::{AddrBase, Guard, Imm, Inst, Operand, RegDecl, Stmt, VarDecl};
 use alloc::boxed::Box;
-use alloc::string::String;
-use alloc::vec::Vec;
 
-/// The bytes being written.
-#[derive(Default)]
-pub(crate) struct Bytes(pub(crate) Vec<u8>);
-
-impl Bytes {
-    /// `x` as unsigned LEB128: seven bits a byte, low first, the top bit on every
-    /// byte but the last.
-    pub(crate) fn num(&mut self, mut x: u64) {
-        while x >= 0x80 {
-            self.0.push(x as u8 | 0x80);
-            x >>= 7;
+/// An immediate: its kind, then its bits.
+pub(crate) fn put_imm(w: &mut Bytes, i: Imm) {
+    match i {
+        Imm::Int(v) => {
+            w.num(0);
+            w.signed(v);
         }
-        self.0.push(x as u8);
-    }
-    /// A signed number, zigzag-coded (small magnitudes stay one byte).
-    pub(crate) fn signed(&mut self, v: i64) {
-        self.num(((v << 1) ^ (v >> 63)) as u64);
-    }
-    pub(crate) fn text(&mut self, s: &str) {
-        self.num(s.len() as u64);
-        self.0.extend_from_slice(s.as_bytes());
-    }
-    /// `None` as 0, `Some(v)` as `v + 1`.
-    pub(crate) fn opt(&mut self, v: Option<u32>) {
-        self.num(v.map_or(0, |v| u64::from(v) + 1));
-    }
-    pub(crate) fn texts(&mut self, words: &[String]) {
-        self.num(words.len() as u64);
-        for w in words {
-            self.text(w);
+        Imm::Hex(v) => {
+            w.num(1);
+            w.num(v);
         }
-    }
-    pub(crate) fn imm(&mut self, i: Imm) {
-        match i {
-            Imm::Int(v) => {
-                self.num(0);
-                self.signed(v);
-            }
-            Imm::Hex(v) => {
-                self.num(1);
-                self.num(v);
-            }
-            Imm::F32(v) => {
-                self.num(2);
-                self.num(u64::from(v));
-            }
-            Imm::F64(v) => {
-                self.num(3);
-                self.num(v);
-            }
+        Imm::F32(v) => {
+            w.num(2);
+            w.num(u64::from(v));
+        }
+        Imm::F64(v) => {
+            w.num(3);
+            w.num(v);
         }
     }
 }
 
-/// Reads what [`Bytes`] wrote, in the same order; past the end every number reads 0 and
-/// every text empty (the bytes are the program's own, so that never happens on data it
-/// wrote).
-pub(crate) struct Reader<'a> {
-    pub(crate) b: &'a [u8],
-    pub(crate) pos: usize,
-}
-
-impl<'a> Reader<'a> {
-    pub(crate) fn new(b: &'a [u8]) -> Self {
-        Reader { b, pos: 0 }
-    }
-    pub(crate) fn num(&mut self) -> u64 {
-        let mut x = 0u64;
-        for shift in (0..64).step_by(7) {
-            let Some(&byte) = self.b.get(self.pos) else {
-                break;
-            };
-            self.pos += 1;
-            x |= u64::from(byte & 0x7f) << shift;
-            if byte < 0x80 {
-                break;
-            }
-        }
-        x
-    }
-    pub(crate) fn u32(&mut self) -> u32 {
-        self.num() as u32
-    }
-    /// A count, bounded by the bytes left (each counted element takes one at least).
-    pub(crate) fn count(&mut self) -> usize {
-        (self.num() as usize).min(self.b.len().saturating_sub(self.pos))
-    }
-    pub(crate) fn signed(&mut self) -> i64 {
-        let v = self.num();
-        ((v >> 1) as i64) ^ -((v & 1) as i64)
-    }
-    pub(crate) fn str(&mut self) -> &'a str {
-        let n = self.count();
-        let bytes = &self.b[self.pos..self.pos + n];
-        self.pos += n;
-        core::str::from_utf8(bytes).unwrap_or("")
-    }
-    pub(crate) fn text(&mut self) -> String {
-        String::from(self.str())
-    }
-    pub(crate) fn opt(&mut self) -> Option<u32> {
-        self.u32().checked_sub(1)
-    }
-    pub(crate) fn texts(&mut self) -> Vec<String> {
-        let n = self.count();
-        (0..n).map(|_| self.text()).collect()
-    }
-    pub(crate) fn imm(&mut self) -> Imm {
-        match self.num() {
-            0 => Imm::Int(self.signed()),
-            1 => Imm::Hex(self.num()),
-            2 => Imm::F32(self.u32()),
-            _ => Imm::F64(self.num()),
-        }
+/// The immediate [`put_imm`] wrote.
+pub(crate) fn read_imm(r: &mut Reader<'_>) -> Imm {
+    match r.num() {
+        0 => Imm::Int(r.signed()),
+        1 => Imm::Hex(r.num()),
+        2 => Imm::F32(r.u32()),
+        _ => Imm::F64(r.num()),
     }
 }
 
@@ -148,32 +62,21 @@ pub fn unpack(b: &[u8]) -> Stmt {
     read_stmt(&mut Reader::new(b))
 }
 
-fn stmts(w: &mut Bytes, v: &[Stmt]) {
-    w.num(v.len() as u64);
-    for s in v {
-        stmt(w, s);
-    }
-}
-
 fn stmt(w: &mut Bytes, s: &Stmt) {
     match s {
         Stmt::Reg(r) => {
             w.num(0);
             w.texts(&r.words);
-            w.num(r.names.len() as u64);
-            for (name, n) in &r.names {
+            w.list(&r.names, |w, (name, n)| {
                 w.text(name);
                 w.opt(*n);
-            }
+            });
         }
         Stmt::Var(v) => {
             w.num(1);
             w.texts(&v.words);
             w.text(&v.name);
-            w.num(v.dims.len() as u64);
-            for d in &v.dims {
-                w.opt(*d);
-            }
+            w.list(&v.dims, |w, d| w.opt(*d));
             match &v.init {
                 None => w.num(0),
                 Some(init) => {
@@ -196,7 +99,7 @@ fn stmt(w: &mut Bytes, s: &Stmt) {
                 }
             }
             w.text(&i.opcode);
-            operands(w, &i.operands);
+            w.list(&i.operands, operand);
         }
         Stmt::Pragma(words) => {
             w.num(4);
@@ -204,11 +107,11 @@ fn stmt(w: &mut Bytes, s: &Stmt) {
         }
         Stmt::InlineAsm(v) => {
             w.num(5);
-            stmts(w, v);
+            w.list(v, stmt);
         }
         Stmt::Scope(v) => {
             w.num(6);
-            stmts(w, v);
+            w.list(v, stmt);
         }
         Stmt::Comment(c) => {
             w.num(7);
@@ -221,23 +124,16 @@ fn stmt(w: &mut Bytes, s: &Stmt) {
     }
 }
 
-fn read_stmts(r: &mut Reader<'_>) -> Vec<Stmt> {
-    let n = r.count();
-    (0..n).map(|_| read_stmt(r)).collect()
-}
-
 fn read_stmt(r: &mut Reader<'_>) -> Stmt {
     match r.num() {
         0 => {
             let words = r.texts();
-            let n = r.count();
-            let names = (0..n).map(|_| (r.text(), r.opt())).collect();
+            let names = r.list(|r| (r.text(), r.opt()));
             Stmt::Reg(RegDecl { words, names })
         }
         1 => {
             let (words, name) = (r.texts(), r.text());
-            let n = r.count();
-            let dims = (0..n).map(|_| r.opt()).collect();
+            let dims = r.list(Reader::opt);
             let init = (r.num() == 1).then(|| r.texts());
             Stmt::Var(VarDecl {
                 words,
@@ -259,21 +155,14 @@ fn read_stmt(r: &mut Reader<'_>) -> Stmt {
             Stmt::Inst(Inst {
                 guard,
                 opcode,
-                operands: read_operands(r),
+                operands: r.list(read_operand),
             })
         }
         4 => Stmt::Pragma(r.texts()),
-        5 => Stmt::InlineAsm(read_stmts(r)),
-        6 => Stmt::Scope(read_stmts(r)),
+        5 => Stmt::InlineAsm(r.list(read_stmt)),
+        6 => Stmt::Scope(r.list(read_stmt)),
         7 => Stmt::Comment(r.text()),
         _ => Stmt::Directive(r.texts()),
-    }
-}
-
-fn operands(w: &mut Bytes, v: &[Operand]) {
-    w.num(v.len() as u64);
-    for o in v {
-        operand(w, o);
     }
 }
 
@@ -285,7 +174,7 @@ fn operand(w: &mut Bytes, o: &Operand) {
         }
         Operand::Imm(i) => {
             w.num(1);
-            w.imm(*i);
+            put_imm(w, *i);
         }
         Operand::Sym(s) => {
             w.num(2);
@@ -314,11 +203,11 @@ fn operand(w: &mut Bytes, o: &Operand) {
                 AddrBase::None => w.num(2),
             }
             w.signed(*offset);
-            operands(w, extra);
+            w.list(extra, operand);
         }
         Operand::Vec(v) => {
             w.num(5);
-            operands(w, v);
+            w.list(v, operand);
         }
         Operand::Pair(a, b) => {
             w.num(6);
@@ -331,20 +220,15 @@ fn operand(w: &mut Bytes, o: &Operand) {
         }
         Operand::Paren(v) => {
             w.num(8);
-            operands(w, v);
+            w.list(v, operand);
         }
     }
-}
-
-fn read_operands(r: &mut Reader<'_>) -> Vec<Operand> {
-    let n = r.count();
-    (0..n).map(|_| read_operand(r)).collect()
 }
 
 fn read_operand(r: &mut Reader<'_>) -> Operand {
     match r.num() {
         0 => Operand::Reg(r.text()),
-        1 => Operand::Imm(r.imm()),
+        1 => Operand::Imm(read_imm(r)),
         2 => Operand::Sym(r.text()),
         3 => Operand::SymOffset(r.text(), r.signed()),
         4 => {
@@ -357,13 +241,13 @@ fn read_operand(r: &mut Reader<'_>) -> Operand {
             Operand::Addr {
                 base,
                 offset,
-                extra: read_operands(r),
+                extra: r.list(read_operand),
             }
         }
-        5 => Operand::Vec(read_operands(r)),
+        5 => Operand::Vec(r.list(read_operand)),
         6 => Operand::Pair(Box::new(read_operand(r)), Box::new(read_operand(r))),
         7 => Operand::Not(Box::new(read_operand(r))),
-        _ => Operand::Paren(read_operands(r)),
+        _ => Operand::Paren(r.list(read_operand)),
     }
 }
 
