@@ -49,17 +49,51 @@ pub(crate) struct Filed {
 /// are register numbers).
 const RETIRED: u32 = 1 << 31;
 
+/// A register merged away: its hash-map entry may be stale, so it has no interval.
+#[derive(Debug, PartialEq, Eq)]
+pub(crate) struct Retired(pub VReg);
+
+/// The interval `map` files `v`'s segments under, or [`Retired`] when a merge marked
+/// `v`'s entry [`RETIRED`] (a register no longer in the IR).
+fn try_lookup(map: &[u32], v: VReg) -> Result<u32, Retired> {
+    let i = v.index();
+    let e = map.get(i).copied().unwrap_or(i as u32);
+    if e & RETIRED == 0 {
+        Ok(e)
+    } else {
+        Err(Retired(v))
+    }
+}
+
+/// [`try_lookup`] for a register the caller knows is still in the IR: a debug build
+/// stops on a retired one (a stale entry would file segments under a wrong interval).
+fn lookup(map: &[u32], v: VReg) -> u32 {
+    let e = try_lookup(map, v);
+    debug_assert!(
+        e.is_ok(),
+        "%{} was merged away: its hash-map entry may be stale",
+        v.index()
+    );
+    e.unwrap_or_else(|_| map[v.index()] & !RETIRED)
+}
+
+/// `UpdateHashMap`'s entries: both registers of a merge map to `interval`; the one
+/// that left the IR (not `to`) is marked [`RETIRED`].
+fn update_entries(map: &mut Vec<u32>, merged: [VReg; 2], to: VReg, interval: u32) {
+    debug_assert!(interval & RETIRED == 0);
+    for v in merged {
+        let i = v.index();
+        let len = map.len() as u32;
+        map.extend(len..=i as u32);
+        map[i] = interval | if v == to { 0 } else { RETIRED };
+    }
+}
+
 impl<R: Recorder> Nvptx<'_, '_, R> {
     /// The interval register `v`'s segments are filed under. `v` must still be in the
     /// IR: the entry of a register merged away may be stale ([`RETIRED`]).
     pub(crate) fn interval_of(&self, v: VReg) -> u32 {
-        let e = self.hash_entry(v);
-        debug_assert!(
-            e & RETIRED == 0,
-            "%{} was merged away: its hash-map entry may be stale",
-            v.index()
-        );
-        e & !RETIRED
+        lookup(&self.hash_map, v)
     }
 
     /// `v`'s hash-map entry as stored, the [`RETIRED`] bit included.
@@ -77,13 +111,7 @@ impl<R: Recorder> Nvptx<'_, '_, R> {
     /// `UpdateHashMap`: both registers of a merge now map to `interval`, which the
     /// register left in the IR (`to`) holds; the other one is marked [`RETIRED`].
     fn update_hash_map(&mut self, a: VReg, b: VReg, to: VReg, interval: u32) {
-        debug_assert!(interval & RETIRED == 0);
-        for v in [a, b] {
-            let i = v.index();
-            let len = self.hash_map.len() as u32;
-            self.hash_map.extend(len..=i as u32);
-            self.hash_map[i] = interval | if v == to { 0 } else { RETIRED };
-        }
+        update_entries(&mut self.hash_map, [a, b], to, interval);
         let k = interval as usize;
         let len = self.holder.len() as u32;
         self.holder.extend(len..=k as u32);
@@ -200,4 +228,43 @@ fn sorted_difference(old: &[Interval], new: &[Interval]) -> (Vec<Interval>, Vec<
         }
     }
     (out, inn)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A merge of %1 into %2 retires %1's entry: looking %1 up afterwards (a stale
+    /// lookup, made on purpose) is refused, while %2 and an untouched %3 still find
+    /// their intervals. Without the mark, %1 would answer interval 2 as if it were live.
+    #[test]
+    fn a_register_merged_away_is_refused_by_the_checked_lookup() {
+        let mut map: Vec<u32> = (0..4).collect();
+        let r = |n: usize| VReg::new(n);
+        assert_eq!(try_lookup(&map, r(1)), Ok(1));
+        update_entries(&mut map, [r(2), r(1)], r(2), 2);
+        assert_eq!(try_lookup(&map, r(1)), Err(Retired(r(1))));
+        assert_eq!(try_lookup(&map, r(2)), Ok(2));
+        assert_eq!(try_lookup(&map, r(3)), Ok(3));
+        // A register past the map's end is its own interval (never merged).
+        assert_eq!(try_lookup(&map, r(9)), Ok(9));
+        // A later merge past the end grows the map and retires the one that left.
+        update_entries(&mut map, [r(2), r(6)], r(6), 2);
+        assert_eq!(
+            (try_lookup(&map, r(2)), try_lookup(&map, r(6))),
+            (Err(Retired(r(2))), Ok(2))
+        );
+    }
+
+    /// The unchecked lookup the pass makes asserts the same in a debug build: a stale
+    /// lookup stops the run instead of filing segments under a wrong interval.
+    #[cfg(debug_assertions)]
+    #[test]
+    #[should_panic(expected = "%1 was merged away")]
+    fn a_stale_lookup_fires_the_debug_assertion() {
+        let mut map: Vec<u32> = (0..4).collect();
+        update_entries(&mut map, [VReg::new(2), VReg::new(1)], VReg::new(2), 2);
+        assert_eq!(lookup(&map, VReg::new(2)), 2);
+        lookup(&map, VReg::new(1));
+    }
 }
