@@ -42,8 +42,7 @@ pub struct CoalesceDecision {
     pub copy: u32,
     pub dst: u32,
     pub src: u32,
-    /// Which of `VERDICTS` ([`CoalesceDecision::verdict`]).
-    verdict: u8,
+    verdict: Verdict,
     /// When `dst` joins as one lane of a tuple (NVPTX coalescer): that lane; the `dst`
     /// range is then the lane's, `merged` the whole register's.
     pub dst_lane: Option<u8>,
@@ -53,8 +52,36 @@ pub struct CoalesceDecision {
     packed: DecisionBytes,
 }
 
-/// The verdicts a decision gives; it keeps the position of its own.
-pub const VERDICTS: [&str; 5] = ["joined", "conflict", "partial", "merged", "interference"];
+/// What a coalescer decided about a copy; printed as its snake_case name
+/// ([`Verdict::as_str`]).
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+#[repr(u8)]
+pub enum Verdict {
+    /// Register coalescer: the two ranges joined into one register.
+    Joined,
+    /// Register coalescer: the ranges conflict, the copy stays.
+    Conflict,
+    /// Register coalescer: a copy that reads or writes one lane of a tuple, left to
+    /// the NVPTX coalescer.
+    Partial,
+    /// NVPTX coalescer: the two registers merged.
+    Merged,
+    /// NVPTX coalescer: the interval tree found the ranges interfering.
+    Interference,
+}
+
+impl Verdict {
+    /// The name the JSON prints.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Verdict::Joined => "joined",
+            Verdict::Conflict => "conflict",
+            Verdict::Partial => "partial",
+            Verdict::Merged => "merged",
+            Verdict::Interference => "interference",
+        }
+    }
+}
 
 /// The most bytes a decision keeps in itself, without an allocation of their own (the
 /// decision then fills the payload's box, which every payload takes at its largest).
@@ -314,7 +341,7 @@ impl CoalesceDecision {
     /// (`merged`), and the conflicts with the raw `[start, end)` both cover at each.
     pub fn new(
         ids: (u32, u32, u32),
-        verdict: &'static str,
+        verdict: Verdict,
         dst_lane: Option<u8>,
         ranges: DecisionRanges,
         merged: Option<&LiveRange>,
@@ -327,7 +354,7 @@ impl CoalesceDecision {
     /// [`CoalesceDecision::new`] with the merged segments as numbers.
     pub fn with_merged_segments(
         ids: (u32, u32, u32),
-        verdict: &'static str,
+        verdict: Verdict,
         ranges: DecisionRanges,
         merged: &[SegmentView],
     ) -> Self {
@@ -336,7 +363,7 @@ impl CoalesceDecision {
 
     fn assemble(
         (copy, dst, src): (u32, u32, u32),
-        verdict: &'static str,
+        verdict: Verdict,
         dst_lane: Option<u8>,
         ranges: DecisionRanges,
         merged: Option<&[SegmentView]>,
@@ -361,19 +388,20 @@ impl CoalesceDecision {
             copy,
             dst,
             src,
-            verdict: VERDICTS
-                .iter()
-                .position(|&v| v == verdict)
-                .expect("a verdict of VERDICTS") as u8,
+            verdict,
             dst_lane,
             base,
             packed: DecisionBytes::new(b),
         }
     }
 
-    /// `joined`, `conflict`, `partial`, `merged` or `interference` (`VERDICTS`).
+    /// `joined`, `conflict`, `partial`, `merged` or `interference` ([`Verdict::as_str`]).
     pub fn verdict(&self) -> &'static str {
-        VERDICTS[self.verdict as usize]
+        self.verdict.as_str()
+    }
+    /// The verdict itself.
+    pub fn verdict_kind(&self) -> Verdict {
+        self.verdict
     }
 
     /// Whether the two decisions keep their dst ranges against one shared base.
@@ -812,7 +840,7 @@ mod tests {
         ];
         let d = CoalesceDecision::new(
             (7, 3, 4),
-            "conflict",
+            Verdict::Conflict,
             Some(1),
             DecisionRanges::of(&a, &b),
             Some(&m),
@@ -832,7 +860,7 @@ mod tests {
         );
         let empty = CoalesceDecision::new(
             (1, 2, 3),
-            "partial",
+            Verdict::Partial,
             None,
             DecisionRanges::none(),
             None,
@@ -857,7 +885,7 @@ mod tests {
             let merged = range(m, &[]);
             let d = CoalesceDecision::new(
                 (1, 2, 3),
-                "joined",
+                Verdict::Joined,
                 None,
                 DecisionRanges::of(&a, &b),
                 Some(&merged),
@@ -869,7 +897,7 @@ mod tests {
         let e = range(&[], &[]);
         let d = CoalesceDecision::new(
             (1, 2, 3),
-            "joined",
+            Verdict::Joined,
             None,
             DecisionRanges::of(&e, &e),
             None,
@@ -894,7 +922,7 @@ mod tests {
             let ranges = DecisionRanges::against(&dst, &src, &mut last);
             let whole = ranges.clone().in_full();
             assert!(whole.base.is_none());
-            let make = |r| CoalesceDecision::new((1, 2, 3), "conflict", None, r, None, &[]);
+            let make = |r| CoalesceDecision::new((1, 2, 3), Verdict::Conflict, None, r, None, &[]);
             let (d, w) = (make(ranges), make(whole));
             assert_eq!(d.dst_range().unwrap().text(), dst.to_string(), "{n}");
             assert_eq!(d.src_range().unwrap().text(), src.to_string(), "{n}");
@@ -914,7 +942,11 @@ mod tests {
     fn a_short_decision_keeps_its_bytes_inline() {
         let src = range(&[(3, 4, 0)], &[(3, false)]);
         let mut kinds = Vec::new();
-        for (n, verdict) in [(1u32, "joined"), (2, "merged"), (30, "interference")] {
+        for (n, verdict) in [
+            (1u32, Verdict::Joined),
+            (2, Verdict::Merged),
+            (30, Verdict::Interference),
+        ] {
             let segs: Vec<_> = (0..n).map(|k| (10 * k, 10 * k + 5, k)).collect();
             let defs: Vec<_> = (0..n).map(|k| (10 * k, false)).collect();
             let dst = range(&segs, &defs);
@@ -931,7 +963,7 @@ mod tests {
             kinds.push(inline);
             assert_eq!(d.dst_range().unwrap().text(), dst.to_string(), "{n}");
             assert_eq!(d.src_range().unwrap().text(), src.to_string(), "{n}");
-            assert_eq!(d.verdict(), verdict);
+            assert_eq!(d.verdict(), verdict.as_str());
         }
         assert_eq!(kinds, [true, true, false]);
     }

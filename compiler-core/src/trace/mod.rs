@@ -30,7 +30,7 @@ mod narration;
 mod packed;
 mod player;
 
-pub use coalesce::{CoalesceDecision, ConflictAt, DecisionRanges, RangeNumbers};
+pub use coalesce::{CoalesceDecision, ConflictAt, DecisionRanges, RangeNumbers, Verdict};
 pub use compact::{GoSlot, GoSlots, List, PayloadBox, SharedText};
 pub use narration::{Kind, Narration, Templates};
 pub use packed::{ClassText, LvStep, LvSteps, NumberedText, PackedInst, RegText, TieAttempt};

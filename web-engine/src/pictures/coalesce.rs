@@ -624,7 +624,7 @@ mod tests {
             &Payload::from(
                 compiler_core::trace::CoalesceDecision::with_merged_segments(
                     (0, 1, 2),
-                    "joined",
+                    compiler_core::trace::Verdict::Joined,
                     DecisionRanges::of_numbers(&numbers(seg(10, 20)), &numbers(seg(20, 30))),
                     &[seg(10, 30)],
                 ),

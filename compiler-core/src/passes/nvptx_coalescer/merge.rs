@@ -6,7 +6,7 @@ use crate::entity::EntityRef;
 use crate::liveness::{LiveRange, SlotIndex};
 use crate::mir::instr::InstList;
 use crate::mir::{oflag, CopyFamily, Function, Inst, InstData, Op, Reg, SubReg, VReg};
-use crate::trace::{CoalesceDecision, ConflictAt, DecisionRanges, Focus, Recorder, Step};
+use crate::trace::{CoalesceDecision, ConflictAt, DecisionRanges, Focus, Recorder, Step, Verdict};
 use alloc::format;
 use alloc::string::String;
 use alloc::vec::Vec;
@@ -65,7 +65,7 @@ impl<R: Recorder> Nvptx<'_, '_, R> {
                 let ids = (c.inst, keep.0.index() as u32, gone.0.index() as u32);
                 Step::new("interference", format!("The tree finds a live segment of one of {dn} and {sn} overlapping the other's at {first}: this pass counts any overlap as interference, whatever values they hold (the spec's rule; the generic coalescer compares values), so the candidate goes to the secondary heap."))
                     .focus(Focus::inst(inst))
-                    .payload(CoalesceDecision::new(ids, "interference", keep.1, ranges.unwrap_or_default(), None, &conflicts))
+                    .payload(CoalesceDecision::new(ids, Verdict::Interference, keep.1, ranges.unwrap_or_default(), None, &conflicts))
             });
             return false;
         }
@@ -351,7 +351,7 @@ impl<R: Recorder> Nvptx<'_, '_, R> {
         self.stats.joined += 1;
         let decision = before.map(|b| {
             let ids = (copy.index() as u32, keep.0.index() as u32, gone.0.index() as u32);
-            CoalesceDecision::new(ids, "merged", keep.1, b, Some(&self.main[to.index()]), &[])
+            CoalesceDecision::new(ids, Verdict::Merged, keep.1, b, Some(&self.main[to.index()]), &[])
         });
         let level = if block_level {
             "Block-level merge"

@@ -17,7 +17,7 @@ use super::{full_copy, Coalescer};
 use crate::entity::EntityRef;
 use crate::liveness::{LiveRange, SlotIndex, ValNo};
 use crate::mir::{Inst, Reg, RegClass, VReg};
-use crate::trace::{CoalesceDecision, ConflictAt, Focus, Recorder, SegmentView, Step};
+use crate::trace::{CoalesceDecision, ConflictAt, Focus, Recorder, SegmentView, Step, Verdict};
 use alloc::format;
 use alloc::string::String;
 use alloc::vec::Vec;
@@ -201,7 +201,7 @@ impl<R: Recorder> Coalescer<'_, '_, R> {
         self.stats.joined += 1;
         let decision = before.map(|b| {
             let ids = (copy.index() as u32, keep.index() as u32, gone.index() as u32);
-            CoalesceDecision::new(ids, "joined", None, b, Some(&self.ranges[keep.index()]), &[])
+            CoalesceDecision::new(ids, Verdict::Joined, None, b, Some(&self.ranges[keep.index()]), &[])
         });
         self.step(|| {
             let extra = if erased > 1 { format!(" {} other copies between them became self-copies and are erased too.", erased - 1) } else { String::new() };

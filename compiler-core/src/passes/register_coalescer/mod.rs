@@ -39,7 +39,7 @@ use crate::liveness::{LiveRange, SlotIndexes};
 use crate::mir::{oflag, Function, Inst, Op, Reg, RegClass, VReg};
 use crate::passes::uses::DefUse;
 use crate::stats::Stats;
-use crate::trace::{CoalesceDecision, DecisionRanges, Editor, Focus, Payload, Recorder, Step};
+use crate::trace::{CoalesceDecision, DecisionRanges, Editor, Focus, Payload, Recorder, Step, Verdict};
 use alloc::format;
 use alloc::string::String;
 use alloc::vec::Vec;
@@ -555,7 +555,7 @@ impl<R: Recorder> Coalescer<'_, '_, R> {
             self.step(|| {
                 Step::new("partial", format!("{dn} = COPY {sn} reads or writes one lane of a tuple; lane joins are the NVPTX coalescer's job."))
                     .focus(Focus::inst(copy))
-                    .payload(CoalesceDecision::new((copy.index() as u32, dst.index() as u32, src.index() as u32), "partial", None, DecisionRanges::none(), None, &[]))
+                    .payload(CoalesceDecision::new((copy.index() as u32, dst.index() as u32, src.index() as u32), Verdict::Partial, None, DecisionRanges::none(), None, &[]))
             });
             return true;
         }
@@ -611,7 +611,7 @@ impl<R: Recorder> Coalescer<'_, '_, R> {
                     let ids = (copy.index() as u32, keep.index() as u32, gone.index() as u32);
                     Step::new("conflict", format!("{kn} and {gn} are both live at {first} holding different values: they cannot share a register, so this COPY stays (for now)."))
                         .focus(Focus::inst(copy))
-                        .payload(CoalesceDecision::new(ids, "conflict", None, ranges.unwrap_or_default(), None, &conflicts))
+                        .payload(CoalesceDecision::new(ids, Verdict::Conflict, None, ranges.unwrap_or_default(), None, &conflicts))
                 });
                 false
             }
