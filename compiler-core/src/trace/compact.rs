@@ -1,9 +1,10 @@
 //! The small containers a [`super::Step`] keeps its parts in: a step holds a few short
 //! and mostly empty lists and usually no payload, and the step array holds one step per
 //! recorded step, so each part is one word inline and allocates nothing when empty
-//! (a `Vec` is three words and its spare room, a boxed slice two). Also the one byte
-//! writer and reader ([`Bytes`], [`Reader`], LEB128 numbers by [`varint`]) the packed
-//! parts of steps share: PTX statements, ORI instructions, MIR instructions.
+//! (a `Vec` is three words and its spare room, a boxed slice two). Also the shared
+//! texts and slots of phase 58's buffer. The byte writer and reader the packed parts
+//! of steps use (PTX statements, ORI instructions, MIR instructions) are in
+//! [`crate::packing`].
 
 use super::Payload;
 use alloc::boxed::Box;
