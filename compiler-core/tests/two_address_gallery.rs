@@ -83,7 +83,7 @@ fn extract_subreg_examples_split_into_copies_with_counted_lv_updates() {
                     lv_updates,
                     lv_steps,
                     ..
-                } => Some((*lv_updates, lv_steps.len())),
+                } => Some((u32::from(*lv_updates), lv_steps.len())),
                 _ => None,
             })
             .collect();

@@ -393,8 +393,8 @@ mod tests {
             dst: 7,
             src: 5,
             weight: 2,
-            heap: vec![(1, 4), (2, 9)],
-            secondary: vec![],
+            heap: vec![(1, 4), (2, 9)].into(),
+            secondary: Vec::new().into(),
         };
         let (kind, rows) = rows(&p);
         assert_eq!(kind, "heap_pop");

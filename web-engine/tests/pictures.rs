@@ -52,7 +52,7 @@ fn fanout_copy_order_equals_the_trace_pair_order() {
             .filter_map(|(i, st)| match *st.payload {
                 Payload::ExtractSubregPair {
                     pseudo, pair, def, ..
-                } => Some((i, pseudo, pair, def)),
+                } => Some((i, pseudo, u32::from(pair), def)),
                 _ => None,
             })
             .collect();

@@ -1,9 +1,10 @@
 //! The small containers a [`super::Step`] keeps its parts in: a step holds a few short
 //! and mostly empty lists and usually no payload, and the step array holds one step per
 //! recorded step, so each part is one word inline and allocates nothing when empty
-//! (a `Vec` is three words and its spare room, a boxed slice two). Also the shared
-//! texts and slots of phase 58's buffer. The byte writer and reader the packed parts
-//! of steps use (PTX statements, ORI instructions, MIR instructions) are in
+//! (a `Vec` is three words and its spare room, a boxed slice two). Also [`SmallBytes`],
+//! the few packed bytes a payload keeps in itself (a coalescer decision's ranges, a
+//! GeneralOptimize round's counters), and the shared texts and slots of phase 58's
+//! buffer. The byte writer and reader the packed parts use are in
 //! [`crate::packing`].
 
 use super::Payload;
@@ -93,6 +94,69 @@ impl<T: fmt::Debug> fmt::Debug for List<T> {
 impl<T: serde::Serialize> serde::Serialize for List<T> {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         (**self).serialize(s)
+    }
+}
+
+/// Packed bytes behind one thin pointer, nothing allocated when empty: one word in the
+/// payload where a boxed slice takes two (its two words sit in a small box of their
+/// own). Reads as the bytes.
+#[derive(Clone, Default, PartialEq, Eq)]
+#[allow(clippy::redundant_allocation)] // the inner box is a slice: the outer one makes it thin
+pub struct ThinBytes(Option<Box<Box<[u8]>>>);
+
+impl From<Vec<u8>> for ThinBytes {
+    fn from(b: Vec<u8>) -> Self {
+        ThinBytes((!b.is_empty()).then(|| Box::new(b.into_boxed_slice())))
+    }
+}
+
+impl Deref for ThinBytes {
+    type Target = [u8];
+    fn deref(&self) -> &[u8] {
+        self.0.as_deref().map_or(&[], |b| b)
+    }
+}
+
+impl fmt::Debug for ThinBytes {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Debug::fmt(&**self, f)
+    }
+}
+
+/// Packed bytes a payload keeps in itself when there are at most `N` of them (no
+/// allocation of their own), else behind a thin pointer ([`ThinBytes`]): `N` + 2 bytes,
+/// at least 16. Reads as the bytes. One container for every payload that packs a few
+/// numbers: a coalescer decision's ranges, a GeneralOptimize round's counters.
+#[derive(Clone, PartialEq)]
+pub enum SmallBytes<const N: usize> {
+    Inline(u8, [u8; N]),
+    Boxed(ThinBytes),
+}
+
+impl<const N: usize> From<Vec<u8>> for SmallBytes<N> {
+    fn from(b: Vec<u8>) -> Self {
+        if b.len() > N.min(usize::from(u8::MAX)) {
+            return SmallBytes::Boxed(b.into());
+        }
+        let mut inline = [0; N];
+        inline[..b.len()].copy_from_slice(&b);
+        SmallBytes::Inline(b.len() as u8, inline)
+    }
+}
+
+impl<const N: usize> Deref for SmallBytes<N> {
+    type Target = [u8];
+    fn deref(&self) -> &[u8] {
+        match self {
+            SmallBytes::Inline(n, b) => &b[..usize::from(*n)],
+            SmallBytes::Boxed(b) => b,
+        }
+    }
+}
+
+impl<const N: usize> fmt::Debug for SmallBytes<N> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Debug::fmt(&**self, f)
     }
 }
 
@@ -288,6 +352,28 @@ mod tests {
             core::mem::size_of::<Items<crate::ptx::edit::PtxEdit>>(),
             core::mem::size_of::<crate::ptx::edit::PtxEdit>()
         );
+    }
+
+    /// Up to `N` bytes sit in the value itself; more go behind one thin pointer; an
+    /// empty thin list allocates nothing; every form reads back its bytes.
+    #[test]
+    fn small_bytes_keep_few_in_place_and_more_behind_a_thin_pointer() {
+        assert_eq!(core::mem::size_of::<SmallBytes<14>>(), 16);
+        assert_eq!(core::mem::size_of::<ThinBytes>(), 8);
+        let few: SmallBytes<14> = vec![1u8; 14].into();
+        assert!(matches!(few, SmallBytes::Inline(14, _)));
+        assert_eq!(&*few, &[1u8; 14][..]);
+        let more: SmallBytes<14> = (0u8..15).collect::<Vec<_>>().into();
+        assert!(matches!(more, SmallBytes::Boxed(_)));
+        assert_eq!(&*more, &(0u8..15).collect::<Vec<_>>()[..]);
+        let none: SmallBytes<14> = Vec::new().into();
+        assert!(none.is_empty());
+        let thin = ThinBytes::from(Vec::new());
+        assert!(
+            thin.0.is_none() && thin.is_empty(),
+            "empty: nothing allocated"
+        );
+        assert_eq!(&*ThinBytes::from(vec![7, 8]), &[7, 8]);
     }
 
     fn slot(first: &str, second: Option<&str>) -> GoSlot {

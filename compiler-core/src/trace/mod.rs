@@ -17,7 +17,7 @@
 //!
 //! ```text
 //!  Step { kind: Arc'd &str (shared)  narration: template (shared) + 8 inline number bytes
-//!         payload ─▶ Box<Payload> (64 B) or nothing
+//!         payload ─▶ Box<Payload> (40 B) or nothing
 //!         lists   ─▶ Box<StepLists { focus, edits, ori_edits, ptx_edits }> (32 B) or nothing }
 //! ```
 
@@ -244,8 +244,9 @@ pub enum Payload {
     /// Two-address: one def/use pair of a multi-result EXTRACT_SUBREG became a COPY.
     ExtractSubregPair {
         pseudo: u32,
-        pair: u32,
-        pairs: u32,
+        /// Which pair (from 0) of how many (an EXTRACT_SUBREG's results: a few).
+        pair: u16,
+        pairs: u16,
         def: u32,
         src: u32,
         lane: Option<u8>,
@@ -255,8 +256,9 @@ pub enum Payload {
         tie_marked: bool,
         /// The source's kill moved from the pseudo to this COPY.
         kill_moved: bool,
-        /// LiveVariables updates this COPY's chain made or confirmed (counted).
-        lv_updates: u32,
+        /// LiveVariables updates this COPY's chain made or confirmed (counted; a
+        /// chain makes a few).
+        lv_updates: u16,
         /// Every step of the chain as it ran, with what it did (counted or not); kept as
         /// numbers, printed as sentences.
         lv_steps: LvSteps,
@@ -272,7 +274,7 @@ pub enum Payload {
         wide: u32,
         low: (u32, u32),
         high: (u32, u32),
-        rows: Vec<RangeView>,
+        rows: List<RangeView>,
     },
     /// A snapshot of the function's IR as printed (`dump-before-cssa`).
     IrSnapshot {
@@ -291,16 +293,17 @@ pub enum Payload {
     TreeChange {
         events: interval_tree::TreeEvents,
         tree: Option<alloc::boxed::Box<interval_tree::TreeSnapshot>>,
-        rotations: u64,
+        rotations: u32,
     },
-    /// NVPTX coalescer: a candidate taken from the heap, and both heaps after.
+    /// NVPTX coalescer: a candidate taken from the heap, and both heaps after (their
+    /// first few entries, as (register, weight)).
     HeapPop {
         copy: u32,
         dst: u32,
         src: u32,
         weight: u32,
-        heap: Vec<(u32, u32)>,
-        secondary: Vec<(u32, u32)>,
+        heap: List<(u32, u32)>,
+        secondary: List<(u32, u32)>,
     },
     /// Two-address: a tied (use, def) pair and what was tried for it.
     /// (Boxed: the payload of every step is as large as its largest variant.)
@@ -331,14 +334,9 @@ pub enum Payload {
         before: u32,
         after: u32,
     },
-    /// GeneralOptimize phase 37: the cost accumulators after a round.
-    GoCost {
-        round: u32,
-        weighted: f64,
-        unweighted: f64,
-        delta: f64,
-        threshold: f64,
-    },
+    /// GeneralOptimize phase 37: the cost accumulators after a round (one step a
+    /// round: boxed, the payload of every step is as large as its largest variant).
+    GoCost(alloc::boxed::Box<GoCost>),
     /// GeneralOptimize phase 58: the six-slot circular buffer (first and second MOV of
     /// each slot, printed) and the slot index, with the seven counters. The slots are
     /// kept as the changes since the previous buffer step ([`GoSlots`]).
@@ -347,8 +345,7 @@ pub enum Payload {
         index: u32,
         slots: GoSlots,
         /// The seven counters in [`GO_BUFFER_COUNTERS`]' order, printed with their names.
-        #[serde(serialize_with = "ser_buffer_counters")]
-        counters: [u32; 7],
+        counters: BufferCounters,
     },
     /// ptx-lower: one PTX instruction and the ORI instructions it became, with the
     /// ORI opcode class numbers (the spec's where it names them). Its ORI text may be
@@ -382,11 +379,11 @@ pub enum Payload {
     EmitterRecord(alloc::boxed::Box<EmitterRecord>),
     /// Emitter: the deferred dead list deleted in bulk.
     EmitterFlush {
-        erased: Vec<u32>,
+        erased: List<u32>,
         /// Readers of folded copies moved to the copy's source.
         rewritten: u32,
         /// Live-in registers no longer read.
-        liveins_dropped: Vec<String>,
+        liveins_dropped: List<String>,
     },
 }
 
@@ -430,7 +427,41 @@ impl GoCounterName {
     pub fn as_str(self) -> &'static str {
         GO_COUNTER_NAMES[self as usize]
     }
+    /// The name whose number (`name as u8`) is `n`; the last name past them.
+    fn from_number(n: u8) -> Self {
+        Self::ALL[usize::from(n).min(Self::ALL.len() - 1)]
+    }
+    /// Every name, in number order.
+    const ALL: [GoCounterName; 17] = [
+        GoCounterName::Marks0x100,
+        GoCounterName::Marks0x200,
+        GoCounterName::Marks0x400,
+        GoCounterName::SimplifierHits,
+        GoCounterName::DeadFound,
+        GoCounterName::ExitChainsMatched,
+        GoCounterName::DagEquivalences,
+        GoCounterName::Promoted,
+        GoCounterName::Folds,
+        GoCounterName::DeadRemoved,
+        GoCounterName::MovsSeen,
+        GoCounterName::BufferInserts,
+        GoCounterName::BufferHits,
+        GoCounterName::BufferEvictions,
+        GoCounterName::UsesRewritten,
+        GoCounterName::ChecksRejected,
+        GoCounterName::PairMovsRemoved,
+    ];
 }
+
+// `GoCounterName::ALL` lists the names in number order (what `from_number` reads).
+const _: () = {
+    let mut k = 0;
+    while k < GoCounterName::ALL.len() {
+        assert!(GoCounterName::ALL[k] as usize == k);
+        k += 1;
+    }
+    assert!(GoCounterName::ALL.len() == GO_COUNTER_NAMES.len());
+};
 
 /// GeneralOptimize: one counter of a round, printed as `["name", value]`. The value is
 /// what one walk of one block counted, which the block's instruction count bounds (a
@@ -487,42 +518,53 @@ impl GoCounter {
     }
 }
 
-/// A round's counters: up to [`GoCounters::INLINE`] kept in the payload itself (a
-/// round names a handful), more in a list of their own. Reads as a slice.
-#[derive(Clone, Debug, PartialEq)]
-pub enum GoCounters {
-    Inline(u8, [GoCounter; GoCounters::INLINE]),
-    More(List<GoCounter>),
-}
+/// A round's counters, packed: each its name's number and its value (LEB128), in the
+/// round's order. A round names a handful of small counts, which the payload keeps in
+/// itself (up to [`GoCounters::INLINE`] bytes: phase 58's seven counters of values
+/// under 128 take 14); more go in a box of their own. Read with [`GoCounters::iter`].
+#[derive(Clone, PartialEq)]
+pub struct GoCounters(compact::SmallBytes<{ GoCounters::INLINE }>);
 
 impl GoCounters {
-    pub const INLINE: usize = 7;
+    pub const INLINE: usize = 14;
+    /// The counters in the order they were recorded.
+    pub fn iter(&self) -> impl Iterator<Item = GoCounter> + '_ {
+        let (b, mut pos) = (&*self.0, 0);
+        core::iter::from_fn(move || {
+            let name = *b.get(pos)?;
+            pos += 1;
+            let value = crate::packing::varint::read_u32(b, &mut pos);
+            Some(GoCounter::new(GoCounterName::from_number(name), value))
+        })
+    }
+    pub fn len(&self) -> usize {
+        self.iter().count()
+    }
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
 }
 
 impl From<Vec<GoCounter>> for GoCounters {
     fn from(v: Vec<GoCounter>) -> Self {
-        if v.len() > GoCounters::INLINE {
-            return GoCounters::More(v.into());
+        let mut b = Vec::with_capacity(v.len() * 2);
+        for c in &v {
+            b.push(c.name as u8);
+            crate::packing::varint::put_u32(&mut b, c.value);
         }
-        let mut inline = [GoCounter::new(GoCounterName::Marks0x100, 0); GoCounters::INLINE];
-        inline[..v.len()].copy_from_slice(&v);
-        GoCounters::Inline(v.len() as u8, inline)
+        GoCounters(b.into())
     }
 }
 
-impl core::ops::Deref for GoCounters {
-    type Target = [GoCounter];
-    fn deref(&self) -> &[GoCounter] {
-        match self {
-            GoCounters::Inline(n, cells) => &cells[..*n as usize],
-            GoCounters::More(list) => list,
-        }
+impl core::fmt::Debug for GoCounters {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_list().entries(self.iter()).finish()
     }
 }
 
 impl Serialize for GoCounters {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        (**self).serialize(s)
+        s.collect_seq(self.iter())
     }
 }
 
@@ -532,13 +574,60 @@ impl Serialize for GoCounter {
     }
 }
 
-fn ser_buffer_counters<S: serde::Serializer>(c: &[u32; 7], s: S) -> Result<S::Ok, S::Error> {
-    use serde::ser::SerializeSeq;
-    let mut seq = s.serialize_seq(Some(7))?;
-    for (name, v) in GO_BUFFER_COUNTERS.iter().zip(c) {
-        seq.serialize_element(&(name, u64::from(*v)))?;
+/// Phase 58's seven counters of a buffer step, packed (LEB128 each: most are small)
+/// in the payload itself; read with [`BufferCounters::get`], printed as
+/// `[["name", value], ...]` in [`GO_BUFFER_COUNTERS`]' order.
+#[derive(Clone, PartialEq)]
+pub struct BufferCounters(compact::SmallBytes<14>);
+
+impl BufferCounters {
+    /// The seven values in order.
+    pub fn get(&self) -> [u32; 7] {
+        let mut out = [0; 7];
+        let mut pos = 0;
+        for v in &mut out {
+            *v = crate::packing::varint::read_u32(&self.0, &mut pos);
+        }
+        out
     }
-    seq.end()
+}
+
+impl From<[u32; 7]> for BufferCounters {
+    fn from(c: [u32; 7]) -> Self {
+        let mut b = Vec::with_capacity(7);
+        for v in c {
+            crate::packing::varint::put_u32(&mut b, v);
+        }
+        BufferCounters(b.into())
+    }
+}
+
+impl core::fmt::Debug for BufferCounters {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        self.get().fmt(f)
+    }
+}
+
+impl Serialize for BufferCounters {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let c = self.get();
+        s.collect_seq(
+            GO_BUFFER_COUNTERS
+                .iter()
+                .zip(c)
+                .map(|(n, v)| (n, u64::from(v))),
+        )
+    }
+}
+
+/// GeneralOptimize phase 37: the cost accumulators after a round.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct GoCost {
+    pub round: u32,
+    pub weighted: f64,
+    pub unweighted: f64,
+    pub delta: f64,
+    pub threshold: f64,
 }
 
 /// Two-address: a tied (use, def) pair and what was tried for it.
@@ -707,19 +796,33 @@ impl Serialize for PayloadJson<'_> {
     }
 }
 
-/// Emitter: how one DAG node was dispatched and what it became.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+/// Emitter: how one DAG node was dispatched and what it became. Printed as
+/// `{"node": "tN", "opcode", "isd", "handler", "insts"}`: the opcode's name and the
+/// spec's ISD number are read from the node's operation when printed, not kept.
+#[derive(Clone, Debug, PartialEq)]
 pub struct EmitterNode {
     /// The node's number `N`, printed `tN`.
-    #[serde(serialize_with = "ser_node_name")]
     pub node: u32,
-    pub opcode: &'static str,
-    /// The spec's ISD number for the special opcodes (0x0E CopyToReg, ...).
-    pub isd: Option<u16>,
+    /// The node's operation (its name is the printed `opcode`; for the special
+    /// opcodes, its spec ISD number the printed `isd`: 0x0E CopyToReg, ...).
+    pub op: crate::dag::DagOp,
     /// Which handler took it (`copy_to_reg`, `generic`, `skipped`, ...).
     pub handler: &'static str,
     /// Instructions it produced.
     pub insts: List<u32>,
+}
+
+impl Serialize for EmitterNode {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeStruct;
+        let mut st = s.serialize_struct("EmitterNode", 5)?;
+        st.serialize_field("node", &format_args!("t{}", self.node))?;
+        st.serialize_field("opcode", self.op.name())?;
+        st.serialize_field("isd", &self.op.spec_number())?;
+        st.serialize_field("handler", self.handler)?;
+        st.serialize_field("insts", &self.insts)?;
+        st.end()
+    }
 }
 
 fn ser_node_name<S: serde::Serializer>(n: &u32, s: S) -> Result<S::Ok, S::Error> {
@@ -778,6 +881,11 @@ impl From<CoalesceDecision> for Payload {
         Payload::CoalesceDecision(p)
     }
 }
+impl From<GoCost> for Payload {
+    fn from(p: GoCost) -> Self {
+        Payload::GoCost(alloc::boxed::Box::new(p))
+    }
+}
 impl From<TiedPair> for Payload {
     fn from(p: TiedPair) -> Self {
         Payload::TiedPair(alloc::boxed::Box::new(p))
@@ -810,8 +918,9 @@ impl From<EmitterRecord> for Payload {
 }
 
 // A step's payload is boxed at this size (its largest variant): the variants that
-// would make it larger hold their fields behind a box of their own.
-const _: () = assert!(core::mem::size_of::<Payload>() <= 64);
+// would make it larger hold their fields behind a box of their own, or their lists as
+// `List`s (one word) and their few numbers packed (`SmallBytes`, `ThinBytes`).
+const _: () = assert!(core::mem::size_of::<Payload>() <= 40);
 
 /// One live segment `[start, end)` in raw slot numbers ([`crate::liveness::SlotIndex::raw`]: index × 4 +
 /// slot), holding value number `valno`.
@@ -990,4 +1099,54 @@ pub struct PassTrace {
     pub input: String,
     pub output: String,
     pub steps: Vec<Step>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A round's counters and a buffer step's seven read back as recorded, in order,
+    /// whether they fit in the payload (small values) or not (large values, many
+    /// counters), and print as `[name, value]` pairs; the payload stays 40 bytes.
+    #[test]
+    fn packed_counters_read_back_as_recorded() {
+        use GoCounterName::*;
+        for cells in [
+            alloc::vec![(Promoted, 1), (Folds, 0), (DeadRemoved, 127)],
+            alloc::vec![(MovsSeen, 128), (PairMovsRemoved, u32::MAX)],
+            GoCounterName::BUFFER.iter().map(|&n| (n, 300)).collect(),
+            GoCounterName::ALL.iter().map(|&n| (n, n as u32)).collect(),
+        ] {
+            let recorded: Vec<GoCounter> =
+                cells.iter().map(|&(n, v)| GoCounter::new(n, v)).collect();
+            let c = GoCounters::from(recorded.clone());
+            assert!(c.iter().eq(recorded.iter().copied()), "{cells:?}");
+            assert_eq!(c.len(), cells.len());
+        }
+        let seven = GoCounters::from(
+            GoCounterName::BUFFER
+                .iter()
+                .map(|&n| GoCounter::new(n, 5))
+                .collect::<Vec<_>>(),
+        );
+        assert!(
+            matches!(seven.0, compact::SmallBytes::Inline(14, _)),
+            "in place"
+        );
+        assert_eq!(
+            serde_json::to_string(&GoCounters::from(alloc::vec![GoCounter::new(Folds, 300)]))
+                .unwrap(),
+            r#"[["folds",300]]"#
+        );
+        for values in [[0, 1, 2, 3, 4, 5, 6], [u32::MAX, 128, 0, 7, 1 << 20, 3, 9]] {
+            let b = BufferCounters::from(values);
+            assert_eq!(b.get(), values);
+        }
+        let json = serde_json::to_string(&BufferCounters::from([1, 2, 3, 4, 5, 6, 200])).unwrap();
+        assert_eq!(
+            json,
+            r#"[["movs_seen",1],["buffer_inserts",2],["buffer_hits",3],["buffer_evictions",4],["uses_rewritten",5],["checks_rejected",6],["pair_movs_removed",200]]"#
+        );
+        assert_eq!(core::mem::size_of::<Payload>(), 40);
+    }
 }

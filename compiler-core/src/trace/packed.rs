@@ -436,7 +436,7 @@ impl LvStep {
 /// of each: a few bytes a step instead of its sentence); read back with
 /// [`LvSteps::iter`], printed as the list of sentences.
 #[derive(Clone, Default, PartialEq, Eq)]
-pub struct LvSteps(Box<[u8]>);
+pub struct LvSteps(super::compact::ThinBytes);
 
 impl LvSteps {
     /// Appends `s` to a log being built (see [`LvSteps::from_log`]).
@@ -451,7 +451,7 @@ impl LvSteps {
         }
     }
     pub fn from_log(log: Vec<u8>) -> Self {
-        LvSteps(log.into_boxed_slice())
+        LvSteps(log.into())
     }
     pub fn iter(&self) -> impl Iterator<Item = LvStep> + '_ {
         let mut r = Reader::new(&self.0);

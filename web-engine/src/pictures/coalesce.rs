@@ -308,8 +308,8 @@ pub fn picture(steps: &[Step], first: &[RangeView]) -> Option<CoalescePicture> {
                 src: *src,
                 weight: *weight,
             }),
-            heap: h.clone(),
-            secondary: secondary.clone(),
+            heap: h.to_vec(),
+            secondary: secondary.to_vec(),
         }),
         _ => None,
     };

@@ -142,6 +142,7 @@ pub fn build(steps: &[Step], functions: &[FunctionSteps], step: usize) -> Option
         else {
             continue;
         };
+        let (pairs, pair, lv_updates) = (u32::from(pairs), u32::from(pair), u32::from(lv_updates));
         let done = p.index < step;
         out.src = src;
         out.total = pairs;

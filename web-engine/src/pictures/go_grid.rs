@@ -127,13 +127,14 @@ pub fn build(steps: &[Step], step: usize) -> Option<GoPicture> {
                     });
                 }
             }
-            Payload::GoCost {
-                round,
-                weighted,
-                unweighted,
-                delta,
-                threshold,
-            } => {
+            Payload::GoCost(c) => {
+                let compiler_core::trace::GoCost {
+                    round,
+                    weighted,
+                    unweighted,
+                    delta,
+                    threshold,
+                } = &**c;
                 any = true;
                 p.total_costs += 1;
                 if shown {
@@ -171,8 +172,8 @@ pub fn build(steps: &[Step], step: usize) -> Option<GoPicture> {
                             .collect(),
                         counters: compiler_core::trace::GO_BUFFER_COUNTERS
                             .iter()
-                            .zip(counters)
-                            .map(|(n, v)| (n.to_string(), u64::from(*v)))
+                            .zip(counters.get())
+                            .map(|(n, v)| (n.to_string(), u64::from(v)))
                             .collect(),
                         step: at,
                     });

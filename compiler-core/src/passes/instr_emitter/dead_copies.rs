@@ -467,7 +467,7 @@ impl<R: Recorder> Emitter<'_, '_, '_, R> {
         };
         self.step(|| {
             Step::new("flush_dead_list", format!("The dead list is flushed in bulk: {n} instruction(s) erased in one go.{rw_txt}{drop_txt}{kept_txt}"))
-                .payload(Payload::EmitterFlush { erased: erased.clone(), rewritten, liveins_dropped: dropped.clone() })
+                .payload(Payload::EmitterFlush { erased: erased.clone().into(), rewritten, liveins_dropped: dropped.clone().into() })
         });
     }
 }

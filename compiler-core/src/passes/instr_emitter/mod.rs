@@ -663,7 +663,7 @@ impl<'d, 'f, 'r, R: Recorder> Emitter<'d, 'f, 'r, R> {
         kind: &'static str,
     ) {
         let d = &self.dag.nodes[n];
-        let (opcode, isd, number) = (d.op.name(), d.op.spec_number(), d.number);
+        let (op, number) = (d.op, d.number);
         self.step(|| {
             let mut s = Step::new(kind, narration).focus(Focus::DagNode { number });
             for &i in &insts {
@@ -671,8 +671,7 @@ impl<'d, 'f, 'r, R: Recorder> Emitter<'d, 'f, 'r, R> {
             }
             s.payload(crate::trace::EmitterNode {
                 node: number,
-                opcode,
-                isd,
+                op,
                 handler,
                 insts: insts
                     .iter()

@@ -483,7 +483,7 @@ impl<R: Recorder> Nvptx<'_, '_, R> {
             return;
         }
         for e in self.tree.take_events() {
-            let rotations = self.tree.rotations;
+            let rotations = rotations_u32(self.tree.rotations);
             let (kind, text) = self.event_text(&e);
             self.step(|| {
                 Step::new(kind, text).payload(Payload::TreeChange {
@@ -500,7 +500,7 @@ impl<R: Recorder> Nvptx<'_, '_, R> {
         if !R::ENABLED {
             return;
         }
-        let rot = self.tree.rotations;
+        let rot = rotations_u32(self.tree.rotations);
         let snap = (self.tree.len() <= SNAPSHOT_MAX).then(|| self.tree.snapshot());
         self.step(|| {
             Step::new(kind, text).payload(Payload::TreeChange {
@@ -618,8 +618,8 @@ impl<R: Recorder> Nvptx<'_, '_, R> {
                         dst: c.dst.reg,
                         src: c.src.reg,
                         weight: w,
-                        heap: hp,
-                        secondary: sp,
+                        heap: hp.into(),
+                        secondary: sp.into(),
                     })
                 });
                 if !self.pair_gate(&c) {
@@ -647,6 +647,12 @@ impl<R: Recorder> Nvptx<'_, '_, R> {
     fn limit_reached(&self) -> bool {
         self.opts.coalesce_limit != 0 && self.stats.joined >= self.opts.coalesce_limit as u64
     }
+}
+
+/// The tree's rotation count as a step keeps it (32 bits, saturated: a pass makes
+/// fewer rotations than it records steps).
+fn rotations_u32(n: u64) -> u32 {
+    u32::try_from(n).unwrap_or(u32::MAX)
 }
 
 /// A tree key: an interval (the hash map's number for a register) in the high bits,

@@ -331,7 +331,7 @@ impl<R: Recorder> Nvptx<'_, '_, R> {
             );
             let inst = Inst::new(c.inst as usize);
             let (low, high) = ((c.dst.reg, c.src.reg), (hi.dst.reg, hi.src.reg));
-            self.step(|| Step::new("pair_halves", format!("The two halves of the pair moved through %{w} side by side: low {l}, high {h}.")).focus(Focus::inst(inst)).payload(Payload::PairHalves { wide: w, low, high, rows }));
+            self.step(|| Step::new("pair_halves", format!("The two halves of the pair moved through %{w} side by side: low {l}, high {h}.")).focus(Focus::inst(inst)).payload(Payload::PairHalves { wide: w, low, high, rows: rows.into() }));
         }
     }
 }

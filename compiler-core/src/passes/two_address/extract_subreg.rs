@@ -171,8 +171,8 @@ impl<R: Recorder> TwoAddr<'_, '_, R> {
                 }
                 s.payload(Payload::ExtractSubregPair {
                     pseudo: mi.index() as u32,
-                    pair: k,
-                    pairs: n,
+                    pair: small(k),
+                    pairs: small(n),
                     def: reg_number(dst),
                     src: reg_number(pair.src.get_reg().unwrap_or(Reg::NoReg)),
                     lane,
@@ -180,7 +180,7 @@ impl<R: Recorder> TwoAddr<'_, '_, R> {
                     hint_early_tied: hint_early,
                     tie_marked,
                     kill_moved: src_killed,
-                    lv_updates: lvn,
+                    lv_updates: small(lvn),
                     lv_steps,
                 })
             });
@@ -194,4 +194,10 @@ impl<R: Recorder> TwoAddr<'_, '_, R> {
             .focus(Focus::inst(mi))
         });
     }
+}
+
+/// A count a pair's payload keeps in 16 bits (a pseudo's pairs, one chain's updates:
+/// a few each), saturated rather than wrapped if one ever were larger.
+fn small(n: u32) -> u16 {
+    u16::try_from(n).unwrap_or(u16::MAX)
 }

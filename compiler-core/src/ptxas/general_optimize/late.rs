@@ -300,7 +300,7 @@ pub fn run_block<R: Recorder>(
                         block: b,
                         index: idx,
                         slots: view,
-                        counters,
+                        counters: counters.into(),
                     })
                 });
             }

@@ -518,7 +518,7 @@ pub fn run<R: Recorder>(Run(f, opts, tally, stats, rec): Run<'_, R>) {
                     "cost",
                     format!("Phase 37 round {round}: {du} fold(s), weighted cost +{delta:.2} (total {w:.2}); the loop stops when a round adds less than {threshold:.2}."),
                 )
-                .payload(Payload::GoCost {
+                .payload(crate::trace::GoCost {
                     round,
                     weighted: w,
                     unweighted: u,
