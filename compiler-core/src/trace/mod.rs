@@ -429,39 +429,28 @@ impl GoCounterName {
     }
     /// The name whose number (`name as u8`) is `n`; the last name past them.
     fn from_number(n: u8) -> Self {
-        Self::ALL[usize::from(n).min(Self::ALL.len() - 1)]
+        use GoCounterName::*;
+        match n {
+            0 => Marks0x100,
+            1 => Marks0x200,
+            2 => Marks0x400,
+            3 => SimplifierHits,
+            4 => DeadFound,
+            5 => ExitChainsMatched,
+            6 => DagEquivalences,
+            7 => Promoted,
+            8 => Folds,
+            9 => DeadRemoved,
+            10 => MovsSeen,
+            11 => BufferInserts,
+            12 => BufferHits,
+            13 => BufferEvictions,
+            14 => UsesRewritten,
+            15 => ChecksRejected,
+            _ => PairMovsRemoved,
+        }
     }
-    /// Every name, in number order.
-    const ALL: [GoCounterName; 17] = [
-        GoCounterName::Marks0x100,
-        GoCounterName::Marks0x200,
-        GoCounterName::Marks0x400,
-        GoCounterName::SimplifierHits,
-        GoCounterName::DeadFound,
-        GoCounterName::ExitChainsMatched,
-        GoCounterName::DagEquivalences,
-        GoCounterName::Promoted,
-        GoCounterName::Folds,
-        GoCounterName::DeadRemoved,
-        GoCounterName::MovsSeen,
-        GoCounterName::BufferInserts,
-        GoCounterName::BufferHits,
-        GoCounterName::BufferEvictions,
-        GoCounterName::UsesRewritten,
-        GoCounterName::ChecksRejected,
-        GoCounterName::PairMovsRemoved,
-    ];
 }
-
-// `GoCounterName::ALL` lists the names in number order (what `from_number` reads).
-const _: () = {
-    let mut k = 0;
-    while k < GoCounterName::ALL.len() {
-        assert!(GoCounterName::ALL[k] as usize == k);
-        k += 1;
-    }
-    assert!(GoCounterName::ALL.len() == GO_COUNTER_NAMES.len());
-};
 
 /// GeneralOptimize: one counter of a round, printed as `["name", value]`. The value is
 /// what one walk of one block counted, which the block's instruction count bounds (a
@@ -1115,7 +1104,9 @@ mod tests {
             alloc::vec![(Promoted, 1), (Folds, 0), (DeadRemoved, 127)],
             alloc::vec![(MovsSeen, 128), (PairMovsRemoved, u32::MAX)],
             GoCounterName::BUFFER.iter().map(|&n| (n, 300)).collect(),
-            GoCounterName::ALL.iter().map(|&n| (n, n as u32)).collect(),
+            (0..17u8)
+                .map(|k| (GoCounterName::from_number(k), u32::from(k)))
+                .collect(),
         ] {
             let recorded: Vec<GoCounter> =
                 cells.iter().map(|&(n, v)| GoCounter::new(n, v)).collect();
@@ -1141,6 +1132,11 @@ mod tests {
         for values in [[0, 1, 2, 3, 4, 5, 6], [u32::MAX, 128, 0, 7, 1 << 20, 3, 9]] {
             let b = BufferCounters::from(values);
             assert_eq!(b.get(), values);
+        }
+        // Every name's number reads back as that name.
+        for (k, name) in GO_COUNTER_NAMES.iter().enumerate() {
+            let n = GoCounterName::from_number(k as u8);
+            assert_eq!((n as usize, n.as_str()), (k, *name));
         }
         let json = serde_json::to_string(&BufferCounters::from([1, 2, 3, 4, 5, 6, 200])).unwrap();
         assert_eq!(
