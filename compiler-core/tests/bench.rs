@@ -1,7 +1,8 @@
 //! `cargo xtask bench`: per-stage time with tracing off and on over synthetic functions
 //! of 1k / 10k / 100k instructions and the gallery, the scaling ratio
-//! time(10N)/time(N), trace bytes per step, seek time on a 10,000-step trace, peak heap
-//! per stage, and (with `COPYSCOPE_BENCH_LLC=1`) llc-22 side by side. Ignored in normal
+//! time(10N)/time(N), trace bytes per step, seek time on two traces of 10,000 steps or
+//! more (the shortest, and the one over the largest function), peak heap per stage,
+//! and (with `COPYSCOPE_BENCH_LLC=1`) llc-22 side by side. Ignored in normal
 //! test runs: speed is measured here, never asserted in tests.
 //!
 //! Environment: `COPYSCOPE_BENCH_OUT` (write the Markdown there), `COPYSCOPE_BENCH_SIZES`
@@ -252,7 +253,7 @@ fn bench_input(
     text: &str,
     reps: u32,
     with_cold: bool,
-    seek_pick: &mut Option<(Function, Vec<compiler_core::trace::Step>)>,
+    seek_pick: &mut SeekPicks,
 ) -> Vec<Row> {
     let knobs = Knobs::default();
     let Ok((_, mut ir, _)) = parse_input(text, None) else {
@@ -315,22 +316,23 @@ fn bench_input(
         if std::env::var("COPYSCOPE_BENCH_BREAKDOWN").is_ok_and(|v| v == "1") {
             breakdown(family, size, stage, &steps);
         }
-        // The seek test wants a MIR trace of at least 10,000 steps over one function
+        // The seek test wants MIR traces of at least 10,000 steps over one function
         // (recorded again below: these steps are dropped to measure what they held).
         let n = steps.len();
-        let pick = match (&ir, run.functions.as_slice()) {
-            (Ir::Mir(_), [only]) => {
-                n >= 10_000
-                    && only.count == n
-                    && seek_pick.as_ref().is_none_or(|(_, s)| s.len() > n)
-            }
-            _ => false,
+        let wanted = match (&ir, run.functions.as_slice()) {
+            (Ir::Mir(m), [only]) if only.count == n => seek_pick.wants(n, &m.functions[0]),
+            _ => [false; 2],
         };
         let checkpoints = checkpoint_memory(stage, &ir, &run.functions, &steps);
         let trace_bytes = held_by(steps);
-        if let (true, Ir::Mir(m)) = (pick, &ir) {
+        if let (true, Ir::Mir(m)) = (wanted.contains(&true), &ir) {
             let again = run_stage(stage, &mut ir.clone(), &knobs, true).unwrap();
-            *seek_pick = Some((m.functions[0].clone(), again.steps));
+            seek_pick.keep(
+                wanted,
+                format!("{family} {size} {stage}"),
+                &m.functions[0],
+                again.steps,
+            );
         }
         rows.push(Row {
             family: family.to_string(),
@@ -456,7 +458,7 @@ fn bench() {
     };
     let started = Instant::now();
     let mut rows = Vec::new();
-    let mut seek_pick = None;
+    let mut seek_pick = SeekPicks::default();
     let mut dag_reads: Vec<(&str, usize, usize, Duration)> = Vec::new();
     for &(name, make) in FAMILIES.iter().filter(|(n, _)| wanted(n)) {
         for &n in &sizes {
@@ -785,26 +787,85 @@ fn conditions() -> String {
     format!("{cpu}, {cores} cores, load average {load} at the start of the report (other jobs share the machine, so times are minima over runs)")
 }
 
-/// Seeks random steps of the largest single-function MIR trace of ≥ 10,000 steps
-/// through `Checkpoints` at the web engine's spacing: moving one function from where the
+/// A single-function MIR trace kept for the seek section: which run recorded it, the
+/// function it started from and its steps.
+type SeekTrace = (String, Function, Vec<compiler_core::trace::Step>);
+
+/// The traces the seek section measures, both of at least 10,000 steps over one
+/// function: the shortest (`short`), and the one over the largest function among those
+/// of at most 20,000 steps (`large`: the same scale of steps, where a stored copy is
+/// expensive; the fewer steps on a tie).
+#[derive(Default)]
+struct SeekPicks {
+    short: Option<SeekTrace>,
+    large: Option<SeekTrace>,
+}
+
+impl SeekPicks {
+    /// Whether a trace of `n` steps over `f` would replace (short, large).
+    fn wants(&self, n: usize, f: &Function) -> [bool; 2] {
+        if n < 10_000 {
+            return [false; 2];
+        }
+        let insts = f.all_insts().count();
+        let short = self.short.as_ref().is_none_or(|(_, _, s)| s.len() > n);
+        let large = n <= 20_000
+            && self.large.as_ref().is_none_or(|(_, g, s)| {
+                let old = g.all_insts().count();
+                insts > old || (insts == old && s.len() > n)
+            });
+        [short, large]
+    }
+
+    fn keep(
+        &mut self,
+        wanted: [bool; 2],
+        name: String,
+        f: &Function,
+        steps: Vec<compiler_core::trace::Step>,
+    ) {
+        let trace = (name, f.clone(), steps);
+        match wanted {
+            [true, true] => {
+                self.short = Some(trace.clone());
+                self.large = Some(trace);
+            }
+            [true, false] => self.short = Some(trace),
+            [false, true] => self.large = Some(trace),
+            [false, false] => {}
+        }
+    }
+}
+
+/// Seeks random steps of the traces [`SeekPicks`] kept through `Checkpoints` as the
+/// web engine builds them ([`web_checkpoints`]): moving one function from where the
 /// last seek left it (`seek_from`: redo or undo, or a stored copy when nearer, as the
 /// engine's cursor does), into a reused function from a stored copy (`seek_into`) and to
 /// a fresh copy (`seek`).
-fn seek_section(md: &mut String, pick: Option<(Function, Vec<compiler_core::trace::Step>)>) {
-    let Some((input, steps)) = pick else {
+fn seek_section(md: &mut String, picks: SeekPicks) {
+    let mut traces: Vec<SeekTrace> = [picks.short, picks.large].into_iter().flatten().collect();
+    // One run can be both.
+    traces.dedup_by(|a, b| a.0 == b.0);
+    if traces.is_empty() {
         let _ = writeln!(
             md,
             "\n## Seeking\n\nNo run recorded 10,000 steps in one function."
         );
         return;
-    };
+    }
+    let _ = writeln!(md, "\n## Seeking\n\nTwo single-function MIR traces of at least 10,000 steps: the shortest, and the one over the largest function among those of at most 20,000 steps (where a stored copy costs the most). Per trace, 200 seeks to pseudo-random steps (after one build of the checkpoints). The checkpoints are a few stored copies of the function (the web engine's `checkpoint_spacing`: {}) and an undo record per edit; a seek redoes or undoes steps from the nearest known state. Three ways to seek: from where the previous seek left the function (`Checkpoints::seek_from`, what the engine's cursor does), into a reused function from a stored copy (`seek_into`) and to a fresh copy (`seek`). *memory*: the heap the checkpoints hold (copies and undo records); per 10k steps: that scaled to 10,000 steps.\n\n| trace | steps | insts | spacing | copies | build (ms) | memory (KB) | per 10k steps (KB) | mean from (ms) | worst from (ms) | mean into (ms) | worst into (ms) | mean to a copy (ms) | worst to a copy (ms) |\n|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|", WEB_BUDGET_WORDS);
+    for (name, input, steps) in &traces {
+        seek_row(md, name, input, steps);
+    }
+}
+
+/// One row of [`seek_section`]: the checkpoints of `steps` over `input` built as the
+/// web engine builds them, and 200 seeks three ways.
+fn seek_row(md: &mut String, name: &str, input: &Function, steps: &[compiler_core::trace::Step]) {
     let n = steps.len();
-    let insts = input.all_insts().count();
-    let _ = writeln!(md, "\n## Seeking\n\nA {n}-step trace over one {insts}-instruction function. 200 seeks to pseudo-random steps (after one build of the checkpoints). The checkpoints are a few stored copies of the function (the web engine's `checkpoint_spacing`: copies of at most 2^16 instructions together) and an undo record per edit; a seek redoes or undoes steps from the nearest known state. Three ways to seek: from where the previous seek left the function (`Checkpoints::seek_from`, what the engine's cursor does), into a reused function from a stored copy (`seek_into`) and to a fresh copy (`seek`). *memory*: the heap the checkpoints hold (copies and undo records); per 10k steps: that scaled to 10,000 steps.\n\n| spacing | copies | build (ms) | memory (KB) | per 10k steps (KB) | mean from (ms) | worst from (ms) | mean into (ms) | worst into (ms) | mean to a copy (ms) | worst to a copy (ms) |\n|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
-    let every = web_spacing(n, input.insts.len());
     let base = reset_peak();
     let t = Cpu::start();
-    let cp = Checkpoints::build_within(&input, &steps, every, 1 << 16).unwrap();
+    let cp = web_checkpoints(input, steps).unwrap();
     let build = t.elapsed();
     let mem = LIVE.load(Ordering::Relaxed).saturating_sub(base);
     let mut times = [(Duration::ZERO, Duration::ZERO); 3];
@@ -822,20 +883,22 @@ fn seek_section(md: &mut String, pick: Option<(Function, Vec<compiler_core::trac
         x ^= x << 17;
         let to = (x % (n as u64 + 1)) as usize;
         let t = Cpu::start();
-        cp.seek_from(&steps, at, to, &mut moved).unwrap();
+        cp.seek_from(steps, at, to, &mut moved).unwrap();
         note(0, t.elapsed());
         at = to;
         let t = Cpu::start();
-        cp.seek_into(&steps, to, &mut current).unwrap();
+        cp.seek_into(steps, to, &mut current).unwrap();
         note(1, t.elapsed());
         let t = Cpu::start();
-        let f = cp.seek(&steps, to).unwrap();
+        let f = cp.seek(steps, to).unwrap();
         note(2, t.elapsed());
         drop(f);
     }
     let _ = writeln!(
         md,
-        "| {every} | {} | {:.1} | {} | {} | {:.3} | {:.3} | {:.3} | {:.3} | {:.3} | {:.3} |",
+        "| {name} | {n} | {} | {} | {} | {:.1} | {} | {} | {:.3} | {:.3} | {:.3} | {:.3} | {:.3} | {:.3} |",
+        input.all_insts().count(),
+        cp.every(),
         cp.copies(),
         ms(build),
         mem / 1024,
@@ -879,10 +942,7 @@ fn checkpoint_memory(
     let (copies, every, held): (usize, usize, Box<dyn std::any::Any>) = match input {
         Ir::Mir(m) if m.functions.len() == ranges.len() && !steps.is_empty() => {
             let built: Vec<Checkpoints> = (m.functions.iter().zip(ranges))
-                .map(|(f, r)| {
-                    let every = web_spacing(r.count, f.insts.len());
-                    Checkpoints::build_within(f, own(r), every, 1 << 16).ok()
-                })
+                .map(|(f, r)| web_checkpoints(f, own(r)).ok())
                 .collect::<Option<_>>()?;
             let copies = built.iter().map(Checkpoints::copies).sum();
             let every = built.iter().map(Checkpoints::every).max().unwrap_or(0);
@@ -915,9 +975,9 @@ fn ori_copies(
     f: &compiler_core::ori::Function,
     steps: &[compiler_core::trace::Step],
 ) -> Option<Copies<compiler_core::ori::Function>> {
-    let every = web_spacing(steps.len(), f.insts.len());
+    let every = web_spacing(steps.len(), f.insts.len(), WEB_ORI_BUDGET);
     let mut g = f.clone();
-    let mut saved = Copies::new(&g, g.insts.len(), every, 1 << 16);
+    let mut saved = Copies::new(&g, g.insts.len(), every, WEB_ORI_BUDGET);
     for (i, s) in steps.iter().enumerate() {
         for e in &s.ori_edits {
             compiler_core::ori::edit::apply_ori_edit(&mut g, e).ok()?;
@@ -979,11 +1039,28 @@ Worst per 10k steps: {} KB ({}). The web engine keeps the tables of the stage on
     );
 }
 
+/// The web engine's copy budget (web-engine/src/session.rs `CHECKPOINT_BUDGET`), in
+/// instructions all copies of one function hold together besides the input's.
+const WEB_BUDGET: usize = 1 << 16;
+/// The same for ORI functions (`ORI_CHECKPOINT_BUDGET`).
+const WEB_ORI_BUDGET: usize = 1 << 16;
+/// [`WEB_BUDGET`] in words, for the reports.
+const WEB_BUDGET_WORDS: &str = "copies of at most 2^16 instructions together";
+
 /// The web engine's spacing rule (web-engine/src/session.rs `checkpoint_spacing`):
-/// at least every 64 steps, wider so the copies hold at most 2^16 instructions (and
-/// `build_within` widens it again if the function grows past that).
-fn web_spacing(steps: usize, insts: usize) -> usize {
-    CHECKPOINT_EVERY.max(steps.saturating_mul(insts.max(1)).div_ceil(1 << 16))
+/// at least every 64 steps, wider so the copies hold at most `budget` instructions
+/// (and `build_within` widens it again if the function grows past that).
+fn web_spacing(steps: usize, insts: usize, budget: usize) -> usize {
+    CHECKPOINT_EVERY.max(steps.saturating_mul(insts.max(1)).div_ceil(budget))
+}
+
+/// The checkpoints the web engine builds for `steps` over `f` (`Session::checkpoints`).
+fn web_checkpoints(
+    f: &Function,
+    steps: &[compiler_core::trace::Step],
+) -> Result<Checkpoints, compiler_core::error::ReplayError> {
+    let every = web_spacing(steps.len(), f.insts.len(), WEB_BUDGET);
+    Checkpoints::build_within(f, steps, every, WEB_BUDGET)
 }
 
 fn vm_hwm_kb() -> u64 {
