@@ -178,7 +178,15 @@ impl KnobsArg {
             })?;
             map.push((name, value));
         }
-        map.sort();
+        // An insertion sort: the knobs are a few dozen at most, and `sort` would be one
+        // more instance of the standard sort's code in the engine's wasm.
+        for i in 1..map.len() {
+            let mut j = i;
+            while j > 0 && map[j - 1] > map[j] {
+                map.swap(j - 1, j);
+                j -= 1;
+            }
+        }
         Ok(KnobsArg::Map(map))
     }
 }

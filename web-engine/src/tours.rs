@@ -227,8 +227,9 @@ pub fn target(v: &StepView) -> TourTarget {
             }
         }
     }
-    t.before_lines.sort_unstable();
-    t.after_lines.sort_unstable();
+    // The crate's shared sort: one instance of the sort's code in the wasm.
+    compiler_core::sort::sort_ints(&mut t.before_lines);
+    compiler_core::sort::sort_ints(&mut t.after_lines);
     t.before_lines.truncate(MAX_TARGET_LINES);
     t.after_lines.truncate(MAX_TARGET_LINES);
     t.picture = picture_target(v);

@@ -21,7 +21,6 @@ use compiler_core::interval_tree::{Color, TreeEvent};
 use compiler_core::trace::{Payload, RangeView, SegmentView, Step};
 use compiler_core::SlotIndex;
 use serde::{Deserialize, Serialize};
-use std::collections::BTreeMap;
 
 /// Bar rows drawn at most (the step's candidate registers always among them).
 pub const MAX_ROWS: usize = 40;
@@ -205,12 +204,23 @@ impl Ranges {
     /// the larger side's number, so interval `i` is the survivor's when register `i`
     /// was merged into it. (A register still live holds the interval numbered like it,
     /// or did until the merge whose tree steps are deleting it.) Intervals missing
-    /// from the map are their own register's.
-    pub fn holders(&self) -> BTreeMap<u32, u32> {
-        (self.regs())
+    /// from the list are their own register's. (Pairs sorted by interval, a later
+    /// pair for the same interval winning as in a map built from them; a `Vec`, not a
+    /// map: one `BTreeMap` instance less in the wasm. Read with [`holder`].)
+    pub fn holders(&self) -> Vec<(u32, u32)> {
+        let mut pairs: Vec<(u32, u32)> = (self.regs())
             .flat_map(|r| self.joined(r).iter().map(move |&j| (j, r)))
             .filter(|&(j, _)| self.row(j).is_none())
-            .collect()
+            .collect();
+        compiler_core::sort::sort_by_key(&mut pairs, |p| p.0.into());
+        let mut out: Vec<(u32, u32)> = Vec::with_capacity(pairs.len());
+        for p in pairs {
+            match out.last_mut() {
+                Some(last) if last.0 == p.0 => *last = p,
+                _ => out.push(p),
+            }
+        }
+        out
     }
 
     fn slot(&mut self, reg: u32) -> usize {
@@ -270,6 +280,14 @@ pub fn replay_tree(steps: &[Step]) -> Result<Option<ReplayTree>, String> {
         }
     }
     Ok(tree)
+}
+
+/// The register holding interval `i`: its entry in `holders` ([`Ranges::holders`]), or
+/// register `i` itself.
+fn holder(holders: &[(u32, u32)], i: u32) -> u32 {
+    holders
+        .binary_search_by_key(&i, |p| p.0)
+        .map_or(i, |at| holders[at].1)
 }
 
 /// The picture after the last of `steps` (the function's steps up to and including the
@@ -481,7 +499,7 @@ fn layout_tree(
         .filter_map(|(i, &(id, depth))| {
             let n = by_id(id)?;
             let key = n.interval.key;
-            let reg = holders.get(&(key >> 6)).copied().unwrap_or(key >> 6);
+            let reg = holder(&holders, key >> 6);
             Some(TreeNode {
                 id,
                 reg,
@@ -636,5 +654,10 @@ mod tests {
         assert_eq!(r.row(2), None);
         assert_eq!(r.joined(1), [2]);
         assert_eq!(r.first_extent, Some((10, 30)));
+        // Interval 2 is register 1's now; any other interval is its own register's.
+        let holders = r.holders();
+        assert_eq!(holders, [(2, 1)]);
+        assert_eq!((holder(&holders, 2), holder(&holders, 1)), (1, 1));
+        assert_eq!(holder(&holders, 7), 7);
     }
 }

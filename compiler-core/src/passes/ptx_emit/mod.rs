@@ -47,7 +47,6 @@ use crate::ptx::ast::{self as ptx, Stmt};
 use crate::ptx::edit::PtxEdit;
 use crate::stats::Stats;
 use crate::trace::{Focus, Payload, Recorder, Step};
-use alloc::collections::BTreeMap;
 use alloc::format;
 use alloc::string::{String, ToString};
 use alloc::vec;
@@ -262,12 +261,14 @@ fn emit_module<R: Recorder>(
     // managed.ll), except a private one nothing refers to.
     let users = global_users(m, &globals, &scans);
     let version = maj * 10 + min;
-    let mut demoted: BTreeMap<usize, Vec<&globals::Global>> = BTreeMap::new();
+    // Per function number (a vector, not a map: one generic map instance less in the
+    // engine's wasm, as for the other maps of this file).
+    let mut demoted: Vec<Vec<&globals::Global>> = vec![Vec::new(); m.functions.len()];
     for g in globals::def_use_order(&globals) {
-        let u = users.get(&g.name).cloned().unwrap_or_default();
+        let u = lookup(&users, g.name.as_str()).cloned().unwrap_or_default();
         let in_initializers = globals::referenced_by_others(&globals, g);
         if g.demotable() && u.len() == 1 && !in_initializers {
-            demoted.entry(u[0]).or_default().push(g);
+            demoted[u[0]].push(g);
             continue;
         }
         if g.linkage == ir::Linkage::Local && u.is_empty() && !in_initializers && g.private {
@@ -276,7 +277,7 @@ fn emit_module<R: Recorder>(
         module_variable(&mut out, g, version, ir_text, rec);
     }
     for (k, (f, regs)) in lowered.iter().zip(reg_maps).enumerate() {
-        let locals: Vec<&globals::Global> = demoted.get(&k).cloned().unwrap_or_default();
+        let locals: Vec<&globals::Global> = core::mem::take(&mut demoted[k]);
         let cx = (regs, &scans[k], frames[k].as_ref(), version);
         let func = emit_function(f, (k, sm), cx, m.ir.as_deref(), &locals, rec, &mut stats)?;
         out.items.push(ptx::Item::Func(func));
@@ -441,8 +442,8 @@ fn extern_declarations<R: Recorder>(
         return Vec::new();
     };
     // The symbols each function's instructions name (callees, function addresses).
-    // (Filled by inserts: `collect` into a map is a sort, one more instance in the wasm.)
-    let mut refs: BTreeMap<&str, Vec<&str>> = BTreeMap::new();
+    // (An association list, see [`lookup`]: a map is one more instance in the wasm.)
+    let mut refs: Vec<(&str, Vec<&str>)> = Vec::new();
     for f in &m.functions {
         let mut names: Vec<&str> = Vec::new();
         for (_, i) in f.all_insts() {
@@ -452,7 +453,7 @@ fn extern_declarations<R: Recorder>(
                 }
             }
         }
-        refs.insert(f.name.as_str(), names);
+        set(&mut refs, f.name.as_str(), names);
     }
     let named_by_global = |name: &str| {
         globals
@@ -464,9 +465,10 @@ fn extern_declarations<R: Recorder>(
     let mut callees: Vec<(String, bool)> = Vec::new();
     let mut seen: Vec<&str> = Vec::new();
     for (name, external) in ir::functions(ir_text) {
-        let used_by = |f: &&str| refs.get(f).is_some_and(|r| r.contains(&name.as_str()));
+        let used_by = |f: &&str| lookup(&refs, f).is_some_and(|r| r.contains(&name.as_str()));
         if external {
-            if !name.starts_with("llvm.") && (refs.keys().any(used_by) || named_by_global(&name)) {
+            let any_user = refs.iter().any(|(f, _)| used_by(f));
+            if !name.starts_with("llvm.") && (any_user || named_by_global(&name)) {
                 callees.push((name, true));
             }
             continue;
@@ -587,7 +589,8 @@ pub struct RegMap {
     /// The files in use, in the order they were first met.
     files: Vec<RegFile>,
     /// Registers used per file (numbers 1..=count are taken).
-    pub counts: BTreeMap<RegFile, u32>,
+    /// (Sorted by file: a vector, not a map, for the engine's wasm size.)
+    pub counts: Vec<(RegFile, u32)>,
 }
 
 impl RegMap {
@@ -632,7 +635,7 @@ impl RegMap {
     fn number(f: &Function, used: &SecondaryMap<VReg, bool>) -> Result<RegMap, String> {
         let mut names = dense_map(Named::default(), f.vreg_end as usize);
         let mut files: Vec<RegFile> = Vec::new();
-        let mut counts: BTreeMap<RegFile, u32> = BTreeMap::new();
+        let mut counts: Vec<(RegFile, u32)> = Vec::new();
         for v in f.vreg_list().filter(|&v| used[v]) {
             let class = f.vreg_class(v).ok_or_else(|| {
                 format!(
@@ -655,7 +658,13 @@ impl RegMap {
                     files.len() - 1
                 }
             };
-            let n = counts.entry(file).or_insert(0);
+            let at = counts
+                .binary_search_by(|e| e.0.cmp(&file))
+                .unwrap_or_else(|at| {
+                    counts.insert(at, (file, 0));
+                    at
+                });
+            let n = &mut counts[at].1;
             names[v] = Named {
                 file: k as u8,
                 base: Some(base),
@@ -716,15 +725,15 @@ fn global_users(
     m: &Module,
     globals: &[globals::Global],
     scans: &[Scan],
-) -> BTreeMap<String, Vec<usize>> {
-    let mut users: BTreeMap<String, Vec<usize>> = BTreeMap::new();
+) -> Vec<(String, Vec<usize>)> {
+    let mut users: Vec<(String, Vec<usize>)> = Vec::new();
     for (k, (f, scan)) in m.functions.iter().zip(scans).enumerate() {
         for &i in &scan.global_users {
             for o in &f.insts[i].operands {
                 if let OperandKind::Global { sym, .. } = o.kind {
                     let name = f.sym(sym);
                     if globals.iter().any(|g| g.name == name) {
-                        let u = users.entry(name.into()).or_default();
+                        let u = entry(&mut users, name);
                         if !u.contains(&k) {
                             u.push(k);
                         }
@@ -1327,7 +1336,7 @@ fn count_movs(stmts: &[Stmt]) -> usize {
 /// Parameters reconstructed from `&<fn>_param_N` loads when there is no IR module.
 fn params_from_loads<R: Recorder>(f: &Function, scan: &Scan, rec: &mut R) -> Vec<ptx::Param> {
     let prefix = format!("{}_param_", f.name);
-    let mut found: BTreeMap<u32, &'static str> = BTreeMap::new();
+    let mut found: Vec<(u32, &'static str)> = Vec::new();
     for &i in &scan.global_users {
         let d = &f.insts[i];
         for o in &d.operands {
@@ -1362,7 +1371,7 @@ fn params_from_loads<R: Recorder>(f: &Function, scan: &Scan, rec: &mut R) -> Vec
                 (_, true) => ".f32",
                 _ => ".u32",
             };
-            found.entry(idx).or_insert(ty);
+            entry_or(&mut found, idx, ty);
         }
     }
     // CICC's parameter registers: `COPY $rN` reads parameter N-1.
@@ -1386,12 +1395,12 @@ fn params_from_loads<R: Recorder>(f: &Function, scan: &Scan, rec: &mut R) -> Vec
             Some((_, 16)) => ".u16",
             _ => ".u32",
         };
-        found.entry(idx).or_insert(ty);
+        entry_or(&mut found, idx, ty);
     }
-    let count = found.keys().next_back().map_or(0, |&m| m + 1);
+    let count = found.iter().map(|e| e.0).max().map_or(0, |m| m + 1);
     let mut params = Vec::new();
     for idx in 0..count {
-        let ty = match found.get(&idx) {
+        let ty = match lookup(&found, &idx) {
             Some(t) => *t,
             None => {
                 rec.step(|| {
@@ -1413,6 +1422,41 @@ fn params_from_loads<R: Recorder>(f: &Function, scan: &Scan, rec: &mut R) -> Vec
         });
     }
     params
+}
+
+/// The value under `key` in a small association list. This file keeps its few maps as
+/// such lists: each `BTreeMap` key/value pair is one more instance of the map's code in
+/// the engine's wasm.
+fn lookup<'a, K: PartialEq<Q>, Q: ?Sized, V>(list: &'a [(K, V)], key: &Q) -> Option<&'a V> {
+    list.iter().find(|e| e.0 == *key).map(|e| &e.1)
+}
+
+/// `list[key] = value`, replacing an earlier value (a map's `insert`).
+fn set<K: PartialEq, V>(list: &mut Vec<(K, V)>, key: K, value: V) {
+    match list.iter_mut().find(|e| e.0 == key) {
+        Some(e) => e.1 = value,
+        None => list.push((key, value)),
+    }
+}
+
+/// `value` under `key` unless the list has a value there (a map's
+/// `entry(key).or_insert(value)`).
+fn entry_or<K: PartialEq, V>(list: &mut Vec<(K, V)>, key: K, value: V) {
+    if !list.iter().any(|e| e.0 == key) {
+        list.push((key, value));
+    }
+}
+
+/// The value under `name`, an empty list put there first if there is none.
+fn entry<'a>(list: &'a mut Vec<(String, Vec<usize>)>, name: &str) -> &'a mut Vec<usize> {
+    let at = match list.iter().position(|e| e.0 == name) {
+        Some(at) => at,
+        None => {
+            list.push((name.into(), Vec::new()));
+            list.len() - 1
+        }
+    };
+    &mut list[at].1
 }
 
 /// The family (bit width) of a register class, for messages.
