@@ -370,10 +370,6 @@ impl CoalesceDecision {
     pub fn verdict(&self) -> &'static str {
         self.verdict.as_str()
     }
-    /// The verdict itself.
-    pub fn verdict_kind(&self) -> Verdict {
-        self.verdict
-    }
 
     /// Whether the two decisions keep their dst ranges against one shared base.
     pub fn shares_base_with(&self, other: &CoalesceDecision) -> bool {

@@ -2,8 +2,8 @@
 //! and mostly empty lists and usually no payload, and the step array holds one step per
 //! recorded step, so each part is one word inline and allocates nothing when empty
 //! (a `Vec` is three words and its spare room, a boxed slice two). Also [`SmallBytes`],
-//! the few packed bytes a payload keeps in itself (a coalescer decision's ranges, a
-//! GeneralOptimize round's counters), and the shared texts and slots of phase 58's
+//! the few packed bytes a payload keeps in itself (a GeneralOptimize round's counters,
+//! phase 58's buffer counters), and the shared texts and slots of phase 58's
 //! buffer. The byte writer and reader the packed parts use are in
 //! [`crate::packing`].
 
@@ -126,7 +126,8 @@ impl fmt::Debug for ThinBytes {
 /// Packed bytes a payload keeps in itself when there are at most `N` of them (no
 /// allocation of their own), else behind a thin pointer ([`ThinBytes`]): `N` + 2 bytes,
 /// at least 16. Reads as the bytes. One container for every payload that packs a few
-/// numbers: a coalescer decision's ranges, a GeneralOptimize round's counters.
+/// numbers: a GeneralOptimize round's counters, phase 58's buffer counters. (A
+/// coalescer decision's ranges take 24 bytes or more: they have an exact-size box.)
 #[derive(Clone, PartialEq)]
 pub enum SmallBytes<const N: usize> {
     Inline(u8, [u8; N]),
