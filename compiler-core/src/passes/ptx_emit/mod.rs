@@ -467,7 +467,7 @@ fn extern_declarations<R: Recorder>(
     for (name, external) in ir::functions(ir_text) {
         let used_by = |f: &&str| lookup(&refs, f).is_some_and(|r| r.contains(&name.as_str()));
         if external {
-            let any_user = refs.iter().any(|(f, _)| used_by(f));
+            let any_user = refs.iter().any(|(_, r)| r.contains(&name.as_str()));
             if !name.starts_with("llvm.") && (any_user || named_by_global(&name)) {
                 callees.push((name, true));
             }
