@@ -36,7 +36,23 @@ impl<'r, R: Recorder> Out<'r, R> {
     /// Notes an addition to the output; free when steps are not recorded.
     pub(super) fn edit(&mut self, make: impl FnOnce() -> PtxEdit) {
         if R::ENABLED {
-            self.pending.push(make());
+            self.note(make());
+        }
+    }
+
+    /// [`Out::edit`]'s work, out of line: one copy, not one per call site.
+    #[inline(never)]
+    fn note(&mut self, e: PtxEdit) {
+        self.pending.push(e);
+    }
+
+    /// [`Recorder::step`]'s work once the step is built, out of line (one copy, not one
+    /// per step the emitter records).
+    #[inline(never)]
+    fn hold(&mut self, mut s: Step) {
+        s.ptx_edits = core::mem::take(&mut self.pending).into();
+        if let Some(h) = self.held.replace(s) {
+            self.rec.step(|| h);
         }
     }
 
@@ -64,11 +80,7 @@ impl<R: Recorder> Recorder for Out<'_, R> {
         if !R::ENABLED {
             return;
         }
-        let mut s = make();
-        s.ptx_edits = core::mem::take(&mut self.pending).into();
-        if let Some(h) = self.held.replace(s) {
-            self.rec.step(|| h);
-        }
+        self.hold(make());
     }
     fn remark(&mut self, text: String) {
         self.rec.remark(text);
