@@ -41,7 +41,7 @@ mod ir;
 mod out;
 mod wgmma;
 
-use crate::entity::{dense_map, EntityRef, SecondaryMap};
+use crate::entity::{dense_map, EntityRef, Interner, SecondaryMap, Sym};
 use crate::mir::{Block, Family, Function, Inst, Module, Op, OperandKind, RegClass, Target, VReg};
 use crate::ptx::ast::{self as ptx, Stmt};
 use crate::ptx::edit::PtxEdit;
@@ -259,13 +259,13 @@ fn emit_module<R: Recorder>(
     // function only is declared inside it ("demoted"), as llc does; every other global
     // is declared at module scope, used or not (llc prints them all: LLVM's nofunc.ll,
     // managed.ll), except a private one nothing refers to.
-    let users = global_users(m, &globals, &scans);
+    let (ids, users) = global_users(m, &scans);
     let version = maj * 10 + min;
     // Per function number (a vector, not a map: one generic map instance less in the
     // engine's wasm, as for the other maps of this file).
     let mut demoted: Vec<Vec<&globals::Global>> = vec![Vec::new(); m.functions.len()];
     for g in globals::def_use_order(&globals) {
-        let u = lookup(&users, g.name.as_str()).cloned().unwrap_or_default();
+        let u = ids.get(&g.name).map_or(&[][..], |id| &users[id]);
         let in_initializers = globals::referenced_by_others(&globals, g);
         if g.demotable() && u.len() == 1 && !in_initializers {
             demoted[u[0]].push(g);
@@ -441,19 +441,41 @@ fn extern_declarations<R: Recorder>(
     let Some(ir_text) = m.ir.as_deref() else {
         return Vec::new();
     };
-    // The symbols each function's instructions name (callees, function addresses).
-    // (An association list, see [`lookup`]: a map is one more instance in the wasm.)
-    let mut refs: Vec<(&str, Vec<&str>)> = Vec::new();
-    for f in &m.functions {
-        let mut names: Vec<&str> = Vec::new();
+    let order = ir::functions(ir_text);
+    // Names by number ([`Interner`]: a binary search, not a walk through a list): where
+    // each function is first defined in the IR module's order (llc has passed it when it
+    // reaches a later one), and the last MIR function of each name (it hides an earlier
+    // one of the same name).
+    let mut ids = Interner::default();
+    let mut defined_at: SecondaryMap<Sym, usize> = SecondaryMap::with_default(usize::MAX);
+    for (j, (name, external)) in order.iter().enumerate() {
+        let at = &mut defined_at[ids.intern(name)];
+        if !external && *at == usize::MAX {
+            *at = j;
+        }
+    }
+    let mut last: SecondaryMap<Sym, usize> = SecondaryMap::new();
+    for (k, f) in m.functions.iter().enumerate() {
+        last[ids.intern(&f.name)] = k;
+    }
+    // The symbols each function's instructions name (callees, function addresses): for
+    // each, the least IR position of a function naming it (usize::MAX: one the IR
+    // module does not define).
+    let mut first_user: SecondaryMap<Sym, Option<usize>> = SecondaryMap::new();
+    for (k, f) in m.functions.iter().enumerate() {
+        let id = ids.intern(&f.name);
+        if last[id] != k {
+            continue;
+        }
+        let at = defined_at[id];
         for (_, i) in f.all_insts() {
             for o in &f.insts[i].operands {
                 if let OperandKind::Global { sym, .. } = o.kind {
-                    names.push(f.sym(sym));
+                    let u = &mut first_user[ids.intern(f.sym(sym))];
+                    *u = Some(u.map_or(at, |u| u.min(at)));
                 }
             }
         }
-        set(&mut refs, f.name.as_str(), names);
     }
     let named_by_global = |name: &str| {
         globals
@@ -463,21 +485,16 @@ fn extern_declarations<R: Recorder>(
     // llc's order: the IR module's functions in turn; a declaration someone uses, a
     // definition a global's initializer names or a function defined before it uses.
     let mut callees: Vec<(String, bool)> = Vec::new();
-    let mut seen: Vec<&str> = Vec::new();
-    for (name, external) in ir::functions(ir_text) {
-        let used_by = |f: &&str| lookup(&refs, f).is_some_and(|r| r.contains(&name.as_str()));
-        if external {
-            let any_user = refs.iter().any(|(_, r)| r.contains(&name.as_str()));
-            if !name.starts_with("llvm.") && (any_user || named_by_global(&name)) {
-                callees.push((name, true));
+    for (j, (name, external)) in order.iter().enumerate() {
+        let first_user = ids.get(name).and_then(|id| first_user[id]);
+        if *external {
+            if !name.starts_with("llvm.") && (first_user.is_some() || named_by_global(name)) {
+                callees.push((name.clone(), true));
             }
             continue;
         }
-        if named_by_global(&name) || seen.iter().any(used_by) {
+        if named_by_global(name) || first_user.is_some_and(|at| at < j) {
             callees.push((name.clone(), false));
-        }
-        if let Some(f) = m.functions.iter().find(|f| f.name == name) {
-            seen.push(f.name.as_str());
         }
     }
     let mut out = Vec::new();
@@ -719,30 +736,27 @@ impl RegMap {
     }
 }
 
-/// For each IR global some instruction names: the functions (by number) that do.
-/// Only the instructions each function's [`Scan`] found with a global operand are read.
-fn global_users(
-    m: &Module,
-    globals: &[globals::Global],
-    scans: &[Scan],
-) -> Vec<(String, Vec<usize>)> {
-    let mut users: Vec<(String, Vec<usize>)> = Vec::new();
+/// For each symbol some instruction names (by its number in the interner returned): the
+/// functions (by number, ascending) that do. Only the instructions each function's
+/// [`Scan`] found with a global operand are read. An [`Interner`] finds a name by binary
+/// search, where a list of pairs would be walked (quadratic in a module of thousands of
+/// globals), and adds no code of its own: the MIR reader uses it.
+fn global_users(m: &Module, scans: &[Scan]) -> (Interner, SecondaryMap<Sym, Vec<usize>>) {
+    let mut ids = Interner::default();
+    let mut users: SecondaryMap<Sym, Vec<usize>> = SecondaryMap::new();
     for (k, (f, scan)) in m.functions.iter().zip(scans).enumerate() {
         for &i in &scan.global_users {
             for o in &f.insts[i].operands {
                 if let OperandKind::Global { sym, .. } = o.kind {
-                    let name = f.sym(sym);
-                    if globals.iter().any(|g| g.name == name) {
-                        let u = entry(&mut users, name);
-                        if !u.contains(&k) {
-                            u.push(k);
-                        }
+                    let u = &mut users[ids.intern(f.sym(sym))];
+                    if u.last() != Some(&k) {
+                        u.push(k);
                     }
                 }
             }
         }
     }
-    users
+    (ids, users)
 }
 
 /// What emission asks about a whole function, found on one walk over it (with the
@@ -1424,19 +1438,11 @@ fn params_from_loads<R: Recorder>(f: &Function, scan: &Scan, rec: &mut R) -> Vec
     params
 }
 
-/// The value under `key` in a small association list. This file keeps its few maps as
-/// such lists: each `BTreeMap` key/value pair is one more instance of the map's code in
-/// the engine's wasm.
+/// The value under `key` in a small association list (a function's parameters): each
+/// `BTreeMap` key/value pair would be one more instance of the map's code in the
+/// engine's wasm. Names that grow with the module are numbered by an [`Interner`].
 fn lookup<'a, K: PartialEq<Q>, Q: ?Sized, V>(list: &'a [(K, V)], key: &Q) -> Option<&'a V> {
     list.iter().find(|e| e.0 == *key).map(|e| &e.1)
-}
-
-/// `list[key] = value`, replacing an earlier value (a map's `insert`).
-fn set<K: PartialEq, V>(list: &mut Vec<(K, V)>, key: K, value: V) {
-    match list.iter_mut().find(|e| e.0 == key) {
-        Some(e) => e.1 = value,
-        None => list.push((key, value)),
-    }
 }
 
 /// `value` under `key` unless the list has a value there (a map's
@@ -1445,18 +1451,6 @@ fn entry_or<K: PartialEq, V>(list: &mut Vec<(K, V)>, key: K, value: V) {
     if !list.iter().any(|e| e.0 == key) {
         list.push((key, value));
     }
-}
-
-/// The value under `name`, an empty list put there first if there is none.
-fn entry<'a>(list: &'a mut Vec<(String, Vec<usize>)>, name: &str) -> &'a mut Vec<usize> {
-    let at = match list.iter().position(|e| e.0 == name) {
-        Some(at) => at,
-        None => {
-            list.push((name.into(), Vec::new()));
-            list.len() - 1
-        }
-    };
-    &mut list[at].1
 }
 
 /// The family (bit width) of a register class, for messages.

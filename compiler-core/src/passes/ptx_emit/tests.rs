@@ -161,3 +161,27 @@ fn forms_match_llc_22() {
         assert!(out.contains(want), "{mir}: expected `{want}` in\n{out}");
     }
 }
+
+/// Declarations come in the IR module's function order: a function used by one defined
+/// before it gets a prototype (`b`), a function calling itself does not (`a`), a
+/// declared function someone calls gets `.extern` (`ext`), one nobody calls nothing.
+#[test]
+fn declarations_follow_the_ir_order_of_first_users() {
+    let ir = "--- |\n  define void @a() {\n    ret void\n  }\n  define void @b() {\n    ret void\n  }\n  declare void @ext()\n  declare void @unused()\n...\n";
+    let f = |name: &str, callees: &[&str]| {
+        let calls: String = callees
+            .iter()
+            .map(|c| format!("    CALL_UNI @{c}, 0, 0\n"))
+            .collect();
+        format!("---\nname: {name}\nbody: |\n  bb.0:\n{calls}    Return\n...\n")
+    };
+    let text = format!("{ir}{}{}", f("a", &["a", "b"]), f("b", &["ext"]));
+    let out = emit(&text).unwrap();
+    let at = |s: &str| out.find(s);
+    let (b_proto, ext) = (at(".func b()"), at(".extern .func ext()"));
+    assert!(b_proto.is_some() && ext.is_some(), "{out}");
+    assert!(b_proto < ext && ext < at(".func a()"), "{out}");
+    assert_eq!(out.matches(".func a()").count(), 1, "{out}");
+    assert_eq!(out.matches(".func b()").count(), 2, "{out}");
+    assert!(!out.contains("unused"), "{out}");
+}
