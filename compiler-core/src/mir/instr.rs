@@ -68,20 +68,9 @@ impl Clone for InstData {
     /// derived `clone_from` would clone and drop): what restoring a stored copy of a
     /// function does per instruction.
     fn clone_from(&mut self, src: &Self) {
-        let InstData {
-            opcode,
-            operands,
-            lhs_defs,
-            mi_flags,
-            mem,
-            trailing,
-        } = src;
-        self.opcode = *opcode;
-        self.operands.clone_from(operands);
-        self.lhs_defs = *lhs_defs;
-        self.mi_flags = *mi_flags;
-        self.mem = *mem;
-        self.trailing = *trailing;
+        let operands = core::mem::take(&mut self.operands);
+        *self = InstData { operands, ..*src };
+        self.operands.clone_from(&src.operands);
     }
 }
 
