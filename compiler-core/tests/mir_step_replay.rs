@@ -150,7 +150,7 @@ fn a_seek_walks_a_few_steps_and_restores_a_copy_by_difference_for_many() {
 /// table, blocks and names as needed). On phi-swaps' register coalescing (the bench's
 /// large seek row, smaller; operands rewritten at every join and every kill flag dropped
 /// by one rule at the end) and its PHI elimination (inserts): from every 23rd step to
-/// every copy, the function equals the copy slot for slot (unplaced slots included) and
+/// every copy and from the last step, the function equals the copy slot for slot (unplaced slots included) and
 /// prints the same. A restore that skipped the rule's slots, or the slots past the
 /// copy's end, differs.
 #[test]
@@ -175,7 +175,8 @@ fn a_copy_restored_by_difference_equals_the_copy_from_any_step() {
         let mut f = cp.seek(steps, 0).unwrap();
         for k in 0..cp.copies() {
             let copy = cp.seek(steps, k * cp.every()).unwrap();
-            for at in (0..=steps.len()).step_by(23) {
+            // The last step too: the coalescer's kill-flag rule is there.
+            for at in (0..=steps.len()).step_by(23).chain([steps.len()]) {
                 cp.seek_into(steps, at, &mut f).unwrap();
                 cp.restore(at, k, &mut f).unwrap();
                 let what = format!("{stage}: copy {k} from step {at}");
