@@ -107,6 +107,15 @@ impl Interner {
         &self.names[sym.index()]
     }
 
+    /// How many names are interned.
+    pub fn len(&self) -> usize {
+        self.names.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.names.is_empty()
+    }
+
     fn find(&self, s: &str) -> Result<usize, usize> {
         self.sorted
             .binary_search_by(|&i| self.names[i as usize].as_str().cmp(s))

@@ -853,7 +853,7 @@ fn seek_section(md: &mut String, picks: SeekPicks) {
         );
         return;
     }
-    let _ = writeln!(md, "\n## Seeking\n\nTwo single-function MIR traces of at least 10,000 steps: the shortest, and the one over the largest function among those of at most 20,000 steps (where a stored copy costs the most). Per trace, 200 seeks to pseudo-random steps (after one build of the checkpoints). The checkpoints are a few stored copies of the function (the web engine's `checkpoint_spacing`: {}) and an undo record per edit; a seek redoes or undoes steps from the nearest known state. Three ways to seek: from where the previous seek left the function (`Checkpoints::seek_from`, what the engine's cursor does), into a reused function from a stored copy (`seek_into`) and to a fresh copy (`seek`). *memory*: the heap the checkpoints hold (copies and undo records); per 10k steps: that scaled to 10,000 steps.\n\n| trace | steps | insts | spacing | copies | build (ms) | memory (KB) | per 10k steps (KB) | mean from (ms) | worst from (ms) | mean into (ms) | worst into (ms) | mean to a copy (ms) | worst to a copy (ms) |\n|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|", WEB_BUDGET_WORDS);
+    let _ = writeln!(md, "\n## Seeking\n\nTwo single-function MIR traces of at least 10,000 steps: the shortest, and the one over the largest function among those of at most 20,000 steps (where a stored copy costs the most). Per trace, 200 seeks to pseudo-random steps (after one build of the checkpoints). The checkpoints are a few stored copies of the function (the web engine's `checkpoint_spacing`: {}) and an undo record per edit; a seek redoes or undoes steps from the nearest known state (from where the previous seek left the function, a copy is restored by difference: only the instruction slots the steps in between wrote). Three ways to seek: from where the previous seek left the function (`Checkpoints::seek_from`, what the engine's cursor does), into a reused function from a stored copy (`seek_into`) and to a fresh copy (`seek`). *memory*: the heap the checkpoints hold (copies and undo records); per 10k steps: that scaled to 10,000 steps.\n\n| trace | steps | insts | spacing | copies | build (ms) | memory (KB) | per 10k steps (KB) | mean from (ms) | worst from (ms) | mean into (ms) | worst into (ms) | mean to a copy (ms) | worst to a copy (ms) |\n|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|", WEB_BUDGET_WORDS);
     for (name, input, steps) in &traces {
         seek_row(md, name, input, steps);
     }
@@ -1040,7 +1040,10 @@ Worst per 10k steps: {} KB ({}). The web engine keeps the tables of the stage on
 }
 
 /// The web engine's copy budget (web-engine/src/session.rs `CHECKPOINT_BUDGET`), in
-/// instructions all copies of one function hold together besides the input's.
+/// instructions all copies of one function hold together besides the input's. Repeated
+/// here (this crate cannot depend on the engine); web-engine's
+/// `the_bench_builds_seek_tables_with_the_engines_budgets` reads these three constants
+/// from this file and fails when they differ from the engine's.
 const WEB_BUDGET: usize = 1 << 16;
 /// The same for ORI functions (`ORI_CHECKPOINT_BUDGET`).
 const WEB_ORI_BUDGET: usize = 1 << 16;

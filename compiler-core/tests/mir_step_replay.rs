@@ -96,16 +96,17 @@ fn synthetic_family_phi_elimination_and_two_address_steps_replay() {
     }
 }
 
-/// `Checkpoints::route` prices an undone edit a quarter of a redone one and a restored
-/// copy by its instruction slots (about 0.6 redone edits each), as measured on a
-/// 12,000-instruction PHI elimination. On the phi-swaps family's 1,000-pair PHI
-/// elimination (1,205 steps over 1,208 instructions, copies every 64 steps): going 500
-/// steps back from the end walks (undoing some 1,200 edits costs less than copying the
-/// function's 1,800 instruction slots; the old weights, a slot an eighth of an edit,
-/// restored the copy below instead), and going 500 steps forward restores the copy at
-/// or after the target. Both land on the function a fresh replay gives.
+/// `Checkpoints::route` from a known step restores a stored copy by difference (only
+/// the slots written in between) where that costs less than walking, and walks a short
+/// way. On the phi-swaps family's 1,000-pair PHI elimination (1,205 steps over 1,208
+/// instructions, copies every 64 steps): going 40 steps back from the end undoes them;
+/// going 500 steps back restores the copy at step 704 (the edits in between are mostly
+/// inserts, whose slots a restore drops at once; when a restore copied every slot, as
+/// before `Checkpoints::restore`, undoing the 1,200 edits cost less and the route
+/// walked); going 500 steps forward restores the copy nearest the end. Each lands on the
+/// function a fresh replay gives.
 #[test]
-fn a_seek_undoes_steps_rather_than_restore_a_copy_when_that_costs_less() {
+fn a_seek_walks_a_few_steps_and_restores_a_copy_by_difference_for_many() {
     let text = (compiler_core::testgen::synthetic::FAMILIES.iter())
         .find(|(n, _)| *n == "phi-swaps")
         .map(|(_, make)| make(1_000))
@@ -128,16 +129,61 @@ fn a_seek_undoes_steps_rather_than_restore_a_copy_when_that_costs_less() {
     let cp = Checkpoints::build(input, steps, 64).unwrap();
     let end = steps.len();
     let back = end - 500;
-    assert_eq!(cp.route(end, back), None, "500 steps back: undo");
-    let ahead = cp.route(back, end).expect("500 steps ahead: from a copy");
-    assert!(
-        ahead * cp.every() >= back,
-        "the copy at or after the target"
+    assert_eq!(cp.route(end, end - 40), None, "40 steps back: undo");
+    assert_eq!(
+        cp.route(end, back),
+        Some(11),
+        "500 steps back: the copy at 704"
     );
+    let ahead = cp.route(back, end).expect("500 steps ahead: from a copy");
+    assert_eq!(ahead, end / cp.every(), "the copy nearest the end");
     let mut f = cp.seek(steps, end).unwrap();
-    for (at, n) in [(end, back), (back, end)] {
+    for (at, n) in [(end, end - 40), (end - 40, back), (back, end)] {
         cp.seek_from(steps, at, n, &mut f).unwrap();
         let fresh = cp.seek(steps, n).unwrap();
         assert_eq!(print_function(&f), print_function(&fresh), "step {n}");
     }
+}
+
+/// `Checkpoints::restore` brings a function from any step to a stored copy by copying
+/// only the instruction slots the edits in between wrote (and the layout, register
+/// table, blocks and names as needed). On phi-swaps' register coalescing (the bench's
+/// large seek row, smaller; operands rewritten at every join and every kill flag dropped
+/// by one rule at the end) and its PHI elimination (inserts): from every 23rd step to
+/// every copy and from the last step, the function equals the copy slot for slot (unplaced slots included) and
+/// prints the same. A restore that skipped the rule's slots, or the slots past the
+/// copy's end, differs.
+#[test]
+fn a_copy_restored_by_difference_equals_the_copy_from_any_step() {
+    let text = (compiler_core::testgen::synthetic::FAMILIES.iter())
+        .find(|(n, _)| *n == "phi-swaps")
+        .map(|(_, make)| make(300))
+        .unwrap();
+    let (_, mut ir, _) = parse_input(&text, None).unwrap();
+    let knobs = Knobs::default();
+    let mut seen = 0;
+    for stage in plan(entry_stage(&ir), &RunOptions::default()).unwrap() {
+        let before = ir.clone();
+        let wanted = ["phi-elimination", "register-coalescer"].contains(&stage.id());
+        let run = run_stage(stage, &mut ir, &knobs, wanted).unwrap();
+        let (true, Ir::Mir(m)) = (wanted, &before) else {
+            continue;
+        };
+        seen += 1;
+        let steps = &run.steps[..];
+        let cp = Checkpoints::build(&m.functions[0], steps, 64).unwrap();
+        let mut f = cp.seek(steps, 0).unwrap();
+        for k in 0..cp.copies() {
+            let copy = cp.seek(steps, k * cp.every()).unwrap();
+            // The last step too: the coalescer's kill-flag rule is there.
+            for at in (0..=steps.len()).step_by(23).chain([steps.len()]) {
+                cp.seek_into(steps, at, &mut f).unwrap();
+                cp.restore(at, k, &mut f).unwrap();
+                let what = format!("{stage}: copy {k} from step {at}");
+                assert!(f.insts == copy.insts, "{what}: slots differ");
+                assert_eq!(print_function(&f), print_function(&copy), "{what}");
+            }
+        }
+    }
+    assert_eq!(seen, 2);
 }

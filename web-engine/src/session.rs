@@ -44,12 +44,15 @@ use compiler_core::{InputFormat, RunOptions, Stage};
 /// input's). Between the copies a seek redoes or undoes steps
 /// ([`Checkpoints::seek_from`]), so the copies can be few: 2^16 instructions are about
 /// 23 MB on a native 64-bit build. The spacing starts at [`checkpoint_spacing`] and
-/// doubles while the copies hold more (a function that grows along its steps). More
-/// copies would not make seeks on a large function faster: restoring one costs about as
-/// much as undoing the whole trace (the bench's 12,005-step PHI elimination of a
-/// 12,008-instruction function: 0.5–0.9 ms), so a seek mostly walks from where the
-/// cursor stands; there, at load 5.6, budgets of 2^16, 2^17 and 2^18 gave seek means
-/// of 0.40, 0.39 and 0.38–0.48 ms (worst 1.2–1.5) for 10.5, 20.4 and 36.2 MB.
+/// doubles while the copies hold more (a function that grows along its steps). From
+/// where the cursor stands a copy is restored by difference (`Checkpoints::restore`:
+/// only the slots the edits in between wrote), so even three copies of a
+/// 24,000-slot function keep the bench's random seeks at a mean of about 0.5 ms (its
+/// 18,007-step register coalescing, load 5.4). Measured before that restore, when a
+/// copy cost about as much as undoing the whole trace: budgets of 2^16, 2^17 and 2^18
+/// gave seek means of 0.40, 0.39 and 0.38–0.48 ms (worst 1.2–1.5) for 10.5, 20.4 and
+/// 36.2 MB on a 12,005-step PHI elimination of 12,008 instructions, at load 5.6.
+/// `compiler-core/tests/bench.rs` repeats this budget (a test compares them).
 pub const CHECKPOINT_BUDGET: usize = 1 << 16;
 
 /// Bytes the seek tables (checkpoints, ORI copies, first live ranges) of all stages may

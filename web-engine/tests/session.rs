@@ -6,7 +6,7 @@ use compiler_core::stages::IrKind;
 use compiler_core::trace::Copies;
 use compiler_core::Stage;
 use web_engine::protocol::*;
-use web_engine::session::{checkpoint_spacing, CHECKPOINT_BUDGET};
+use web_engine::session::{checkpoint_spacing, CHECKPOINT_BUDGET, ORI_CHECKPOINT_BUDGET};
 use web_engine::{handle, Session};
 
 fn request(source: &str) -> RunRequest {
@@ -506,4 +506,35 @@ fn noop_flags_only_where_the_stage_records_edits() {
             );
         }
     }
+}
+
+/// The bench (`compiler-core/tests/bench.rs`, which cannot depend on this crate) builds
+/// the engine's seek tables with its own copies of the budgets and of the spacing
+/// rule's bound (`WEB_BUDGET`, `WEB_ORI_BUDGET`, and the words its reports print): read
+/// from its source, they must be the engine's. Changing either side alone fails here.
+#[test]
+fn the_bench_builds_seek_tables_with_the_engines_budgets() {
+    let bench = include_str!("../../compiler-core/tests/bench.rs");
+    let value = |name: &str| -> usize {
+        let head = format!("const {name}: usize = ");
+        let line = (bench.lines())
+            .find_map(|l| l.strip_prefix(&head))
+            .unwrap_or_else(|| panic!("bench.rs has no `{head}...`"));
+        let expr = line.trim_end_matches(';').trim();
+        match expr.split_once("<<") {
+            Some((a, b)) => a.trim().parse::<usize>().unwrap() << b.trim().parse::<u32>().unwrap(),
+            None => expr.replace('_', "").parse().unwrap(),
+        }
+    };
+    assert_eq!(value("WEB_BUDGET"), CHECKPOINT_BUDGET);
+    assert_eq!(value("WEB_ORI_BUDGET"), ORI_CHECKPOINT_BUDGET);
+    let words = format!(
+        "at most 2^{} instructions",
+        CHECKPOINT_BUDGET.trailing_zeros()
+    );
+    assert!(CHECKPOINT_BUDGET.is_power_of_two());
+    assert!(
+        bench.contains(&words),
+        "bench.rs's reports should say `{words}`"
+    );
 }

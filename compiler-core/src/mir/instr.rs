@@ -42,7 +42,7 @@ pub fn mi_flag_names(bits: u16) -> impl Iterator<Item = &'static str> {
 /// nothing per register.
 pub type InstList = smallvec::SmallVec<[Inst; 4]>;
 
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct InstData {
     pub opcode: Opcode,
     /// All operands. The first `lhs_defs` were written left of `=`.
@@ -54,6 +54,24 @@ pub struct InstData {
     pub mem: Option<Sym>,
     /// Trailing `debug-location`, `pcsections`, ... attributes, verbatim.
     pub trailing: Option<Sym>,
+}
+
+impl Clone for InstData {
+    fn clone(&self) -> Self {
+        InstData {
+            operands: self.operands.clone(),
+            ..*self
+        }
+    }
+
+    /// Field by field, keeping `self`'s operand buffer when it is large enough (the
+    /// derived `clone_from` would clone and drop): what restoring a stored copy of a
+    /// function does per instruction.
+    fn clone_from(&mut self, src: &Self) {
+        let operands = core::mem::take(&mut self.operands);
+        *self = InstData { operands, ..*src };
+        self.operands.clone_from(&src.operands);
+    }
 }
 
 impl InstData {
