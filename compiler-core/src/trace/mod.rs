@@ -29,6 +29,7 @@ pub mod interval_tree;
 mod narration;
 mod packed;
 mod player;
+mod steps;
 
 pub use coalesce::{CoalesceDecision, ConflictAt, DecisionRanges, RangeNumbers, Verdict};
 pub use compact::{GoSlot, GoSlots, List, PayloadBox, SharedText};
@@ -39,6 +40,7 @@ pub use crate::error::ReplayError;
 pub use edit::{apply_edit, Change, Edit, EditRef, InstSeq};
 pub use editor::{record, Editor};
 pub use player::{redo_edit, Checkpoints, Copies, Player, CHECKPOINT_EVERY};
+pub use steps::{StepIter, StepList, Steps};
 
 use crate::liveness::LiveRange;
 use crate::mir::{Inst, VReg};
@@ -1017,7 +1019,7 @@ impl Recorder for NoTrace {
 /// Tracing on: keeps every step (each narration's template once: [`Templates`]).
 #[derive(Default, Debug)]
 pub struct StepLog {
-    pub steps: Vec<Step>,
+    pub steps: StepList,
     pub remarks: Vec<String>,
     templates: Templates,
 }
@@ -1027,11 +1029,6 @@ impl StepLog {
         self.templates.share(&mut s.narration);
         self.templates.share_kind(&mut s.kind);
         s.settle();
-        // Grow by half rather than double: a trace is the biggest thing a traced run
-        // holds, and its spare room is part of the run's peak.
-        if self.steps.len() == self.steps.capacity() {
-            self.steps.reserve_exact(self.steps.len() / 2 + 16);
-        }
         self.steps.push(s);
     }
 }
@@ -1087,7 +1084,7 @@ pub struct PassTrace {
     /// Printed input and output IR.
     pub input: String,
     pub output: String,
-    pub steps: Vec<Step>,
+    pub steps: StepList,
 }
 
 #[cfg(test)]
