@@ -11,9 +11,11 @@
 //! output exactly (tests check this for every pass); with [`NoTrace`] the closures passed
 //! to [`Recorder::step`] are never called, so tracing off costs nothing.
 //!
-//! Storage (issue 31, the bytes a trace holds per step): a step is 40 bytes in the
-//! step array (kind, narration, payload pointer, lists pointer); what it has besides
-//! lives behind the two pointers, each allocated only when there is something to hold.
+//! Storage (issue 31, the bytes a trace holds per step): a trace keeps its steps as
+//! bytes ([`StepList`], one record a step, `record.rs` says what a record holds) and
+//! gives them back as [`Step`]s, decoded on reading. A decoded step is 40 bytes (kind,
+//! narration, payload pointer, lists pointer); what it has besides lives behind the two
+//! pointers, each allocated only when there is something to hold.
 //!
 //! ```text
 //!  Step { kind: Arc'd &str (shared)  narration: template (shared) + 8 inline number bytes
@@ -29,6 +31,7 @@ pub mod interval_tree;
 mod narration;
 mod packed;
 mod player;
+mod record;
 mod steps;
 
 pub use coalesce::{CoalesceDecision, ConflictAt, DecisionRanges, RangeNumbers, Verdict};
@@ -81,7 +84,7 @@ impl Focus {
     }
 }
 
-/// One recorded step of a pass. Stored compactly (a trace holds every step): the kind
+/// One recorded step of a pass, as a [`StepList`] gives it back (which keeps it as bytes): the kind
 /// as a shared string ([`Kind`]), the narration as a shared template and its numbers
 /// inline ([`Narration`]), the payload behind a pointer of its own ([`PayloadBox`]:
 /// nothing stored when there is none) and the lists ([`StepLists`]: focus and edits,
@@ -132,7 +135,7 @@ impl StepLists {
 
 static NO_LISTS: StepLists = StepLists::NONE;
 
-// The step array holds one of these per step: kind 8, narration 16, payload 8, lists 8.
+// A decoded step: kind 8, narration 16, payload 8, lists 8.
 const _: () = assert!(core::mem::size_of::<Step>() <= 40);
 
 impl core::ops::Deref for Step {

@@ -191,7 +191,7 @@ impl Checkpoints {
         let mut saved = Copies::new(input, input.insts.len(), every, budget);
         let mut f = input.clone();
         let edits: usize = (0..steps.len())
-            .map(|k| steps.with(k, |s| s.edits.len()))
+            .map(|k| steps.with_lists(k, |s| s.edits.len()))
             .sum();
         let mut undo = Vec::with_capacity(edits);
         let mut starts = Vec::with_capacity(steps.len() + 1);
@@ -203,7 +203,7 @@ impl Checkpoints {
             edits_before.push(n_edits);
             walls_before.push(n_walls);
             let mut wall = false;
-            steps.with(k, |s| {
+            steps.with_lists(k, |s| {
                 for e in &s.edits {
                     let (u, undoable) = undo_record(&f, e);
                     wall |= !undoable;
@@ -399,13 +399,13 @@ impl Checkpoints {
         }
         if a <= b {
             for k in a..b {
-                steps.with(k, |s| s.edits.iter().try_for_each(|e| redo_edit(f, e)))?;
+                steps.with_lists(k, |s| s.edits.iter().try_for_each(|e| redo_edit(f, e)))?;
             }
             return Ok(());
         }
         for k in (b..a).rev() {
             let records = &self.undo[self.starts[k] as usize..self.starts[k + 1] as usize];
-            steps.with(k, |s| {
+            steps.with_lists(k, |s| {
                 for (e, u) in s.edits.iter().zip(records).rev() {
                     undo(f, e, u)?;
                 }

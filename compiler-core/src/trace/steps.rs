@@ -6,18 +6,35 @@
 //! ```
 //!
 //! Readers never hold a reference into the storage: they get a step by value
-//! ([`StepList::get`], [`Steps::iter`]) or lend one to a closure ([`Steps::with`]).
-//! That is the seam issue 31 needs to keep steps as bytes and decode them on reading;
-//! the storage behind it is the list's own business.
+//! ([`StepList::get`], [`Steps::iter`]), lend one to a closure ([`Steps::with`]) or
+//! read only its lists ([`Steps::with_lists`]: replay reads a step's edits, nothing
+//! else). The steps are kept as bytes (issue 31: a trace holds every step, and a
+//! step as a struct with its boxes cost 150–380 bytes): one record per step in one
+//! byte array, where each starts in a second array ([`super::record`] says what a
+//! record holds), decoded on reading.
 
-use super::Step;
+use super::record::{self, Tables};
+use super::{Step, StepLists};
+use crate::packing::{Bytes, Reader};
 use alloc::vec::Vec;
 use core::ops::{Bound, RangeBounds};
 
-/// Every recorded step of a pass, in order.
+/// Every recorded step of a pass, in order, as bytes.
 #[derive(Clone, Default)]
 pub struct StepList {
-    steps: Vec<Step>,
+    /// The steps' records, one after another.
+    bytes: Vec<u8>,
+    /// Where step `k`'s record starts in `bytes`.
+    starts: Vec<u32>,
+    pub(super) tables: Tables,
+}
+
+/// Grows `v` by half rather than double when it is full: a trace is the biggest thing
+/// a traced run holds, and its spare room is part of the run's peak.
+fn room_for<T>(v: &mut Vec<T>, more: usize) {
+    if v.capacity() - v.len() < more {
+        v.reserve_exact(v.len() / 2 + more.max(16));
+    }
 }
 
 /// Steps `start..end` of a [`StepList`]: numbered from 0 again (`get(0)` is the list's
@@ -30,38 +47,68 @@ pub struct Steps<'a> {
 }
 
 impl StepList {
-    pub const fn new() -> Self {
-        StepList { steps: Vec::new() }
+    pub fn new() -> Self {
+        StepList::default()
     }
-    /// Appends `s`. Grows by half rather than double: a trace is the biggest thing a
-    /// traced run holds, and its spare room is part of the run's peak.
-    pub fn push(&mut self, s: Step) {
-        if self.steps.len() == self.steps.capacity() {
-            self.steps.reserve_exact(self.steps.len() / 2 + 16);
+    /// Appends `s`.
+    pub fn push(&mut self, mut s: Step) {
+        s.settle();
+        #[cfg(debug_assertions)]
+        let pushed = s.clone();
+        let start = u32::try_from(self.bytes.len()).expect("a trace under 4 GB");
+        room_for(&mut self.starts, 1);
+        self.starts.push(start);
+        room_for(&mut self.bytes, 64);
+        let mut w = Bytes(core::mem::take(&mut self.bytes));
+        record::put(&mut w, s, &mut self.tables);
+        self.bytes = w.0;
+        #[cfg(debug_assertions)]
+        {
+            let back = self.step(self.len() - 1);
+            debug_assert!(
+                record::same(&back, &pushed),
+                "{pushed:?} read back as {back:?}"
+            );
         }
-        self.steps.push(s);
     }
     /// Appends every step of `other`, in order.
     pub fn append(&mut self, other: StepList) {
-        self.steps.extend(other.steps);
+        if self.is_empty() {
+            *self = other;
+            return;
+        }
+        for s in &other {
+            self.push(s);
+        }
     }
     /// Gives back the spare room.
     pub fn shrink_to_fit(&mut self) {
-        self.steps.shrink_to_fit();
+        self.bytes.shrink_to_fit();
+        self.starts.shrink_to_fit();
+        self.tables.shrink_to_fit();
+    }
+    /// The record of step `k`.
+    fn record(&self, k: usize) -> Reader<'_> {
+        let a = self.starts[k] as usize;
+        let b = self
+            .starts
+            .get(k + 1)
+            .map_or(self.bytes.len(), |&b| b as usize);
+        Reader::new(&self.bytes[a..b])
     }
     /// All the steps.
     pub fn all(&self) -> Steps<'_> {
         Steps {
             list: self,
             start: 0,
-            end: self.steps.len(),
+            end: self.starts.len(),
         }
     }
     pub fn len(&self) -> usize {
-        self.steps.len()
+        self.starts.len()
     }
     pub fn is_empty(&self) -> bool {
-        self.steps.is_empty()
+        self.starts.is_empty()
     }
     /// Step `k`, if there is one.
     pub fn get(&self, k: usize) -> Option<Step> {
@@ -73,7 +120,12 @@ impl StepList {
     }
     /// `f` of step `k` (panics past the end).
     pub fn with<R>(&self, k: usize, f: impl FnOnce(&Step) -> R) -> R {
-        f(&self.steps[k])
+        f(&record::get(&mut self.record(k), &self.tables))
+    }
+    /// `f` of step `k`'s lists (its focus and edits), without building the rest of
+    /// the step (panics past the end).
+    pub fn with_lists<R>(&self, k: usize, f: impl FnOnce(&StepLists) -> R) -> R {
+        record::with_lists(&mut self.record(k), &self.tables, f)
     }
     pub fn last(&self) -> Option<Step> {
         self.all().last()
@@ -96,7 +148,8 @@ impl<'a> Steps<'a> {
     }
     /// Step `k` of the view, if there is one.
     pub fn get(&self, k: usize) -> Option<Step> {
-        (k < self.len()).then(|| self.list.with(self.start + k, Step::clone))
+        let list = self.list;
+        (k < self.len()).then(|| record::get(&mut list.record(self.start + k), &list.tables))
     }
     /// Step `k` of the view (panics past the end).
     pub fn step(&self, k: usize) -> Step {
@@ -107,6 +160,11 @@ impl<'a> Steps<'a> {
     pub fn with<R>(&self, k: usize, f: impl FnOnce(&Step) -> R) -> R {
         assert!(k < self.len(), "step {k} of {}", self.len());
         self.list.with(self.start + k, f)
+    }
+    /// `f` of step `k`'s lists of the view (see [`StepList::with_lists`]).
+    pub fn with_lists<R>(&self, k: usize, f: impl FnOnce(&StepLists) -> R) -> R {
+        assert!(k < self.len(), "step {k} of {}", self.len());
+        self.list.with_lists(self.start + k, f)
     }
     pub fn last(&self) -> Option<Step> {
         self.len().checked_sub(1).and_then(|k| self.get(k))
