@@ -80,6 +80,11 @@ impl Bytes {
             put(self, x);
         }
     }
+    /// `b`, length first.
+    pub(crate) fn bytes(&mut self, b: &[u8]) {
+        self.num(b.len() as u64);
+        self.0.extend_from_slice(b);
+    }
     pub(crate) fn texts(&mut self, words: &[String]) {
         self.list(words, |w, s| w.text(s));
     }
@@ -96,6 +101,14 @@ pub(crate) struct Reader<'a> {
 impl<'a> Reader<'a> {
     pub(crate) fn new(b: &'a [u8]) -> Self {
         Reader { b, pos: 0 }
+    }
+    /// A reader of `b` from byte `pos` on.
+    pub(crate) fn starting_at(b: &'a [u8], pos: usize) -> Self {
+        Reader { b, pos }
+    }
+    /// Where the next read starts.
+    pub(crate) fn pos(&self) -> usize {
+        self.pos
     }
     /// True when every byte has been read.
     pub(crate) fn at_end(&self) -> bool {
@@ -120,6 +133,13 @@ impl<'a> Reader<'a> {
         let bytes = &self.b[self.pos..self.pos + n];
         self.pos += n;
         core::str::from_utf8(bytes).unwrap_or("")
+    }
+    /// Bytes [`Bytes::bytes`] wrote.
+    pub(crate) fn bytes(&mut self) -> &'a [u8] {
+        let n = self.count();
+        let bytes = &self.b[self.pos..self.pos + n];
+        self.pos += n;
+        bytes
     }
     pub(crate) fn text(&mut self) -> String {
         String::from(self.str())

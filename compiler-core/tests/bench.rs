@@ -203,7 +203,7 @@ struct Row {
 /// The heap `steps` hold, measured by the counting allocator as what dropping them
 /// gives back: the step array with its spare room, every list, payload, narration
 /// argument and (once each) the shared narration templates.
-fn held_by(steps: Vec<compiler_core::trace::Step>) -> usize {
+fn held_by(steps: compiler_core::trace::StepList) -> usize {
     let before = LIVE.load(Ordering::Relaxed);
     drop(steps);
     before.saturating_sub(LIVE.load(Ordering::Relaxed))
@@ -311,10 +311,10 @@ fn bench_input(
         let steps = std::mem::take(&mut run.steps);
         let json_bytes: usize = steps
             .iter()
-            .map(|s| serde_json::to_vec(s).map_or(0, |v| v.len()))
+            .map(|s| serde_json::to_vec(&s).map_or(0, |v| v.len()))
             .sum();
         if std::env::var("COPYSCOPE_BENCH_BREAKDOWN").is_ok_and(|v| v == "1") {
-            breakdown(family, size, stage, &steps);
+            breakdown(family, size, stage, steps.all());
         }
         // The seek test wants MIR traces of at least 10,000 steps over one function
         // (recorded again below: these steps are dropped to measure what they held).
@@ -323,7 +323,7 @@ fn bench_input(
             (Ir::Mir(m), [only]) if only.count == n => seek_pick.wants(n, &m.functions[0]),
             _ => [false; 2],
         };
-        let checkpoints = checkpoint_memory(stage, &ir, &run.functions, &steps);
+        let checkpoints = checkpoint_memory(stage, &ir, &run.functions, steps.all());
         let trace_bytes = held_by(steps);
         if let (true, Ir::Mir(m)) = (wanted.contains(&true), &ir) {
             let again = run_stage(stage, &mut ir.clone(), &knobs, true).unwrap();
@@ -628,7 +628,7 @@ fn bench() {
 /// Where a stage's trace bytes go: the heap each part of the steps holds (measured on a
 /// copy by taking the parts out one after another; the shared narration templates
 /// counted once by address), and the step kinds with the most JSON bytes.
-fn breakdown(family: &str, size: usize, stage: Stage, steps: &[compiler_core::trace::Step]) {
+fn breakdown(family: &str, size: usize, stage: Stage, steps: compiler_core::trace::Steps<'_>) {
     use compiler_core::trace::{List, Narration, PayloadBox};
     let n = steps.len().max(1);
     let mut copy: Vec<_> = steps.to_vec();
@@ -672,7 +672,7 @@ fn breakdown(family: &str, size: usize, stage: Stage, steps: &[compiler_core::tr
         .sum();
     let mut kinds: Vec<(String, usize, usize)> = Vec::new();
     for s in steps {
-        let total = serde_json::to_vec(s).map_or(0, |v| v.len());
+        let total = serde_json::to_vec(&s).map_or(0, |v| v.len());
         match kinds.iter_mut().find(|k| k.0 == s.kind) {
             Some(k) => {
                 k.1 += 1;
@@ -789,7 +789,7 @@ fn conditions() -> String {
 
 /// A single-function MIR trace kept for the seek section: which run recorded it, the
 /// function it started from and its steps.
-type SeekTrace = (String, Function, Vec<compiler_core::trace::Step>);
+type SeekTrace = (String, Function, compiler_core::trace::StepList);
 
 /// The traces the seek section measures, both of at least 10,000 steps over one
 /// function: the shortest (`short`), and the one over the largest function among those
@@ -822,7 +822,7 @@ impl SeekPicks {
         wanted: [bool; 2],
         name: String,
         f: &Function,
-        steps: Vec<compiler_core::trace::Step>,
+        steps: compiler_core::trace::StepList,
     ) {
         let trace = (name, f.clone(), steps);
         match wanted {
@@ -855,13 +855,13 @@ fn seek_section(md: &mut String, picks: SeekPicks) {
     }
     let _ = writeln!(md, "\n## Seeking\n\nTwo single-function MIR traces of at least 10,000 steps: the shortest, and the one over the largest function among those of at most 20,000 steps (where a stored copy costs the most). Per trace, 200 seeks to pseudo-random steps (after one build of the checkpoints). The checkpoints are a few stored copies of the function (the web engine's `checkpoint_spacing`: {}) and an undo record per edit; a seek redoes or undoes steps from the nearest known state (from where the previous seek left the function, a copy is restored by difference: only the instruction slots the steps in between wrote). Three ways to seek: from where the previous seek left the function (`Checkpoints::seek_from`, what the engine's cursor does), into a reused function from a stored copy (`seek_into`) and to a fresh copy (`seek`). *memory*: the heap the checkpoints hold (copies and undo records); per 10k steps: that scaled to 10,000 steps.\n\n| trace | steps | insts | spacing | copies | build (ms) | memory (KB) | per 10k steps (KB) | mean from (ms) | worst from (ms) | mean into (ms) | worst into (ms) | mean to a copy (ms) | worst to a copy (ms) |\n|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|", WEB_BUDGET_WORDS);
     for (name, input, steps) in &traces {
-        seek_row(md, name, input, steps);
+        seek_row(md, name, input, steps.all());
     }
 }
 
 /// One row of [`seek_section`]: the checkpoints of `steps` over `input` built as the
 /// web engine builds them, and 200 seeks three ways.
-fn seek_row(md: &mut String, name: &str, input: &Function, steps: &[compiler_core::trace::Step]) {
+fn seek_row(md: &mut String, name: &str, input: &Function, steps: compiler_core::trace::Steps<'_>) {
     let n = steps.len();
     let base = reset_peak();
     let t = Cpu::start();
@@ -931,12 +931,12 @@ fn checkpoint_memory(
     stage: Stage,
     input: &Ir,
     ranges: &[compiler_core::pipeline::FunctionSteps],
-    steps: &[compiler_core::trace::Step],
+    steps: compiler_core::trace::Steps<'_>,
 ) -> Option<Checkpointed> {
     if stage.info().output != input.kind() {
         return None;
     }
-    let own = |r: &compiler_core::pipeline::FunctionSteps| &steps[r.first..r.first + r.count];
+    let own = |r: &compiler_core::pipeline::FunctionSteps| steps.range(r.first..r.first + r.count);
     let base = LIVE.load(Ordering::Relaxed);
     let t = Cpu::start();
     let (copies, every, held): (usize, usize, Box<dyn std::any::Any>) = match input {
@@ -973,7 +973,7 @@ fn checkpoint_memory(
 /// (`Session::ori_seek`): spacing 64 or wider, 2^16 instructions at most.
 fn ori_copies(
     f: &compiler_core::ori::Function,
-    steps: &[compiler_core::trace::Step],
+    steps: compiler_core::trace::Steps<'_>,
 ) -> Option<Copies<compiler_core::ori::Function>> {
     let every = web_spacing(steps.len(), f.insts.len(), WEB_ORI_BUDGET);
     let mut g = f.clone();
@@ -1060,7 +1060,7 @@ fn web_spacing(steps: usize, insts: usize, budget: usize) -> usize {
 /// The checkpoints the web engine builds for `steps` over `f` (`Session::checkpoints`).
 fn web_checkpoints(
     f: &Function,
-    steps: &[compiler_core::trace::Step],
+    steps: compiler_core::trace::Steps<'_>,
 ) -> Result<Checkpoints, compiler_core::error::ReplayError> {
     let every = web_spacing(steps.len(), f.insts.len(), WEB_BUDGET);
     Checkpoints::build_within(f, steps, every, WEB_BUDGET)

@@ -8,12 +8,12 @@ use compiler_core::examples::EXAMPLES;
 use compiler_core::knobs::Knobs;
 use compiler_core::mir::{print_function, Function};
 use compiler_core::pipeline::{entry_stage, parse_input, plan, run_stage, Ir, RunOptions};
-use compiler_core::trace::{Checkpoints, Edit, Step};
+use compiler_core::trace::{Checkpoints, Edit, Steps};
 
 /// Replays `steps` over `input`: the end is `output`, and every step reached forward
 /// equals the same step reached backward from the end. Returns how many LiveFlags
 /// rules the steps hold.
-fn replay(what: &str, input: &Function, steps: &[Step], output: &Function) -> usize {
+fn replay(what: &str, input: &Function, steps: Steps<'_>, output: &Function) -> usize {
     let cp = Checkpoints::build(input, steps, 16).unwrap_or_else(|e| panic!("{what}: {e:?}"));
     let end = cp.seek(steps, steps.len()).unwrap();
     assert_eq!(print_function(&end), print_function(output), "{what}");
@@ -31,9 +31,13 @@ fn replay(what: &str, input: &Function, steps: &[Step], output: &Function) -> us
     }
     steps
         .iter()
-        .flat_map(|s| s.edits.iter())
-        .filter(|e| matches!(e, Edit::LiveFlags { .. }))
-        .count()
+        .map(|s| {
+            s.edits
+                .iter()
+                .filter(|e| matches!(e, Edit::LiveFlags { .. }))
+                .count()
+        })
+        .sum()
 }
 
 /// Runs `text` through every stage; replays the MIR → MIR stages among `stages`.
@@ -56,12 +60,12 @@ fn check(name: &str, text: &str, stages: &[&str]) -> usize {
             continue;
         }
         for (k, fs) in run.functions.iter().enumerate() {
-            let steps = &run.steps[fs.first..fs.first + fs.count];
+            let steps = run.steps.range(fs.first..fs.first + fs.count);
             let what = format!("{name} {stage} {}", fs.function);
             rules += replay(&what, &a.functions[k], steps, &b.functions[k]);
             // The JSON lists a rule's instructions one `replace` each.
             for s in steps {
-                let json = serde_json::to_value(s).unwrap();
+                let json = serde_json::to_value(&s).unwrap();
                 let listed = json["edits"].as_array().unwrap().len();
                 let count: usize = s.edits.iter().map(Edit::count).sum();
                 assert_eq!(listed, count, "{what}");
@@ -122,7 +126,7 @@ fn a_seek_walks_a_few_steps_and_restores_a_copy_by_difference_for_many() {
         true,
     )
     .unwrap();
-    let steps = &run.steps[..];
+    let steps = run.steps.range(..);
     assert_eq!(steps.len(), 1_205);
     let input = &m.functions[0];
     assert_eq!(input.all_insts().count(), 1_208);

@@ -19,7 +19,7 @@ use compiler_core::passes::phi_elim;
 use compiler_core::passes::register_coalescer::{self, CoalescerOptions};
 use compiler_core::passes::two_address::{self, TwoAddressOptions};
 use compiler_core::stats::Stats;
-use compiler_core::trace::{NoTrace, Payload, Step, StepLog};
+use compiler_core::trace::{NoTrace, Payload, StepList, StepLog, Steps};
 use compiler_core::InputFormat;
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -53,7 +53,7 @@ fn example(name: &str) -> &'static str {
     ex.text(None).unwrap().1
 }
 
-fn traced(f: &Function, opts: &NvptxCoalescerOptions) -> (Function, Stats, Vec<Step>) {
+fn traced(f: &Function, opts: &NvptxCoalescerOptions) -> (Function, Stats, StepList) {
     let mut g = f.clone();
     let mut log = StepLog::default();
     let s = nvptx_coalescer::run(&mut g, opts, &mut log);
@@ -298,7 +298,7 @@ impl Replay {
 /// its fix-up (the next step is not one of that fix-up's rotations or recolourings:
 /// inside a fix-up the tree is red-black only once it is done). Returns the number of
 /// tree steps.
-fn replay_and_check(what: &str, steps: &[Step]) -> usize {
+fn replay_and_check(what: &str, steps: Steps<'_>) -> usize {
     let mut t = Replay::default();
     let mut n = 0;
     for (i, s) in steps.iter().enumerate() {
@@ -334,7 +334,7 @@ fn every_tree_step_leaves_a_valid_red_black_tree() {
     let mut steps_checked = 0;
     for (what, f) in inputs() {
         let (_, _, steps) = traced(&f, &NvptxCoalescerOptions::default());
-        steps_checked += replay_and_check(&what, &steps);
+        steps_checked += replay_and_check(&what, steps.all());
     }
     assert!(steps_checked >= 2000, "{steps_checked}");
 }
@@ -361,7 +361,7 @@ fn the_tree_holds_each_registers_live_segments() {
     // The first step is the LiveRanges one; its rows (every register's segments before
     // any merge) are rebuilt from the input, and the tree must have started with
     // exactly those (every register here is a scalar).
-    let Payload::LiveRanges { .. } = &*steps[0].payload else {
+    let Payload::LiveRanges { .. } = &*steps.step(0).payload else {
         panic!("the first step is the live ranges one")
     };
     let rows = compiler_core::trace::first_range_rows(f);
@@ -425,18 +425,19 @@ fn every_interference_check_is_one_tree_query() {
 
 /// Between a merge and the tree's summary after it, the trace has the merge's own tree
 /// steps: deletes of the old segments, inserts of the joined ones, and rotations.
-fn rotations_during_merges(steps: &[Step]) -> (usize, usize) {
+fn rotations_during_merges(steps: Steps<'_>) -> (usize, usize) {
     let (mut merges_with_rotation, mut merges) = (0, 0);
     let mut i = 0;
     while i < steps.len() {
-        if steps[i].kind == "merge" {
+        if steps.step(i).kind == "merge" {
             merges += 1;
-            let end = steps[i..]
+            let end = steps
+                .range(i..)
                 .iter()
                 .position(|s| s.kind == "tree_update")
                 .map(|k| i + k)
                 .expect("a tree summary after every merge");
-            let between = &steps[i + 1..end];
+            let between = steps.range(i + 1..end);
             assert!(between.iter().any(|s| s.kind == "tree_remove"));
             assert!(between.iter().any(|s| s.kind == "tree_insert"));
             assert!(between.iter().all(|s| s.kind.starts_with("tree_")));
@@ -455,18 +456,18 @@ fn phi_swap_and_limits_rotate_the_tree_while_merging() {
     let f = &prepare(example("phi-swap"), false)[0];
     let (_, s, steps) = traced(f, &NvptxCoalescerOptions::default());
     assert_eq!(s.get("joined"), 6);
-    let (rot, merges) = rotations_during_merges(&steps);
+    let (rot, merges) = rotations_during_merges(steps.all());
     assert_eq!(merges, 6);
     assert!(rot >= 2, "{rot} of {merges} merges rotated");
-    replay_and_check("phi-swap", &steps);
+    replay_and_check("phi-swap", steps.all());
     // limits: six moves in a chain, all merged, the last two from the worklist.
     let f = &prepare(example("limits"), true)[0];
     let (_, s, steps) = traced(f, &NvptxCoalescerOptions::default());
     assert_eq!(s.get("joined"), 6);
-    let (rot, merges) = rotations_during_merges(&steps);
+    let (rot, merges) = rotations_during_merges(steps.all());
     assert_eq!(merges, 6);
     assert!(rot >= 2, "{rot} of {merges} merges rotated");
-    replay_and_check("limits", &steps);
+    replay_and_check("limits", steps.all());
 }
 
 /// Mutation: with the tree queries switched off, phi-swap's copies that the tree finds
@@ -489,7 +490,7 @@ fn without_tree_queries_the_decisions_change() {
 }
 
 /// Tree steps (inserts, deletes, rotations, recolourings, summaries) in a trace.
-fn tree_steps(steps: &[Step]) -> usize {
+fn tree_steps(steps: Steps<'_>) -> usize {
     steps.iter().filter(|s| s.kind.starts_with("tree_")).count()
 }
 
@@ -526,25 +527,25 @@ fn union_by_size_moves_only_the_smaller_side() {
         let (off, s_off, steps_off) = traced(f, &off_opts);
         let what = format!("loops {n} (generic {generic})");
         assert_eq!(print_function(&on), print_function(&off), "{what}");
-        let outside = |s: &[Step]| -> Vec<String> {
+        let outside = |s: Steps<'_>| -> Vec<String> {
             (s.iter())
                 .filter(|s| !s.kind.starts_with("tree_"))
                 .map(|s| s.kind.as_str().to_string())
                 .collect()
         };
-        assert_eq!(outside(&steps_on), outside(&steps_off), "{what}");
+        assert_eq!(outside(steps_on.all()), outside(steps_off.all()), "{what}");
         let counters = |s: &Stats| -> Vec<(&'static str, u64)> {
             s.iter().filter(|(k, _)| *k != "rb_rotations").collect()
         };
         assert_eq!(counters(&s_on), counters(&s_off), "{what}");
-        let got = (tree_steps(&steps_on), tree_steps(&steps_off));
+        let got = (tree_steps(steps_on.all()), tree_steps(steps_off.all()));
         assert_eq!(
             got, want,
             "{what}: tree steps with union by size and without"
         );
         assert!(got.0 < got.1, "{what}");
         if n == 1000 {
-            replay_and_check(&what, &steps_on);
+            replay_and_check(&what, steps_on.all());
         }
     }
 }

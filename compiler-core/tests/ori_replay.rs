@@ -183,12 +183,14 @@ fn check(name: &str, text: &str, knobs: &[&str]) -> usize {
         assert_eq!(run.functions.len(), ins.len(), "{name} {}", run.stage);
         for (j, range) in run.functions.iter().enumerate() {
             let mut f = ins[j].clone();
-            for (l, s) in run.steps[range.first..range.first + range.count]
+            for (l, s) in run
+                .steps
+                .range(range.first..range.first + range.count)
                 .iter()
                 .enumerate()
             {
                 with_edits += usize::from(!s.ori_edits.is_empty());
-                own_edit(name, s);
+                own_edit(name, &s);
                 CHECKED.with(|c| c.borrow_mut().insert(s.kind.as_str()));
                 let before = f.clone();
                 for e in &s.ori_edits {

@@ -9,7 +9,7 @@ use compiler_core::ori::{self, edit::apply_ori_edit, edit::OriEdit};
 use compiler_core::pipeline::{run_observed, InputFormat, Ir, Observer, RunOptions};
 use compiler_core::ptx::edit::apply_ptx_edit;
 use compiler_core::stages::Stage;
-use compiler_core::trace::Step;
+use compiler_core::trace::{Step, Steps};
 
 /// What ptx-emit and ptx-lower returned.
 #[derive(Default)]
@@ -38,7 +38,7 @@ pub fn lowering_start(f: &ori::Function) -> ori::Function {
 }
 
 /// Steps with edits, steps.
-fn check_emit(name: &str, steps: &[Step], out: &compiler_core::ptx::Module, text: &str) -> usize {
+fn check_emit(name: &str, steps: Steps<'_>, out: &compiler_core::ptx::Module, text: &str) -> usize {
     let mut m = compiler_core::ptx::Module::default();
     let mut with = 0;
     for (k, s) in steps.iter().enumerate() {
@@ -67,11 +67,11 @@ fn check_emit(name: &str, steps: &[Step], out: &compiler_core::ptx::Module, text
     with
 }
 
-fn check_lower(name: &str, steps: &[Step], out: &ori::Module) -> usize {
+fn check_lower(name: &str, steps: Steps<'_>, out: &ori::Module) -> usize {
     // A function's steps begin with the one that adds its block 0.
     let starts: Vec<usize> = (0..steps.len())
         .filter(|&k| {
-            steps[k].ori_edits.iter().any(|e| {
+            steps.step(k).ori_edits.iter().any(|e| {
                 matches!(
                     e,
                     OriEdit::AddBlock {
@@ -88,7 +88,7 @@ fn check_lower(name: &str, steps: &[Step], out: &ori::Module) -> usize {
     let mut with = 0;
     for (j, (f, w)) in bodies.iter().zip(starts.windows(2)).enumerate() {
         let mut g = lowering_start(f);
-        for s in &steps[w[0]..w[1]] {
+        for s in steps.range(w[0]..w[1]) {
             for e in &s.ori_edits {
                 apply_ori_edit(&mut g, e).unwrap_or_else(|e| panic!("{name}: {}", e.0));
             }
@@ -144,11 +144,11 @@ fn check(name: &str, format: InputFormat, text: &str) -> [usize; 4] {
                 let out = obs.emitted.as_ref().unwrap();
                 let text = run.output.as_deref().unwrap();
                 n[0] += run.steps.len();
-                n[1] += check_emit(name, &run.steps, out, text);
+                n[1] += check_emit(name, run.steps.all(), out, text);
             }
             Stage::PtxLower => {
                 n[2] += run.steps.len();
-                n[3] += check_lower(name, &run.steps, obs.lowered.as_ref().unwrap());
+                n[3] += check_lower(name, run.steps.all(), obs.lowered.as_ref().unwrap());
             }
             _ => {}
         }

@@ -48,7 +48,7 @@ fn record(f: &Function, fresh: bool) -> Vec<Step> {
     };
     let mut log = StepLog::default();
     register_coalescer::run(&mut f.clone(), &opts, &mut log);
-    log.steps
+    log.steps.iter().collect()
 }
 
 /// Compares every decision of `f` in the two recordings; returns (decisions,

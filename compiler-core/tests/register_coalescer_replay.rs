@@ -10,7 +10,7 @@ use compiler_core::mir::{print_function, Function};
 use compiler_core::pipeline::{parse_input, plan, run_stage, Ir, RunOptions};
 use compiler_core::stages::Stage;
 use compiler_core::testgen::synthetic::FAMILIES;
-use compiler_core::trace::{Change, Checkpoints, Edit, Step};
+use compiler_core::trace::{Change, Checkpoints, Edit, Steps};
 
 /// Runs `text` untraced up to the register coalescer, then the coalescer traced; checks
 /// each function's steps replay to its output and undo back to its input. Returns the
@@ -49,7 +49,7 @@ fn check(name: &str, text: &str) -> (usize, usize) {
             find(&before.functions).unwrap(),
             find(&after.functions).unwrap(),
         );
-        let steps: &[Step] = &run.steps[fs.first..fs.first + fs.count];
+        let steps: Steps<'_> = run.steps.range(fs.first..fs.first + fs.count);
         for s in steps {
             for e in s.edits.iter() {
                 // A DropKills rule counts as the flag changes it stands for.
@@ -75,7 +75,7 @@ fn check(name: &str, text: &str) -> (usize, usize) {
             f = at_end.clone();
             cp.walk(steps, steps.len(), n, &mut f).unwrap();
             let mut g = input.clone();
-            for s in &steps[..n] {
+            for s in steps.range(..n) {
                 for e in s.edits.iter() {
                     compiler_core::trace::apply_edit(&mut g, e).unwrap();
                 }
@@ -154,7 +154,7 @@ fn the_closing_kill_drop_is_one_rule_naming_each_killing_instruction() {
     };
     let run = run_stage(Stage::RegisterCoalescer, &mut ir, &knobs, true).unwrap();
     let input = &before.functions[0];
-    let steps = &run.steps[..run.functions[0].count];
+    let steps = run.steps.range(..run.functions[0].count);
     let last = steps.last().unwrap();
     assert_eq!(last.kind, "done");
     let [Edit::DropKills { insts }] = &last.edits[..] else {

@@ -10,7 +10,7 @@ use compiler_core::passes::phi_elim;
 use compiler_core::passes::register_coalescer::{self, CoalescerOptions};
 use compiler_core::passes::two_address::{self, TwoAddressOptions};
 use compiler_core::testgen::synthetic::{branches, phi_swaps, tuples};
-use compiler_core::trace::{first_range_rows, NoTrace, Payload, RangeView, Step, StepLog};
+use compiler_core::trace::{first_range_rows, NoTrace, Payload, RangeView, StepLog, Steps};
 use std::path::Path;
 
 fn gallery(name: &str) -> String {
@@ -21,7 +21,7 @@ fn gallery(name: &str) -> String {
 }
 
 /// Checks `steps` of a coalescer run on `input`; returns how many ranges it compared.
-fn check(what: &str, input: &Function, steps: &[Step]) -> usize {
+fn check(what: &str, input: &Function, steps: Steps<'_>) -> usize {
     let rows = first_range_rows(input);
     let row = |reg: u32| -> &[compiler_core::trace::SegmentView] {
         rows.iter()
@@ -73,11 +73,15 @@ fn run_both(what: &str, text: &str) -> usize {
     let input = f.clone();
     let mut log = StepLog::default();
     register_coalescer::run(&mut f, &CoalescerOptions::default(), &mut log);
-    let mut n = check(&format!("{what} register-coalescer"), &input, &log.steps);
+    let mut n = check(
+        &format!("{what} register-coalescer"),
+        &input,
+        log.steps.all(),
+    );
     let input = f.clone();
     let mut log = StepLog::default();
     nvptx_coalescer::run(&mut f, &NvptxCoalescerOptions::default(), &mut log);
-    n += check(&format!("{what} nvptx-coalescer"), &input, &log.steps);
+    n += check(&format!("{what} nvptx-coalescer"), &input, log.steps.all());
     n
 }
 

@@ -34,7 +34,7 @@ fn every_gallery_narration_is_stored_as_its_template_and_numbers() {
                 };
                 for g in groups {
                     let mut shared: BTreeMap<String, usize> = BTreeMap::new();
-                    for s in &stage.steps[g] {
+                    for s in stage.steps.range(g) {
                         let sentence = s.narration.text();
                         assert_eq!(
                             Narration::new(&sentence),
@@ -42,7 +42,7 @@ fn every_gallery_narration_is_stored_as_its_template_and_numbers() {
                             "{}: {sentence}",
                             ex.name
                         );
-                        let json = serde_json::to_value(s).unwrap();
+                        let json = serde_json::to_value(&s).unwrap();
                         assert_eq!(json["narration"], sentence.as_str());
                         let at = s.narration.template_ptr();
                         match shared.get(s.narration.template()) {

@@ -159,11 +159,11 @@ fn tex_v4f32_copies_in_pair_order_with_the_kill_on_the_last() {
         ]
     );
     // Step 3 (1-based, after the gate and the start) is pair 2 of 4.
-    assert_eq!(log.steps[3].kind, "extract_subreg_copy");
+    assert_eq!(log.steps.step(3).kind, "extract_subreg_copy");
     assert!(
-        log.steps[3].narration.starts_with("Pair 2 of 4: %6"),
+        log.steps.step(3).narration.starts_with("Pair 2 of 4: %6"),
         "{}",
-        log.steps[3].narration
+        log.steps.step(3).narration
     );
 }
 
@@ -244,7 +244,7 @@ fn optnone_never_commutes() {
     let (f, s, log) = run("optnone", TwoAddressOptions::default());
     assert_eq!(s.get("commuted"), 0);
     assert_eq!(s.get("copies_inserted"), 1);
-    assert!(log.steps[0].narration.contains("optnone attribute"));
+    assert!(log.steps.step(0).narration.contains("optnone attribute"));
     assert_eq!(
         body(&f)[3..7],
         [

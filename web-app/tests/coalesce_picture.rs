@@ -8,7 +8,7 @@ use compiler_core::examples::find;
 use compiler_core::interval_tree::{Color, TreeSnapshot};
 use compiler_core::knobs::Knobs;
 use compiler_core::share::{encode_state, LinkState};
-use compiler_core::trace::{Payload, RangeView, Step};
+use compiler_core::trace::{Payload, RangeView, Step, Steps};
 use compiler_core::{RunOptions, Stage};
 use std::collections::BTreeMap;
 use std::time::Duration;
@@ -257,7 +257,7 @@ async fn the_drawn_tree_equals_the_tree_state_in_the_trace_at_random_steps() {
         // Event steps carry one event, not the tree: the tree after step k is the
         // events so far replayed (web-engine's tests check the replay against every
         // snapshot the pass keeps).
-        let kept = web_engine::pictures::coalesce::replay_tree(&steps[..k as usize])
+        let kept = web_engine::pictures::coalesce::replay_tree(steps.range(..k as usize))
             .expect("the events replay")
             .map(|t| t.snapshot());
         let (rows, parents) = drawn_tree(&m.root);
@@ -311,7 +311,7 @@ fn drawn_bars(root: &Element) -> Bars {
 
 /// The registers' ranges after `steps`, from the trace's own numbers: the ranges the
 /// pass started from, each join replacing the survivor's range with the merged one.
-fn trace_ranges(steps: &[Step], first: &[RangeView]) -> Bars {
+fn trace_ranges(steps: Steps<'_>, first: &[RangeView]) -> Bars {
     let mut out = Bars::new();
     for s in steps {
         match &*s.payload {
@@ -371,18 +371,21 @@ async fn interval_bars_match_the_intervals() {
             let drawn = drawn_bars(&m.root);
             assert_eq!(
                 drawn,
-                trace_ranges(&steps[..k as usize], &first),
+                trace_ranges(steps.range(..k as usize), &first),
                 "{stage} step {k} (of {picks:?})"
             );
             // The next decision saw exactly these ranges.
-            let next = steps[k as usize..].iter().find_map(|s| match &*s.payload {
-                Payload::CoalesceDecision(c)
-                    if c.dst_lane.is_none() && c.verdict() != "partial" =>
-                {
-                    Some((c.dst, c.src, c.dst_segments(), c.src_segments()))
-                }
-                _ => None,
-            });
+            let next = steps
+                .range(k as usize..)
+                .iter()
+                .find_map(|s| match &*s.payload {
+                    Payload::CoalesceDecision(c)
+                        if c.dst_lane.is_none() && c.verdict() != "partial" =>
+                    {
+                        Some((c.dst, c.src, c.dst_segments(), c.src_segments()))
+                    }
+                    _ => None,
+                });
             if let Some((d, s, ds, ss)) = next {
                 let want = |v: &Vec<compiler_core::trace::SegmentView>| {
                     v.iter()
@@ -392,7 +395,7 @@ async fn interval_bars_match_the_intervals() {
                 assert_eq!(drawn.get(&d), Some(&want(&ds)), "{stage} step {k}: %{d}");
                 assert_eq!(drawn.get(&s), Some(&want(&ss)), "{stage} step {k}: %{s}");
             }
-            if let Payload::CoalesceDecision(c) = &*steps[k as usize - 1].payload {
+            if let Payload::CoalesceDecision(c) = &*steps.step(k as usize - 1).payload {
                 let (dst, src, conflict_spans) = (&c.dst, &c.src, c.conflict_spans());
                 // After a join only the survivor's row is left.
                 for reg in [dst, src] {

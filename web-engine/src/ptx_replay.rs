@@ -15,7 +15,7 @@ use crate::protocol::{EditRow, LineMark, MarkKind};
 use compiler_core::ori::{self, edit::OriEdit};
 use compiler_core::pipeline::FunctionSteps;
 use compiler_core::ptx::{self, edit::apply_ptx_edit};
-use compiler_core::trace::Step;
+use compiler_core::trace::{Step, Steps};
 
 /// ptx-lower's replay start: its output with every function's body taken out.
 pub fn lowering_start(m: &ori::Module) -> ori::Module {
@@ -32,10 +32,10 @@ pub fn lowering_start(m: &ori::Module) -> ori::Module {
 
 /// Which of ptx-lower's steps lower which function: a function's steps begin with the
 /// one that adds its block 0; a declaration has none.
-pub fn lowering_ranges(steps: &[Step], m: &ori::Module) -> Vec<FunctionSteps> {
+pub fn lowering_ranges(steps: Steps<'_>, m: &ori::Module) -> Vec<FunctionSteps> {
     let starts: Vec<usize> = (0..steps.len())
         .filter(|&k| {
-            steps[k].ori_edits.iter().any(|e| {
+            steps.step(k).ori_edits.iter().any(|e| {
                 matches!(
                     e,
                     OriEdit::AddBlock {
@@ -68,7 +68,7 @@ pub fn lowering_ranges(steps: &[Step], m: &ori::Module) -> Vec<FunctionSteps> {
 
 /// ptx-emit's output after `steps`, applied from `from` (a module the steps before
 /// them left).
-pub fn ptx_apply(mut from: ptx::Module, steps: &[Step]) -> Result<ptx::Module, String> {
+pub fn ptx_apply(mut from: ptx::Module, steps: Steps<'_>) -> Result<ptx::Module, String> {
     for s in steps {
         for e in &s.ptx_edits {
             apply_ptx_edit(&mut from, e).map_err(|e| e.0)?;

@@ -36,7 +36,7 @@ use compiler_core::pipeline::{
 };
 use compiler_core::trace::{
     first_range_rows, redo_edit, Change, Checkpoints, Copies, Edit, EditRef, Focus, RangeView,
-    SegmentView, Step, CHECKPOINT_EVERY,
+    SegmentView, Step, Steps, CHECKPOINT_EVERY,
 };
 use compiler_core::{InputFormat, RunOptions, Stage};
 
@@ -345,7 +345,7 @@ impl Session {
         // ptx-lower runs on the whole module: its steps are split by function here.
         for (run, start) in result.stages.iter_mut().zip(&watch.ori_inputs) {
             if let (Stage::PtxLower, Some(m)) = (run.stage, start) {
-                run.functions = crate::ptx_replay::lowering_ranges(&run.steps, m);
+                run.functions = crate::ptx_replay::lowering_ranges(run.steps.all(), m);
             }
         }
         let n_stages = result.stages.len();
@@ -479,7 +479,7 @@ impl Session {
                 steps: s.steps.len() as u32,
                 noop: match (k, &self.handed_noop) {
                     (0, Some(noop)) => handed_noop_flags(noop),
-                    _ => noop_flags(&s.steps, self.replayable(k)),
+                    _ => noop_flags(s.steps.all(), self.replayable(k)),
                 },
                 functions: s
                     .functions
@@ -552,14 +552,16 @@ impl Session {
 
     /// The checkpoints of function `j` of stage `k` (built on first use) and the steps
     /// they were built over.
-    fn checkpoints(&mut self, k: usize, j: usize) -> Result<(&Checkpoints, &[Step]), String> {
+    fn checkpoints(&mut self, k: usize, j: usize) -> Result<(&Checkpoints, Steps<'_>), String> {
         self.use_tables(k);
         let input = &self.inputs[k]
             .as_ref()
             .ok_or("stage cannot be replayed")?
             .functions[j];
         let range = &self.result.stages[k].functions[j];
-        let steps = &self.result.stages[k].steps[range.first..range.first + range.count];
+        let steps = self.result.stages[k]
+            .steps
+            .range(range.first..range.first + range.count);
         if self.replays[k][j].is_none() {
             let every = checkpoint_spacing(steps.len(), input.insts.len());
             let cp = Checkpoints::build_within(input, steps, every, CHECKPOINT_BUDGET);
@@ -567,7 +569,9 @@ impl Session {
             self.trim_tables();
         }
         let range = &self.result.stages[k].functions[j];
-        let steps = &self.result.stages[k].steps[range.first..range.first + range.count];
+        let steps = self.result.stages[k]
+            .steps
+            .range(range.first..range.first + range.count);
         let built = self.replays[k][j].as_ref().expect("built above");
         Ok((built, steps))
     }
@@ -689,7 +693,7 @@ impl Session {
         cur.at = (k, j, l);
         cur.b.assign_from(&cur.a);
         // `a` may hold storage slots an undo left behind: redo_edit reuses them.
-        for e in &self.result.stages[k].steps[first + l].edits {
+        for e in &self.result.stages[k].steps.step(first + l).edits {
             redo_edit(&mut cur.b, e).map_err(|e| e.0)?;
         }
         cur.pb = print_with_lines(&cur.b);
@@ -728,7 +732,7 @@ impl Session {
             payload: Vec::new(),
             picture: {
                 let run = &self.result.stages[k];
-                crate::pictures::picture(stage, &run.steps, &run.functions, step)
+                crate::pictures::picture(stage, run.steps.all(), &run.functions, step)
             },
             coalesce: None,
             align: Alignment::default(),
@@ -744,7 +748,7 @@ impl Session {
             view.narration =
                 format!("{stage}: its input and output (this IR has no step replay yet).");
             if step > 0 {
-                let s = &run.steps[step as usize - 1];
+                let s = run.steps.step(step as usize - 1);
                 view.kind = s.kind.as_str().into();
                 view.narration = s.narration.text();
             }
@@ -782,7 +786,7 @@ impl Session {
         self.move_cursor(k, j, l)?;
         let cur = self.cursor.as_ref().expect("moved above");
         let (fa, fb, pa, pb) = (&cur.a, &cur.b, &cur.pa, &cur.pb);
-        let s = &self.result.stages[k].steps[i];
+        let s = &self.result.stages[k].steps.step(i);
         let (before_marks, after_marks) = marks(s, pa, pb);
         view.function = range.function.clone();
         view.kind = s.kind.as_str().into();
@@ -801,7 +805,7 @@ impl Session {
         view.payload = rows;
         if matches!(stage, Stage::RegisterCoalescer | Stage::NvptxCoalescer) {
             let first = self.first_ranges[k][j].as_deref().unwrap_or_default();
-            let steps = &self.result.stages[k].steps[range.first..=i];
+            let steps = self.result.stages[k].steps.range(range.first..=i);
             view.coalesce = crate::pictures::coalesce::picture(steps, first).map(Box::new);
         }
         view.before = IrText {
@@ -910,7 +914,7 @@ fn run_failure(run_id: u64, e: &PipelineError) -> RunFailure {
 /// edit. A stage whose steps carry none (PTX and ORI stages that do not record edits
 /// yet) gets `false` throughout: "skip steps that change nothing" then skips none of
 /// them rather than all.
-fn noop_flags(steps: &[Step], replayable: bool) -> Vec<bool> {
+fn noop_flags(steps: Steps<'_>, replayable: bool) -> Vec<bool> {
     let known = replayable || steps.iter().any(|s| !s.is_noop());
     steps.iter().map(|s| known && s.is_noop()).collect()
 }
@@ -1163,7 +1167,9 @@ impl Session {
     fn ori_seek(&mut self, k: usize, j: usize, n: usize) -> Result<ori::Function, String> {
         self.use_tables(k);
         let range = self.result.stages[k].functions[j].clone();
-        let steps = &self.result.stages[k].steps[range.first..range.first + range.count];
+        let steps = self.result.stages[k]
+            .steps
+            .range(range.first..range.first + range.count);
         if self.ori_replays[k][j].is_none() {
             let input = self.ori_inputs[k]
                 .as_ref()
@@ -1185,7 +1191,9 @@ impl Session {
             self.ori_replays[k][j] = Some(saved);
             self.trim_tables();
         }
-        let steps = &self.result.stages[k].steps[range.first..range.first + range.count];
+        let steps = self.result.stages[k]
+            .steps
+            .range(range.first..range.first + range.count);
         let saved = self.ori_replays[k][j].as_ref().expect("built above");
         let n = n.min(steps.len());
         let (c, copy) = saved.at_or_before(n);
@@ -1194,7 +1202,7 @@ impl Session {
             Some((ck, cj, m, g)) if (ck, cj) == (k, j) && (from..=n).contains(&m) => (m, g),
             _ => (from, copy.clone()),
         };
-        for s in &steps[from..n] {
+        for s in steps.range(from..n) {
             for e in &s.ori_edits {
                 apply_ori_edit(&mut f, e).map_err(|e| e.0)?;
             }
@@ -1228,7 +1236,7 @@ impl Session {
         let (j, range) = self.step_function(k, i)?;
         let a = self.ori_seek(k, j, i - range.first)?;
         let mut b = a.clone();
-        let s = &self.result.stages[k].steps[i];
+        let s = &self.result.stages[k].steps.step(i);
         for e in &s.ori_edits {
             apply_ori_edit(&mut b, e).map_err(|e| e.0)?;
         }
@@ -1464,13 +1472,13 @@ impl Session {
     /// ptx-emit's output after `n` of stage `k`'s steps, going on from the last seek
     /// when it is not past `n`.
     fn ptx_seek(&mut self, k: usize, n: usize) -> Result<compiler_core::ptx::Module, String> {
-        let steps = &self.result.stages[k].steps;
+        let steps = self.result.stages[k].steps.all();
         let n = n.min(steps.len());
         let (from, m) = match self.ptx_cursor.take() {
             Some((ck, cn, m)) if ck == k && cn <= n => (cn, m),
             _ => (0, compiler_core::ptx::Module::default()),
         };
-        let m = crate::ptx_replay::ptx_apply(m, &steps[from..n])?;
+        let m = crate::ptx_replay::ptx_apply(m, steps.range(from..n))?;
         self.ptx_cursor = Some((k, n, m.clone()));
         Ok(m)
     }
@@ -1494,8 +1502,8 @@ impl Session {
         }
         let i = step as usize - 1;
         let a = self.ptx_seek(k, i)?;
-        let s = &self.result.stages[k].steps[i];
-        let b = crate::ptx_replay::ptx_apply(a.clone(), core::slice::from_ref(s))?;
+        let s = &self.result.stages[k].steps.step(i);
+        let b = crate::ptx_replay::ptx_apply(a.clone(), self.result.stages[k].steps.range(i..=i))?;
         let (ta, tb) = (compiler_core::ptx::print(&a), compiler_core::ptx::print(&b));
         let (before_marks, after_marks) = crate::ptx_replay::ptx_marks(&ta, &tb);
         view.function = match b.items.last() {

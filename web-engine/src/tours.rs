@@ -15,7 +15,7 @@
 use crate::protocol::{PictureTarget, StepView, TourPlan, TourStopView, TourTarget};
 use crate::Session;
 use compiler_core::pipeline::RunResult;
-use compiler_core::trace::{Payload, Step};
+use compiler_core::trace::{Payload, Step, Steps};
 use compiler_core::Stage;
 
 /// A predicate on a step's payload.
@@ -97,7 +97,7 @@ pub struct Tour {
 }
 
 /// The step `select` picks among `steps` (1-based; 0 is the input).
-pub fn select_step(steps: &[Step], select: Select) -> Option<u32> {
+pub fn select_step(steps: Steps<'_>, select: Select) -> Option<u32> {
     let of_kind = |kind: &'static str| {
         steps
             .iter()
@@ -112,7 +112,7 @@ pub fn select_step(steps: &[Step], select: Select) -> Option<u32> {
         Select::Last(kind) => of_kind(kind).next_back(),
         Select::FirstWhere(kind, pred) => steps
             .iter()
-            .position(|s| s.kind == kind && pred.holds(s))
+            .position(|s| s.kind == kind && pred.holds(&s))
             .map(|i| i as u32 + 1),
         Select::End => (!steps.is_empty()).then_some(steps.len() as u32),
     }
@@ -140,7 +140,7 @@ pub fn resolve(tour: &Tour, run_id: u64, run: &RunResult) -> Result<TourPlan, St
                     stop.stage
                 )
             })?;
-        let step = select_step(&stage_run.steps, stop.select).ok_or_else(|| {
+        let step = select_step(stage_run.steps.all(), stop.select).ok_or_else(|| {
             format!(
                 "stop {} ({}): no step of {} matches {:?}",
                 n + 1,

@@ -4,7 +4,7 @@
 
 use compiler_core::examples::{find, EXAMPLES};
 use compiler_core::passes::nvptx_coalescer::interval_tree::validate_snapshot;
-use compiler_core::trace::{Payload, RangeView, SegmentView, Step};
+use compiler_core::trace::{Payload, RangeView, SegmentView, Steps};
 use compiler_core::Stage;
 use web_engine::pictures::coalesce::{picture, replay_tree, BarRow, CoalescePicture};
 use web_engine::pictures::tree::ReplayTree;
@@ -29,7 +29,7 @@ fn run_with(source: &str, knobs: &str) -> Session {
 /// Each function's steps of `stage`, for every gallery example that reaches it, with
 /// the default knobs and with the generic coalescer off (then the NVPTX coalescer's
 /// worklist merges, and its tree loses and gains nodes step by step).
-fn each_function(mut f: impl FnMut(&str, Stage, &[Step], &[RangeView])) {
+fn each_function(mut f: impl FnMut(&str, Stage, Steps<'_>, &[RangeView])) {
     for (e, knobs) in EXAMPLES
         .iter()
         .flat_map(|e| [(e, ""), (e, "join-liveintervals=false")])
@@ -52,7 +52,7 @@ fn each_function(mut f: impl FnMut(&str, Stage, &[Step], &[RangeView])) {
                 f(
                     e.name,
                     st.stage,
-                    &st.steps[r.first..r.first + r.count],
+                    st.steps.range(r.first..r.first + r.count),
                     &first[j],
                 );
             }
@@ -79,7 +79,7 @@ fn want(segs: &[SegmentView]) -> Vec<(u32, u32, u32)> {
 }
 
 /// Whether the step after `i` is a rotation or recolouring of the same fix-up.
-fn fixup_goes_on(steps: &[Step], i: usize) -> bool {
+fn fixup_goes_on(steps: Steps<'_>, i: usize) -> bool {
     steps
         .get(i + 1)
         .is_some_and(|n| matches!(n.kind.as_str(), "tree_rotate" | "tree_recolor"))
@@ -90,8 +90,8 @@ fn the_replayed_tree_equals_every_snapshot_the_pass_kept() {
     let (mut compared, mut updates) = (0, 0);
     each_function(|name, stage, steps, _| {
         for i in 0..steps.len() {
-            let replayed = replay_tree(&steps[..=i]).unwrap_or_else(|e| panic!("{name}: {e}"));
-            if let Payload::TreeChange { tree, .. } = &*steps[i].payload {
+            let replayed = replay_tree(steps.range(..=i)).unwrap_or_else(|e| panic!("{name}: {e}"));
+            if let Payload::TreeChange { tree, .. } = &*steps.step(i).payload {
                 let t = replayed.expect("a tree after a tree change");
                 let snap = t.snapshot();
                 // Inside an insert's or delete's fix-up (its rotations and recolourings
@@ -103,7 +103,7 @@ fn the_replayed_tree_equals_every_snapshot_the_pass_kept() {
                     assert_eq!(&snap, &**kept, "{name} {stage} step {i}");
                     compared += 1;
                 }
-                updates += (steps[i].kind == "tree_update") as u32;
+                updates += (steps.step(i).kind == "tree_update") as u32;
             }
         }
     });
@@ -127,7 +127,7 @@ fn bars_equal_the_ranges_each_decision_saw() {
             if *verdict == "partial" || i == 0 {
                 continue;
             }
-            let before = picture(&steps[..i], first).expect("a picture before a decision");
+            let before = picture(steps.range(..i), first).expect("a picture before a decision");
             let at = |reg| {
                 row(&before, reg)
                     .map(extents)
@@ -147,7 +147,7 @@ fn bars_equal_the_ranges_each_decision_saw() {
             );
             checked += 1;
             if matches!(*verdict, "joined" | "merged") {
-                let after = picture(&steps[..=i], first).unwrap();
+                let after = picture(steps.range(..=i), first).unwrap();
                 assert_eq!(row(&after, *dst).map(extents), Some(want(merged)));
                 assert!(row(&after, *src).is_none());
                 assert!(row(&after, *dst).unwrap().joined.contains(src));
@@ -180,7 +180,7 @@ fn the_first_bars_are_the_live_intervals_of_the_stage_input() {
         let input = parse_module(&s.stage_texts(st.stage).unwrap().0).unwrap();
         let f = &input.functions[0];
         let lis = LiveIntervals::compute(f);
-        let p = picture(&st.steps[..1], &firsts[k]).unwrap();
+        let p = picture(st.steps.range(..1), &firsts[k]).unwrap();
         let mut expected: Vec<Row> = Vec::new();
         for n in 0..f.vreg_end as usize {
             let r = lis.range(VReg::new(n));
@@ -331,7 +331,7 @@ fn a_big_tree_without_snapshots_is_rebuilt_from_events() {
                 t.apply(e).unwrap();
             }
             let snap = t.snapshot();
-            if !fixup_goes_on(&steps, i) {
+            if !fixup_goes_on(steps.all(), i) {
                 assert_eq!(validate_snapshot(&snap), Ok(()), "step {i}");
             }
             match tree {
@@ -354,7 +354,7 @@ fn a_big_tree_without_snapshots_is_rebuilt_from_events() {
         unsnapped >= 100,
         "{unsnapped} without a snapshot, {compared} with"
     );
-    let whole = replay_tree(&steps).unwrap().unwrap();
+    let whole = replay_tree(steps.all()).unwrap().unwrap();
     assert_eq!(whole.snapshot(), t.snapshot());
     let total = steps.len() as u32;
     let started = std::time::Instant::now();

@@ -51,7 +51,7 @@ fn check(name: &str) -> (usize, usize) {
             let mut prev = ori::print::print_function_with_lines(&f, j).text;
             for l in 0..range.count {
                 let i = range.first + l;
-                let s = &run.steps[i];
+                let s = run.steps.step(i);
                 for e in &s.ori_edits {
                     apply_ori_edit(&mut f, e).unwrap();
                 }

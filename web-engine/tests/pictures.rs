@@ -57,7 +57,9 @@ fn fanout_copy_order_equals_the_trace_pair_order() {
             })
             .collect();
         if trace.is_empty() {
-            assert!(pictures::picture(Stage::TwoAddress, &two.steps, &two.functions, 0).is_none());
+            assert!(
+                pictures::picture(Stage::TwoAddress, two.steps.all(), &two.functions, 0).is_none()
+            );
             continue;
         }
         seen += 1;
@@ -67,7 +69,7 @@ fn fanout_copy_order_equals_the_trace_pair_order() {
             let step = i as u32 + 1;
             let f = fanout(pictures::picture(
                 Stage::TwoAddress,
-                &two.steps,
+                two.steps.all(),
                 &two.functions,
                 step,
             ));
@@ -101,7 +103,7 @@ fn fanout_copy_order_equals_the_trace_pair_order() {
         // Before the first pair nothing is done; after the last everything is.
         let f0 = fanout(pictures::picture(
             Stage::TwoAddress,
-            &two.steps,
+            two.steps.all(),
             &two.functions,
             0,
         ));
@@ -109,7 +111,7 @@ fn fanout_copy_order_equals_the_trace_pair_order() {
         let end = two.steps.len() as u32;
         let fe = fanout(pictures::picture(
             Stage::TwoAddress,
-            &two.steps,
+            two.steps.all(),
             &two.functions,
             end,
         ));
@@ -212,7 +214,7 @@ fn go_grid_cells_equal_the_go_round_payloads() {
                 })
                 .collect();
             for k in 0..=r.steps.len() as u32 {
-                let Some(p) = pictures::picture(r.stage, &r.steps, &r.functions, k) else {
+                let Some(p) = pictures::picture(r.stage, r.steps.all(), &r.functions, k) else {
                     assert!(rounds.is_empty(), "{} {}", e.name, r.stage);
                     continue;
                 };

@@ -89,7 +89,7 @@ fn check_lower(
         g.regs = Default::default();
         let mut prev = ori::print::print_function_with_lines(&g, j).text;
         for i in range.first as usize..(range.first + range.count) as usize {
-            for e in &run.steps[i].ori_edits {
+            for e in &run.steps.step(i).ori_edits {
                 apply_ori_edit(&mut g, e).unwrap();
             }
             let want = ori::print::print_function_with_lines(&g, j).text;

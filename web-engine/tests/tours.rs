@@ -2,7 +2,7 @@
 //! an existing step of the real run, of the kind it asks for.
 
 use compiler_core::examples::{find, EXAMPLES};
-use compiler_core::trace::{Payload, Step};
+use compiler_core::trace::{Payload, Step, StepList};
 use web_engine::protocol::*;
 use web_engine::tours::{self, Pred, Select, TOURS};
 use web_engine::{handle, Session};
@@ -62,7 +62,7 @@ fn every_stop_of_every_tour_resolves_to_a_step_of_its_kind() {
                 Some(k) => {
                     assert!(got.step >= 1, "{}: {}", tour.example, stop.title);
                     assert_eq!(
-                        stage.steps[got.step as usize - 1].kind,
+                        stage.steps.step(got.step as usize - 1).kind,
                         k,
                         "{}: {}",
                         tour.example,
@@ -71,7 +71,7 @@ fn every_stop_of_every_tour_resolves_to_a_step_of_its_kind() {
                 }
             }
             if let Select::FirstWhere(_, pred) = stop.select {
-                assert!(pred.holds(&stage.steps[got.step as usize - 1]));
+                assert!(pred.holds(&stage.steps.step(got.step as usize - 1)));
             }
         }
         // Through the engine's request handler, as the page asks.
@@ -231,37 +231,54 @@ fn selection_is_by_kind_and_predicate_not_by_number() {
         step("extract_subreg_copy", pair(false, false)),
         step("extract_subreg_copy", pair(true, true)),
         step("done", Payload::None),
-    ];
+    ]
+    .into_iter()
+    .collect::<StepList>();
     use tours::select_step as sel;
-    assert_eq!(sel(&steps, Select::Input), Some(0));
-    assert_eq!(sel(&steps, Select::First("extract_subreg_copy")), Some(2));
-    assert_eq!(sel(&steps, Select::Nth("extract_subreg_copy", 2)), Some(3));
-    assert_eq!(sel(&steps, Select::Nth("extract_subreg_copy", 3)), None);
-    assert_eq!(sel(&steps, Select::Nth("extract_subreg_copy", 0)), None);
-    assert_eq!(sel(&steps, Select::Last("extract_subreg_copy")), Some(3));
+    assert_eq!(sel(steps.all(), Select::Input), Some(0));
+    assert_eq!(
+        sel(steps.all(), Select::First("extract_subreg_copy")),
+        Some(2)
+    );
+    assert_eq!(
+        sel(steps.all(), Select::Nth("extract_subreg_copy", 2)),
+        Some(3)
+    );
+    assert_eq!(
+        sel(steps.all(), Select::Nth("extract_subreg_copy", 3)),
+        None
+    );
+    assert_eq!(
+        sel(steps.all(), Select::Nth("extract_subreg_copy", 0)),
+        None
+    );
+    assert_eq!(
+        sel(steps.all(), Select::Last("extract_subreg_copy")),
+        Some(3)
+    );
     assert_eq!(
         sel(
-            &steps,
+            steps.all(),
             Select::FirstWhere("extract_subreg_copy", Pred::KillMoved)
         ),
         Some(3)
     );
     assert_eq!(
         sel(
-            &steps,
+            steps.all(),
             Select::FirstWhere("extract_subreg_copy", Pred::RoundChanged)
         ),
         None
     );
-    assert_eq!(sel(&steps, Select::First("commute")), None);
-    assert_eq!(sel(&steps, Select::End), Some(4));
-    assert_eq!(sel(&[], Select::End), None);
+    assert_eq!(sel(steps.all(), Select::First("commute")), None);
+    assert_eq!(sel(steps.all(), Select::End), Some(4));
+    assert_eq!(sel(StepList::new().all(), Select::End), None);
     // One more step in front moves every stop by one instead of breaking it.
-    let mut more = vec![step("gate", Payload::None)];
-    more.extend(steps.iter().cloned());
+    let mut more = StepList::from(vec![step("gate", Payload::None)]);
+    more.extend(steps.iter());
     assert_eq!(
         sel(
-            &more,
+            more.all(),
             Select::FirstWhere("extract_subreg_copy", Pred::KillMoved)
         ),
         Some(4)

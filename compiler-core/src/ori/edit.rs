@@ -19,7 +19,7 @@
 //! the step gives the function as it was when the step was recorded (tests replay
 //! every step of every ORI stage and compare).
 
-mod pack;
+pub(crate) mod pack;
 
 pub use pack::{PackedOriInst, PackedReg};
 

@@ -1156,11 +1156,11 @@ mod tests {
         let text = ".version 7.8\n.target sm_90\n.address_size 64\n.visible .entry k()\n{\n\t.reg .f32 %f<4>;\n\tsub.f32 %f3, %f1, %f2;\n\tret;\n}\n";
         let m = crate::ptx::parse(text).unwrap();
         run(&m, &PtxLowerOptions::default(), &mut rec).unwrap();
-        let lowered: Vec<(&crate::trace::Lowered, &crate::trace::Step)> = rec
+        let lowered: Vec<(crate::trace::Lowered, crate::trace::Step)> = rec
             .steps
             .iter()
             .filter_map(|s| match &*s.payload {
-                crate::trace::Payload::Lowered(l) => Some((l, s)),
+                crate::trace::Payload::Lowered(l) => Some((l.clone(), s.clone())),
                 _ => None,
             })
             .collect();

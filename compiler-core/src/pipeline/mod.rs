@@ -57,7 +57,6 @@ use crate::knobs::Knobs;
 use crate::mir::{print_module, Module};
 use crate::stages::{IrKind, Stage};
 use crate::stats::Stats;
-use crate::trace::Step;
 use alloc::string::String;
 use alloc::vec::Vec;
 use serde::ser::{SerializeMap, Serializer};
@@ -98,7 +97,7 @@ pub struct StageRun {
     /// Counters summed over the module's functions.
     pub stats: Stats,
     /// Every step, function after function; empty when tracing is off.
-    pub steps: Vec<Step>,
+    pub steps: crate::trace::StepList,
     pub functions: Vec<FunctionSteps>,
     pub remarks: Vec<String>,
     /// None: not verified; Some(empty): verified, ok; else every error found.

@@ -253,7 +253,7 @@ macro_rules! recorded {
                 $out.steps = log.steps;
                 $out.steps.shrink_to_fit();
             } else if wanted {
-                $out.steps.extend(log.steps);
+                $out.steps.append(log.steps);
             }
             $out.remarks.extend(log.remarks);
             r
@@ -392,7 +392,7 @@ impl StageRun {
         StageRun {
             stage,
             stats: Stats::default(),
-            steps: Vec::new(),
+            steps: crate::trace::StepList::new(),
             functions: Vec::new(),
             remarks: Vec::new(),
             verify: None,

@@ -215,7 +215,7 @@ fn check_trace(
     let mut back = end;
     let cp = player.checkpoints();
     for n in (0..log.steps.len()).rev() {
-        if log.steps[n].edits.iter().any(|e| {
+        if log.steps.step(n).edits.iter().any(|e| {
             matches!(
                 e,
                 crate::trace::Edit::SplitEdge { .. } | crate::trace::Edit::LiveFlags { .. }

@@ -170,6 +170,13 @@ pub struct PayloadBox(Option<Box<Payload>>);
 
 impl PayloadBox {
     pub const NONE: PayloadBox = PayloadBox(None);
+    /// The box itself (none for [`Payload::None`]).
+    pub(super) fn into_box(self) -> Option<Box<Payload>> {
+        self.0
+    }
+    pub(super) fn from_box(b: Box<Payload>) -> Self {
+        PayloadBox(Some(b))
+    }
 }
 
 impl Deref for PayloadBox {

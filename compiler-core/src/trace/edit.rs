@@ -157,6 +157,13 @@ pub struct InstSeq(alloc::boxed::Box<[u8]>);
 const MAX_PERIOD: usize = 256;
 
 impl InstSeq {
+    /// The packed bytes (a step log keeps them in its own arena).
+    pub(crate) fn as_packed(&self) -> &[u8] {
+        &self.0
+    }
+    pub(crate) fn from_packed(b: &[u8]) -> Self {
+        InstSeq(b.into())
+    }
     pub fn new(insts: &[Inst]) -> Self {
         let mut runs: alloc::vec::Vec<(u32, u32)> = alloc::vec::Vec::new();
         let mut next = 0u32;

@@ -11,9 +11,11 @@
 //! output exactly (tests check this for every pass); with [`NoTrace`] the closures passed
 //! to [`Recorder::step`] are never called, so tracing off costs nothing.
 //!
-//! Storage (issue 31, the bytes a trace holds per step): a step is 40 bytes in the
-//! step array (kind, narration, payload pointer, lists pointer); what it has besides
-//! lives behind the two pointers, each allocated only when there is something to hold.
+//! Storage (issue 31, the bytes a trace holds per step): a trace keeps its steps as
+//! bytes ([`StepList`], one record a step, `record.rs` says what a record holds) and
+//! gives them back as [`Step`]s, decoded on reading. A decoded step is 40 bytes (kind,
+//! narration, payload pointer, lists pointer); what it has besides lives behind the two
+//! pointers, each allocated only when there is something to hold.
 //!
 //! ```text
 //!  Step { kind: Arc'd &str (shared)  narration: template (shared) + 8 inline number bytes
@@ -29,6 +31,8 @@ pub mod interval_tree;
 mod narration;
 mod packed;
 mod player;
+mod record;
+mod steps;
 
 pub use coalesce::{CoalesceDecision, ConflictAt, DecisionRanges, RangeNumbers, Verdict};
 pub use compact::{GoSlot, GoSlots, List, PayloadBox, SharedText};
@@ -39,6 +43,7 @@ pub use crate::error::ReplayError;
 pub use edit::{apply_edit, Change, Edit, EditRef, InstSeq};
 pub use editor::{record, Editor};
 pub use player::{redo_edit, Checkpoints, Copies, Player, CHECKPOINT_EVERY};
+pub use steps::{StepIter, StepList, Steps};
 
 use crate::liveness::LiveRange;
 use crate::mir::{Inst, VReg};
@@ -79,7 +84,7 @@ impl Focus {
     }
 }
 
-/// One recorded step of a pass. Stored compactly (a trace holds every step): the kind
+/// One recorded step of a pass, as a [`StepList`] gives it back (which keeps it as bytes): the kind
 /// as a shared string ([`Kind`]), the narration as a shared template and its numbers
 /// inline ([`Narration`]), the payload behind a pointer of its own ([`PayloadBox`]:
 /// nothing stored when there is none) and the lists ([`StepLists`]: focus and edits,
@@ -130,7 +135,7 @@ impl StepLists {
 
 static NO_LISTS: StepLists = StepLists::NONE;
 
-// The step array holds one of these per step: kind 8, narration 16, payload 8, lists 8.
+// A decoded step: kind 8, narration 16, payload 8, lists 8.
 const _: () = assert!(core::mem::size_of::<Step>() <= 40);
 
 impl core::ops::Deref for Step {
@@ -1017,7 +1022,7 @@ impl Recorder for NoTrace {
 /// Tracing on: keeps every step (each narration's template once: [`Templates`]).
 #[derive(Default, Debug)]
 pub struct StepLog {
-    pub steps: Vec<Step>,
+    pub steps: StepList,
     pub remarks: Vec<String>,
     templates: Templates,
 }
@@ -1027,11 +1032,6 @@ impl StepLog {
         self.templates.share(&mut s.narration);
         self.templates.share_kind(&mut s.kind);
         s.settle();
-        // Grow by half rather than double: a trace is the biggest thing a traced run
-        // holds, and its spare room is part of the run's peak.
-        if self.steps.len() == self.steps.capacity() {
-            self.steps.reserve_exact(self.steps.len() / 2 + 16);
-        }
         self.steps.push(s);
     }
 }
@@ -1087,7 +1087,7 @@ pub struct PassTrace {
     /// Printed input and output IR.
     pub input: String,
     pub output: String,
-    pub steps: Vec<Step>,
+    pub steps: StepList,
 }
 
 #[cfg(test)]

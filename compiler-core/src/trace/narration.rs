@@ -408,6 +408,41 @@ impl Templates {
     }
 }
 
+/// A narration's shared template as a step log's table keeps it (compared by text).
+#[derive(Clone, PartialEq, Eq, PartialOrd, Ord)]
+pub(super) struct SharedTemplate(Arc<Template>);
+
+impl Narration {
+    /// The shared template, and the numbers' bytes appended to `args`: the inline ones
+    /// without their zero padding, then any spilled ones (so more than
+    /// [`INLINE_ARGS`] bytes means a spill).
+    pub(super) fn parts(&self, args: &mut Vec<u8>) -> SharedTemplate {
+        let rest = self.template.spilled();
+        let used = if rest.is_empty() {
+            self.args.iter().rposition(|&b| b != 0).map_or(0, |k| k + 1)
+        } else {
+            INLINE_ARGS
+        };
+        args.extend_from_slice(&self.args[..used]);
+        args.extend_from_slice(rest);
+        SharedTemplate(text_node(&self.template).clone())
+    }
+    /// The narration [`Narration::parts`] took apart.
+    pub(super) fn from_parts(t: &SharedTemplate, args: &[u8]) -> Self {
+        let mut inline = [0u8; INLINE_ARGS];
+        let here = args.len().min(INLINE_ARGS);
+        inline[..here].copy_from_slice(&args[..here]);
+        let mut template = t.0.clone();
+        if args.len() > INLINE_ARGS {
+            template = Arc::new(Template::Spill(template, args[INLINE_ARGS..].into()));
+        }
+        Narration {
+            template,
+            args: inline,
+        }
+    }
+}
+
 /// The template of `text` and its numbers as LEB128 bytes.
 fn split(text: &str) -> (String, Vec<u8>) {
     let mut template = String::with_capacity(text.len());

@@ -33,6 +33,13 @@ use alloc::vec::Vec;
 pub struct PackedInst(Box<Box<[u8]>>);
 
 impl PackedInst {
+    /// The packed bytes (a step log keeps them in its own arena).
+    pub(crate) fn bytes(&self) -> &[u8] {
+        &self.0
+    }
+    pub(crate) fn from_bytes(b: &[u8]) -> Self {
+        PackedInst(Box::new(b.into()))
+    }
     pub fn pack(d: &InstData) -> Self {
         let mut out = Vec::with_capacity(8 + 4 * d.operands.len());
         write_leb(&mut out, opcode_code(d.opcode));

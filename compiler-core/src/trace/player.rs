@@ -26,7 +26,7 @@
 //! run).
 
 use super::edit::{apply_edit, Edit};
-use super::Step;
+use super::Steps;
 use crate::entity::EntityRef;
 use crate::error::ReplayError;
 use crate::mir::function::VRegInfo;
@@ -186,46 +186,57 @@ const RESTORE_WRITTEN: u64 = 8;
 impl Checkpoints {
     /// Replays every step once from `input`, keeping a copy every `every` steps (at least
     /// 1) and the undo record of every edit.
-    pub fn build(input: &Function, steps: &[Step], every: usize) -> Result<Self, ReplayError> {
+    pub fn build<'s>(
+        input: &Function,
+        steps: impl Into<Steps<'s>>,
+        every: usize,
+    ) -> Result<Self, ReplayError> {
+        let steps: Steps<'s> = steps.into();
         Self::build_within(input, steps, every, usize::MAX)
     }
 
     /// [`build`](Self::build), with the copies after the input's held to `budget`
     /// instructions together ([`Copies`]: the spacing doubles as often as needed).
-    pub fn build_within(
+    pub fn build_within<'s>(
         input: &Function,
-        steps: &[Step],
+        steps: impl Into<Steps<'s>>,
         every: usize,
         budget: usize,
     ) -> Result<Self, ReplayError> {
+        let steps: Steps<'s> = steps.into();
         let mut saved = Copies::new(input, input.insts.len(), every, budget);
         let mut f = input.clone();
-        let edits: usize = steps.iter().map(|s| s.edits.len()).sum();
+        let edits: usize = (0..steps.len())
+            .map(|k| steps.with_lists(k, |s| s.edits.len()))
+            .sum();
         let mut undo = Vec::with_capacity(edits);
         let mut starts = Vec::with_capacity(steps.len() + 1);
         let mut edits_before = Vec::with_capacity(steps.len() + 1);
         let mut walls_before = Vec::with_capacity(steps.len() + 1);
         let (mut n_edits, mut n_walls) = (0u32, 0u32);
         let (mut written, mut written_at, mut block_steps) = (Vec::new(), Vec::new(), Vec::new());
-        for (k, s) in steps.iter().enumerate() {
+        for k in 0..steps.len() {
             written_at.push(written.len() as u32);
-            if (s.edits.iter()).fold(false, |b, e| {
-                written_slots(e, |i| written.push(i.index() as u32)) | b
-            }) {
-                block_steps.push(k as u32);
-            }
             starts.push(undo.len() as u32);
             edits_before.push(n_edits);
             walls_before.push(n_walls);
             let mut wall = false;
-            for e in &s.edits {
-                let (u, undoable) = undo_record(&f, e);
-                wall |= !undoable;
-                undo.push(u);
-                apply_edit(&mut f, e)?;
-            }
-            // A rule counts as the instructions it rewrites.
-            n_edits += s.edits.iter().map(Edit::count).sum::<usize>() as u32;
+            steps.with_lists(k, |s| {
+                if (s.edits.iter()).fold(false, |b, e| {
+                    written_slots(e, |i| written.push(i.index() as u32)) | b
+                }) {
+                    block_steps.push(k as u32);
+                }
+                for e in &s.edits {
+                    let (u, undoable) = undo_record(&f, e);
+                    wall |= !undoable;
+                    undo.push(u);
+                    apply_edit(&mut f, e)?;
+                }
+                // A rule counts as the instructions it rewrites.
+                n_edits += s.edits.iter().map(Edit::count).sum::<usize>() as u32;
+                Ok::<(), ReplayError>(())
+            })?;
             n_walls += wall as u32;
             saved.after_step(k + 1, &f, f.insts.len());
         }
@@ -281,7 +292,7 @@ impl Checkpoints {
             + per_step * core::mem::size_of::<u32>()
     }
 
-    fn check(&self, steps: &[Step]) -> Result<(), ReplayError> {
+    fn check(&self, steps: Steps<'_>) -> Result<(), ReplayError> {
         if steps.len() != self.len {
             return Err(ReplayError(format!(
                 "checkpoints were built over {} steps, seek got {}",
@@ -294,7 +305,8 @@ impl Checkpoints {
 
     /// The function after the first `n` steps of `steps` (0: the input; `len()`: the
     /// output). `steps` must be the list the checkpoints were built from.
-    pub fn seek(&self, steps: &[Step], n: usize) -> Result<Function, ReplayError> {
+    pub fn seek<'s>(&self, steps: impl Into<Steps<'s>>, n: usize) -> Result<Function, ReplayError> {
+        let steps: Steps<'s> = steps.into();
         self.check(steps)?;
         let n = n.min(self.len);
         let (k, _) = self.nearest_copy(None, n);
@@ -305,12 +317,13 @@ impl Checkpoints {
 
     /// [`seek`](Self::seek) into `out`, reusing its memory: the way to step back and forth
     /// through a large function when where `out` stands is not known.
-    pub fn seek_into(
+    pub fn seek_into<'s>(
         &self,
-        steps: &[Step],
+        steps: impl Into<Steps<'s>>,
         n: usize,
         out: &mut Function,
     ) -> Result<(), ReplayError> {
+        let steps: Steps<'s> = steps.into();
         self.check(steps)?;
         let n = n.min(self.len);
         let (k, _) = self.nearest_copy(None, n);
@@ -321,13 +334,14 @@ impl Checkpoints {
     /// Moves `f`, the function after `at` steps (as an earlier seek left it), to step
     /// `n`: by replaying or undoing the steps in between, or from a stored copy when
     /// that is cheaper ([`restore`](Self::restore)).
-    pub fn seek_from(
+    pub fn seek_from<'s>(
         &self,
-        steps: &[Step],
+        steps: impl Into<Steps<'s>>,
         at: usize,
         n: usize,
         f: &mut Function,
     ) -> Result<(), ReplayError> {
+        let steps: Steps<'s> = steps.into();
         self.check(steps)?;
         let (at, n) = (at.min(self.len), n.min(self.len));
         match self.route(at, n) {
@@ -466,13 +480,14 @@ impl Checkpoints {
 
     /// Redoes steps `a..b` or undoes steps `b..a` on `f`, the function after `a` steps,
     /// never from a stored copy (an error when undoing would cross a wall).
-    pub fn walk(
+    pub fn walk<'s>(
         &self,
-        steps: &[Step],
+        steps: impl Into<Steps<'s>>,
         a: usize,
         b: usize,
         f: &mut Function,
     ) -> Result<(), ReplayError> {
+        let steps: Steps<'s> = steps.into();
         self.check(steps)?;
         if a.max(b) > self.len {
             return Err(ReplayError(format!(
@@ -486,18 +501,19 @@ impl Checkpoints {
             )));
         }
         if a <= b {
-            for s in &steps[a..b] {
-                for e in &s.edits {
-                    redo_edit(f, e)?;
-                }
+            for k in a..b {
+                steps.with_lists(k, |s| s.edits.iter().try_for_each(|e| redo_edit(f, e)))?;
             }
             return Ok(());
         }
         for k in (b..a).rev() {
             let records = &self.undo[self.starts[k] as usize..self.starts[k + 1] as usize];
-            for (e, u) in steps[k].edits.iter().zip(records).rev() {
-                undo(f, e, u)?;
-            }
+            steps.with_lists(k, |s| {
+                for (e, u) in s.edits.iter().zip(records).rev() {
+                    undo(f, e, u)?;
+                }
+                Ok::<(), ReplayError>(())
+            })?;
         }
         Ok(())
     }
@@ -657,13 +673,14 @@ fn undo(f: &mut Function, e: &Edit, u: &Undo) -> Result<(), ReplayError> {
 
 /// Replays a pass's steps over its input function.
 pub struct Player<'a> {
-    steps: &'a [Step],
+    steps: Steps<'a>,
     checkpoints: Checkpoints,
 }
 
 impl<'a> Player<'a> {
     /// Builds the checkpoints by replaying every step once.
-    pub fn new(input: &Function, steps: &'a [Step]) -> Result<Self, ReplayError> {
+    pub fn new(input: &Function, steps: impl Into<Steps<'a>>) -> Result<Self, ReplayError> {
+        let steps: Steps<'a> = steps.into();
         Ok(Player {
             steps,
             checkpoints: Checkpoints::build(input, steps, CHECKPOINT_EVERY)?,

@@ -18,7 +18,7 @@
 
 use super::tree::ReplayTree;
 use compiler_core::interval_tree::{Color, TreeEvent};
-use compiler_core::trace::{Payload, RangeView, SegmentView, Step};
+use compiler_core::trace::{Payload, RangeView, SegmentView, Step, Steps};
 use compiler_core::SlotIndex;
 use serde::{Deserialize, Serialize};
 
@@ -269,7 +269,7 @@ fn is_join(verdict: &str) -> bool {
 }
 
 /// The tree after a prefix of the steps (from the stage's first tree event).
-pub fn replay_tree(steps: &[Step]) -> Result<Option<ReplayTree>, String> {
+pub fn replay_tree(steps: Steps<'_>) -> Result<Option<ReplayTree>, String> {
     let mut tree: Option<ReplayTree> = None;
     for s in steps {
         if let Payload::TreeChange { events, .. } = &*s.payload {
@@ -294,24 +294,24 @@ fn holder(holders: &[(u32, u32)], i: u32) -> u32 {
 /// one shown), `first` being the ranges the pass started from
 /// (`trace::first_range_rows` of the function as the stage received it). None for a
 /// stage this picture is not about.
-pub fn picture(steps: &[Step], first: &[RangeView]) -> Option<CoalescePicture> {
+pub fn picture(steps: Steps<'_>, first: &[RangeView]) -> Option<CoalescePicture> {
     let last = steps.last()?;
     let mut ranges = Ranges::default();
     // The latest heap pop is drawn; it is copied out once, after the walk.
-    let mut last_pop: Option<&Payload> = None;
+    let mut last_pop: Option<Payload> = None;
     let mut candidate = None;
     for s in steps {
         ranges.apply(&s.payload, first);
         match &*s.payload {
             p @ Payload::HeapPop { dst, src, .. } => {
-                last_pop = Some(p);
+                last_pop = Some(p.clone());
                 candidate = Some((*dst, *src));
             }
             Payload::CoalesceDecision(c) => candidate = Some((c.dst, c.src)),
             _ => {}
         }
     }
-    let heap = match last_pop {
+    let heap = match &last_pop {
         Some(Payload::HeapPop {
             copy,
             dst,
@@ -363,7 +363,7 @@ pub fn picture(steps: &[Step], first: &[RangeView]) -> Option<CoalescePicture> {
         _ => None,
     };
     let (rows, hidden_rows) = select_rows(&ranges, candidate, changed);
-    let mut caption = caption(last, verdict.as_ref(), tree.as_ref(), heap.as_ref());
+    let mut caption = caption(&last, verdict.as_ref(), tree.as_ref(), heap.as_ref());
     if let Some(e) = tree_error {
         caption.push_str(&format!(" (The tree could not be rebuilt: {e}.)"));
     }

@@ -7,7 +7,7 @@
 
 use compiler_core::entity::EntityRef;
 use compiler_core::pipeline::FunctionSteps;
-use compiler_core::trace::{Edit, Payload, Step};
+use compiler_core::trace::{Edit, Payload, Steps};
 use serde::{Deserialize, Serialize};
 
 /// One def/use pair of the pseudo.
@@ -59,11 +59,11 @@ pub struct FanoutPicture {
 }
 
 /// A recorded pair: its step index, function and pseudo, and the payload.
-struct PairStep<'a> {
+struct PairStep {
     index: usize,
     function: usize,
     pseudo: u32,
-    payload: &'a Payload,
+    payload: Payload,
 }
 
 fn function_of(functions: &[FunctionSteps], i: usize) -> usize {
@@ -75,7 +75,7 @@ fn function_of(functions: &[FunctionSteps], i: usize) -> usize {
 
 /// The picture after `step` steps (0: the input), or None when no step of the stage
 /// split an EXTRACT_SUBREG.
-pub fn build(steps: &[Step], functions: &[FunctionSteps], step: usize) -> Option<FanoutPicture> {
+pub fn build(steps: Steps<'_>, functions: &[FunctionSteps], step: usize) -> Option<FanoutPicture> {
     let pairs: Vec<PairStep> = steps
         .iter()
         .enumerate()
@@ -84,7 +84,7 @@ pub fn build(steps: &[Step], functions: &[FunctionSteps], step: usize) -> Option
                 index,
                 function: function_of(functions, index),
                 pseudo,
-                payload: &s.payload,
+                payload: (*s.payload).clone(),
             }),
             _ => None,
         })
@@ -138,7 +138,7 @@ pub fn build(steps: &[Step], functions: &[FunctionSteps], step: usize) -> Option
             tie_marked,
             lv_updates,
             ..
-        } = *p.payload
+        } = p.payload
         else {
             continue;
         };
@@ -173,7 +173,7 @@ pub fn build(steps: &[Step], functions: &[FunctionSteps], step: usize) -> Option
 /// Whether one of the first `step` steps of `function` erased instruction `pseudo`: the
 /// picture draws the pseudo gone only once the IR has lost it.
 fn erased_by(
-    steps: &[Step],
+    steps: Steps<'_>,
     functions: &[FunctionSteps],
     function: usize,
     pseudo: u32,

@@ -8,7 +8,7 @@
 //! - phase 58's six-slot MOV buffer (`GoBuffer`), as the latest step left it;
 //! - the operand marks (`GoMark`): 0x100 / 0x200 / 0x400 set on an operand's flag word.
 
-use compiler_core::trace::{Payload, Step};
+use compiler_core::trace::{Payload, Steps};
 use serde::{Deserialize, Serialize};
 
 /// One round of one block's loop.
@@ -83,7 +83,7 @@ pub struct GoPicture {
 
 /// The picture after `step` steps, or None when the stage recorded no GeneralOptimize
 /// payload at all.
-pub fn build(steps: &[Step], step: usize) -> Option<GoPicture> {
+pub fn build(steps: Steps<'_>, step: usize) -> Option<GoPicture> {
     let mut p = GoPicture {
         phase: None,
         blocks: Vec::new(),

@@ -21,7 +21,7 @@ pub mod go_grid;
 pub mod tree;
 
 use compiler_core::pipeline::FunctionSteps;
-use compiler_core::trace::Step;
+use compiler_core::trace::Steps;
 use compiler_core::Stage;
 use serde::{Deserialize, Serialize};
 
@@ -53,7 +53,7 @@ pub fn is_general_optimize(stage: Stage) -> bool {
 /// one and the trace holds something to draw.
 pub fn picture(
     stage: Stage,
-    steps: &[Step],
+    steps: Steps<'_>,
     functions: &[FunctionSteps],
     step: u32,
 ) -> Option<Picture> {

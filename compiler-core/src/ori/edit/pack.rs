@@ -84,6 +84,14 @@ impl PackedOriInst {
     pub fn heap_bytes(&self) -> usize {
         16 + self.0.len()
     }
+    /// The packed bytes (a step log keeps them in its own arena).
+    pub(crate) fn bytes(&self) -> &[u8] {
+        &self.0
+    }
+    /// The instruction `bytes` hold, as [`PackedOriInst::bytes`] gave them.
+    pub(crate) fn from_bytes(bytes: &[u8]) -> Self {
+        PackedOriInst(Box::new(bytes.into()))
+    }
 }
 
 impl core::fmt::Debug for PackedOriInst {
@@ -97,6 +105,14 @@ impl core::fmt::Debug for PackedOriInst {
 pub struct PackedReg(Box<[u8]>);
 
 impl PackedReg {
+    /// The packed bytes (a step log keeps them in its own arena).
+    pub(crate) fn bytes(&self) -> &[u8] {
+        &self.0
+    }
+    /// The entry `bytes` hold, as [`PackedReg::bytes`] gave them.
+    pub(crate) fn from_bytes(bytes: &[u8]) -> Self {
+        PackedReg(bytes.into())
+    }
     pub fn new(r: &RegInfo) -> Self {
         let mut w = Bytes::default();
         w.text(&r.name);
@@ -142,7 +158,7 @@ fn operands(w: &mut Bytes, v: &[Operand]) {
 /// An operand: a head (its kind's tag, the neg and abs modifiers, and whether marks or
 /// an immediate constraint follow), its type, the kind's contents, then the marks and
 /// constraint when the head says so.
-fn operand(w: &mut Bytes, o: &Operand) {
+pub(crate) fn operand(w: &mut Bytes, o: &Operand) {
     let tag = match &o.kind {
         OpKind::Reg(_) => 0,
         OpKind::Imm(_) => 1,
@@ -192,7 +208,7 @@ fn read_operands(r: &mut Reader<'_>) -> Vec<Operand> {
     r.list(read_operand)
 }
 
-fn read_operand(r: &mut Reader<'_>) -> Operand {
+pub(crate) fn read_operand(r: &mut Reader<'_>) -> Operand {
     let head = r.num();
     let ty = r.num() as u8;
     let kind = match head & 15 {

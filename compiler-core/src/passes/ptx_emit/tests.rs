@@ -55,20 +55,20 @@ fn an_instruction_step_prints_its_own_statements_from_its_edits() {
     let m = parse_module(text).unwrap();
     let mut log = StepLog::default();
     run(&m, &PtxEmitOptions::default(), &mut log).unwrap();
-    let emitted: Vec<&crate::trace::Step> = log
+    let emitted: Vec<crate::trace::Step> = log
         .steps
         .iter()
         .filter(|s| matches!(*s.payload, Payload::Emitted(_)))
         .collect();
     let json = |s: &crate::trace::Step| serde_json::to_value(s).unwrap()["payload"].clone();
-    let first = json(emitted[0]);
+    let first = json(&emitted[0]);
     assert_eq!(first["mir"], "%0:int32regs = MOV_B32_i 7");
     assert_eq!(first["ptx"], serde_json::json!(["mov.u32 \t%r1, 7;"]));
     assert!(
         emitted[0].ptx_edits.len() > 1,
         "the step's edits hold the block comment too"
     );
-    assert_eq!(json(emitted[1])["ptx"], serde_json::json!(["mov.u64 \t%rd1, 1;"]));
+    assert_eq!(json(&emitted[1])["ptx"], serde_json::json!(["mov.u64 \t%rd1, 1;"]));
     assert!(
         serde_json::to_value(&*emitted[0].payload).is_err(),
         "alone, the payload has no lines to print"
