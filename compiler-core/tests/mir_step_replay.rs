@@ -174,7 +174,7 @@ fn a_copy_restored_by_difference_equals_the_copy_from_any_step() {
             continue;
         };
         seen += 1;
-        let steps = &run.steps[..];
+        let steps = run.steps.all();
         let cp = Checkpoints::build(&m.functions[0], steps, 64).unwrap();
         let mut f = cp.seek(steps, 0).unwrap();
         for k in 0..cp.copies() {

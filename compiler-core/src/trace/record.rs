@@ -39,7 +39,7 @@ pub(super) struct Tables {
     templates: Vec<SharedTemplate>,
     template_at: BTreeMap<SharedTemplate, u32>,
     payloads: Vec<PayloadBox>,
-    lists: Vec<Box<StepLists>>,
+    lists: Vec<StepLists>,
     slots: Slots,
 }
 
@@ -57,8 +57,11 @@ struct Slots {
     bytes: Vec<u8>,
     starts: Vec<u32>,
     /// The last buffer step's slots, each text with where it sits in `bytes`.
-    last: [Option<((String, u32), Option<(String, u32)>)>; 6],
+    last: [Option<(Placed, Option<Placed>)>; 6],
 }
+
+/// A MOV's text and where it sits in [`Slots::bytes`].
+type Placed = (String, u32);
 
 /// One slot as a buffer step shows it.
 type Shown = Option<(SharedText, Option<SharedText>)>;
@@ -71,7 +74,7 @@ impl Slots {
         let n = self.starts.len();
         self.starts.push(self.bytes.len() as u32);
         let mut w = Bytes(core::mem::take(&mut self.bytes));
-        let full = n % Self::EVERY == 0;
+        let full = n.is_multiple_of(Self::EVERY);
         w.num(u64::from(full));
         for (k, now) in slots.iter().enumerate() {
             let was = &self.last[k];
@@ -215,7 +218,7 @@ pub(super) fn get(r: &mut Reader<'_>, t: &Tables) -> Step {
     let (kind, narration) = head(r, t);
     let lists = match r.num() {
         0 => None,
-        1 => Some(t.lists[r.num() as usize].clone()),
+        1 => Some(Box::new(t.lists[r.num() as usize].clone())),
         _ => Some(Box::new(read_lists(r))),
     };
     Step {
@@ -252,7 +255,7 @@ fn put_lists(w: &mut Bytes, lists: Option<Box<StepLists>>, t: &mut Tables) {
     if !(l.edits.iter().all(packable) && l.ptx_edits.is_empty()) {
         w.num(1);
         w.num(t.lists.len() as u64);
-        return t.lists.push(l);
+        return t.lists.push(*l);
     }
     w.num(2);
     w.list(&l.focus, |w, f| {
