@@ -8,7 +8,7 @@ use compiler_core::examples::find;
 use compiler_core::interval_tree::{Color, TreeSnapshot};
 use compiler_core::knobs::Knobs;
 use compiler_core::share::{encode_state, LinkState};
-use compiler_core::trace::{Payload, RangeView, Step, Steps};
+use compiler_core::trace::{Payload, RangeView, StepList, Steps};
 use compiler_core::{RunOptions, Stage};
 use std::collections::BTreeMap;
 use std::time::Duration;
@@ -132,7 +132,7 @@ async fn at_step(root: &Element, step: u32) -> bool {
 }
 
 /// The stage's steps as the pipeline records them (one function in these examples).
-fn trace(source: &str, knobs: &str, stage: Stage) -> Vec<Step> {
+fn trace(source: &str, knobs: &str, stage: Stage) -> StepList {
     let opts = RunOptions {
         trace: true,
         knobs: Knobs::from_query(knobs).unwrap(),

@@ -365,7 +365,7 @@ fn run_result(
             stats: &s.stats,
             steps: s.steps.len(),
             changing_steps: (s.steps.iter().enumerate())
-                .filter(|&(i, st)| !noop(k, i, st))
+                .filter(|(i, st)| !noop(k, *i, st))
                 .count(),
             functions: s
                 .functions
@@ -387,7 +387,7 @@ fn run_result(
                     .map(|(i, st)| StepApi {
                         kind: st.kind.as_str(),
                         narration: st.narration.text(),
-                        changes: !noop(k, i, st),
+                        changes: !noop(k, i, &st),
                     })
                     .collect()
             }),

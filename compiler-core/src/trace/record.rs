@@ -903,7 +903,7 @@ mod tests {
         let i = |k: usize| Inst::new(k);
         let mir = [
             Edit::Erase {
-                inst: i(big as usize),
+                inst: i(big as usize - 1),
             },
             Edit::Replace {
                 inst: i(1),
