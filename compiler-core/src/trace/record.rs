@@ -309,9 +309,9 @@ fn put_inst(w: &mut Bytes, i: Inst) {
 fn put_edit(w: &mut Bytes, e: &Edit) {
     match e {
         Edit::Insert {
-            inst,
-            before,
             block,
+            before,
+            inst,
             data,
         } => {
             w.num(0);
@@ -475,8 +475,8 @@ fn put_ori_edit(w: &mut Bytes, e: &OriEdit) {
     let id = |w: &mut Bytes, x: usize| w.num(x as u64);
     match e {
         OriEdit::Insert {
-            inst,
             block,
+            inst,
             index,
             data,
         } => {
@@ -627,8 +627,8 @@ fn put_payload(w: &mut Bytes, p: PayloadBox, t: &mut Tables) {
     }
     match *p {
         Payload::GoRound {
-            phase,
             block,
+            phase,
             iteration,
             counters,
             changed,
@@ -655,8 +655,8 @@ fn put_payload(w: &mut Bytes, p: PayloadBox, t: &mut Tables) {
         }
         Payload::GoMark {
             inst,
-            operand,
             class,
+            operand,
             mask,
             before,
             after,
