@@ -796,6 +796,113 @@ mod tests {
         }
     }
 
+    /// One ORI edit of each kind, numbers up to `big`.
+    fn ori_samples(big: u32) -> Vec<OriEdit> {
+        vec![
+            OriEdit::Insert {
+                inst: InstId::new(9),
+                block: BlockId::new(1),
+                index: big,
+                data: PackedOriInst::new(&add()),
+            },
+            OriEdit::Erase {
+                inst: InstId::new(big as usize - 1),
+                block: BlockId::new(0),
+            },
+            OriEdit::RewriteOperand {
+                inst: InstId::new(4),
+                operand: 1,
+                new: Box::new(Operand::new(OpKind::Sym("g".into()), 0)),
+            },
+            OriEdit::SetMark {
+                inst: InstId::new(4),
+                operand: 0,
+                before: 0,
+                after: big,
+                ty: 255,
+            },
+            OriEdit::Replace {
+                inst: InstId::new(4),
+                new: Box::new(add()),
+            },
+            OriEdit::SetLayout {
+                block: BlockId::new(2),
+                insts: vec![InstId::new(3), InstId::new(1)].into(),
+            },
+            OriEdit::AddBlock {
+                block: BlockId::new(2),
+                label: Some("$L__BB0_2".into()),
+            },
+            OriEdit::AddBlock {
+                block: BlockId::new(3),
+                label: None,
+            },
+        ]
+    }
+
+    /// The MIR edits with a byte form, numbers up to `big`.
+    fn mir_samples(big: u32, long: &str) -> Vec<Edit> {
+        let i = |k: usize| Inst::new(k);
+        vec![
+            Edit::Erase {
+                inst: i(big as usize - 1),
+            },
+            Edit::Replace {
+                inst: i(1),
+                change: Change::Flag(2, 0, u16::MAX),
+            },
+            Edit::Replace {
+                inst: i(1),
+                change: Change::Flags(vec![(0, 1, 2), (big, 3, 4)].into()),
+            },
+            Edit::Replace {
+                inst: i(1),
+                change: Change::Rename {
+                    ops: big,
+                    from: 3,
+                    to: 4,
+                },
+            },
+            Edit::Replace {
+                inst: i(1),
+                change: Change::FlagBits {
+                    ops: 5,
+                    bits: 8,
+                    set: true,
+                },
+            },
+            Edit::Move {
+                inst: i(2),
+                before: Some(i(0)),
+                block: 3,
+            },
+            Edit::Move {
+                inst: i(2),
+                before: None,
+                block: big,
+            },
+            Edit::SetProps {
+                no_phis: true,
+                is_ssa: false,
+            },
+            Edit::SplitEdge {
+                pred: 1,
+                succ: big,
+                block: 9,
+            },
+            Edit::Intern {
+                sym: 4,
+                name: long.into(),
+            },
+            Edit::LiveFlags {
+                insts: InstSeq::new(&[i(1), i(2), i(3), i(70000)]),
+            },
+            Edit::DropKills {
+                insts: InstSeq::new(&[]),
+            },
+        ]
+    }
+
     /// Steps with every packed payload, side payloads, every focus kind and ORI edit
     /// kind, MIR edits (kept whole), numbers up to u32::MAX and long sentences read
     /// back equal; the packed parts take no side entry, so they are really bytes.
@@ -845,46 +952,7 @@ mod tests {
             },
             Payload::IrSnapshot { text: long.clone() },
         ];
-        let ori = vec![
-            OriEdit::Insert {
-                inst: InstId::new(9),
-                block: BlockId::new(1),
-                index: big,
-                data: PackedOriInst::new(&add()),
-            },
-            OriEdit::Erase {
-                inst: InstId::new(big as usize - 1),
-                block: BlockId::new(0),
-            },
-            OriEdit::RewriteOperand {
-                inst: InstId::new(4),
-                operand: 1,
-                new: Box::new(Operand::new(OpKind::Sym("g".into()), 0)),
-            },
-            OriEdit::SetMark {
-                inst: InstId::new(4),
-                operand: 0,
-                before: 0,
-                after: big,
-                ty: 255,
-            },
-            OriEdit::Replace {
-                inst: InstId::new(4),
-                new: Box::new(add()),
-            },
-            OriEdit::SetLayout {
-                block: BlockId::new(2),
-                insts: vec![InstId::new(3), InstId::new(1)].into(),
-            },
-            OriEdit::AddBlock {
-                block: BlockId::new(2),
-                label: Some("$L__BB0_2".into()),
-            },
-            OriEdit::AddBlock {
-                block: BlockId::new(3),
-                label: None,
-            },
-        ];
+        let ori = ori_samples(big);
         let mut steps = vec![
             Step::new("long", long.clone()),
             Step::new("empty", ""),
@@ -900,65 +968,7 @@ mod tests {
                 class: None,
             }),
         ];
-        let i = |k: usize| Inst::new(k);
-        let mir = [
-            Edit::Erase {
-                inst: i(big as usize - 1),
-            },
-            Edit::Replace {
-                inst: i(1),
-                change: Change::Flag(2, 0, u16::MAX),
-            },
-            Edit::Replace {
-                inst: i(1),
-                change: Change::Flags(vec![(0, 1, 2), (big, 3, 4)].into()),
-            },
-            Edit::Replace {
-                inst: i(1),
-                change: Change::Rename {
-                    ops: big,
-                    from: 3,
-                    to: 4,
-                },
-            },
-            Edit::Replace {
-                inst: i(1),
-                change: Change::FlagBits {
-                    ops: 5,
-                    bits: 8,
-                    set: true,
-                },
-            },
-            Edit::Move {
-                inst: i(2),
-                before: Some(i(0)),
-                block: 3,
-            },
-            Edit::Move {
-                inst: i(2),
-                before: None,
-                block: big,
-            },
-            Edit::SetProps {
-                no_phis: true,
-                is_ssa: false,
-            },
-            Edit::SplitEdge {
-                pred: 1,
-                succ: big,
-                block: 9,
-            },
-            Edit::Intern {
-                sym: 4,
-                name: long.as_str().into(),
-            },
-            Edit::LiveFlags {
-                insts: InstSeq::new(&[i(1), i(2), i(3), i(70000)]),
-            },
-            Edit::DropKills {
-                insts: InstSeq::new(&[]),
-            },
-        ];
+        let mir = mir_samples(big, &long);
         let mut edits = Step::fixed("edits", "MIR edits");
         for e in mir {
             edits = edits.edit(e);
