@@ -11,7 +11,7 @@ use super::parse_yaml::{
     flow_map, parse_bool, split_documents, top_level_entries, unquote, Document, Line,
 };
 use super::regclass::{valid_class_names, RegClass};
-use crate::entity::{EntityRef, SecondaryMap, Sym};
+use crate::entity::{EntityRef, Interner, SecondaryMap, Sym};
 use crate::error::SourceError;
 use alloc::format;
 use alloc::string::{String, ToString};
@@ -77,6 +77,7 @@ pub fn parse_module_with_spans(text: &str) -> Result<(Module, Vec<FunctionSpans>
     let mut module = Module::default();
     let mut spans = Vec::new();
     let mut target = Target::Nvptx;
+    let mut defined = IrFunctions::default();
     for doc in &docs {
         if doc.is_ir {
             let mut ir = String::new();
@@ -93,23 +94,19 @@ pub fn parse_module_with_spans(text: &str) -> Result<(Module, Vec<FunctionSpans>
                 ir.push_str(t);
                 ir.push('\n');
             }
+            defined = IrFunctions::read(&ir);
             module.ir = Some(ir);
         } else {
             let (mut f, sp) = parse_function(doc, target)?;
-            f.props.optnone = module
-                .ir
-                .as_deref()
-                .is_some_and(|ir| ir_function_is_optnone(ir, &f.name));
+            f.props.optnone = defined.machine_function(&f.name);
             module.functions.push(f);
             spans.push(sp);
         }
     }
     // A module of globals only (llc-22 prints just the IR document) is valid input; an
     // IR function definition without its machine function is not.
-    if let (Some(ir), Some(doc)) = (&module.ir, docs.iter().find(|d| d.is_ir)) {
-        if let Some(name) =
-            ir_definitions(ir).find(|n| module.functions.iter().all(|f| f.name != *n))
-        {
+    if let Some(doc) = docs.iter().find(|d| d.is_ir) {
+        if let Some(name) = defined.first_without_machine_function() {
             return Err(SourceError::new(
                 doc.start,
                 1,
@@ -131,43 +128,56 @@ pub fn parse_module_with_spans(text: &str) -> Result<(Module, Vec<FunctionSpans>
     Ok((module, spans))
 }
 
-/// The names of the functions the embedded IR defines (`define ... @name(`).
-fn ir_definitions(ir: &str) -> impl Iterator<Item = &str> {
-    ir.lines()
-        .filter(|l| l.starts_with("define "))
-        .filter_map(|l| {
-            let at = l.find(" @")? + 2;
-            let rest = &l[at..];
-            let name = rest[..rest.find('(')?].trim_matches('"');
-            Some(name)
-        })
+/// The functions the embedded IR defines (`define ... @name(`), read in one walk over
+/// the IR (a module of many functions is not walked once per function): in IR order,
+/// each with whether it is `optnone` and whether a machine function document names it.
+#[derive(Default)]
+struct IrFunctions {
+    names: Interner,
+    /// Per name (by its number, which follows the IR's order): optnone, has a body.
+    flags: Vec<(bool, bool)>,
 }
 
-/// Whether the embedded IR defines `@name` with an attribute group containing `optnone`.
-fn ir_function_is_optnone(ir: &str, name: &str) -> bool {
-    let needle = format!("@{name}(");
-    let Some(def) = ir
-        .lines()
-        .find(|l| l.starts_with("define") && l.contains(&needle))
-    else {
-        return false;
-    };
-    if def.contains(" optnone") {
-        return true;
+impl IrFunctions {
+    fn read(ir: &str) -> Self {
+        // `attributes #N = { ... optnone ... }`: the groups that make a function optnone.
+        let optnone_groups: Vec<&str> = (ir.lines())
+            .filter_map(|l| l.strip_prefix("attributes "))
+            .filter(|l| l.contains("optnone"))
+            .filter_map(|l| l.split_whitespace().next())
+            .collect();
+        let mut out = IrFunctions::default();
+        for def in ir.lines().filter(|l| l.starts_with("define ")) {
+            let Some(at) = def.find(" @") else { continue };
+            let rest = &def[at + 2..];
+            let Some(end) = rest.find('(') else { continue };
+            let name = out.names.intern(rest[..end].trim_matches('"'));
+            if name.index() < out.flags.len() {
+                continue; // defined twice: the first definition counts
+            }
+            let mut words = def.split_whitespace();
+            let optnone = def.contains(" optnone")
+                || words.any(|w| w.starts_with('#') && optnone_groups.contains(&w));
+            out.flags.push((optnone, false));
+        }
+        out
     }
-    let groups: Vec<&str> = def
-        .split_whitespace()
-        .filter(|w| w.starts_with('#'))
-        .collect();
-    ir.lines()
-        .filter(|l| l.starts_with("attributes #"))
-        .any(|l| {
-            let id = l["attributes ".len()..]
-                .split_whitespace()
-                .next()
-                .unwrap_or("");
-            groups.contains(&id) && l.contains("optnone")
-        })
+
+    /// Marks `name` as having a machine function; whether the IR makes it optnone.
+    fn machine_function(&mut self, name: &str) -> bool {
+        let Some(sym) = self.names.get(name) else {
+            return false;
+        };
+        let flags = &mut self.flags[sym.index()];
+        flags.1 = true;
+        flags.0
+    }
+
+    /// The first function (in IR order) the IR defines and no machine function names.
+    fn first_without_machine_function(&self) -> Option<&str> {
+        let k = self.flags.iter().position(|f| !f.1)?;
+        Some(self.names.name(Sym::new(k)))
+    }
 }
 
 /// Header sections the body can refer to (`%stack.N`, `%fixed-stack.N`, `%const.N`,
@@ -1150,6 +1160,33 @@ mod tests {
     fn err(body: &str) -> SourceError {
         let text = alloc::format!("---\nname: k\nbody: |\n  bb.0:\n{body}...\n");
         parse_module(&text).expect_err(body)
+    }
+
+    /// The IR's functions, read once: optnone by the `define` line or an attribute group
+    /// (machine functions in another order than the IR's), and the first IR definition
+    /// no machine function names is the one the error names.
+    #[test]
+    fn ir_functions_read_once_give_optnone_and_the_missing_body() {
+        let ir =
+            "--- |\n  define void @a() #1 { ret void }\n  define void @b() #0 { ret void }\n  \
+                  define void @c() optnone { ret void }\n  define void @d() { ret void }\n  \
+                  attributes #0 = { noinline optnone }\n  attributes #1 = { noinline }\n...\n";
+        let mf = |n: &str| alloc::format!("---\nname: {n}\nbody: |\n  bb.0:\n    Return\n...\n");
+        let text = alloc::format!("{ir}{}{}{}{}", mf("d"), mf("c"), mf("b"), mf("a"));
+        let m = parse_module(&text).unwrap();
+        let optnone: Vec<(&str, bool)> = (m.functions.iter())
+            .map(|f| (f.name.as_str(), f.props.optnone))
+            .collect();
+        assert_eq!(
+            optnone,
+            [("d", false), ("c", true), ("b", true), ("a", false)]
+        );
+        let e = parse_module(&alloc::format!("{ir}{}{}", mf("d"), mf("a"))).unwrap_err();
+        assert!(
+            e.message.contains("defines @b but no machine function"),
+            "{}",
+            e.message
+        );
     }
 
     #[test]
