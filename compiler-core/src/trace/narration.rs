@@ -565,6 +565,8 @@ mod tests {
         assert!(matches!(&*short.template, Template::Text(_)));
         assert_eq!(short.text(), "%100000 = COPY %2");
         let k = Kind::new("join");
-        assert!(k == "join" && "join" == k && core::mem::size_of::<Kind>() == 16);
+        assert_eq!(k, "join");
+        assert_eq!("join", k);
+        assert_eq!(core::mem::size_of::<Kind>(), 16);
     }
 }
