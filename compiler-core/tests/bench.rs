@@ -14,7 +14,7 @@
 //! scaling table, default 7; 0 skips it), `COPYSCOPE_BENCH_STAGES` (comma-separated
 //! stage ids: only these are timed and traced; the stages before them still run once,
 //! untraced, to make their input), `COPYSCOPE_BENCH_BREAKDOWN=1` (print, per traced
-//! stage, the JSON bytes of the steps by field and the step kinds with the most bytes).
+//! stage, the heap the step log holds by part and the step kinds with the most JSON bytes).
 
 mod support;
 
@@ -313,7 +313,8 @@ fn bench_input(
             .iter()
             .map(|s| serde_json::to_vec(&s).map_or(0, |v| v.len()))
             .sum();
-        if std::env::var("COPYSCOPE_BENCH_BREAKDOWN").is_ok_and(|v| v == "1") {
+        let show_parts = std::env::var("COPYSCOPE_BENCH_BREAKDOWN").is_ok_and(|v| v == "1");
+        if show_parts {
             breakdown(family, size, stage, steps.all());
         }
         // The seek test wants MIR traces of at least 10,000 steps over one function
@@ -324,7 +325,11 @@ fn bench_input(
             _ => [false; 2],
         };
         let checkpoints = checkpoint_memory(stage, &ir, &run.functions, steps.all());
-        let trace_bytes = held_by(steps);
+        let trace_bytes = if show_parts {
+            held_by_part(steps)
+        } else {
+            held_by(steps)
+        };
         if let (true, Ir::Mir(m)) = (wanted.contains(&true), &ir) {
             let again = run_stage(stage, &mut ir.clone(), &knobs, true).unwrap();
             seek_pick.keep(
@@ -625,51 +630,9 @@ fn bench() {
     }
 }
 
-/// Where a stage's trace bytes go: the heap each part of the steps holds (measured on a
-/// copy by taking the parts out one after another; the shared narration templates
-/// counted once by address), and the step kinds with the most JSON bytes.
+/// What a stage's steps are, by kind: the step kinds with the most JSON bytes (what
+/// the log holds, by part, is [`held_by_part`]).
 fn breakdown(family: &str, size: usize, stage: Stage, steps: compiler_core::trace::Steps<'_>) {
-    use compiler_core::trace::{List, Narration, PayloadBox};
-    let n = steps.len().max(1);
-    let mut copy: Vec<_> = steps.to_vec();
-    let parts = steps.iter().map(|s| s.parts_box_bytes()).sum::<usize>() / n;
-    let blank = Narration::new("");
-    let mut part = |take: &mut dyn FnMut(&mut compiler_core::trace::Step)| {
-        let before = LIVE.load(Ordering::Relaxed);
-        for s in copy.iter_mut() {
-            take(s);
-        }
-        before.saturating_sub(LIVE.load(Ordering::Relaxed)) / n
-    };
-    // Only steps that hold a part are written to (writing one makes the parts' box).
-    let payload = part(&mut |s| {
-        if !matches!(*s.payload, compiler_core::trace::Payload::None) {
-            s.payload = PayloadBox::default();
-        }
-    });
-    let edits = part(&mut |s| {
-        if !s.edits.is_empty() {
-            s.edits = List::new();
-        }
-    });
-    let ori = part(&mut |s| {
-        if !s.ori_edits.is_empty() {
-            s.ori_edits = List::new();
-        }
-    });
-    let focus = part(&mut |s| {
-        if !s.focus.is_empty() {
-            s.focus = List::new();
-        }
-    });
-    let args = part(&mut |s| s.narration = blank.clone());
-    let inline = std::mem::size_of::<compiler_core::trace::Step>();
-    let mut seen = std::collections::BTreeSet::new();
-    let templates: usize = steps
-        .iter()
-        .filter(|s| seen.insert(s.narration.template_ptr()))
-        .map(|s| s.narration.template_heap() + 16)
-        .sum();
     let mut kinds: Vec<(String, usize, usize)> = Vec::new();
     for s in steps {
         let total = serde_json::to_vec(&s).map_or(0, |v| v.len());
@@ -688,13 +651,39 @@ fn breakdown(family: &str, size: usize, stage: Stage, steps: compiler_core::trac
         .map(|(k, c, b)| format!("{k} ×{c} {} B/step", b / c))
         .collect();
     println!(
-        "\n{family} {size} {stage}: {} steps; heap bytes/step: step {inline}, parts box {parts}, payload {payload}, edits {edits}, ori_edits {ori}, focus {focus}, narration numbers {args}, templates {} ({} distinct, {} B); JSON by kind: {}",
+        "\n{family} {size} {stage}: {} steps; JSON by kind: {}",
         steps.len(),
-        templates / n,
-        seen.len(),
-        templates,
         k.join("; ")
     );
+}
+
+/// [`held_by`], part by part of the log ([`StepList::into_parts`]: the records' arena,
+/// their starts, each table), printed in bytes per step.
+///
+/// [`StepList::into_parts`]: compiler_core::trace::StepList::into_parts
+fn held_by_part(steps: compiler_core::trace::StepList) -> usize {
+    let n = steps.len().max(1);
+    let mut total = 0;
+    let mut shown = Vec::new();
+    for (part, b) in steps.into_parts() {
+        // The box holding the part is the bench's, not the log's.
+        let own = std::mem::size_of_val(&*b);
+        let held = held_by_box(b).saturating_sub(own);
+        total += held;
+        shown.push(format!("{part} {:.1}", held as f64 / n as f64));
+    }
+    println!(
+        "  the log's heap by part, bytes/step: {}; total {:.1}",
+        shown.join(", "),
+        total as f64 / n as f64
+    );
+    total
+}
+
+fn held_by_box(b: Box<dyn std::any::Any>) -> usize {
+    let before = LIVE.load(Ordering::Relaxed);
+    drop(b);
+    before.saturating_sub(LIVE.load(Ordering::Relaxed))
 }
 
 /// Issue 31's budget per stage and family (the largest size of each): trace bytes per

@@ -84,6 +84,13 @@ impl PackedStmt {
     pub fn heap_bytes(&self) -> usize {
         self.0.len()
     }
+    /// The packed bytes (a step log keeps them in its own arena).
+    pub(crate) fn bytes(&self) -> &[u8] {
+        &self.0
+    }
+    pub(crate) fn from_bytes(b: &[u8]) -> Self {
+        PackedStmt(b.into())
+    }
 }
 
 impl core::fmt::Debug for PackedStmt {

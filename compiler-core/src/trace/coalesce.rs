@@ -24,8 +24,11 @@
 //! kept against the shared base, it costs the few segments that changed.
 
 use super::compact::varint;
+use super::field::Field;
+use super::record::Tables;
 use super::SegmentView;
 use crate::liveness::{LiveRange, SlotIndex};
+use crate::packing::{Bytes, Reader as LogReader};
 use alloc::boxed::Box;
 use alloc::format;
 use alloc::string::String;
@@ -82,6 +85,34 @@ impl Verdict {
             Verdict::Partial => "partial",
             Verdict::Merged => "merged",
             Verdict::Interference => "interference",
+        }
+    }
+}
+
+/// A decision in a step log's bytes: ids, verdict, lane, the number of its base in the
+/// log's table (decisions sharing a base one after another name one entry), and the
+/// packed ranges.
+impl Field for CoalesceDecision {
+    fn put(&self, w: &mut Bytes, t: &mut Tables) {
+        for n in [self.copy, self.dst, self.src, self.verdict as u32] {
+            n.put(w, t);
+        }
+        self.dst_lane.put(w, t);
+        let base = self.base.as_ref().map(|b| t.bases.number(b) as u32);
+        base.put(w, t);
+        w.bytes(&self.packed);
+    }
+    fn get(r: &mut LogReader<'_>, t: &Tables) -> Self {
+        use Verdict::*;
+        let [copy, dst, src, v] = [(); 4].map(|_| r.u32());
+        CoalesceDecision {
+            copy,
+            dst,
+            src,
+            verdict: [Joined, Conflict, Partial, Merged, Interference][v as usize % 5],
+            dst_lane: Field::get(r, t),
+            base: Option::<u32>::get(r, t).map(|n| t.bases.get(n.into())),
+            packed: r.bytes().into(),
         }
     }
 }
@@ -173,9 +204,16 @@ impl Default for DecisionRanges {
 
 /// A register's range that decisions keep theirs against, shared by them: one pointer
 /// in each (a decision is one of the payloads, which all take the size of the largest).
+/// Bases compare by identity (a step log names each by number: [`super::record`]).
 #[derive(Clone, Debug)]
 #[allow(clippy::redundant_allocation)] // the inner box is a slice: the outer one makes it thin
-struct RangeBase(Arc<Box<[u8]>>);
+pub(super) struct RangeBase(Arc<Box<[u8]>>);
+
+impl PartialEq for RangeBase {
+    fn eq(&self, o: &Self) -> bool {
+        Arc::ptr_eq(&self.0, &o.0)
+    }
+}
 
 /// A range kept whole takes at least this many bytes before it becomes a base for the
 /// later decisions about its register (a smaller one is cheaper kept by each).

@@ -12,21 +12,24 @@
 //! to [`Recorder::step`] are never called, so tracing off costs nothing.
 //!
 //! Storage (issue 31, the bytes a trace holds per step): a trace keeps its steps as
-//! bytes ([`StepList`], one record a step, `record.rs` says what a record holds) and
-//! gives them back as [`Step`]s, decoded on reading. A decoded step is 40 bytes (kind,
-//! narration, payload pointer, lists pointer); what it has besides lives behind the two
-//! pointers, each allocated only when there is something to hold.
+//! bytes ([`StepList`]) and gives them back as [`Step`]s, decoded on reading.
 //!
 //! ```text
-//!  Step { kind: Arc'd &str (shared)  narration: template (shared) + 8 inline number bytes
-//!         payload ─▶ Box<Payload> (40 B) or nothing
-//!         lists   ─▶ Box<StepLists { focus, edits, ori_edits, ptx_edits }> (32 B) or nothing }
+//!  StepList { arena: record record record ...      (one byte array, grown by an eighth)
+//!             starts: u32 per step                 (where each record starts)
+//!             tables: kinds, templates             (each once; records name them by number)
+//!                     side payloads, side lists    (parts with no byte form, kept whole)
+//!                     range bases, phase 58 slots  (shared by many records) }
+//!  record = kind# template# numbers lists payload  (record.rs: LEB128 fields)
+//!  Step (decoded, 48 B) = Kind (&'static str), Narration (template + 8 number bytes),
+//!                         payload box, lists box (each only when there is one)
 //! ```
 
 mod coalesce;
 mod compact;
 mod edit;
 mod editor;
+mod field;
 pub mod interval_tree;
 mod narration;
 mod packed;
@@ -85,7 +88,7 @@ impl Focus {
 }
 
 /// One recorded step of a pass, as a [`StepList`] gives it back (which keeps it as bytes): the kind
-/// as a shared string ([`Kind`]), the narration as a shared template and its numbers
+/// as a string of the program ([`Kind`]), the narration as a shared template and its numbers
 /// inline ([`Narration`]), the payload behind a pointer of its own ([`PayloadBox`]:
 /// nothing stored when there is none) and the lists ([`StepLists`]: focus and edits,
 /// which most steps have few of) behind one optional box. The lists read and write as
@@ -135,8 +138,8 @@ impl StepLists {
 
 static NO_LISTS: StepLists = StepLists::NONE;
 
-// A decoded step: kind 8, narration 16, payload 8, lists 8.
-const _: () = assert!(core::mem::size_of::<Step>() <= 40);
+// A decoded step: kind 16, narration 16, payload 8, lists 8.
+const _: () = assert!(core::mem::size_of::<Step>() <= 48);
 
 impl core::ops::Deref for Step {
     type Target = StepLists;
@@ -1030,7 +1033,6 @@ pub struct StepLog {
 impl StepLog {
     fn keep(&mut self, mut s: Step) {
         self.templates.share(&mut s.narration);
-        self.templates.share_kind(&mut s.kind);
         s.settle();
         self.steps.push(s);
     }

@@ -15,7 +15,7 @@
 //! in the step; a sentence whose numbers need more points at a small node of its own
 //! holding the rest and the shared template.
 //!
-//! A step's [`Kind`] is shared the same way.
+//! A step's [`Kind`] is a string of the program (no heap).
 
 use super::compact::varint;
 use alloc::boxed::Box;
@@ -277,26 +277,25 @@ impl serde::Serialize for Narration {
     }
 }
 
-/// A step's kind (`commute`, `join`, ...): a `&'static str` behind one shared pointer
-/// (8 bytes inline instead of 16; a recorder's [`Templates`] hands every step of a kind
-/// the same copy). Compares with, prints and serializes as the string.
+/// A step's kind (`commute`, `join`, ...): a string written in the program, so it
+/// costs no heap (a step log keeps each kind once, as a number in its records).
+/// Compares with, prints and serializes as the string.
 #[derive(Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
-#[allow(clippy::redundant_allocation)] // the point: one word inline, where `&str` is two
-pub struct Kind(Arc<&'static str>);
+pub struct Kind(&'static str);
 
 impl Kind {
     pub fn new(kind: &'static str) -> Self {
-        Kind(Arc::new(kind))
+        Kind(kind)
     }
     pub fn as_str(&self) -> &'static str {
-        *self.0
+        self.0
     }
 }
 
 impl core::ops::Deref for Kind {
     type Target = str;
     fn deref(&self) -> &str {
-        *self.0
+        self.0
     }
 }
 impl From<&'static str> for Kind {
@@ -316,56 +315,55 @@ impl From<Kind> for String {
 }
 impl PartialEq<str> for Kind {
     fn eq(&self, o: &str) -> bool {
-        *self.0 == o
+        self.0 == o
     }
 }
 impl PartialEq<&str> for Kind {
     fn eq(&self, o: &&str) -> bool {
-        *self.0 == *o
+        self.0 == *o
     }
 }
 impl PartialEq<Kind> for &str {
     fn eq(&self, o: &Kind) -> bool {
-        *self == *o.0
+        *self == o.0
     }
 }
 impl PartialEq<Kind> for str {
     fn eq(&self, o: &Kind) -> bool {
-        self == *o.0
+        self == o.0
     }
 }
 impl PartialEq<String> for Kind {
     fn eq(&self, o: &String) -> bool {
-        *self.0 == o.as_str()
+        self.0 == o.as_str()
     }
 }
 impl PartialEq<Kind> for String {
     fn eq(&self, o: &Kind) -> bool {
-        self.as_str() == *o.0
+        self.as_str() == o.0
     }
 }
 impl fmt::Display for Kind {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.0)
+        f.write_str(self.0)
     }
 }
 impl fmt::Debug for Kind {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        fmt::Debug::fmt(*self.0, f)
+        fmt::Debug::fmt(self.0, f)
     }
 }
 impl serde::Serialize for Kind {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        s.serialize_str(&self.0)
+        s.serialize_str(self.0)
     }
 }
 
-/// The templates and kinds one recorder has seen: each is stored once, and every step
-/// with the same template (kind) points at that one copy.
+/// The templates one recorder has seen: each is stored once, and every step with the
+/// same template points at that one copy.
 #[derive(Default, Debug)]
 pub struct Templates {
     templates: BTreeSet<Arc<Template>>,
-    kinds: BTreeSet<Kind>,
 }
 
 impl fmt::Debug for Template {
@@ -394,15 +392,6 @@ impl Templates {
             Some(shared) => *t = shared.clone(),
             None => {
                 self.templates.insert(t.clone());
-            }
-        }
-    }
-    /// Points `k` at the shared copy of its kind (adding it when new).
-    pub fn share_kind(&mut self, k: &mut Kind) {
-        match self.kinds.get(k) {
-            Some(t) => *k = t.clone(),
-            None => {
-                self.kinds.insert(k.clone());
             }
         }
     }
@@ -575,9 +564,9 @@ mod tests {
         let short = Narration::new("%100000 = COPY %2");
         assert!(matches!(&*short.template, Template::Text(_)));
         assert_eq!(short.text(), "%100000 = COPY %2");
-        let mut k = (Kind::new("join"), Kind::new("join"));
-        t.share_kind(&mut k.0);
-        t.share_kind(&mut k.1);
-        assert!(Arc::ptr_eq(&k.0 .0, &k.1 .0) && k.0 == "join" && "join" == k.1);
+        let k = Kind::new("join");
+        assert_eq!(k, "join");
+        assert_eq!("join", k);
+        assert_eq!(core::mem::size_of::<Kind>(), 16);
     }
 }

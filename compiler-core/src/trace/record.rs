@@ -2,9 +2,10 @@
 //!
 //! ```text
 //!  record = kind# template# args(len, LEB128 numbers) lists payload
-//!  lists   = 0 none | 1 side# | 2 focus[..] edits[..] ori_edits[..]   (PTX edits: side)
+//!  lists   = 0 none | 1 side# | 1 + which (focus 1, edits 2, ori 4, ptx 8), those lists
+//!            (a list holding a MIR edit or PTX edit with no byte form: side)
 //!  payload = 0 none | 1 side# | 2 GoRound | 3 GoBuffer (slots#) | 4 GoMark
-//!            | 5 Lowered | 6 Emitted
+//!            | 5 Lowered | 6 Emitted | 7 GoCost | 8 CoalesceDecision (base#)
 //! ```
 //!
 //! Kinds and templates are numbers into the log's tables (each kept once); numbers are
@@ -12,11 +13,14 @@
 //! of the log's side tables, and the record holds its number there (`side#`): every
 //! step reads back equal to what was pushed, whichever way its parts are kept.
 
+use super::coalesce::RangeBase;
 use super::compact::{GoSlots, PayloadBox, SharedText};
 use super::edit::{Change, Edit, InstSeq};
+use super::field::{fields, Field};
 use super::narration::SharedTemplate;
+use super::steps::room_for;
 use super::{
-    BufferCounters, Emitted, Focus, GoCounters, Kind, List, Lowered, Narration, OriText,
+    BufferCounters, Emitted, Focus, GoCost, GoCounters, Kind, List, Lowered, Narration, OriText,
     PackedInst, Payload, Step, StepLists,
 };
 use crate::entity::EntityRef;
@@ -25,22 +29,66 @@ use crate::ori::edit::pack::{operand, read_operand};
 use crate::ori::edit::{OriEdit, PackedOriInst, PackedReg};
 use crate::ori::{BlockId, InstId, RegId};
 use crate::packing::{Bytes, Reader};
+use crate::ptx::edit::{PackedStmt, PtxEdit};
 use alloc::boxed::Box;
 use alloc::collections::BTreeMap;
 use alloc::string::String;
 use alloc::vec::Vec;
 
-/// What records refer to by number: the kinds and templates (each once) and the parts
-/// kept as they were.
+/// What records refer to by number: the kinds and templates (each once), the range
+/// bases coalescing decisions share, and the parts kept as they were.
 #[derive(Clone, Default)]
 pub(super) struct Tables {
-    kinds: Vec<Kind>,
-    kind_at: BTreeMap<&'static str, u32>,
-    templates: Vec<SharedTemplate>,
-    template_at: BTreeMap<SharedTemplate, u32>,
+    kinds: Interned<&'static str>,
+    templates: Interned<SharedTemplate>,
+    pub(super) bases: Bases,
     payloads: Vec<PayloadBox>,
     lists: Vec<StepLists>,
     slots: Slots,
+}
+
+/// Values kept once each, numbered in the order first seen; the lookup that numbers
+/// them is only for pushing (dropped by [`Interned::shrink_to_fit`], rebuilt when a
+/// value is numbered again).
+#[derive(Clone)]
+pub(super) struct Interned<T> {
+    items: Vec<T>,
+    at: BTreeMap<T, u32>,
+}
+
+impl<T> Default for Interned<T> {
+    fn default() -> Self {
+        Interned {
+            items: Vec::new(),
+            at: BTreeMap::new(),
+        }
+    }
+}
+
+impl<T: Ord + Clone> Interned<T> {
+    /// The number of `x` (numbered now when new).
+    pub(super) fn number(&mut self, x: &T) -> u64 {
+        if self.at.len() < self.items.len() {
+            for (n, x) in self.items.iter().enumerate() {
+                self.at.insert(x.clone(), n as u32);
+            }
+        }
+        let n = self.items.len() as u32;
+        let at = *self.at.entry(x.clone()).or_insert(n);
+        if at == n {
+            room_for(&mut self.items, 1);
+            self.items.push(x.clone());
+        }
+        u64::from(at)
+    }
+    /// The value numbered `n`.
+    pub(super) fn get(&self, n: u64) -> T {
+        self.items[n as usize].clone()
+    }
+    fn shrink_to_fit(&mut self) {
+        self.at = BTreeMap::new();
+        self.items.shrink_to_fit();
+    }
 }
 
 /// Phase 58's six slots of every buffer step, as bytes of their own: each buffer step's
@@ -72,6 +120,8 @@ impl Slots {
     /// Writes `slots` (one more buffer step); its number.
     fn put(&mut self, slots: &GoSlots) -> u64 {
         let n = self.starts.len();
+        room_for(&mut self.starts, 1);
+        room_for(&mut self.bytes, 64);
         self.starts.push(self.bytes.len() as u32);
         let mut w = Bytes(core::mem::take(&mut self.bytes));
         let full = n.is_multiple_of(Self::EVERY);
@@ -161,53 +211,58 @@ impl Slots {
     }
 }
 
+/// The range bases of a log's coalescing decisions: a decision names its base by
+/// number, and the decisions about one register, which share a base and mostly come
+/// one after another, name one entry (an entry is a shared pointer: a base named again
+/// after another costs one more pointer, never a copy of the range).
+#[derive(Clone, Default)]
+pub(super) struct Bases(Vec<RangeBase>);
+
+impl Bases {
+    pub(super) fn number(&mut self, b: &RangeBase) -> u64 {
+        if self.0.last() != Some(b) {
+            room_for(&mut self.0, 1);
+            self.0.push(b.clone());
+        }
+        self.0.len() as u64 - 1
+    }
+    pub(super) fn get(&self, n: u64) -> RangeBase {
+        self.0[n as usize].clone()
+    }
+}
+
 impl Tables {
-    fn kind(&mut self, k: &Kind) -> u64 {
-        if self.kind_at.is_empty() {
-            self.kind_at = (self.kinds.iter().enumerate())
-                .map(|(n, k)| (k.as_str(), n as u32))
-                .collect();
-        }
-        let n = self.kinds.len() as u32;
-        let at = *self.kind_at.entry(k.as_str()).or_insert(n);
-        if at == n {
-            self.kinds.push(k.clone());
-        }
-        u64::from(at)
-    }
-    fn template(&mut self, t: SharedTemplate) -> u64 {
-        if self.template_at.is_empty() {
-            self.template_at = (self.templates.iter().enumerate())
-                .map(|(n, t)| (t.clone(), n as u32))
-                .collect();
-        }
-        let n = self.templates.len() as u32;
-        let at = *self.template_at.entry(t.clone()).or_insert(n);
-        if at == n {
-            self.templates.push(t);
-        }
-        u64::from(at)
-    }
     /// Gives back the tables' spare room, and the lookups that only pushing needs
     /// (rebuilt if a step is pushed again).
     pub(super) fn shrink_to_fit(&mut self) {
-        self.kind_at = BTreeMap::new();
-        self.template_at = BTreeMap::new();
         self.kinds.shrink_to_fit();
         self.templates.shrink_to_fit();
+        self.bases.0.shrink_to_fit();
         self.payloads.shrink_to_fit();
         self.lists.shrink_to_fit();
         self.slots.bytes.shrink_to_fit();
         self.slots.starts.shrink_to_fit();
     }
+
+    /// The tables, each named (see [`super::StepList::into_parts`]).
+    pub(super) fn into_parts(self) -> [(&'static str, Box<dyn core::any::Any>); 6] {
+        [
+            ("kinds", Box::new(self.kinds)),
+            ("templates", Box::new(self.templates)),
+            ("range bases", Box::new(self.bases)),
+            ("side payloads", Box::new(self.payloads)),
+            ("side lists", Box::new(self.lists)),
+            ("phase 58 slots", Box::new(self.slots)),
+        ]
+    }
 }
 
 /// Appends `s`'s record to `w`.
 pub(super) fn put(w: &mut Bytes, s: Step, t: &mut Tables) {
-    w.num(t.kind(&s.kind));
+    w.num(t.kinds.number(&s.kind.as_str()));
     let mut args = Vec::new();
     let template = s.narration.parts(&mut args);
-    w.num(t.template(template));
+    w.num(t.templates.number(&template));
     w.bytes(&args);
     put_lists(w, s.lists, t);
     put_payload(w, s.payload, t);
@@ -219,7 +274,7 @@ pub(super) fn get(r: &mut Reader<'_>, t: &Tables) -> Step {
     let lists = match r.num() {
         0 => None,
         1 => Some(Box::new(t.lists[r.num() as usize].clone())),
-        _ => Some(Box::new(read_lists(r))),
+        tag => Some(Box::new(read_lists(r, t, tag))),
     };
     Step {
         kind,
@@ -238,28 +293,74 @@ pub(super) fn with_lists<R>(r: &mut Reader<'_>, t: &Tables, f: impl FnOnce(&Step
     match r.num() {
         0 => f(&StepLists::NONE),
         1 => f(&t.lists[r.num() as usize]),
-        _ => f(&read_lists(r)),
+        tag => f(&read_lists(r, t, tag)),
     }
 }
 
 fn head(r: &mut Reader<'_>, t: &Tables) -> (Kind, Narration) {
-    let kind = t.kinds[r.num() as usize].clone();
-    let template = &t.templates[r.num() as usize];
-    (kind, Narration::from_parts(template, r.bytes()))
+    let kind = Kind::new(t.kinds.get(r.num()));
+    let template = t.templates.get(r.num());
+    (kind, Narration::from_parts(&template, r.bytes()))
+}
+
+/// Which of a step's lists `l` holds, one bit each (focus 1, edits 2, ORI edits 4,
+/// PTX edits 8).
+fn present(l: &StepLists) -> u64 {
+    let empty = [
+        l.focus.is_empty(),
+        l.edits.is_empty(),
+        l.ori_edits.is_empty(),
+        l.ptx_edits.is_empty(),
+    ];
+    (0..4).filter(|&k| !empty[k]).map(|k| 1 << k).sum()
 }
 
 fn put_lists(w: &mut Bytes, lists: Option<Box<StepLists>>, t: &mut Tables) {
     let Some(l) = lists.filter(|l| !l.is_empty()) else {
         return w.num(0);
     };
-    if !(l.edits.iter().all(packable) && l.ptx_edits.is_empty()) {
+    let stmts = (l.ptx_edits.iter()).all(|e| matches!(e, PtxEdit::Stmt { .. }));
+    if !(l.edits.iter().all(packable) && stmts) {
         w.num(1);
         w.num(t.lists.len() as u64);
+        room_for(&mut t.lists, 1);
         return t.lists.push(*l);
     }
-    w.num(2);
-    w.list(&l.focus, |w, f| {
-        let (tag, n) = match *f {
+    let has = present(&l);
+    w.num(1 + has);
+    put_if(w, t, has & 1, &l.focus);
+    put_if(w, t, has & 2, &l.edits);
+    put_if(w, t, has & 4, &l.ori_edits);
+    put_if(w, t, has & 8, &l.ptx_edits);
+}
+
+fn put_if<T: Field>(w: &mut Bytes, t: &mut Tables, has: u64, x: &T) {
+    if has != 0 {
+        x.put(w, t);
+    }
+}
+
+fn get_if<T: Field + Default>(r: &mut Reader<'_>, t: &Tables, has: u64) -> T {
+    if has == 0 {
+        return T::default();
+    }
+    T::get(r, t)
+}
+
+/// The lists [`put_lists`] wrote with `tag` (2 or more).
+fn read_lists(r: &mut Reader<'_>, t: &Tables, tag: u64) -> StepLists {
+    let has = tag - 1;
+    StepLists {
+        focus: get_if(r, t, has & 1),
+        edits: get_if(r, t, has & 2),
+        ori_edits: get_if(r, t, has & 4),
+        ptx_edits: get_if(r, t, has & 8),
+    }
+}
+
+impl Field for Focus {
+    fn put(&self, w: &mut Bytes, _: &mut Tables) {
+        let (tag, n) = match *self {
             Focus::Inst { inst } => (0, inst),
             Focus::VReg { vreg } => (1, vreg),
             Focus::Block { block } => (2, block),
@@ -267,13 +368,8 @@ fn put_lists(w: &mut Bytes, lists: Option<Box<StepLists>>, t: &mut Tables) {
         };
         w.num(tag);
         w.num(u64::from(n));
-    });
-    w.list(&l.edits, put_edit);
-    w.list(&l.ori_edits, put_ori_edit);
-}
-
-fn read_lists(r: &mut Reader<'_>) -> StepLists {
-    let focus = r.list(|r| {
+    }
+    fn get(r: &mut Reader<'_>, _: &Tables) -> Self {
         let (tag, n) = (r.num(), r.u32());
         match tag {
             0 => Focus::Inst { inst: n },
@@ -281,12 +377,41 @@ fn read_lists(r: &mut Reader<'_>) -> StepLists {
             2 => Focus::Block { block: n },
             _ => Focus::DagNode { number: n },
         }
-    });
-    StepLists {
-        focus: List::from(focus),
-        edits: List::from(r.list(read_edit)),
-        ori_edits: List::from(r.list(read_ori_edit)),
-        ..StepLists::NONE
+    }
+}
+
+impl Field for Edit {
+    fn put(&self, w: &mut Bytes, _: &mut Tables) {
+        put_edit(w, self);
+    }
+    fn get(r: &mut Reader<'_>, _: &Tables) -> Self {
+        read_edit(r)
+    }
+}
+
+impl Field for OriEdit {
+    fn put(&self, w: &mut Bytes, _: &mut Tables) {
+        put_ori_edit(w, self);
+    }
+    fn get(r: &mut Reader<'_>, _: &Tables) -> Self {
+        read_ori_edit(r)
+    }
+}
+
+/// A PTX statement edit (the other PTX edits are rare: a list holding one is kept whole).
+impl Field for PtxEdit {
+    fn put(&self, w: &mut Bytes, t: &mut Tables) {
+        let PtxEdit::Stmt { depth, stmt } = self else {
+            unreachable!("only statements are written as bytes")
+        };
+        depth.put(w, t);
+        w.bytes(stmt.bytes());
+    }
+    fn get(r: &mut Reader<'_>, _: &Tables) -> Self {
+        PtxEdit::Stmt {
+            depth: r.u32(),
+            stmt: PackedStmt::from_bytes(r.bytes()),
+        }
     }
 }
 
@@ -587,6 +712,14 @@ fn read_ori_edit(r: &mut Reader<'_>) -> OriEdit {
     }
 }
 
+fields!(GoCost {
+    round,
+    weighted,
+    unweighted,
+    delta,
+    threshold
+});
+
 /// Whether `p` has a byte form (the others are kept whole, on the side). Every variant
 /// is named: a new one must be placed here.
 fn packed(p: &Payload) -> bool {
@@ -595,18 +728,18 @@ fn packed(p: &Payload) -> bool {
         | Payload::GoBuffer { .. }
         | Payload::GoMark { .. }
         | Payload::Lowered(_)
-        | Payload::Emitted(_) => true,
+        | Payload::Emitted(_)
+        | Payload::GoCost(_)
+        | Payload::CoalesceDecision(_) => true,
         Payload::None
         | Payload::Counters { .. }
         | Payload::ExtractSubregPair { .. }
-        | Payload::CoalesceDecision(_)
         | Payload::PairHalves { .. }
         | Payload::IrSnapshot { .. }
         | Payload::LiveRanges { .. }
         | Payload::TreeChange { .. }
         | Payload::HeapPop { .. }
         | Payload::TiedPair(_)
-        | Payload::GoCost(_)
         | Payload::EmitterNode(_)
         | Payload::EmitterVReg(_)
         | Payload::EmitterLane { .. }
@@ -623,6 +756,7 @@ fn put_payload(w: &mut Bytes, p: PayloadBox, t: &mut Tables) {
     if !packed(&p) {
         w.num(1);
         w.num(t.payloads.len() as u64);
+        room_for(&mut t.payloads, 1);
         return t.payloads.push(PayloadBox::from_box(p));
     }
     match *p {
@@ -680,6 +814,14 @@ fn put_payload(w: &mut Bytes, p: PayloadBox, t: &mut Tables) {
             w.num(u64::from(e.first));
             w.num(u64::from(e.count));
         }
+        Payload::GoCost(c) => {
+            w.num(7);
+            c.put(w, t);
+        }
+        Payload::CoalesceDecision(d) => {
+            w.num(8);
+            d.put(w, t);
+        }
         _ => unreachable!("packed() names only the variants above"),
     }
 }
@@ -722,6 +864,8 @@ fn get_payload(r: &mut Reader<'_>, t: &Tables) -> PayloadBox {
             first: r.u32(),
             count: r.u32(),
         }),
+        7 => Payload::GoCost(Field::get(r, t)),
+        8 => Payload::CoalesceDecision(Field::get(r, t)),
         _ => Payload::GoMark {
             inst: InstId::new(r.num() as usize),
             operand: r.u32(),
@@ -903,6 +1047,69 @@ mod tests {
         ]
     }
 
+    /// Coalescing decisions of every verdict (four kept against one shared range
+    /// base, one without ranges) and a round's costs.
+    fn decision_samples(big: u32) -> Vec<Payload> {
+        use super::super::{CoalesceDecision, DecisionRanges, GoCost, Verdict};
+        use crate::liveness::intervals::{Segment, VNInfo};
+        use crate::liveness::{LiveRange, SlotIndex};
+        let range = |n: u32| {
+            let mut r = LiveRange::default();
+            for k in 0..n {
+                let at = SlotIndex::from_raw;
+                let (start, end) = (at(10 * k), at(10 * k + 5));
+                r.segments.push(Segment {
+                    start,
+                    end,
+                    valno: k,
+                });
+                r.valnos.push(VNInfo {
+                    def: start,
+                    is_phi_def: k % 2 == 1,
+                });
+            }
+            r
+        };
+        let src = range(1);
+        let mut last = None;
+        use Verdict::*;
+        let verdicts = [Joined, Conflict, Partial, Merged, Interference];
+        let mut out: Vec<Payload> = (verdicts.iter().enumerate())
+            .map(|(k, &v)| {
+                let ranges = DecisionRanges::against(&range(12 + k as u32 % 2), &src, &mut last);
+                let lane = (k == 3).then_some(1);
+                CoalesceDecision::new((k as u32, big, 3), v, lane, ranges, Some(&src), &[]).into()
+            })
+            .collect();
+        let none = DecisionRanges::none();
+        out.push(CoalesceDecision::new((1, 2, 3), Partial, None, none, None, &[]).into());
+        let (weighted, unweighted, delta, threshold) = (0.5, 3.0, -1e300, f64::MAX);
+        let cost = GoCost {
+            round: big,
+            weighted,
+            unweighted,
+            delta,
+            threshold,
+        };
+        out.push(cost.into());
+        out
+    }
+
+    /// A step adding PTX statements, one in a scope two down.
+    fn ptx_step() -> Step {
+        use crate::ptx::ast::Stmt;
+        let mut s = Step::fixed("ptx", "PTX statements");
+        let stmts = [
+            (0, Stmt::Label("$L__BB0_1".into())),
+            (2, Stmt::Comment("x".into())),
+        ];
+        s.ptx_edits = (stmts.iter())
+            .map(|(d, st)| PtxEdit::stmt(*d, st))
+            .collect::<Vec<_>>()
+            .into();
+        s
+    }
+
     /// Steps with every packed payload, side payloads, every focus kind and ORI edit
     /// kind, MIR edits (kept whole), numbers up to u32::MAX and long sentences read
     /// back equal; the packed parts take no side entry, so they are really bytes.
@@ -977,7 +1184,9 @@ mod tests {
         let mut ori_step = Step::fixed("ori", "every ORI edit").focus(Focus::Inst { inst: 1 });
         ori_step.ori_edits = ori.into();
         steps.push(ori_step);
-        for p in packed.iter().chain(&side) {
+        steps.push(ptx_step());
+        let decisions = decision_samples(big);
+        for p in packed.iter().chain(&decisions).chain(&side) {
             steps.push(Step::numbered("payload", "step \u{1}", &[9]).payload(p.clone()));
         }
         let list: StepList = steps.iter().cloned().collect();
@@ -988,11 +1197,12 @@ mod tests {
             assert_eq!(back.narration.text(), s.narration.text());
         }
         let t = &list.tables;
-        // Only the side payloads, the MIR edits' lists and the buffer's slots are
-        // kept whole.
+        // Only the side payloads and the MIR edits' lists are kept whole; the
+        // decisions' shared base once.
         assert_eq!((t.payloads.len(), t.lists.len()), (side.len(), 1));
+        assert_eq!(t.bases.0.len(), 1);
         // Each kind and template once.
-        assert_eq!(t.kinds.len(), 9);
-        assert!(t.templates.len() < steps.len());
+        assert_eq!(t.kinds.items.len(), 10);
+        assert!(t.templates.items.len() < steps.len());
     }
 }
