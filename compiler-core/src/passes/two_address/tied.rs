@@ -173,6 +173,13 @@ impl<R: Recorder> TwoAddr<'_, '_, R> {
     /// tied use (or one the emitter marked with the secondary tie flag) is rewritten on
     /// the spot. Returns whether `mi` has tied operands at all.
     pub(crate) fn collect_tied_operands(&mut self, mi: Inst, map: &mut TiedOperandMap) -> bool {
+        // Most instructions tie nothing: one pass over the operands' tie fields answers
+        // for them (what `tied_def_index` would say of each operand: only INSERT_SUBREG
+        // ties without the field), where the walk below makes a call per operand.
+        let d = &self.ed.f.insts[mi];
+        if !d.is(Op::INSERT_SUBREG) && d.operands.iter().all(|o| o.tied_def.is_none()) {
+            return false;
+        }
         let mut any = false;
         let n = self.ed.f.insts[mi].operands.len();
         for src_idx in 0..n {
