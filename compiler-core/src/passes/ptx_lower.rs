@@ -233,12 +233,14 @@ enum Flat<'a> {
 struct Decls {
     /// `%r<10>`: prefix → (count, type word).
     ranges: BTreeMap<String, (u32, String)>,
-    singles: BTreeMap<String, String>,
+    /// `%r`: name → (0, type word); the ranges' map type (one map instance less in the
+    /// engine's wasm).
+    singles: BTreeMap<String, (u32, String)>,
 }
 
 impl Decls {
     fn lookup(&self, name: &str) -> Option<&str> {
-        if let Some(t) = self.singles.get(name) {
+        if let Some((_, t)) = self.singles.get(name) {
             return Some(t);
         }
         let digits = name.trim_end_matches(|c: char| c.is_ascii_digit());
@@ -254,7 +256,7 @@ impl Decls {
                     self.ranges.insert(n.clone(), (*c, t.clone()));
                 }
                 None => {
-                    self.singles.insert(n.clone(), t.clone());
+                    self.singles.insert(n.clone(), (0, t.clone()));
                 }
             }
         }
@@ -352,17 +354,17 @@ impl<'a> Collector<'a> {
 
 struct Lowerer<'a> {
     decls: Decls,
-    /// Registers met so far that are not a member of a `%p<N>` range by number.
-    reg_ids: BTreeMap<String, RegId>,
+    /// Registers met so far that are not a member of a `%p<N>` range by number, by
+    /// (declaring scope, name): 0 for the body's, an inner scope's number for the
+    /// registers declared there.
+    reg_ids: BTreeMap<(u32, String), RegId>,
     /// Members of `%p<N>` ranges met so far, by prefix then number (names are mostly
     /// of this kind: a lookup costs an index, not a string comparison per tree level).
     by_number: BTreeMap<String, Vec<Option<RegId>>>,
     /// Labels by (declaring scope, name).
     labels: BTreeMap<(u32, &'a str), BlockId>,
-    /// Declarations of inner scopes, and the registers met under them by (declaring
-    /// scope, name).
+    /// Declarations of inner scopes.
     scoped: Vec<Decls>,
-    scoped_ids: BTreeMap<(u32, String), RegId>,
     /// The scope of the instruction being lowered.
     scope: u32,
     /// Names of `.branchtargets` lists (`ts: .branchtargets L1, L2;`).
@@ -449,14 +451,14 @@ impl Lowerer<'_> {
 
     /// A register declared in an inner scope.
     fn scoped_reg(&mut self, name: &str, home: u32) -> Result<RegId, String> {
-        if let Some(&r) = self.scoped_ids.get(&(home, String::from(name))) {
+        if let Some(&r) = self.reg_ids.get(&(home, String::from(name))) {
             return Ok(r);
         }
         let decl = self.scoped[home as usize].lookup(name).unwrap_or(".b32");
         let mut info = reg_info(name, decl);
         info.scope = home;
         let id = self.f.regs.push(info);
-        self.scoped_ids.insert((home, name.into()), id);
+        self.reg_ids.insert((home, name.into()), id);
         Ok(id)
     }
 
@@ -473,7 +475,7 @@ impl Lowerer<'_> {
                 }
             }
             None => {
-                if let Some(&r) = self.reg_ids.get(name) {
+                if let Some(&r) = self.reg_ids.get(&(0, String::from(name))) {
                     return Ok(r);
                 }
             }
@@ -492,7 +494,7 @@ impl Lowerer<'_> {
                 v[n] = Some(id);
             }
             None => {
-                self.reg_ids.insert(name.into(), id);
+                self.reg_ids.insert((0, name.into()), id);
             }
         }
         Ok(id)
@@ -701,7 +703,6 @@ fn lower_function<R: Recorder>(
         by_number: BTreeMap::new(),
         labels,
         scoped: core::mem::take(&mut c.scoped),
-        scoped_ids: BTreeMap::new(),
         scope: 0,
         branch_lists: branch_lists(&c.flat),
         f,
@@ -745,7 +746,7 @@ fn body_decls(
     for p in pf.rets.iter().chain(pf.params.iter().flatten()) {
         if p.words.first().is_some_and(|w| w == ".reg") {
             if let Some(t) = p.ty() {
-                d.singles.insert(p.name.clone(), String::from(t));
+                d.singles.insert(p.name.clone(), (0, String::from(t)));
             }
         }
     }
@@ -908,7 +909,7 @@ fn register_table<R: Recorder>(
     // `.reg` return parameters are read by the caller.
     for p in &pf.rets {
         if p.words.first().is_some_and(|w| w == ".reg") {
-            if let Some(&r) = lw.reg_ids.get(&p.name) {
+            if let Some(&r) = lw.reg_ids.get(&(0, p.name.clone())) {
                 lw.f.regs[r].constraint |= constraint::LIVE_OUT;
             }
         }
