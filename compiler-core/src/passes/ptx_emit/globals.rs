@@ -405,7 +405,7 @@ pub fn def_use_order(globals: &[Global]) -> Vec<(&Global, bool)> {
     let mut deps: Vec<Vec<u32>> = vec![Vec::new(); globals.len()];
     let mut by_other = vec![false; globals.len()];
     for (k, g) in globals.iter().enumerate() {
-        each_named(g.init.as_deref().unwrap_or(""), |n| {
+        each_named(g.init.as_deref().unwrap_or(""), &mut |n, _| {
             for &j in ids.get(n).map_or(&[][..], |s| &of[s]) {
                 deps[k].push(j);
                 by_other[j as usize] |= n != g.name;
@@ -442,27 +442,27 @@ fn numbered(globals: &[Global]) -> (Interner, SecondaryMap<Sym, Vec<u32>>) {
     (ids, of)
 }
 
-/// Calls `f` with every symbol name `text` refers to: after each `@`, a quoted name
-/// (`@"a b"` names `a b`) and the run of identifier characters (letters, digits,
-/// `_ . $ -`), also cut at each `-` (`@f-1` names `f-1` and `f`): the names whose `@name`
-/// is not followed by a letter, digit, `_`, `.` or `$`, which is how the text is
-/// searched for one name.
-pub fn each_named<'t>(text: &'t str, mut f: impl FnMut(&'t str)) {
+/// Calls `f` with every symbol name `text` refers to and the text after it: after each
+/// `@`, a quoted name (`@"a b"` names `a b`) and the run of identifier characters
+/// (letters, digits, `_ . $ -`), also cut at each `-` (`@f-1` names `f-1` and `f`): the
+/// names whose `@name` is not followed by a letter, digit, `_`, `.` or `$`, which is how
+/// the text was searched for one name. (A `dyn` callback: one copy of the code.)
+pub fn each_named<'t>(text: &'t str, f: &mut dyn FnMut(&'t str, &'t str)) {
     for (p, _) in text.match_indices('@') {
         let s = &text[p + 1..];
         if let Some(end) = s.strip_prefix('"').and_then(|q| q.find('"')) {
-            f(&s[1..end + 1]);
+            f(&s[1..end + 1], &s[end + 2..]);
         }
         let run = s
             .find(|c: char| !(c.is_ascii_alphanumeric() || "_.$-".contains(c)))
             .unwrap_or(s.len());
         for (q, c) in s[..run].char_indices() {
             if c == '-' && q > 0 {
-                f(&s[..q]);
+                f(&s[..q], &s[q..]);
             }
         }
         if run > 0 {
-            f(&s[..run]);
+            f(&s[..run], &s[run..]);
         }
     }
 }
@@ -507,15 +507,15 @@ fn split_members(s: &str) -> Vec<&str> {
 /// `!nvvm.annotations` gives them; `llvm.*`/`nvvm.*` globals and `llvm.metadata`
 /// sections are not variables.
 pub fn globals(ir: &str) -> Vec<Global> {
-    let mut out: Vec<Global> = ir.lines().filter_map(|l| global(l.trim(), ir)).collect();
-    annotate(&mut out, ir);
-    out
-}
-
-/// Each global's kind: that of the first `!` line naming it (`@name,` or `@"name",`)
-/// that has one, read in one walk over the lines.
-fn annotate(out: &mut [Global], ir: &str) {
-    let (ids, of) = numbered(out);
+    let mut out = Vec::new();
+    for line in ir.lines() {
+        if let Some(g) = global(line.trim(), ir) {
+            out.push(g);
+        }
+    }
+    // Each global's kind: that of the first `!` line naming it followed by a comma
+    // (`@name,`, `@"name",`) that has one, in one walk over the lines.
+    let (ids, of) = numbered(&out);
     for l in ir.lines().map(str::trim).filter(|l| l.starts_with('!')) {
         let Some(kind) = [
             ("!\"texture\", i32 1", Kind::Texture),
@@ -526,24 +526,16 @@ fn annotate(out: &mut [Global], ir: &str) {
         .find_map(|(key, kind)| l.contains(key).then_some(kind)) else {
             continue;
         };
-        // `@name,`: the text up to the next comma; `@"name",`: the quoted text.
-        for (p, _) in l.match_indices('@') {
-            let s = &l[p + 1..];
-            let plain = s.find(',').map(|c| &s[..c]);
-            let quoted = s.strip_prefix('"').and_then(|q| {
-                let end = q.find('"')?;
-                q[end + 1..].starts_with(',').then(|| &q[..end])
-            });
-            for n in [plain, quoted].into_iter().flatten() {
-                for &k in ids.get(n).map_or(&[][..], |s| &of[s]) {
-                    // A kind once set is never Plain: the first line wins.
-                    if out[k as usize].kind == Kind::Plain {
-                        out[k as usize].kind = kind;
-                    }
+        each_named(l, &mut |n, rest| {
+            for &k in ids.get(n).filter(|_| rest.starts_with(',')).map_or(&[][..], |s| &of[s]) {
+                // A kind once set is never Plain: the first line wins.
+                if out[k as usize].kind == Kind::Plain {
+                    out[k as usize].kind = kind;
                 }
             }
-        }
+        });
     }
+    out
 }
 
 fn global(l: &str, ir: &str) -> Option<Global> {
@@ -803,7 +795,7 @@ mod tests {
         for g in &gs {
             let mut named = Vec::new();
             for i in gs.iter().filter_map(|o| o.init.as_deref()) {
-                each_named(i, |n| named.push(n));
+                each_named(i, &mut |n, _| named.push(n));
             }
             let old = gs.iter().any(|o| o.init.as_deref().is_some_and(|i| names(i, &g.name)));
             assert_eq!(named.contains(&g.name.as_str()), old, "{}", g.name);

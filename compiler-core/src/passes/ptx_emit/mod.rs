@@ -479,7 +479,7 @@ fn extern_declarations<R: Recorder>(
     // The functions some global's initializer names (each initializer read once).
     let mut named: SecondaryMap<Sym, bool> = SecondaryMap::new();
     for i in globals.iter().filter_map(|g| g.init.as_deref()) {
-        globals::each_named(i, |n| {
+        globals::each_named(i, &mut |n, _| {
             if let Some(id) = ids.get(n) {
                 named[id] = true;
             }
