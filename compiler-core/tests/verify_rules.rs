@@ -775,6 +775,47 @@ fn a_kill_before_a_loop_that_reads_the_register_is_reported() {
     );
 }
 
+/// Two registers read `killed` by one instruction and both live out: the errors come in
+/// register order (%1 before %2), whichever operand comes first and whatever the order
+/// the kills were met in.
+#[test]
+fn kills_live_out_at_one_instruction_are_reported_in_register_order() {
+    let f = func_with(
+        "  bb.0:
+    successors: %bb.1
+
+    %2:b32 = MOV_B32_i 2
+    %1:b32 = MOV_B32_i 1
+    %0:b64 = LD_i64 0, 0, 101, 3, 64, -1, &k_param_0, 0
+    %3:b32 = ADD32rr killed %2, killed %1
+
+  bb.1:
+    ST_i32 %2, 0, 0, 1, 32, %0, 0
+    ST_i32 %1, 0, 0, 1, 32, %0, 4
+    ST_i32 killed %3, 0, 0, 1, 32, killed %0, 8
+    Return
+",
+        "isSSA: false\nnoPhis: true\n",
+    );
+    let at = "%3:b32 = ADD32rr killed %2, killed %1";
+    expect(
+        &f,
+        VerifyLevel::PostCoalesce,
+        &[
+            (
+                Rule::KillFlag,
+                at,
+                "%1 is read `killed` here, but it is live out of bb.0 (bb.1 needs it)",
+            ),
+            (
+                Rule::KillFlag,
+                at,
+                "%2 is read `killed` here, but it is live out of bb.0 (bb.1 needs it)",
+            ),
+        ],
+    );
+}
+
 /// Live-in lists: the function's live-ins are the entry block's; a later block's
 /// live-in must be live out of each predecessor (listed there or defined there).
 #[test]

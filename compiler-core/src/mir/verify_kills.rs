@@ -27,7 +27,7 @@ use super::instr::InstData;
 use super::opcode::Op;
 use super::operand::{oflag, OperandKind};
 use crate::entity::{EntityRef, SecondaryMap};
-use alloc::collections::{BTreeMap, BTreeSet};
+use alloc::collections::BTreeSet;
 use alloc::format;
 use alloc::string::String;
 use alloc::vec::Vec;
@@ -106,10 +106,10 @@ fn live_out(cfg: &Cfg, bu: &BlockUse, b: Block, v: VReg) -> Option<Block> {
     if bu.phi_out[b].contains(&v) {
         return cfg.succs(b).first().copied();
     }
-    let mut seen: BTreeSet<Block> = BTreeSet::new();
+    let mut seen: SecondaryMap<Block, bool> = SecondaryMap::new();
     let mut work: Vec<Block> = cfg.succs(b).to_vec();
     while let Some(s) = work.pop() {
-        if !seen.insert(s) {
+        if core::mem::replace(&mut seen[s], true) {
             continue;
         }
         if bu.exposed[s].contains(&v) {
@@ -130,14 +130,18 @@ fn live_out(cfg: &Cfg, bu: &BlockUse, b: Block, v: VReg) -> Option<Block> {
 pub(crate) fn check(f: &Function, cfg: &Cfg, bb: impl Fn(Block) -> String) -> Vec<KillError> {
     let mut out = Vec::new();
     let mut bu: Option<BlockUse> = None;
+    // The instruction that last read each register `killed` in the block (None: not
+    // killed, or defined since), and the registers set in the block (a vector map
+    // rather than a tree: one BTreeMap instance less in the engine's wasm).
+    let mut killed: SecondaryMap<VReg, Option<Inst>> = SecondaryMap::new();
+    let mut set: Vec<VReg> = Vec::new();
     for b in f.layout.blocks() {
-        let mut killed: BTreeMap<VReg, Inst> = BTreeMap::new();
         for i in f.layout.block_insts(b) {
             let d = &f.insts[i];
             if !d.is(Op::PHI) {
                 let mut told: Vec<VReg> = Vec::new();
                 for v in reads(d) {
-                    let Some(&k) = killed.get(&v) else { continue };
+                    let Some(k) = killed[v] else { continue };
                     if told.contains(&v) {
                         continue;
                     }
@@ -156,20 +160,31 @@ pub(crate) fn check(f: &Function, cfg: &Cfg, bb: impl Fn(Block) -> String) -> Ve
                 for o in &d.operands {
                     if let Some(v) = o.vreg_of() {
                         if o.is_use() && o.has(oflag::KILL) && !o.has(oflag::UNDEF) {
-                            killed.insert(v, i);
+                            killed[v] = Some(i);
+                            set.push(v);
                         }
                     }
                 }
             }
             for v in whole_defs(d) {
-                killed.remove(&v);
+                if killed[v].is_some() {
+                    killed[v] = None;
+                }
             }
         }
-        if killed.is_empty() {
+        // Those still killed at the block's end, in register order (as the tree gave
+        // them); the map is left empty for the next block.
+        crate::sort::sort_by_key(&mut set, |v| v.index() as u128);
+        set.dedup();
+        let still: Vec<(VReg, Inst)> = set
+            .drain(..)
+            .filter_map(|v| killed[v].take().map(|k| (v, k)))
+            .collect();
+        if still.is_empty() {
             continue;
         }
         let bu = bu.get_or_insert_with(|| block_uses(f));
-        for (v, k) in killed {
+        for (v, k) in still {
             if let Some(s) = live_out(cfg, bu, b, v) {
                 out.push(KillError {
                     block: b,

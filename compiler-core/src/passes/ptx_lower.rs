@@ -231,19 +231,22 @@ enum Flat<'a> {
 
 #[derive(Default)]
 struct Decls {
-    /// `%r<10>`: prefix → (count, type word).
-    ranges: BTreeMap<String, (u32, String)>,
-    singles: BTreeMap<String, String>,
+    /// `%r<10>`: prefix → (count, the prefix's number in order of first declaration,
+    /// type word).
+    ranges: BTreeMap<String, (u32, u32, String)>,
+    /// `%r`: name → (0, 0, type word); the ranges' map type (one map instance less in
+    /// the engine's wasm).
+    singles: BTreeMap<String, (u32, u32, String)>,
 }
 
 impl Decls {
     fn lookup(&self, name: &str) -> Option<&str> {
-        if let Some(t) = self.singles.get(name) {
+        if let Some((_, _, t)) = self.singles.get(name) {
             return Some(t);
         }
         let digits = name.trim_end_matches(|c: char| c.is_ascii_digit());
         let n: u32 = name[digits.len()..].parse().ok()?;
-        let (count, t) = self.ranges.get(digits)?;
+        let (count, _, t) = self.ranges.get(digits)?;
         (n < *count).then_some(t.as_str())
     }
     fn add(&mut self, r: &ptx::RegDecl) {
@@ -251,10 +254,12 @@ impl Decls {
         for (n, c) in &r.names {
             match c {
                 Some(c) => {
-                    self.ranges.insert(n.clone(), (*c, t.clone()));
+                    // A prefix declared again keeps its number.
+                    let slot = self.ranges.get(n).map_or(self.ranges.len() as u32, |r| r.1);
+                    self.ranges.insert(n.clone(), (*c, slot, t.clone()));
                 }
                 None => {
-                    self.singles.insert(n.clone(), t.clone());
+                    self.singles.insert(n.clone(), (0, 0, t.clone()));
                 }
             }
         }
@@ -352,17 +357,18 @@ impl<'a> Collector<'a> {
 
 struct Lowerer<'a> {
     decls: Decls,
-    /// Registers met so far that are not a member of a `%p<N>` range by number.
-    reg_ids: BTreeMap<String, RegId>,
-    /// Members of `%p<N>` ranges met so far, by prefix then number (names are mostly
-    /// of this kind: a lookup costs an index, not a string comparison per tree level).
-    by_number: BTreeMap<String, Vec<Option<RegId>>>,
+    /// Registers met so far that are not a member of a `%p<N>` range by number, by
+    /// (declaring scope, name): 0 for the body's, an inner scope's number for the
+    /// registers declared there.
+    reg_ids: BTreeMap<(u32, String), RegId>,
+    /// Members of `%p<N>` ranges met so far, by the prefix's number (in `Decls`'s
+    /// ranges) then number (names are mostly of this kind: a lookup costs the one
+    /// search for the prefix that checks the declaration, then indices).
+    by_number: Vec<Vec<Option<RegId>>>,
     /// Labels by (declaring scope, name).
     labels: BTreeMap<(u32, &'a str), BlockId>,
-    /// Declarations of inner scopes, and the registers met under them by (declaring
-    /// scope, name).
+    /// Declarations of inner scopes.
     scoped: Vec<Decls>,
-    scoped_ids: BTreeMap<(u32, String), RegId>,
     /// The scope of the instruction being lowered.
     scope: u32,
     /// Names of `.branchtargets` lists (`ts: .branchtargets L1, L2;`).
@@ -410,9 +416,10 @@ impl Lowerer<'_> {
 }
 
 impl Lowerer<'_> {
-    /// `name` as (prefix, number) when it is a member of a declared range spelled
-    /// without leading zeros (`%r7`, not `%r07`) and no single declaration shadows it.
-    fn range_slot<'n>(&self, name: &'n str) -> Option<(&'n str, usize)> {
+    /// `name` as (the prefix's number, number) when it is a member of a declared range
+    /// spelled without leading zeros (`%r7`, not `%r07`) and no single declaration
+    /// shadows it.
+    fn range_slot(&self, name: &str) -> Option<(usize, usize)> {
         let prefix = name.trim_end_matches(|c: char| c.is_ascii_digit());
         let digits = &name[prefix.len()..];
         if digits.is_empty()
@@ -423,8 +430,8 @@ impl Lowerer<'_> {
             return None;
         }
         let n: u32 = digits.parse().ok()?;
-        let (count, _) = self.decls.ranges.get(prefix)?;
-        (n < *count).then_some((prefix, n as usize))
+        let (count, p, _) = self.decls.ranges.get(prefix)?;
+        (n < *count).then_some((*p as usize, n as usize))
     }
 
     /// The scope whose declaration `name` refers to from the current scope: the
@@ -449,14 +456,14 @@ impl Lowerer<'_> {
 
     /// A register declared in an inner scope.
     fn scoped_reg(&mut self, name: &str, home: u32) -> Result<RegId, String> {
-        if let Some(&r) = self.scoped_ids.get(&(home, String::from(name))) {
+        if let Some(&r) = self.reg_ids.get(&(home, String::from(name))) {
             return Ok(r);
         }
         let decl = self.scoped[home as usize].lookup(name).unwrap_or(".b32");
         let mut info = reg_info(name, decl);
         info.scope = home;
         let id = self.f.regs.push(info);
-        self.scoped_ids.insert((home, name.into()), id);
+        self.reg_ids.insert((home, name.into()), id);
         Ok(id)
     }
 
@@ -473,7 +480,7 @@ impl Lowerer<'_> {
                 }
             }
             None => {
-                if let Some(&r) = self.reg_ids.get(name) {
+                if let Some(&r) = self.reg_ids.get(&(0, String::from(name))) {
                     return Ok(r);
                 }
             }
@@ -485,14 +492,17 @@ impl Lowerer<'_> {
         let id = self.f.regs.push(reg_info(name, decl));
         match slot {
             Some((p, n)) => {
-                let v = self.by_number.entry(p.into()).or_default();
+                if self.by_number.len() <= p {
+                    self.by_number.resize(p + 1, Vec::new());
+                }
+                let v = &mut self.by_number[p];
                 if v.len() <= n {
                     v.resize(n + 1, None);
                 }
                 v[n] = Some(id);
             }
             None => {
-                self.reg_ids.insert(name.into(), id);
+                self.reg_ids.insert((0, name.into()), id);
             }
         }
         Ok(id)
@@ -698,10 +708,9 @@ fn lower_function<R: Recorder>(
     let mut lw = Lowerer {
         decls: d,
         reg_ids: BTreeMap::new(),
-        by_number: BTreeMap::new(),
+        by_number: Vec::new(),
         labels,
         scoped: core::mem::take(&mut c.scoped),
-        scoped_ids: BTreeMap::new(),
         scope: 0,
         branch_lists: branch_lists(&c.flat),
         f,
@@ -745,7 +754,7 @@ fn body_decls(
     for p in pf.rets.iter().chain(pf.params.iter().flatten()) {
         if p.words.first().is_some_and(|w| w == ".reg") {
             if let Some(t) = p.ty() {
-                d.singles.insert(p.name.clone(), String::from(t));
+                d.singles.insert(p.name.clone(), (0, 0, String::from(t)));
             }
         }
     }
@@ -908,7 +917,7 @@ fn register_table<R: Recorder>(
     // `.reg` return parameters are read by the caller.
     for p in &pf.rets {
         if p.words.first().is_some_and(|w| w == ".reg") {
-            if let Some(&r) = lw.reg_ids.get(&p.name) {
+            if let Some(&r) = lw.reg_ids.get(&(0, p.name.clone())) {
                 lw.f.regs[r].constraint |= constraint::LIVE_OUT;
             }
         }

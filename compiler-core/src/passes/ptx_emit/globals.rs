@@ -19,6 +19,7 @@
 //! the caller says so: the variable then starts zeroed.
 
 use super::ir::{layout, Linkage};
+use crate::entity::{Interner, SecondaryMap, Sym};
 use crate::ptx::ast::VarDecl;
 use alloc::format;
 use alloc::string::{String, ToString};
@@ -391,45 +392,79 @@ fn named_type<'a>(name: &str, ir: &'a str) -> Option<&'a str> {
 }
 
 /// Globals in declaration order, each after the globals its initializer names (ptxas
-/// takes no forward references; llc sorts them the same way).
-pub fn def_use_order(globals: &[Global]) -> Vec<&Global> {
-    fn visit<'a>(k: usize, gs: &'a [Global], seen: &mut Vec<bool>, out: &mut Vec<&'a Global>) {
+/// takes no forward references; llc sorts them the same way), with whether the
+/// initializer of a global of another name names it.
+///
+/// Each initializer is read once for the symbols it names ([`each_named`]) and each
+/// name found by a binary search among the globals' names: the work grows with the
+/// initializers' length and the names they hold, not with globals × globals.
+pub fn def_use_order(globals: &[Global]) -> Vec<(&Global, bool)> {
+    let (ids, of) = numbered(globals);
+    // Per global, the globals its initializer names, in order; per global, whether a
+    // global of another name names it.
+    let mut deps: Vec<Vec<u32>> = vec![Vec::new(); globals.len()];
+    let mut by_other = vec![false; globals.len()];
+    for (k, g) in globals.iter().enumerate() {
+        each_named(g.init.as_deref().unwrap_or(""), &mut |n, _| {
+            for &j in ids.get(n).map_or(&[][..], |s| &of[s]) {
+                deps[k].push(j);
+                by_other[j as usize] |= n != g.name;
+            }
+        });
+        crate::sort::sort_ints(&mut deps[k]);
+        deps[k].dedup();
+    }
+    fn visit(k: usize, deps: &[Vec<u32>], seen: &mut [bool], out: &mut Vec<usize>) {
         if seen[k] {
             return;
         }
         seen[k] = true;
-        for (j, other) in gs.iter().enumerate() {
-            if j != k && gs[k].init.as_deref().is_some_and(|i| names(i, &other.name)) {
-                visit(j, gs, seen, out);
-            }
+        for &j in deps[k].iter().filter(|&&j| j as usize != k) {
+            visit(j as usize, deps, seen, out);
         }
-        out.push(&gs[k]);
+        out.push(k);
     }
     let mut seen = vec![false; globals.len()];
     let mut out = Vec::new();
     for k in 0..globals.len() {
-        visit(k, globals, &mut seen, &mut out);
+        visit(k, &deps, &mut seen, &mut out);
     }
-    out
+    out.into_iter().map(|k| (&globals[k], by_other[k])).collect()
 }
 
-/// Some other global's initializer names `g`.
-pub fn referenced_by_others(globals: &[Global], g: &Global) -> bool {
-    globals
-        .iter()
-        .any(|o| o.name != g.name && o.init.as_deref().is_some_and(|i| names(i, &g.name)))
+/// The globals' names numbered by an [`Interner`], and the globals of each name in order.
+fn numbered(globals: &[Global]) -> (Interner, SecondaryMap<Sym, Vec<u32>>) {
+    let mut ids = Interner::default();
+    let mut of: SecondaryMap<Sym, Vec<u32>> = SecondaryMap::new();
+    for (k, g) in globals.iter().enumerate() {
+        of[ids.intern(&g.name)].push(k as u32);
+    }
+    (ids, of)
 }
 
-/// `text` names the symbol `@name` (plain or quoted).
-pub fn names(text: &str, name: &str) -> bool {
-    let quoted = format!("@\"{name}\"");
-    let plain = format!("@{name}");
-    text.contains(&quoted)
-        || text.match_indices(&plain).any(|(p, _)| {
-            !text[p + plain.len()..].starts_with(|c: char| {
-                c.is_ascii_alphanumeric() || c == '_' || c == '.' || c == '$'
-            })
-        })
+/// Calls `f` with every symbol name `text` refers to and the text after it: after each
+/// `@`, a quoted name (`@"a b"` names `a b`) and the run of identifier characters
+/// (letters, digits, `_ . $ -`), also cut at each `-` (`@f-1` names `f-1` and `f`): the
+/// names whose `@name` is not followed by a letter, digit, `_`, `.` or `$`, which is how
+/// the text was searched for one name. (A `dyn` callback: one copy of the code.)
+pub fn each_named<'t>(text: &'t str, f: &mut dyn FnMut(&'t str, &'t str)) {
+    for (p, _) in text.match_indices('@') {
+        let s = &text[p + 1..];
+        if let Some(end) = s.strip_prefix('"').and_then(|q| q.find('"')) {
+            f(&s[1..end + 1], &s[end + 2..]);
+        }
+        let run = s
+            .find(|c: char| !(c.is_ascii_alphanumeric() || "_.$-".contains(c)))
+            .unwrap_or(s.len());
+        for (q, c) in s[..run].char_indices() {
+            if c == '-' && q > 0 {
+                f(&s[..q], &s[q..]);
+            }
+        }
+        if run > 0 {
+            f(&s[..run], &s[run..]);
+        }
+    }
 }
 
 /// An aggregate type's member types: (the element type of an array or vector, one
@@ -478,30 +513,29 @@ pub fn globals(ir: &str) -> Vec<Global> {
             out.push(g);
         }
     }
-    for g in &mut out {
-        g.kind = annotation(ir, &g.name);
-    }
-    out
-}
-
-fn annotation(ir: &str, name: &str) -> Kind {
-    let plain = format!("@{name},");
-    let quoted = format!("@\"{name}\",");
-    for l in ir.lines().map(str::trim) {
-        if !l.starts_with('!') || !(l.contains(&plain) || l.contains(&quoted)) {
-            continue;
-        }
-        for (key, kind) in [
+    // Each global's kind: that of the first `!` line naming it followed by a comma
+    // (`@name,`, `@"name",`) that has one, in one walk over the lines.
+    let (ids, of) = numbered(&out);
+    for l in ir.lines().map(str::trim).filter(|l| l.starts_with('!')) {
+        let Some(kind) = [
             ("!\"texture\", i32 1", Kind::Texture),
             ("!\"surface\", i32 1", Kind::Surface),
             ("!\"managed\", i32 1", Kind::Managed),
-        ] {
-            if l.contains(key) {
-                return kind;
+        ]
+        .into_iter()
+        .find_map(|(key, kind)| l.contains(key).then_some(kind)) else {
+            continue;
+        };
+        each_named(l, &mut |n, rest| {
+            for &k in ids.get(n).filter(|_| rest.starts_with(',')).map_or(&[][..], |s| &of[s]) {
+                // A kind once set is never Plain: the first line wins.
+                if out[k as usize].kind == Kind::Plain {
+                    out[k as usize].kind = kind;
+                }
             }
-        }
+        });
     }
-    Kind::Plain
+    out
 }
 
 fn global(l: &str, ir: &str) -> Option<Global> {
@@ -696,5 +730,80 @@ mod tests {
             s,
             "\t.global .texref texture;\n\t.visible .global .attribute(.managed) .align 4 .u32 m;\n"
         );
+    }
+
+    /// The old per-pair search: `text` names `@name` quoted, or plain and not followed
+    /// by a letter, digit, `_`, `.` or `$`.
+    fn names(text: &str, name: &str) -> bool {
+        text.contains(&format!("@\"{name}\""))
+            || text.match_indices(&format!("@{name}")).any(|(p, _)| {
+                !text[p + 1 + name.len()..]
+                    .starts_with(|c: char| c.is_ascii_alphanumeric() || "_.$".contains(c))
+            })
+    }
+
+    /// The one-walk readers give what the per-pair searches gave (globals × globals
+    /// initializer searches, globals × lines for the annotations) on names with `-`,
+    /// `.`, quotes, prefixes of each other, a repeated name and self-references.
+    #[test]
+    fn one_walk_readers_agree_with_per_pair_searches() {
+        let ir = "@f-1 = addrspace(1) global ptr @f, align 8\n\
+                  @f = addrspace(1) global [2 x ptr] [ptr @\"a b\", ptr @f.x], align 8\n\
+                  @\"a b\" = addrspace(1) global ptr @f-1-2, align 8\n\
+                  @f.x = addrspace(1) global ptr @f.x, align 8\n\
+                  @f-1-2 = addrspace(1) global ptr @g, align 8\n\
+                  @g = addrspace(1) global i32 0, align 4\n\
+                  @f-1 = addrspace(1) global ptr @f-1-2, align 8\n\
+                  @t = addrspace(1) global i64 0, align 8\n\
+                  !0 = !{ptr @t, !\"texture\", i32 1, ptr @\"a b\"}\n\
+                  !1 = !{ptr @g, !\"other\", i32 1}\n\
+                  !2 = !{ptr @g, !\"surface\", i32 1}\n\
+                  !3 = !{ptr @\"a b\", !\"managed\", i32 1, ptr @t, !\"surface\", i32 1}\n";
+        let gs = globals(ir);
+        fn names_of<'a>(v: &[&'a Global]) -> Vec<&'a str> {
+            v.iter().map(|g| g.name.as_str()).collect()
+        }
+        // The old order: each global after those its initializer names, by position.
+        fn visit<'a>(k: usize, gs: &'a [Global], seen: &mut Vec<bool>, out: &mut Vec<&'a Global>) {
+            if core::mem::replace(&mut seen[k], true) {
+                return;
+            }
+            for (j, o) in gs.iter().enumerate() {
+                if j != k && gs[k].init.as_deref().is_some_and(|i| names(i, &o.name)) {
+                    visit(j, gs, seen, out);
+                }
+            }
+            out.push(&gs[k]);
+        }
+        let (mut seen, mut old) = (vec![false; gs.len()], Vec::new());
+        for k in 0..gs.len() {
+            visit(k, &gs, &mut seen, &mut old);
+        }
+        let new = def_use_order(&gs);
+        let new_globals: Vec<&Global> = new.iter().map(|p| p.0).collect();
+        assert_eq!(names_of(&new_globals), names_of(&old));
+        // By hand: f-1 waits for f, f for "a b" and f.x, "a b" for f-1-2 (and f-1, f, which
+        // its `@f-1-2` also names), f-1-2 for g.
+        let want = ["g", "f-1-2", "f-1", "a b", "f.x", "f", "f-1", "t"];
+        assert_eq!(names_of(&old), want);
+        for (g, by_other) in &new {
+            let old_by_other = gs
+                .iter()
+                .any(|o| o.name != g.name && o.init.as_deref().is_some_and(|i| names(i, &g.name)));
+            assert_eq!(*by_other, old_by_other, "{}", g.name);
+        }
+        for g in &gs {
+            let mut named = Vec::new();
+            for i in gs.iter().filter_map(|o| o.init.as_deref()) {
+                each_named(i, &mut |n, _| named.push(n));
+            }
+            let old = gs.iter().any(|o| o.init.as_deref().is_some_and(|i| names(i, &g.name)));
+            assert_eq!(named.contains(&g.name.as_str()), old, "{}", g.name);
+        }
+        // t: texture (its first line; !3's surface comes later); g: surface (!1 has no
+        // kind); "a b": !3's first kind in key order (surface before managed).
+        let kinds: Vec<Kind> = gs.iter().map(|g| g.kind).collect();
+        use Kind::*;
+        assert_eq!(kinds, [Plain, Plain, Surface, Plain, Plain, Surface, Plain, Texture]);
     }
 }

@@ -264,9 +264,8 @@ fn emit_module<R: Recorder>(
     // Per function number (a vector, not a map: one generic map instance less in the
     // engine's wasm, as for the other maps of this file).
     let mut demoted: Vec<Vec<&globals::Global>> = vec![Vec::new(); m.functions.len()];
-    for g in globals::def_use_order(&globals) {
+    for (g, in_initializers) in globals::def_use_order(&globals) {
         let u = ids.get(&g.name).map_or(&[][..], |id| &users[id]);
-        let in_initializers = globals::referenced_by_others(&globals, g);
         if g.demotable() && u.len() == 1 && !in_initializers {
             demoted[u[0]].push(g);
             continue;
@@ -477,11 +476,16 @@ fn extern_declarations<R: Recorder>(
             }
         }
     }
-    let named_by_global = |name: &str| {
-        globals
-            .iter()
-            .any(|g| g.init.as_deref().is_some_and(|i| globals::names(i, name)))
-    };
+    // The functions some global's initializer names (each initializer read once).
+    let mut named: SecondaryMap<Sym, bool> = SecondaryMap::new();
+    for i in globals.iter().filter_map(|g| g.init.as_deref()) {
+        globals::each_named(i, &mut |n, _| {
+            if let Some(id) = ids.get(n) {
+                named[id] = true;
+            }
+        });
+    }
+    let named_by_global = |name: &str| ids.get(name).is_some_and(|id| named[id]);
     // llc's order: the IR module's functions in turn; a declaration someone uses, a
     // definition a global's initializer names or a function defined before it uses.
     let mut callees: Vec<(String, bool)> = Vec::new();
