@@ -68,7 +68,8 @@ fn expand(p: &str, line: usize) -> Vec<(String, Vec<String>)> {
     acc
 }
 
-/// `$1` / `${1}` replaced by the group values.
+/// `$1` / `${1}` replaced by the group values. A value may hold parts separated by `/`
+/// (`{32=440/u32}`): `$1` is its first part, `$1.2` its second.
 fn subst(t: &str, vals: &[String], line: usize) -> String {
     let mut out = String::new();
     let b: Vec<char> = t.chars().collect();
@@ -84,7 +85,17 @@ fn subst(t: &str, vals: &[String], line: usize) -> String {
                 let v = vals
                     .get(k as usize - 1)
                     .unwrap_or_else(|| panic!("nvptx.isa:{line}: `${k}` names no group"));
-                out.push_str(v);
+                let part = match (b.get(i + skip), b.get(i + skip + 1)) {
+                    (Some('.'), Some(d)) if d.is_ascii_digit() => {
+                        i += 2;
+                        d.to_digit(10).unwrap_or(1) as usize
+                    }
+                    _ => 1,
+                };
+                let p = v.split('/').nth(part.wrapping_sub(1));
+                out.push_str(
+                    p.unwrap_or_else(|| panic!("nvptx.isa:{line}: `{v}` has no part {part}")),
+                );
                 i += skip;
                 continue;
             }

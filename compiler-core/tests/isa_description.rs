@@ -90,8 +90,9 @@ fn every_form_and_semantics_kind_is_known() {
         let kind = row.ptx.split(':').next().unwrap();
         assert!(
             [
-                "hand", "none", "op", "sym", "asm", "brx", "ld", "ldnc", "ldu", "st", "setp",
-                "cvt", "cvtx", "sreg", "callseq", "param", "call"
+                "hand", "none", "op", "sym", "asm", "move", "pack", "unpack", "goto", "retval",
+                "funcret", "brx", "ld", "ldnc", "ldu", "st", "setp", "cvt", "cvtx", "sreg",
+                "callseq", "param", "call"
             ]
             .contains(&kind),
             "{}: ptx form `{}`",

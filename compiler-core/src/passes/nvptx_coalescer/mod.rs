@@ -315,8 +315,20 @@ fn add_weights(w: &mut SecondaryMap<VReg, u32>, d: &InstData, depth: u32) {
 }
 
 impl<R: Recorder> Nvptx<'_, '_, R> {
+    /// Records a step: the call site builds it, and the recorder's work (taking the
+    /// editor's edits, keeping the step) runs out of line in [`Nvptx::keep_step`], one
+    /// copy rather than one inlined into each of the pass's recording sites. The step is
+    /// built before the edits are taken rather than after; building one reads nothing the
+    /// editor holds, so the recorded step is the same.
     pub(crate) fn step(&mut self, make: impl FnOnce() -> Step) {
-        crate::trace::record(self.cx.rec, &mut self.cx.ed, make);
+        if R::ENABLED {
+            self.keep_step(make());
+        }
+    }
+
+    #[inline(never)]
+    fn keep_step(&mut self, s: Step) {
+        crate::trace::record(self.cx.rec, &mut self.cx.ed, || s);
     }
 
     /// `%v` or `%v.subL`, for narration (empty with tracing off: nobody reads it, and

@@ -525,6 +525,9 @@ fn described(cx: &Cx<'_>, op: Op, d: &InstData, defs: &[&MOp]) -> R<Emitted> {
     let name = op.name();
     let (kind, arg) = form.split_once(':').unwrap_or((form, ""));
     let def = |k: usize| result_reg(cx, op, defs, k);
+    if let Some(f) = template::form(kind) {
+        return template::emit(cx, op, d, arg, f);
+    }
     match kind {
         "op" => {
             let (text, n, ftz_flag) = op_form(arg).ok_or_else(|| format!("bad form `{form}`"))?;
@@ -551,7 +554,6 @@ fn described(cx: &Cx<'_>, op: Op, d: &InstData, defs: &[&MOp]) -> R<Emitted> {
             let narration = narr!(cx, "{name} prints as `{text}`.");
             Ok(one(ins(text, o), "instruction", narration))
         }
-        "asm" => template::emit(cx, op, d, arg),
         "brx" => jump_table(cx, d, arg),
         "sym" => Ok(one(
             ins(arg, vec![]),
@@ -918,7 +920,7 @@ pub fn emit_inst(cx: &Cx<'_>, i: Inst) -> R<Emitted> {
     Err(format!("`{name}` has no PTX form in this emitter"))
 }
 
-/// COPY, IMPLICIT_DEF, KILL, labels, markers, inline asm, branches and `ret`.
+/// COPY, IMPLICIT_DEF, KILL, labels, markers, inline asm and conditional branches.
 fn pseudo_form(cx: &Cx<'_>, op: Op, _: Inst, d: &InstData, defs: &[&MOp]) -> R<Option<Emitted>> {
     use Op::*;
     let name = op.name();
@@ -981,15 +983,6 @@ fn pseudo_form(cx: &Cx<'_>, op: Op, _: Inst, d: &InstData, defs: &[&MOp]) -> R<O
             narration: narr!(cx, "{name} only annotates the code; nothing is printed."),
         }),
         INLINEASM => inline_asm(cx, d),
-        GOTO => {
-            let ops = need(d, 1)?;
-            let t = cx.value(&ops[0], 32)?;
-            Ok(one(
-                ins("bra.uni", vec![t]),
-                "branch",
-                "GOTO becomes an unconditional `bra.uni`.".into(),
-            ))
-        }
         CBranch | CBranchOther => {
             let ops = need(d, 2)?;
             let p = match cx.reg(&ops[0])? {
@@ -1010,17 +1003,14 @@ fn pseudo_form(cx: &Cx<'_>, op: Op, _: Inst, d: &InstData, defs: &[&MOp]) -> R<O
                 narr!(cx, "{name} becomes a branch guarded by @{bang}{p}."),
             ))
         }
-        Return => Ok(one(
-            ins("ret", vec![]),
-            "instruction",
-            "Return prints as `ret`.".into(),
-        )),
         _ => return Ok(None),
     };
     Ok(Some(e?))
 }
 
-/// Moves, bit conversions, vector packing and the parameter / return-value moves.
+/// Immediate moves and the stores of call arguments (the register moves, bit
+/// conversions, vector packing and the return-value moves are template rows of the
+/// description: [`template`]).
 fn move_form(cx: &Cx<'_>, op: Op, _: Inst, d: &InstData, defs: &[&MOp]) -> R<Option<Emitted>> {
     use Op::*;
     let name = op.name();
@@ -1043,83 +1033,6 @@ fn move_form(cx: &Cx<'_>, op: Op, _: Inst, d: &InstData, defs: &[&MOp]) -> R<Opt
                 ),
             ))
         }
-        IMOV1rr | IMOV16rr | IMOV32rr | IMOV64rr | FMOV16rr | FMOV32rr | FMOV64rr | MOV_B32_r
-        | MOV_B64_r | BITCONVERT_32_I2F | BITCONVERT_32_F2I | BITCONVERT_64_I2F
-        | BITCONVERT_64_F2I => {
-            let ops = need(d, 1)?;
-            let t = match op {
-                IMOV1rr => "pred",
-                IMOV16rr => "u16",
-                IMOV32rr => "u32",
-                IMOV64rr => "u64",
-                FMOV16rr => "b16",
-                FMOV32rr => "f32",
-                FMOV64rr => "f64",
-                MOV_B32_r | BITCONVERT_32_I2F | BITCONVERT_32_F2I => "b32",
-                _ => "b64",
-            };
-            let text = format!("mov.{t}");
-            Ok(one(
-                ins(text.clone(), vec![def(0)?, cx.reg(&ops[0])?]),
-                "register_move",
-                narr!(cx, "{name} is a register move: `{text}`."),
-            ))
-        }
-        V2I32toI64 | V2I64toI128 | V2I16toI32 => {
-            let ops = need(d, 2)?;
-            let t = match op {
-                V2I32toI64 => "b64",
-                V2I64toI128 => "b128",
-                _ => "b32",
-            };
-            Ok(one(
-                ins(
-                    format!("mov.{t}"),
-                    vec![def(0)?, P::Vec(vec![cx.reg(&ops[0])?, cx.reg(&ops[1])?])],
-                ),
-                "pack",
-                narr!(
-                    cx,
-                    "{name} packs two halves into one register with `mov.{t} d, {{lo, hi}}`."
-                ),
-            ))
-        }
-        I64toV2I32 | I128toV2I64 | I32toV2I16 => {
-            let ops = need(d, 1)?;
-            let t = match op {
-                I64toV2I32 => "b64",
-                I128toV2I64 => "b128",
-                _ => "b32",
-            };
-            Ok(one(
-                ins(
-                    format!("mov.{t}"),
-                    vec![P::Vec(vec![def(0)?, def(1)?]), cx.reg(&ops[0])?],
-                ),
-                "unpack",
-                narr!(
-                    cx,
-                    "{name} splits a register into two halves with `mov.{t} {{lo, hi}}, s`."
-                ),
-            ))
-        }
-        LoadParamMemI32 | LoadParamMemI64 | LoadParamMemF32 => {
-            let ops = need(d, 1)?;
-            let off = imm(&ops[0], "offset")?;
-            let t = match op {
-                LoadParamMemI64 => "b64",
-                LoadParamMemF32 => "f32",
-                _ => "b32",
-            };
-            Ok(one(
-                ins(
-                    format!("ld.param.{t}"),
-                    vec![def(0)?, P::addr_sym("retval0", off)],
-                ),
-                "param_copy",
-                narr!(cx, "{name} reads a call's return value from retval0."),
-            ))
-        }
         StoreParamI32 | StoreParamF32 => {
             let ops = need(d, 3)?;
             let (a, b) = (imm(&ops[1], "parameter")?, imm(&ops[2], "offset")?);
@@ -1131,19 +1044,6 @@ fn move_form(cx: &Cx<'_>, op: Op, _: Inst, d: &InstData, defs: &[&MOp]) -> R<Opt
                 ),
                 "param_copy",
                 narr!(cx, "{name} writes call argument {a} into param{a}."),
-            ))
-        }
-        StoreRetvalI32 | StoreRetvalF32 => {
-            let ops = need(d, 2)?;
-            let off = imm(&ops[1], "offset")?;
-            let t = if op == StoreRetvalF32 { "f32" } else { "b32" };
-            Ok(one(
-                ins(
-                    format!("st.param.{t}"),
-                    vec![P::addr_sym("func_retval0", off), cx.value(&ops[0], 32)?],
-                ),
-                "param_copy",
-                narr!(cx, "{name} writes the function's return value."),
             ))
         }
         _ => return Ok(None),

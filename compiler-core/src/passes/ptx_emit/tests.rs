@@ -185,3 +185,55 @@ fn declarations_follow_the_ir_order_of_first_users() {
     assert_eq!(out.matches(".func b()").count(), 2, "{out}");
     assert!(!out.contains("unused"), "{out}");
 }
+
+/// The description's template forms besides `asm:` (`move:`, `pack:`, `unpack:`,
+/// `retval:`, `funcret:`, `goto:`) print the text llc-22 prints for these opcodes and
+/// record the step kinds the tours look for (`register_move`, `unpack`, ...) with their
+/// own sentences: the form word picks the kind and the sentence, the row the text.
+#[test]
+fn template_forms_record_their_step_kinds_and_sentences() {
+    let text = "---\nname: k\nbody: |\n  bb.0:\n    successors: %bb.2\n    %0:int32regs = MOV_B32_i 7\n    %1:int32regs = IMOV32rr %0\n    %2:int64regs = V2I32toI64 %0, %1\n    %3:int32regs, %4:int32regs = I64toV2I32 %2\n    %5:int32regs = LoadParamMemI32 4\n    GOTO %bb.2\n  bb.1:\n    Return\n  bb.2:\n    StoreRetvalI32 %5, 0\n    Return\n...\n";
+    let out = emit(text).unwrap();
+    for want in [
+        "mov.u32 \t%r2, %r1;",
+        "mov.b64 \t%rd1, {%r1, %r2};",
+        "mov.b64 \t{%r3, %r4}, %rd1;",
+        "ld.param.b32 \t%r5, [retval0+4];",
+        "bra.uni \t$L__BB0_2;",
+        "st.param.b32 \t[func_retval0], %r5;",
+        "ret;",
+    ] {
+        assert!(out.contains(want), "expected `{want}` in\n{out}");
+    }
+    let m = parse_module(text).unwrap();
+    let mut log = StepLog::default();
+    run(&m, &PtxEmitOptions::default(), &mut log).unwrap();
+    let steps: Vec<(String, String)> = log
+        .steps
+        .iter()
+        .map(|s| (s.kind.as_str().to_string(), s.narration.text()))
+        .collect();
+    for (kind, sentence) in [
+        ("register_move", "IMOV32rr is a register move: `mov.u32`."),
+        (
+            "pack",
+            "V2I32toI64 packs two halves into one register with `mov.b64 d, {lo, hi}`.",
+        ),
+        (
+            "unpack",
+            "I64toV2I32 splits a register into two halves with `mov.b64 {lo, hi}, s`.",
+        ),
+        (
+            "param_copy",
+            "LoadParamMemI32 reads a call's return value from retval0.",
+        ),
+        ("branch", "GOTO becomes an unconditional `bra.uni`."),
+        ("param_copy", "StoreRetvalI32 writes the function's return value."),
+        ("instruction", "Return prints as `ret`."),
+    ] {
+        assert!(
+            steps.iter().any(|(k, n)| k == kind && n == sentence),
+            "no {kind} step `{sentence}` in {steps:#?}"
+        );
+    }
+}

@@ -151,7 +151,7 @@ fn propagate_move<R: Recorder>(
     }
     if R::ENABLED && regs + imms > 0 {
         let t = text(f, id);
-        rec.ori_step(f, || {
+        super::ori_step(rec, f, || {
             Step::new(
                 "replace_uses",
                 format!("Consumer (downstream of the marks): `{t}` is marked 0x100, so {regs} later use(s) in block {b} read its source register and {imms} take its immediate."),
@@ -219,7 +219,7 @@ fn fold_select<R: Recorder>(
     i.operands.push(chosen);
     if R::ENABLED {
         let after = text(f, id);
-        rec.ori_step(f, || {
+        super::ori_step(rec, f, || {
             Step::new(
                 "fold_select",
                 if equal {
@@ -318,7 +318,7 @@ pub fn apply_block<R: Recorder>(
                     f.blocks[b].insts.remove(k);
                     stats.dead_removed += 1;
                 }
-                rec.ori_step(f, || {
+                super::ori_step(rec, f, || {
                     Step::new(
                         "resolve_guard",
                         if keep {

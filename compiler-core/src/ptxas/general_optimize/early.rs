@@ -361,7 +361,7 @@ fn remove_link<R: Recorder>(
         } else {
             alloc::string::String::new()
         };
-        rec.ori_step(f, || {
+        super::ori_step(rec, f, || {
             Step::new(
                 "exit_chain",
                 format!("Block {}: `{t}` repeats the exit that ends block {b} ({how}; {OPCODE_93_LABEL}); it and its {n}-instruction chain are removed.{via}", l.block),

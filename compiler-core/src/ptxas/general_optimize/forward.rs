@@ -432,7 +432,7 @@ impl Marker {
                 if let Err(why) = is_eligible(f, id, opts) {
                     if R::ENABLED && why == Ineligible::SmConstraintBits {
                         let t = super::text(f, id);
-                        rec.ori_step(f, || {
+                        super::ori_step(rec, f, || {
                             Step::new(
                                 "sm_boundary",
                                 format!("`{t}`: the SM value 0x{:04x} is above 20479 (0x4FFF) and the destination carries 0x1C00 constraint bits, so the select is not marked.", opts.sm),
@@ -459,7 +459,7 @@ impl Marker {
                     };
                     if R::ENABLED {
                         let t = super::text(f, id);
-                        rec.ori_step(f, || {
+                        super::ori_step(rec, f, || {
                             Step::new(
                                 "predicate_simplifier",
                                 format!("`{t}`: the two-pass predicate simplifier reports hit = {hit}, partial = {partial}."),

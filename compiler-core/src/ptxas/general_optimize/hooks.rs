@@ -82,7 +82,7 @@ pub fn run<R: Recorder>(Run(f, opts, tally, stats, rec): Run<'_, R>) {
         _ => late2_body(opts.sm),
     };
     let (n, sm) = (opts.phase.number(), opts.sm);
-    rec.ori_step(f, || dispatch_step(n, sm, body));
+    super::ori_step(rec, f, || dispatch_step(n, sm, body));
     match opts.phase {
         Phase::Mid2 => {
             for b in f.blocks.keys() {

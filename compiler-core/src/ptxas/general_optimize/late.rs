@@ -51,7 +51,7 @@ pub fn run<R: Recorder>(Run(f, opts, tally, stats, rec): Run<'_, R>) {
                 .map(|(n, v)| GoCounter::new(*n, v))
                 .collect();
             let changed = counters[4] > 0;
-            rec.ori_step(f, || {
+            super::ori_step(rec, f, || {
                 Step::numbered(
                     "round",
                     "Phase \u{1}, block \u{1}: one pass, no iteration; \u{1} MOV pair(s) merged.",
@@ -240,7 +240,7 @@ pub fn run_block<R: Recorder>(
                             .as_ref()
                             .map(|s| text(f, s.first))
                             .unwrap_or_default();
-                        rec.ori_step(f, || {
+                        super::ori_step(rec, f, || {
                             Step::new(
                                 "mov_pair",
                                 format!("Block {b}: `{t}` repeats `{first}` held in slot {h}; its one use reads the first destination and the MOV goes."),
@@ -295,7 +295,7 @@ pub fn run_block<R: Recorder>(
                         &[b.as_u32().into()],
                     ),
                 };
-                rec.ori_step(f, || {
+                super::ori_step(rec, f, || {
                     narr.payload(Payload::GoBuffer {
                         block: b,
                         index: idx,

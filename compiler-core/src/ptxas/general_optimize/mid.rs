@@ -319,7 +319,7 @@ impl Promoter {
                         } else {
                             String::new()
                         };
-                        rec.ori_step(f, || {
+                        super::ori_step(rec, f, || {
                             Step::new(
                                 "promote_load",
                                 format!("ConvertMemoryToRegisterOrUniform: `{before}` reads what the block stored there last, so it becomes `{after}`.{how}"),
@@ -397,7 +397,7 @@ fn drop_dead_local_stores<R: Recorder>(f: &mut Function, rec: &mut R) -> u64 {
             f.blocks[b].insts.retain(|x| *x != id);
             removed += 1;
         }
-        rec.ori_step(f, || {
+        super::ori_step(rec, f, || {
             Step::new(
                 "dead_local_stores",
                 format!("ConvertMemoryToRegisterOrUniform: nothing reads the local array {s} any more; its {n} store(s) go."),
@@ -488,7 +488,7 @@ pub fn run<R: Recorder>(Run(f, opts, tally, stats, rec): Run<'_, R>) {
                     GoCounter::new(GoCounterName::DeadRemoved, super::block_count(dead as usize)),
                 ];
                 cells.extend(super::counter_cells(&counters));
-                rec.ori_step(f, || {
+                super::ori_step(rec, f, || {
                     Step::numbered(
                         "round",
                         "Phase \u{1}, block \u{1}, round \u{1}: \u{1} load(s) promoted, \u{1} fold(s), \u{1} dead instruction(s) removed.",
@@ -513,7 +513,7 @@ pub fn run<R: Recorder>(Run(f, opts, tally, stats, rec): Run<'_, R>) {
         if R::ENABLED {
             let (w, u) = (weighted, unweighted);
             let du = unweighted - u0;
-            rec.ori_step(f, || {
+            super::ori_step(rec, f, || {
                 Step::new(
                     "cost",
                     format!("Phase 37 round {round}: {du} fold(s), weighted cost +{delta:.2} (total {w:.2}); the loop stops when a round adds less than {threshold:.2}."),

@@ -17,9 +17,15 @@
 //! Operands, comma-separated: `#N` (a register, immediate or symbol), `#N:x` (an
 //! immediate in hexadecimal with llc-22's `U` suffix), `[#B+#O]` (an address: base B,
 //! offset immediate O), `[#B]` (a base alone), `[#B,{#C,...}]` (a texture or surface
-//! address with its coordinates), `{#A,#B}` (a vector), `#A|#B` (a result pair), or
-//! literal text (`%SP`, `16`). A template `{ S1; S2; ... }` prints a scope of its
-//! own holding those statements (`.`-directives as written).
+//! address with its coordinates), `[NAME+#O]` (a named base, as `retval0`),
+//! `{#A,#B}` (a vector), `#A|#B` (a result pair), or literal text (`%SP`, `16`). A
+//! template `{ S1; S2; ... }` prints a scope of its own holding those statements
+//! (`.`-directives as written).
+//!
+//! The ptx column's kind word says what the step is and how its narration reads
+//! ([`FORMS`]): `asm:` an instruction of its own, `move:` a register move, `pack:` /
+//! `unpack:` a vector of halves put together or taken apart, `goto:` an unconditional
+//! branch, `retval:` / `funcret:` a call's return value read or the function's written.
 
 use super::{cmp_mode, cvt_mode, ins, narr, scope_word, sem_word, space_word, Cx, Emitted, R};
 use crate::mir::{InstData, Op, Operand as MOp, OperandKind};
@@ -30,8 +36,25 @@ use alloc::string::{String, ToString};
 use alloc::vec;
 use alloc::vec::Vec;
 
-/// Emits an instruction from its `asm:` template.
-pub fn emit(cx: &Cx<'_>, op: Op, d: &InstData, template: &str) -> R<Emitted> {
+/// Each template form's kind word, the kind of step it records and its narration
+/// (`$n`: the opcode's name, `$t`: the instruction's text).
+const FORMS: [(&str, &str, &str); 7] = [
+    ("asm", "instruction", "$n prints as `$t` (its description's template)."),
+    ("move", "register_move", "$n is a register move: `$t`."),
+    ("pack", "pack", "$n packs two halves into one register with `$t d, {lo, hi}`."),
+    ("unpack", "unpack", "$n splits a register into two halves with `$t {lo, hi}, s`."),
+    ("goto", "branch", "$n becomes an unconditional `$t`."),
+    ("retval", "param_copy", "$n reads a call's return value from retval0."),
+    ("funcret", "param_copy", "$n writes the function's return value."),
+];
+
+/// The template form a ptx column's kind word names ([`FORMS`]).
+pub fn form(kind: &str) -> Option<usize> {
+    FORMS.iter().position(|f| f.0 == kind)
+}
+
+/// Emits an instruction from its template, as the form numbered `form` in [`FORMS`].
+pub fn emit(cx: &Cx<'_>, op: Op, d: &InstData, template: &str, form: usize) -> R<Emitted> {
     let name = op.name();
     if let Some(inner) = template
         .strip_prefix("{ ")
@@ -48,13 +71,15 @@ pub fn emit(cx: &Cx<'_>, op: Op, d: &InstData, template: &str) -> R<Emitted> {
         .map(|o| operand(cx, d, o, float_bits))
         .collect::<R<Vec<P>>>()
         .map_err(|e| format!("{name}: {e}"))?;
-    let narration = narr!(
-        cx,
-        "{name} prints as `{text}` (its description's template)."
-    );
+    let (_, kind, narration) = FORMS[form];
+    let narration = if cx.tracing {
+        narration.replace("$n", name).replace("$t", &text)
+    } else {
+        String::new()
+    };
     Ok(Emitted {
         stmts: vec![ins(text, ops)],
-        kind: "instruction",
+        kind,
         narration,
     })
 }
@@ -67,7 +92,7 @@ fn scope(cx: &Cx<'_>, op: Op, d: &InstData, inner: &str) -> R<Emitted> {
         if part.starts_with('.') {
             stmts.push(Stmt::Directive(vec![format!("{part};")]));
         } else {
-            stmts.extend(emit(cx, op, d, part)?.stmts);
+            stmts.extend(emit(cx, op, d, part, 0)?.stmts);
         }
     }
     Ok(Emitted {
@@ -229,6 +254,13 @@ fn address(cx: &Cx<'_>, d: &InstData, inner: &str, float_bits: u32) -> R<P> {
         .map(|x| operand(cx, d, x, float_bits))
         .collect::<R<Vec<P>>>()?;
     let (base, offset) = match head.split_once('+') {
+        Some((b, o)) if !b.starts_with('#') => {
+            return Ok(P::Addr {
+                base: AddrBase::Sym(b.into()),
+                offset: imm_at(d, index(o)?, "address offset")?,
+                extra,
+            })
+        }
         Some((b, o)) => (nth(d, index(b)?)?, nth(d, index(o)?)?),
         None => {
             let b = nth(d, index(head)?)?;
