@@ -166,7 +166,6 @@ pub fn run_with_live_variables<R: Recorder>(
     let opts = &opts;
     let handed_over = lv.is_some();
     let lv = lv::LvUpkeep::new(f, opts.live_variables, lv);
-    let du = DefUse::compute(f);
     // Per-instruction tables with an entry for every instruction up front.
     let f_len = f.insts.len();
     let dist = dense_map(0, f_len);
@@ -176,7 +175,8 @@ pub fn run_with_live_variables<R: Recorder>(
         rec,
         opts: opts.clone(),
         stats: TwoAddressStats::default(),
-        du,
+        du: DefUse::default(),
+        du_ready: false,
         lv,
         dist,
         dist_set: Vec::new(),
@@ -227,7 +227,14 @@ pub(crate) struct TwoAddr<'f, 'r, R: Recorder> {
     pub rec: &'r mut R,
     pub opts: TwoAddressOptions,
     pub stats: TwoAddressStats,
+    /// The def/use lists, computed when the walk first reaches an instruction with
+    /// work to do ([`TwoAddr::def_use`]; empty until `du_ready`): until then the pass
+    /// has edited no operand, so they are what a computation at the start would hold,
+    /// and a function with no ties and no subregister pseudos (a loop of COPYs, as
+    /// `phi_swaps` gives) never pays for them (LLVM keeps its lists in
+    /// MachineRegisterInfo, outside the pass).
     pub du: DefUse,
+    du_ready: bool,
     pub lv: lv::LvUpkeep,
     /// DistanceMap: position of each visited instruction in the block (0 = not visited).
     pub dist: SecondaryMap<Inst, u32>,
@@ -317,17 +324,27 @@ impl<R: Recorder> TwoAddr<'_, '_, R> {
                 continue;
             }
             if opcode.is(Op::EXTRACT_SUBREG) {
+                self.def_use();
                 self.decompose_extract_subreg(mi);
                 cur = next;
                 continue;
             }
             if opcode.is(Op::REG_SEQUENCE) {
+                self.def_use();
                 self.eliminate_reg_sequence(mi);
                 cur = next;
                 continue;
             }
             dist += 1;
             self.set_dist(mi, dist);
+            // Ties nothing and is not INSERT_SUBREG (the one copy-like instruction that
+            // gets here; processCopy records nothing for others): nothing to do, and
+            // nothing to read from the def/use lists.
+            if tied::ties_nothing(&self.ed.f.insts[mi]) {
+                cur = next;
+                continue;
+            }
+            self.def_use();
             self.process_copy(mi);
             let mut tied = TiedOperandMap::new();
             if !self.collect_tied_operands(mi, &mut tied) {
@@ -361,6 +378,16 @@ impl<R: Recorder> TwoAddr<'_, '_, R> {
                 next = None;
             }
             cur = next;
+        }
+    }
+
+    /// Computes the def/use lists from the function unless done already (see the
+    /// field [`TwoAddr::du`]): called before the work of any instruction that reads
+    /// or edits them.
+    fn def_use(&mut self) {
+        if !self.du_ready {
+            self.du = DefUse::compute(self.ed.f);
+            self.du_ready = true;
         }
     }
 

@@ -140,6 +140,14 @@ pub fn tied_def_index(d: &InstData, use_idx: usize) -> Option<usize> {
     (d.is(Op::INSERT_SUBREG) && use_idx == 1 && d.operands.len() >= 4).then_some(0)
 }
 
+/// Whether `d` ties no operand: what [`tied_def_index`] would say of each (only
+/// INSERT_SUBREG ties without the field) in one pass over the tie fields. Most
+/// instructions tie nothing, and the pass skips them on this answer (the walk of
+/// collectTiedOperands makes a call per operand).
+pub fn ties_nothing(d: &InstData) -> bool {
+    !d.is(Op::INSERT_SUBREG) && d.operands.iter().all(|o| o.tied_def.is_none())
+}
+
 /// Whether `i` reads `reg` with a kill flag (isPlainlyKilled).
 pub fn kills(f: &Function, i: Inst, reg: VReg) -> bool {
     f.insts[i]
@@ -173,13 +181,6 @@ impl<R: Recorder> TwoAddr<'_, '_, R> {
     /// tied use (or one the emitter marked with the secondary tie flag) is rewritten on
     /// the spot. Returns whether `mi` has tied operands at all.
     pub(crate) fn collect_tied_operands(&mut self, mi: Inst, map: &mut TiedOperandMap) -> bool {
-        // Most instructions tie nothing: one pass over the operands' tie fields answers
-        // for them (what `tied_def_index` would say of each operand: only INSERT_SUBREG
-        // ties without the field), where the walk below makes a call per operand.
-        let d = &self.ed.f.insts[mi];
-        if !d.is(Op::INSERT_SUBREG) && d.operands.iter().all(|o| o.tied_def.is_none()) {
-            return false;
-        }
         let mut any = false;
         let n = self.ed.f.insts[mi].operands.len();
         for src_idx in 0..n {
