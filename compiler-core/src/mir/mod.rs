@@ -14,6 +14,7 @@ internal! {
     mod bitset;
     mod cfg;
 }
+pub mod bytes;
 pub mod entities;
 pub mod function;
 pub mod instr;
