@@ -1,11 +1,11 @@
-//! The MIR module's byte form (`mir::bytes`, how the DAG wasm hands instr-emitter's
+//! The MIR module's byte form (`trace::module_bytes`, how the DAG wasm hands instr-emitter's
 //! module to the engine): every gallery MIR and the bundle fixture, with an instruction
 //! erased and one inserted (so storage and layout differ), read back field for field
 //! equal (`Debug` prints every field: arena indices, layout links, interned names).
 
 use compiler_core::examples::EXAMPLES;
-use compiler_core::mir::bytes::{module_bytes, module_from_bytes};
 use compiler_core::mir::{parse_module, Module};
+use compiler_core::trace::module_bytes::{module_bytes, module_from_bytes};
 use compiler_core::InputFormat;
 
 fn edited(mut m: Module) -> Module {

@@ -60,7 +60,7 @@ pub struct VRegInfo {
 }
 
 /// A machine function. (The web engine receives instr-emitter's output from the DAG
-/// wasm, arena indices and all, in the byte form of `mir::bytes`.)
+/// wasm, arena indices and all, in the byte form of `trace::module_bytes`.)
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct Function {
     pub name: String,

@@ -2,9 +2,9 @@
 //! instructions per block and a vector of blocks. Inserting or erasing is O(1), so
 //! passes that add COPYs before an instruction stay linear.
 
-use super::bytes::{get_map, put_map};
 use super::entities::{Block, Inst};
 use crate::entity::{EntityRef, SecondaryMap};
+use crate::packing::{get_map, put_map};
 use crate::packing::{Bytes, Reader};
 use alloc::vec::Vec;
 use cranelift_entity::packed_option::PackedOption;
@@ -33,7 +33,7 @@ pub struct Layout {
 }
 
 impl Layout {
-    /// Writes the layout as it is (a handed-over function's byte form, `mir/bytes.rs`).
+    /// Writes the layout as it is (a handed-over function's byte form, `trace/module_bytes.rs`).
     pub(crate) fn put(&self, w: &mut Bytes) {
         let opt = |w: &mut Bytes, x: PackedOption<Inst>| w.opt(x.expand().map(|i| i.as_u32()));
         w.list(&self.order, |w, b| w.num(u64::from(b.as_u32())));

@@ -14,7 +14,6 @@ internal! {
     mod bitset;
     mod cfg;
 }
-pub mod bytes;
 pub mod entities;
 pub mod function;
 pub mod instr;

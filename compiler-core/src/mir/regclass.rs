@@ -131,7 +131,7 @@ pub enum RegClass {
 }
 
 impl RegClass {
-    /// The class as one number (a handed-over function's byte form, `mir/bytes.rs`):
+    /// The class as one number (a handed-over function's byte form, `trace/module_bytes.rs`):
     /// scalar `3c`, tuple `3(c + 16 lanes) + 1`, foreign `3 name + 2`.
     pub(crate) fn code(self) -> u32 {
         match self {

@@ -11,14 +11,12 @@
 //!  map       its default value, then each value (a SecondaryMap's length kept)
 //! ```
 
-use super::function::{BlockData, Function, Module, Props, Target, VRegInfo};
-use super::layout::Layout;
-use super::operand::Reg;
-use super::regclass::RegClass;
-use super::{Block, Inst, VReg};
-use crate::entity::{EntityRef, Interner, PrimaryMap, SecondaryMap, Sym};
-use crate::packing::{Bytes, Reader};
-use crate::trace::PackedInst;
+use super::PackedInst;
+use crate::entity::{EntityRef, Interner, PrimaryMap, Sym};
+use crate::mir::function::{BlockData, Function, Module, Props, Target, VRegInfo};
+use crate::mir::layout::Layout;
+use crate::mir::{Block, Inst, Reg, RegClass, VReg};
+use crate::packing::{get_map, put_map, Bytes, Reader};
 use alloc::vec::Vec;
 
 /// `m` as bytes ([`module_from_bytes`] reads it back equal).
@@ -39,28 +37,6 @@ pub fn module_from_bytes(b: &[u8]) -> Module {
         ir: (r.num() == 1).then(|| r.text()),
         functions: r.list(get_function),
     }
-}
-
-/// A SecondaryMap: its default, then its values (so its length is kept).
-pub(crate) fn put_map<K: EntityRef, V: Clone>(
-    w: &mut Bytes,
-    m: &SecondaryMap<K, V>,
-    mut put: impl FnMut(&mut Bytes, &V),
-) {
-    put(w, m.default_value());
-    w.list(m.as_values_slice(), put);
-}
-
-/// The map [`put_map`] wrote.
-pub(crate) fn get_map<K: EntityRef, V: Clone>(
-    r: &mut Reader<'_>,
-    mut get: impl FnMut(&mut Reader<'_>) -> V,
-) -> SecondaryMap<K, V> {
-    let mut m = SecondaryMap::with_default(get(r));
-    for (k, v) in r.list(get).into_iter().enumerate() {
-        m[K::new(k)] = v;
-    }
-    m
 }
 
 /// A register as one number: virtual `3n`, physical `3 name + 1`, `$noreg` 2.
