@@ -156,3 +156,25 @@ impl<'a> Reader<'a> {
         self.list(Self::text)
     }
 }
+
+/// A SecondaryMap: its default, then its values (so its length is kept).
+pub(crate) fn put_map<K: crate::entity::EntityRef, V: Clone>(
+    w: &mut Bytes,
+    m: &crate::entity::SecondaryMap<K, V>,
+    mut put: impl FnMut(&mut Bytes, &V),
+) {
+    put(w, m.default_value());
+    w.list(m.as_values_slice(), put);
+}
+
+/// The map [`put_map`] wrote.
+pub(crate) fn get_map<K: crate::entity::EntityRef, V: Clone>(
+    r: &mut Reader<'_>,
+    mut get: impl FnMut(&mut Reader<'_>) -> V,
+) -> crate::entity::SecondaryMap<K, V> {
+    let mut m = crate::entity::SecondaryMap::with_default(get(r));
+    for (k, v) in r.list(get).into_iter().enumerate() {
+        m[K::new(k)] = v;
+    }
+    m
+}

@@ -14,14 +14,15 @@
 //! The handed steps keep what the engine shows of them (kind, narration, whether they
 //! change the IR); instr-emitter's view has no step replay, and its proof is the
 //! verifier's (the DAG evaluator is not in the page). The MIR module crosses whole
-//! (postcard), so the stages after it see the very function the emitter left.
+//! (`trace::module_bytes`, inside the postcard answer), so the stages after it see the very
+//! function the emitter left.
 //! Built with the `dag` feature (the default: native tests, the page's in-process
 //! engine), the engine runs the DAG path itself and none of this is used.
 
 use crate::protocol::{decode, encode};
-use compiler_core::mir::Module;
 use compiler_core::pipeline::{DagFront, PipelineError, StageRun};
 use compiler_core::stats::Stats;
+use compiler_core::trace::module_bytes as bytes;
 use compiler_core::trace::Step;
 use compiler_core::{InputFormat, SourceError, Stage};
 use serde::{Deserialize, Serialize};
@@ -48,8 +49,10 @@ pub struct HandedFront {
     pub input: Option<String>,
     pub output: Option<String>,
     /// The MIR module instr-emitter left, as it is (arena indices included: later
-    /// stages' steps and payloads name instructions by them).
-    pub module: Module,
+    /// stages' steps and payloads name instructions by them), in its byte form
+    /// (`trace::module_bytes`: the engine reads it with the trace's byte reader and instruction
+    /// unpacker, which it holds anyway, rather than with a serde decoder of the module).
+    pub module: Vec<u8>,
 }
 
 /// One of instr-emitter's steps: what the engine shows of it.
@@ -95,14 +98,14 @@ impl HandedFront {
             verify: run.verify.clone(),
             input: run.input.clone(),
             output: run.output.clone(),
-            module: front.module.clone(),
+            module: bytes::module_bytes(&front.module),
         }
     }
 
     /// The engine's side: the front again (steps with their kind and narration), and
     /// each step's no-op flag.
     pub fn into_front(self) -> (DagFront, Vec<bool>) {
-        let module = self.module;
+        let module = bytes::module_from_bytes(&self.module);
         let mut stats = Stats::default();
         for (name, v) in &self.stats {
             stats.set(intern(name), *v);

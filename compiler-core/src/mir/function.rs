@@ -59,8 +59,8 @@ pub struct VRegInfo {
     pub exists: bool,
 }
 
-/// A machine function. (Serde: the web engine receives instr-emitter's output from the
-/// DAG wasm, arena indices and all.)
+/// A machine function. (The web engine receives instr-emitter's output from the DAG
+/// wasm, arena indices and all, in the byte form of `trace::module_bytes`.)
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct Function {
     pub name: String,
@@ -82,8 +82,10 @@ pub struct Function {
     /// Instruction bundles: a `BUNDLE` header (in the layout) → the instructions inside
     /// it, in order. The members are in `insts` but not in the layout, so every pass
     /// walks over a bundle as LLVM's bundle iterator does, seeing the header only; the
-    /// printer writes them back inside `{ }`.
-    pub bundles: alloc::collections::BTreeMap<Inst, Vec<Inst>>,
+    /// printer writes them back inside `{ }`. Sorted by header (the reader numbers
+    /// headers in order): a list searched by halves, not a tree map (whose code the
+    /// wasm would hold for this one type).
+    pub bundles: Vec<(Inst, Vec<Inst>)>,
 }
 
 impl Function {
@@ -135,7 +137,7 @@ impl Function {
             layout: Layout::default(),
             names: Interner::default(),
             frame: Vec::new(),
-            bundles: alloc::collections::BTreeMap::new(),
+            bundles: Vec::new(),
         }
     }
 
@@ -278,6 +280,12 @@ impl Function {
             self.blocks[entry].liveins = liveins.iter().map(|&(r, _)| r).collect();
         }
         self.liveins = liveins;
+    }
+
+    /// The members of the bundle `header` opens, if it opens one.
+    pub fn bundle(&self, header: Inst) -> Option<&[Inst]> {
+        let k = self.bundles.binary_search_by_key(&header, |b| b.0).ok()?;
+        Some(&self.bundles[k].1)
     }
 
     pub fn sym(&self, s: Sym) -> &str {

@@ -4,6 +4,8 @@
 
 use super::entities::{Block, Inst};
 use crate::entity::{EntityRef, SecondaryMap};
+use crate::packing::{get_map, put_map};
+use crate::packing::{Bytes, Reader};
 use alloc::vec::Vec;
 use cranelift_entity::packed_option::PackedOption;
 use serde::{Deserialize, Serialize};
@@ -31,6 +33,40 @@ pub struct Layout {
 }
 
 impl Layout {
+    /// Writes the layout as it is (a handed-over function's byte form, `trace/module_bytes.rs`).
+    pub(crate) fn put(&self, w: &mut Bytes) {
+        let opt = |w: &mut Bytes, x: PackedOption<Inst>| w.opt(x.expand().map(|i| i.as_u32()));
+        w.list(&self.order, |w, b| w.num(u64::from(b.as_u32())));
+        put_map(w, &self.blocks, |w, n| {
+            opt(w, n.first);
+            opt(w, n.last);
+            w.num(u64::from(n.len));
+        });
+        put_map(w, &self.insts, |w, n| {
+            w.opt(n.block.expand().map(|b| b.as_u32()));
+            opt(w, n.prev);
+            opt(w, n.next);
+        });
+    }
+
+    /// The layout [`Layout::put`] wrote.
+    pub(crate) fn get(r: &mut Reader<'_>) -> Layout {
+        let inst = |r: &mut Reader<'_>| r.opt().map(Inst::from_u32).into();
+        Layout {
+            order: r.list(|r| Block::from_u32(r.u32())),
+            blocks: get_map(r, |r| BlockNode {
+                first: inst(r),
+                last: inst(r),
+                len: r.u32(),
+            }),
+            insts: get_map(r, |r| InstNode {
+                block: r.opt().map(Block::from_u32).into(),
+                prev: inst(r),
+                next: inst(r),
+            }),
+        }
+    }
+
     pub fn append_block(&mut self, b: Block) {
         debug_assert!(!self.order.contains(&b));
         self.order.push(b);

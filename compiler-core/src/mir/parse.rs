@@ -595,7 +595,9 @@ impl<'f> BodyParser<'f> {
             let i = match bundle {
                 Some((header, bb)) if bb == b => {
                     let i = self.f.make_inst(inst);
-                    self.f.bundles.entry(header).or_default().push(i);
+                    if let Some(open) = self.f.bundles.iter_mut().rfind(|o| o.0 == header) {
+                        open.1.push(i);
+                    }
                     i
                 }
                 _ => self.f.append_inst(b, inst),
@@ -606,7 +608,7 @@ impl<'f> BodyParser<'f> {
                 operand_cols,
             };
             if opens {
-                self.f.bundles.insert(i, Vec::new());
+                self.f.bundles.push((i, Vec::new()));
                 bundle = Some((i, b));
             }
         }

@@ -124,7 +124,7 @@ pub fn print_function_annotated(
         for i in f.layout.block_insts(b) {
             out.push_str("    ");
             write_inst(out, f, &f.insts[i], &has_def);
-            if let Some(members) = f.bundles.get(&i) {
+            if let Some(members) = f.bundle(i) {
                 out.push_str(" {\n");
                 for &m in members {
                     out.push_str("      ");

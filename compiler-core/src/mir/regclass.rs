@@ -13,6 +13,7 @@
 //! accepted only in functions whose target triple is not NVPTX, as opaque `Foreign`
 //! classes.
 
+use crate::entity::EntityRef;
 use core::fmt;
 use serde::{Deserialize, Serialize};
 
@@ -130,6 +131,35 @@ pub enum RegClass {
 }
 
 impl RegClass {
+    /// The class as one number (a handed-over function's byte form, `trace/module_bytes.rs`):
+    /// scalar `3c`, tuple `3(c + 16 lanes) + 1`, foreign `3 name + 2`.
+    pub(crate) fn code(self) -> u32 {
+        match self {
+            RegClass::Scalar(c) => 3 * u32::from(c.0),
+            RegClass::Tuple { base, lanes } => 3 * (u32::from(base.0) + 16 * u32::from(lanes)) + 1,
+            RegClass::Foreign(s) => 3 * s.index() as u32 + 2,
+        }
+    }
+
+    /// The class [`RegClass::code`] gave `c` (a class number out of range reads as the first).
+    pub(crate) fn of_code(c: u32) -> RegClass {
+        let scalar = |n: u32| {
+            ScalarClass(if (n as usize) < SCALAR_CLASSES.len() {
+                n as u8
+            } else {
+                0
+            })
+        };
+        match c % 3 {
+            0 => RegClass::Scalar(scalar(c / 3)),
+            1 => RegClass::Tuple {
+                base: scalar(c / 3 % 16),
+                lanes: (c / 3 / 16) as u8,
+            },
+            _ => RegClass::Foreign(crate::entity::Sym::new((c / 3) as usize)),
+        }
+    }
+
     /// Parses an NVPTX class name (scalar or tuple).
     pub fn parse_nvptx(name: &str) -> Option<Self> {
         if let Some(c) = ScalarClass::by_name(name) {

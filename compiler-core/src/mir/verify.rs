@@ -42,7 +42,6 @@ use super::regclass::{Family, RegClass};
 use super::verify_reads::undefined_reads;
 use crate::entity::{EntityRef, SecondaryMap};
 use crate::stages::Stage;
-use alloc::collections::BTreeMap;
 use alloc::format;
 use alloc::string::String;
 use alloc::vec::Vec;
@@ -254,8 +253,8 @@ pub fn verify(f: &Function, level: VerifyLevel) -> Vec<VerifyError> {
 /// Prints `f` with each error on its own `;` line right under the instruction (or
 /// block header) it concerns; function-level errors come first in the body.
 pub fn print_with_errors(f: &Function, errors: &[VerifyError]) -> String {
-    let mut at_inst: BTreeMap<Inst, Vec<&VerifyError>> = BTreeMap::new();
-    let mut at_block: BTreeMap<Block, Vec<&VerifyError>> = BTreeMap::new();
+    let mut at_inst: SecondaryMap<Inst, Vec<&VerifyError>> = SecondaryMap::new();
+    let mut at_block: SecondaryMap<Block, Vec<&VerifyError>> = SecondaryMap::new();
     let mut at_top: Vec<&VerifyError> = Vec::new();
     let mut placed: SecondaryMap<Block, bool> = SecondaryMap::new();
     for b in f.layout.blocks() {
@@ -263,8 +262,8 @@ pub fn print_with_errors(f: &Function, errors: &[VerifyError]) -> String {
     }
     for e in errors {
         match (e.inst, e.block) {
-            (Some(i), _) if f.layout.is_inserted(i) => at_inst.entry(i).or_default().push(e),
-            (_, Some(b)) if placed[b] => at_block.entry(b).or_default().push(e),
+            (Some(i), _) if f.layout.is_inserted(i) => at_inst[i].push(e),
+            (_, Some(b)) if placed[b] => at_block[b].push(e),
             _ => at_top.push(e),
         }
     }
@@ -272,8 +271,8 @@ pub fn print_with_errors(f: &Function, errors: &[VerifyError]) -> String {
     print_function_annotated(&mut out, f, &mut |out, at| {
         let (list, indent, caret) = match at {
             AnnotateAt::Body => (Some(&at_top), "  ", ""),
-            AnnotateAt::Block(b) => (at_block.get(&b), "    ", "^ "),
-            AnnotateAt::Inst(i) => (at_inst.get(&i), "    ", "^ "),
+            AnnotateAt::Block(b) => (Some(&at_block[b]), "    ", "^ "),
+            AnnotateAt::Inst(i) => (Some(&at_inst[i]), "    ", "^ "),
         };
         for e in list.into_iter().flatten() {
             out.push_str(&format!("{indent}; {caret}error: {}\n", e.message));

@@ -27,7 +27,6 @@ use super::instr::InstData;
 use super::opcode::Op;
 use super::operand::{oflag, OperandKind};
 use crate::entity::{EntityRef, SecondaryMap};
-use alloc::collections::BTreeSet;
 use alloc::format;
 use alloc::string::String;
 use alloc::vec::Vec;
@@ -63,9 +62,25 @@ fn whole_defs(d: &InstData) -> impl Iterator<Item = VReg> + '_ {
 /// Per block: registers read before any def in it, registers it defines, and
 /// registers a successor's PHI reads at its end.
 struct BlockUse {
-    exposed: SecondaryMap<Block, BTreeSet<VReg>>,
-    defines: SecondaryMap<Block, BTreeSet<VReg>>,
-    phi_out: SecondaryMap<Block, BTreeSet<VReg>>,
+    exposed: SecondaryMap<Block, VRegSet>,
+    defines: SecondaryMap<Block, VRegSet>,
+    phi_out: SecondaryMap<Block, VRegSet>,
+}
+
+/// A block's registers, sorted (one small search by halves rather than a tree set's
+/// code in the wasm).
+#[derive(Clone, Default)]
+struct VRegSet(Vec<VReg>);
+
+impl VRegSet {
+    fn insert(&mut self, v: VReg) {
+        if let Err(at) = self.0.binary_search(&v) {
+            self.0.insert(at, v);
+        }
+    }
+    fn contains(&self, v: &VReg) -> bool {
+        self.0.binary_search(v).is_ok()
+    }
 }
 
 fn block_uses(f: &Function) -> BlockUse {

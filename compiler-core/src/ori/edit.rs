@@ -447,14 +447,15 @@ impl Journal {
                 label: f.blocks[b].label.as_deref().map(Box::from),
             });
         }
-        self.insts.sort_unstable_by_key(|e| e.0);
+        // One entry an id (first_touch), so the shared sort's stable order is the order.
+        crate::sort::sort_by_key(&mut self.insts, |e| e.0.index() as u128);
         for (id, o) in &self.insts {
             let n = &f.insts[*id];
             if o != n {
                 diff_inst(*id, o, n, &mut out);
             }
         }
-        self.layouts.sort_unstable_by_key(|e| e.0);
+        crate::sort::sort_by_key(&mut self.layouts, |e| e.0.index() as u128);
         for (b, old) in &self.layouts {
             let Some(nb) = f.blocks.get(*b) else { continue };
             if *old != nb.insts {
@@ -466,7 +467,7 @@ impl Journal {
                 diff_layout(b, &[], &f.blocks[b].insts, f, &mut out);
             }
         }
-        self.regs.sort_unstable_by_key(|e| e.0);
+        crate::sort::sort_by_key(&mut self.regs, |e| e.0.index() as u128);
         let changed = self
             .regs
             .iter()

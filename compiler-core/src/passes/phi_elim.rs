@@ -28,7 +28,6 @@ use crate::mir::{
 };
 use crate::stats::Stats;
 use crate::trace::{narration_reg, Editor, Focus, Recorder, Step};
-use alloc::collections::BTreeMap;
 use alloc::format;
 use alloc::string::String;
 use alloc::vec;
@@ -187,7 +186,7 @@ pub fn run_keeping_live_variables<R: Recorder>(
     let preds_by_block = ed.f.predecessors();
     // Registers defined only by IMPLICIT_DEF count as undefined sources.
     let implicit_only = implicitly_defined(ed.f, &lv);
-    let mut lowered: BTreeMap<Vec<(Reg, u32)>, VReg> = BTreeMap::new();
+    let mut lowered: Lowered = Vec::new();
     for b in blocks {
         let first_is_phi =
             ed.f.layout
@@ -309,9 +308,14 @@ struct Lowering<'a, 'f, R> {
     implicit_only: &'a SecondaryMap<VReg, bool>,
 }
 
+/// The incoming register made for each PHI whose edges are all critical, by its
+/// (source register, predecessor) pairs, sorted by them (searched by halves: one small
+/// search rather than a tree map's code in the wasm).
+type Lowered = Vec<(Vec<(Reg, u32)>, VReg)>;
+
 fn lower_phi<R: Recorder>(
     cx: Lowering<'_, '_, R>,
-    lowered: &mut BTreeMap<Vec<(Reg, u32)>, VReg>,
+    lowered: &mut Lowered,
     at: &BlockAt,
     phi: Inst,
     all_edges_critical: bool,
@@ -353,8 +357,9 @@ fn lower_phi<R: Recorder>(
             .iter()
             .filter_map(|(v, p)| Some((v.get_reg()?, p.index() as u32)))
             .collect();
+        let found = lowered.binary_search_by(|e| e.0.cmp(&key));
         let known = if all_edges_critical {
-            lowered.get(&key).copied()
+            found.ok().map(|k| lowered[k].1)
         } else {
             None
         };
@@ -366,8 +371,8 @@ fn lower_phi<R: Recorder>(
             }
             None => {
                 let v = ed.new_vreg(class);
-                if all_edges_critical {
-                    lowered.insert(key, v);
+                if let (true, Err(at)) = (all_edges_critical, found) {
+                    lowered.insert(at, (key, v));
                 }
                 v
             }

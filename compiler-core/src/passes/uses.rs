@@ -25,7 +25,9 @@ type Positions = BTreeMap<Inst, smallvec::SmallVec<[u32; 2]>>;
 #[derive(Clone, Debug, Default)]
 struct Indexes {
     scanned: SecondaryMap<VReg, u32>,
-    built: BTreeMap<VReg, Positions>,
+    /// The built indexes by register, sorted (few: searched by halves, one tree map
+    /// type less in the wasm).
+    built: Vec<(VReg, Positions)>,
 }
 
 /// The scan count of a register whose index is built.
@@ -175,8 +177,19 @@ impl Indexes {
     fn forget(&mut self, v: VReg) {
         if self.scanned.get(v).is_some_and(|&n| n != 0) {
             self.scanned[v] = 0;
-            self.built.remove(&v);
+            if let Ok(k) = self.find(v) {
+                self.built.remove(k);
+            }
         }
+    }
+
+    fn find(&self, v: VReg) -> Result<usize, usize> {
+        self.built.binary_search_by_key(&v, |e| e.0)
+    }
+
+    fn built_mut(&mut self, v: VReg) -> Option<&mut Positions> {
+        let k = self.find(v).ok()?;
+        Some(&mut self.built[k].1)
     }
 }
 
@@ -184,7 +197,7 @@ impl Indexes {
 fn push(list: &mut InstList, index: &mut Indexes, v: VReg, i: Inst) {
     list.push(i);
     if index.scanned[v] == INDEXED {
-        if let Some(ix) = index.built.get_mut(&v) {
+        if let Some(ix) = index.built_mut(v) {
             ix.entry(i).or_default().push((list.len() - 1) as u32);
         }
     }
@@ -210,9 +223,12 @@ fn remove_one(list: &mut InstList, index: &mut Indexes, v: VReg, i: Inst) {
             ix.entry(x).or_default().push(p as u32);
         }
         *scanned = INDEXED;
-        index.built.insert(v, ix);
+        match index.find(v) {
+            Ok(k) => index.built[k].1 = ix,
+            Err(k) => index.built.insert(k, (v, ix)),
+        }
     }
-    let Some(ix) = index.built.get_mut(&v) else {
+    let Some(ix) = index.built_mut(v) else {
         return;
     };
     let Some(ps) = ix.get_mut(&i) else {

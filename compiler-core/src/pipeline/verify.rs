@@ -88,7 +88,7 @@ fn bundle_refusals(ir: &Ir, spans: &[FunctionSpans], past: Stage) -> Vec<SourceE
     };
     let mut out = Vec::new();
     for (f, sp) in m.functions.iter().zip(spans) {
-        for &header in f.bundles.keys() {
+        for &(header, _) in &f.bundles {
             let (line, col) = sp.position(header, None).unwrap_or((sp.start_line, 1));
             out.push(SourceError::new(
                 line,

@@ -31,6 +31,7 @@ mod edit;
 mod editor;
 mod field;
 pub mod interval_tree;
+pub mod module_bytes;
 mod narration;
 mod packed;
 mod player;

@@ -19,7 +19,6 @@
 
 use super::compact::varint;
 use alloc::boxed::Box;
-use alloc::collections::BTreeSet;
 use alloc::string::String;
 use alloc::sync::Arc;
 use alloc::vec::Vec;
@@ -360,10 +359,11 @@ impl serde::Serialize for Kind {
 }
 
 /// The templates one recorder has seen: each is stored once, and every step with the
-/// same template points at that one copy.
+/// same template points at that one copy. Kept sorted by text and searched by halves
+/// (a few hundred at most: one small search rather than a tree set's code).
 #[derive(Default, Debug)]
 pub struct Templates {
-    templates: BTreeSet<Arc<Template>>,
+    templates: Vec<Arc<Template>>,
 }
 
 impl fmt::Debug for Template {
@@ -388,11 +388,9 @@ impl Templates {
         self.share_text(&mut n.template)
     }
     fn share_text(&mut self, t: &mut Arc<Template>) {
-        match self.templates.get(t) {
-            Some(shared) => *t = shared.clone(),
-            None => {
-                self.templates.insert(t.clone());
-            }
+        match self.templates.binary_search(t) {
+            Ok(at) => *t = self.templates[at].clone(),
+            Err(at) => self.templates.insert(at, t.clone()),
         }
     }
 }

@@ -31,7 +31,6 @@ use crate::ori::{BlockId, InstId, RegId};
 use crate::packing::{Bytes, Reader};
 use crate::ptx::edit::{PackedStmt, PtxEdit};
 use alloc::boxed::Box;
-use alloc::collections::BTreeMap;
 use alloc::string::String;
 use alloc::vec::Vec;
 
@@ -48,19 +47,20 @@ pub(super) struct Tables {
 }
 
 /// Values kept once each, numbered in the order first seen; the lookup that numbers
-/// them is only for pushing (dropped by [`Interned::shrink_to_fit`], rebuilt when a
-/// value is numbered again).
+/// them (the numbers sorted by their value, searched by halves: one small generic
+/// search rather than a tree map's code for each value type) is only for pushing
+/// (dropped by [`Interned::shrink_to_fit`], rebuilt when a value is numbered again).
 #[derive(Clone)]
 pub(super) struct Interned<T> {
     items: Vec<T>,
-    at: BTreeMap<T, u32>,
+    at: Vec<u32>,
 }
 
 impl<T> Default for Interned<T> {
     fn default() -> Self {
         Interned {
             items: Vec::new(),
-            at: BTreeMap::new(),
+            at: Vec::new(),
         }
     }
 }
@@ -69,24 +69,33 @@ impl<T: Ord + Clone> Interned<T> {
     /// The number of `x` (numbered now when new).
     pub(super) fn number(&mut self, x: &T) -> u64 {
         if self.at.len() < self.items.len() {
-            for (n, x) in self.items.iter().enumerate() {
-                self.at.insert(x.clone(), n as u32);
+            self.at.clear();
+            for n in 0..self.items.len() {
+                let pos = self.find(&self.items[n]).unwrap_or_else(|p| p);
+                self.at.insert(pos, n as u32);
             }
         }
-        let n = self.items.len() as u32;
-        let at = *self.at.entry(x.clone()).or_insert(n);
-        if at == n {
-            room_for(&mut self.items, 1);
-            self.items.push(x.clone());
+        match self.find(x) {
+            Ok(pos) => u64::from(self.at[pos]),
+            Err(pos) => {
+                let n = self.items.len() as u32;
+                room_for(&mut self.items, 1);
+                self.items.push(x.clone());
+                self.at.insert(pos, n);
+                u64::from(n)
+            }
         }
-        u64::from(at)
+    }
+    /// Where `x`'s number is in `at` (or would go).
+    fn find(&self, x: &T) -> Result<usize, usize> {
+        self.at.binary_search_by(|&n| self.items[n as usize].cmp(x))
     }
     /// The value numbered `n`.
     pub(super) fn get(&self, n: u64) -> T {
         self.items[n as usize].clone()
     }
     fn shrink_to_fit(&mut self) {
-        self.at = BTreeMap::new();
+        self.at = Vec::new();
         self.items.shrink_to_fit();
     }
 }
@@ -172,7 +181,9 @@ impl Slots {
     fn get(&self, n: usize) -> GoSlots {
         let first = n - n % Self::EVERY;
         let mut slots = GoSlots::default();
-        let mut texts: BTreeMap<u32, SharedText> = BTreeMap::new();
+        // The texts read so far by where they sit: a few dozen at most (sixteen steps'
+        // six slots), so a list searched in order.
+        let mut texts: Vec<(u32, SharedText)> = Vec::new();
         for m in first..=n {
             let mut r = Reader::starting_at(&self.bytes, self.starts[m] as usize);
             r.num();
@@ -195,7 +206,7 @@ impl Slots {
         slots
     }
 
-    fn read_text(&self, r: &mut Reader<'_>, texts: &mut BTreeMap<u32, SharedText>) -> SharedText {
+    fn read_text(&self, r: &mut Reader<'_>, texts: &mut Vec<(u32, SharedText)>) -> SharedText {
         let at = match r.num() {
             0 => {
                 let at = r.pos() as u32;
@@ -204,10 +215,12 @@ impl Slots {
             }
             at => (at - 1) as u32,
         };
-        let text = texts.entry(at).or_insert_with(|| {
-            SharedText::new(Reader::starting_at(&self.bytes, at as usize).text())
-        });
-        text.clone()
+        if let Some((_, text)) = texts.iter().find(|e| e.0 == at) {
+            return text.clone();
+        }
+        let text = SharedText::new(Reader::starting_at(&self.bytes, at as usize).text());
+        texts.push((at, text.clone()));
+        text
     }
 }
 

@@ -22,7 +22,7 @@
 use super::PhiElimOptions;
 use crate::liveness::LiveVariables;
 use crate::mir::cfg::{Cfg, DomTree};
-use crate::entity::{dense_map, SecondaryMap};
+use crate::entity::{dense_map, EntityRef, SecondaryMap};
 use crate::mir::{Block, Function, Inst, InstData, Op, Opcode, Operand, OperandKind, VReg};
 use super::PhiElimStats;
 use crate::trace::{Editor, Focus, Recorder, Step};
@@ -67,7 +67,8 @@ impl Loops {
                         .filter(|&p| cfg.is_reachable(p)),
                 );
             }
-            body.sort_unstable();
+            // Each block once (marked), so the shared sort's order is the one order.
+            crate::sort::sort_by_key(&mut body, |b| b.index() as u128);
             loops.push((h, body));
         }
         // Innermost: the smallest body holding the block (nested natural loops with
