@@ -3,6 +3,7 @@
 //! variables). A line-oriented reader, not an LLVM IR parser: anything it does not
 //! recognise leaves the caller to fall back on what the MIR shows.
 
+use crate::entity::{Interner, SecondaryMap, Sym};
 use crate::ptx::ast::Param;
 use alloc::format;
 use alloc::string::{String, ToString};
@@ -404,14 +405,88 @@ pub fn layout(t: &str, ir: &str) -> Option<(u64, u64)> {
     })
 }
 
-/// Finds `define ... @name(...)` and reads its types.
-pub fn signature(ir: &str, name: &str) -> Option<Signature> {
-    signature_of(ir, name, "define ")
+/// The lines of an IR module that signatures are read from, found in one walk: each
+/// function's first `define` and first `declare` line by name, the attribute groups'
+/// bodies, and the metadata lines that mark image or sampler parameters. Reading a
+/// signature then looks up its lines rather than walking the module again, so a module
+/// of many functions costs a walk, not a walk per function.
+pub struct Heads<'a> {
+    pub text: &'a str,
+    /// Function and attribute group names, numbered.
+    names: Interner,
+    defines: SecondaryMap<Sym, Option<&'a str>>,
+    declares: SecondaryMap<Sym, Option<&'a str>>,
+    groups: SecondaryMap<Sym, Option<&'a str>>,
+    images: Vec<&'a str>,
 }
 
-/// Finds `declare ... @name(...)` (an external function) and reads its types.
-pub fn declaration(ir: &str, name: &str) -> Option<Signature> {
-    signature_of(ir, name, "declare ")
+/// The four metadata keys [`image_params`] reads.
+const IMAGE_KEYS: [(&str, &str); 4] = [
+    ("!\"rdoimage\", i32 ", ".texref"),
+    ("!\"wroimage\", i32 ", ".surfref"),
+    ("!\"rdwrimage\", i32 ", ".surfref"),
+    ("!\"sampler\", i32 ", ".samplerref"),
+];
+
+impl<'a> Heads<'a> {
+    pub fn new(text: &'a str) -> Self {
+        let mut h = Heads {
+            text,
+            names: Interner::default(),
+            defines: SecondaryMap::new(),
+            declares: SecondaryMap::new(),
+            groups: SecondaryMap::new(),
+            images: Vec::new(),
+        };
+        for l in text.lines().map(str::trim) {
+            let (name, line, map) = if l.starts_with('!') {
+                if IMAGE_KEYS.iter().any(|(k, _)| l.contains(k)) {
+                    h.images.push(l);
+                }
+                continue;
+            } else if let Some(rest) = l.strip_prefix("attributes #") {
+                let Some((group, body)) = rest.split_once(" = {") else {
+                    continue;
+                };
+                (group, body, &mut h.groups)
+            } else if l.starts_with("define ") {
+                let Some(name) = head_name(l) else { continue };
+                (name, l, &mut h.defines)
+            } else if l.starts_with("declare ") {
+                let Some(name) = head_name(l) else { continue };
+                (name, l, &mut h.declares)
+            } else {
+                continue;
+            };
+            // The first line of a name is the one a walk from the top would find.
+            map[h.names.intern(name)].get_or_insert(line);
+        }
+        h
+    }
+
+    fn find(&self, map: &SecondaryMap<Sym, Option<&'a str>>, name: &str) -> Option<&'a str> {
+        map.get(self.names.get(name)?).copied().flatten()
+    }
+
+    /// Finds `define ... @name(...)` and reads its types.
+    pub fn signature(&self, name: &str) -> Option<Signature> {
+        self.read(self.find(&self.defines, name)?, name)
+    }
+
+    /// Finds `declare ... @name(...)` (an external function) and reads its types.
+    pub fn declaration(&self, name: &str) -> Option<Signature> {
+        self.read(self.find(&self.declares, name)?, name)
+    }
+}
+
+/// The name a `define`/`declare` line gives after its `@` (`@"name"` unquoted), as
+/// [`functions`] reads it.
+fn head_name(l: &str) -> Option<&str> {
+    let rest = &l[l.find('@')? + 1..];
+    Some(match rest.strip_prefix('"') {
+        Some(q) => q.split('"').next().unwrap_or(""),
+        None => rest.split('(').next().unwrap_or(""),
+    })
 }
 
 /// The return type at the end of a `define` head (`internal { i32, i1 }`).
@@ -470,15 +545,12 @@ fn find_name(l: &str, name: &str) -> Option<(usize, usize)> {
     l.find(&quoted).map(|p| (p, quoted.len()))
 }
 
-fn signature_of(ir: &str, name: &str, keyword: &str) -> Option<Signature> {
-    for line in ir.lines() {
-        let l = line.trim();
-        if !l.starts_with(keyword) {
-            continue;
-        }
-        let Some((pos, at_len)) = find_name(l, name) else {
-            continue;
-        };
+impl Heads<'_> {
+    /// The signature on `l`, the `define` or `declare` line of `name`.
+    fn read(&self, l: &str, name: &str) -> Option<Signature> {
+        let ir = self.text;
+        let keyword = if l.starts_with("define ") { "define " } else { "declare " };
+        let (pos, at_len) = find_name(l, name)?;
         let head = &l[keyword.len()..pos];
         let kernel = head.split_whitespace().any(|w| w == "ptx_kernel");
         let ret_text = return_type(head);
@@ -510,33 +582,28 @@ fn signature_of(ir: &str, name: &str, keyword: &str) -> Option<Signature> {
         for p in split_top(list) {
             params.push(parse_ty(p, ir)?);
         }
-        return Some(Signature {
+        Some(Signature {
             kernel,
             ret,
             params,
             linkage: Linkage::of_words(head.split_whitespace()),
-            attrs: function_attrs(ir, &rest[end + 1..]),
-            images: image_params(ir, name),
-        });
+            attrs: function_attrs(self, &rest[end + 1..]),
+            images: image_params(&self.images, name),
+        })
     }
-    None
 }
 
 /// `!{ptr @name, !"rdoimage", i32 N}` and the like: parameter N is a read-only image
 /// (a `.texref`), a writable one (`wroimage`, `rdwrimage`: a `.surfref`) or a sampler.
-fn image_params(ir: &str, name: &str) -> Vec<(usize, &'static str)> {
+/// `lines` are the module's metadata lines holding one of the keys ([`Heads`]).
+fn image_params(lines: &[&str], name: &str) -> Vec<(usize, &'static str)> {
     let (plain, quoted) = (format!("ptr @{name},"), format!("ptr @\"{name}\","));
     let mut out = Vec::new();
-    for l in ir.lines().map(str::trim) {
-        if !l.starts_with('!') || !(l.contains(&plain) || l.contains(&quoted)) {
+    for l in lines {
+        if !(l.contains(&plain) || l.contains(&quoted)) {
             continue;
         }
-        for (key, r) in [
-            ("!\"rdoimage\", i32 ", ".texref"),
-            ("!\"wroimage\", i32 ", ".surfref"),
-            ("!\"rdwrimage\", i32 ", ".surfref"),
-            ("!\"sampler\", i32 ", ".samplerref"),
-        ] {
+        for (key, r) in IMAGE_KEYS {
             if let Some(rest) = l.split(key).nth(1) {
                 let n: String = rest.chars().take_while(char::is_ascii_digit).collect();
                 if let Ok(n) = n.parse() {
@@ -550,16 +617,12 @@ fn image_params(ir: &str, name: &str) -> Vec<(usize, &'static str)> {
 
 /// The attributes after a function's parameter list: the groups it names (`#0`, read
 /// from `attributes #0 = { ... }`) and those written in place, as words.
-fn function_attrs(ir: &str, tail: &str) -> Vec<String> {
+fn function_attrs(heads: &Heads<'_>, tail: &str) -> Vec<String> {
     let tail = tail.split('{').next().unwrap_or("");
     let mut out = Vec::new();
     for w in attr_words(tail) {
         if let Some(group) = w.strip_prefix('#') {
-            let head = format!("attributes #{group} = {{");
-            if let Some(body) = ir
-                .lines()
-                .find_map(|l| l.trim().strip_prefix(head.as_str()))
-            {
+            if let Some(body) = heads.find(&heads.groups, group) {
                 out.extend(attr_words(body.trim_end_matches('}')));
             }
         } else {
@@ -599,7 +662,7 @@ mod tests {
     #[test]
     fn reads_kernel_signatures() {
         let ir = "define dso_local ptx_kernel void @k(i32 noundef %0, float noundef %1, ptr noalias noundef readonly captures(none) %2, ptr addrspace(1) align 16 %3) local_unnamed_addr #0 {";
-        let s = signature(ir, "k").unwrap();
+        let s = Heads::new(ir).signature("k").unwrap();
         assert!(s.kernel);
         assert_eq!(
             s.params,
@@ -618,6 +681,36 @@ mod tests {
         );
         let (p, _) = s.ptx_params("k");
         assert_eq!(p[3].words.join(" "), ".param .u64 .ptr .global .align 16");
+    }
+
+    /// One walk finds what a walk per name found: the first `define` of a name (a later
+    /// one is not read), `declare` lines apart from `define` lines, quoted names, the
+    /// attribute groups a head names, and the image metadata of the right function only.
+    #[test]
+    fn heads_find_each_name_s_first_line() {
+        let ir = "declare i32 @ext(i64) #1\n\
+                  define void @f(i32 %a) #0 {\n\
+                  ret void\n}\n\
+                  define ptx_kernel void @\"g.x\"(ptr %t) #1 {\n\
+                  ret void\n}\n\
+                  define void @f(float %b) {\n}\n\
+                  attributes #0 = { \"nvvm.maxntid\"=\"8\" }\n\
+                  attributes #1 = { nounwind }\n\
+                  !0 = !{ptr @\"g.x\", !\"rdoimage\", i32 0}\n\
+                  !1 = !{ptr @f2, !\"sampler\", i32 3}\n";
+        let h = Heads::new(ir);
+        let f = h.signature("f").unwrap();
+        assert_eq!(f.params, [IrTy::Int(32)]);
+        assert_eq!(f.attrs, ["nvvm.maxntid=8"]);
+        assert!(f.images.is_empty());
+        let g = h.signature("g.x").unwrap();
+        assert!(g.kernel);
+        assert_eq!(g.attrs, ["nounwind"]);
+        assert_eq!(g.images, [(0, ".texref")]);
+        assert!(h.signature("ext").is_none());
+        let e = h.declaration("ext").unwrap();
+        assert_eq!((e.ret, e.params), (Some(IrTy::Int(32)), vec![IrTy::Int(64)]));
+        assert!(h.declaration("f").is_none() && h.signature("f2").is_none());
     }
 }
 

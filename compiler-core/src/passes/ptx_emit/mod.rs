@@ -252,7 +252,10 @@ fn emit_module<R: Recorder>(
     let ir_text = m.ir.as_deref().unwrap_or("");
     let globals = globals::globals(ir_text);
     // Declarations of the functions the module calls come first, then the variables.
-    for decl in extern_declarations(m, &globals, rec) {
+    // The IR's `define`/`declare` lines by name, found in one walk (a signature per
+    // function would walk the module per function).
+    let heads = m.ir.as_deref().map(ir::Heads::new);
+    for decl in extern_declarations(m, heads.as_ref(), &globals, rec) {
         out.items.push(ptx::Item::Func(decl));
     }
     // Which functions use each global: a shared variable of local linkage used by one
@@ -278,7 +281,7 @@ fn emit_module<R: Recorder>(
     for (k, (f, regs)) in lowered.iter().zip(reg_maps).enumerate() {
         let locals: Vec<&globals::Global> = core::mem::take(&mut demoted[k]);
         let cx = (regs, &scans[k], frames[k].as_ref(), version);
-        let func = emit_function(f, (k, sm), cx, m.ir.as_deref(), &locals, rec, &mut stats)?;
+        let func = emit_function(f, (k, sm), cx, heads.as_ref(), &locals, rec, &mut stats)?;
         out.items.push(ptx::Item::Func(func));
         stats.functions += 1;
     }
@@ -434,13 +437,14 @@ fn module_variable<R: Recorder>(
 /// callee's prototype before the call). In order of first call.
 fn extern_declarations<R: Recorder>(
     m: &Module,
+    heads: Option<&ir::Heads<'_>>,
     globals: &[globals::Global],
     rec: &mut Out<'_, R>,
 ) -> Vec<ptx::Function> {
-    let Some(ir_text) = m.ir.as_deref() else {
+    let Some(heads) = heads else {
         return Vec::new();
     };
-    let order = ir::functions(ir_text);
+    let order = ir::functions(heads.text);
     // Names by number ([`Interner`]: a binary search, not a walk through a list): where
     // each function is first defined in the IR module's order (llc has passed it when it
     // reaches a later one), and the last MIR function of each name (it hides an earlier
@@ -504,9 +508,9 @@ fn extern_declarations<R: Recorder>(
     let mut out = Vec::new();
     for (name, external) in callees {
         let sig = if external {
-            ir::declaration(ir_text, &name)
+            heads.declaration(&name)
         } else {
-            ir::signature(ir_text, &name)
+            heads.signature(&name)
         };
         let Some(sig) = sig else {
             continue;
@@ -808,7 +812,7 @@ fn emit_function<R: Recorder>(
     f: &Function,
     (k, sm): (usize, u32),
     (regs, scan, frame, version): FunctionFacts<'_>,
-    ir_text: Option<&str>,
+    heads: Option<&ir::Heads<'_>>,
     locals: &[&globals::Global],
     rec: &mut Out<'_, R>,
     stats: &mut PtxEmitStats,
@@ -826,7 +830,7 @@ fn emit_function<R: Recorder>(
                 .into(),
         ));
     }
-    let sig = ir_text.and_then(|t| ir::signature(t, &f.name));
+    let sig = heads.and_then(|h| h.signature(&f.name));
     let mut func = signature(f, sig.as_ref(), scan, rec);
     let regs = regs.map_err(err)?;
     // Room for an instruction per MIR instruction and a label per block up front.
@@ -856,7 +860,7 @@ fn emit_function<R: Recorder>(
     }
     for g in locals {
         put(&mut body, rec, 0, Stmt::Comment("demoted variable".into()));
-        let decl = g.decl(version, true, ir_text.unwrap_or("")).0;
+        let decl = g.decl(version, true, heads.map_or("", |h| h.text)).0;
         put(&mut body, rec, 0, Stmt::Var(decl));
         let name = g.name.clone();
         rec.step(|| {
