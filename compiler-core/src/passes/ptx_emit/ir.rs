@@ -479,8 +479,8 @@ impl<'a> Heads<'a> {
     }
 }
 
-/// The name a `define`/`declare` line gives after its `@` (`@"name"` unquoted), as
-/// [`functions`] reads it.
+/// The name a `define`/`declare` line gives after its `@` (`@"name"` unquoted): what
+/// [`functions`] lists and [`Heads`] finds a line by.
 fn head_name(l: &str) -> Option<&str> {
     let rest = &l[l.find('@')? + 1..];
     Some(match rest.strip_prefix('"') {
@@ -523,12 +523,7 @@ pub fn functions(ir: &str) -> Vec<(String, bool)> {
             Some("declare") => true,
             _ => continue,
         };
-        let Some(at) = l.find('@') else { continue };
-        let rest = &l[at + 1..];
-        let name = match rest.strip_prefix('"') {
-            Some(q) => q.split('"').next().unwrap_or(""),
-            None => rest.split('(').next().unwrap_or(""),
-        };
+        let Some(name) = head_name(l) else { continue };
         out.push((name.to_string(), external));
     }
     out
