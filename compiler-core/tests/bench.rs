@@ -2,7 +2,9 @@
 //! of 1k / 10k / 100k instructions and the gallery, the scaling ratio
 //! time(10N)/time(N), trace bytes per step, seek time on two traces of 10,000 steps or
 //! more (the shortest, and the one over the largest function), peak heap per stage,
-//! and (with `COPYSCOPE_BENCH_LLC=1`) llc-22 side by side. Ignored in normal
+//! and (with `COPYSCOPE_BENCH_LLC=1`) llc-22 side by side, with two modules of a
+//! thousand functions and more (family `many-functions`) through every stage and as whole
+//! processes. Ignored in normal
 //! test runs: speed is measured here, never asserted in tests.
 //!
 //! Environment: `COPYSCOPE_BENCH_OUT` (write the Markdown there), `COPYSCOPE_BENCH_SIZES`
@@ -505,6 +507,25 @@ fn bench() {
         }
         println!(" {:.0} s", started.elapsed().as_secs_f64());
     }
+    let llc = std::env::var("COPYSCOPE_BENCH_LLC").is_ok_and(|v| v == "1");
+    let many = if llc && wanted("many-functions") {
+        print!("many functions ");
+        let many = many_function_modules();
+        for m in &many {
+            rows.extend(bench_input(
+                &m.family,
+                100_000,
+                &m.text,
+                reps_for(100_000),
+                false,
+                &mut seek_pick,
+            ));
+        }
+        println!(" {:.0} s", started.elapsed().as_secs_f64());
+        many
+    } else {
+        Vec::new()
+    };
 
     let mut md = String::new();
     let _ = writeln!(md, "# Benchmarks\n");
@@ -608,11 +629,13 @@ fn bench() {
     trace_budget_section(&mut md, &rows);
     checkpoint_section(&mut md, &rows);
     seek_section(&mut md, seek_pick);
-    if std::env::var("COPYSCOPE_BENCH_LLC").is_ok_and(|v| v == "1") {
+    if llc {
         println!("llc-22 side by side");
         llc_side_by_side(&mut md);
         println!("llc-22's own scaling");
         llc_scaling(&mut md);
+        println!("many functions, whole processes");
+        many_functions_section(&mut md, &many);
     }
     if std::env::var("COPYSCOPE_BENCH_DAG200K").map_or(true, |v| v != "0") {
         println!("the 200,000-node DAG, traced and not");
@@ -1833,4 +1856,89 @@ fn dag_200k_resident() {
     let mut md = String::new();
     dag_resident_section(&mut md);
     println!("{md}");
+}
+
+/// A module of many functions: one of [`corpus_inputs`]' kernels copied to ~100k
+/// instructions (its llc-22 MIR before two-address), as a bench family.
+struct ManyFunctions {
+    family: String,
+    flags: Vec<String>,
+    path: std::path::PathBuf,
+    text: String,
+}
+
+/// The two largest kernels of `shared/corpus/llvm-nvptx` at ~100k instructions, each
+/// copied under new names (a thousand functions and more): rows of the per-stage and
+/// trace-budget tables as the family `many-functions <kernel> ×K`, so a cost per
+/// function or per module that one large function hides shows there.
+fn many_function_modules() -> Vec<ManyFunctions> {
+    let dir = std::env::temp_dir().join("copyscope-bench");
+    std::fs::create_dir_all(&dir).unwrap();
+    corpus_inputs(&dir, 2)
+        .into_iter()
+        .filter_map(|i| {
+            let path = i.pres[1].clone();
+            let text = std::fs::read_to_string(&path).ok()?;
+            let copies = path
+                .to_string_lossy()
+                .rsplit_once(".x")?
+                .1
+                .split('.')
+                .next()?
+                .to_string();
+            let kernel = i.label.split(" (").next()?.to_string();
+            Some(ManyFunctions {
+                family: format!("many-functions {kernel} ×{copies}"),
+                flags: i.flags,
+                path,
+                text,
+            })
+        })
+        .collect()
+}
+
+/// The many-function modules through the whole pipeline as a user runs it, each a
+/// whole process (best of 3): `copyscope run` with `--no-trace`, traced (recording
+/// every step, printing the PTX) and `--json` (the steps printed too), beside llc-22
+/// compiling the same MIR from two-address to PTX (`-start-before=twoaddressinstruction`:
+/// the same span of LLVM's half, without ptxas' half, which ours also runs).
+fn many_functions_section(md: &mut String, many: &[ManyFunctions]) {
+    let _ = writeln!(md, "\n## Many functions in one module, whole processes\n\nThe two largest kernels of `shared/corpus/llvm-nvptx` copied to ~100k instructions (llc-22's MIR before two-address; their stages are rows `many-functions …` of the tables above), each run as a whole process, best of 3: CPU (user + system) and wall seconds. `copyscope run` goes from two-address through GeneralOptimize to PTX; llc-22 from two-address to PTX (`-start-before=twoaddressinstruction`), LLVM's half only.\n\n| module | functions | insts | `--no-trace` CPU / wall (s) | traced CPU / wall (s) | `--json` CPU / wall (s) | llc-22 CPU / wall (s) |\n|---|---:|---:|---:|---:|---:|---:|");
+    let cli = copyscope_bin();
+    for m in many {
+        let Ok((_, ir, _)) = parse_input(&m.text, None) else {
+            continue;
+        };
+        let Ir::Mir(module) = &ir else { continue };
+        let ours = |extra: &[&str]| {
+            let (cpu, wall) = time_process(3, || {
+                let mut c = std::process::Command::new(&cli);
+                c.arg("run").arg(&m.path).args(extra);
+                c.stdout(std::process::Stdio::null());
+                c
+            });
+            format!("{:.2} / {:.2}", cpu.as_secs_f64(), wall.as_secs_f64())
+        };
+        let (cpu, wall) = time_process(3, || {
+            let mut c = std::process::Command::new("llc-22");
+            c.args(&m.flags)
+                .arg("-start-before=twoaddressinstruction")
+                .arg(&m.path)
+                .args(["-o", "/dev/null"])
+                .stdout(std::process::Stdio::null());
+            c
+        });
+        let _ = writeln!(
+            md,
+            "| {} | {} | {} | {} | {} | {} | {:.2} / {:.2} |",
+            m.family,
+            module.functions.len(),
+            size_of(&ir),
+            ours(&["--no-trace"]),
+            ours(&[]),
+            ours(&["--json"]),
+            cpu.as_secs_f64(),
+            wall.as_secs_f64()
+        );
+    }
 }
