@@ -81,9 +81,15 @@ impl PartialOrd for Template {
         Some(self.cmp(o))
     }
 }
+/// Shorter texts first, then by bytes: a table of templates is searched on every step
+/// recorded, and most of the templates it passes differ in length, which settles the
+/// comparison without reading their texts (many share long openings).
 impl Ord for Template {
     fn cmp(&self, o: &Self) -> core::cmp::Ordering {
-        (self.text(), self.spilled()).cmp(&(o.text(), o.spilled()))
+        let (a, b) = (self.text(), o.text());
+        a.len()
+            .cmp(&b.len())
+            .then_with(|| (a, self.spilled()).cmp(&(b, o.spilled())))
     }
 }
 
@@ -434,34 +440,35 @@ impl Narration {
 fn split(text: &str) -> (String, Vec<u8>) {
     let mut template = String::with_capacity(text.len());
     let mut args = Vec::new();
-    let b = text.as_bytes();
-    let mut i = 0;
-    while i < b.len() {
-        if b[i].is_ascii_digit() {
-            let start = i;
-            while i < b.len() && b[i].is_ascii_digit() {
-                i += 1;
-            }
-            let digits = &text[start..i];
-            let round_trips = digits.len() <= 9 && (digits == "0" || !digits.starts_with('0'));
-            match digits.parse::<u32>() {
-                Ok(v) if round_trips => {
-                    template.push(MARK);
-                    varint::put_u32(&mut args, v);
-                }
-                _ => template.push_str(digits),
-            }
-            continue;
-        }
-        let c = text[i..].chars().next().unwrap_or(MARK);
-        if c == MARK {
+    let mut rest = text;
+    // Each round copies the text up to the next digit or mark whole, then takes that
+    // digit run or mark (both ASCII, so every cut is on a char boundary).
+    let stop = |b: &u8| b.is_ascii_digit() || *b == MARK as u8;
+    while let Some(at) = rest.bytes().position(|b| stop(&b)) {
+        template.push_str(&rest[..at]);
+        rest = &rest[at..];
+        if rest.starts_with(MARK) {
             template.push(MARK);
             varint::put_u32(&mut args, LITERAL_MARK);
-        } else {
-            template.push(c);
+            rest = &rest[1..];
+            continue;
         }
-        i += c.len_utf8();
+        let end = rest
+            .bytes()
+            .position(|b| !b.is_ascii_digit())
+            .unwrap_or(rest.len());
+        let digits = &rest[..end];
+        rest = &rest[end..];
+        let round_trips = digits.len() <= 9 && (digits == "0" || !digits.starts_with('0'));
+        match digits.parse::<u32>() {
+            Ok(v) if round_trips => {
+                template.push(MARK);
+                varint::put_u32(&mut args, v);
+            }
+            _ => template.push_str(digits),
+        }
     }
+    template.push_str(rest);
     (template, args)
 }
 
