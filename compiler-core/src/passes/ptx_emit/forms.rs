@@ -528,47 +528,37 @@ fn described(cx: &Cx<'_>, op: Op, d: &InstData, defs: &[&MOp]) -> R<Emitted> {
     if let Some(f) = template::form(kind) {
         return template::emit(cx, op, d, arg, f);
     }
-    match kind {
+    // The forms of one instruction built here: its text, operands, step kind and
+    // narration, printed by one tail below.
+    let (text, o, kind, narration) = match kind {
+        // `op:TEXT:N[:ftz]` is the template `TEXT #0, ..` (results, then N uses) with the
+        // optional flush-to-zero flag after them decoded right before the type.
         "op" => {
-            let (text, n, ftz_flag) = op_form(arg).ok_or_else(|| format!("bad form `{form}`"))?;
-            let ops = need(d, n)?;
-            let float_bits = if text.ends_with("f64") { 64 } else { 32 };
-            let mut o = Vec::with_capacity(n + 1);
-            for k in 0..defs.len() {
-                o.push(def(k)?);
+            let (text, n, ftz) = op_form(arg).ok_or_else(|| format!("bad form `{form}`"))?;
+            need(d, n)?;
+            let mut t = String::from(text);
+            let m = defs.len() + n;
+            if ftz {
+                t.insert_str(t.rfind('.').unwrap_or(t.len()), &format!("<{m}:ftz?>"));
             }
-            for x in &ops[..n] {
-                o.push(cx.value(x, float_bits)?);
+            for k in 0..m {
+                t.push_str(if k == 0 { " #" } else { ", #" });
+                t.push_str(&k.to_string());
             }
-            let mut text = String::from(text);
-            if ftz_flag
-                && ops
-                    .get(n)
-                    .and_then(|x| x.imm_value())
-                    .is_some_and(|v| v != 0)
-            {
-                // `.ftz` goes right before the type.
-                let dot = text.rfind('.').unwrap_or(text.len());
-                text.insert_str(dot, ".ftz");
-            }
-            let narration = narr!(cx, "{name} prints as `{text}`.");
-            Ok(one(ins(text, o), "instruction", narration))
+            return template::emit(cx, op, d, &t, template::PLAIN);
         }
-        "brx" => jump_table(cx, d, arg),
-        "sym" => Ok(one(
-            ins(arg, vec![]),
-            "instruction",
-            narr!(cx, "{name} prints as `{arg}`."),
-        )),
-        "ld" | "ldnc" | "ldu" | "st" => memory_row(cx, op, d, defs),
-        "sreg" => Ok(one(
-            ins("mov.u32", vec![def(0)?, P::Reg(arg.into())]),
+        "brx" => return jump_table(cx, d, arg),
+        "sym" => return template::emit(cx, op, d, arg, template::PLAIN),
+        "ld" | "ldnc" | "ldu" | "st" => return memory_row(cx, op, d, defs),
+        "sreg" => (
+            String::from("mov.u32"),
+            vec![def(0)?, P::Reg(arg.into())],
             "special_register",
             narr!(cx, "{name} reads the special register {arg} with a mov."),
-        )),
-        "callseq" => call_scope(cx, op, d, arg),
-        "param" => declare_param(cx, op, d, arg),
-        "call" => call(cx, op, d, arg),
+        ),
+        "callseq" => return call_scope(cx, op, d, arg),
+        "param" => return declare_param(cx, op, d, arg),
+        "call" => return call(cx, op, d, arg),
         "setp" => {
             let ops = need(d, 3)?;
             let float = arg.starts_with('f');
@@ -588,14 +578,9 @@ fn described(cx: &Cx<'_>, op: Op, d: &InstData, defs: &[&MOp]) -> R<Emitted> {
                 format!("setp.{cond}{arg}")
             };
             let bits = if arg == "f64" || arg == "64" { 64 } else { 32 };
-            Ok(one(
-                ins(
-                    text.clone(),
-                    vec![def(0)?, cx.value(&ops[0], bits)?, cx.value(&ops[1], bits)?],
-                ),
-                "compare",
-                narr!(cx, "{name} with compare mode {mode} prints as `{text}`."),
-            ))
+            let o = vec![def(0)?, cx.value(&ops[0], bits)?, cx.value(&ops[1], bits)?];
+            let narration = narr!(cx, "{name} with compare mode {mode} prints as `{text}`.");
+            (text, o, "compare", narration)
         }
         "cvt" | "cvtx" => {
             let (mode, n) = if kind == "cvt" {
@@ -606,16 +591,17 @@ fn described(cx: &Cx<'_>, op: Op, d: &InstData, defs: &[&MOp]) -> R<Emitted> {
             };
             let ops = need(d, n)?;
             let text = format!("cvt{mode}.{arg}");
-            Ok(one(
-                ins(text.clone(), vec![def(0)?, cx.reg(&ops[0])?]),
-                "instruction",
-                narr!(cx, "{name} prints as `{text}`."),
+            let o = vec![def(0)?, cx.reg(&ops[0])?];
+            let narration = narr!(cx, "{name} prints as `{text}`.");
+            (text, o, "instruction", narration)
+        }
+        _ => {
+            return Err(format!(
+                "`{name}`: unknown PTX form `{form}` in the instruction description"
             ))
         }
-        _ => Err(format!(
-            "`{name}`: unknown PTX form `{form}` in the instruction description"
-        )),
-    }
+    };
+    Ok(one(ins(text, o), kind, narration))
 }
 
 /// The description's memory forms: `ld:N`, `ldnc:N`, `ldu:N` (N lanes) and `st:N`.
@@ -623,102 +609,95 @@ fn memory_row(cx: &Cx<'_>, op: Op, d: &InstData, defs: &[&MOp]) -> R<Emitted> {
     let form = op.isa().ptx;
     let name = op.name();
     let (kind, arg) = form.split_once(':').unwrap_or((form, ""));
-    let def = |k: usize| result_reg(cx, op, defs, k);
-    let lanes = || {
-        arg.parse::<usize>()
-            .map_err(|_| format!("bad form `{form}`"))
+    let n: usize = arg.parse().map_err(|_| format!("bad form `{form}`"))?;
+    let vec_word = if n == 1 {
+        String::new()
+    } else {
+        format!(".v{n}")
     };
-    let dests = |n: usize| -> R<P> {
-        if n == 1 {
-            def(0)
-        } else {
-            Ok(P::Vec((0..n).map(def).collect::<R<_>>()?))
+    let full_mask = |o: &MOp| -> R<()> {
+        if imm(o, "used-bytes mask")? != -1 {
+            return Err("a partial used-bytes mask has no PTX form we print".into());
         }
+        Ok(())
     };
-    let vec_word = |n: usize| {
-        if n == 1 {
-            String::new()
-        } else {
-            format!(".v{n}")
-        }
-    };
-    match kind {
+    // Each form's text, address and narration; a store also its value(s).
+    let (text, a, narration, stored) = match kind {
         "ld" => {
             let ops = need(d, 8)?;
             let sem = sem_word(imm(&ops[0], "ordering")?, imm(&ops[1], "scope")?)?;
             let space = space_word(imm(&ops[2], "address space")?)?;
             let letter = type_letter(imm(&ops[3], "type code")?)?;
             let width = imm(&ops[4], "width")?;
-            if imm(&ops[5], "used-bytes mask")? != -1 {
-                return Err("a partial used-bytes mask has no PTX form we print".into());
-            }
-            let n = lanes()?;
-            let text = format!("ld{sem}{space}{}.{letter}{width}", vec_word(n));
+            full_mask(&ops[5])?;
+            let text = format!("ld{sem}{space}{vec_word}.{letter}{width}");
             let a = cx.addr(&ops[6], &ops[7])?;
-            Ok(one(
-                ins(text.clone(), vec![dests(n)?, a]),
-                "load",
-                narr!(
-                    cx,
-                    "{name} with ordering/space/type codes {}, {}, {}, {} prints as `{text}`.",
-                    ops[0].imm_value().unwrap_or(0),
-                    ops[2].imm_value().unwrap_or(0),
-                    ops[3].imm_value().unwrap_or(0),
-                    width
-                ),
-            ))
+            let narration = narr!(
+                cx,
+                "{name} with ordering/space/type codes {}, {}, {}, {} prints as `{text}`.",
+                ops[0].imm_value().unwrap_or(0),
+                ops[2].imm_value().unwrap_or(0),
+                ops[3].imm_value().unwrap_or(0),
+                width
+            );
+            (text, a, narration, None)
         }
         "ldnc" | "ldu" => {
-            let n = lanes()?;
             let (text, a) = if kind == "ldnc" {
                 let ops = need(d, 5)?;
                 let letter = type_letter(imm(&ops[0], "type code")?)?;
                 let width = imm(&ops[1], "width")?;
-                if imm(&ops[2], "used-bytes mask")? != -1 {
-                    return Err("a partial used-bytes mask has no PTX form we print".into());
-                }
-                let text = format!("ld.global.nc{}.{letter}{width}", vec_word(n));
+                full_mask(&ops[2])?;
+                let text = format!("ld.global.nc{vec_word}.{letter}{width}");
                 (text, cx.addr(&ops[3], &ops[4])?)
             } else {
                 let ops = need(d, 3)?;
                 let width = imm(&ops[0], "width")?;
-                let text = format!("ldu.global{}.b{width}", vec_word(n));
+                let text = format!("ldu.global{vec_word}.b{width}");
                 (text, cx.addr(&ops[1], &ops[2])?)
             };
-            Ok(one(
-                ins(text.clone(), vec![dests(n)?, a]),
-                "load",
-                narr!(
-                    cx,
-                    "{name} reads read-only global memory through the non-coherent path: `{text}`."
-                ),
-            ))
+            let narration = narr!(
+                cx,
+                "{name} reads read-only global memory through the non-coherent path: `{text}`."
+            );
+            (text, a, narration, None)
         }
         "st" => {
-            let nv = lanes()?;
-            let ops = need(d, nv + 6)?;
-            let sem = sem_word(imm(&ops[nv], "ordering")?, imm(&ops[nv + 1], "scope")?)?;
-            let space = space_word(imm(&ops[nv + 2], "address space")?)?;
-            let width = imm(&ops[nv + 3], "width")?;
-            let text = format!("st{sem}{space}{}.b{width}", vec_word(nv));
-            let vals: Vec<P> = ops[..nv]
+            let ops = need(d, n + 6)?;
+            let sem = sem_word(imm(&ops[n], "ordering")?, imm(&ops[n + 1], "scope")?)?;
+            let space = space_word(imm(&ops[n + 2], "address space")?)?;
+            let width = imm(&ops[n + 3], "width")?;
+            let text = format!("st{sem}{space}{vec_word}.b{width}");
+            let mut vals: Vec<P> = ops[..n]
                 .iter()
                 .map(|o| cx.value(o, width as u32))
                 .collect::<R<_>>()?;
-            let val = if nv == 1 {
-                vals.into_iter().next().unwrap_or(P::Imm(Imm::Int(0)))
-            } else {
-                P::Vec(vals)
+            let val = match vals.len() {
+                1 => vals.pop().unwrap_or(P::Imm(Imm::Int(0))),
+                _ => P::Vec(vals),
             };
-            let a = cx.addr(&ops[nv + 4], &ops[nv + 5])?;
-            Ok(one(
-                ins(text.clone(), vec![a, val]),
-                "store",
-                narr!(cx, "{name} prints as `{text}`."),
-            ))
+            let a = cx.addr(&ops[n + 4], &ops[n + 5])?;
+            let narration = narr!(cx, "{name} prints as `{text}`.");
+            (text, a, narration, Some(val))
         }
-        _ => Err(format!("`{name}`: `{form}` is not a memory form")),
-    }
+        _ => return Err(format!("`{name}`: `{form}` is not a memory form")),
+    };
+    // A load writes its result register(s) (a vector of N in braces); a store reads
+    // its value(s) after the address.
+    let (ops, kind) = match stored {
+        Some(val) => (vec![a, val], "store"),
+        None => {
+            let mut dests = (0..n)
+                .map(|k| result_reg(cx, op, defs, k))
+                .collect::<R<Vec<P>>>()?;
+            let d = match dests.len() {
+                1 => dests.pop().unwrap_or(P::Imm(Imm::Int(0))),
+                _ => P::Vec(dests),
+            };
+            (vec![d, a], "load")
+        }
+    };
+    Ok(one(ins(text, ops), kind, narration))
 }
 
 /// A jump table as llc-22 prints it (the description's `brx:` forms): the start
@@ -1056,42 +1035,10 @@ fn texture_form(cx: &Cx<'_>, op: Op, i: Inst, d: &InstData, defs: &[&MOp]) -> R<
     use Op::*;
     let name = op.name();
     let e: R<Emitted> = match op {
-        TEX_UNIFIED_2D_F32_F32_R | TEX_UNIFIED_1D_S32_S32_R | TEX_2D_V4F32_F32 => {
-            let two_d = op != TEX_UNIFIED_1D_S32_S32_R;
-            let ops = need(d, if two_d { 3 } else { 2 })?;
-            let dsts = tuple_or_defs(cx, defs)?;
-            if dsts.len() != 4 {
-                return Err(format!("{name} needs four results, found {}", dsts.len()));
-            }
-            let h = cx.reg(&ops[0])?;
-            let coords: Vec<P> = ops[1..if two_d { 3 } else { 2 }]
-                .iter()
-                .map(|o| cx.reg(o))
-                .collect::<R<_>>()?;
-            let text = if two_d {
-                "tex.2d.v4.f32.f32"
-            } else {
-                "tex.1d.v4.s32.s32"
-            };
-            let a = match h {
-                P::Reg(r) => P::Addr {
-                    base: AddrBase::Reg(r),
-                    offset: 0,
-                    extra: vec![P::Vec(coords)],
-                },
-                _ => return Err("expected a texture handle register".into()),
-            };
-            Ok(one(
-                ins(text, vec![P::Vec(dsts), a]),
-                "tuple_result",
-                narr!(
-                    cx,
-                    "{name} returns four texels; their registers print in braces."
-                ),
-            ))
-        }
-        TEX_2D_V4F32_F32_P => {
-            let ops = need(d, 3)?;
+        TEX_UNIFIED_2D_F32_F32_R | TEX_UNIFIED_1D_S32_S32_R | TEX_2D_V4F32_F32
+        | TEX_2D_V4F32_F32_P => {
+            let n = if op == TEX_UNIFIED_1D_S32_S32_R { 1 } else { 2 };
+            let ops = need(d, 1 + n)?;
             let dsts = tuple_or_defs(cx, defs)?;
             if dsts.len() != 4 {
                 return Err(format!("{name} needs four results, found {}", dsts.len()));
@@ -1099,25 +1046,36 @@ fn texture_form(cx: &Cx<'_>, op: Op, i: Inst, d: &InstData, defs: &[&MOp]) -> R<
             let P::Reg(h) = cx.reg(&ops[0])? else {
                 return Err("expected a texture handle register".into());
             };
-            let coords = vec![cx.reg(&ops[1])?, cx.reg(&ops[2])?];
+            let coords: Vec<P> = ops[1..1 + n].iter().map(|o| cx.reg(o)).collect::<R<_>>()?;
+            let text = if n == 2 {
+                "tex.2d.v4.f32.f32"
+            } else {
+                "tex.1d.v4.s32.s32"
+            };
             let a = P::Addr {
                 base: AddrBase::Reg(h),
                 offset: 0,
                 extra: vec![P::Vec(coords)],
             };
-            let result = P::Pair(
-                alloc::boxed::Box::new(P::Vec(dsts)),
-                alloc::boxed::Box::new(P::reg(TEXPRED)),
-            );
-            Ok(one(
-                ins("tex.2d.v4.f32.f32", vec![result, a]),
-                "tuple_result",
-                narr!(
+            let (result, narration) = if op == TEX_2D_V4F32_F32_P {
+                let pair = P::Pair(
+                    alloc::boxed::Box::new(P::Vec(dsts)),
+                    alloc::boxed::Box::new(P::reg(TEXPRED)),
+                );
+                let why = narr!(
                     cx,
                     "{name} returns four texels and, after the `|`, the residency predicate \
                      the DAG kept in $texpred; it prints into the function's {TEXPRED}."
-                ),
-            ))
+                );
+                (pair, why)
+            } else {
+                let why = narr!(
+                    cx,
+                    "{name} returns four texels; their registers print in braces."
+                );
+                (P::Vec(dsts), why)
+            };
+            Ok(one(ins(text, vec![result, a]), "tuple_result", narration))
         }
         CP_ASYNC_CA_SHARED => super::async_copy::cp_async(cx, defs, need(d, 1)?),
         TMA_LOAD_2D => super::async_copy::tma_load(cx, i, defs, need(d, 2)?),

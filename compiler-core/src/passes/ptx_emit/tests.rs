@@ -125,6 +125,9 @@ fn forms_match_llc_22() {
             "%30:b32 = FADDf32rr %1, %2, 1",
             "add.ftz.f32 \t%r3, %r1, %r2;",
         ),
+        // A CICC-era float form without the trailing flag: the `op:` row's optional
+        // flush-to-zero decoder prints nothing.
+        ("%30:b32 = FADDf32rr %1, %2", "add.f32 \t%r3, %r1, %r2;"),
         (
             "%30:b32 = FMA_F32rrr %1, %2, %1, 1",
             "fma.rn.ftz.f32 \t%r3, %r1, %r2, %r1;",
@@ -234,6 +237,32 @@ fn template_forms_record_their_step_kinds_and_sentences() {
         assert!(
             steps.iter().any(|(k, n)| k == kind && n == sentence),
             "no {kind} step `{sentence}` in {steps:#?}"
+        );
+    }
+}
+
+/// The description's `op:` and `sym:` rows print through the template printer: their
+/// steps keep the plain `instruction` kind and the sentence naming the printed text
+/// (with `.ftz` placed before the type when the flag is set).
+#[test]
+fn op_and_sym_rows_keep_their_sentences() {
+    let text = "---\nname: k\nbody: |\n  bb.0:\n    %0:int32regs = MOV_B32_i 7\n    %1:int32regs = FADDf32rr %0, %0, 1\n    %2:int32regs = FADDf32rr %0, %1\n    Return\n...\n";
+    let m = parse_module(text).unwrap();
+    let mut log = StepLog::default();
+    run(&m, &PtxEmitOptions::default(), &mut log).unwrap();
+    let steps: Vec<(String, String)> = log
+        .steps
+        .iter()
+        .map(|s| (s.kind.as_str().to_string(), s.narration.text()))
+        .collect();
+    for sentence in [
+        "FADDf32rr prints as `add.ftz.f32`.",
+        "FADDf32rr prints as `add.f32`.",
+        "Return prints as `ret`.",
+    ] {
+        assert!(
+            steps.iter().any(|(k, n)| k == "instruction" && n == sentence),
+            "no instruction step `{sentence}` in {steps:#?}"
         );
     }
 }

@@ -8,7 +8,8 @@
 //!   a plain access); `asem` prints an atomic's scope even without an ordering
 //!   (`atom.cta.cas`);
 //! - `space`: address space N (`.global`, `.shared::cluster`, nothing for generic);
-//! - `ftz`: `.ftz` when the flag N is set;
+//! - `ftz`: `.ftz` when the flag N is set; `ftz?` the same, nothing when there is no
+//!   operand N;
 //! - `cmp`: float compare mode N, with the flush-to-zero flag N+1 when present;
 //! - `cvt`: conversion mode N (rounding, `.ftz`, `.sat`, `.relu`); `rnd` its rounding
 //!   alone, `relu` its `.relu` alone;
@@ -26,6 +27,8 @@
 //! ([`FORMS`]): `asm:` an instruction of its own, `move:` a register move, `pack:` /
 //! `unpack:` a vector of halves put together or taken apart, `goto:` an unconditional
 //! branch, `retval:` / `funcret:` a call's return value read or the function's written.
+//! The description's `op:TEXT:N[:ftz]` and `sym:TEXT` rows print through here too, as the
+//! template `TEXT #0, ..` (with `<K:ftz?>`, a flag that may be absent, before the type).
 
 use super::{cmp_mode, cvt_mode, ins, narr, scope_word, sem_word, space_word, Cx, Emitted, R};
 use crate::mir::{InstData, Op, Operand as MOp, OperandKind};
@@ -38,8 +41,10 @@ use alloc::vec::Vec;
 
 /// Each template form's kind word, the kind of step it records and its narration
 /// (`$n`: the opcode's name, `$t`: the instruction's text).
-const FORMS: [(&str, &str, &str); 7] = [
+const FORMS: [(&str, &str, &str); 8] = [
     ("asm", "instruction", "$n prints as `$t` (its description's template)."),
+    // The description's `op:` and `sym:` forms, read as templates (see `described`).
+    ("=plain", "instruction", "$n prints as `$t`."),
     ("move", "register_move", "$n is a register move: `$t`."),
     ("pack", "pack", "$n packs two halves into one register with `$t d, {lo, hi}`."),
     ("unpack", "unpack", "$n splits a register into two halves with `$t {lo, hi}, s`."),
@@ -47,6 +52,9 @@ const FORMS: [(&str, &str, &str); 7] = [
     ("retval", "param_copy", "$n reads a call's return value from retval0."),
     ("funcret", "param_copy", "$n writes the function's return value."),
 ];
+
+/// The form of the description's `op:` and `sym:` rows: a plain instruction.
+pub const PLAIN: usize = 1;
 
 /// The template form a ptx column's kind word names ([`FORMS`]).
 pub fn form(kind: &str) -> Option<usize> {
@@ -151,6 +159,9 @@ fn decode(d: &InstData, k: usize, kind: &str) -> R<String> {
         "space" => space_word(imm_at(d, k, "address space")?)?.to_string(),
         "ftz" if imm_at(d, k, "flush-to-zero flag")? != 0 => ".ftz".into(),
         "ftz" => String::new(),
+        // An optional flag (`op:` rows of the CICC-era float forms may lack it).
+        "ftz?" if d.operands.get(k).and_then(MOp::imm_value).unwrap_or(0) != 0 => ".ftz".into(),
+        "ftz?" => String::new(),
         "cmp" => {
             let mut mode = imm_at(d, k, "compare mode")?;
             if d.operands.get(k + 1).and_then(MOp::imm_value).unwrap_or(0) != 0 {
