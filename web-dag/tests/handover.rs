@@ -1,7 +1,7 @@
 //! The DAG input path handed over between two wasms gives the run the engine makes with
 //! the path linked in: every DAG of the gallery, with and without `verify`, run once in
 //! place (`Session::run`) and once through the DAG wasm's export and the engine's
-//! handover (`web_dag::emit`, postcard bytes, `Session::run_with`); the summaries, the
+//! handover (`web_dag::emit`, the answer's bytes, `Session::run_with`); the summaries, the
 //! stages' printed input and output, their steps (instr-emitter's: kind and narration,
 //! the rest whole, as JSON) and every view of every step must be equal.
 
