@@ -52,7 +52,7 @@ pub mod examples;
 pub mod knobs;
 pub mod mir;
 pub mod ori;
-pub mod packing;
+pub(crate) mod packing;
 pub mod pipeline;
 pub mod ptx;
 pub mod share;

@@ -20,10 +20,9 @@
 //! engine), the engine runs the DAG path itself and none of this is used.
 
 use crate::protocol::decode;
-use compiler_core::packing::{Bytes, Reader};
 use compiler_core::pipeline::{DagFront, PipelineError, StageRun};
 use compiler_core::stats::Stats;
-use compiler_core::trace::module_bytes as bytes;
+use compiler_core::trace::module_bytes::{self as bytes, Bytes, Reader};
 use compiler_core::trace::Step;
 use compiler_core::{InputFormat, SourceError, Stage};
 use serde::{Deserialize, Serialize};
