@@ -55,37 +55,37 @@ pub mod varint {
 /// lists. The packed forms of PTX statements, ORI instructions and MIR instructions
 /// write with it; [`Reader`] reads them back in the same order.
 #[derive(Default)]
-pub(crate) struct Bytes(pub(crate) Vec<u8>);
+pub struct Bytes(pub Vec<u8>);
 
 impl Bytes {
-    pub(crate) fn num(&mut self, x: u64) {
+    pub fn num(&mut self, x: u64) {
         varint::put_u64(&mut self.0, x);
     }
     /// A signed number, zigzag-coded (small magnitudes stay one byte).
-    pub(crate) fn signed(&mut self, v: i64) {
+    pub fn signed(&mut self, v: i64) {
         self.num(((v << 1) ^ (v >> 63)) as u64);
     }
-    pub(crate) fn text(&mut self, s: &str) {
+    pub fn text(&mut self, s: &str) {
         self.num(s.len() as u64);
         self.0.extend_from_slice(s.as_bytes());
     }
     /// `None` as 0, `Some(v)` as `v + 1`.
-    pub(crate) fn opt(&mut self, v: Option<u32>) {
+    pub fn opt(&mut self, v: Option<u32>) {
         self.num(v.map_or(0, |v| u64::from(v) + 1));
     }
     /// `items`' count, then each as `put` writes it.
-    pub(crate) fn list<T>(&mut self, items: &[T], mut put: impl FnMut(&mut Self, &T)) {
+    pub fn list<T>(&mut self, items: &[T], mut put: impl FnMut(&mut Self, &T)) {
         self.num(items.len() as u64);
         for x in items {
             put(self, x);
         }
     }
     /// `b`, length first.
-    pub(crate) fn bytes(&mut self, b: &[u8]) {
+    pub fn bytes(&mut self, b: &[u8]) {
         self.num(b.len() as u64);
         self.0.extend_from_slice(b);
     }
-    pub(crate) fn texts(&mut self, words: &[String]) {
+    pub fn texts(&mut self, words: &[String]) {
         self.list(words, |w, s| w.text(s));
     }
 }
@@ -93,66 +93,66 @@ impl Bytes {
 /// Reads what [`Bytes`] wrote, in the same order; past the end every number reads 0 and
 /// every text and list empty (the bytes are the program's own, so that never happens on
 /// data it wrote, and a cut-short string never panics).
-pub(crate) struct Reader<'a> {
+pub struct Reader<'a> {
     b: &'a [u8],
     pos: usize,
 }
 
 impl<'a> Reader<'a> {
-    pub(crate) fn new(b: &'a [u8]) -> Self {
+    pub fn new(b: &'a [u8]) -> Self {
         Reader { b, pos: 0 }
     }
     /// A reader of `b` from byte `pos` on.
-    pub(crate) fn starting_at(b: &'a [u8], pos: usize) -> Self {
+    pub fn starting_at(b: &'a [u8], pos: usize) -> Self {
         Reader { b, pos }
     }
     /// Where the next read starts.
-    pub(crate) fn pos(&self) -> usize {
+    pub fn pos(&self) -> usize {
         self.pos
     }
     /// True when every byte has been read.
-    pub(crate) fn at_end(&self) -> bool {
+    pub fn at_end(&self) -> bool {
         self.pos >= self.b.len()
     }
-    pub(crate) fn num(&mut self) -> u64 {
+    pub fn num(&mut self) -> u64 {
         varint::read_u64(self.b, &mut self.pos)
     }
-    pub(crate) fn u32(&mut self) -> u32 {
+    pub fn u32(&mut self) -> u32 {
         self.num() as u32
     }
     /// A count, bounded by the bytes left (each counted element takes one at least).
-    pub(crate) fn count(&mut self) -> usize {
+    pub fn count(&mut self) -> usize {
         (self.num() as usize).min(self.b.len().saturating_sub(self.pos))
     }
-    pub(crate) fn signed(&mut self) -> i64 {
+    pub fn signed(&mut self) -> i64 {
         let v = self.num();
         ((v >> 1) as i64) ^ -((v & 1) as i64)
     }
-    pub(crate) fn str(&mut self) -> &'a str {
+    pub fn str(&mut self) -> &'a str {
         let n = self.count();
         let bytes = &self.b[self.pos..self.pos + n];
         self.pos += n;
         core::str::from_utf8(bytes).unwrap_or("")
     }
     /// Bytes [`Bytes::bytes`] wrote.
-    pub(crate) fn bytes(&mut self) -> &'a [u8] {
+    pub fn bytes(&mut self) -> &'a [u8] {
         let n = self.count();
         let bytes = &self.b[self.pos..self.pos + n];
         self.pos += n;
         bytes
     }
-    pub(crate) fn text(&mut self) -> String {
+    pub fn text(&mut self) -> String {
         String::from(self.str())
     }
-    pub(crate) fn opt(&mut self) -> Option<u32> {
+    pub fn opt(&mut self) -> Option<u32> {
         self.u32().checked_sub(1)
     }
     /// A list [`Bytes::list`] wrote, each item as `get` reads it.
-    pub(crate) fn list<T>(&mut self, mut get: impl FnMut(&mut Self) -> T) -> Vec<T> {
+    pub fn list<T>(&mut self, mut get: impl FnMut(&mut Self) -> T) -> Vec<T> {
         let n = self.count();
         (0..n).map(|_| get(self)).collect()
     }
-    pub(crate) fn texts(&mut self) -> Vec<String> {
+    pub fn texts(&mut self) -> Vec<String> {
         self.list(Self::text)
     }
 }

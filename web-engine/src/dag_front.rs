@@ -14,15 +14,15 @@
 //! The handed steps keep what the engine shows of them (kind, narration, whether they
 //! change the IR); instr-emitter's view has no step replay, and its proof is the
 //! verifier's (the DAG evaluator is not in the page). The MIR module crosses whole
-//! (`trace::module_bytes`, inside the postcard answer), so the stages after it see the very
+//! (`trace::module_bytes`, inside the answer's bytes), so the stages after it see the very
 //! function the emitter left.
 //! Built with the `dag` feature (the default: native tests, the page's in-process
 //! engine), the engine runs the DAG path itself and none of this is used.
 
-use crate::protocol::{decode, encode};
+use crate::protocol::decode;
 use compiler_core::pipeline::{DagFront, PipelineError, StageRun};
 use compiler_core::stats::Stats;
-use compiler_core::trace::module_bytes as bytes;
+use compiler_core::trace::module_bytes::{self as bytes, Bytes, Reader};
 use compiler_core::trace::Step;
 use compiler_core::{InputFormat, SourceError, Stage};
 use serde::{Deserialize, Serialize};
@@ -37,8 +37,8 @@ pub struct DagJob {
     pub verify: bool,
 }
 
-/// instr-emitter's run as the DAG wasm hands it back.
-#[derive(Clone, Debug, Serialize, Deserialize)]
+/// instr-emitter's run as the DAG wasm hands it back (as bytes: [`answer`]).
+#[derive(Clone, Debug)]
 pub struct HandedFront {
     pub stats: Vec<(String, u64)>,
     pub steps: Vec<HandedStep>,
@@ -56,7 +56,7 @@ pub struct HandedFront {
 }
 
 /// One of instr-emitter's steps: what the engine shows of it.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct HandedStep {
     pub kind: String,
     pub narration: String,
@@ -66,7 +66,7 @@ pub struct HandedStep {
 
 /// Why the DAG wasm made no front: the input's error at line:column, the verifier's
 /// errors on the input, or another reason in words.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq)]
 pub enum HandedError {
     Parse(u32, u32, String),
     Invalid(Vec<(u32, u32, String)>),
@@ -166,10 +166,10 @@ impl HandedError {
 
 /// The DAG wasm's answer read back: the front and its no-op flags, or the error.
 pub fn read_answer(bytes: &[u8]) -> Result<(DagFront, Vec<bool>), PipelineError> {
-    match decode::<Result<HandedFront, HandedError>>(bytes) {
-        Ok(Ok(front)) => Ok(front.into_front()),
-        Ok(Err(e)) => Err(e.into_error()),
-        Err(e) => Err(failed(format!("the DAG input path's answer: {e}"))),
+    match get_answer(&mut Reader::new(bytes)) {
+        Some(Ok(front)) => Ok(front.into_front()),
+        Some(Err(e)) => Err(e.into_error()),
+        None => Err(failed("the DAG input path's answer: no answer".into())),
     }
 }
 
@@ -179,7 +179,107 @@ pub fn answer(job: &[u8], emit: impl Fn(&DagJob) -> Result<HandedFront, HandedEr
         Ok(job) => emit(&job),
         Err(e) => Err(HandedError::Failed(e)),
     };
-    encode(&answer).unwrap_or_default()
+    let mut w = Bytes::default();
+    put_answer(&mut w, &answer);
+    w.0
+}
+
+// The answer's byte form: written with the trace's byte writer (LEB128 numbers, texts,
+// lists), which both wasms hold anyway, rather than through serde (the engine then
+// links no serde decoder of its own for it):
+//
+//   answer  0 front | 1 line col message | 2 (line col message)* | 3 message
+//   front   stats (name value)*, steps (kind narration noop)*, functions (first count
+//           name)*, remarks, verify (0 | 1 texts), input?, output?, module bytes
+
+fn put_opt_text(w: &mut Bytes, t: &Option<String>) {
+    w.num(u64::from(t.is_some()));
+    if let Some(t) = t {
+        w.text(t);
+    }
+}
+
+fn get_opt_text(r: &mut Reader<'_>) -> Option<String> {
+    (r.num() == 1).then(|| r.text())
+}
+
+fn put_answer(w: &mut Bytes, a: &Result<HandedFront, HandedError>) {
+    let at = |w: &mut Bytes, l: u32, c: u32, m: &str| {
+        w.num(l.into());
+        w.num(c.into());
+        w.text(m);
+    };
+    match a {
+        Ok(f) => {
+            w.num(0);
+            w.list(&f.stats, |w, (n, v)| {
+                w.text(n);
+                w.num(*v);
+            });
+            w.list(&f.steps, |w, s| {
+                w.text(&s.kind);
+                w.text(&s.narration);
+                w.num(s.noop.into());
+            });
+            w.list(&f.functions, |w, (n, first, count)| {
+                at(w, *first, *count, n)
+            });
+            w.texts(&f.remarks);
+            w.num(u64::from(f.verify.is_some()));
+            if let Some(v) = &f.verify {
+                w.texts(v);
+            }
+            put_opt_text(w, &f.input);
+            put_opt_text(w, &f.output);
+            w.bytes(&f.module);
+        }
+        Err(HandedError::Parse(l, c, m)) => {
+            w.num(1);
+            at(w, *l, *c, m);
+        }
+        Err(HandedError::Invalid(v)) => {
+            w.num(2);
+            w.list(v, |w, (l, c, m)| at(w, *l, *c, m));
+        }
+        Err(HandedError::Failed(m)) => {
+            w.num(3);
+            w.text(m);
+        }
+    }
+}
+
+/// What [`put_answer`] wrote (`None`: no bytes, or bytes that start with no answer's tag).
+fn get_answer(r: &mut Reader<'_>) -> Option<Result<HandedFront, HandedError>> {
+    if r.at_end() {
+        return None;
+    }
+    let at = |r: &mut Reader<'_>| (r.u32(), r.u32(), r.text());
+    Some(match r.num() {
+        0 => Ok(HandedFront {
+            stats: r.list(|r| (r.text(), r.num())),
+            steps: r.list(|r| HandedStep {
+                kind: r.text(),
+                narration: r.text(),
+                noop: r.num() == 1,
+            }),
+            functions: r.list(|r| {
+                let (first, count, name) = at(r);
+                (name, first, count)
+            }),
+            remarks: r.texts(),
+            verify: (r.num() == 1).then(|| r.texts()),
+            input: get_opt_text(r),
+            output: get_opt_text(r),
+            module: r.bytes().to_vec(),
+        }),
+        1 => {
+            let (l, c, m) = at(r);
+            Err(HandedError::Parse(l, c, m))
+        }
+        2 => Err(HandedError::Invalid(r.list(at))),
+        3 => Err(HandedError::Failed(r.text())),
+        _ => return None,
+    })
 }
 
 thread_local! {
@@ -222,3 +322,56 @@ mod js {
 
 #[cfg(target_family = "wasm")]
 pub use js::emit;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn again(a: &Result<HandedFront, HandedError>) -> Option<Result<HandedFront, HandedError>> {
+        let mut w = Bytes::default();
+        put_answer(&mut w, a);
+        get_answer(&mut Reader::new(&w.0))
+    }
+
+    #[test]
+    fn every_answer_reads_back_as_written() {
+        let front = |verify| HandedFront {
+            stats: vec![("copies".into(), 3), ("huge".into(), u64::MAX)],
+            steps: vec![
+                HandedStep {
+                    kind: "emit".into(),
+                    narration: "a é".into(),
+                    noop: false,
+                },
+                HandedStep {
+                    kind: "glue".into(),
+                    narration: String::new(),
+                    noop: true,
+                },
+            ],
+            functions: vec![("k".into(), 0, 2)],
+            remarks: vec!["r".into()],
+            verify,
+            input: None,
+            output: Some("out".into()),
+            module: vec![0, 200, 7],
+        };
+        let answers = [
+            Ok(front(None)),
+            Ok(front(Some(vec![]))),
+            Ok(front(Some(vec!["bad".into(), "worse".into()]))),
+            Err(HandedError::Parse(3, 14, "bogus".into())),
+            Err(HandedError::Invalid(vec![
+                (1, 2, "x".into()),
+                (5, 1, "y".into()),
+            ])),
+            Err(HandedError::Failed("why".into())),
+        ];
+        for a in answers {
+            assert_eq!(format!("{:?}", again(&a)), format!("{:?}", Some(a)));
+        }
+        // Bytes that start with no answer's tag are an error, not a panic.
+        assert!(read_answer(&[9, 1, 2]).is_err());
+        assert!(read_answer(&[]).is_err());
+    }
+}

@@ -61,15 +61,13 @@ pub fn memory_bytes() -> u64 {
     }
 }
 
-/// The engine's answer to a run request; for a DAG input, `front` is what the DAG wasm
-/// made of it ([`Session::run_with`]).
+/// The engine's answer to a run request; for a DAG input, `front` is the DAG wasm's
+/// answer ([`Session::run_with`]).
 pub fn run_request(
     session: &mut Option<Session>,
     id: u64,
     run: &RunRequest,
-    front: Option<
-        Result<(compiler_core::pipeline::DagFront, Vec<bool>), compiler_core::PipelineError>,
-    >,
+    front: Option<Result<Vec<u8>, compiler_core::PipelineError>>,
     progress: &mut dyn FnMut(protocol::Progress),
     now_ms: &dyn Fn() -> f64,
 ) -> Response {

@@ -20,6 +20,7 @@
 //! as a function grows (`trace::Copies`), and the tables of stages off screen go once
 //! all stages' tables hold more than [`TABLE_BUDGET`].
 
+use crate::dag_front::read_answer;
 use crate::diff;
 use crate::lines::{print_with_lines, Printed};
 use crate::payload;
@@ -32,7 +33,7 @@ use compiler_core::mir::print::{defined_vregs, print_function, write_inst};
 use compiler_core::mir::{Function, Inst, InstData, Module, VReg};
 use compiler_core::ori::{self, edit::apply_ori_edit, edit::OriEdit};
 use compiler_core::pipeline::{
-    run_after_dag_front, DagFront, FunctionSteps, Ir, Observer, PipelineError, RunResult,
+    run_after_dag_front, FunctionSteps, Ir, Observer, PipelineError, RunResult,
 };
 use compiler_core::trace::{
     first_range_rows, redo_edit, Change, Checkpoints, Copies, Edit, EditRef, Focus, RangeView,
@@ -255,23 +256,31 @@ impl Session {
         Session::run_with(run_id, req, None, progress)
     }
 
-    /// [`Session::run`]; for a DAG input, `front` is what the DAG wasm made of it
-    /// ([`crate::dag_front`]), with its steps' no-op flags (an error: the run fails with it).
+    /// [`Session::run`]; for a DAG input, `front` is the DAG wasm's answer as it crossed
+    /// ([`crate::dag_front::answer`]: what the DAG wasm made of it), or why there is none
+    /// (the run fails with it, as with an answer that is an error).
     pub fn run_with(
         run_id: u64,
         req: &RunRequest,
-        front: Option<Result<(DagFront, Vec<bool>), PipelineError>>,
+        front: Option<Result<Vec<u8>, PipelineError>>,
         progress: &mut dyn FnMut(Progress),
     ) -> Result<(Session, RunSummary), RunFailure> {
-        let (front, handed_noop) = match front {
-            Some(Ok((f, noop))) => (Some(f), Some(noop)),
+        let (mut front, handed_noop, answer) = match front {
+            Some(Ok(bytes)) => match read_answer(&bytes) {
+                Ok((f, noop)) => (Some(f), Some(noop), Some(bytes)),
+                Err(e) => return Err(run_failure(run_id, &e)),
+            },
             Some(Err(e)) => return Err(run_failure(run_id, &e)),
-            None => (None, None),
+            None => (None, None, None),
         };
-        let run_observed = |text: &str, opts: &RunOptions, watch: &mut Watch| match &front {
-            Some(f) => run_after_dag_front(f.clone(), opts, watch),
-            None => run_inline(text, opts, watch),
-        };
+        // A second run (the retry below) reads the front again from the answer's bytes:
+        // the engine's wasm holds no copy of a front (nor the code to clone one).
+        let mut run_observed =
+            |text: &str, opts: &RunOptions, watch: &mut Watch| match (front.take(), &answer) {
+                (Some(f), _) => run_after_dag_front(f, opts, watch),
+                (None, Some(b)) => run_after_dag_front(read_answer(b)?.0, opts, watch),
+                (None, None) => run_inline(text, opts, watch),
+            };
         let from = match req.format.as_deref() {
             None | Some("") | Some("auto") => None,
             Some(name) => match InputFormat::parse(name) {

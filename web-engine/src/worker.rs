@@ -210,7 +210,7 @@ fn ask_front(scope: &DedicatedWorkerGlobalScope, id: u64, run: RunRequest) {
                 Closure::<dyn FnMut(JsValue)>::once(move |bytes: JsValue| match bytes
                     .dyn_into::<js_sys::Uint8Array>(
                 ) {
-                    Ok(a) => finish(crate::dag_front::read_answer(&a.to_vec())),
+                    Ok(a) => finish(Ok(a.to_vec())),
                     Err(_) => on_error("its answer is not bytes".into()),
                 });
             let err = Closure::<dyn FnMut(JsValue)>::once(move |e: JsValue| failed(message(&e)));

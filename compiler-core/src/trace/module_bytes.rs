@@ -16,7 +16,10 @@ use crate::entity::{EntityRef, Interner, PrimaryMap, Sym};
 use crate::mir::function::{BlockData, Function, Module, Props, Target, VRegInfo};
 use crate::mir::layout::Layout;
 use crate::mir::{Block, Inst, Reg, RegClass, VReg};
-use crate::packing::{get_map, put_map, Bytes, Reader};
+use crate::packing::{get_map, put_map};
+/// The byte writer and reader, for other handovers written the same way
+/// (`web_engine::dag_front`'s answer).
+pub use crate::packing::{Bytes, Reader};
 use alloc::vec::Vec;
 
 /// `m` as bytes ([`module_from_bytes`] reads it back equal).

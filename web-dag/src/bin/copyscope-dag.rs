@@ -1,7 +1,7 @@
 //! The DAG input path's wasm: one export, `emit(job)`, which the engine calls with a
 //! `web_engine::dag_front::DagJob` as postcard bytes and which answers with
-//! `Result<HandedFront, HandedError>` as postcard bytes (static/lazy-wasm.js loads this
-//! file the first time a DAG is run).
+//! `Result<HandedFront, HandedError>` in its own byte form (`dag_front::answer`;
+//! static/lazy-wasm.js loads this file the first time a DAG is run).
 
 #[cfg(target_family = "wasm")]
 mod exports {

@@ -18,7 +18,7 @@
 
 use super::tree::ReplayTree;
 use compiler_core::interval_tree::{Color, TreeEvent};
-use compiler_core::trace::{Payload, RangeView, SegmentView, Step, Steps};
+use compiler_core::trace::{Payload, PayloadBox, RangeView, SegmentView, Step, Steps};
 use compiler_core::SlotIndex;
 use serde::{Deserialize, Serialize};
 
@@ -297,21 +297,27 @@ fn holder(holders: &[(u32, u32)], i: u32) -> u32 {
 pub fn picture(steps: Steps<'_>, first: &[RangeView]) -> Option<CoalescePicture> {
     let last = steps.last()?;
     let mut ranges = Ranges::default();
-    // The latest heap pop is drawn; it is copied out once, after the walk.
-    let mut last_pop: Option<Payload> = None;
+    // The latest heap pop is drawn: its step's payload is kept (moved, not copied).
+    let mut last_pop: Option<PayloadBox> = None;
     let mut candidate = None;
     for s in steps {
         ranges.apply(&s.payload, first);
-        match &*s.payload {
-            p @ Payload::HeapPop { dst, src, .. } => {
-                last_pop = Some(p.clone());
+        let pop = match &*s.payload {
+            Payload::HeapPop { dst, src, .. } => {
                 candidate = Some((*dst, *src));
+                true
             }
-            Payload::CoalesceDecision(c) => candidate = Some((c.dst, c.src)),
-            _ => {}
+            Payload::CoalesceDecision(c) => {
+                candidate = Some((c.dst, c.src));
+                false
+            }
+            _ => false,
+        };
+        if pop {
+            last_pop = Some(s.payload);
         }
     }
-    let heap = match &last_pop {
+    let heap = match last_pop.as_deref() {
         Some(Payload::HeapPop {
             copy,
             dst,

@@ -7,7 +7,7 @@
 
 use compiler_core::entity::EntityRef;
 use compiler_core::pipeline::FunctionSteps;
-use compiler_core::trace::{Edit, Payload, Steps};
+use compiler_core::trace::{Edit, Payload, PayloadBox, Steps};
 use serde::{Deserialize, Serialize};
 
 /// One def/use pair of the pseudo.
@@ -63,7 +63,7 @@ struct PairStep {
     index: usize,
     function: usize,
     pseudo: u32,
-    payload: Payload,
+    payload: PayloadBox,
 }
 
 fn function_of(functions: &[FunctionSteps], i: usize) -> usize {
@@ -84,7 +84,7 @@ pub fn build(steps: Steps<'_>, functions: &[FunctionSteps], step: usize) -> Opti
                 index,
                 function: function_of(functions, index),
                 pseudo,
-                payload: (*s.payload).clone(),
+                payload: s.payload,
             }),
             _ => None,
         })
@@ -138,7 +138,7 @@ pub fn build(steps: Steps<'_>, functions: &[FunctionSteps], step: usize) -> Opti
             tie_marked,
             lv_updates,
             ..
-        } = p.payload
+        } = *p.payload
         else {
             continue;
         };
