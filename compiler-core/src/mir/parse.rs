@@ -463,6 +463,8 @@ struct BodyParser<'f> {
     spans: &'f mut FunctionSpans,
     /// Block number → block, in a dense side table.
     by_number: Vec<Option<Block>>,
+    /// Opcodes the body named, by a hash of the name ([`BodyParser::opcode`]).
+    seen_ops: [u16; 64],
 }
 
 impl<'f> BodyParser<'f> {
@@ -471,7 +473,27 @@ impl<'f> BodyParser<'f> {
             f,
             spans,
             by_number: Vec::new(),
+            seen_ops: [0; 64],
         }
+    }
+
+    /// The opcode named `name`. A body names few opcodes many times and the table's
+    /// search reads it from the start, so each name found is kept in a slot chosen by
+    /// a hash of it (1 + the opcode's number; 0: empty) and checked there first.
+    fn opcode(&mut self, name: &str) -> Option<Op> {
+        let slot = name
+            .bytes()
+            .fold(name.len(), |h, b| h.wrapping_mul(31) ^ usize::from(b))
+            % self.seen_ops.len();
+        let kept = usize::from(self.seen_ops[slot]);
+        if let Some(&op) = Op::all().get(kept.wrapping_sub(1)) {
+            if op.name() == name {
+                return Some(op);
+            }
+        }
+        let op = Op::by_name(name)?;
+        self.seen_ops[slot] = op as u16 + 1;
+        Some(op)
     }
 
     fn parse(mut self, lines: &[Line<'_>]) -> Result<(), SourceError> {
@@ -815,7 +837,7 @@ impl<'f> BodyParser<'f> {
             c2.pos = opcode_col;
             return Err(c2.err(format!("expected an opcode, found `{name}`")));
         }
-        let opcode = match Op::by_name(name) {
+        let opcode = match self.opcode(name) {
             Some(op) => Opcode::Known(op),
             None => Opcode::Other(self.f.names.intern(name)),
         };
