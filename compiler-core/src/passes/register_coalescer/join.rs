@@ -102,7 +102,9 @@ impl<R: Recorder> Coalescer<'_, '_, R> {
     /// Ok when `a` and `b` never hold different values at once; otherwise the points
     /// where they do, with the two segments (for the trace).
     /// The conflicts come with the raw `[start, end)` where both are live around each
-    /// conflicting def.
+    /// conflicting def. Untraced, nobody reads them: the first conflict decides, and
+    /// the list stays empty (no allocation, no more values read: most joins tried on a
+    /// large function fail, and each failure touched both ranges to the end).
     #[allow(clippy::type_complexity)]
     pub(crate) fn check_join(
         &self,
@@ -129,6 +131,9 @@ impl<R: Recorder> Coalescer<'_, '_, R> {
                     || self.undefined_value(x, y, w, v.def)
                 {
                     continue;
+                }
+                if !R::ENABLED {
+                    return Err(conflicts);
                 }
                 // As numbers: the trace prints them (`ConflictAt::texts`).
                 let seg = ry.segments.iter().find(|s| s.contains(v.def));

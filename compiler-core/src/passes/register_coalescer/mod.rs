@@ -210,9 +210,9 @@ pub fn run_renaming<R: Recorder>(
     rec: &mut R,
 ) -> (Stats, Vec<(VReg, VReg)>) {
     let mut stats = CoalescerStats::default();
-    let copies_before = count_copies(f);
-    stats.copies_before = copies_before;
     if !opts.join_liveintervals {
+        let copies_before = count_copies(f);
+        stats.copies_before = copies_before;
         rec.step(|| {
             Step::new(
                 "disabled",
@@ -225,10 +225,15 @@ pub fn run_renaming<R: Recorder>(
     // One control flow graph and one set of predecessor lists serve the intervals,
     // the block order and the pass.
     let cfg = crate::mir::cfg::Cfg::new(f);
-    // The def/use lists are filled on the walk that collects the accesses.
+    // The def/use lists are filled, and the COPYs counted, on the walk that collects
+    // the accesses (a walk of its own would read every instruction once more).
     let mut du = DefUse::for_function(f);
-    let (si, ranges) =
-        crate::liveness::LiveIntervals::ranges_visiting_on(f, &cfg, |_, i, d| du.note_inst(i, d));
+    let mut copies_before = 0;
+    let (si, ranges) = crate::liveness::LiveIntervals::ranges_visiting_on(f, &cfg, |_, i, d| {
+        du.note_inst(i, d);
+        copies_before += u64::from(d.is(Op::COPY));
+    });
+    stats.copies_before = copies_before;
     let preds = f.predecessors();
     let order = order::block_priority(f, &cfg, &preds, opts.join_splitedges);
     drop(cfg);

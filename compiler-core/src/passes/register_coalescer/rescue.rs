@@ -134,7 +134,7 @@ impl<R: Recorder> Coalescer<'_, '_, R> {
         }
         let mut found = false;
         let mut left = None;
-        for p in self.preds[mbb].clone() {
+        for &p in &self.preds[mbb] {
             if self.reverse_copy_in(p, a, b) {
                 found = true;
             } else {
