@@ -464,6 +464,14 @@ fn bench() {
             .is_none_or(|f| f.iter().any(|x| x == name))
     };
     let started = Instant::now();
+    let llc = std::env::var("COPYSCOPE_BENCH_LLC").is_ok_and(|v| v == "1");
+    // First, on the process's fresh heap, as each of llc-22's figures comes from a
+    // fresh process (see the section's text).
+    let mut per_pass = String::new();
+    if llc {
+        println!("per-pass speed against llc-22");
+        llc_scaling(&mut per_pass);
+    }
     let mut rows = Vec::new();
     let mut seek_pick = SeekPicks::default();
     let mut dag_reads: Vec<(&str, usize, usize, Duration)> = Vec::new();
@@ -507,7 +515,6 @@ fn bench() {
         }
         println!(" {:.0} s", started.elapsed().as_secs_f64());
     }
-    let llc = std::env::var("COPYSCOPE_BENCH_LLC").is_ok_and(|v| v == "1");
     let many = if llc && wanted("many-functions") {
         print!("many functions ");
         let many = many_function_modules();
@@ -632,8 +639,7 @@ fn bench() {
     if llc {
         println!("llc-22 side by side");
         llc_side_by_side(&mut md);
-        println!("llc-22's own scaling");
-        llc_scaling(&mut md);
+        md.push_str(&per_pass);
         println!("many functions, whole processes");
         many_functions_section(&mut md, &many);
     }
@@ -1560,7 +1566,7 @@ fn llc_scaling(md: &mut String) {
                 .any(|o| i.label.split([' ', ':']).next() == Some(o))
         });
     }
-    let _ = writeln!(md, "\n## Per-pass speed against llc-22\n\nThe same two passes in llc-22 (its `-time-passes` CPU time, the User+System column: LLVM splits a pass's CPU time into user and system by the whole process's tick-sampled share, so the User column alone is the pass's time scaled by a process-wide factor) and in copyscope (in process, tracing off, warm: the input just cloned, as llc's passes run on MIR it has just read; this thread's CPU time, user and system alike), on llc-22's own MIR stopped before two-address, at ~10k and ~100k instructions. Inputs: `phi_swaps_ll` with 1,000 and 10,000 swapped PHI pairs in one loop, and the largest functions of `shared/corpus/llvm-nvptx` (file:function (its instructions before two-address)), each copied in its file under new names until the module reaches the size (*×K*: copies at ~10k; ten times as many at ~100k), lowered by llc-22 with the case's own flags. Means of {PASS_REPS} runs each (llc-22 rounds its report to 0.1 ms, so a best-of would pick the runs rounded down). llc's register-coalescer figure adds the two analyses it runs first (slot indexes, live intervals), which our stage computes itself. Two-address is shown twice: as llc's measured run does the work (`-run-pass` gives it no LiveVariables, so it drops the kill flags it would move; ours with the same option off) — the row judged — and as our pipeline stage runs when it starts from MIR, computing LiveVariables first (llc-22 runs that analysis as a pass of its own before PHI elimination, outside the measured run). Ours is also timed cold (caches evicted after the clone, as the scaling table times every stage): after its clone a 10k module sits in the last-level cache and a 100k one does not, so the warm ratio counts cache misses the 10k run is spared; the cold runs start both sizes from memory, as one compiler invocation does (llc-22's run cannot be timed cold: it reads its input in the same process). *ours ÷ llc* ≤ 1 is the goal (warm against warm); *100k/10k* is time(10N)/time(N), goal ≤ 11.\n\n| input | stage | insts 10k | llc-22 10k (ms) | ours 10k (ms) | ours ÷ llc | insts 100k | llc-22 100k (ms) | ours 100k (ms) | ours ÷ llc | llc-22 100k/10k | ours 100k/10k | ours cold 10k (ms) | ours cold 100k (ms) | ours cold 100k/10k |\n|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
+    let _ = writeln!(md, "\n## Per-pass speed against llc-22\n\nThe same two passes in llc-22 (its `-time-passes` CPU time, the User+System column: LLVM splits a pass's CPU time into user and system by the whole process's tick-sampled share, so the User column alone is the pass's time scaled by a process-wide factor) and in copyscope (in process, tracing off, warm: the input just cloned, as llc's passes run on MIR it has just read; this thread's CPU time, user and system alike), on llc-22's own MIR stopped before two-address, at ~10k and ~100k instructions. Inputs: `phi_swaps_ll` with 1,000 and 10,000 swapped PHI pairs in one loop, and the largest functions of `shared/corpus/llvm-nvptx` (file:function (its instructions before two-address)), each copied in its file under new names until the module reaches the size (*×K*: copies at ~10k; ten times as many at ~100k), lowered by llc-22 with the case's own flags. Means of {PASS_REPS} runs each (llc-22 rounds its report to 0.1 ms, so a best-of would pick the runs rounded down). llc's register-coalescer figure adds the two analyses it runs first (slot indexes, live intervals), which our stage computes itself. Two-address is shown twice: as llc's measured run does the work (`-run-pass` gives it no LiveVariables, so it drops the kill flags it would move; ours with the same option off) — the row judged — and as our pipeline stage runs when it starts from MIR, computing LiveVariables first (llc-22 runs that analysis as a pass of its own before PHI elimination, outside the measured run). Ours is also timed cold (caches evicted after the clone, as the scaling table times every stage): after its clone a 10k module sits in the last-level cache and a 100k one does not, so the warm ratio counts cache misses the 10k run is spared; the cold runs start both sizes from memory, as one compiler invocation does (llc-22's run cannot be timed cold: it reads its input in the same process). *ours ÷ llc* ≤ 1 is the goal (warm against warm); *100k/10k* is time(10N)/time(N), goal ≤ 11. This section runs first in the bench process, on a heap nothing has used yet, as each llc-22 figure comes from a process of its own: run last (until 2026-11-28), after the other sections had left some 790 MB of freed and scattered heap, the 100k clone was spread over it and phi-swaps register-coalescer at 100k measured 83-152 ms where a process of its own measures about 90 (a probe that first filled the heap with 6M small blocks and freed half at random: median 65 -> 101 ms at 100k, 10k unchanged).\n\n| input | stage | insts 10k | llc-22 10k (ms) | ours 10k (ms) | ours ÷ llc | insts 100k | llc-22 100k (ms) | ours 100k (ms) | ours ÷ llc | llc-22 100k/10k | ours 100k/10k | ours cold 10k (ms) | ours cold 100k (ms) | ours cold 100k/10k |\n|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
     let mut worst = (0.0f64, String::new());
     // Warm, cold.
     let mut worst_ratio = [(0.0f64, String::new()), (0.0f64, String::new())];
