@@ -208,14 +208,7 @@ fn template_forms_record_their_step_kinds_and_sentences() {
     ] {
         assert!(out.contains(want), "expected `{want}` in\n{out}");
     }
-    let m = parse_module(text).unwrap();
-    let mut log = StepLog::default();
-    run(&m, &PtxEmitOptions::default(), &mut log).unwrap();
-    let steps: Vec<(String, String)> = log
-        .steps
-        .iter()
-        .map(|s| (s.kind.as_str().to_string(), s.narration.text()))
-        .collect();
+    let steps = kinds_and_sentences(text);
     for (kind, sentence) in [
         ("register_move", "IMOV32rr is a register move: `mov.u32`."),
         (
@@ -241,20 +234,24 @@ fn template_forms_record_their_step_kinds_and_sentences() {
     }
 }
 
+/// Each step ptx-emit records on MIR `text`: its kind and sentence.
+fn kinds_and_sentences(text: &str) -> Vec<(String, String)> {
+    let m = parse_module(text).unwrap();
+    let mut log = StepLog::default();
+    run(&m, &PtxEmitOptions::default(), &mut log).unwrap();
+    log.steps
+        .iter()
+        .map(|s| (s.kind.as_str().to_string(), s.narration.text()))
+        .collect()
+}
+
 /// The description's `op:` and `sym:` rows print through the template printer: their
 /// steps keep the plain `instruction` kind and the sentence naming the printed text
 /// (with `.ftz` placed before the type when the flag is set).
 #[test]
 fn op_and_sym_rows_keep_their_sentences() {
     let text = "---\nname: k\nbody: |\n  bb.0:\n    %0:int32regs = MOV_B32_i 7\n    %1:int32regs = FADDf32rr %0, %0, 1\n    %2:int32regs = FADDf32rr %0, %1\n    Return\n...\n";
-    let m = parse_module(text).unwrap();
-    let mut log = StepLog::default();
-    run(&m, &PtxEmitOptions::default(), &mut log).unwrap();
-    let steps: Vec<(String, String)> = log
-        .steps
-        .iter()
-        .map(|s| (s.kind.as_str().to_string(), s.narration.text()))
-        .collect();
+    let steps = kinds_and_sentences(text);
     for sentence in [
         "FADDf32rr prints as `add.ftz.f32`.",
         "FADDf32rr prints as `add.f32`.",
