@@ -1285,6 +1285,8 @@ struct PassInput {
     label: String,
     flags: Vec<String>,
     pres: [std::path::PathBuf; 2],
+    /// A corpus kernel's `file:function` and its copies in the larger module.
+    kernel: Option<(String, usize)>,
 }
 
 /// The name a `define` line gives its function (`@name(` or `@"name"(`).
@@ -1389,6 +1391,10 @@ fn corpus_inputs(dir: &std::path::Path, count: usize) -> Vec<PassInput> {
                 ),
                 flags,
                 pres: [made[0].clone(), made[1].clone()],
+                kernel: Some((
+                    format!("{}:{fname}", case.name),
+                    100_000usize.div_ceil(insts.max(1)),
+                )),
             });
         }
     }
@@ -1557,6 +1563,7 @@ fn llc_scaling(md: &mut String) {
             label: "phi-swaps".into(),
             flags: vec!["-march=nvptx64".into(), "-mcpu=sm_90".into()],
             pres: [a, b],
+            kernel: None,
         });
     }
     inputs.extend(corpus_inputs(&dir, 2));
@@ -1883,16 +1890,9 @@ fn many_function_modules() -> Vec<ManyFunctions> {
     corpus_inputs(&dir, 2)
         .into_iter()
         .filter_map(|i| {
+            let (kernel, copies) = i.kernel?;
             let path = i.pres[1].clone();
             let text = std::fs::read_to_string(&path).ok()?;
-            let copies = path
-                .to_string_lossy()
-                .rsplit_once(".x")?
-                .1
-                .split('.')
-                .next()?
-                .to_string();
-            let kernel = i.label.split(" (").next()?.to_string();
             Some(ManyFunctions {
                 family: format!("many-functions {kernel} ×{copies}"),
                 flags: i.flags,
