@@ -84,6 +84,9 @@ pub fn start() {
     let Some(scope) = worker_scope() else {
         return;
     };
+    // Under the release site's `-Cpanic=immediate-abort` no hook runs: a panic traps,
+    // and the page hears of it through the worker's error event (web-app's engine.rs).
+    #[cfg(not(panic = "immediate-abort"))]
     std::panic::set_hook(Box::new(|info| {
         if let Some(scope) = worker_scope() {
             post(

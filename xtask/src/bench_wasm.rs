@@ -22,7 +22,7 @@ pub const NEEDS: &[&str] = crate::checks::E2E;
 /// Builds the site, measures it in Chromium and natively, writes the report.
 pub fn run(ctx: &Ctx) -> Result<(), String> {
     println!("building the site (trunk build --release)");
-    let (ok, _) = proc::tee(&mut ctx.command("trunk", &["build", "--release"]));
+    let (ok, _) = proc::tee(&mut ctx.trunk_release_build());
     if !ok {
         return Err("trunk build --release failed".into());
     }

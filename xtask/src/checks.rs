@@ -29,6 +29,7 @@ const WASM: &[&str] = &["wasm32-target", "wasm-bindgen-cli"];
 const BROWSER: &[&str] = &["wasm32-target", "wasm-bindgen-cli", "chromium"];
 const SITE: &[&str] = &[
     "wasm32-target",
+    "size-toolchain",
     "crate-sources",
     "trunk",
     "wasm-bindgen-cli",
@@ -36,6 +37,7 @@ const SITE: &[&str] = &[
 ];
 pub const E2E: &[&str] = &[
     "wasm32-target",
+    "size-toolchain",
     "crate-sources",
     "trunk",
     "wasm-bindgen-cli",
@@ -509,7 +511,7 @@ fn wasm_budget(file: &str) -> u64 {
 const WASM_GZIP_BUDGET_TOTAL: u64 = 796 * 1024;
 
 fn trunk_build(ctx: &Ctx) -> Outcome {
-    let (ok, _) = proc::tee(&mut ctx.command("trunk", &["build", "--release"]));
+    let (ok, _) = proc::tee(&mut ctx.trunk_release_build());
     if !ok {
         return failed("trunk build failed");
     }

@@ -101,6 +101,14 @@ impl Ctx {
         cmd
     }
 
+    /// `trunk build --release`: the site as the checks, benches and screenshots build
+    /// it, with the size toolchain ([`crate::tools::size_profile`]).
+    pub fn trunk_release_build(&self) -> Command {
+        let mut cmd = self.command("trunk", &["build", "--release"]);
+        crate::tools::size_profile(&mut cmd);
+        cmd
+    }
+
     /// `path` relative to the root when it is inside it, for short messages.
     pub fn show(&self, path: &Path) -> String {
         path.strip_prefix(&self.root)

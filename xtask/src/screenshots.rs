@@ -18,7 +18,7 @@ pub fn run(ctx: &Ctx, build: bool) -> Result<(), String> {
     let dist = ctx.root.join("dist");
     if build || !dist.join("index.html").is_file() {
         println!("building the site (trunk build --release)");
-        let (ok, _) = proc::tee(&mut ctx.command("trunk", &["build", "--release"]));
+        let (ok, _) = proc::tee(&mut ctx.trunk_release_build());
         if !ok {
             return Err("trunk build --release failed".into());
         }

@@ -25,6 +25,7 @@ pub fn trunk_serve(ctx: &Ctx, opts: &ServeOptions) -> Command {
     );
     if opts.release {
         cmd.arg("--release");
+        crate::tools::size_profile(&mut cmd);
     }
     if let Some(dist) = opts.dist {
         cmd.arg("--dist").arg(dist);

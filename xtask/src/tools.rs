@@ -55,6 +55,7 @@ pub fn all(ctx: &Ctx) -> Result<Vec<Tool<'_>>, String> {
     let bindgen_version = lock_version(ctx, "wasm-bindgen")?;
     Ok(vec![
         wasm_target(ctx),
+        size_toolchain(ctx),
         crate_sources(ctx),
         cargo_installed(ctx, "trunk", &["trunk"], TRUNK_VERSION.into(), true),
         cargo_installed(
@@ -227,6 +228,88 @@ fn wasm_target(ctx: &Ctx) -> Tool<'_> {
         }),
     }
 }
+
+/// The toolchain the site's release wasm is built with (`trunk build --release`, through
+/// [`size_profile`]): nightly, which compiles the standard library itself with the
+/// program (`-Zbuild-std`), so that a panic becomes a trap on the spot
+/// (`-Cpanic=immediate-abort`: no panic messages, locations or formatting code in the
+/// wasm) and std's own code takes its small forms (`optimize_for_size`: e.g. slice sorts
+/// as insertion and heap sorts). The engine's wasm: 504 KB gzip built on stable, 470
+/// with immediate-abort, 467 with both (2026-11-28, nightly 2026-05-19, before Trunk's
+/// gzip is measured). What it costs: a panic in the browser reads `unreachable` with no
+/// place named; the page then points to the CLI, which runs the same code natively with
+/// messages (`copyscope run` prints where it stopped). Debug builds (`cargo xtask serve`
+/// without `--release`) and the wasm tests stay on stable. The machine's own `nightly`
+/// is used as it is (never updated here): only its `rust-src` is added when missing.
+pub const SIZE_TOOLCHAIN: &str = "nightly";
+
+/// Sets the environment that makes a `trunk build --release` (or `trunk serve
+/// --release`) build with [`SIZE_TOOLCHAIN`]: cargo's `-Z` options as `[unstable]`
+/// config variables, and the flags for the wasm target only (build scripts and proc
+/// macros are built for the host as usual).
+pub fn size_profile(cmd: &mut std::process::Command) -> &mut std::process::Command {
+    cmd.env("RUSTUP_TOOLCHAIN", SIZE_TOOLCHAIN)
+        .env("CARGO_UNSTABLE_BUILD_STD", "std,panic_abort")
+        .env("CARGO_UNSTABLE_BUILD_STD_FEATURES", "optimize_for_size")
+        .env(
+            "CARGO_TARGET_WASM32_UNKNOWN_UNKNOWN_RUSTFLAGS",
+            "-Zunstable-options -Cpanic=immediate-abort",
+        )
+}
+
+/// [`SIZE_TOOLCHAIN`] with the standard library's sources, and the crates those need
+/// (Trunk's cargo runs `--offline`).
+fn size_toolchain(ctx: &Ctx) -> Tool<'_> {
+    let rustup = |args: &[&str]| {
+        let mut cmd = ctx.command("rustup", args);
+        cmd.env_remove("RUSTUP_TOOLCHAIN");
+        cmd
+    };
+    Tool {
+        id: "size-toolchain",
+        wanted: format!("{SIZE_TOOLCHAIN} with rust-src"),
+        for_serve: true,
+        probe: Box::new(move || {
+            let run = |args: &[&str]| proc::probe(&mut rustup(args));
+            let rustc = run(&["run", SIZE_TOOLCHAIN, "rustc", "--version"]);
+            let sysroot = run(&["run", SIZE_TOOLCHAIN, "rustc", "--print", "sysroot"]);
+            let fetched = rustup(&["run", SIZE_TOOLCHAIN, "cargo"])
+                .args(FETCH_STD)
+                .arg("--offline")
+                .stdin(std::process::Stdio::null())
+                .output()
+                .is_ok_and(|o| o.status.success());
+            match (rustc, sysroot) {
+                (None, _) | (_, None) => Probe::Missing(format!("no {SIZE_TOOLCHAIN} toolchain")),
+                (Some(_), Some(root))
+                    if !Path::new(&root).join("lib/rustlib/src/rust/library").is_dir() =>
+                {
+                    Probe::Missing("no rust-src".into())
+                }
+                (Some(_), Some(_)) if !fetched => Probe::Missing("std's crates not fetched".into()),
+                (Some(rustc), Some(_)) => Probe::Present(format!("{rustc} with rust-src")),
+            }
+        }),
+        install: Box::new(move |log| {
+            let present = proc::probe(&mut rustup(&["run", SIZE_TOOLCHAIN, "rustc", "--version"]));
+            if present.is_none() {
+                let args = ["toolchain", "install", SIZE_TOOLCHAIN, "--profile", "minimal"];
+                proc::logged(&mut rustup(&args), log)?;
+            }
+            let args = ["component", "add", "rust-src", "--toolchain", SIZE_TOOLCHAIN];
+            proc::logged(&mut rustup(&args), log)?;
+            proc::logged(rustup(&["run", SIZE_TOOLCHAIN, "cargo"]).args(FETCH_STD), log)
+        }),
+    }
+}
+
+/// `cargo fetch` of the crates `-Zbuild-std` compiles the standard library with.
+const FETCH_STD: &[&str] = &[
+    "fetch",
+    "-Zbuild-std=std,panic_abort",
+    "--target",
+    "wasm32-unknown-unknown",
+];
 
 /// `cargo fetch`: Trunk builds with `--offline`, so every crate must be local first.
 fn crate_sources(ctx: &Ctx) -> Tool<'_> {

@@ -29,7 +29,10 @@ pub fn notice_bar(props: &NoticeBarProps) -> Html {
                     <span>
                         { "The engine stopped: " }
                         <code>{ e.clone() }</code>
-                        { " It starts afresh with the next run: change the input or press Run to try again." }
+                        { " It starts afresh with the next run: change the input or press Run to try again. \
+                           The command line runs the same code and names the place it stopped: " }
+                        <code>{ "copyscope run" }</code>
+                        { " on this input." }
                     </span>
                 </div>
             }
