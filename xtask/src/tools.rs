@@ -282,7 +282,9 @@ fn size_toolchain(ctx: &Ctx) -> Tool<'_> {
             match (rustc, sysroot) {
                 (None, _) | (_, None) => Probe::Missing(format!("no {SIZE_TOOLCHAIN} toolchain")),
                 (Some(_), Some(root))
-                    if !Path::new(&root).join("lib/rustlib/src/rust/library").is_dir() =>
+                    if !Path::new(&root)
+                        .join("lib/rustlib/src/rust/library")
+                        .is_dir() =>
                 {
                     Probe::Missing("no rust-src".into())
                 }
@@ -293,12 +295,27 @@ fn size_toolchain(ctx: &Ctx) -> Tool<'_> {
         install: Box::new(move |log| {
             let present = proc::probe(&mut rustup(&["run", SIZE_TOOLCHAIN, "rustc", "--version"]));
             if present.is_none() {
-                let args = ["toolchain", "install", SIZE_TOOLCHAIN, "--profile", "minimal"];
+                let args = [
+                    "toolchain",
+                    "install",
+                    SIZE_TOOLCHAIN,
+                    "--profile",
+                    "minimal",
+                ];
                 proc::logged(&mut rustup(&args), log)?;
             }
-            let args = ["component", "add", "rust-src", "--toolchain", SIZE_TOOLCHAIN];
+            let args = [
+                "component",
+                "add",
+                "rust-src",
+                "--toolchain",
+                SIZE_TOOLCHAIN,
+            ];
             proc::logged(&mut rustup(&args), log)?;
-            proc::logged(rustup(&["run", SIZE_TOOLCHAIN, "cargo"]).args(FETCH_STD), log)
+            proc::logged(
+                rustup(&["run", SIZE_TOOLCHAIN, "cargo"]).args(FETCH_STD),
+                log,
+            )
         }),
     }
 }
