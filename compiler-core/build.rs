@@ -247,15 +247,59 @@ fn read_rows(text: &str) -> Vec<Row> {
     rows
 }
 
+/// One text column of the table: the rows' texts end to end and each row's end offset.
+struct Column {
+    name: &'static str,
+    doc: &'static str,
+    text: String,
+    ends: String,
+}
+
+impl Column {
+    fn new(name: &'static str, doc: &'static str) -> Self {
+        Column {
+            name,
+            doc,
+            text: String::new(),
+            ends: String::new(),
+        }
+    }
+
+    fn push(&mut self, row: &str) {
+        self.text.push_str(row);
+        let end = u16::try_from(self.text.len())
+            .unwrap_or_else(|_| panic!("column {} is over 65,535 bytes", self.name));
+        writeln!(self.ends, "    {end},").unwrap();
+    }
+
+    fn finish(self) -> String {
+        let Column {
+            name,
+            doc,
+            text,
+            ends,
+        } = self;
+        format!(
+            "/// {doc}, in `Op` order, end to end ([`{name}_ENDS`] gives each row's end).\n\
+             pub static {name}: &str = {text:?};\n\
+             /// Where each row of [`{name}`] ends.\n\
+             pub static {name}_ENDS: &[u16] = &[\n{ends}];\n"
+        )
+    }
+}
+
 fn main() {
     let src = "src/mir/nvptx.isa";
     println!("cargo:rerun-if-changed={src}");
     println!("cargo:rerun-if-changed=build.rs");
     let text = std::fs::read_to_string(src).expect("read src/mir/nvptx.isa");
     let mut ops = String::from("opcodes! {\n");
-    let mut isa = String::from(
-        "/// Each opcode's description row, in `Op` order.\npub static ISA: &[IsaRow] = &[\n",
-    );
+    // The names, semantics kinds and PTX forms as three columns, each one text with the
+    // rows' end offsets: a row then costs the wasm two bytes a column rather than a
+    // (pointer, length) pair, and the engine, which reads no semantics, drops that column.
+    let mut name_col = Column::new("OP_NAMES", "Each opcode's name as LLVM prints it");
+    let mut sems = Column::new("ISA_SEMS", "Each opcode's interpreter semantics kind");
+    let mut ptxs = Column::new("ISA_PTX", "Each opcode's PTX form");
     let mut numbers = String::from(
         "/// Each opcode's CICC copy-type number (440-503; 0: not an NVPTX copy family), in `Op` order.\npub static COPY_TYPE_NUMBERS: &[u16] = &[\n",
     );
@@ -306,14 +350,10 @@ fn main() {
             writeln!(ops, "    {name}: {defs}, {flags}, {family}, {comm};").unwrap();
             let number = copy_type_number(family, number_col.as_deref(), &vals, (k, count), r.line);
             writeln!(numbers, "    {number},").unwrap();
-            writeln!(
-                isa,
-                "    IsaRow {{ sem: {:?}, ptx: {:?} }},",
-                subst(&r.sem, &vals, r.line),
-                subst(&r.ptx, &vals, r.line),
-            )
-            .unwrap();
             let ptx = subst(&r.ptx, &vals, r.line);
+            name_col.push(&name);
+            sems.push(&subst(&r.sem, &vals, r.line));
+            ptxs.push(&ptx);
             check_uses_against_ptx(&name, use_counts[k], &ptx, r.line);
             writeln!(uses, "    {:?},", use_counts[k]).unwrap();
             let line = u16::try_from(r.line).expect("nvptx.isa has fewer than 65,536 lines");
@@ -321,7 +361,7 @@ fn main() {
         }
     }
     ops.push_str("}\n");
-    isa.push_str("];\n");
+    let isa = name_col.finish() + &sems.finish() + &ptxs.finish();
     numbers.push_str("];\n");
     lines.push_str("];\n");
     uses.push_str("];\n");

@@ -124,9 +124,9 @@ pub fn across(stage: Stage) -> Proof {
 pub fn break_mir(f: &mut Function) -> Option<String> {
     let (_, i) = f
         .all_insts()
-        .filter(|&(_, i)| is_store(f.insts[i].desc().name))
+        .filter(|&(_, i)| is_store(f.insts[i].table_name()))
         .last()?;
-    let name = f.insts[i].desc().name;
+    let name = f.insts[i].table_name();
     f.erase(i);
     Some(format!("erased the last store ({name}) of `{}`", f.name))
 }

@@ -62,12 +62,12 @@ const NOT_MODELLED_YET: &str =
 /// by name with [`not_modelled`]'s reason, and the generator leaves them out.
 #[cfg(any(feature = "testkit", feature = "testgen"))]
 pub fn has_semantics(op: Op) -> bool {
-    !op.isa().sem.starts_with("none")
+    !op.sem().starts_with("none")
 }
 
 /// Why the description says the interpreter does not model an opcode (None: it does).
 pub fn not_modelled(op: Op) -> Option<&'static str> {
-    let reason = op.isa().sem.strip_prefix("none:")?;
+    let reason = op.sem().strip_prefix("none:")?;
     Some(match reason {
         "call" => CALLS_NOT_MODELLED,
         "texture" => "textures and surfaces beyond the modelled fetches are not modelled",
@@ -87,7 +87,7 @@ pub fn not_modelled(op: Op) -> Option<&'static str> {
 
 /// An integer binary operation from the description's `int:OP:BITS` semantics.
 fn int_semantics(op: Op) -> Option<(IntOp, u32)> {
-    let rest = op.isa().sem.strip_prefix("int:")?;
+    let rest = op.sem().strip_prefix("int:")?;
     let (name, bits) = rest.split_once(':')?;
     let iop = match name {
         "add" => IntOp::Add,

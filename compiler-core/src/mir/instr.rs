@@ -94,6 +94,11 @@ impl InstData {
         self.opcode.desc()
     }
 
+    /// [`Opcode::table_name`].
+    pub fn table_name(&self) -> &'static str {
+        self.opcode.table_name()
+    }
+
     pub fn is(&self, op: Op) -> bool {
         self.opcode.is(op)
     }

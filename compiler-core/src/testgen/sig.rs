@@ -172,7 +172,7 @@ pub(crate) fn shape(op: Op) -> Result<Shape, String> {
         }
         _ => {}
     }
-    let form = op.isa().ptx;
+    let form = op.ptx();
     let (kind, arg) = form.split_once(':').unwrap_or((form, ""));
     let why = |what: &str| format!("`{name}`: {what} (ptx form `{form}`)");
     match kind {

@@ -400,7 +400,7 @@ fn arg_of(op: Op, stmts: &[Stmt<'_>], r: Role, def: bool) -> Result<Arg, String>
 /// a parameter's address (`&rnd_param_0`) or a texture handle's symbol.
 fn mov_source(op: Op) -> &'static str {
     let d = op.desc();
-    match op.isa().sem {
+    match op.sem() {
         _ if d.has(flag::SPECIAL_REG) => "$envreg0",
         "none:call" => "&rnd_param_0",
         _ => HANDLE_SYMBOL,
@@ -486,9 +486,9 @@ mod tests {
     fn row(head: &str, tail: &str) -> (Vec<Ty>, Vec<Arg>) {
         let op = *Op::all()
             .iter()
-            .find(|o| o.isa().ptx.starts_with(head) && o.name().ends_with(tail))
+            .find(|o| o.ptx().starts_with(head) && o.name().ends_with(tail))
             .unwrap();
-        match asm_shape(op, &op.isa().ptx[4..]).unwrap() {
+        match asm_shape(op, &op.ptx()[4..]).unwrap() {
             Shape::Plain { defs, uses } => (defs, uses),
             s => panic!("{s:?}"),
         }

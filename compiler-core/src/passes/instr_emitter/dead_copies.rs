@@ -218,7 +218,7 @@ impl<R: Recorder> Emitter<'_, '_, '_, R> {
             }
             _ => String::new(),
         };
-        let opname: &'static str = d.desc().name;
+        let opname: &'static str = d.table_name();
         let fold_txt = if folded {
             " Its def carries the inline-fold bit (0x10)."
         } else {

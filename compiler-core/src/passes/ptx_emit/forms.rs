@@ -62,7 +62,7 @@ type R<T> = Result<T, String>;
 /// Why an opcode of the table has no PTX form (None: it has one): the description's
 /// `none:WHY` form.
 pub fn no_form_reason(op: Op) -> Option<&'static str> {
-    Some(match op.isa().ptx.strip_prefix("none:")? {
+    Some(match op.ptx().strip_prefix("none:")? {
         "phi" => "PHI has no PTX form: phi-elimination must lower it to COPYs first",
         "subreg" => {
             "sub-register pseudos have no PTX form: two-address must lower them to COPYs first"
@@ -80,7 +80,7 @@ pub fn ptx_form_summary(op: Op) -> Option<&'static str> {
     if let Some(text) = hand_summary(op) {
         return Some(text);
     }
-    let form = op.isa().ptx;
+    let form = op.ptx();
     if form == "hand" {
         return None;
     }
@@ -387,7 +387,7 @@ fn need(d: &InstData, n: usize) -> R<&[MOp]> {
     if ops.len() < n {
         return Err(format!(
             "{} expects at least {n} operands after its results, found {}",
-            d.desc().name,
+            d.table_name(),
             ops.len()
         ));
     }
@@ -521,7 +521,7 @@ fn op_form(arg: &str) -> Option<(&str, usize, bool)> {
 /// An instruction whose PTX form the description gives (`ptx` column other than
 /// `hand`; syntax in `mir/nvptx.isa`).
 fn described(cx: &Cx<'_>, op: Op, d: &InstData, defs: &[&MOp]) -> R<Emitted> {
-    let form = op.isa().ptx;
+    let form = op.ptx();
     let name = op.name();
     let (kind, arg) = form.split_once(':').unwrap_or((form, ""));
     let def = |k: usize| result_reg(cx, op, defs, k);
@@ -606,7 +606,7 @@ fn described(cx: &Cx<'_>, op: Op, d: &InstData, defs: &[&MOp]) -> R<Emitted> {
 
 /// The description's memory forms: `ld:N`, `ldnc:N`, `ldu:N` (N lanes) and `st:N`.
 fn memory_row(cx: &Cx<'_>, op: Op, d: &InstData, defs: &[&MOp]) -> R<Emitted> {
-    let form = op.isa().ptx;
+    let form = op.ptx();
     let name = op.name();
     let (kind, arg) = form.split_once(':').unwrap_or((form, ""));
     let n: usize = arg.parse().map_err(|_| format!("bad form `{form}`"))?;
@@ -888,7 +888,7 @@ pub fn emit_inst(cx: &Cx<'_>, i: Inst) -> R<Emitted> {
     }
     let defs: Vec<&MOp> = d.operands[..d.lhs_defs as usize].iter().collect();
     let name = op.name();
-    if op.isa().ptx != "hand" {
+    if op.ptx() != "hand" {
         return described(cx, op, d, &defs);
     }
     for form in [pseudo_form, move_form, texture_form, matrix_form, sync_form] {

@@ -1020,7 +1020,7 @@ fn branch_targets(f: &Function, blocks: &[Block]) -> SecondaryMap<Block, bool> {
             // A jump table's entries (the description's `brx:item` / `brx:end` forms)
             // name their targets too.
             let is_table = matches!(d.opcode, crate::mir::Opcode::Known(op)
-                if matches!(op.isa().ptx, "brx:item" | "brx:end"));
+                if matches!(op.ptx(), "brx:item" | "brx:end"));
             if !(is_goto || is_table || d.is(Op::CBranch) || d.is(Op::CBranchOther)) {
                 continue;
             }

@@ -132,7 +132,7 @@ impl<R: Recorder> Coalescer<'_, '_, R> {
         if !R::ENABLED {
             return;
         }
-        let op = self.cx.ed.f.insts[i].desc().name;
+        let op = self.cx.ed.f.insts[i].table_name();
         let regs: Vec<alloc::string::String> = self.cx.ed.f.insts[i]
             .vreg_defs()
             .map(|(_, v)| self.name(v))

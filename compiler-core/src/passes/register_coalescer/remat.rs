@@ -113,7 +113,7 @@ impl<R: Recorder> Coalescer<'_, '_, R> {
         self.stats.rematerialized += 1;
         let (dn, sn) = (self.name(dst), self.name(src));
         let op = if R::ENABLED {
-            self.cx.ed.f.insts[def].desc().name.into()
+            self.cx.ed.f.insts[def].table_name().into()
         } else {
             alloc::string::String::new()
         };
@@ -169,7 +169,7 @@ impl<R: Recorder> Coalescer<'_, '_, R> {
         for i in dead {
             let vn = self.name(v);
             let op = if R::ENABLED {
-                self.cx.ed.f.insts[i].desc().name.into()
+                self.cx.ed.f.insts[i].table_name().into()
             } else {
                 alloc::string::String::new()
             };
