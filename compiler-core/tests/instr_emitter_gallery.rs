@@ -323,7 +323,7 @@ fn tex_glue_bundle_keeps_the_bundle_together() {
     let (f, _, log) = emit("tex-glue-bundle");
     let ops: Vec<String> = f
         .all_insts()
-        .map(|(_, i)| f.insts[i].desc().name.to_string())
+        .map(|(_, i)| f.insts[i].table_name().to_string())
         .collect();
     let at = ops
         .iter()

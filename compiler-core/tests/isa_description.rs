@@ -86,8 +86,7 @@ fn each_opcode_is_described_by_exactly_one_row() {
 #[test]
 fn every_form_and_semantics_kind_is_known() {
     for &op in Op::all() {
-        let row = op.isa();
-        let kind = row.ptx.split(':').next().unwrap();
+        let kind = op.ptx().split(':').next().unwrap();
         assert!(
             [
                 "hand", "none", "op", "sym", "asm", "move", "pack", "unpack", "goto", "retval",
@@ -97,17 +96,17 @@ fn every_form_and_semantics_kind_is_known() {
             .contains(&kind),
             "{}: ptx form `{}`",
             op.name(),
-            row.ptx
+            op.ptx()
         );
-        let sem = row.sem.split(':').next().unwrap();
+        let sem = op.sem().split(':').next().unwrap();
         assert!(
             ["hand", "int", "none"].contains(&sem),
             "{}: semantics `{}`",
             op.name(),
-            row.sem
+            op.sem()
         );
         // `none:REASON` names a reason the interpreter explains (`interp/compile.rs`).
-        if let Some(reason) = row.sem.strip_prefix("none:") {
+        if let Some(reason) = op.sem().strip_prefix("none:") {
             assert!(
                 [
                     "call", "texture", "atomic", "sync", "float", "wide", "bits", "special",
@@ -119,7 +118,7 @@ fn every_form_and_semantics_kind_is_known() {
             );
         }
         assert!(
-            !row.ptx.contains('$') && !row.sem.contains('$'),
+            !op.ptx().contains('$') && !op.sem().contains('$'),
             "{}",
             op.name()
         );
@@ -172,9 +171,8 @@ fn described_opcodes_appear_in_no_rust_source() {
     );
     let mut alone = 0;
     for &op in Op::all() {
-        let row = op.isa();
-        let own_form = row.ptx.starts_with("asm:");
-        if !own_form || !row.sem.starts_with("none:") {
+        let own_form = op.ptx().starts_with("asm:");
+        if !own_form || !op.sem().starts_with("none:") {
             continue;
         }
         alone += 1;
