@@ -179,6 +179,46 @@ fn body(f: &Function) -> Vec<String> {
         .collect()
 }
 
+/// An add whose two sources both die in it, after three loads that tie nothing: only
+/// isProfitableToCommute's last rule can commute it, and that rule compares where the
+/// two sources were defined in the block, by DistanceMap. The loads come before the
+/// block's first instruction with work to do, whose arrival fills their entries: the
+/// other source loaded last commutes the add; loaded first, it does not.
+#[test]
+fn commute_by_def_order_reads_the_distances_of_the_untied_loads_above() {
+    let add = |first: u32, second: u32| {
+        let text = format!(
+            "---\nname: k\ntracksRegLiveness: true\nnoPhis: true\nbody: |\n  bb.0:\n    \
+             %0:int64regs = LD_i64 0, 0, 101, 3, 64, -1, &k_param_0, 0\n    \
+             %{first}:int32regs = LD_i32 0, 0, 101, 3, 32, -1, &k_param_1, 0\n    \
+             %{second}:int32regs = LD_i32 0, 0, 101, 3, 32, -1, &k_param_2, 0\n    \
+             %3:int32regs = ADD32rr killed %1(tied-def 0), killed %2\n    \
+             ST_i32 killed %3, 0, 0, 1, 32, killed %0, 0\n    Return\n...\n"
+        );
+        let f = parse_module(&text).unwrap().functions.remove(0);
+        run_function(f, TwoAddressOptions::default())
+    };
+    let (f, s, log) = add(1, 2);
+    assert_eq!(s.get("commuted"), 1, "{}", print_function(&f));
+    assert!((0..log.steps.len()).any(|k| log
+        .steps
+        .step(k)
+        .narration
+        .contains("the other source is defined later in the block")));
+    // The tie's COPY reads the source in the tied slot: %2 once commuted, else %1.
+    let copies = |f: &Function, copied: &str, other: &str| {
+        let out = print_function(f);
+        let want = format!(
+            "%3:int32regs = COPY killed {copied}\n    %3:int32regs = ADD32rr %3(tied-def 0), killed {other}\n"
+        );
+        assert!(out.contains(&want), "{out}");
+    };
+    copies(&f, "%2", "%1");
+    let (f, s, _) = add(2, 1);
+    assert_eq!(s.get("commuted"), 0, "{}", print_function(&f));
+    copies(&f, "%1", "%2");
+}
+
 /// `%3 = ADD32rr %1(tied-def 0), killed %2` where %1 lives on: LLVM's
 /// tryInstructionCommute swaps the sources because %2 dies here and %1 does not; as
 /// ADD32rr has no three-address form, processTiedPairs then inserts the tie's COPY,

@@ -187,12 +187,16 @@ impl<'f> Editor<'f> {
     /// instructions that had one are logged as one [`Edit::DropKills`] rule, not a flag
     /// change each (a coalescer's last step drops thousands).
     pub fn drop_kills(&mut self, insts: impl IntoIterator<Item = Inst>) {
+        // The list of instructions changed is kept only for the log (with tracing off,
+        // it would be a list the size of the function, written and thrown away).
         let mut changed = Vec::new();
         for i in insts {
             let d = &mut self.f.insts[i];
             if super::edit::killed_uses(d).next().is_some() {
                 super::edit::drop_use_kills(d);
-                changed.push(i);
+                if self.tracing {
+                    changed.push(i);
+                }
             }
         }
         if self.tracing && !changed.is_empty() {

@@ -329,7 +329,7 @@ pub fn run_renaming<R: Recorder>(
     // llc-22 prints no kill flags after coalescing: they are not kept current. The
     // same walk counts the COPYs left.
     let mut after = 0;
-    let mut placed = Vec::new();
+    let mut placed = Vec::with_capacity(c.cx.ed.f.num_insts());
     for (_, i) in c.cx.ed.f.all_insts() {
         after += u64::from(c.cx.ed.f.insts[i].is(Op::COPY));
         placed.push(i);

@@ -166,10 +166,6 @@ pub fn run_with_live_variables<R: Recorder>(
     let opts = &opts;
     let handed_over = lv.is_some();
     let lv = lv::LvUpkeep::new(f, opts.live_variables, lv);
-    // Per-instruction tables with an entry for every instruction up front.
-    let f_len = f.insts.len();
-    let dist = dense_map(0, f_len);
-    let processed = dense_map(false, f.insts.len());
     let mut p = TwoAddr {
         ed: Editor::new(f, tracing),
         rec,
@@ -178,16 +174,17 @@ pub fn run_with_live_variables<R: Recorder>(
         du: DefUse::default(),
         du_ready: false,
         lv,
-        dist,
+        dist: SecondaryMap::new(),
         dist_set: Vec::new(),
+        block_tables: false,
         src_reg_map: BTreeMap::new(),
         dst_reg_map: BTreeMap::new(),
-        processed,
+        processed: SecondaryMap::new(),
         processed_set: Vec::new(),
         classes: CopyClasses::default(),
         block_classes: CopyClasses::default(),
         attempts: None,
-        tie_counted: dense_map(false, f_len),
+        tie_counted: SecondaryMap::new(),
         commute_tried: None,
     };
     let flags_changed = if opts.live_variables && !handed_over {
@@ -237,8 +234,13 @@ pub(crate) struct TwoAddr<'f, 'r, R: Recorder> {
     du_ready: bool,
     pub lv: lv::LvUpkeep,
     /// DistanceMap: position of each visited instruction in the block (0 = not visited).
+    /// Filled once the walk of a block reaches its first instruction with work to do
+    /// ([`TwoAddr::fill_block_tables`]), as every reader comes after that point; a
+    /// block of COPYs and untied instructions (all of `phi_swaps`) writes none.
     pub dist: SecondaryMap<Inst, u32>,
     dist_set: Vec<Inst>,
+    /// Whether this block's DistanceMap holds the instructions visited so far.
+    block_tables: bool,
     /// SrcRegMap / DstRegMap: virtual → register it may be coalesced with.
     pub src_reg_map: BTreeMap<VReg, Reg>,
     pub dst_reg_map: BTreeMap<VReg, Reg>,
@@ -301,6 +303,7 @@ impl<R: Recorder> TwoAddr<'_, '_, R> {
     }
 
     fn clear_block_state(&mut self) {
+        self.block_tables = false;
         for i in self.dist_set.drain(..) {
             self.dist[i] = 0;
         }
@@ -324,23 +327,31 @@ impl<R: Recorder> TwoAddr<'_, '_, R> {
                 continue;
             }
             if opcode.is(Op::EXTRACT_SUBREG) {
+                self.fill_block_tables(b, mi);
                 self.def_use();
                 self.decompose_extract_subreg(mi);
                 cur = next;
                 continue;
             }
             if opcode.is(Op::REG_SEQUENCE) {
+                self.fill_block_tables(b, mi);
                 self.def_use();
                 self.eliminate_reg_sequence(mi);
                 cur = next;
                 continue;
             }
             dist += 1;
-            self.set_dist(mi, dist);
             // Ties nothing and is not INSERT_SUBREG (the one copy-like instruction that
             // gets here; processCopy records nothing for others): nothing to do, and
-            // nothing to read from the def/use lists.
-            if tied::ties_nothing(&self.ed.f.insts[mi]) {
+            // nothing to read from the def/use lists or the block's tables.
+            let idle = tied::ties_nothing(&self.ed.f.insts[mi]);
+            if !idle {
+                self.fill_block_tables(b, mi);
+            }
+            if self.block_tables {
+                self.set_dist(mi, dist);
+            }
+            if idle {
                 cur = next;
                 continue;
             }
@@ -378,6 +389,36 @@ impl<R: Recorder> TwoAddr<'_, '_, R> {
                 next = None;
             }
             cur = next;
+        }
+    }
+
+    /// Fills this block's DistanceMap for the instructions before `mi`, unless done
+    /// already, with the distances the walk counted for them (one for every instruction
+    /// but COPY and SUBREG_TO_REG). Until the walk reaches `mi`, the first instruction
+    /// of the block with work to do, it has changed nothing in the block, so counting
+    /// again from the block's start gives the same numbers. The per-instruction tables
+    /// are sized for the whole function the first time any block needs them.
+    fn fill_block_tables(&mut self, b: Block, mi: Inst) {
+        if self.block_tables {
+            return;
+        }
+        self.block_tables = true;
+        // (Sized once: `tie_counted` holds the whole function's entries.)
+        if self.dist.capacity() == 0 {
+            let n = self.ed.f.insts.len();
+            self.dist = dense_map(0, n);
+            self.processed = dense_map(false, n);
+            self.tie_counted = dense_map(false, n);
+        }
+        let mut dist = 0;
+        let mut cur = self.ed.f.layout.first_inst(b);
+        while let Some(i) = cur.filter(|&i| i != mi) {
+            let opcode = self.ed.f.insts[i].opcode;
+            if !opcode.is(Op::COPY) && !opcode.is(Op::SUBREG_TO_REG) {
+                dist += 1;
+                self.set_dist(i, dist);
+            }
+            cur = self.ed.f.layout.next_inst(i);
         }
     }
 
