@@ -4,7 +4,7 @@
 //! only what the page's wasm holds anyway; the page joins both into
 //! `window.wasmBindings`), and called directly by the wasm tests. Results are
 //! laid out as JSON would have them (maps become plain objects, `None` is null) by the
-//! engine's one serde back end, `payload::Tree`, then built as JS values; arguments are
+//! engine's one serde back end, `value::Tree`, then built as JS values; arguments are
 //! read field by field (`Arg`). No second serde back end (serde-wasm-bindgen) is linked.
 //!
 //! ```text
@@ -17,7 +17,7 @@
 //! feature) `run` of a SelectionDAG answers a Promise: its first stage runs in the DAG
 //! wasm (crate::dag_front).
 
-use crate::payload::{tree, Value};
+use crate::value::{tree, Value};
 use compiler_core::examples::EXAMPLES;
 use compiler_core::knobs::{format_value, Knobs, KNOBS};
 use compiler_core::pipeline::PipelineError;

@@ -809,7 +809,7 @@ impl Session {
             })
             .collect();
         view.edits = edit_rows(s, fa, fb);
-        let (kind, rows) = payload::rows(&s.payload_json());
+        let (kind, rows) = payload::rows(s);
         view.payload_type = kind;
         view.payload = rows;
         if matches!(stage, Stage::RegisterCoalescer | Stage::NvptxCoalescer) {
@@ -1256,7 +1256,7 @@ impl Session {
         view.kind = s.kind.as_str().into();
         view.narration = s.narration.text();
         view.edits = ori_edit_rows(s, &a, &b);
-        let (kind, rows) = payload::rows(&s.payload_json());
+        let (kind, rows) = payload::rows(s);
         view.payload_type = kind;
         view.payload = rows;
         view.before = IrText {
@@ -1522,7 +1522,7 @@ impl Session {
         view.kind = s.kind.as_str().into();
         view.narration = s.narration.text();
         view.edits = crate::ptx_replay::ptx_edit_rows(s);
-        let (kind, rows) = payload::rows(&s.payload_json());
+        let (kind, rows) = payload::rows(s);
         view.payload_type = kind;
         view.payload = rows;
         view.before = IrText {
