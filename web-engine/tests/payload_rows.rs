@@ -1,6 +1,7 @@
 //! The payload table's rows against serde_json's view of the same payloads: every step
-//! of every gallery example. The rows come from a small serializer of our own (the
-//! engine's wasm carries no JSON code); JSON is the oracle here.
+//! of every gallery example. The rows come from a writer of our own
+//! (`Step::payload_rows`: the engine's wasm carries no JSON code nor a serde encoder of
+//! the payloads); JSON is the oracle here.
 
 use compiler_core::examples::EXAMPLES;
 use serde::de::{Deserialize, Deserializer, MapAccess, Visitor};
