@@ -237,7 +237,7 @@ pub fn run_with_classes<R: Recorder>(
         du.note_inst(i, d);
         add_weights(&mut weights, d, depth[b]);
         if let Some(mut c) = classify(d, i) {
-            c.pair = pairs.get(&i).copied();
+            c.pair = pairs.get(i).copied();
             cands.push(c);
         }
         if merge::copies_data_onto_itself(d) {
