@@ -372,7 +372,7 @@ struct Lowerer<'a> {
     /// The scope of the instruction being lowered.
     scope: u32,
     /// Names of `.branchtargets` lists (`ts: .branchtargets L1, L2;`).
-    branch_lists: alloc::collections::BTreeSet<String>,
+    branch_lists: Vec<String>,
     f: ori::Function,
     /// Steps are recorded: the edits made since the last step are kept for the next.
     tracing: bool,
@@ -560,7 +560,7 @@ impl Lowerer<'_> {
                     }
                     // `brx.idx %r, ts`: `ts` names a `.branchtargets` list, kept as a
                     // symbol (its labels keep their blocks' names).
-                    if !self.branch_lists.contains(s.as_str()) {
+                    if !self.branch_lists.iter().any(|n| n == s) {
                         return Err(format!(
                             "branch to `{s}`, which is not a label or `.branchtargets` list of this function"
                         ));
@@ -951,10 +951,11 @@ fn register_table<R: Recorder>(
     }
 }
 
-/// The jump tables' names (`$L_brx_N : .branchtargets ...;` directives). Filled by
-/// inserts: `collect` into a set is a sort, one more instance of it in the wasm.
-fn branch_lists(flat: &[Flat<'_>]) -> alloc::collections::BTreeSet<String> {
-    let mut names = alloc::collections::BTreeSet::new();
+/// The jump tables' names (`$L_brx_N : .branchtargets ...;` directives), in order: a
+/// function has a few, searched in turn (a set of them would be one more tree
+/// instance in the wasm).
+fn branch_lists(flat: &[Flat<'_>]) -> Vec<String> {
+    let mut names = Vec::new();
     for it in flat {
         if let Flat::Directive(lines, ..) = it {
             let named = lines
@@ -962,7 +963,7 @@ fn branch_lists(flat: &[Flat<'_>]) -> alloc::collections::BTreeSet<String> {
                 .and_then(|l| l.strip_suffix(";"))
                 .and_then(|l| l.split_once(" : .branchtargets"));
             if let Some((name, _)) = named {
-                names.insert(String::from(name));
+                names.push(String::from(name));
             }
         }
     }
