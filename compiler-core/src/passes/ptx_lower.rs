@@ -759,10 +759,11 @@ fn body_decls(
         }
     }
     // The same declaration twice in the body itself (not in inner scopes, which keep
-    // their own) is declared once.
-    let mut declared = alloc::collections::BTreeSet::new();
+    // their own) is declared once (a body declares a few lines: the earlier ones are
+    // searched in turn).
     for (k, r) in c.decls.iter().enumerate() {
-        if !declared.insert((&r.words, &r.names)) {
+        let same = |e: &&ptx::RegDecl| e.words == r.words && e.names == r.names;
+        if c.decls[..k].iter().any(same) {
             continue;
         }
         d.add(r);
@@ -1142,6 +1143,19 @@ mod tests {
         assert_eq!(f.insts[mov].class.number(), 110);
         let r1 = f.reg_by_name("%r1").unwrap();
         assert_eq!(f.regs[r1].def_anchor, Some(mov));
+    }
+
+    #[test]
+    fn a_declaration_written_twice_in_the_body_is_declared_once() {
+        let m = lower(
+            "\t.reg .b32 %r<4>;\n\t.reg .pred %p<2>;\n\t.reg .b32 %r<4>;\n\t.reg .b32 %r<5>;\n\tmov.u32 %r1, 1;\n\tret;",
+        );
+        let f = m.functions().next().unwrap();
+        let decls: Vec<String> = (f.reg_decls.iter())
+            .map(|d| format!("{} {:?}", d.words.join(" "), d.names))
+            .collect();
+        assert_eq!(decls.len(), 3, "{decls:?}");
+        assert_eq!(f.reg_decl_lines.len(), 3);
     }
 
     #[test]
