@@ -1409,7 +1409,7 @@ fn ori_inst_text(f: &ori::Function, id: ori::InstId) -> String {
     if f.insts.get(id).is_none() {
         return format!("{id}");
     }
-    let line = ori::print::inst_line(f, id, &Default::default());
+    let line = ori::print::inst_line(f, id);
     line.split('\t')
         .filter(|p| !p.trim().is_empty() && !p.trim_start().starts_with("//"))
         .collect::<Vec<_>>()

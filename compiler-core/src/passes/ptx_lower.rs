@@ -1076,7 +1076,7 @@ fn lower_inst<R: Recorder>(
     lw.place(id);
     if R::ENABLED {
         let ptx_text = crate::ptx::print::inst_to_string(pi);
-        let ori_text = crate::ori::print::inst_line(&lw.f, id, &BTreeMap::new());
+        let ori_text = crate::ori::print::inst_line(&lw.f, id);
         let number = class.number();
         let narration = match note {
             Some(n) => format!("`{ptx_text}`: {n}; class {number} ({}).", class.name()),
