@@ -303,121 +303,69 @@ macro_rules! fields {
 }
 pub(super) use fields;
 
+/// `payload_rows`' match: a struct variant's rows are its fields (`Variant "type"
+/// { field, ... }`), a boxed struct's the box's fields, then the other arms as written.
+macro_rules! by_fields {
+    ($p:expr, $n:expr;
+     fields { $($v:ident $k:literal { $($f:ident),* })* }
+     boxed { $($bv:ident $bk:literal { $($bf:ident),* })* }
+     $($rest:tt)*) => {
+        match $p {
+            $(Payload::$v { $($f),* } => (
+                $k,
+                rows(&[$(stringify!($f)),*], &[$($f as &dyn Show),*], $n),
+            ),)*
+            $(Payload::$bv(b) => (
+                $bk,
+                rows(&[$(stringify!($bf)),*], &[$(&b.$bf as &dyn Show),*], $n),
+            ),)*
+            $($rest)*
+        }
+    };
+}
+
 impl Step {
     /// The payload's type name (its JSON's `type`) and one row per other field, in
     /// order, as [`Step::payload_json`] prints them (see [`Writer`] for `limit`).
     pub fn payload_rows(&self, limit: usize) -> (&'static str, Vec<(&'static str, String)>) {
         let n = limit;
-        match &*self.payload {
+        by_fields! { &*self.payload, n;
+            fields {
+                Counters "counters" { values }
+                ExtractSubregPair "extract_subreg_pair" {
+                    pseudo, pair, pairs, def, src, lane, hint_tied, hint_early_tied,
+                    tie_marked, kill_moved, lv_updates, lv_steps
+                }
+                PairHalves "pair_halves" { wide, low, high, rows }
+                IrSnapshot "ir_snapshot" { text }
+                LiveRanges "live_ranges" { rows, registers }
+                TreeChange "tree_change" { events, tree, rotations }
+                HeapPop "heap_pop" { copy, dst, src, weight, heap, secondary }
+                GoRound "go_round" { phase, block, iteration, counters, changed, capped }
+                GoMark "go_mark" { inst, operand, class, mask, before, after }
+                GoBuffer "go_buffer" { block, index, slots, counters }
+                EmitterLane "emitter_lane" {
+                    pseudo, pair, lanes, def, src, result, hint_tied, hint_early_tied
+                }
+                EmitterFlush "emitter_flush" { erased, rewritten, liveins_dropped }
+            }
+            boxed {
+                TiedPair "tied_pair" { inst, use_idx, def_idx, src, dst, attempts, resolved_by }
+                GoCost "go_cost" { round, weighted, unweighted, delta, threshold }
+                EmitterVReg "emitter_v_reg" {
+                    vreg, inst_class, type_class, divergent, chosen, reused
+                }
+                EmitterRecord "emitter_record" {
+                    index, inst, opcode, hook, src, dst, inline_fold, candidate, uses,
+                    verdict, reason
+                }
+            }
             Payload::None => ("none", Vec::new()),
-            Payload::Counters { values } => ("counters", fields!(n; "values" => values)),
-            Payload::ExtractSubregPair {
-                pseudo,
-                pair,
-                pairs,
-                def,
-                src,
-                lane,
-                hint_tied,
-                hint_early_tied,
-                tie_marked,
-                kill_moved,
-                lv_updates,
-                lv_steps,
-            } => (
-                "extract_subreg_pair",
-                fields!(n; "pseudo" => pseudo, "pair" => pair, "pairs" => pairs, "def" => def,
-                    "src" => src, "lane" => lane, "hint_tied" => hint_tied,
-                    "hint_early_tied" => hint_early_tied, "tie_marked" => tie_marked,
-                    "kill_moved" => kill_moved, "lv_updates" => lv_updates,
-                    "lv_steps" => lv_steps),
-            ),
             Payload::CoalesceDecision(d) => ("coalesce_decision", d.rows(n)),
-            Payload::PairHalves {
-                wide,
-                low,
-                high,
-                rows,
-            } => (
-                "pair_halves",
-                fields!(n; "wide" => wide, "low" => low, "high" => high, "rows" => rows),
-            ),
-            Payload::IrSnapshot { text } => ("ir_snapshot", fields!(n; "text" => text)),
-            Payload::LiveRanges { rows, registers } => (
-                "live_ranges",
-                fields!(n; "rows" => rows, "registers" => registers),
-            ),
-            Payload::TreeChange {
-                events,
-                tree,
-                rotations,
-            } => (
-                "tree_change",
-                fields!(n; "events" => events, "tree" => tree, "rotations" => rotations),
-            ),
-            Payload::HeapPop {
-                copy,
-                dst,
-                src,
-                weight,
-                heap,
-                secondary,
-            } => (
-                "heap_pop",
-                fields!(n; "copy" => copy, "dst" => dst, "src" => src, "weight" => weight,
-                    "heap" => heap, "secondary" => secondary),
-            ),
-            Payload::TiedPair(t) => (
-                "tied_pair",
-                fields!(n; "inst" => &t.inst, "use_idx" => &t.use_idx, "def_idx" => &t.def_idx,
-                    "src" => &t.src, "dst" => &t.dst, "attempts" => &t.attempts,
-                    "resolved_by" => &t.resolved_by),
-            ),
             Payload::Emitted(e) => {
                 let ptx = e.ptx(&self.ptx_edits);
                 ("emitted", fields!(n; "mir" => &e.mir(), "ptx" => &ptx))
             }
-            Payload::GoRound {
-                phase,
-                block,
-                iteration,
-                counters,
-                changed,
-                capped,
-            } => (
-                "go_round",
-                fields!(n; "phase" => phase, "block" => &block.as_u32(),
-                    "iteration" => iteration, "counters" => counters, "changed" => changed,
-                    "capped" => capped),
-            ),
-            Payload::GoMark {
-                inst,
-                operand,
-                class,
-                mask,
-                before,
-                after,
-            } => (
-                "go_mark",
-                fields!(n; "inst" => &inst.as_u32(), "operand" => operand, "class" => class,
-                    "mask" => mask, "before" => before, "after" => after),
-            ),
-            Payload::GoCost(c) => (
-                "go_cost",
-                fields!(n; "round" => &c.round, "weighted" => &c.weighted,
-                    "unweighted" => &c.unweighted, "delta" => &c.delta,
-                    "threshold" => &c.threshold),
-            ),
-            Payload::GoBuffer {
-                block,
-                index,
-                slots,
-                counters,
-            } => (
-                "go_buffer",
-                fields!(n; "block" => &block.as_u32(), "index" => index, "slots" => slots,
-                    "counters" => counters),
-            ),
             Payload::Lowered(l) => (
                 "lowered",
                 fields!(n; "ptx" => &l.ptx(), "ori" => &[l.ori(&self.ori_edits)],
@@ -429,49 +377,25 @@ impl Step {
                     "isd" => &e.op.spec_number(), "handler" => &e.handler,
                     "insts" => &e.insts),
             ),
-            Payload::EmitterVReg(v) => (
-                "emitter_v_reg",
-                fields!(n; "vreg" => &v.vreg, "inst_class" => &v.inst_class,
-                    "type_class" => &v.type_class, "divergent" => &v.divergent,
-                    "chosen" => &v.chosen, "reused" => &v.reused),
-            ),
-            Payload::EmitterLane {
-                pseudo,
-                pair,
-                lanes,
-                def,
-                src,
-                result,
-                hint_tied,
-                hint_early_tied,
-            } => (
-                "emitter_lane",
-                fields!(n; "pseudo" => pseudo, "pair" => pair, "lanes" => lanes, "def" => def,
-                    "src" => src, "result" => result, "hint_tied" => hint_tied,
-                    "hint_early_tied" => hint_early_tied),
-            ),
             Payload::EmitterBit36(b) => (
                 "emitter_bit36",
                 fields!(n; "node" => &NodeName(b.node), "guard" => &b.guard, "flag" => &b.flag,
                     "skipped" => &b.skipped, "reused" => &b.reused),
             ),
-            Payload::EmitterRecord(r) => (
-                "emitter_record",
-                fields!(n; "index" => &r.index, "inst" => &r.inst, "opcode" => &r.opcode,
-                    "hook" => &r.hook, "src" => &r.src, "dst" => &r.dst,
-                    "inline_fold" => &r.inline_fold, "candidate" => &r.candidate,
-                    "uses" => &r.uses, "verdict" => &r.verdict, "reason" => &r.reason),
-            ),
-            Payload::EmitterFlush {
-                erased,
-                rewritten,
-                liveins_dropped,
-            } => (
-                "emitter_flush",
-                fields!(n; "erased" => erased, "rewritten" => rewritten,
-                    "liveins_dropped" => liveins_dropped),
-            ),
         }
+    }
+}
+
+/// ORI blocks and instructions: their numbers.
+impl Show for crate::ori::BlockId {
+    fn show(&self, w: &mut Writer) {
+        w.uint(u64::from(self.as_u32()));
+    }
+}
+
+impl Show for crate::ori::InstId {
+    fn show(&self, w: &mut Writer) {
+        w.uint(u64::from(self.as_u32()));
     }
 }
 
@@ -503,6 +427,25 @@ shown_as_text!(
     super::LvStep
 );
 
+/// [`Show`] for structs printed as an object of the fields named, in order.
+macro_rules! shown_as_object {
+    ($($ty:ty { $($f:ident),* })*) => {$(
+        impl Show for $ty {
+            fn show(&self, w: &mut Writer) {
+                w.object(&[$((stringify!($f), &self.$f)),*]);
+            }
+        }
+    )*};
+}
+
+shown_as_object! {
+    super::SegmentView { start, end, valno }
+    super::RangeView { reg, segments }
+    super::interval_tree::Interval { start, end, key }
+    super::interval_tree::TreeSnapshot { root, nodes, len, min, max }
+    super::interval_tree::SnapshotNode { id, interval, color, left, right, max_end }
+}
+
 impl Show for super::SharedText {
     fn show(&self, w: &mut Writer) {
         w.text(self.as_str());
@@ -512,22 +455,6 @@ impl Show for super::SharedText {
 impl Show for super::LvSteps {
     fn show(&self, w: &mut Writer) {
         w.list(self.iter());
-    }
-}
-
-impl Show for super::SegmentView {
-    fn show(&self, w: &mut Writer) {
-        w.object(&[
-            ("start", &self.start),
-            ("end", &self.end),
-            ("valno", &self.valno),
-        ]);
-    }
-}
-
-impl Show for super::RangeView {
-    fn show(&self, w: &mut Writer) {
-        w.object(&[("reg", &self.reg), ("segments", &self.segments)]);
     }
 }
 
@@ -576,16 +503,6 @@ impl Show for Side {
     }
 }
 
-impl Show for super::interval_tree::Interval {
-    fn show(&self, w: &mut Writer) {
-        w.object(&[
-            ("start", &self.start),
-            ("end", &self.end),
-            ("key", &self.key),
-        ]);
-    }
-}
-
 /// An event: an object whose `event` names it, then its fields.
 impl Show for TreeEvent {
     fn show(&self, w: &mut Writer) {
@@ -609,30 +526,5 @@ impl Show for TreeEvent {
 impl Show for TreeEvents {
     fn show(&self, w: &mut Writer) {
         w.list(self.as_slice());
-    }
-}
-
-impl Show for super::interval_tree::TreeSnapshot {
-    fn show(&self, w: &mut Writer) {
-        w.object(&[
-            ("root", &self.root),
-            ("nodes", &self.nodes),
-            ("len", &self.len),
-            ("min", &self.min),
-            ("max", &self.max),
-        ]);
-    }
-}
-
-impl Show for super::interval_tree::SnapshotNode {
-    fn show(&self, w: &mut Writer) {
-        w.object(&[
-            ("id", &self.id),
-            ("interval", &self.interval),
-            ("color", &self.color),
-            ("left", &self.left),
-            ("right", &self.right),
-            ("max_end", &self.max_end),
-        ]);
     }
 }
