@@ -3,8 +3,10 @@
 //! and by the page's (`web-app/src/main.rs`: the table and link functions, which read
 //! only what the page's wasm holds anyway; the page joins both into
 //! `window.wasmBindings`), and called directly by the wasm tests. Results are
-//! laid out as JSON would have them (maps become plain objects, `None` is null) by the
-//! engine's one serde back end, `payload::Tree`, then built as JS values; arguments are
+//! laid out as JSON would have them (maps become plain objects, `None` is null):
+//! `run`'s built as JS values field by field (the engine's wasm, which exports only
+//! `run` of these, then holds no serde encoder for them), the page's listings and links
+//! by the one serde back end, `value::Tree`, then built as JS values; arguments are
 //! read field by field (`Arg`). No second serde back end (serde-wasm-bindgen) is linked.
 //!
 //! ```text
@@ -17,12 +19,11 @@
 //! feature) `run` of a SelectionDAG answers a Promise: its first stage runs in the DAG
 //! wasm (crate::dag_front).
 
-use crate::payload::{tree, Value};
+use crate::value::{tree, Value};
 use compiler_core::examples::EXAMPLES;
 use compiler_core::knobs::{format_value, Knobs, KNOBS};
 use compiler_core::pipeline::PipelineError;
 use compiler_core::share::{self, Link, LinkState};
-use compiler_core::stats::Stats;
 use compiler_core::{InputFormat, RunOptions, Stage, STAGES};
 use js_sys::{Array, Object, Reflect};
 use serde::Serialize;
@@ -210,51 +211,24 @@ fn stage_arg(id: &str) -> Result<Stage, JsValue> {
     id.parse::<Stage>().map_err(|e| error(&e.to_string()))
 }
 
-#[derive(Serialize)]
-#[serde(rename_all = "camelCase")]
-struct RunApiResult<'a> {
-    input_format: &'static str,
-    entry: &'static str,
-    stages: Vec<StageApiResult<'a>>,
-    output: &'a str,
+/// A plain JS object of `fields`, in order.
+fn object(fields: &[(&str, JsValue)]) -> JsValue {
+    let o = Object::new();
+    for (k, v) in fields {
+        let _ = Reflect::set(&o, &JsValue::from_str(k), v);
+    }
+    o.into()
 }
 
-#[derive(Serialize)]
-#[serde(rename_all = "camelCase")]
-struct StageApiResult<'a> {
-    id: &'static str,
-    stats: &'a Stats,
-    steps: usize,
-    /// Steps that changed the IR.
-    changing_steps: usize,
-    functions: Vec<FunctionApi<'a>>,
-    remarks: &'a [String],
-    /// `"ok"`, the verifier's errors, or null when not verified.
-    verify: VerifyApi<'a>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    step_list: Option<Vec<StepApi>>,
+fn number(n: usize) -> JsValue {
+    JsValue::from_f64(n as f64)
 }
 
-#[derive(Serialize)]
-struct FunctionApi<'a> {
-    function: &'a str,
-    first: usize,
-    count: usize,
-}
-
-#[derive(Serialize)]
-#[serde(untagged)]
-enum VerifyApi<'a> {
-    None(Option<()>),
-    Ok(&'static str),
-    Errors(&'a [String]),
-}
-
-#[derive(Serialize)]
-struct StepApi {
-    kind: &'static str,
-    narration: String,
-    changes: bool,
+fn strings(list: &[String]) -> JsValue {
+    list.iter()
+        .map(|s| JsValue::from_str(s))
+        .collect::<Array>()
+        .into()
 }
 
 /// `run(source, options)`.
@@ -348,8 +322,10 @@ fn run_dag(source: &str, opts: RunOptions, steps: bool) -> Result<JsValue, JsVal
     Ok(result.into())
 }
 
-/// `run`'s result; `handed` holds the first stage's no-op flags when its steps came
-/// from the DAG wasm without their edits.
+/// `run`'s result (`{inputFormat, entry, stages, output}`, a stage as the module's
+/// sketch shows; `stepList` only when `steps`), built as JS values directly (the
+/// engine's wasm then holds no serde encoder for it); `handed` holds the first stage's
+/// no-op flags when its steps came from the DAG wasm without their edits.
 fn run_result(
     r: &compiler_core::RunResult,
     steps: bool,
@@ -359,70 +335,62 @@ fn run_result(
         Some(flags) if k == 0 => flags.get(i).copied().unwrap_or(true),
         _ => s.is_noop(),
     };
-    let stages = (r.stages.iter().enumerate())
-        .map(|(k, s)| StageApiResult {
-            id: s.stage.id(),
-            stats: &s.stats,
-            steps: s.steps.len(),
-            changing_steps: (s.steps.iter().enumerate())
-                .filter(|(i, st)| !noop(k, *i, st))
-                .count(),
-            functions: s
-                .functions
-                .iter()
-                .map(|f| FunctionApi {
-                    function: &f.function,
-                    first: f.first,
-                    count: f.count,
-                })
-                .collect(),
-            remarks: &s.remarks,
-            verify: match &s.verify {
-                None => VerifyApi::None(None),
-                Some(v) if v.is_empty() => VerifyApi::Ok("ok"),
-                Some(v) => VerifyApi::Errors(v),
-            },
-            step_list: steps.then(|| {
-                (s.steps.iter().enumerate())
-                    .map(|(i, st)| StepApi {
-                        kind: st.kind.as_str(),
-                        narration: st.narration.text(),
-                        changes: !noop(k, i, &st),
-                    })
-                    .collect()
-            }),
-        })
-        .collect();
-    to_js(&RunApiResult {
-        input_format: r.input_format.name(),
-        entry: r.entry.id(),
-        stages,
-        output: &r.output,
-    })
+    let stages = (r.stages.iter().enumerate()).map(|(k, s)| {
+        let changing = (s.steps.iter().enumerate())
+            .filter(|(i, st)| !noop(k, *i, st))
+            .count();
+        let functions = (s.functions.iter()).map(|f| {
+            object(&[
+                ("function", JsValue::from_str(&f.function)),
+                ("first", number(f.first)),
+                ("count", number(f.count)),
+            ])
+        });
+        let stats = (s.stats.iter()).map(|(k, v)| (k, JsValue::from_f64(v as f64)));
+        let verify = match &s.verify {
+            None => JsValue::NULL,
+            Some(v) if v.is_empty() => JsValue::from_str("ok"),
+            Some(v) => strings(v),
+        };
+        let mut fields = vec![
+            ("id", JsValue::from_str(s.stage.id())),
+            ("stats", object(&stats.collect::<Vec<_>>())),
+            ("steps", number(s.steps.len())),
+            ("changingSteps", number(changing)),
+            ("functions", functions.collect::<Array>().into()),
+            ("remarks", strings(&s.remarks)),
+            ("verify", verify),
+        ];
+        if steps {
+            let list = (s.steps.iter().enumerate()).map(|(i, st)| {
+                object(&[
+                    ("kind", JsValue::from_str(st.kind.as_str())),
+                    ("narration", JsValue::from_str(&st.narration.text())),
+                    ("changes", JsValue::from_bool(!noop(k, i, &st))),
+                ])
+            });
+            fields.push(("stepList", list.collect::<Array>().into()));
+        }
+        object(&fields)
+    });
+    Ok(object(&[
+        ("inputFormat", JsValue::from_str(r.input_format.name())),
+        ("entry", JsValue::from_str(r.entry.id())),
+        ("stages", stages.collect::<Array>().into()),
+        ("output", JsValue::from_str(&r.output)),
+    ]))
 }
 
-#[derive(Serialize)]
-struct PosApi<'a> {
-    line: u32,
-    col: u32,
-    message: &'a str,
-}
-
+/// The error of a failed run: its message, and `errors: [{line, col, message}]`.
 fn pipeline_error(e: &PipelineError) -> JsValue {
-    let errors = e.source_errors();
-    let list: Vec<PosApi> = errors
-        .iter()
-        .map(|e| PosApi {
-            line: e.line,
-            col: e.col,
-            message: &e.message,
-        })
-        .collect();
-    error_with(
-        &e.to_string(),
-        "errors",
-        to_js(&list).unwrap_or(JsValue::NULL),
-    )
+    let errors = (e.source_errors().into_iter()).map(|e| {
+        object(&[
+            ("line", JsValue::from_f64(f64::from(e.line))),
+            ("col", JsValue::from_f64(f64::from(e.col))),
+            ("message", JsValue::from_str(&e.message)),
+        ])
+    });
+    error_with(&e.to_string(), "errors", errors.collect::<Array>().into())
 }
 
 #[derive(Serialize)]

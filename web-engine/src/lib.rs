@@ -31,6 +31,8 @@ pub mod protocol;
 pub mod ptx_replay;
 pub mod session;
 pub mod tours;
+#[cfg(any(test, target_family = "wasm"))]
+mod value;
 
 #[cfg(target_family = "wasm")]
 pub mod js;

@@ -809,7 +809,7 @@ impl Session {
             })
             .collect();
         view.edits = edit_rows(s, fa, fb);
-        let (kind, rows) = payload::rows(&s.payload_json());
+        let (kind, rows) = payload::rows(s);
         view.payload_type = kind;
         view.payload = rows;
         if matches!(stage, Stage::RegisterCoalescer | Stage::NvptxCoalescer) {
@@ -1256,7 +1256,7 @@ impl Session {
         view.kind = s.kind.as_str().into();
         view.narration = s.narration.text();
         view.edits = ori_edit_rows(s, &a, &b);
-        let (kind, rows) = payload::rows(&s.payload_json());
+        let (kind, rows) = payload::rows(s);
         view.payload_type = kind;
         view.payload = rows;
         view.before = IrText {
@@ -1409,7 +1409,7 @@ fn ori_inst_text(f: &ori::Function, id: ori::InstId) -> String {
     if f.insts.get(id).is_none() {
         return format!("{id}");
     }
-    let line = ori::print::inst_line(f, id, &Default::default());
+    let line = ori::print::inst_line(f, id);
     line.split('\t')
         .filter(|p| !p.trim().is_empty() && !p.trim_start().starts_with("//"))
         .collect::<Vec<_>>()
@@ -1522,7 +1522,7 @@ impl Session {
         view.kind = s.kind.as_str().into();
         view.narration = s.narration.text();
         view.edits = crate::ptx_replay::ptx_edit_rows(s);
-        let (kind, rows) = payload::rows(&s.payload_json());
+        let (kind, rows) = payload::rows(s);
         view.payload_type = kind;
         view.payload = rows;
         view.before = IrText {

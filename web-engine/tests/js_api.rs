@@ -19,6 +19,15 @@ fn options(pairs: &[(&str, JsValue)]) -> JsValue {
     o.into()
 }
 
+/// The object's own keys, in order.
+fn keys(v: &JsValue) -> Vec<String> {
+    let o = Object::from(v.clone());
+    Object::keys(&o)
+        .iter()
+        .map(|k| k.as_string().unwrap())
+        .collect()
+}
+
 fn tex() -> &'static str {
     compiler_core::examples::find("tex-v4f32").unwrap().forms[0].1
 }
@@ -39,6 +48,29 @@ fn run_returns_stats_and_step_counts() {
     assert!(steps >= 7.0 && changing < steps, "{steps} {changing}");
     assert!(get(&two, "verify").is_null());
     assert!(get(&two, "stepList").is_undefined());
+    // Every field, in order, as the API has always laid them out.
+    assert_eq!(keys(&r), ["inputFormat", "entry", "stages", "output"]);
+    let stage_keys = [
+        "id",
+        "stats",
+        "steps",
+        "changingSteps",
+        "functions",
+        "remarks",
+        "verify",
+    ];
+    assert_eq!(keys(&two), stage_keys);
+    assert_eq!(
+        keys(&stats)[..2],
+        ["extract_subreg_pseudos", "extract_subreg_copies"]
+    );
+    let functions = Array::from(&get(&two, "functions"));
+    let f = functions.get(0);
+    assert_eq!(keys(&f), ["function", "first", "count"]);
+    assert_eq!(get(&f, "function"), "tex_v4f32");
+    assert_eq!(get(&f, "first").as_f64(), Some(0.0));
+    assert_eq!(get(&f, "count").as_f64(), Some(steps));
+    assert!(Array::is_array(&get(&two, "remarks")));
     // Through both coalescers: the lane COPYs are joined away, no EXTRACT_SUBREG is left.
     let output = get(&r, "output").as_string().unwrap();
     assert!(output.contains("tex_v4f32") && !output.contains("EXTRACT_SUBREG"));
@@ -65,6 +97,8 @@ fn run_takes_until_knobs_verify_and_steps() {
     let two = stages.get(0);
     assert_eq!(get(&two, "verify"), "ok");
     let list = Array::from(&get(&two, "stepList"));
+    assert_eq!(keys(&two).last().unwrap(), "stepList");
+    assert_eq!(keys(&list.get(0)), ["kind", "narration", "changes"]);
     let third = list.get(2);
     assert_eq!(get(&third, "kind"), "extract_subreg_copy");
     assert!(get(&third, "narration")
@@ -83,7 +117,9 @@ fn errors_are_thrown_with_positions() {
     assert!(e.is_instance_of::<js_sys::Error>());
     let errors = Array::from(&get(&e, "errors"));
     assert_eq!(errors.length(), 1);
+    assert_eq!(keys(&errors.get(0)), ["line", "col", "message"]);
     assert_eq!(get(&errors.get(0), "line").as_f64(), Some(6.0));
+    assert!(get(&errors.get(0), "col").as_f64().unwrap() > 0.0);
     let e = js::run(tex(), options(&[("knobs", "copy-limit=lots".into())])).unwrap_err();
     let message = get(&e, "message").as_string().unwrap();
     assert!(message.contains("copy-limit"), "{message}");

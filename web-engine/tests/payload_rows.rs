@@ -1,6 +1,7 @@
 //! The payload table's rows against serde_json's view of the same payloads: every step
-//! of every gallery example. The rows come from a small serializer of our own (the
-//! engine's wasm carries no JSON code); JSON is the oracle here.
+//! of every gallery example. The rows come from a writer of our own
+//! (`Step::payload_rows`: the engine's wasm carries no JSON code nor a serde encoder of
+//! the payloads); JSON is the oracle here.
 
 use compiler_core::examples::EXAMPLES;
 use serde::de::{Deserialize, Deserializer, MapAccess, Visitor};
@@ -77,7 +78,7 @@ fn rows_agree_with_json_on_every_step_of_the_gallery() {
         let (s, _) = Session::run(1, &req, &mut |_| {}).unwrap();
         for stage in &s.result().stages {
             for (i, st) in stage.steps.iter().enumerate() {
-                let (kind, rows) = web_engine::payload::rows(&st.payload_json());
+                let (kind, rows) = web_engine::payload::rows(&st);
                 let json = serde_json::to_string(&st.payload_json()).unwrap();
                 let (want_kind, fields) = oracle(&json);
                 let at = format!("{} {} step {i}", e.name, stage.stage.id());

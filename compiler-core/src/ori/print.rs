@@ -20,7 +20,6 @@ use super::{
 use crate::entity::EntityRef;
 use crate::ptx::ast::{self as ptx, Stmt};
 use crate::ptx::print::LineCounter;
-use alloc::collections::BTreeMap;
 use alloc::format;
 use alloc::string::{String, ToString};
 use alloc::vec::Vec;
@@ -133,7 +132,7 @@ pub fn annotation(i: &Inst) -> String {
 }
 
 /// One instruction as a line: PTX text, a tab, then the annotation comment.
-pub fn inst_line(f: &Function, id: InstId, _labels: &BTreeMap<u32, String>) -> String {
+pub fn inst_line(f: &Function, id: InstId) -> String {
     let i = &f.insts[id];
     let mut s = String::new();
     crate::ptx::print::print_inst(&mut s, &to_ptx(f, i, 0));

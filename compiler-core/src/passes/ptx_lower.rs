@@ -372,7 +372,7 @@ struct Lowerer<'a> {
     /// The scope of the instruction being lowered.
     scope: u32,
     /// Names of `.branchtargets` lists (`ts: .branchtargets L1, L2;`).
-    branch_lists: alloc::collections::BTreeSet<String>,
+    branch_lists: Vec<String>,
     f: ori::Function,
     /// Steps are recorded: the edits made since the last step are kept for the next.
     tracing: bool,
@@ -560,7 +560,7 @@ impl Lowerer<'_> {
                     }
                     // `brx.idx %r, ts`: `ts` names a `.branchtargets` list, kept as a
                     // symbol (its labels keep their blocks' names).
-                    if !self.branch_lists.contains(s.as_str()) {
+                    if !self.branch_lists.iter().any(|n| n == s) {
                         return Err(format!(
                             "branch to `{s}`, which is not a label or `.branchtargets` list of this function"
                         ));
@@ -759,10 +759,11 @@ fn body_decls(
         }
     }
     // The same declaration twice in the body itself (not in inner scopes, which keep
-    // their own) is declared once.
-    let mut declared = alloc::collections::BTreeSet::new();
+    // their own) is declared once (a body declares a few lines: the earlier ones are
+    // searched in turn).
     for (k, r) in c.decls.iter().enumerate() {
-        if !declared.insert((&r.words, &r.names)) {
+        let same = |e: &&ptx::RegDecl| e.words == r.words && e.names == r.names;
+        if c.decls[..k].iter().any(same) {
             continue;
         }
         d.add(r);
@@ -951,10 +952,11 @@ fn register_table<R: Recorder>(
     }
 }
 
-/// The jump tables' names (`$L_brx_N : .branchtargets ...;` directives). Filled by
-/// inserts: `collect` into a set is a sort, one more instance of it in the wasm.
-fn branch_lists(flat: &[Flat<'_>]) -> alloc::collections::BTreeSet<String> {
-    let mut names = alloc::collections::BTreeSet::new();
+/// The jump tables' names (`$L_brx_N : .branchtargets ...;` directives), in order: a
+/// function has a few, searched in turn (a set of them would be one more tree
+/// instance in the wasm).
+fn branch_lists(flat: &[Flat<'_>]) -> Vec<String> {
+    let mut names = Vec::new();
     for it in flat {
         if let Flat::Directive(lines, ..) = it {
             let named = lines
@@ -962,7 +964,7 @@ fn branch_lists(flat: &[Flat<'_>]) -> alloc::collections::BTreeSet<String> {
                 .and_then(|l| l.strip_suffix(";"))
                 .and_then(|l| l.split_once(" : .branchtargets"));
             if let Some((name, _)) = named {
-                names.insert(String::from(name));
+                names.push(String::from(name));
             }
         }
     }
@@ -1074,7 +1076,7 @@ fn lower_inst<R: Recorder>(
     lw.place(id);
     if R::ENABLED {
         let ptx_text = crate::ptx::print::inst_to_string(pi);
-        let ori_text = crate::ori::print::inst_line(&lw.f, id, &BTreeMap::new());
+        let ori_text = crate::ori::print::inst_line(&lw.f, id);
         let number = class.number();
         let narration = match note {
             Some(n) => format!("`{ptx_text}`: {n}; class {number} ({}).", class.name()),
@@ -1141,6 +1143,19 @@ mod tests {
         assert_eq!(f.insts[mov].class.number(), 110);
         let r1 = f.reg_by_name("%r1").unwrap();
         assert_eq!(f.regs[r1].def_anchor, Some(mov));
+    }
+
+    #[test]
+    fn a_declaration_written_twice_in_the_body_is_declared_once() {
+        let m = lower(
+            "\t.reg .b32 %r<4>;\n\t.reg .pred %p<2>;\n\t.reg .b32 %r<4>;\n\t.reg .b32 %r<5>;\n\tmov.u32 %r1, 1;\n\tret;",
+        );
+        let f = m.functions().next().unwrap();
+        let decls: Vec<String> = (f.reg_decls.iter())
+            .map(|d| format!("{} {:?}", d.words.join(" "), d.names))
+            .collect();
+        assert_eq!(decls.len(), 3, "{decls:?}");
+        assert_eq!(f.reg_decl_lines.len(), 3);
     }
 
     #[test]

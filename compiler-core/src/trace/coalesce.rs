@@ -486,6 +486,13 @@ struct Shown {
 
 impl Serialize for CoalesceDecision {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        self.shown().serialize(s)
+    }
+}
+
+impl CoalesceDecision {
+    /// The decision as its JSON shows it.
+    fn shown(&self) -> Shown {
         let u = self.unpack();
         let text = |r: &Option<RangeNumbers>| r.as_ref().map_or_else(String::new, |r| r.text());
         let segs = |r: Option<RangeNumbers>| r.map(|r| r.segments).unwrap_or_default();
@@ -503,7 +510,16 @@ impl Serialize for CoalesceDecision {
             merged: u.merged,
             conflict_spans: u.conflicts.iter().map(|c| c.1).collect(),
         }
-        .serialize(s)
+    }
+
+    /// The fields of its JSON form as rows ([`Step::payload_rows`](super::Step::payload_rows)).
+    pub(super) fn rows(&self, limit: usize) -> Vec<(&'static str, String)> {
+        let s = self.shown();
+        super::show::fields!(limit; "copy" => &s.copy, "dst" => &s.dst, "src" => &s.src,
+            "verdict" => &s.verdict, "dst_range" => &s.dst_range, "src_range" => &s.src_range,
+            "conflicts" => &s.conflicts, "dst_lane" => &s.dst_lane,
+            "dst_segments" => &s.dst_segments, "src_segments" => &s.src_segments,
+            "merged" => &s.merged, "conflict_spans" => &s.conflict_spans)
     }
 }
 

@@ -24,7 +24,7 @@
 //! are the intervals', which are the same in both runs.
 
 use super::interval_tree::{Color, Interval, Side, TreeEvent};
-use super::{tree_key, Nvptx, Unit};
+use super::{key_interval, Nvptx, Unit};
 use crate::entity::EntityRef;
 use crate::liveness::SlotIndex;
 use crate::mir::VReg;
@@ -104,8 +104,21 @@ impl<R: Recorder> Nvptx<'_, '_, R> {
 
     /// Segments in the tree under `interval` (all its lanes).
     fn interval_len(&self, interval: u32) -> usize {
-        let keys = tree_key(interval, None)..tree_key(interval + 1, None);
-        self.in_tree.range(keys).map(|(_, v)| v.len()).sum()
+        let filed = self.in_tree.get(interval as usize);
+        filed.map_or(0, |keys| keys.iter().map(|(_, v)| v.len()).sum())
+    }
+
+    /// Files `segs` under tree key `key` (in place of what was filed there).
+    pub(crate) fn file(&mut self, key: u32, segs: Vec<Interval>) {
+        let i = key_interval(key) as usize;
+        if self.in_tree.len() <= i {
+            self.in_tree.resize_with(i + 1, Vec::new);
+        }
+        let keys = &mut self.in_tree[i];
+        match keys.binary_search_by_key(&key, |(k, _)| *k) {
+            Ok(at) => keys[at].1 = segs,
+            Err(at) => keys.insert(at, (key, segs)),
+        }
     }
 
     /// `UpdateHashMap`: both registers of a merge now map to `interval`, which the
@@ -134,10 +147,8 @@ impl<R: Recorder> Nvptx<'_, '_, R> {
         };
         let mut old: Vec<Interval> = Vec::new();
         for i in [big, small] {
-            let keys = tree_key(i, None)..tree_key(i + 1, None);
-            let lanes: Vec<u32> = self.in_tree.range(keys).map(|(&k, _)| k).collect();
-            for k in lanes {
-                old.extend(self.in_tree.remove(&k).unwrap_or_default());
+            if let Some(keys) = self.in_tree.get_mut(i as usize) {
+                old.extend(keys.drain(..).flat_map(|(_, segs)| segs));
             }
         }
         self.update_hash_map(keep.0, gone.0, to, big);
@@ -154,7 +165,7 @@ impl<R: Recorder> Nvptx<'_, '_, R> {
             new.extend(segs.iter().copied());
             if !segs.is_empty() {
                 let key = self.unit_key(u);
-                self.in_tree.insert(key, segs);
+                self.file(key, segs);
             }
         }
         let order = |iv: &Interval| crate::sort::key4(iv.key, iv.start, iv.end, 0);

@@ -151,8 +151,9 @@ pub(crate) struct Nvptx<'f, 'r, R: Recorder> {
     pub lanes: Vec<Vec<LiveRange>>,
     pub tree: IntervalTree,
     /// The tree nodes (live segments) stored under each tree key (`tree_key`: an
-    /// interval and a lane), in start order.
-    pub in_tree: alloc::collections::BTreeMap<u32, Vec<Interval>>,
+    /// interval and a lane), in start order; by interval number, each interval's keys
+    /// in order (`file`).
+    pub in_tree: Vec<Vec<(u32, Vec<Interval>)>>,
     /// The spec's register → interval hash map (`UpdateHashMap` after a merge): the
     /// interval each register's live segments are filed under in the tree. Every
     /// register starts with an interval numbered like itself; a merge gives both sides
@@ -236,7 +237,7 @@ pub fn run_with_classes<R: Recorder>(
         du.note_inst(i, d);
         add_weights(&mut weights, d, depth[b]);
         if let Some(mut c) = classify(d, i) {
-            c.pair = pairs.get(&i).copied();
+            c.pair = pairs.get(i).copied();
             cands.push(c);
         }
         if merge::copies_data_onto_itself(d) {
@@ -260,7 +261,7 @@ pub fn run_with_classes<R: Recorder>(
         main,
         lanes,
         tree: IntervalTree::new(R::ENABLED),
-        in_tree: alloc::collections::BTreeMap::new(),
+        in_tree: Vec::new(),
         hash_map: (0..f_vregs).collect(),
         holder: (0..f_vregs).collect(),
         weights,
@@ -542,7 +543,7 @@ impl<R: Recorder> Nvptx<'_, '_, R> {
                 }
                 if !segs.is_empty() {
                     let key = self.unit_key(u);
-                    self.in_tree.insert(key, segs);
+                    self.file(key, segs);
                 }
             }
         }
@@ -671,4 +672,9 @@ fn rotations_u32(n: u64) -> u32 {
 /// the lane (0 for the whole register, `l + 1` for lane `l`) in the low six.
 pub(crate) fn tree_key(interval: u32, lane: Option<u8>) -> u32 {
     (interval << 6) | lane.map_or(0, |l| l as u32 + 1)
+}
+
+/// The interval a [`tree_key`] names.
+pub(crate) fn key_interval(key: u32) -> u32 {
+    key >> 6
 }

@@ -25,7 +25,6 @@ use super::Nvptx;
 use crate::entity::EntityRef;
 use crate::mir::{oflag, Block, Function, Inst, InstData, Op, Opcode, Reg, VReg};
 use crate::trace::{narration_reg, range_rows, Editor, Focus, Payload, Recorder, Step};
-use alloc::collections::BTreeMap;
 use alloc::format;
 use alloc::string::String;
 use alloc::vec::Vec;
@@ -46,8 +45,31 @@ pub struct PairHalf {
     pub unpack: u32,
 }
 
-/// The half copies decomposition made, by instruction.
-pub type PairTable = BTreeMap<Inst, PairHalf>;
+/// The half copies decomposition made, by instruction (in instruction order: a list
+/// searched by halves, not a map of its own; it is made once and only read after).
+#[derive(Clone, Debug, Default)]
+pub struct PairTable(Vec<(Inst, PairHalf)>);
+
+impl PairTable {
+    pub fn new() -> Self {
+        PairTable(Vec::new())
+    }
+    /// The half copy `i`, if it is one.
+    pub fn get(&self, i: Inst) -> Option<&PairHalf> {
+        let at = self.0.binary_search_by_key(&i, |e| e.0).ok()?;
+        Some(&self.0[at].1)
+    }
+    pub fn len(&self) -> usize {
+        self.0.len()
+    }
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+    /// The half copies in instruction order.
+    pub fn iter(&self) -> impl Iterator<Item = (Inst, &PairHalf)> {
+        self.0.iter().map(|(i, p)| (*i, p))
+    }
+}
 
 /// Why the unpack `u` cannot be split, or the pack that feeds it.
 fn feeding_pack(f: &Function, u: Inst) -> Result<Inst, String> {
@@ -174,7 +196,7 @@ pub fn decompose<R: Recorder>(f: &mut Function, rec: &mut R) -> PairTable {
             }
         };
         let (lo, hi, w) = split(&mut ed, p, u);
-        table.insert(
+        table.0.push((
             lo,
             PairHalf {
                 half: 0,
@@ -183,8 +205,8 @@ pub fn decompose<R: Recorder>(f: &mut Function, rec: &mut R) -> PairTable {
                 pack: p.as_u32(),
                 unpack: u.as_u32(),
             },
-        );
-        table.insert(
+        ));
+        table.0.push((
             hi,
             PairHalf {
                 half: 1,
@@ -193,11 +215,12 @@ pub fn decompose<R: Recorder>(f: &mut Function, rec: &mut R) -> PairTable {
                 pack: p.as_u32(),
                 unpack: u.as_u32(),
             },
-        );
+        ));
         crate::trace::record(rec, &mut ed, || {
             Step::new("pair_decomposed", format!("Pair decomposition: the unpack of {wn} reads the pack just made from two halves, so it becomes two half moves (low half: sub-operand 0, high half: sub-operand 1), each a coalescing candidate; the high half will follow the low one. Nothing else reads the wide register, so the pack is erased too.")).focus(Focus::inst(lo))
         });
     }
+    crate::sort::sort_by_key(&mut table.0, |e| e.0.index() as u128);
     table
 }
 
@@ -249,7 +272,7 @@ impl<R: Recorder> Nvptx<'_, '_, R> {
     /// half copies become the pack and the unpack again, so the high half's wait is written in the IR and a second run, which
     /// splits the pair afresh, meets the same refusal and ends with the same text.
     pub(crate) fn rejoin_unmerged(&mut self, table: &PairTable) {
-        for (&lo, ph) in table.iter().filter(|(_, p)| p.half == 0) {
+        for (lo, ph) in table.iter().filter(|(_, p)| p.half == 0) {
             let hi = Inst::new(ph.partner as usize);
             let (p, u) = (Inst::new(ph.pack as usize), Inst::new(ph.unpack as usize));
             let Some((pack, unpack)) = self.rejoined(lo, hi, p, u, ph.wide) else {

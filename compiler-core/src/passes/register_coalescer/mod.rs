@@ -155,8 +155,9 @@ pub(crate) struct Coalescer<'f, 'r, R: Recorder> {
     pub renames: Vec<(VReg, VReg)>,
     /// Recording only: for each register with a base (a large range the decisions
     /// about it keep theirs against: `DecisionRanges::against`), the last ranges that
-    /// hold it.
-    pub bases: alloc::collections::BTreeMap<VReg, DecisionRanges>,
+    /// hold it (none for the others; indexed by register, as the other per-register
+    /// tables here, rather than a map of its own: no tree code for it in the wasm).
+    pub bases: SecondaryMap<VReg, Option<DecisionRanges>>,
 }
 
 /// The two virtual registers of a COPY, sub-registers ignored (LLVM's isMoveInstr).
@@ -247,7 +248,7 @@ pub fn run_renaming<R: Recorder>(
         preds,
         progress: 0,
         renames: Vec::new(),
-        bases: alloc::collections::BTreeMap::new(),
+        bases: SecondaryMap::new(),
     };
     let blocks: Vec<crate::mir::Block> = order.iter().map(|&(b, _)| b).collect();
     c.ranges_step();
@@ -468,11 +469,9 @@ impl<R: Recorder> Coalescer<'_, '_, R> {
         if self.opts.fresh_ranges {
             return Some(DecisionRanges::of(ra, rb).in_full());
         }
-        let mut last = self.bases.remove(&a);
+        let mut last = self.bases[a].take();
         let ranges = DecisionRanges::against(ra, rb, &mut last);
-        if let Some(l) = last {
-            self.bases.insert(a, l);
-        }
+        self.bases[a] = last;
         Some(ranges)
     }
 

@@ -652,7 +652,7 @@ pub fn dce_block<R: Recorder>(
         if !pure || has_live_uses(f, i) || carries(i) {
             continue;
         }
-        let text = R::ENABLED.then(|| ori::print::inst_line(f, id, &Default::default()));
+        let text = R::ENABLED.then(|| ori::print::inst_line(f, id));
         tally.forget(f, b, id);
         removed += 1;
         match text {
