@@ -450,8 +450,7 @@ impl std::fmt::Display for TestCounts {
 /// handover (HandedFront's serde decoder) 7, the coalescing picture 6. Data: texts 59 KB
 /// (the ISA's opcode names and PTX forms 50 KB raw, the gallery 44 KB raw (gone since),
 /// tours, knob help), at least 1,729 panic locations of 16 bytes
-/// (`-Zlocation-detail=none` needs a nightly compiler, the project builds on stable
-/// 1.95). After the move the data section is 271 KB raw, 96 KB gzip (the ISA's two
+/// (gone with the size profile's immediate-abort panics, 2026-11-28). After the move the data section is 271 KB raw, 96 KB gzip (the ISA's two
 /// columns 50 KB raw of it). So the passes the default pipeline runs are most of it:
 /// 450 KB needs their code smaller (ptx-emit's forms as table data, fewer BTreeMap/sort
 /// instances) or the ptxas half loaded as a wasm of its own. ptx-emit (2026-11-27
@@ -463,7 +462,7 @@ impl std::fmt::Display for TestCounts {
 /// texture forms) are 27 KB raw of the rest.
 /// Tried without gain: ptx-emit's one-statement forms through one out-of-line builder
 /// with a shared "prints as" narration (+0.2 KB), `opt-level = "s"` and a compact ISA
-/// table (larger), wasm-opt
+/// table (larger then; the text columns of 2026-11-28 are 1.7 KB smaller), wasm-opt
 /// `--merge-similar-functions`, `--gufa-optimizing`, `--type-ssa`, `-iit`, `-tnh` (under
 /// 0.1 KB each), `-C llvm-args=-inline-threshold=0` (code 1.8 KB larger before wasm-opt),
 /// printing floats without core (+1.4 KB): f64's `Display` links fixed-precision and
