@@ -547,6 +547,45 @@ fn terminators_end_their_block() {
     );
 }
 
+/// `InstData::tie_free` lets two-address pass an instruction by without reading its
+/// operands; an edit that ties an operand of a marked instruction and leaves the mark
+/// would make the pass skip a tie, so the verifier reports it.
+#[test]
+fn no_tie_on_an_instruction_marked_tie_free() {
+    let mut f = func(
+        "  bb.0:
+    %0:b32 = MOV_B32_i 0
+    %1:b32 = ADD32ri %0, 1
+    INLINEASM &\"x\", 0, 262154, def %2:b32, 2147483657, %0(tied-def 3)
+    Return
+",
+    );
+    let insts: Vec<_> = f
+        .layout
+        .block_insts(f.layout.entry_block().unwrap())
+        .collect();
+    let (add, asm) = (insts[1], insts[2]);
+    assert!(
+        f.insts[add].tie_free,
+        "the parser marks an instruction with no tie"
+    );
+    assert!(!f.insts[asm].tie_free, "nor one with a tie");
+    expect(&f, VerifyLevel::Ssa, &[]);
+    // A buggy pass ties the ADD's register use to its def and keeps the mark.
+    f.insts[add].operands[1].tied_def = Some(0);
+    expect(
+        &f,
+        VerifyLevel::Ssa,
+        &[(
+            Rule::TiedIndex,
+            "ADD32ri",
+            "operand 1 is `tied-def 0`, but the instruction is marked tie-free",
+        )],
+    );
+    f.insts[add].tie_free = false;
+    expect(&f, VerifyLevel::Ssa, &[]);
+}
+
 #[test]
 fn tied_indexes_name_a_def() {
     let mut f = func(

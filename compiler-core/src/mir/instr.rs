@@ -42,7 +42,7 @@ pub fn mi_flag_names(bits: u16) -> impl Iterator<Item = &'static str> {
 /// nothing per register.
 pub type InstList = smallvec::SmallVec<[Inst; 4]>;
 
-#[derive(Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Serialize, Deserialize)]
 pub struct InstData {
     pub opcode: Opcode,
     /// All operands. The first `lhs_defs` were written left of `=`.
@@ -54,6 +54,35 @@ pub struct InstData {
     pub mem: Option<Sym>,
     /// Trailing `debug-location`, `pcsections`, ... attributes, verbatim.
     pub trailing: Option<Sym>,
+    /// Known to tie no operand (no `tied_def` set): a summary of the operands, so a
+    /// walk over every instruction (two-address's) can pass by one without reading
+    /// them. [`InstData::new`] and the byte form's reader set it from the operands;
+    /// false means "not known" and is always safe. An edit that may give an operand
+    /// a tie clears it (`trace::edit`); removing a tie leaves it false. The verifier
+    /// checks that no instruction marked tie-free has a tied operand. It is not part
+    /// of `==` or the JSON form, as it says nothing the operands do not.
+    #[serde(skip)]
+    pub tie_free: bool,
+}
+
+/// Equal opcode, operands, flags and text: [`InstData::tie_free`] is not compared
+/// (a summary of the operands, conservative after an untie).
+impl PartialEq for InstData {
+    fn eq(&self, o: &Self) -> bool {
+        self.opcode == o.opcode
+            && self.operands == o.operands
+            && self.lhs_defs == o.lhs_defs
+            && self.mi_flags == o.mi_flags
+            && self.mem == o.mem
+            && self.trailing == o.trailing
+    }
+}
+
+impl Eq for InstData {}
+
+/// Whether no operand of `ops` carries a tie ([`InstData::tie_free`]).
+pub fn ties_none(ops: &[Operand]) -> bool {
+    ops.iter().all(|o| o.tied_def.is_none())
 }
 
 impl Clone for InstData {
@@ -82,6 +111,7 @@ impl InstData {
             .count() as u16;
         InstData {
             opcode,
+            tie_free: ties_none(&operands),
             operands,
             lhs_defs,
             mi_flags: 0,

@@ -14,7 +14,8 @@
 //! sub-register indexes (NVPTX functions only: classes of other targets are opaque);
 //! COPY/PHI width agreement; successor lists against branches and fall-through;
 //! terminators only at the end of a block; PHIs only at the start, one incoming value
-//! per predecessor; tied-operand indexes; explicit def counts against the opcode table;
+//! per predecessor; tied-operand indexes, and no tie on an instruction marked
+//! tie-free (`InstData::tie_free`); explicit def counts against the opcode table;
 //! the shape of COPY, REG_SEQUENCE and INSERT_SUBREG; kill flags as LLVM's verifier
 //! checks them (a `killed` register is neither read again in its block nor live out of
 //! it before a new def, `verify_kills.rs`); live-in lists: the entry block lists the
@@ -645,7 +646,11 @@ impl<'f> Verifier<'f> {
         let mut tied_to: Vec<u8> = Vec::new();
         for (k, o) in d.operands.iter().enumerate() {
             let Some(t) = o.tied_def else { continue };
-            let msg = if o.is_def() {
+            let msg = if d.tie_free {
+                Some(format!(
+                    "operand {k} is `tied-def {t}`, but the instruction is marked tie-free (an edit gave it a tie without clearing the mark)"
+                ))
+            } else if o.is_def() {
                 Some(format!(
                     "operand {k} is a def but carries `tied-def {t}` (only uses are tied)"
                 ))

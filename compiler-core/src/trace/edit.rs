@@ -403,6 +403,8 @@ impl Change {
                         return Err(ReplayError(format!("replace of missing operand {k}")));
                     };
                     *o = if undo { *old } else { *new };
+                    // (Taking back an untie gives the tie back.)
+                    d.tie_free &= o.tied_def.is_none();
                 }
             }
             Change::Flags(ops) => {
@@ -654,6 +656,33 @@ mod tests {
         let f = parse_module(text).unwrap().functions.remove(0);
         let (_, i) = f.all_insts().nth(1).unwrap();
         f.insts[i].clone()
+    }
+
+    /// Taking back an untie (an operand edit whose old operand is tied) clears the
+    /// tie-free mark the untied instruction may carry, so two-address reads the
+    /// restored tie; replaying the untie forward keeps the mark as it was.
+    #[test]
+    fn undoing_an_untie_clears_the_tie_free_mark() {
+        let text = "---\nname: k\ntracksRegLiveness: true\nnoPhis: true\nbody: |\n  bb.0:\n    %1:b32 = IMPLICIT_DEF\n    INLINEASM &\"x\", 0, 262154, def %2:b32, 2147483657, %1(tied-def 3)\n    Return\n...\n";
+        let f = parse_module(text).unwrap().functions.remove(0);
+        let (_, i) = f.all_insts().nth(1).unwrap();
+        let tied = f.insts[i].clone();
+        assert!(!tied.tie_free);
+        let mut untied = tied.clone();
+        untied.operands[5].tied_def = None;
+        let c = Change::between(&tied, untied.clone());
+        assert!(matches!(c, Change::Operands(_)), "{c:?}");
+        // The byte form's reader marks the untied instruction, as a replay gets it.
+        let mut d = crate::trace::packed::PackedInst::pack(&untied).unpack();
+        assert!(d.tie_free);
+        c.apply(&mut d, true).unwrap();
+        assert_eq!(d, tied);
+        assert!(
+            !d.tie_free,
+            "the restored tie is no longer hidden by the mark"
+        );
+        c.apply(&mut d, false).unwrap();
+        assert_eq!(d, untied);
     }
 
     /// A join's rename and a kill-flag drop are kept as rules (no operand lists), and

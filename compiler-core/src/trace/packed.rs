@@ -70,9 +70,10 @@ impl PackedInst {
         let (lhs_defs, mi_flags) = (r.u32() as u16, r.u32() as u16);
         let (mem, trailing) = (r.opt_sym(), r.opt_sym());
         let n = r.u32() as usize;
-        let operands = (0..n).map(|_| read_operand(&mut r)).collect();
+        let operands: Vec<Operand> = (0..n).map(|_| read_operand(&mut r)).collect();
         InstData {
             opcode,
+            tie_free: crate::mir::instr::ties_none(&operands),
             operands,
             lhs_defs,
             mi_flags,
