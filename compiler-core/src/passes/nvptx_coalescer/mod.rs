@@ -220,7 +220,7 @@ pub fn run_with_classes<R: Recorder>(
     let pairs = if opts.pair_decomposition {
         pairs::decompose(f, rec)
     } else {
-        pairs::PairTable::new()
+        pairs::PairTable::default()
     };
     if !pairs.is_empty() {
         stats.pairs_decomposed = Some(pairs.len() as u64 / 2);

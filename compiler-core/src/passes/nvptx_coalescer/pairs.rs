@@ -51,9 +51,6 @@ pub struct PairHalf {
 pub struct PairTable(Vec<(Inst, PairHalf)>);
 
 impl PairTable {
-    pub fn new() -> Self {
-        PairTable(Vec::new())
-    }
     /// The half copy `i`, if it is one.
     pub fn get(&self, i: Inst) -> Option<&PairHalf> {
         let at = self.0.binary_search_by_key(&i, |e| e.0).ok()?;
@@ -172,7 +169,7 @@ fn feeding_pack(f: &Function, u: Inst) -> Result<Inst, String> {
 /// Splits every legal pair move of `f` into its halves' copies, one step each, and
 /// returns the half copies.
 pub fn decompose<R: Recorder>(f: &mut Function, rec: &mut R) -> PairTable {
-    let mut table = PairTable::new();
+    let mut table = PairTable::default();
     let unpacks: Vec<(Block, Inst)> = f
         .all_insts()
         .filter(|&(_, i)| {
