@@ -85,6 +85,16 @@ fn ids(summary: &RunSummary) -> Vec<&'static str> {
     summary.stages.iter().map(|s| s.stage.id()).collect()
 }
 
+/// Where the run stopped, which must be in front of ptx-emit.
+fn ptx_emit_stop(summary: &RunSummary) -> &StageStop {
+    let stop = summary
+        .stopped
+        .as_ref()
+        .expect("the run says where it stopped");
+    assert_eq!(stop.stage, Stage::PtxEmit);
+    stop
+}
+
 /// The instruction ptx-emit names after `in:` (`EmitError`'s Display).
 fn refused_inst(message: &str) -> &str {
     message
@@ -114,11 +124,7 @@ fn last_stage_replays(s: &mut Session, summary: &RunSummary, inst: &str) {
 #[test]
 fn a_mir_opcode_with_no_ptx_form_stops_the_run_in_front_of_ptx_emit() {
     let ((mut s, summary), labels) = run(&request(MIR), None);
-    let stop = summary
-        .stopped
-        .as_ref()
-        .expect("the run says where it stopped");
-    assert_eq!(stop.stage, Stage::PtxEmit);
+    let stop = ptx_emit_stop(&summary);
     // forms.rs `emit_inst`, `Opcode::Other` named `anonymous_…`, in an `EmitError`.
     assert!(
         stop.message.starts_with(
@@ -181,11 +187,7 @@ fn a_handed_dag_front_is_read_again_for_the_run_in_front_of_ptx_emit() {
     };
     let bytes = answer(&encode(&job).unwrap(), dag_wasm);
     let ((mut s, summary), labels) = run(&req, Some(bytes));
-    let stop = summary
-        .stopped
-        .as_ref()
-        .expect("the run says where it stopped");
-    assert_eq!(stop.stage, Stage::PtxEmit);
+    let stop = ptx_emit_stop(&summary);
     // forms.rs `memory_row` ("st": ordering, scope, space, width) → `sem_word`.
     assert!(
         stop.message

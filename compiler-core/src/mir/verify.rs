@@ -646,11 +646,7 @@ impl<'f> Verifier<'f> {
         let mut tied_to: Vec<u8> = Vec::new();
         for (k, o) in d.operands.iter().enumerate() {
             let Some(t) = o.tied_def else { continue };
-            let msg = if d.tie_free {
-                Some(format!(
-                    "operand {k} is `tied-def {t}`, but the instruction is marked tie-free (an edit gave it a tie without clearing the mark)"
-                ))
-            } else if o.is_def() {
+            let msg = if o.is_def() {
                 Some(format!(
                     "operand {k} is a def but carries `tied-def {t}` (only uses are tied)"
                 ))
@@ -664,6 +660,10 @@ impl<'f> Verifier<'f> {
                 ))
             } else if tied_to.contains(&t) {
                 Some(format!("def operand {t} is tied to more than one use"))
+            } else if d.tie_free {
+                Some(format!(
+                    "operand {k} is `tied-def {t}`, but the instruction is marked tie-free (an edit gave it a tie without clearing the mark)"
+                ))
             } else {
                 None
             };

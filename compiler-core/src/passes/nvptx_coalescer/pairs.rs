@@ -193,26 +193,13 @@ pub fn decompose<R: Recorder>(f: &mut Function, rec: &mut R) -> PairTable {
             }
         };
         let (lo, hi, w) = split(&mut ed, p, u);
-        table.0.push((
-            lo,
-            PairHalf {
-                half: 0,
-                partner: hi.as_u32(),
-                wide: w.index() as u32,
-                pack: p.as_u32(),
-                unpack: u.as_u32(),
-            },
-        ));
-        table.0.push((
-            hi,
-            PairHalf {
-                half: 1,
-                partner: lo.as_u32(),
-                wide: w.index() as u32,
-                pack: p.as_u32(),
-                unpack: u.as_u32(),
-            },
-        ));
+        for (half, (me, partner)) in [(lo, hi), (hi, lo)].into_iter().enumerate() {
+            let wide = w.index() as u32;
+            let (pack, unpack) = (p.as_u32(), u.as_u32());
+            let partner = partner.as_u32();
+            let half = half as u8;
+            table.0.push((me, PairHalf { half, partner, wide, pack, unpack }));
+        }
         crate::trace::record(rec, &mut ed, || {
             Step::new("pair_decomposed", format!("Pair decomposition: the unpack of {wn} reads the pack just made from two halves, so it becomes two half moves (low half: sub-operand 0, high half: sub-operand 1), each a coalescing candidate; the high half will follow the low one. Nothing else reads the wide register, so the pack is erased too.")).focus(Focus::inst(lo))
         });

@@ -217,6 +217,12 @@ pub fn run_with_live_variables<R: Recorder>(
     }
 }
 
+/// Whether the walk counts `opcode` in the block's DistanceMap: every instruction but
+/// COPY and SUBREG_TO_REG, which [`TwoAddr::run_block`] passes by.
+fn has_distance(opcode: crate::mir::Opcode) -> bool {
+    !opcode.is(Op::COPY) && !opcode.is(Op::SUBREG_TO_REG)
+}
+
 /// The pass state. Per-block tables are cleared at every block boundary, as the spec
 /// says; clearing walks only the entries set, so a block costs what it contains.
 pub(crate) struct TwoAddr<'f, 'r, R: Recorder> {
@@ -322,7 +328,7 @@ impl<R: Recorder> TwoAddr<'_, '_, R> {
         while let Some(mi) = cur {
             let mut next = self.ed.f.layout.next_inst(mi);
             let opcode = self.ed.f.insts[mi].opcode;
-            if opcode.is(Op::COPY) || opcode.is(Op::SUBREG_TO_REG) {
+            if !has_distance(opcode) {
                 cur = next;
                 continue;
             }
@@ -413,8 +419,7 @@ impl<R: Recorder> TwoAddr<'_, '_, R> {
         let mut dist = 0;
         let mut cur = self.ed.f.layout.first_inst(b);
         while let Some(i) = cur.filter(|&i| i != mi) {
-            let opcode = self.ed.f.insts[i].opcode;
-            if !opcode.is(Op::COPY) && !opcode.is(Op::SUBREG_TO_REG) {
+            if has_distance(self.ed.f.insts[i].opcode) {
                 dist += 1;
                 self.set_dist(i, dist);
             }
