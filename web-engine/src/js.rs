@@ -10,8 +10,9 @@
 //! read field by field (`Arg`). No second serde back end (serde-wasm-bindgen) is linked.
 //!
 //! ```text
-//!  run(source, {from, until, only, knobs, verify, steps}) -> {inputFormat, entry, output,
-//!      stages: [{id, stats, steps, changingSteps, functions, remarks, verify, stepList?}]}
+//!  run(source, {from, until, only, knobs, verify, steps}) -> {inputFormat, entry,
+//!      stages: [{id, stats, steps, changingSteps, functions, remarks, verify, stepList?}],
+//!      output}
 //!  examples() stages() knobs() encodeLink(state) decodeLink(url) version() memoryBytes()
 //! ```
 //! Errors are thrown as JS `Error`s; a source error carries `errors: [{line, col,

@@ -2,9 +2,9 @@
 //! pass pictures until they land (the page's picture panel shows these rows).
 //!
 //! The rows come from [`Step::payload_rows`], which writes them without serde (the
-//! engine wasm then holds no serde encoder of the payloads). The serde back end here,
-//! [`crate::value`], builds the JS API's values (`js.rs`), and in the tests the rows as the
-//! payload's JSON form gives them, which the rows must equal.
+//! engine wasm then holds no serde encoder of the payloads). The tests build the rows
+//! the payload's JSON form gives (through the serde back end `value::Tree`, which the
+//! page's listings and links use), and the rows must equal them.
 
 use crate::protocol::PayloadRow;
 use compiler_core::trace::Step;
@@ -45,6 +45,21 @@ mod tests {
     use crate::value::json_rows;
     use compiler_core::examples::EXAMPLES;
     use compiler_core::trace::Payload;
+
+    /// The rows test compares against texts cut by this same function, so its cutting
+    /// is checked here on its own: a text up to the limit is kept whole; a longer one
+    /// keeps the whole characters that fit and ends in `…`, also where a character of
+    /// several bytes straddles the limit.
+    #[test]
+    fn cut_keeps_whole_characters_up_to_the_limit() {
+        let fits = "a".repeat(MAX_VALUE);
+        assert_eq!(cut(fits.clone()), fits);
+        let over = "a".repeat(MAX_VALUE + 1);
+        assert_eq!(cut(over), format!("{}…", "a".repeat(MAX_VALUE)));
+        // 'é' is 2 bytes: the one at bytes MAX_VALUE-1..MAX_VALUE+1 does not fit.
+        let straddles = format!("{}é{}", "a".repeat(MAX_VALUE - 1), "b".repeat(5));
+        assert_eq!(cut(straddles), format!("{}…", "a".repeat(MAX_VALUE - 1)));
+    }
 
     fn pairs(rows: Vec<PayloadRow>) -> Vec<(String, String)> {
         rows.into_iter().map(|r| (r.key, r.value)).collect()

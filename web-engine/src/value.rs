@@ -86,8 +86,9 @@ impl Building {
 
     /// Generic only in serializing the value: the push is one function for every type
     /// (the site's engine wasm holds one copy of it rather than one per field type).
-    /// Never inlined, as [`Building::item`]: the derived encoders of the step payloads
-    /// call one copy per value type rather than each holding its own (engine wasm
+    /// Never inlined, as [`Building::item`]: the derived encoders of what goes through
+    /// [`Tree`] (the page's listings and links) call one copy per value type rather
+    /// than each holding its own (measured when step payloads still went this way:
     /// -0.5 KB gzip).
     #[inline(never)]
     fn field<T: ?Sized + Serialize>(&mut self, key: &str, v: &T) -> Result<(), Unsupported> {

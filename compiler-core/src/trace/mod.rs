@@ -36,7 +36,7 @@ mod narration;
 mod packed;
 mod player;
 mod record;
-pub mod show;
+mod show;
 mod steps;
 
 pub use coalesce::{CoalesceDecision, ConflictAt, DecisionRanges, RangeNumbers, Verdict};

@@ -3,8 +3,9 @@
 //! in the same order, its value written as a short text rather than as JSON.
 //!
 //! The JSON goes through serde; these rows do not, so the site's engine wasm holds no
-//! serde encoder of the payloads (a derived encoder is large). Each part's [`Show`]
-//! sits next to its serde form and lays it out the same way; a web-engine test compares
+//! serde encoder of the payloads (a derived encoder is large). Every part's [`Show`]
+//! is here (the coalescer's decision's rows sit beside its serde form, in
+//! `trace/coalesce.rs`) and lays it out as the serde form does; a web-engine test compares
 //! the rows with the ones made from the JSON form on every step of real runs.
 //!
 //! ```text
@@ -158,7 +159,8 @@ impl Writer {
 }
 
 /// Each field's value as a row's text, named as `names` says in the same order, longer
-/// than `limit` only where a list or object stopped past it.
+/// than `limit` only where a list or object stopped past it, or a text was written
+/// whole (an IR snapshot's).
 pub fn rows(
     names: &[&'static str],
     values: &[&dyn Show],
@@ -326,7 +328,7 @@ macro_rules! by_fields {
 
 impl Step {
     /// The payload's type name (its JSON's `type`) and one row per other field, in
-    /// order, as [`Step::payload_json`] prints them (see [`Writer`] for `limit`).
+    /// order, as [`Step::payload_json`] prints them (`limit` as the `show` module's `Writer` reads it).
     pub fn payload_rows(&self, limit: usize) -> (&'static str, Vec<(&'static str, String)>) {
         let n = limit;
         by_fields! { &*self.payload, n;

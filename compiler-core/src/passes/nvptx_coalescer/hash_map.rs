@@ -184,7 +184,7 @@ impl<R: Recorder> Nvptx<'_, '_, R> {
     /// A stored segment's owner for narration: `%r` or `%r.subL`, saying so when the
     /// interval is numbered after another register or was just merged away.
     fn key_text(&self, key: u32) -> String {
-        let (interval, lane) = (key >> 6, (key & 63).checked_sub(1));
+        let (interval, lane) = (super::key_interval(key), (key & 63).checked_sub(1));
         let reg = self.holder.get(interval as usize).copied().unwrap_or(interval);
         let unit = match lane {
             Some(l) => format!("%{reg}.sub{l}"),
